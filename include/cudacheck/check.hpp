@@ -1,0 +1,105 @@
+// What a check is: an id, a description, what it needs, and a run() that records its verdict in a
+// ResultBuilder. A check never exits the process; an exception it throws becomes an `error` result.
+#pragma once
+
+#include "cudacheck/catalog.hpp"
+#include "cudacheck/environment.hpp"
+#include "cudacheck/result.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+class Probes;
+
+// How much work a run may do. quick: no GPU kernels at all (only probes and queries);
+// standard: brief GPU smoke work; full: longer, larger runs.
+enum class Level { quick, standard, full };
+[[nodiscard]] std::string_view to_string(Level level);
+[[nodiscard]] std::optional<Level> level_from_string(std::string_view text);
+
+enum class Scope { host, device };
+
+struct CheckInfo {
+    std::string id;           // "<area>.<name>", e.g. "driver.libcuda"
+    std::string title;        // a few words for listings
+    std::string description;  // one line
+    Scope scope = Scope::host;
+    Level min_level = Level::quick;       // not run below this level (skipped with the reason)
+    std::vector<std::string> depends_on;  // ids; a failed dependency skips this check
+};
+
+// Collects what a check found. The engine adds the id, device, timing and final status.
+class ResultBuilder {
+public:
+    // The one-line summary shown when the check passes (or as context for its findings).
+    void summary(std::string message) { summary_ = std::move(message); }
+    void add(Finding finding) { findings_.push_back(std::move(finding)); }
+    void add(Code code, std::string message, std::string remediation = {},
+             std::optional<Status> status = std::nullopt) {
+        add(make_finding(code, std::move(message), std::move(remediation), status));
+    }
+    void evidence(std::string key, std::string value) {
+        evidence_.push_back({std::move(key), std::move(value)});
+    }
+    void metric(std::string name, double value, std::string unit) {
+        metrics_.push_back({std::move(name), value, std::move(unit)});
+    }
+    // The check does not apply here (e.g. no GPU to query); the reason is shown to the user.
+    void skip(std::string reason) { skip_reason_ = std::move(reason); }
+
+    // Turns what was collected into a result: status and headline from the worst finding.
+    [[nodiscard]] CheckResult finish(std::string check_id, std::optional<int> device) &&;
+
+private:
+    std::string summary_;
+    std::vector<Finding> findings_;
+    std::vector<Evidence> evidence_;
+    std::vector<Metric> metrics_;
+    std::optional<std::string> skip_reason_;
+};
+
+struct RunOptions {
+    Level level = Level::standard;
+    std::vector<int> devices;  // CUDA ordinals to check; empty means every visible device
+    bool verbose = false;
+};
+
+// What a running check can see: the options, the environment and the shared probes.
+struct CheckContext {
+    const RunOptions& options;
+    const Environment& environment;
+    Probes& probes;
+    std::optional<int> device;  // set for per-device checks
+};
+
+class Check {
+public:
+    Check() = default;
+    Check(const Check&) = delete;
+    Check& operator=(const Check&) = delete;
+    virtual ~Check() = default;
+    [[nodiscard]] virtual const CheckInfo& info() const = 0;
+    virtual void run(CheckContext& context, ResultBuilder& result) const = 0;
+};
+
+// A check whose run() is a function: most checks are "gather facts, then judge them".
+class FunctionCheck final : public Check {
+public:
+    using Body = std::function<void(CheckContext&, ResultBuilder&)>;
+    FunctionCheck(CheckInfo info, Body body) : info_(std::move(info)), body_(std::move(body)) {}
+    [[nodiscard]] const CheckInfo& info() const override { return info_; }
+    void run(CheckContext& context, ResultBuilder& result) const override { body_(context, result); }
+
+private:
+    CheckInfo info_;
+    Body body_;
+};
+
+using CheckList = std::vector<std::unique_ptr<Check>>;
+
+}  // namespace cudacheck

@@ -1,0 +1,95 @@
+// The whole outcome of one run: immutable data that renderers turn into text. The exit code and the
+// JSON summary are computed here, from the same fields, so they can never disagree.
+#pragma once
+
+#include "cudacheck/result.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+// Documented in README.md and `cudacheck --help`; scripts depend on them.
+enum ExitCode : int {
+    exit_ok = 0,            // nothing failed (warnings allowed unless --strict)
+    exit_check_failed = 1,  // a check failed, errored or timed out; a warning under --strict;
+                            // or every selected check was skipped (nothing was verified)
+    exit_usage = 2,         // bad command line or input
+    exit_internal = 3,      // cudacheck itself broke
+};
+
+struct HostInfo {
+    std::string hostname;
+    std::string os_pretty_name;  // "Ubuntu 24.04.3 LTS"
+    std::string kernel_release;
+    std::string architecture;  // "x86_64"
+    std::string libc_version;  // "glibc 2.39"
+    std::string cpu_model;
+    int logical_cpus = 0;
+    std::uint64_t memory_bytes = 0;
+    std::string container;  // "docker", "podman", "kubernetes", ... or empty
+    std::string wsl;        // "WSL2", "WSL1" or empty
+};
+
+// Versions in one place, each empty when unknown.
+struct VersionInfo {
+    std::string driver;               // kernel module / libcuda package version, "580.159.04"
+    std::string driver_cuda;          // highest CUDA the driver supports, "13.0"
+    std::string runtime;              // the CUDA runtime cudacheck was built with, "13.0"
+    std::string nvcc;                 // nvcc on PATH (or the toolkit found), "13.0.88"
+};
+
+// One GPU as the driver API describes it (works even when the runtime cannot start).
+struct DeviceInfo {
+    int ordinal = 0;  // CUDA ordinal (after CUDA_VISIBLE_DEVICES renumbering)
+    std::string name;
+    std::string uuid;        // "GPU-2a36941f-..."
+    std::string pci_bus_id;  // "00000000:00:06.0"
+    int cc_major = 0;
+    int cc_minor = 0;
+    std::string architecture;  // "Hopper"
+    std::uint64_t total_memory_bytes = 0;
+    int multiprocessors = 0;
+    int sm_clock_khz = 0;      // peak
+    int memory_clock_khz = 0;  // peak
+    int memory_bus_width_bits = 0;
+    int l2_cache_bytes = 0;
+    bool ecc_enabled = false;
+    std::string compute_mode;  // "default", "exclusive_process", "prohibited"
+    bool integrated = false;
+    bool tcc_driver = false;
+    std::optional<double> theoretical_bandwidth_gbps;  // from memory clock and bus width
+    std::optional<double> fp32_peak_tflops;            // from SMs, FP32 lanes per SM and SM clock
+    bool operator==(const DeviceInfo&) const = default;
+};
+
+struct Summary {
+    // Counts indexed by Status (pass, skip, warn, fail, timeout, error).
+    std::array<int, 6> counts{};
+    Status overall = Status::pass;
+    [[nodiscard]] int count(Status status) const { return counts[static_cast<int>(status)]; }
+};
+
+struct Report {
+    std::string tool_version;
+    std::string timestamp_utc;  // ISO 8601, "2026-11-30T01:40:00Z"
+    std::vector<std::string> argv;
+    std::string level;
+    bool strict = false;
+    HostInfo host;
+    VersionInfo versions;
+    std::vector<DeviceInfo> devices;
+    std::vector<CheckResult> checks;
+    Summary summary;
+    int exit_code = exit_ok;
+    double duration_ms = 0.0;
+};
+
+// Combines statuses: the worst wins, but skip only when every result was skipped.
+[[nodiscard]] Summary summarize(const std::vector<CheckResult>& results);
+[[nodiscard]] int exit_code_for(const Summary& summary, bool strict);
+
+}  // namespace cudacheck

@@ -1,0 +1,62 @@
+// The result of one check: plain data, so that it can be rendered, compared in tests, and later
+// cross a process boundary (a supervised child sends results to its parent) without change.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck {
+
+// Ordered from best to worst: the overall status of a report is the maximum over its results,
+// except that skip only wins when everything was skipped (see overall_status()).
+enum class Status { pass, skip, warn, fail, timeout, error };
+
+[[nodiscard]] std::string_view to_string(Status status);
+[[nodiscard]] std::optional<Status> status_from_string(std::string_view text);
+// Rank used to combine statuses: higher is worse. skip ranks below warn so that one skipped
+// check never hides a warning, and above pass so that "all skipped" is still visible.
+[[nodiscard]] int severity_rank(Status status);
+
+// A measured number with its unit, e.g. {"theoretical_bandwidth", 4800.0, "GB/s"}.
+struct Metric {
+    std::string name;
+    double value = 0.0;
+    std::string unit;
+    bool operator==(const Metric&) const = default;
+};
+
+// A fact that led to the verdict, e.g. {"libcuda_path", "/usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05"}.
+struct Evidence {
+    std::string key;
+    std::string value;
+    bool operator==(const Evidence&) const = default;
+};
+
+// One problem a check found. A check can find several (env.variables often does); the result's
+// own status, code, message and remediation are those of its worst finding.
+struct Finding {
+    Status status = Status::warn;  // warn, fail or error
+    std::string code;              // stable catalog code, e.g. "CC201"
+    std::string message;           // one line: what is wrong, with the values found
+    std::string remediation;       // what to do, specific to what was found
+    bool operator==(const Finding&) const = default;
+};
+
+struct CheckResult {
+    std::string check_id;
+    std::optional<int> device;  // CUDA ordinal for per-device checks, empty for host checks
+    Status status = Status::pass;
+    std::string code;         // empty when the check passed or was skipped
+    std::string message;      // one line
+    std::string remediation;  // empty unless status is warn, fail or error
+    std::vector<Finding> findings;
+    std::vector<Evidence> evidence;
+    std::vector<Metric> metrics;
+    double duration_ms = 0.0;
+    std::string skip_reason;  // set only when status is skip
+    bool operator==(const CheckResult&) const = default;
+};
+
+}  // namespace cudacheck

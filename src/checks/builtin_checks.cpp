@@ -1,0 +1,20 @@
+// The one list of built-in checks. Order matters: it is the report's order, and a check's
+// dependencies must come before it.
+#include "checks/checks.hpp"
+#include "cudacheck/registry.hpp"
+
+namespace cudacheck {
+
+CheckList builtin_checks() {
+    CheckList checks;
+    checks.push_back(make_host_os_check());
+    checks.push_back(make_env_variables_check());
+    checks.push_back(make_kernel_module_check());
+    checks.push_back(make_libcuda_check());
+    checks.push_back(make_toolkit_nvcc_check());
+    checks.push_back(make_cuda_pairing_check());
+    checks.push_back(make_cuda_devices_check());
+    return checks;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,66 @@
+// The built-in checks. Each check file has a factory (registered in builtin_checks.cpp) and a
+// judge function: a pure function from gathered facts to findings, which unit tests drive with
+// fixture facts, so every verdict is tested without the machine state it describes.
+#pragma once
+
+#include "cudacheck/check.hpp"
+#include "cudacheck/report.hpp"
+#include "probes/driver_probe.hpp"
+#include "probes/kernel_module_probe.hpp"
+#include "probes/toolkit_probe.hpp"
+#include "probes/visible_devices.hpp"
+
+#include <memory>
+#include <optional>
+
+namespace cudacheck {
+
+// host.os
+[[nodiscard]] std::unique_ptr<Check> make_host_os_check();
+void judge_host_os(const HostInfo& host, ResultBuilder& result);
+
+// env.variables
+[[nodiscard]] std::unique_ptr<Check> make_env_variables_check();
+void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, ResultBuilder& result);
+
+// driver.kernel_module
+[[nodiscard]] std::unique_ptr<Check> make_kernel_module_check();
+void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, ResultBuilder& result);
+
+// driver.libcuda
+[[nodiscard]] std::unique_ptr<Check> make_libcuda_check();
+struct LibcudaContext {
+    const KernelModuleFacts& kernel_module;
+    const HostInfo& host;
+    const VisibleDevicesSpec& visible_devices;
+};
+void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result);
+
+// toolkit.nvcc
+[[nodiscard]] std::unique_ptr<Check> make_toolkit_nvcc_check();
+void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result);
+
+// cuda.pairing
+[[nodiscard]] std::unique_ptr<Check> make_cuda_pairing_check();
+struct PairingFacts {
+    int driver_cuda = 0;               // cuDriverGetVersion, encoded
+    std::string driver_version;        // package version, "580.159.04", may be empty
+    bool forward_compat = false;       // libcuda from a cuda-compat package
+    int runtime_cuda = 0;              // the runtime cudacheck was built with, encoded
+    std::optional<NvccVersion> nvcc;   // the nvcc on PATH
+};
+void judge_pairing(const PairingFacts& facts, ResultBuilder& result);
+
+// cuda.devices
+[[nodiscard]] std::unique_ptr<Check> make_cuda_devices_check();
+struct DevicesContext {
+    const KernelModuleFacts& kernel_module;
+    const VisibleDevicesSpec& visible_devices;
+    int runtime_cuda = 0;  // encoded; decides which compute capabilities are still supported
+};
+void judge_devices(const DriverFacts& driver, const DevicesContext& context, ResultBuilder& result);
+
+// Driver package version: the kernel module's, else the one in libcuda's file name.
+[[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);
+
+}  // namespace cudacheck

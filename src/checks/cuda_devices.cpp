@@ -1,0 +1,78 @@
+// cuda.devices: the GPUs CUDA can use, described through the driver API (so this works even when
+// the runtime cannot start), and how CUDA_VISIBLE_DEVICES maps them.
+#include "checks/checks.hpp"
+#include "core/cuda_facts.hpp"
+#include "core/units.hpp"
+#include "probes/probes.hpp"
+
+#include <algorithm>
+#include <cuda_runtime_api.h>  // CUDART_VERSION only
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+void judge_devices(const DriverFacts& driver, const DevicesContext& context, ResultBuilder& result) {
+    const std::size_t present = std::max(context.kernel_module.gpus.size(), context.kernel_module.pci_devices.size());
+    const int visible = driver.device_count.value_or(0);
+    result.evidence("visible", std::to_string(visible));
+    result.evidence("present", present > 0 ? std::to_string(present) : "unknown");
+    if (context.visible_devices.set) result.evidence("CUDA_VISIBLE_DEVICES", fmt::format("'{}'", context.visible_devices.raw));
+    for (const std::string& error : driver.device_errors) result.add(Code::device_query_failed, error);
+
+    if (visible == 0) {
+        if (present > 0)
+            result.add(Code::no_device_visible,
+                       fmt::format("the driver has {} GPU(s) but CUDA sees none{}", present,
+                                   context.visible_devices.set ? fmt::format(" (CUDA_VISIBLE_DEVICES='{}')", context.visible_devices.raw) : ""));
+        else
+            result.add(Code::no_device_present, "the driver initialised but reports no CUDA device");
+        return;
+    }
+
+    const CudaVersion runtime = CudaVersion::from_encoded(context.runtime_cuda);
+    const auto minimum = minimum_compute_capability(runtime.major);
+    for (const DeviceInfo& device : driver.devices) {
+        result.evidence(fmt::format("device{}", device.ordinal),
+                        fmt::format("{} | CC {}.{} ({}) | {} SMs | {} | SM {} | mem {} x {}-bit | L2 {} | PCI {} | ECC {} | compute mode {}",
+                                    device.name, device.cc_major, device.cc_minor, device.architecture, device.multiprocessors,
+                                    format_bytes(device.total_memory_bytes), format_khz_as_mhz(device.sm_clock_khz),
+                                    format_khz_as_mhz(device.memory_clock_khz), device.memory_bus_width_bits, format_bytes(static_cast<std::uint64_t>(device.l2_cache_bytes)),
+                                    device.pci_bus_id, device.ecc_enabled ? "on" : "off", device.compute_mode));
+        if (device.theoretical_bandwidth_gbps)
+            result.metric(fmt::format("device{}.theoretical_memory_bandwidth", device.ordinal), *device.theoretical_bandwidth_gbps, "GB/s");
+        if (device.fp32_peak_tflops) result.metric(fmt::format("device{}.fp32_peak", device.ordinal), *device.fp32_peak_tflops, "TFLOP/s");
+        if (minimum && std::pair{device.cc_major, device.cc_minor} < *minimum) {
+            const auto last = last_cuda_major_supporting(device.cc_major, device.cc_minor);
+            result.add(Code::device_unsupported_by_runtime,
+                       fmt::format("device {} ({}) has compute capability {}.{}; CUDA {} supports {}.{} and newer", device.ordinal, device.name,
+                                   device.cc_major, device.cc_minor, runtime.major, minimum->first, minimum->second),
+                       last ? fmt::format("Use CUDA {}.x (its last release supporting compute capability {}.{}) with a matching driver.", *last,
+                                          device.cc_major, device.cc_minor)
+                            : std::string{});
+        }
+        if (device.compute_mode == "prohibited")
+            result.add(Code::compute_mode_prohibited, fmt::format("device {} ({}) is in compute mode Prohibited", device.ordinal, device.name),
+                       fmt::format("Ask the administrator: `sudo nvidia-smi -i {} -c DEFAULT`.", device.pci_bus_id));
+    }
+    const DeviceInfo& first = driver.devices.front();
+    const bool same_model = std::all_of(driver.devices.begin(), driver.devices.end(), [&](const DeviceInfo& d) { return d.name == first.name; });
+    std::string hidden;
+    if (present > static_cast<std::size_t>(visible)) hidden = fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present);
+    if (same_model)
+        result.summary(fmt::format("{} x {} (CC {}.{} {}, {} SMs, {}){}", visible, first.name, first.cc_major, first.cc_minor, first.architecture,
+                                   first.multiprocessors, format_bytes(first.total_memory_bytes), hidden));
+    else
+        result.summary(fmt::format("{} devices of different models{}", visible, hidden));
+}
+
+std::unique_ptr<Check> make_cuda_devices_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"cuda.devices", "GPUs", "Every visible GPU through the driver API: name, compute capability, memory, clocks, PCI, ECC, peaks",
+                  Scope::host, Level::quick, {"driver.libcuda"}},
+        [](CheckContext& context, ResultBuilder& result) {
+            const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
+            judge_devices(context.probes.driver(), DevicesContext{context.probes.kernel_module(), visible, CUDART_VERSION}, result);
+        });
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,120 @@
+// driver.libcuda: can the CUDA driver library be loaded and initialised, which file is it, and
+// does it match the kernel module.
+#include "checks/checks.hpp"
+#include "core/cuda_facts.hpp"
+#include "probes/probes.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace cudacheck {
+
+namespace {
+
+// A libcuda whose version differs from the kernel module is legitimate only when it comes from
+// NVIDIA's forward-compatibility package (cuda-compat-<major>-<minor>, installed under .../compat/).
+bool from_compat_package(std::string_view path) { return path.find("/compat/") != std::string_view::npos; }
+
+std::string init_remediation(int result, const LibcudaContext& context) {
+    switch (result) {
+        case 100:
+            if (!context.kernel_module.gpus.empty() && context.visible_devices.set)
+                return fmt::format("The driver has {} GPU(s) but CUDA_VISIBLE_DEVICES='{}' hides them: unset it or name existing devices.",
+                                   context.kernel_module.gpus.size(), context.visible_devices.raw);
+            return "The driver sees no CUDA GPU: check `nvidia-smi`; in a container pass GPUs with `--gpus all`; in a VM enable passthrough.";
+        case 304:
+            return "An operating-system call failed during initialisation: usually the nvidia-uvm module is not loaded "
+                   "(`sudo modprobe nvidia-uvm`) or /dev/nvidia-uvm is not accessible.";
+        case 804:
+            return "The forward-compatibility libcuda (cuda-compat) is not supported on this GPU (only data-center GPUs): remove the "
+                   "compat directory from LD_LIBRARY_PATH / ld.so.conf so the system driver's libcuda loads.";
+        case 802:
+            return "The system is not ready (on NVSwitch systems the fabric manager is not running): `sudo systemctl start nvidia-fabricmanager`.";
+        case 999:
+            return "Unknown error from the driver: check `dmesg | grep -i -e nvrm -e xid`; a reboot after a driver update often fixes it.";
+        default:
+            return {};
+    }
+}
+
+}  // namespace
+
+void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result) {
+    const DynamicLibrary& library = driver.library;
+    result.evidence("requested", library.requested());
+    if (!library.ok()) {
+        result.evidence("loader_error", library.error());
+        std::string remediation;
+        if (!context.host.container.empty())
+            remediation = fmt::format("This is a {} container without the driver's libraries: start it with `--gpus all` "
+                                      "(NVIDIA Container Toolkit), which mounts libcuda.so.1 from the host.",
+                                      context.host.container);
+        else if (context.kernel_module.module)
+            remediation = fmt::format("The kernel module {} is loaded but its user-space library is missing: install the matching "
+                                      "package (Debian/Ubuntu: libnvidia-compute-{}; RHEL: nvidia-driver-cuda-libs), then `sudo ldconfig`.",
+                                      context.kernel_module.module->version,
+                                      context.kernel_module.module->version.substr(0, context.kernel_module.module->version.find('.')));
+        result.add(Code::libcuda_not_found, fmt::format("libcuda.so.1 cannot be loaded: {}", library.error()), remediation);
+        return;
+    }
+    result.evidence("loaded_path", library.loaded_path());
+    if (!driver.library_file_version.empty()) result.evidence("library_version", driver.library_file_version);
+    if (driver.driver_version) result.evidence("driver_cuda_version", CudaVersion::from_encoded(*driver.driver_version).to_string());
+
+    if (driver.stub_path || driver.init_result == 34) {
+        result.add(Code::libcuda_stub,
+                   fmt::format("the libcuda loaded is the toolkit's stub: {}{}", library.loaded_path(),
+                               driver.init_result == 34 ? " (cuInit: CUDA_ERROR_STUB_LIBRARY)" : ""),
+                   fmt::format("Remove {} from LD_LIBRARY_PATH (it is for linking only); the real libcuda.so.1 comes with the driver.",
+                               library.loaded_path().substr(0, library.loaded_path().find_last_of('/'))));
+        return;
+    }
+    if (!driver.missing_symbols.empty()) {
+        result.add(Code::libcuda_symbol_missing,
+                   fmt::format("{} does not export {}", library.loaded_path(), fmt::join(driver.missing_symbols, ", ")));
+        return;
+    }
+
+    const std::string module_version = context.kernel_module.module ? context.kernel_module.module->version : "";
+    const bool compat = from_compat_package(library.loaded_path());
+    if (compat) result.evidence("forward_compatibility", "libcuda from a cuda-compat package");
+    if (!module_version.empty() && !driver.library_file_version.empty() && module_version != driver.library_file_version && !compat)
+        result.add(Code::libcuda_module_mismatch,
+                   fmt::format("libcuda is {} but the loaded kernel module is {}", driver.library_file_version, module_version));
+
+    if (!driver.initialised()) {
+        const int code = driver.init_result.value_or(-1);
+        std::string detail = driver.init_error_text.empty() ? "" : fmt::format(" ({})", driver.init_error_text);
+        if (code == 803) {  // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: the same fault, seen by the driver itself
+            if (module_version.empty() || module_version == driver.library_file_version || compat)
+                result.add(Code::libcuda_module_mismatch,
+                           fmt::format("cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH{}: libcuda and the kernel module differ", detail));
+            return;
+        }
+        if (code == 100 && context.visible_devices.hides_all() && !context.kernel_module.gpus.empty()) {
+            result.add(Code::no_device_visible,
+                       fmt::format("cuInit: CUDA_ERROR_NO_DEVICE: CUDA_VISIBLE_DEVICES='{}' hides all {} GPU(s)", context.visible_devices.raw,
+                                   context.kernel_module.gpus.size()),
+                       "Unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use (e.g. 0).");
+            return;
+        }
+        result.add(Code::cuinit_failed, fmt::format("cuInit failed: {}{}", driver.init_error_name, detail), init_remediation(code, context));
+        return;
+    }
+    result.summary(fmt::format("libcuda {} (CUDA {}) initialised, loaded from {}{}",
+                               driver.library_file_version.empty() ? "(version not in file name)" : driver.library_file_version,
+                               driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?",
+                               library.loaded_path(), compat ? " (forward compatibility)" : ""));
+}
+
+std::unique_ptr<Check> make_libcuda_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"driver.libcuda", "CUDA driver library", "Loads libcuda.so.1, detects stubs, initialises the driver, compares with the kernel module",
+                  Scope::host, Level::quick, {}},
+        [](CheckContext& context, ResultBuilder& result) {
+            const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
+            judge_libcuda(context.probes.driver(), LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible}, result);
+        });
+}
+
+}  // namespace cudacheck

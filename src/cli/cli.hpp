@@ -1,0 +1,35 @@
+// The command line: one options struct and one function per subcommand; main() only calls run_cli.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+struct RunCommandOptions {
+    std::string format;  // empty: from the output file's extension, else table
+    std::string output;
+    std::vector<std::string> only;
+    std::vector<std::string> skip;
+    std::string level = "standard";
+    std::string devices = "all";
+    bool strict = false;
+    bool no_color = false;
+    bool verbose = false;
+    bool quiet = false;
+};
+
+struct ExplainCommandOptions {
+    std::string code;
+    bool markdown = false;
+};
+
+// "all" -> empty (every device); "0,2" -> {0,2}. Empty optional and `error` set when invalid.
+[[nodiscard]] std::optional<std::vector<int>> parse_device_list(const std::string& text, std::string& error);
+
+// Parses argv, runs the command and returns the process exit code (report.hpp's ExitCode).
+// Never throws; never calls exit().
+[[nodiscard]] int run_cli(int argc, char** argv);
+
+}  // namespace cudacheck

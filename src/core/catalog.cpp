@@ -1,0 +1,208 @@
+#include "cudacheck/catalog.hpp"
+
+#include "core/system.hpp"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+// Sources for the facts behind each entry are in ../shared/cuda-facts.md and docs/errors.md.
+constexpr std::array entries{
+    CatalogEntry{Code::wsl1_no_gpu, "wsl1-no-gpu", Status::fail, "WSL 1 has no GPU support",
+                 "CUDA on Windows Subsystem for Linux needs WSL 2; this distribution runs under WSL 1.",
+                 "In PowerShell: `wsl --set-version <distro> 2`, then install the Windows NVIDIA driver (not a Linux one).",
+                 "host.os"},
+    CatalogEntry{Code::cuda_home_missing, "cuda-home-missing", Status::warn, "CUDA_HOME points nowhere",
+                 "CUDA_HOME or CUDA_PATH names a directory that does not exist, so build tools that read it fail.",
+                 "Point it at an installed toolkit (e.g. `export CUDA_HOME=/usr/local/cuda`) or unset it.",
+                 "env.variables"},
+    CatalogEntry{Code::cuda_home_differs_from_nvcc, "cuda-home-differs-from-nvcc", Status::warn,
+                 "CUDA_HOME and PATH name different toolkits",
+                 "Build systems (PyTorch extensions, CMake) take headers and libraries from CUDA_HOME but compile with the nvcc on PATH; two toolkits mix.",
+                 "Make them agree: `export CUDA_HOME=<toolkit of the nvcc on PATH>` or put `$CUDA_HOME/bin` first on PATH.",
+                 "env.variables"},
+    CatalogEntry{Code::stub_dir_on_ld_library_path, "stub-dir-on-ld-library-path", Status::warn,
+                 "toolkit stubs directory on LD_LIBRARY_PATH",
+                 "The toolkit's lib64/stubs holds a link-time-only libcuda; at run time it answers every call with CUDA_ERROR_STUB_LIBRARY (34).",
+                 "Remove the stubs directory from LD_LIBRARY_PATH; it belongs only on the linker's path (LIBRARY_PATH or -L).",
+                 "env.variables"},
+    CatalogEntry{Code::cuda_visible_devices_empty, "cuda-visible-devices-empty", Status::warn,
+                 "CUDA_VISIBLE_DEVICES hides every GPU",
+                 "CUDA_VISIBLE_DEVICES is set but empty (or -1), so CUDA programs see no device at all.",
+                 "`unset CUDA_VISIBLE_DEVICES`, or set it to the GPUs to use, e.g. `export CUDA_VISIBLE_DEVICES=0`.",
+                 "env.variables"},
+    CatalogEntry{Code::cuda_visible_devices_invalid, "cuda-visible-devices-invalid", Status::warn,
+                 "CUDA_VISIBLE_DEVICES has an invalid entry",
+                 "CUDA stops reading CUDA_VISIBLE_DEVICES at the first invalid entry: the devices after it are hidden.",
+                 "Use a comma list of ordinals (0,1), GPU UUIDs (GPU-...) or MIG UUIDs (MIG-...), with no spaces or gaps.",
+                 "env.variables"},
+    CatalogEntry{Code::cuda_launch_blocking, "cuda-launch-blocking", Status::warn, "CUDA_LAUNCH_BLOCKING is on",
+                 "CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous: right while debugging, much slower otherwise.",
+                 "`unset CUDA_LAUNCH_BLOCKING` outside debugging sessions.", "env.variables"},
+    CatalogEntry{Code::cublas_workspace_config_invalid, "cublas-workspace-config-invalid", Status::warn,
+                 "CUBLAS_WORKSPACE_CONFIG is malformed",
+                 "cuBLAS expects ':SIZE_KiB:COUNT' entries (e.g. :4096:8); a malformed value is ignored, so deterministic mode is silently off.",
+                 "`export CUBLAS_WORKSPACE_CONFIG=:4096:8` (or :16:8 to save memory).", "env.variables"},
+    CatalogEntry{Code::cuda_injection_path, "cuda-injection-path", Status::warn, "a tool is injected into every CUDA process",
+                 "CUDA_INJECTION64_PATH loads a profiler or tracer into every CUDA program; it slows them and can make them fail.",
+                 "`unset CUDA_INJECTION64_PATH` unless you are profiling on purpose.", "env.variables"},
+    CatalogEntry{Code::cuda_coredump_on_exception, "cuda-coredump-on-exception", Status::warn,
+                 "GPU core dumps are enabled",
+                 "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 writes a GPU core dump on every device exception: large files and long stalls.",
+                 "`unset CUDA_ENABLE_COREDUMP_ON_EXCEPTION` outside debugging sessions.", "env.variables"},
+    CatalogEntry{Code::cuda_legacy_profiler, "cuda-legacy-profiler", Status::warn, "legacy profiling variable set",
+                 "CUDA_PROFILE or CUDA_AUTO_BOOST is set: these are legacy controls that recent drivers ignore or that change clocks behaviour.",
+                 "Unset the variable; use Nsight Systems (`nsys profile`) for profiling.", "env.variables"},
+    CatalogEntry{Code::cuda_cache_disabled, "cuda-cache-disabled", Status::warn, "JIT cache disabled",
+                 "CUDA_CACHE_DISABLE=1 makes the driver recompile embedded PTX at every program start.",
+                 "`unset CUDA_CACHE_DISABLE`.", "env.variables"},
+    CatalogEntry{Code::cuda_module_loading_invalid, "cuda-module-loading-invalid", Status::warn,
+                 "CUDA_MODULE_LOADING has an unknown value",
+                 "CUDA_MODULE_LOADING accepts LAZY or EAGER; any other value is ignored.",
+                 "`export CUDA_MODULE_LOADING=LAZY` (the default since CUDA 12.2) or unset it.", "env.variables"},
+    CatalogEntry{Code::cuda_device_order_invalid, "cuda-device-order-invalid", Status::warn,
+                 "CUDA_DEVICE_ORDER has an unknown value",
+                 "CUDA_DEVICE_ORDER accepts FASTEST_FIRST or PCI_BUS_ID; any other value is ignored.",
+                 "`export CUDA_DEVICE_ORDER=PCI_BUS_ID` to number GPUs as nvidia-smi does, or unset it.", "env.variables"},
+    CatalogEntry{Code::kernel_module_not_loaded, "kernel-module-not-loaded", Status::fail, "no NVIDIA kernel module",
+                 "/proc/driver/nvidia/version is absent: the NVIDIA kernel driver is not installed or not loaded.",
+                 "Install the NVIDIA driver for your distribution (e.g. `sudo ubuntu-drivers install` or the CUDA repository's `cuda-drivers`) and reboot.",
+                 "driver.kernel_module"},
+    CatalogEntry{Code::device_nodes_missing, "device-nodes-missing", Status::fail, "/dev/nvidia* missing",
+                 "The device files CUDA opens (/dev/nvidiactl, /dev/nvidia<N>) do not exist.",
+                 "On a host: `sudo nvidia-modprobe -u -c=0` or reboot. In a container: start it with GPUs (`docker run --gpus all`, NVIDIA Container Toolkit).",
+                 "driver.kernel_module"},
+    CatalogEntry{Code::device_nodes_no_access, "device-nodes-no-access", Status::fail, "/dev/nvidia* not accessible",
+                 "The device files exist but this user cannot open them for reading and writing.",
+                 "Add the user to the group that owns /dev/nvidia* (often `video` or `render`), or fix the driver's NVreg_DeviceFileMode.",
+                 "driver.kernel_module"},
+    CatalogEntry{Code::nouveau_bound, "nouveau-bound", Status::fail, "nouveau drives the GPU",
+                 "The open-source nouveau driver is bound to an NVIDIA GPU; CUDA needs the NVIDIA driver.",
+                 "Blacklist nouveau (`blacklist nouveau` in /etc/modprobe.d/blacklist-nouveau.conf), `sudo update-initramfs -u`, install the NVIDIA driver, reboot.",
+                 "driver.kernel_module"},
+    CatalogEntry{Code::libcuda_not_found, "libcuda-not-found", Status::fail, "no NVIDIA driver library (libcuda.so.1)",
+                 "The CUDA driver library libcuda.so.1 cannot be loaded: no NVIDIA driver is installed, or it is not on the loader's path.",
+                 "Install the NVIDIA driver (it provides libcuda.so.1); in a container, start it with `--gpus all` through the NVIDIA Container Toolkit.",
+                 "driver.libcuda"},
+    CatalogEntry{Code::libcuda_stub, "libcuda-stub", Status::fail, "stub libcuda loaded",
+                 "The libcuda.so loaded is the toolkit's link-time stub (lib64/stubs), which fails every call with CUDA_ERROR_STUB_LIBRARY (34).",
+                 "Remove the stubs directory from LD_LIBRARY_PATH (and any copy of the stub named libcuda.so.1) so the driver's libcuda is found.",
+                 "driver.libcuda"},
+    CatalogEntry{Code::cuinit_failed, "cuinit-failed", Status::fail, "the CUDA driver does not initialise",
+                 "cuInit returned an error: the driver is installed but cannot start CUDA.",
+                 "Act on the error named: see the remediation in the message, `dmesg | grep -i nvrm` for kernel messages, and `nvidia-smi`.",
+                 "driver.libcuda"},
+    CatalogEntry{Code::libcuda_module_mismatch, "libcuda-module-mismatch", Status::fail,
+                 "driver library and kernel module versions differ",
+                 "The user-space driver (libcuda) and the loaded kernel module are different versions, typically after a driver upgrade without reboot (\"Driver/library version mismatch\").",
+                 "Reboot, or unload and reload the module: `sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`.",
+                 "driver.libcuda"},
+    CatalogEntry{Code::libcuda_symbol_missing, "libcuda-symbol-missing", Status::fail, "libcuda lacks basic functions",
+                 "The loaded libcuda.so.1 does not export cuInit/cuDriverGetVersion: it is not a real NVIDIA driver library or is very old.",
+                 "Reinstall the NVIDIA driver; check which file is loaded (see evidence) and remove impostors from the loader path.",
+                 "driver.libcuda"},
+    CatalogEntry{Code::nvcc_not_found, "nvcc-not-found", Status::warn, "no CUDA compiler (nvcc)",
+                 "No nvcc on PATH, in CUDA_HOME or under /usr/local/cuda*: CUDA programs can run, but nothing can be compiled (PyTorch extensions, xformers builds).",
+                 "Install the CUDA toolkit (e.g. `sudo apt install cuda-toolkit-13-0` from NVIDIA's repository, or `conda install -c nvidia cuda-nvcc`).",
+                 "toolkit.nvcc"},
+    CatalogEntry{Code::nvcc_not_on_path, "nvcc-not-on-path", Status::warn, "nvcc installed but not on PATH",
+                 "A CUDA toolkit is installed but its bin directory is not on PATH: builds fail with \"nvcc: command not found\".",
+                 "Add the toolkit's bin directory to PATH (e.g. `export PATH=/usr/local/cuda/bin:$PATH` in ~/.bashrc).",
+                 "toolkit.nvcc"},
+    CatalogEntry{Code::nvcc_unusable, "nvcc-unusable", Status::warn, "nvcc does not run",
+                 "nvcc was found but `nvcc --version` failed or printed something unrecognisable.",
+                 "Run `nvcc --version` yourself; reinstall the toolkit if it is damaged.", "toolkit.nvcc"},
+    CatalogEntry{Code::cuda_symlink_differs, "cuda-symlink-differs", Status::warn,
+                 "/usr/local/cuda and PATH name different toolkits",
+                 "/usr/local/cuda points to one toolkit while the nvcc on PATH belongs to another; tools that assume /usr/local/cuda mix versions.",
+                 "Point the symlink at the toolkit you use (`sudo update-alternatives --config cuda` or `ln -sfn`), or fix PATH.",
+                 "toolkit.nvcc"},
+    CatalogEntry{Code::driver_insufficient, "driver-insufficient", Status::fail, "driver too old for the CUDA runtime",
+                 "The driver supports an older CUDA major version than the runtime needs: \"CUDA driver version is insufficient for CUDA runtime version\" (error 35).",
+                 "Install a newer NVIDIA driver (the message names the minimum), or on a data-center GPU install the forward-compatibility package cuda-compat-<major>-<minor>.",
+                 "cuda.pairing"},
+    CatalogEntry{Code::nvcc_newer_than_driver, "nvcc-newer-than-driver", Status::warn,
+                 "nvcc is newer than the driver",
+                 "Programs built with this nvcc need a newer driver than the one installed: they fail with error 35 (major) or cannot JIT their PTX (error 222).",
+                 "Update the driver to the minimum named, or build with the toolkit that matches the driver.",
+                 "cuda.pairing"},
+    CatalogEntry{Code::no_device_visible, "no-device-visible", Status::fail, "GPUs present but none visible",
+                 "The driver sees GPUs but CUDA reports none: CUDA_VISIBLE_DEVICES (or the container's NVIDIA_VISIBLE_DEVICES) hides them.",
+                 "Fix CUDA_VISIBLE_DEVICES (unset it to see every GPU).", "cuda.devices"},
+    CatalogEntry{Code::no_device_present, "no-device-present", Status::fail, "no CUDA-capable GPU",
+                 "The driver initialised but found no CUDA-capable device (CUDA_ERROR_NO_DEVICE, 100).",
+                 "Check `nvidia-smi` and `lspci | grep -i nvidia`; in a VM or container, pass the GPU through.",
+                 "cuda.devices"},
+    CatalogEntry{Code::device_unsupported_by_runtime, "device-unsupported-by-runtime", Status::fail,
+                 "GPU too old for this CUDA version",
+                 "The GPU's compute capability is below the lowest this CUDA release supports, so no kernel can be built or run for it.",
+                 "Use the newest CUDA release that still supports the GPU (the message names it), or a newer GPU.",
+                 "cuda.devices"},
+    CatalogEntry{Code::compute_mode_prohibited, "compute-mode-prohibited", Status::fail, "GPU in prohibited compute mode",
+                 "The GPU's compute mode is Prohibited: no process may create a CUDA context on it (\"all CUDA-capable devices are busy or unavailable\", 46).",
+                 "Ask the administrator to set compute mode Default: `sudo nvidia-smi -i <index> -c DEFAULT`.",
+                 "cuda.devices"},
+    CatalogEntry{Code::device_query_failed, "device-query-failed", Status::fail, "a GPU could not be queried",
+                 "A driver API query (name, memory, attributes) failed for a device the driver reported.",
+                 "Check `nvidia-smi` and `dmesg | grep -i -e nvrm -e xid` for hardware or driver errors.",
+                 "cuda.devices"},
+    CatalogEntry{Code::check_raised_exception, "check-raised-exception", Status::error, "a check broke",
+                 "A check stopped with an unexpected error; this is a cudacheck bug or an unforeseen system state.",
+                 "Report it with the JSON output (`cudacheck --format json`) attached.", "any"},
+};
+
+}  // namespace
+
+std::string code_string(Code code) { return fmt::format("CC{:03d}", static_cast<int>(code)); }
+
+std::span<const CatalogEntry> catalog() { return entries; }
+
+const CatalogEntry& catalog_entry(Code code) {
+    for (const CatalogEntry& entry : entries)
+        if (entry.code == code) return entry;
+    // Every enumerator has an entry (a unit test walks them); this is unreachable in a correct build.
+    return entries.back();
+}
+
+const CatalogEntry* find_catalog_entry(std::string_view code_or_slug) {
+    const std::string wanted = sys::to_lower(sys::trim(code_or_slug));
+    for (const CatalogEntry& entry : entries) {
+        const std::string code = sys::to_lower(code_string(entry.code));
+        if (wanted == code || wanted == code.substr(2) || wanted == entry.slug) return &entry;
+    }
+    return nullptr;
+}
+
+std::string closest_catalog_codes(std::string_view code_or_slug, std::size_t count) {
+    const std::string wanted = sys::to_lower(sys::trim(code_or_slug));
+    std::vector<std::pair<std::size_t, const CatalogEntry*>> scored;
+    for (const CatalogEntry& entry : entries) {
+        const std::string code = sys::to_lower(code_string(entry.code));
+        scored.emplace_back(std::min({sys::edit_distance(wanted, code), sys::edit_distance(wanted, code.substr(2)),
+                                      sys::edit_distance(wanted, entry.slug)}),
+                            &entry);
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string text;
+    for (std::size_t i = 0; i < std::min(count, scored.size()); ++i)
+        text += fmt::format("{}{} ({})", i > 0 ? ", " : "", code_string(scored[i].second->code), scored[i].second->slug);
+    return text;
+}
+
+std::string docs_anchor(Code code) { return "docs/errors.md#" + sys::to_lower(code_string(code)); }
+
+Finding make_finding(Code code, std::string message, std::string remediation, std::optional<Status> status) {
+    const CatalogEntry& entry = catalog_entry(code);
+    Finding finding;
+    finding.status = status.value_or(entry.severity);
+    finding.code = code_string(code);
+    finding.message = std::move(message);
+    finding.remediation = remediation.empty() ? std::string(entry.remediation) : std::move(remediation);
+    return finding;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,47 @@
+#include "core/report_builder.hpp"
+
+#include "checks/checks.hpp"
+#include "core/build_info.hpp"
+#include "core/cuda_facts.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <cuda_runtime_api.h>  // CUDART_VERSION only
+
+namespace cudacheck {
+
+Report assemble_report(std::vector<CheckResult> results, Probes& probes, const RunMetadata& metadata) {
+    Report report;
+    report.tool_version = std::string(build_info::version);
+    report.timestamp_utc = metadata.timestamp_utc;
+    report.argv = metadata.argv;
+    report.level = metadata.level;
+    report.strict = metadata.strict;
+    report.duration_ms = metadata.duration_ms;
+    report.host = probes.host();
+
+    const DriverFacts* driver = probes.driver_if_collected();
+    report.versions.driver = driver_package_version(probes.kernel_module_if_collected(), driver);
+    if (driver != nullptr && driver->driver_version)
+        report.versions.driver_cuda = CudaVersion::from_encoded(*driver->driver_version).to_string();
+    report.versions.runtime = CudaVersion::from_encoded(CUDART_VERSION).to_string();
+    if (const ToolkitFacts* toolkits = probes.toolkits_if_collected(); toolkits != nullptr && toolkits->nvcc_version)
+        report.versions.nvcc = toolkits->nvcc_version->full;
+    if (driver != nullptr) report.devices = driver->devices;
+
+    report.checks = std::move(results);
+    report.summary = summarize(report.checks);
+    report.exit_code = exit_code_for(report.summary, report.strict);
+    return report;
+}
+
+std::string utc_timestamp_now() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    ::gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+}  // namespace cudacheck

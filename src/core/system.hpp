@@ -1,0 +1,48 @@
+// Small, exception-free wrappers over the operating system: files, directories, the loader search
+// path and child processes. Every probe does its I/O through these, and parses with pure functions.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck::sys {
+
+// Whole file as text (for /proc and /sys files, which report size 0); empty optional on error.
+[[nodiscard]] std::optional<std::string> read_file(const std::string& path, std::size_t limit = 1 << 20);
+[[nodiscard]] bool exists(const std::string& path);
+[[nodiscard]] bool is_directory(const std::string& path);
+[[nodiscard]] bool is_executable_file(const std::string& path);
+// Symlinks resolved; empty when the path does not exist.
+[[nodiscard]] std::string real_path(const std::string& path);
+// Target of a symlink as written, empty if not a symlink.
+[[nodiscard]] std::string read_link(const std::string& path);
+// Entry names (no "." or ".."), sorted; empty on error.
+[[nodiscard]] std::vector<std::string> list_directory(const std::string& path);
+
+// Splits "a:b::c" into {"a","b","","c"}.
+[[nodiscard]] std::vector<std::string> split(std::string_view text, char separator);
+[[nodiscard]] std::string_view trim(std::string_view text);
+[[nodiscard]] bool starts_with(std::string_view text, std::string_view prefix);
+[[nodiscard]] std::string to_lower(std::string_view text);
+
+// Levenshtein distance, for "did you mean" suggestions.
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// First `name` found in the directories of a PATH-like list; empty when none.
+[[nodiscard]] std::string find_in_path(std::string_view name, std::string_view path_list);
+
+struct CommandResult {
+    bool started = false;   // false: could not be executed (see error)
+    bool timed_out = false;
+    int exit_status = -1;   // exit code, or 128 + signal
+    std::string output;     // stdout and stderr together
+    std::string error;      // why it could not start
+};
+// Runs argv[0] (a path) with arguments, no shell, stdin closed; kills it at the time limit.
+[[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv,
+                                        std::chrono::milliseconds time_limit);
+
+}  // namespace cudacheck::sys

@@ -1,0 +1,175 @@
+#include "probes/driver_probe.hpp"
+
+#include "core/cuda_facts.hpp"
+#include "core/system.hpp"
+
+#include <cuda.h>  // types and enum values only: libcuda is never linked, only opened
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+// The driver API entry points cudacheck uses, by their exported (versioned) names.
+struct DriverApi {
+    CUresult (*init)(unsigned int) = nullptr;
+    CUresult (*driver_get_version)(int*) = nullptr;
+    CUresult (*get_error_name)(CUresult, const char**) = nullptr;
+    CUresult (*get_error_string)(CUresult, const char**) = nullptr;
+    CUresult (*device_get_count)(int*) = nullptr;
+    CUresult (*device_get)(CUdevice*, int) = nullptr;
+    CUresult (*device_get_name)(char*, int, CUdevice) = nullptr;
+    CUresult (*device_total_mem)(size_t*, CUdevice) = nullptr;
+    CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
+    CUresult (*device_get_pci_bus_id)(char*, int, CUdevice) = nullptr;
+    CUresult (*device_get_uuid)(CUuuid*, CUdevice) = nullptr;
+};
+
+template <typename Function>
+void resolve(const DynamicLibrary& library, const char* name, Function& slot, std::vector<std::string>& missing) {
+    slot = library.function<Function>(name);
+    if (slot == nullptr) missing.emplace_back(name);
+}
+
+std::string error_name(const DriverApi& api, CUresult result) {
+    const char* name = nullptr;
+    if (api.get_error_name != nullptr && api.get_error_name(result, &name) == CUDA_SUCCESS && name != nullptr) return name;
+    return cu_result_name(static_cast<int>(result));
+}
+
+std::string compute_mode_name(int mode) {
+    switch (mode) {
+        case CU_COMPUTEMODE_DEFAULT: return "default";
+        case CU_COMPUTEMODE_PROHIBITED: return "prohibited";
+        case CU_COMPUTEMODE_EXCLUSIVE_PROCESS: return "exclusive_process";
+        default: return fmt::format("unknown({})", mode);
+    }
+}
+
+// Queries one device; failures are recorded and the device is still listed with what is known.
+DeviceInfo describe_device(const DriverApi& api, int ordinal, std::vector<std::string>& errors) {
+    DeviceInfo info;
+    info.ordinal = ordinal;
+    const auto failed = [&](std::string_view what, CUresult result) {
+        errors.push_back(fmt::format("device {}: {} failed: {}", ordinal, what, error_name(api, result)));
+    };
+    CUdevice device = 0;
+    if (CUresult result = api.device_get(&device, ordinal); result != CUDA_SUCCESS) {
+        failed("cuDeviceGet", result);
+        return info;
+    }
+    char name[256] = {};
+    if (CUresult result = api.device_get_name(name, sizeof name, device); result == CUDA_SUCCESS) info.name = name;
+    else failed("cuDeviceGetName", result);
+    size_t total = 0;
+    if (CUresult result = api.device_total_mem(&total, device); result == CUDA_SUCCESS) info.total_memory_bytes = total;
+    else failed("cuDeviceTotalMem", result);
+    char bus_id[64] = {};
+    if (api.device_get_pci_bus_id != nullptr) {
+        if (CUresult result = api.device_get_pci_bus_id(bus_id, sizeof bus_id, device); result == CUDA_SUCCESS) info.pci_bus_id = bus_id;
+        else failed("cuDeviceGetPCIBusId", result);
+    }
+    if (api.device_get_uuid != nullptr) {
+        CUuuid uuid{};
+        if (CUresult result = api.device_get_uuid(&uuid, device); result == CUDA_SUCCESS) {
+            unsigned char bytes[16];
+            for (int i = 0; i < 16; ++i) bytes[i] = static_cast<unsigned char>(uuid.bytes[i]);
+            info.uuid = format_gpu_uuid(bytes);
+        } else {
+            failed("cuDeviceGetUuid", result);
+        }
+    }
+    const auto attribute = [&](CUdevice_attribute which, std::string_view label) {
+        int value = 0;
+        if (CUresult result = api.device_get_attribute(&value, which, device); result != CUDA_SUCCESS)
+            failed(fmt::format("cuDeviceGetAttribute({})", label), result);
+        return value;
+    };
+    info.cc_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major");
+    info.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor");
+    info.architecture = std::string(architecture_name(info.cc_major, info.cc_minor));
+    info.multiprocessors = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessors");
+    info.sm_clock_khz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, "SM clock");
+    info.memory_clock_khz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "memory clock");
+    info.memory_bus_width_bits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, "memory bus width");
+    info.l2_cache_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size");
+    info.ecc_enabled = attribute(CU_DEVICE_ATTRIBUTE_ECC_ENABLED, "ECC") != 0;
+    info.compute_mode = compute_mode_name(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, "compute mode"));
+    info.integrated = attribute(CU_DEVICE_ATTRIBUTE_INTEGRATED, "integrated") != 0;
+    info.tcc_driver = attribute(CU_DEVICE_ATTRIBUTE_TCC_DRIVER, "TCC driver") != 0;
+    derive_device_rates(info);
+    return info;
+}
+
+}  // namespace
+
+std::string library_version_from_path(std::string_view path, std::string_view soname_prefix) {
+    const std::string_view file = path.substr(path.find_last_of('/') + 1);
+    if (!sys::starts_with(file, soname_prefix)) return {};
+    std::string_view rest = file.substr(soname_prefix.size());  // "580.159.04" after "libcuda.so."
+    if (rest.empty() || rest.find_first_not_of("0123456789.") != std::string_view::npos) return {};
+    // "libcuda.so.1" carries only the soname's major, not the driver version.
+    if (rest.find('.') == std::string_view::npos) return {};
+    return std::string(rest);
+}
+
+std::string format_gpu_uuid(const unsigned char (&b)[16]) {
+    return fmt::format("GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                       b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+void derive_device_rates(DeviceInfo& device) {
+    if (device.memory_clock_khz > 0 && device.memory_bus_width_bits > 0)
+        // Double data rate: two transfers per clock.
+        device.theoretical_bandwidth_gbps = 2.0 * device.memory_clock_khz * 1e3 * (device.memory_bus_width_bits / 8.0) / 1e9;
+    if (auto lanes = fp32_lanes_per_sm(device.cc_major, device.cc_minor); lanes && device.sm_clock_khz > 0)
+        // One fused multiply-add (2 FLOP) per lane per clock.
+        device.fp32_peak_tflops = device.multiprocessors * *lanes * 2.0 * device.sm_clock_khz * 1e3 / 1e12;
+}
+
+DriverFacts collect_driver() {
+    DriverFacts facts;
+    facts.library = DynamicLibrary::open("libcuda.so.1");
+    if (!facts.library.ok()) return facts;
+    const std::string& path = facts.library.loaded_path();
+    facts.library_file_version = library_version_from_path(path, "libcuda.so.");
+    facts.stub_path = path.find("/stubs/") != std::string::npos;
+
+    DriverApi api;
+    resolve(facts.library, "cuInit", api.init, facts.missing_symbols);
+    resolve(facts.library, "cuDriverGetVersion", api.driver_get_version, facts.missing_symbols);
+    resolve(facts.library, "cuDeviceGetCount", api.device_get_count, facts.missing_symbols);
+    resolve(facts.library, "cuDeviceGet", api.device_get, facts.missing_symbols);
+    resolve(facts.library, "cuDeviceGetName", api.device_get_name, facts.missing_symbols);
+    resolve(facts.library, "cuDeviceTotalMem_v2", api.device_total_mem, facts.missing_symbols);
+    resolve(facts.library, "cuDeviceGetAttribute", api.device_get_attribute, facts.missing_symbols);
+    // Optional: present in every driver since CUDA 4-11, but not required to describe a device.
+    std::vector<std::string> optional_missing;
+    resolve(facts.library, "cuGetErrorName", api.get_error_name, optional_missing);
+    resolve(facts.library, "cuGetErrorString", api.get_error_string, optional_missing);
+    resolve(facts.library, "cuDeviceGetPCIBusId", api.device_get_pci_bus_id, optional_missing);
+    resolve(facts.library, "cuDeviceGetUuid_v2", api.device_get_uuid, optional_missing);
+    if (!facts.missing_symbols.empty()) return facts;
+
+    int version = 0;
+    if (api.driver_get_version(&version) == CUDA_SUCCESS) facts.driver_version = version;
+    const CUresult init = api.init(0);
+    facts.init_result = static_cast<int>(init);
+    if (init != CUDA_SUCCESS) {
+        facts.init_error_name = error_name(api, init);
+        const char* text = nullptr;
+        if (api.get_error_string != nullptr && api.get_error_string(init, &text) == CUDA_SUCCESS && text != nullptr)
+            facts.init_error_text = text;
+        return facts;
+    }
+    int count = 0;
+    if (CUresult result = api.device_get_count(&count); result != CUDA_SUCCESS) {
+        facts.device_errors.push_back(fmt::format("cuDeviceGetCount failed: {}", error_name(api, result)));
+        return facts;
+    }
+    facts.device_count = count;
+    for (int ordinal = 0; ordinal < count; ++ordinal) facts.devices.push_back(describe_device(api, ordinal, facts.device_errors));
+    return facts;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,42 @@
+// The CUDA driver as the driver API (libcuda, opened at run time) describes it: which file was
+// loaded, whether it initialises, its CUDA version and every visible device. This works even
+// when the runtime cannot start (driver older than the runtime), which is exactly when it matters.
+#pragma once
+
+#include "cudacheck/dynamic_library.hpp"
+#include "cudacheck/report.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck {
+
+struct DriverFacts {
+    DynamicLibrary library;             // libcuda.so.1, kept open for the whole run
+    std::string library_file_version;   // from the loaded file's name: libcuda.so.580.159.04 -> "580.159.04"
+    bool stub_path = false;             // loaded from a toolkit "stubs" directory
+    std::vector<std::string> missing_symbols;
+    std::optional<int> driver_version;  // cuDriverGetVersion, encoded 1000*major+10*minor
+    std::optional<int> init_result;     // cuInit(0); 0 is success
+    std::string init_error_name;        // "CUDA_ERROR_NO_DEVICE"
+    std::string init_error_text;        // cuGetErrorString, when available
+    std::optional<int> device_count;    // cuDeviceGetCount (visible devices)
+    std::vector<DeviceInfo> devices;
+    std::vector<std::string> device_errors;  // "device 1: cuDeviceGetName failed: CUDA_ERROR_…"
+
+    [[nodiscard]] bool initialised() const { return init_result == 0; }
+};
+
+// "580.159.04" from ".../libcuda.so.580.159.04"; empty when the name carries no version.
+[[nodiscard]] std::string library_version_from_path(std::string_view path, std::string_view soname_prefix);
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from the 16 bytes of a CUuuid.
+[[nodiscard]] std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
+// Bandwidth (GB/s) and FP32 peak (TFLOP/s) derived from attributes (../shared/cuda-facts.md §7).
+void derive_device_rates(DeviceInfo& device);
+
+// Opens libcuda.so.1, initialises the driver and describes every visible device.
+[[nodiscard]] DriverFacts collect_driver();
+
+}  // namespace cudacheck

@@ -1,0 +1,67 @@
+// The facts checks share, each gathered at most once per run and only when a check asks for it.
+// Safe to use from several threads: host checks run concurrently.
+#pragma once
+
+#include "cudacheck/environment.hpp"
+#include "probes/driver_probe.hpp"
+#include "probes/host_probe.hpp"
+#include "probes/kernel_module_probe.hpp"
+#include "probes/toolkit_probe.hpp"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace cudacheck {
+
+// A value computed on first use. If the computation throws, the next caller tries again.
+template <typename T>
+class Lazy {
+public:
+    explicit Lazy(std::function<T()> compute) : compute_(std::move(compute)) {}
+    const T& get() {
+        std::call_once(once_, [this] {
+            value_ = std::make_unique<T>(compute_());
+            ready_.store(value_.get(), std::memory_order_release);
+        });
+        return *value_;
+    }
+    // The value if something already computed it; never computes.
+    const T* peek() const { return ready_.load(std::memory_order_acquire); }
+
+private:
+    std::function<T()> compute_;
+    std::once_flag once_;
+    std::unique_ptr<T> value_;
+    std::atomic<const T*> ready_{nullptr};
+};
+
+// Where probes look. Tests point `root` at a crafted directory tree.
+struct ProbeSettings {
+    std::string root;  // prefix for /proc, /sys, /dev, /etc and /usr/local paths; "" is the real system
+};
+
+class Probes {
+public:
+    Probes(const Environment& environment, ProbeSettings settings = {});
+
+    [[nodiscard]] const HostInfo& host() { return host_.get(); }
+    [[nodiscard]] const KernelModuleFacts& kernel_module() { return kernel_module_.get(); }
+    [[nodiscard]] const DriverFacts& driver() { return driver_.get(); }
+    [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
+
+    // For the report: what was gathered, without gathering anything new.
+    [[nodiscard]] const DriverFacts* driver_if_collected() const { return driver_.peek(); }
+    [[nodiscard]] const ToolkitFacts* toolkits_if_collected() const { return toolkits_.peek(); }
+    [[nodiscard]] const KernelModuleFacts* kernel_module_if_collected() const { return kernel_module_.peek(); }
+
+private:
+    Lazy<HostInfo> host_;
+    Lazy<KernelModuleFacts> kernel_module_;
+    Lazy<DriverFacts> driver_;
+    Lazy<ToolkitFacts> toolkits_;
+};
+
+}  // namespace cudacheck

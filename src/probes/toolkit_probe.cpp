@@ -1,0 +1,102 @@
+#include "probes/toolkit_probe.hpp"
+
+#include "core/system.hpp"
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+namespace cudacheck {
+
+std::optional<NvccVersion> parse_nvcc_version(std::string_view output) {
+    static const std::regex pattern(R"(release (\d+\.\d+), V(\d+\.\d+\.\d+))");
+    const std::string text(output);
+    std::smatch match;
+    if (!std::regex_search(text, match, pattern)) return std::nullopt;
+    return NvccVersion{match[1], match[2]};
+}
+
+std::string parse_toolkit_version_file(std::string_view text) {
+    const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_object()) {
+        const auto cuda = json.find("cuda");
+        if (cuda != json.end() && cuda->is_object() && cuda->contains("version") && (*cuda)["version"].is_string())
+            return (*cuda)["version"].get<std::string>();
+        return {};
+    }
+    static const std::regex legacy(R"(CUDA Version (\d+(?:\.\d+)*))");
+    const std::string copy(text);
+    std::smatch match;
+    if (std::regex_search(copy, match, legacy)) return match[1];
+    return {};
+}
+
+const Toolkit* ToolkitFacts::toolkit_at(std::string_view root) const {
+    for (const Toolkit& toolkit : toolkits)
+        if (toolkit.root == root) return &toolkit;
+    return nullptr;
+}
+
+std::string toolkit_root_of(const std::string& nvcc_path) {
+    const std::string real = sys::real_path(nvcc_path);
+    const std::string& path = real.empty() ? nvcc_path : real;
+    const std::size_t bin = path.rfind("/bin/");
+    if (bin == std::string::npos) return {};
+    const std::string root = path.substr(0, bin);
+    const std::string real_root = sys::real_path(root);
+    return real_root.empty() ? root : real_root;
+}
+
+namespace {
+
+void add_toolkit(ToolkitFacts& facts, const std::string& candidate_root, const std::string& found_as) {
+    if (candidate_root.empty() || !sys::is_directory(candidate_root)) return;
+    const std::string root = sys::real_path(candidate_root);
+    for (Toolkit& toolkit : facts.toolkits) {
+        if (toolkit.root != root) continue;
+        toolkit.found_as.push_back(found_as);
+        return;
+    }
+    Toolkit toolkit;
+    toolkit.root = root;
+    toolkit.found_as.push_back(found_as);
+    if (auto text = sys::read_file(root + "/version.json")) toolkit.version = parse_toolkit_version_file(*text);
+    else if (auto legacy = sys::read_file(root + "/version.txt")) toolkit.version = parse_toolkit_version_file(*legacy);
+    if (sys::is_executable_file(root + "/bin/nvcc")) toolkit.nvcc = root + "/bin/nvcc";
+    // A directory with neither a version file nor nvcc is not a toolkit (e.g. a stray CUDA_HOME).
+    if (toolkit.version.empty() && toolkit.nvcc.empty()) return;
+    facts.toolkits.push_back(std::move(toolkit));
+}
+
+}  // namespace
+
+ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root) {
+    ToolkitFacts facts;
+    facts.path_nvcc = sys::find_in_path("nvcc", environment.get("PATH").value_or(""));
+    if (!facts.path_nvcc.empty()) add_toolkit(facts, toolkit_root_of(facts.path_nvcc), "PATH");
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (auto value = environment.get(variable); value && !value->empty()) add_toolkit(facts, *value, variable);
+    facts.cuda_symlink = sys::real_path(root + "/usr/local/cuda");
+    add_toolkit(facts, root + "/usr/local/cuda", "/usr/local/cuda");
+    for (const std::string& name : sys::list_directory(root + "/usr/local"))
+        if (sys::starts_with(name, "cuda-")) add_toolkit(facts, root + "/usr/local/" + name, "/usr/local/" + name);
+    add_toolkit(facts, root + "/opt/cuda", "/opt/cuda");
+
+    facts.used_nvcc = facts.path_nvcc;
+    if (facts.used_nvcc.empty())
+        for (const Toolkit& toolkit : facts.toolkits)
+            if (!toolkit.nvcc.empty()) {
+                facts.used_nvcc = toolkit.nvcc;
+                break;
+            }
+    if (facts.used_nvcc.empty()) return facts;
+    // nvcc --version answers in ~10 ms; the limit only guards against a broken install hanging.
+    const sys::CommandResult run = sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10));
+    if (!run.started) facts.nvcc_failure = "could not run: " + run.error;
+    else if (run.timed_out) facts.nvcc_failure = "did not answer within 10 s";
+    else if (run.exit_status != 0) facts.nvcc_failure = "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));
+    else if (!(facts.nvcc_version = parse_nvcc_version(run.output)))
+        facts.nvcc_failure = "unrecognised output: " + std::string(sys::trim(run.output)).substr(0, 200);
+    return facts;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,47 @@
+// Facts about installed CUDA toolkits: the nvcc on PATH and its version, and every toolkit found
+// in the usual places (CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda).
+#pragma once
+
+#include "cudacheck/environment.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck {
+
+struct NvccVersion {
+    std::string release;  // "13.0"
+    std::string full;     // "13.0.88"
+};
+// Parses `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88").
+[[nodiscard]] std::optional<NvccVersion> parse_nvcc_version(std::string_view output);
+// Parses a toolkit's version.json ("cuda": {"version": "13.0.2"}) or old version.txt ("CUDA Version 10.2.89").
+[[nodiscard]] std::string parse_toolkit_version_file(std::string_view text);
+
+struct Toolkit {
+    std::string root;     // real path, e.g. /usr/local/cuda-13.0
+    std::string version;  // from version.json, e.g. "13.0.2"; empty when unknown
+    std::string nvcc;     // root/bin/nvcc when it exists and is executable
+    std::vector<std::string> found_as;  // how it was found: "PATH", "CUDA_HOME", "/usr/local/cuda", ...
+};
+
+struct ToolkitFacts {
+    std::string path_nvcc;              // nvcc found through PATH, empty if none
+    std::string used_nvcc;              // the nvcc whose version is reported
+    std::optional<NvccVersion> nvcc_version;
+    std::string nvcc_failure;           // why `nvcc --version` gave nothing usable
+    std::vector<Toolkit> toolkits;      // de-duplicated by real path
+    std::string cuda_symlink;           // real path of /usr/local/cuda, empty if absent
+    [[nodiscard]] const Toolkit* toolkit_at(std::string_view root) const;
+};
+
+// The toolkit root of an nvcc binary: realpath of <nvcc>/../..
+[[nodiscard]] std::string toolkit_root_of(const std::string& nvcc_path);
+
+// Looks in PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, /usr/local/cuda-*, /opt/cuda (all under `root`)
+// and runs the chosen `nvcc --version`.
+[[nodiscard]] ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root = "");
+
+}  // namespace cudacheck

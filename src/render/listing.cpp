@@ -1,0 +1,71 @@
+// Text for `cudacheck list` and `cudacheck explain`, and the generated docs/errors.md.
+#include "render/renderer.hpp"
+
+#include "core/system.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+std::unique_ptr<Renderer> make_table_renderer(RenderOptions options);
+std::unique_ptr<Renderer> make_json_renderer();
+
+std::optional<Format> format_from_string(std::string_view text) {
+    if (text == "table") return Format::table;
+    if (text == "json") return Format::json;
+    return std::nullopt;
+}
+
+std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options) {
+    switch (format) {
+        case Format::json: return make_json_renderer();
+        case Format::table: break;
+    }
+    return make_table_renderer(options);
+}
+
+void render_check_list(const Registry& registry, std::ostream& out) {
+    std::size_t width = 2;
+    for (const auto& check : registry.checks()) width = std::max(width, check->info().id.size());
+    out << fmt::format("{:<{}}  {:<6}  {:<8}  {}\n", "ID", width, "SCOPE", "LEVEL", "DESCRIPTION");
+    for (const auto& check : registry.checks()) {
+        const CheckInfo& info = check->info();
+        std::string description = info.description;
+        if (!info.depends_on.empty()) {
+            description += " (needs ";
+            for (std::size_t i = 0; i < info.depends_on.size(); ++i) description += (i > 0 ? ", " : "") + info.depends_on[i];
+            description += ")";
+        }
+        out << fmt::format("{:<{}}  {:<6}  {:<8}  {}\n", info.id, width, info.scope == Scope::host ? "host" : "device",
+                           to_string(info.min_level), description);
+    }
+}
+
+void render_catalog_entry(const CatalogEntry& entry, std::ostream& out) {
+    out << fmt::format("{} {} ({})\n", code_string(entry.code), entry.title, entry.slug);
+    out << fmt::format("  severity:    {}\n", to_string(entry.severity));
+    out << fmt::format("  raised by:   {}\n", entry.raised_by);
+    out << fmt::format("  cause:       {}\n", entry.cause);
+    out << fmt::format("  remediation: {}\n", entry.remediation);
+    out << fmt::format("  docs:        {}\n", docs_anchor(entry.code));
+}
+
+void render_catalog_markdown(std::ostream& out) {
+    out << "# cudacheck error catalogue\n\n"
+           "Generated from `src/core/catalog.cpp` by `cudacheck explain --markdown`; a unit test fails when this file is out of date.\n"
+           "Codes are stable and append-only. Each finding in a report carries one of these codes; the report's own\n"
+           "remediation is specific to the machine (versions, paths), the one here is the general rule.\n\n"
+           "| code | severity | title | raised by |\n|---|---|---|---|\n";
+    for (const CatalogEntry& entry : catalog())
+        out << fmt::format("| [{}](#{}) | {} | {} | {} |\n", code_string(entry.code), sys::to_lower(code_string(entry.code)),
+                           to_string(entry.severity), entry.title, entry.raised_by);
+    for (const CatalogEntry& entry : catalog()) {
+        out << fmt::format("\n## {}\n\n", code_string(entry.code));
+        out << fmt::format("**{}** (`{}`), severity `{}`, raised by `{}`.\n\n", entry.title, entry.slug, to_string(entry.severity), entry.raised_by);
+        out << fmt::format("- Cause: {}\n", entry.cause);
+        out << fmt::format("- Remediation: {}\n", entry.remediation);
+    }
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,46 @@
+// Renderers turn a Report (or the catalog, or the check list) into text. They are the only code
+// that prints; the JSON renderer is the only code that knows JSON key names.
+#pragma once
+
+#include "cudacheck/catalog.hpp"
+#include "cudacheck/registry.hpp"
+#include "cudacheck/report.hpp"
+
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string_view>
+
+namespace cudacheck {
+
+// Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
+// minor for additions). docs/report.schema.json and tests/golden pin it.
+inline constexpr std::string_view json_schema_version = "1.0.0";
+
+enum class Format { table, json };
+[[nodiscard]] std::optional<Format> format_from_string(std::string_view text);
+
+struct RenderOptions {
+    bool color = false;
+    bool verbose = false;  // table: evidence under every check
+};
+
+class Renderer {
+public:
+    virtual ~Renderer() = default;
+    void render(const Report& report, std::ostream& out) const { do_render(report, out); }
+
+private:
+    virtual void do_render(const Report& report, std::ostream& out) const = 0;
+};
+
+[[nodiscard]] std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options);
+
+// `cudacheck list`
+void render_check_list(const Registry& registry, std::ostream& out);
+// `cudacheck explain CODE`
+void render_catalog_entry(const CatalogEntry& entry, std::ostream& out);
+// `cudacheck explain --markdown`: the whole catalog; docs/errors.md is exactly this output.
+void render_catalog_markdown(std::ostream& out);
+
+}  // namespace cudacheck
