@@ -134,7 +134,8 @@ std::string find_in_path(std::string_view name, std::string_view path_list) {
     return {};
 }
 
-CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit) {
+CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,
+                          const std::vector<std::string>* environment) {
     CommandResult result;
     if (argv.empty()) {
         result.error = "empty command";
@@ -153,8 +154,14 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
     std::vector<char*> args;
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> child_environment;
+    if (environment != nullptr) {
+        for (const std::string& entry : *environment) child_environment.push_back(const_cast<char*>(entry.c_str()));
+        child_environment.push_back(nullptr);
+    }
     pid_t pid = 0;
-    const int spawn_error = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+    const int spawn_error = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(),
+                                          environment != nullptr ? child_environment.data() : environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(pipe_fds[1]);
     if (spawn_error != 0) {

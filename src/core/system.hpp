@@ -42,7 +42,8 @@ struct CommandResult {
     std::string error;      // why it could not start
 };
 // Runs argv[0] (a path) with arguments, no shell, stdin closed; kills it at the time limit.
-[[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv,
-                                        std::chrono::milliseconds time_limit);
+// `environment` ("NAME=value" entries) replaces the child's environment when given.
+[[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,
+                                        const std::vector<std::string>* environment = nullptr);
 
 }  // namespace cudacheck::sys

@@ -41,6 +41,8 @@ private:
 // Where probes look. Tests point `root` at a crafted directory tree.
 struct ProbeSettings {
     std::string root;  // prefix for /proc, /sys, /dev, /etc and /usr/local paths; "" is the real system
+    // How driver facts are gathered; tests substitute devices without a driver. Empty: collect_driver().
+    std::function<DriverFacts()> collect_driver;
 };
 
 class Probes {

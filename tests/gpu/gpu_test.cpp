@@ -1,0 +1,103 @@
+// GPU tests (label "gpu"): run on a machine with a CUDA device, skipped elsewhere. They check
+// cudacheck's driver-API view of each device against the CUDA runtime's own, run the tool's
+// kernels built for the configured architectures, and run the binary end to end.
+#include "kernels/vector_add.cuh"
+#include "probes/driver_probe.hpp"
+#include "support/test_support.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <random>
+#include <vector>
+
+namespace cudacheck {
+namespace {
+
+int usable_devices() {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+#define REQUIRE_GPU()                                                          \
+    if (usable_devices() == 0) GTEST_SKIP() << "no usable CUDA device here"
+
+int runtime_attribute(cudaDeviceAttr attribute, int device) {
+    int value = -1;
+    EXPECT_EQ(cudaDeviceGetAttribute(&value, attribute, device), cudaSuccess);
+    return value;
+}
+
+TEST(GpuDriverApi, device_facts_equal_runtime_properties) {
+    REQUIRE_GPU();
+    const DriverFacts driver = collect_driver();
+    ASSERT_TRUE(driver.initialised()) << driver.init_error_name;
+    ASSERT_EQ(driver.device_count, usable_devices());
+    EXPECT_TRUE(driver.device_errors.empty());
+    for (const DeviceInfo& device : driver.devices) {
+        SCOPED_TRACE(device.ordinal);
+        cudaDeviceProp properties{};
+        ASSERT_EQ(cudaGetDeviceProperties(&properties, device.ordinal), cudaSuccess);
+        EXPECT_EQ(device.name, properties.name);
+        EXPECT_EQ(device.cc_major, properties.major);
+        EXPECT_EQ(device.cc_minor, properties.minor);
+        EXPECT_EQ(device.multiprocessors, properties.multiProcessorCount);
+        EXPECT_EQ(device.total_memory_bytes, properties.totalGlobalMem);
+        EXPECT_EQ(device.l2_cache_bytes, properties.l2CacheSize);
+        EXPECT_EQ(device.memory_bus_width_bits, properties.memoryBusWidth);
+        EXPECT_EQ(device.ecc_enabled, properties.ECCEnabled != 0);
+        EXPECT_EQ(device.pci_bus_id, fmt::format("{:08X}:{:02X}:{:02X}.0", properties.pciDomainID, properties.pciBusID, properties.pciDeviceID));
+        EXPECT_EQ(device.sm_clock_khz, runtime_attribute(cudaDevAttrClockRate, device.ordinal));
+        EXPECT_EQ(device.memory_clock_khz, runtime_attribute(cudaDevAttrMemoryClockRate, device.ordinal));
+        unsigned char uuid[16];
+        for (int i = 0; i < 16; ++i) uuid[i] = static_cast<unsigned char>(properties.uuid.bytes[i]);
+        EXPECT_EQ(device.uuid, format_gpu_uuid(uuid));
+        EXPECT_NE(device.architecture, "unknown");
+        EXPECT_TRUE(device.theoretical_bandwidth_gbps.has_value());
+    }
+}
+
+TEST(GpuKernels, vector_add_matches_cpu_exactly_on_every_device) {
+    REQUIRE_GPU();
+    // Not a multiple of the block size, so the tail is covered; random data, poisoned output.
+    const std::size_t n = (1u << 22) + 7;
+    std::mt19937 generator(20261130);
+    std::uniform_real_distribution<float> values(-1e3f, 1e3f);
+    std::vector<float> a(n), b(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = values(generator);
+        b[i] = values(generator);
+    }
+    for (int device = 0; device < usable_devices(); ++device) {
+        SCOPED_TRACE(device);
+        const kernels::KernelOutcome outcome = kernels::vector_add(device, a.data(), b.data(), c.data(), n);
+        ASSERT_TRUE(outcome.ok()) << outcome.failed_step << ": " << outcome.error_name;
+        std::size_t wrong = 0;
+        // One IEEE single-precision addition on each side: the results must be bit-identical.
+        for (std::size_t i = 0; i < n; ++i) wrong += c[i] != a[i] + b[i];
+        EXPECT_EQ(wrong, 0u);
+    }
+}
+
+TEST(GpuBinary, reports_every_visible_device_with_passing_driver_checks) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "-o", dir.path() + "/report.json", "-q"});
+    EXPECT_FALSE(run.timed_out);
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    for (const char* id : {"driver.kernel_module", "driver.libcuda", "cuda.pairing", "cuda.devices"}) {
+        const auto* check = test::find_check(report, id);
+        ASSERT_NE(check, nullptr) << id;
+        EXPECT_EQ((*check)["status"], "pass") << id << ": " << (*check)["message"];
+    }
+    ASSERT_EQ(report["devices"].size(), static_cast<std::size_t>(usable_devices()));
+    for (int device = 0; device < usable_devices(); ++device) {
+        cudaDeviceProp properties{};
+        ASSERT_EQ(cudaGetDeviceProperties(&properties, device), cudaSuccess);
+        EXPECT_EQ(report["devices"][device]["name"], properties.name);
+    }
+    EXPECT_EQ(report["exit_code"], run.exit_status);
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -1,0 +1,87 @@
+#include "support/test_support.hpp"
+
+#include "core/system.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace cudacheck::test {
+
+TempDir::TempDir() {
+    char pattern[] = "/tmp/cudacheck-test-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ignored;
+    // Directories made read-only by a test must become writable again before removal.
+    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored); it != std::filesystem::recursive_directory_iterator(); ++it)
+        if (it->is_directory(ignored) && !it->is_symlink(ignored)) ::chmod(it->path().c_str(), 0755);
+    ::chmod(path_.c_str(), 0755);
+    std::filesystem::remove_all(path_, ignored);
+}
+
+std::string TempDir::write(const std::string& relative, std::string_view content, unsigned mode) const {
+    const std::filesystem::path full = std::filesystem::path(path_) / relative;
+    std::filesystem::create_directories(full.parent_path());
+    std::ofstream(full, std::ios::binary) << content;
+    ::chmod(full.c_str(), mode);
+    return full.string();
+}
+
+std::string TempDir::make_dir(const std::string& relative) const {
+    const std::filesystem::path full = std::filesystem::path(path_) / relative;
+    std::filesystem::create_directories(full);
+    return full.string();
+}
+
+std::string TempDir::symlink(const std::string& target, const std::string& relative) const {
+    const std::filesystem::path full = std::filesystem::path(path_) / relative;
+    std::filesystem::create_directories(full.parent_path());
+    std::filesystem::create_symlink(target, full);
+    return full.string();
+}
+
+std::string read_text(const std::string& path) { return sys::read_file(path).value_or(""); }
+
+BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides) {
+    std::map<std::string, std::string> variables;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string text = *entry;
+        const std::size_t equals = text.find('=');
+        if (equals != std::string::npos) variables[text.substr(0, equals)] = text.substr(equals + 1);
+    }
+    for (const auto& [name, value] : overrides) {
+        if (value == unset_marker) variables.erase(name);
+        else variables[name] = value;
+    }
+    std::vector<std::string> environment;
+    for (const auto& [name, value] : variables) environment.push_back(name + "=" + value);
+    std::vector<std::string> argv{CUDACHECK_BINARY};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    const auto start = std::chrono::steady_clock::now();
+    const sys::CommandResult result = sys::run_command(argv, std::chrono::seconds(60), &environment);
+    BinaryRun run;
+    run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    run.exit_status = result.exit_status;
+    run.timed_out = result.timed_out;
+    run.output = result.output;
+    return run;
+}
+
+const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id) {
+    for (const nlohmann::json& check : report.at("checks"))
+        if (check.at("id") == id) return &check;
+    return nullptr;
+}
+
+}  // namespace cudacheck::test

@@ -1,0 +1,47 @@
+// Helpers shared by the tests: temporary directory trees and running the built binary.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cudacheck::test {
+
+// A directory under /tmp, removed with everything in it when the object goes away.
+class TempDir {
+public:
+    TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir();
+    [[nodiscard]] const std::string& path() const { return path_; }
+    // Creates parent directories as needed; returns the full path.
+    std::string write(const std::string& relative, std::string_view content, unsigned mode = 0644) const;
+    std::string make_dir(const std::string& relative) const;
+    std::string symlink(const std::string& target, const std::string& relative) const;
+
+private:
+    std::string path_;
+};
+
+[[nodiscard]] std::string read_text(const std::string& path);
+
+struct BinaryRun {
+    int exit_status = -1;
+    bool timed_out = false;
+    std::string output;  // stdout and stderr together
+    double wall_ms = 0.0;
+};
+
+// Runs the built cudacheck with the current environment plus `overrides` (NAME, value); a value of
+// "\x01unset" removes the variable.
+[[nodiscard]] BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
+                                      const std::vector<std::pair<std::string, std::string>>& overrides = {});
+inline constexpr const char* unset_marker = "\x01unset";
+
+// The first check result with this id in a JSON report, or nullptr.
+[[nodiscard]] const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id);
+
+}  // namespace cudacheck::test

@@ -1,0 +1,471 @@
+// Each check's verdicts, driven with fixture facts: the code, the status and the key words of the
+// remediation for every failure the check recognises.
+#include "checks/checks.hpp"
+#include "probes/driver_probe.hpp"
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cudacheck {
+namespace {
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+template <typename Judge>
+CheckResult judge(Judge&& run) {
+    ResultBuilder builder;
+    run(builder);
+    return std::move(builder).finish("test.check", std::nullopt);
+}
+
+const Finding* finding_with(const CheckResult& result, std::string_view code) {
+    for (const Finding& finding : result.findings)
+        if (finding.code == code) return &finding;
+    return nullptr;
+}
+
+HostInfo bare_host() {
+    HostInfo host;
+    host.os_pretty_name = "Ubuntu 24.04.3 LTS";
+    host.kernel_release = "6.8.0-45-generic";
+    host.architecture = "x86_64";
+    host.libc_version = "glibc 2.39";
+    return host;
+}
+
+KernelModuleFacts loaded_module(std::string version = "580.159.04") {
+    KernelModuleFacts facts;
+    facts.module = ModuleVersion{std::move(version), true, "x86_64"};
+    facts.gpus.push_back({"0000:00:06.0", "NVIDIA H200", "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa"});
+    facts.nodes = {{"/dev/nvidiactl", true, true, ""}, {"/dev/nvidia0", true, true, ""}, {"/dev/nvidia-uvm", true, true, ""}};
+    facts.pci_devices.push_back({"0000:00:06.0", "nvidia"});
+    return facts;
+}
+
+DeviceInfo h200(int ordinal = 0) {
+    DeviceInfo device;
+    device.ordinal = ordinal;
+    device.name = "NVIDIA H200";
+    device.cc_major = 9;
+    device.cc_minor = 0;
+    device.architecture = "Hopper";
+    device.multiprocessors = 132;
+    device.total_memory_bytes = 150754820096ULL;
+    device.compute_mode = "default";
+    device.pci_bus_id = "00000000:00:06.0";
+    return device;
+}
+
+// --- host.os ---------------------------------------------------------------------------------
+
+TEST(HostOsCheck, passes_and_names_container) {
+    HostInfo host = bare_host();
+    host.container = "docker";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_host_os(host, r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "Ubuntu 24.04.3 LTS"));
+    EXPECT_TRUE(contains(result.message, "docker container"));
+}
+
+TEST(HostOsCheck, fails_under_wsl1) {
+    HostInfo host = bare_host();
+    host.wsl = "WSL1";
+    host.kernel_release = "4.4.0-19041-Microsoft";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_host_os(host, r); });
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC101");
+    EXPECT_TRUE(contains(result.remediation, "wsl --set-version"));
+}
+
+// --- driver.kernel_module ------------------------------------------------------------------
+
+TEST(KernelModuleCheck, passes_with_module_gpu_and_accessible_nodes) {
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(loaded_module(), bare_host(), r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "580.159.04"));
+    EXPECT_TRUE(contains(result.message, "open"));
+}
+
+TEST(KernelModuleCheck, fails_without_module_with_container_hint_in_container) {
+    KernelModuleFacts facts;
+    HostInfo host = bare_host();
+    host.container = "docker";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC201");
+    EXPECT_TRUE(contains(result.remediation, "--gpus all"));
+}
+
+TEST(KernelModuleCheck, suggests_modprobe_when_gpu_present_but_module_absent) {
+    KernelModuleFacts facts;
+    facts.pci_devices.push_back({"0000:01:00.0", ""});
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    EXPECT_EQ(result.code, "CC201");
+    EXPECT_TRUE(contains(result.remediation, "modprobe nvidia"));
+    EXPECT_TRUE(contains(result.message, "1 NVIDIA GPU(s) on the PCI bus"));
+}
+
+TEST(KernelModuleCheck, fails_when_nouveau_drives_the_gpu) {
+    KernelModuleFacts facts;
+    facts.pci_devices.push_back({"0000:01:00.0", "nouveau"});
+    facts.nouveau_loaded = true;
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    ASSERT_NE(finding_with(result, "CC204"), nullptr);
+    EXPECT_TRUE(contains(finding_with(result, "CC204")->remediation, "blacklist nouveau"));
+    EXPECT_TRUE(contains(finding_with(result, "CC204")->message, "0000:01:00.0"));
+}
+
+TEST(KernelModuleCheck, fails_when_device_files_missing) {
+    KernelModuleFacts facts = loaded_module();
+    facts.nodes = {{"/dev/nvidiactl", false, false, ""}, {"/dev/nvidia-uvm", false, false, ""}};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    EXPECT_EQ(result.code, "CC202");
+    EXPECT_TRUE(contains(result.message, "/dev/nvidiactl"));
+    EXPECT_TRUE(contains(result.message, "/dev/nvidia<N>"));
+    EXPECT_FALSE(contains(result.message, "nvidia-uvm")) << "nvidia-uvm is created on first use";
+    EXPECT_TRUE(contains(result.remediation, "nvidia-modprobe"));
+}
+
+TEST(KernelModuleCheck, fails_when_device_files_not_openable) {
+    KernelModuleFacts facts = loaded_module();
+    facts.nodes[1] = {"/dev/nvidia0", true, false, "Permission denied"};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    EXPECT_EQ(result.code, "CC203");
+    EXPECT_TRUE(contains(result.message, "Permission denied"));
+    EXPECT_TRUE(contains(result.remediation, "usermod"));
+}
+
+// --- driver.libcuda ------------------------------------------------------------------------
+
+struct LibcudaFixture {
+    KernelModuleFacts kernel_module = loaded_module();
+    HostInfo host = bare_host();
+    VisibleDevicesSpec visible;
+    CheckResult run(const DriverFacts& driver) {
+        return judge([&](ResultBuilder& r) { judge_libcuda(driver, LibcudaContext{kernel_module, host, visible}, r); });
+    }
+};
+
+TEST(LibcudaCheck, fails_when_library_cannot_be_loaded) {
+    LibcudaFixture fixture;
+    fixture.kernel_module = KernelModuleFacts{};
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libcudacheck-does-not-exist.so.1");
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC210");
+    EXPECT_TRUE(contains(result.message, "cannot open shared object file"));
+    EXPECT_TRUE(contains(result.remediation, "Install the NVIDIA driver"));
+}
+
+TEST(LibcudaCheck, names_the_package_when_module_loaded_but_library_missing) {
+    LibcudaFixture fixture;
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libcudacheck-does-not-exist.so.1");
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC210");
+    EXPECT_TRUE(contains(result.remediation, "libnvidia-compute-580"));
+}
+
+TEST(LibcudaCheck, explains_no_device_caused_by_cuda_visible_devices) {
+    LibcudaFixture fixture;
+    fixture.visible = parse_cuda_visible_devices("");
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");  // any loadable library stands in
+    driver.init_result = 100;
+    driver.init_error_name = "CUDA_ERROR_NO_DEVICE";
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC410");
+    EXPECT_TRUE(contains(result.message, "CUDA_VISIBLE_DEVICES=''"));
+    EXPECT_TRUE(contains(result.remediation, "Unset CUDA_VISIBLE_DEVICES"));
+}
+
+TEST(LibcudaCheck, reports_cuinit_error_name_and_specific_fix) {
+    LibcudaFixture fixture;
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.init_result = 304;
+    driver.init_error_name = "CUDA_ERROR_OPERATING_SYSTEM";
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC212");
+    EXPECT_TRUE(contains(result.message, "CUDA_ERROR_OPERATING_SYSTEM"));
+    EXPECT_TRUE(contains(result.remediation, "nvidia-uvm"));
+}
+
+TEST(LibcudaCheck, detects_stub_by_error_34) {
+    LibcudaFixture fixture;
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.init_result = 34;
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC211");
+    EXPECT_TRUE(contains(result.remediation, "LD_LIBRARY_PATH"));
+}
+
+TEST(LibcudaCheck, fails_on_library_and_module_version_mismatch) {
+    LibcudaFixture fixture;
+    fixture.kernel_module = loaded_module("575.51.03");
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.library_file_version = "580.95.05";
+    driver.init_result = 0;
+    driver.driver_version = 13000;
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC213");
+    EXPECT_TRUE(contains(result.message, "580.95.05"));
+    EXPECT_TRUE(contains(result.message, "575.51.03"));
+    EXPECT_TRUE(contains(result.remediation, "Reboot"));
+}
+
+TEST(LibcudaCheck, passes_with_version_and_path) {
+    LibcudaFixture fixture;
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.library_file_version = "580.159.04";
+    driver.init_result = 0;
+    driver.driver_version = 13000;
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "580.159.04 (CUDA 13.0)"));
+    EXPECT_TRUE(contains(result.message, "libc.so.6"));
+}
+
+// --- cuda.pairing --------------------------------------------------------------------------
+
+TEST(PairingCheck, native_when_driver_matches_runtime) {
+    PairingFacts facts{13000, "580.159.04", false, 13000, NvccVersion{"13.0", "13.0.88"}};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "native"));
+}
+
+TEST(PairingCheck, minor_version_compatible_when_same_major_older_minor) {
+    PairingFacts facts{13000, "580.65.06", false, 13010, std::nullopt};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "minor-version compatible"));
+}
+
+TEST(PairingCheck, insufficient_driver_names_versions_and_minimum) {
+    PairingFacts facts{12020, "535.104.05", false, 13000, std::nullopt};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC401");
+    EXPECT_TRUE(contains(result.message, "driver 535.104.05 supports CUDA <= 12.2"));
+    EXPECT_TRUE(contains(result.message, "580.65.06"));
+    EXPECT_TRUE(contains(result.remediation, "580.65.06"));
+    EXPECT_TRUE(contains(result.remediation, "cuda-compat-13-0"));
+}
+
+TEST(PairingCheck, forward_compatibility_is_recognised) {
+    PairingFacts facts{13000, "580.65.06", true, 13000, std::nullopt};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "forward compatibility"));
+}
+
+TEST(PairingCheck, warns_when_nvcc_major_newer_than_driver) {
+    PairingFacts facts{12080, "570.86.15", false, 12080, NvccVersion{"13.0", "13.0.88"}};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::warn);
+    EXPECT_EQ(result.code, "CC402");
+    EXPECT_TRUE(contains(result.remediation, "580"));
+}
+
+TEST(PairingCheck, notes_newer_nvcc_minor_without_warning) {
+    PairingFacts facts{13000, "580.65.06", false, 13000, NvccVersion{"13.1", "13.1.80"}};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::pass);
+    bool noted = false;
+    for (const Evidence& evidence : result.evidence) noted |= evidence.key == "nvcc_note" && contains(evidence.value, "JIT");
+    EXPECT_TRUE(noted);
+}
+
+// --- cuda.devices --------------------------------------------------------------------------
+
+struct DevicesFixture {
+    KernelModuleFacts kernel_module = loaded_module();
+    VisibleDevicesSpec visible;
+    CheckResult run(const DriverFacts& driver, int runtime = 13000) {
+        return judge([&](ResultBuilder& r) { judge_devices(driver, DevicesContext{kernel_module, visible, runtime}, r); });
+    }
+};
+
+TEST(DevicesCheck, summarises_identical_devices_and_derives_peaks) {
+    DevicesFixture fixture;
+    DriverFacts driver;
+    driver.device_count = 1;
+    DeviceInfo device = h200();
+    device.theoretical_bandwidth_gbps = 4916.7;
+    device.fp32_peak_tflops = 66.9;
+    driver.devices = {device};
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "1 x NVIDIA H200 (CC 9.0 Hopper, 132 SMs, 140.4 GiB)"));
+    ASSERT_EQ(result.metrics.size(), 2u);
+    EXPECT_EQ(result.metrics[0].unit, "GB/s");
+    EXPECT_DOUBLE_EQ(result.metrics[0].value, 4916.7);
+}
+
+TEST(DevicesCheck, fails_when_gpus_present_but_none_visible) {
+    DevicesFixture fixture;
+    fixture.visible = parse_cuda_visible_devices("5");
+    DriverFacts driver;
+    driver.device_count = 0;
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC410");
+    EXPECT_TRUE(contains(result.message, "CUDA_VISIBLE_DEVICES='5'"));
+}
+
+TEST(DevicesCheck, fails_when_no_gpu_at_all) {
+    DevicesFixture fixture;
+    fixture.kernel_module = KernelModuleFacts{};
+    DriverFacts driver;
+    driver.device_count = 0;
+    EXPECT_EQ(fixture.run(driver).code, "CC411");
+}
+
+TEST(DevicesCheck, fails_for_gpu_older_than_runtime_supports) {
+    DevicesFixture fixture;
+    DriverFacts driver;
+    driver.device_count = 1;
+    DeviceInfo pascal = h200();
+    pascal.name = "Tesla P100-PCIE-16GB";
+    pascal.cc_major = 6;
+    driver.devices = {pascal};
+    const CheckResult result = fixture.run(driver, 13000);
+    EXPECT_EQ(result.code, "CC412");
+    EXPECT_TRUE(contains(result.message, "6.0"));
+    EXPECT_TRUE(contains(result.remediation, "CUDA 12.x"));
+    EXPECT_EQ(fixture.run(driver, 12080).status, Status::pass) << "CUDA 12 still supports Pascal";
+}
+
+TEST(DevicesCheck, fails_for_prohibited_compute_mode) {
+    DevicesFixture fixture;
+    DriverFacts driver;
+    driver.device_count = 1;
+    DeviceInfo device = h200();
+    device.compute_mode = "prohibited";
+    driver.devices = {device};
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC413");
+    EXPECT_TRUE(contains(result.remediation, "-c DEFAULT"));
+}
+
+TEST(DevicesCheck, notes_devices_hidden_by_cuda_visible_devices) {
+    DevicesFixture fixture;
+    fixture.kernel_module.gpus.push_back({"0000:00:07.0", "NVIDIA H200", "GPU-other"});
+    fixture.visible = parse_cuda_visible_devices("0");
+    DriverFacts driver;
+    driver.device_count = 1;
+    driver.devices = {h200()};
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "1 of 2 present hidden"));
+}
+
+// --- toolkit.nvcc --------------------------------------------------------------------------
+
+TEST(ToolkitCheck, warns_with_directory_to_add_when_nvcc_not_on_path) {
+    ToolkitFacts facts;
+    facts.toolkits.push_back({"/usr/local/cuda-12.4", "12.4.1", "/usr/local/cuda-12.4/bin/nvcc", {"/usr/local/cuda-12.4"}});
+    facts.used_nvcc = "/usr/local/cuda-12.4/bin/nvcc";
+    facts.nvcc_version = NvccVersion{"12.4", "12.4.131"};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_toolkits(facts, r); });
+    EXPECT_EQ(result.status, Status::warn);
+    EXPECT_EQ(result.code, "CC302");
+    EXPECT_TRUE(contains(result.remediation, "export PATH=/usr/local/cuda-12.4/bin:$PATH"));
+}
+
+TEST(ToolkitCheck, warns_when_no_toolkit_anywhere) {
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_toolkits(ToolkitFacts{}, r); });
+    EXPECT_EQ(result.code, "CC301");
+    EXPECT_EQ(result.status, Status::warn);
+}
+
+TEST(ToolkitCheck, warns_when_nvcc_does_not_run) {
+    ToolkitFacts facts;
+    facts.path_nvcc = facts.used_nvcc = "/opt/broken/bin/nvcc";
+    facts.nvcc_failure = "exited with status 127";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_toolkits(facts, r); });
+    EXPECT_EQ(result.code, "CC303");
+    EXPECT_TRUE(contains(result.message, "status 127"));
+}
+
+// --- env.variables -------------------------------------------------------------------------
+
+CheckResult judge_env(std::map<std::string, std::string, std::less<>> variables, const ToolkitFacts& toolkits = {}) {
+    const Environment environment(std::move(variables));
+    return judge([&](ResultBuilder& r) { judge_environment(environment, toolkits, r); });
+}
+
+TEST(EnvCheck, passes_for_plain_environment) {
+    const CheckResult result = judge_env({{"PATH", "/usr/bin:/bin"}, {"HOME", "/root"}});
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(result.findings.empty());
+}
+
+TEST(EnvCheck, warns_for_each_risky_setting) {
+    const CheckResult result = judge_env({{"CUDA_LAUNCH_BLOCKING", "1"},
+                                          {"CUBLAS_WORKSPACE_CONFIG", "4096:8"},
+                                          {"CUDA_INJECTION64_PATH", "/opt/tool/libinject.so"},
+                                          {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "1"},
+                                          {"CUDA_CACHE_DISABLE", "1"},
+                                          {"CUDA_MODULE_LOADING", "lazy-ish"},
+                                          {"CUDA_DEVICE_ORDER", "BUS"},
+                                          {"CUDA_PROFILE", "1"}});
+    EXPECT_EQ(result.status, Status::warn);
+    for (const char* code : {"CC115", "CC116", "CC117", "CC118", "CC119", "CC120", "CC121", "CC122"})
+        EXPECT_NE(finding_with(result, code), nullptr) << code;
+}
+
+TEST(EnvCheck, accepts_valid_workspace_config_and_module_loading) {
+    const CheckResult result = judge_env({{"CUBLAS_WORKSPACE_CONFIG", ":4096:8:16:8"}, {"CUDA_MODULE_LOADING", "EAGER"},
+                                          {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_LAUNCH_BLOCKING", "0"}});
+    EXPECT_EQ(result.status, Status::pass);
+}
+
+TEST(EnvCheck, warns_on_empty_and_invalid_cuda_visible_devices) {
+    EXPECT_EQ(judge_env({{"CUDA_VISIBLE_DEVICES", ""}}).code, "CC113");
+    EXPECT_EQ(judge_env({{"CUDA_VISIBLE_DEVICES", "-1"}}).code, "CC113");
+    const CheckResult partial = judge_env({{"CUDA_VISIBLE_DEVICES", "0,x,1"}});
+    EXPECT_EQ(partial.code, "CC114");
+    EXPECT_TRUE(contains(partial.message, "only the 1 device(s) before it"));
+    EXPECT_EQ(judge_env({{"CUDA_VISIBLE_DEVICES", "0,1"}}).status, Status::pass);
+}
+
+TEST(EnvCheck, warns_when_cuda_home_missing_or_differs_from_nvcc) {
+    test::TempDir tree;
+    const std::string old_toolkit = tree.make_dir("cuda-11.8");
+    tree.write("cuda-11.8/version.json", R"({"cuda": {"version": "11.8.0"}})");
+    tree.write("cuda-13.0/bin/nvcc", "#!/bin/sh\n", 0755);
+    EXPECT_EQ(judge_env({{"CUDA_HOME", tree.path() + "/nope"}}).code, "CC110");
+
+    ToolkitFacts toolkits;
+    toolkits.path_nvcc = tree.path() + "/cuda-13.0/bin/nvcc";
+    toolkits.toolkits.push_back({old_toolkit, "11.8.0", "", {"CUDA_HOME"}});
+    const CheckResult result = judge_env({{"CUDA_HOME", old_toolkit}}, toolkits);
+    EXPECT_EQ(result.code, "CC111");
+    EXPECT_TRUE(contains(result.message, "11.8.0"));
+    EXPECT_TRUE(contains(result.remediation, "cuda-13.0"));
+}
+
+TEST(EnvCheck, warns_when_stub_directory_on_ld_library_path) {
+    test::TempDir tree;
+    tree.write("cuda/lib64/stubs/libcuda.so", "");
+    tree.write("cuda/lib64/libcudart.so.13", "");
+    const CheckResult result = judge_env({{"LD_LIBRARY_PATH", tree.path() + "/cuda/lib64:" + tree.path() + "/cuda/lib64/stubs:/nonexistent"}});
+    EXPECT_EQ(result.code, "CC112");
+    EXPECT_TRUE(contains(result.remediation, "/cuda/lib64/stubs"));
+    bool listed_runtime = false;
+    bool listed_absent = false;
+    for (const Evidence& evidence : result.evidence) {
+        listed_runtime |= evidence.key == "LD_LIBRARY_PATH" && contains(evidence.value, "libcudart.so.13");
+        listed_absent |= evidence.key == "LD_LIBRARY_PATH" && contains(evidence.value, "/nonexistent (absent)");
+    }
+    EXPECT_TRUE(listed_runtime);
+    EXPECT_TRUE(listed_absent);
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -1,0 +1,219 @@
+// The built binary, end to end: on this machine as it is (no driver in CI), with the fake driver
+// (tests/support/fake_libcuda.cpp) in various states, and with bad input.
+#include "cli/cli.hpp"
+#include "cudacheck/dynamic_library.hpp"
+#include "support/test_support.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <gtest/gtest.h>
+
+namespace cudacheck {
+namespace {
+
+using test::run_cudacheck;
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+std::size_t line_count(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
+
+// Runs with `-o report.json` and returns the parsed report (the file must be complete JSON).
+nlohmann::json run_to_json(const test::TempDir& dir, std::vector<std::string> arguments,
+                           const std::vector<std::pair<std::string, std::string>>& overrides, int expected_exit) {
+    const std::string path = dir.path() + "/report.json";
+    arguments.insert(arguments.end(), {"-o", path, "-q"});
+    const test::BinaryRun run = run_cudacheck(arguments, overrides);
+    EXPECT_EQ(run.exit_status, expected_exit) << run.output;
+    EXPECT_EQ(run.output, "") << "-q prints nothing";
+    return nlohmann::json::parse(test::read_text(path));
+}
+
+// --- parse_device_list -----------------------------------------------------------------------
+
+TEST(DeviceList, accepts_all_and_ordinal_lists) {
+    std::string error;
+    EXPECT_EQ(parse_device_list("all", error), std::vector<int>{});
+    EXPECT_EQ(parse_device_list("0,2", error), (std::vector<int>{0, 2}));
+    EXPECT_EQ(parse_device_list("1,1", error), (std::vector<int>{1}));
+}
+
+TEST(DeviceList, rejects_malformed_values) {
+    for (const char* bad : {"", "abc", "-1", "0,,1", "1.5", "0 ", "all,0"}) {
+        std::string error;
+        EXPECT_FALSE(parse_device_list(bad, error).has_value()) << bad;
+        EXPECT_TRUE(contains(error, "--devices")) << bad;
+    }
+}
+
+// --- the machine as it is ------------------------------------------------------------------
+
+TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
+    if (DynamicLibrary::open("libcuda.so.1").ok()) GTEST_SKIP() << "a CUDA driver is installed here: this test is for driver-less machines";
+    test::TempDir dir;
+    const test::BinaryRun timing = run_cudacheck({"--format", "json"}, {{"LD_LIBRARY_PATH", test::unset_marker}});
+    EXPECT_LT(timing.wall_ms, 500.0) << "a driver-less diagnosis must be near-instant";
+    const auto report = run_to_json(dir, {}, {{"LD_LIBRARY_PATH", test::unset_marker}}, 1);
+    const auto* libcuda = test::find_check(report, "driver.libcuda");
+    ASSERT_NE(libcuda, nullptr);
+    EXPECT_EQ((*libcuda)["status"], "fail");
+    EXPECT_EQ((*libcuda)["code"], "CC210");
+    EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), "NVIDIA"));
+    for (const char* dependent : {"cuda.pairing", "cuda.devices"}) {
+        const auto* check = test::find_check(report, dependent);
+        ASSERT_NE(check, nullptr) << dependent;
+        EXPECT_EQ((*check)["status"], "skip");
+        EXPECT_TRUE(contains((*check)["skip_reason"].get<std::string>(), "driver.libcuda"));
+    }
+    EXPECT_EQ(report["exit_code"], 1);
+    EXPECT_EQ(report["summary"]["overall"], "fail");
+    EXPECT_TRUE(report["devices"].empty());
+}
+
+// --- with the fake driver --------------------------------------------------------------------
+
+TEST(EndToEnd, describes_devices_through_the_driver_api) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda,cuda"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    EXPECT_EQ((*test::find_check(report, "driver.libcuda"))["status"], "pass");
+    EXPECT_EQ((*test::find_check(report, "cuda.pairing"))["status"], "pass");
+    const auto* devices = test::find_check(report, "cuda.devices");
+    EXPECT_EQ((*devices)["status"], "pass");
+    EXPECT_TRUE(contains((*devices)["message"].get<std::string>(), "2 x NVIDIA H200"));
+    ASSERT_EQ(report["devices"].size(), 2u);
+    EXPECT_EQ(report["devices"][1]["ordinal"], 1);
+    EXPECT_EQ(report["devices"][1]["pci_bus_id"], "00000000:02:00.0");
+    EXPECT_EQ(report["devices"][0]["multiprocessors"], 132);
+    EXPECT_EQ(report["devices"][0]["compute_capability"], "9.0");
+    EXPECT_EQ(report["devices"][0]["uuid"], "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
+    EXPECT_EQ(report["versions"]["driver_cuda"], "13.0");
+}
+
+TEST(EndToEnd, fails_pairing_for_a_driver_older_than_the_runtime) {
+    test::TempDir dir;
+    fs::copy_file(CUDACHECK_FAKE_DRIVER, dir.path() + "/libcuda.so.535.104.05");
+    dir.symlink("libcuda.so.535.104.05", "libcuda.so.1");
+    const auto report = run_to_json(dir, {"--only", "cuda.pairing"},
+                                    {{"LD_LIBRARY_PATH", dir.path()}, {"FAKE_CUDA_DRIVER_VERSION", "12020"}}, 1);
+    const auto* pairing = test::find_check(report, "cuda.pairing");
+    EXPECT_EQ((*pairing)["code"], "CC401");
+    EXPECT_TRUE(contains((*pairing)["message"].get<std::string>(), "driver 535.104.05 supports CUDA <= 12.2"));
+    EXPECT_TRUE(contains((*pairing)["remediation"].get<std::string>(), "580"));
+    EXPECT_TRUE(contains((*test::find_check(report, "driver.libcuda"))["message"].get<std::string>(), "535.104.05"));
+}
+
+TEST(EndToEnd, detects_a_stub_libcuda_first_on_the_path) {
+    test::TempDir dir;
+    dir.make_dir("cuda/lib64/stubs");
+    fs::copy_file(CUDACHECK_FAKE_DRIVER, dir.path() + "/cuda/lib64/stubs/libcuda.so.1");
+    const std::string stubs = dir.path() + "/cuda/lib64/stubs";
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda,env"}, {{"LD_LIBRARY_PATH", stubs}, {"FAKE_CUDA_INIT_RESULT", "34"}}, 1);
+    const auto* libcuda = test::find_check(report, "driver.libcuda");
+    EXPECT_EQ((*libcuda)["code"], "CC211");
+    EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), stubs));
+    EXPECT_EQ((*test::find_check(report, "env.variables"))["code"], "CC112");
+}
+
+TEST(EndToEnd, reports_cuinit_failure_by_name) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}}, 1);
+    const auto* libcuda = test::find_check(report, "driver.libcuda");
+    EXPECT_EQ((*libcuda)["code"], "CC212");
+    EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "CUDA_ERROR_UNKNOWN"));
+    EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), "dmesg"));
+}
+
+TEST(EndToEnd, only_env_never_initialises_the_driver) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "env"}, {{"LD_LIBRARY_PATH", fake_driver_dir}}, 0);
+    EXPECT_EQ(report["checks"].size(), 1u);
+    EXPECT_TRUE(report["devices"].empty());
+    EXPECT_TRUE(report["versions"]["driver_cuda"].is_null());
+}
+
+TEST(EndToEnd, strict_turns_warnings_into_failure) {
+    const std::vector<std::pair<std::string, std::string>> blocking{{"CUDA_LAUNCH_BLOCKING", "1"}};
+    EXPECT_EQ(run_cudacheck({"--only", "env"}, blocking).exit_status, 0);
+    const test::BinaryRun strict = run_cudacheck({"--only", "env", "--strict"}, blocking);
+    EXPECT_EQ(strict.exit_status, 1);
+    EXPECT_TRUE(contains(strict.output, "CC115"));
+}
+
+TEST(EndToEnd, device_ordinal_beyond_visible_count_is_a_usage_error) {
+    const test::BinaryRun run = run_cudacheck({"--devices", "3"}, {{"LD_LIBRARY_PATH", fake_driver_dir}});
+    EXPECT_EQ(run.exit_status, 2);
+    EXPECT_TRUE(contains(run.output, "1 visible CUDA device"));
+    EXPECT_EQ(line_count(run.output), 1u);
+}
+
+TEST(EndToEnd, output_file_is_complete_json_and_leaves_no_temporary_files) {
+    test::TempDir dir;
+    const test::BinaryRun run = run_cudacheck({"--only", "host", "-o", dir.path() + "/r.json"});
+    EXPECT_EQ(run.exit_status, 0);
+    EXPECT_TRUE(contains(run.output, "host.os")) << "the table still goes to stdout";
+    EXPECT_NO_THROW((void)nlohmann::json::parse(test::read_text(dir.path() + "/r.json")));
+    std::vector<std::string> entries;
+    for (const auto& entry : fs::directory_iterator(dir.path())) entries.push_back(entry.path().filename().string());
+    EXPECT_EQ(entries, std::vector<std::string>{"r.json"});
+}
+
+// --- bad input -------------------------------------------------------------------------------
+
+struct BadInput {
+    std::vector<std::string> arguments;
+    std::string expected_text;
+};
+
+TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
+    test::TempDir dir;
+    dir.write("a-file", "x");
+    const std::vector<BadInput> cases{
+        {{"--bogus"}, "--bogus"},
+        {{"--only", "cuda.device"}, "closest: cuda.devices"},
+        {{"--skip", "driverr"}, "unknown check 'driverr'"},
+        {{"--format", "xml"}, "xml"},
+        {{"--level", "insane"}, "insane"},
+        {{"--devices", "abc"}, "--devices 'abc'"},
+        {{"--devices", "0,,1"}, "--devices"},
+        {{"-o", "/nonexistent-dir/report.json"}, "No such file or directory"},
+        {{"-o", dir.path() + "/a-file/report.json"}, "Not a directory"},
+        {{"-o", dir.path()}, "is a directory"},
+        {{"explain", "CC999"}, "closest"},
+        {{"explain"}, "needs a code"},
+        {{"run", "extra-argument"}, "extra-argument"},
+    };
+    for (const BadInput& bad : cases) {
+        const test::BinaryRun run = run_cudacheck(bad.arguments);
+        SCOPED_TRACE(bad.arguments.front() + (bad.arguments.size() > 1 ? " " + bad.arguments[1] : ""));
+        EXPECT_EQ(run.exit_status, 2) << run.output;
+        EXPECT_EQ(line_count(run.output), 1u) << run.output;
+        EXPECT_TRUE(contains(run.output, bad.expected_text)) << run.output;
+    }
+    EXPECT_FALSE(fs::exists("/nonexistent-dir/report.json"));
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++files;
+    EXPECT_EQ(files, 1u) << "no partial or temporary output left behind";
+}
+
+TEST(Commands, list_explain_version_and_help) {
+    const test::BinaryRun list = run_cudacheck({"list"});
+    EXPECT_EQ(list.exit_status, 0);
+    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
+        EXPECT_TRUE(contains(list.output, id)) << id;
+    const test::BinaryRun explain = run_cudacheck({"explain", "libcuda-stub"});
+    EXPECT_EQ(explain.exit_status, 0);
+    EXPECT_TRUE(contains(explain.output, "CC211"));
+    EXPECT_TRUE(contains(explain.output, "CUDA_ERROR_STUB_LIBRARY"));
+    const test::BinaryRun version = run_cudacheck({"--version"});
+    EXPECT_EQ(version.exit_status, 0);
+    EXPECT_TRUE(contains(version.output, "cudacheck 0.1.0"));
+    const test::BinaryRun help = run_cudacheck({"--help"});
+    EXPECT_EQ(help.exit_status, 0);
+    EXPECT_TRUE(contains(help.output, "Exit codes: 0"));
+    EXPECT_TRUE(contains(help.output, "--strict"));
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -1,0 +1,318 @@
+// The engine and the result model: statuses, dependency skips, exceptions, levels, per-device
+// concurrency and ordering, overall status and exit codes.
+#include "cudacheck/engine.hpp"
+#include "probes/probes.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <gtest/gtest.h>
+#include <thread>
+
+namespace cudacheck {
+namespace {
+
+using Body = FunctionCheck::Body;
+
+std::unique_ptr<Check> make_check(std::string id, Body body, std::vector<std::string> depends_on = {}, Scope scope = Scope::host,
+                                  Level level = Level::quick) {
+    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "title", "description", scope, level, std::move(depends_on)},
+                                           std::move(body));
+}
+
+Body passing(std::string message = "fine") {
+    return [message](CheckContext&, ResultBuilder& result) { result.summary(message); };
+}
+
+Body failing(Code code) {
+    return [code](CheckContext&, ResultBuilder& result) { result.add(code, "broken"); };
+}
+
+DriverFacts two_fake_devices() {
+    DriverFacts facts;
+    facts.init_result = 0;
+    facts.device_count = 2;
+    for (int ordinal = 0; ordinal < 2; ++ordinal) {
+        DeviceInfo device;
+        device.ordinal = ordinal;
+        device.name = "Fake GPU";
+        facts.devices.push_back(device);
+    }
+    return facts;
+}
+
+struct Harness {
+    Environment environment;
+    RunOptions options;
+    ProbeSettings settings;
+    std::vector<CheckResult> run(CheckList checks, std::vector<std::string> only = {}, std::vector<std::string> skip = {}) {
+        const Registry registry(std::move(checks));
+        const Selection selection = select_checks(registry, only, skip);
+        Probes probes(environment, settings);
+        return run_checks(EngineInput{selection, options, environment, probes});
+    }
+};
+
+TEST(ResultBuilder, takes_status_and_headline_from_worst_finding) {
+    ResultBuilder builder;
+    builder.summary("ignored when findings exist");
+    builder.add(Code::cuda_launch_blocking, "a warning");
+    builder.add(Code::libcuda_not_found, "a failure", "do this");
+    const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC210");
+    EXPECT_EQ(result.message, "a failure");
+    EXPECT_EQ(result.remediation, "do this");
+    ASSERT_EQ(result.findings.size(), 2u);
+    EXPECT_EQ(result.findings[1].code, "CC115");
+}
+
+TEST(ResultBuilder, uses_catalog_remediation_when_check_gives_none) {
+    ResultBuilder builder;
+    builder.add(Code::cuda_launch_blocking, "blocking");
+    const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
+    EXPECT_EQ(result.remediation, catalog_entry(Code::cuda_launch_blocking).remediation);
+    EXPECT_EQ(result.status, Status::warn);
+}
+
+TEST(ResultBuilder, passes_with_summary_when_nothing_found) {
+    ResultBuilder builder;
+    builder.summary("all good");
+    builder.evidence("k", "v");
+    const CheckResult result = std::move(builder).finish("x.y", 3);
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_EQ(result.message, "all good");
+    EXPECT_TRUE(result.code.empty());
+    EXPECT_EQ(result.device, 3);
+    EXPECT_EQ(result.evidence.size(), 1u);
+}
+
+TEST(Summary, worst_status_wins_but_skip_does_not_hide_pass) {
+    std::vector<CheckResult> results(3);
+    results[0].status = Status::pass;
+    results[1].status = Status::skip;
+    results[2].status = Status::warn;
+    Summary summary = summarize(results);
+    EXPECT_EQ(summary.overall, Status::warn);
+    EXPECT_EQ(summary.count(Status::skip), 1);
+    results[2].status = Status::pass;
+    EXPECT_EQ(summarize(results).overall, Status::pass);
+    results[0].status = Status::error;
+    EXPECT_EQ(summarize(results).overall, Status::error);
+}
+
+TEST(Summary, is_skip_only_when_everything_skipped) {
+    std::vector<CheckResult> results(2);
+    results[0].status = Status::skip;
+    results[1].status = Status::skip;
+    EXPECT_EQ(summarize(results).overall, Status::skip);
+}
+
+TEST(ExitCode, follows_overall_status_and_strict) {
+    Summary summary;
+    summary.overall = Status::pass;
+    EXPECT_EQ(exit_code_for(summary, false), 0);
+    summary.overall = Status::warn;
+    EXPECT_EQ(exit_code_for(summary, false), 0);
+    EXPECT_EQ(exit_code_for(summary, true), 1);
+    summary.overall = Status::skip;
+    EXPECT_EQ(exit_code_for(summary, false), 1) << "skip never counts as pass";
+    for (Status status : {Status::fail, Status::error, Status::timeout}) {
+        summary.overall = status;
+        EXPECT_EQ(exit_code_for(summary, false), 1);
+    }
+}
+
+TEST(Engine, skips_dependent_check_when_dependency_fails) {
+    Harness harness;
+    CheckList checks;
+    checks.push_back(make_check("a.base", failing(Code::libcuda_not_found)));
+    checks.push_back(make_check("a.dependent", passing(), {"a.base"}));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[0].status, Status::fail);
+    EXPECT_EQ(results[1].status, Status::skip);
+    EXPECT_NE(results[1].skip_reason.find("a.base"), std::string::npos);
+    EXPECT_NE(results[1].skip_reason.find("CC210"), std::string::npos);
+}
+
+TEST(Engine, runs_dependent_check_when_dependency_only_warns) {
+    Harness harness;
+    CheckList checks;
+    checks.push_back(make_check("a.base", failing(Code::cuda_launch_blocking)));
+    checks.push_back(make_check("a.dependent", passing(), {"a.base"}));
+    const auto results = harness.run(std::move(checks));
+    EXPECT_EQ(results[0].status, Status::warn);
+    EXPECT_EQ(results[1].status, Status::pass);
+}
+
+TEST(Engine, turns_exception_into_error_result_and_keeps_going) {
+    Harness harness;
+    CheckList checks;
+    checks.push_back(make_check("a.throws", [](CheckContext&, ResultBuilder&) { throw std::runtime_error("boom"); }));
+    checks.push_back(make_check("a.throws_int", [](CheckContext&, ResultBuilder&) { throw 42; }));
+    checks.push_back(make_check("a.fine", passing()));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[0].status, Status::error);
+    EXPECT_EQ(results[0].code, "CC901");
+    EXPECT_NE(results[0].message.find("boom"), std::string::npos);
+    EXPECT_EQ(results[1].status, Status::error);
+    EXPECT_EQ(results[2].status, Status::pass);
+}
+
+TEST(Engine, skips_check_above_requested_level) {
+    Harness harness;
+    harness.options.level = Level::quick;
+    CheckList checks;
+    checks.push_back(make_check("a.kernel", passing(), {}, Scope::host, Level::standard));
+    const auto results = harness.run(std::move(checks));
+    EXPECT_EQ(results[0].status, Status::skip);
+    EXPECT_NE(results[0].skip_reason.find("--level standard"), std::string::npos);
+}
+
+TEST(Engine, skips_dependent_when_dependency_explicitly_skipped) {
+    Harness harness;
+    CheckList checks;
+    checks.push_back(make_check("a.base", passing()));
+    checks.push_back(make_check("a.dependent", passing(), {"a.base"}));
+    const auto results = harness.run(std::move(checks), {}, {"a.base"});
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].check_id, "a.dependent");
+    EXPECT_EQ(results[0].status, Status::skip);
+    EXPECT_NE(results[0].skip_reason.find("not run"), std::string::npos);
+}
+
+TEST(Engine, runs_independent_host_checks_concurrently) {
+    Harness harness;
+    std::atomic<int> running{0};
+    std::atomic<int> most{0};
+    const Body slow = [&](CheckContext&, ResultBuilder& result) {
+        most = std::max(most.load(), ++running);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        --running;
+        result.summary("done");
+    };
+    CheckList checks;
+    checks.push_back(make_check("a.one", slow));
+    checks.push_back(make_check("a.two", slow));
+    checks.push_back(make_check("a.three", slow));
+    const auto start = std::chrono::steady_clock::now();
+    const auto results = harness.run(std::move(checks));
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(most.load(), 3);
+    EXPECT_LT(elapsed, std::chrono::milliseconds(280));
+    EXPECT_EQ(results[0].check_id, "a.one");
+    EXPECT_EQ(results[2].check_id, "a.three");
+}
+
+TEST(Engine, runs_device_checks_per_device_concurrently_in_stable_order) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    std::atomic<int> running{0};
+    std::atomic<int> most{0};
+    const Body per_device = [&](CheckContext& context, ResultBuilder& result) {
+        most = std::max(most.load(), ++running);
+        // Device 0 finishes last, so completion order differs from report order.
+        std::this_thread::sleep_for(std::chrono::milliseconds(context.device == 0 ? 120 : 10));
+        --running;
+        result.summary("device " + std::to_string(*context.device));
+    };
+    CheckList checks;
+    checks.push_back(make_check("gpu.first", per_device, {}, Scope::device));
+    checks.push_back(make_check("gpu.second", passing(), {"gpu.first"}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_EQ(most.load(), 2);
+    EXPECT_EQ(results[0].check_id, "gpu.first");
+    EXPECT_EQ(results[0].device, 0);
+    EXPECT_EQ(results[0].message, "device 0");
+    EXPECT_EQ(results[1].device, 1);
+    EXPECT_EQ(results[2].check_id, "gpu.second");
+    EXPECT_EQ(results[2].device, 0);
+    EXPECT_EQ(results[3].device, 1);
+}
+
+TEST(Engine, runs_device_checks_only_on_selected_devices) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    harness.options.devices = {1};
+    CheckList checks;
+    checks.push_back(make_check("gpu.first", passing(), {}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].device, 1);
+}
+
+TEST(Engine, skips_device_checks_with_reason_when_no_device) {
+    Harness harness;
+    harness.settings.collect_driver = [] { return DriverFacts{}; };
+    CheckList checks;
+    checks.push_back(make_check("gpu.first", passing(), {}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::skip);
+    EXPECT_NE(results[0].skip_reason.find("no CUDA device"), std::string::npos);
+}
+
+TEST(Engine, device_check_skipped_when_host_dependency_failed) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    CheckList checks;
+    checks.push_back(make_check("host.base", failing(Code::kernel_module_not_loaded)));
+    checks.push_back(make_check("gpu.first", passing(), {"host.base"}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[1].status, Status::skip);
+    EXPECT_EQ(results[2].status, Status::skip);
+}
+
+TEST(Registry, rejects_dependency_registered_later) {
+    CheckList checks;
+    checks.push_back(make_check("a.dependent", passing(), {"a.base"}));
+    checks.push_back(make_check("a.base", passing()));
+    EXPECT_THROW(Registry{std::move(checks)}, std::logic_error);
+}
+
+TEST(Registry, matches_ids_and_prefixes) {
+    const Registry registry(builtin_checks());
+    EXPECT_EQ(registry.match("driver"), (std::vector<std::string>{"driver.kernel_module", "driver.libcuda"}));
+    EXPECT_EQ(registry.match("driver."), registry.match("driver"));
+    EXPECT_EQ(registry.match("cuda.devices"), (std::vector<std::string>{"cuda.devices"}));
+    EXPECT_TRUE(registry.match("driv").empty()) << "a prefix must end at a dot";
+}
+
+TEST(Registry, suggests_closest_ids_for_a_typo) {
+    const Registry registry(builtin_checks());
+    EXPECT_EQ(registry.closest("driver.libcda").front(), "driver.libcuda");
+    EXPECT_EQ(registry.closest("nvcc").front(), "toolkit.nvcc");
+}
+
+TEST(Selection, adds_dependencies_of_selected_checks) {
+    const Registry registry(builtin_checks());
+    const Selection selection = select_checks(registry, {"cuda.pairing"}, {});
+    std::vector<std::string> ids;
+    for (const Check* check : selection.checks) ids.push_back(check->info().id);
+    EXPECT_EQ(ids, (std::vector<std::string>{"driver.libcuda", "cuda.pairing"}));
+}
+
+TEST(Selection, rejects_unknown_id_naming_closest) {
+    const Registry registry(builtin_checks());
+    try {
+        (void)select_checks(registry, {"cuda.device"}, {});
+        FAIL() << "expected SelectionError";
+    } catch (const SelectionError& error) {
+        EXPECT_NE(std::string(error.what()).find("cuda.devices"), std::string::npos);
+        EXPECT_NE(std::string(error.what()).find("unknown check 'cuda.device'"), std::string::npos);
+    }
+    EXPECT_THROW((void)select_checks(registry, {}, {"nonsense"}), SelectionError);
+}
+
+TEST(Selection, skip_removes_checks_and_only_limits) {
+    const Registry registry(builtin_checks());
+    EXPECT_EQ(select_checks(registry, {}, {}).checks.size(), registry.checks().size());
+    EXPECT_EQ(select_checks(registry, {}, {"env", "host"}).checks.size(), registry.checks().size() - 2);
+    EXPECT_EQ(select_checks(registry, {"env"}, {}).checks.size(), 1u);
+}
+
+}  // namespace
+}  // namespace cudacheck
