@@ -63,6 +63,7 @@ struct DeviceInfo {
     bool tcc_driver = false;
     std::optional<double> theoretical_bandwidth_gbps;  // from memory clock and bus width
     std::optional<double> fp32_peak_tflops;            // from SMs, FP32 lanes per SM and SM clock
+    std::string source;  // "driver_api" (cuInit + cuDeviceGet*) or "nvml" (--level quick)
     bool operator==(const DeviceInfo&) const = default;
 };
 

@@ -7,6 +7,7 @@
 #include "cudacheck/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
+#include "probes/nvml_probe.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
 
@@ -58,7 +59,18 @@ struct DevicesContext {
     const VisibleDevicesSpec& visible_devices;
     int runtime_cuda = 0;  // encoded; decides which compute capabilities are still supported
 };
-void judge_devices(const DriverFacts& driver, const DevicesContext& context, ResultBuilder& result);
+// The devices one source reports: the driver API (CUDA's view, after CUDA_VISIBLE_DEVICES) or
+// NVML (every GPU, in PCI order; used at --level quick, which does not initialise CUDA).
+struct DeviceListing {
+    std::string source;  // "driver API" or "NVML"
+    bool honours_visible_devices = true;
+    int count = 0;
+    std::vector<DeviceInfo> devices;
+    std::vector<std::string> errors;
+};
+[[nodiscard]] DeviceListing listing_from_driver(const DriverFacts& driver);
+[[nodiscard]] DeviceListing listing_from_nvml(const NvmlFacts& nvml);
+void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result);
 
 // Driver package version: the kernel module's, else the one in libcuda's file name.
 [[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);

@@ -11,13 +11,30 @@
 
 namespace cudacheck {
 
-void judge_devices(const DriverFacts& driver, const DevicesContext& context, ResultBuilder& result) {
+DeviceListing listing_from_driver(const DriverFacts& driver) {
+    return DeviceListing{"driver API", true, driver.device_count.value_or(0), driver.devices, driver.device_errors};
+}
+
+DeviceListing listing_from_nvml(const NvmlFacts& nvml) {
+    return DeviceListing{"NVML", false, static_cast<int>(nvml.devices.size()), nvml.devices, nvml.device_errors};
+}
+
+namespace {
+
+std::string via(const DeviceListing& listing) { return listing.honours_visible_devices ? "" : " [via NVML: --level quick does not initialise CUDA]"; }
+
+}  // namespace
+
+void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result) {
     const std::size_t present = std::max(context.kernel_module.gpus.size(), context.kernel_module.pci_devices.size());
-    const int visible = driver.device_count.value_or(0);
+    const int visible = listing.count;
+    result.evidence("source", listing.source);
     result.evidence("visible", std::to_string(visible));
     result.evidence("present", present > 0 ? std::to_string(present) : "unknown");
-    if (context.visible_devices.set) result.evidence("CUDA_VISIBLE_DEVICES", fmt::format("'{}'", context.visible_devices.raw));
-    for (const std::string& error : driver.device_errors) result.add(Code::device_query_failed, error);
+    if (context.visible_devices.set)
+        result.evidence("CUDA_VISIBLE_DEVICES", fmt::format("'{}'{}", context.visible_devices.raw,
+                                                            listing.honours_visible_devices ? "" : " (not applied: NVML lists every GPU; --level standard shows CUDA's view)"));
+    for (const std::string& error : listing.errors) result.add(Code::device_query_failed, error);
 
     if (visible == 0) {
         if (present > 0)
@@ -31,7 +48,7 @@ void judge_devices(const DriverFacts& driver, const DevicesContext& context, Res
 
     const CudaVersion runtime = CudaVersion::from_encoded(context.runtime_cuda);
     const auto minimum = minimum_compute_capability(runtime.major);
-    for (const DeviceInfo& device : driver.devices) {
+    for (const DeviceInfo& device : listing.devices) {
         result.evidence(fmt::format("device{}", device.ordinal),
                         fmt::format("{} | CC {}.{} ({}) | {} SMs | {} | SM {} | mem {} x {}-bit | L2 {} | PCI {} | ECC {} | compute mode {}",
                                     device.name, device.cc_major, device.cc_minor, device.architecture, device.multiprocessors,
@@ -54,15 +71,16 @@ void judge_devices(const DriverFacts& driver, const DevicesContext& context, Res
             result.add(Code::compute_mode_prohibited, fmt::format("device {} ({}) is in compute mode Prohibited", device.ordinal, device.name),
                        fmt::format("Ask the administrator: `sudo nvidia-smi -i {} -c DEFAULT`.", device.pci_bus_id));
     }
-    const DeviceInfo& first = driver.devices.front();
-    const bool same_model = std::all_of(driver.devices.begin(), driver.devices.end(), [&](const DeviceInfo& d) { return d.name == first.name; });
+    if (listing.devices.empty()) return;
+    const DeviceInfo& first = listing.devices.front();
+    const bool same_model = std::all_of(listing.devices.begin(), listing.devices.end(), [&](const DeviceInfo& d) { return d.name == first.name; });
     std::string hidden;
-    if (present > static_cast<std::size_t>(visible)) hidden = fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present);
+    if (listing.honours_visible_devices && present > static_cast<std::size_t>(visible)) hidden = fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present);
     if (same_model)
-        result.summary(fmt::format("{} x {} (CC {}.{} {}, {} SMs, {}){}", visible, first.name, first.cc_major, first.cc_minor, first.architecture,
-                                   first.multiprocessors, format_bytes(first.total_memory_bytes), hidden));
+        result.summary(fmt::format("{} x {} (CC {}.{} {}, {} SMs, {}){}{}", visible, first.name, first.cc_major, first.cc_minor,
+                                   first.architecture, first.multiprocessors, format_bytes(first.total_memory_bytes), hidden, via(listing)));
     else
-        result.summary(fmt::format("{} devices of different models{}", visible, hidden));
+        result.summary(fmt::format("{} devices of different models{}{}", visible, hidden, via(listing)));
 }
 
 std::unique_ptr<Check> make_cuda_devices_check() {
@@ -71,7 +89,18 @@ std::unique_ptr<Check> make_cuda_devices_check() {
                   Scope::host, Level::quick, {"driver.libcuda"}},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
-            judge_devices(context.probes.driver(), DevicesContext{context.probes.kernel_module(), visible, CUDART_VERSION}, result);
+            const DevicesContext devices_context{context.probes.kernel_module(), visible, CUDART_VERSION};
+            if (context.probes.initialises_cuda()) return judge_devices(listing_from_driver(context.probes.driver()), devices_context, result);
+            // --level quick: NVML answers without initialising CUDA; if it cannot, CUDA itself must.
+            const NvmlFacts& nvml = context.probes.nvml();
+            if (nvml.initialised()) return judge_devices(listing_from_nvml(nvml), devices_context, result);
+            result.evidence("nvml", nvml.library.ok() ? "nvmlInit failed: " + nvml.init_error : "libnvidia-ml.so.1 not loadable: " + nvml.library.error());
+            const DriverFacts& driver = context.probes.initialised_driver();
+            if (!driver.initialised()) {
+                result.add(Code::cuinit_failed, fmt::format("cuInit failed: {}", driver.init_error_name));
+                return;
+            }
+            judge_devices(listing_from_driver(driver), devices_context, result);
         });
 }
 

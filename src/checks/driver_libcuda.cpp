@@ -82,6 +82,14 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
         result.add(Code::libcuda_module_mismatch,
                    fmt::format("libcuda is {} but the loaded kernel module is {}", driver.library_file_version, module_version));
 
+    if (driver.initialisation_skipped) {
+        result.evidence("cuinit", "not called at --level quick (it takes ~180 ms; --level standard initialises CUDA)");
+        result.summary(fmt::format("libcuda {} (CUDA {}) loaded from {}; not initialised at --level quick",
+                                   driver.library_file_version.empty() ? "(version not in file name)" : driver.library_file_version,
+                                   driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?",
+                                   library.loaded_path()));
+        return;
+    }
     if (!driver.initialised()) {
         const int code = driver.init_result.value_or(-1);
         std::string detail = driver.init_error_text.empty() ? "" : fmt::format(" ({})", driver.init_error_text);

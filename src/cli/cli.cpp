@@ -84,15 +84,17 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     }
 
     const Environment environment = Environment::from_process();
-    Probes probes(environment);
     RunOptions run_options;
     run_options.level = *level_from_string(options.level);
+    ProbeSettings probe_settings;
+    probe_settings.initialise_cuda = run_options.level != Level::quick;
+    Probes probes(environment, probe_settings);
     run_options.devices = *devices;
     run_options.verbose = options.verbose;
     if (!run_options.devices.empty()) {
         // Ordinals can only be checked against a working driver; without one the driver checks
         // report the real problem and per-device checks are skipped anyway.
-        const DriverFacts& driver = probes.driver();
+        const DriverFacts& driver = probes.initialised_driver();
         if (driver.device_count)
             for (int ordinal : run_options.devices)
                 if (ordinal >= *driver.device_count) {

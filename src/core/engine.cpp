@@ -101,7 +101,7 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     if (device_checks.empty()) return results;
 
     // Per-device checks need the device list, which only a working driver gives.
-    const DriverFacts& driver = input.probes.driver();
+    const DriverFacts& driver = input.probes.initialised_driver();
     std::vector<int> ordinals;
     for (const DeviceInfo& device : driver.devices)
         if (input.options.devices.empty() ||

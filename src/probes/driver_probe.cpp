@@ -3,6 +3,7 @@
 #include "core/cuda_facts.hpp"
 #include "core/system.hpp"
 
+#include <cstdio>
 #include <cuda.h>  // types and enum values only: libcuda is never linked, only opened
 #include <fmt/format.h>
 
@@ -50,6 +51,7 @@ std::string compute_mode_name(int mode) {
 DeviceInfo describe_device(const DriverApi& api, int ordinal, std::vector<std::string>& errors) {
     DeviceInfo info;
     info.ordinal = ordinal;
+    info.source = "driver_api";
     const auto failed = [&](std::string_view what, CUresult result) {
         errors.push_back(fmt::format("device {}: {} failed: {}", ordinal, what, error_name(api, result)));
     };
@@ -66,7 +68,7 @@ DeviceInfo describe_device(const DriverApi& api, int ordinal, std::vector<std::s
     else failed("cuDeviceTotalMem", result);
     char bus_id[64] = {};
     if (api.device_get_pci_bus_id != nullptr) {
-        if (CUresult result = api.device_get_pci_bus_id(bus_id, sizeof bus_id, device); result == CUDA_SUCCESS) info.pci_bus_id = bus_id;
+        if (CUresult result = api.device_get_pci_bus_id(bus_id, sizeof bus_id, device); result == CUDA_SUCCESS) info.pci_bus_id = normalize_pci_bus_id(bus_id);
         else failed("cuDeviceGetPCIBusId", result);
     }
     if (api.device_get_uuid != nullptr) {
@@ -118,6 +120,17 @@ std::string format_gpu_uuid(const unsigned char (&b)[16]) {
                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
+std::string normalize_pci_bus_id(std::string_view bus_id) {
+    unsigned int domain = 0;
+    unsigned int bus = 0;
+    unsigned int device = 0;
+    unsigned int function = 0;
+    const std::string text(bus_id);
+    if (std::sscanf(text.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) == 4)
+        return fmt::format("{:08X}:{:02X}:{:02X}.{:X}", domain, bus, device, function);
+    return text;
+}
+
 void derive_device_rates(DeviceInfo& device) {
     if (device.memory_clock_khz > 0 && device.memory_bus_width_bits > 0)
         // Double data rate: two transfers per clock.
@@ -127,7 +140,7 @@ void derive_device_rates(DeviceInfo& device) {
         device.fp32_peak_tflops = device.multiprocessors * *lanes * 2.0 * device.sm_clock_khz * 1e3 / 1e12;
 }
 
-DriverFacts collect_driver() {
+DriverFacts collect_driver(bool initialise) {
     DriverFacts facts;
     facts.library = DynamicLibrary::open("libcuda.so.1");
     if (!facts.library.ok()) return facts;
@@ -153,6 +166,10 @@ DriverFacts collect_driver() {
 
     int version = 0;
     if (api.driver_get_version(&version) == CUDA_SUCCESS) facts.driver_version = version;
+    if (!initialise) {
+        facts.initialisation_skipped = true;
+        return facts;
+    }
     const CUresult init = api.init(0);
     facts.init_result = static_cast<int>(init);
     if (init != CUDA_SUCCESS) {

@@ -19,6 +19,7 @@ struct DriverFacts {
     bool stub_path = false;             // loaded from a toolkit "stubs" directory
     std::vector<std::string> missing_symbols;
     std::optional<int> driver_version;  // cuDriverGetVersion, encoded 1000*major+10*minor
+    bool initialisation_skipped = false;  // --level quick: libcuda loaded, cuInit not called
     std::optional<int> init_result;     // cuInit(0); 0 is success
     std::string init_error_name;        // "CUDA_ERROR_NO_DEVICE"
     std::string init_error_text;        // cuGetErrorString, when available
@@ -33,10 +34,14 @@ struct DriverFacts {
 [[nodiscard]] std::string library_version_from_path(std::string_view path, std::string_view soname_prefix);
 // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from the 16 bytes of a CUuuid.
 [[nodiscard]] std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
+// nvidia-smi's form of a PCI address, "00000000:00:06.0": the driver API gives "0000:00:06.0",
+// sysfs "0000:00:06.0", NVML "00000000:00:06.0"; one form lets them be compared.
+[[nodiscard]] std::string normalize_pci_bus_id(std::string_view bus_id);
 // Bandwidth (GB/s) and FP32 peak (TFLOP/s) derived from attributes (../shared/cuda-facts.md §7).
 void derive_device_rates(DeviceInfo& device);
 
-// Opens libcuda.so.1, initialises the driver and describes every visible device.
-[[nodiscard]] DriverFacts collect_driver();
+// Opens libcuda.so.1 and reads its CUDA version; with `initialise`, also runs cuInit (about 180 ms
+// on an H200) and describes every visible device.
+[[nodiscard]] DriverFacts collect_driver(bool initialise = true);
 
 }  // namespace cudacheck

@@ -6,6 +6,7 @@
 #include "probes/driver_probe.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
+#include "probes/nvml_probe.hpp"
 #include "probes/toolkit_probe.hpp"
 
 #include <atomic>
@@ -41,8 +42,11 @@ private:
 // Where probes look. Tests point `root` at a crafted directory tree.
 struct ProbeSettings {
     std::string root;  // prefix for /proc, /sys, /dev, /etc and /usr/local paths; "" is the real system
+    // cuInit costs ~180 ms on an H200: `--level quick` does not initialise CUDA and lists devices
+    // through NVML instead.
+    bool initialise_cuda = true;
     // How driver facts are gathered; tests substitute devices without a driver. Empty: collect_driver().
-    std::function<DriverFacts()> collect_driver;
+    std::function<DriverFacts(bool initialise)> collect_driver;
 };
 
 class Probes {
@@ -51,18 +55,32 @@ public:
 
     [[nodiscard]] const HostInfo& host() { return host_.get(); }
     [[nodiscard]] const KernelModuleFacts& kernel_module() { return kernel_module_.get(); }
+    // libcuda as the run's level allows: initialised unless --level quick.
     [[nodiscard]] const DriverFacts& driver() { return driver_.get(); }
+    // libcuda initialised whatever the level: for work that needs CUDA itself.
+    [[nodiscard]] const DriverFacts& initialised_driver() {
+        return settings_.initialise_cuda ? driver_.get() : initialised_driver_.get();
+    }
+    [[nodiscard]] const NvmlFacts& nvml() { return nvml_.get(); }
+    [[nodiscard]] bool initialises_cuda() const { return settings_.initialise_cuda; }
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
 
     // For the report: what was gathered, without gathering anything new.
-    [[nodiscard]] const DriverFacts* driver_if_collected() const { return driver_.peek(); }
+    [[nodiscard]] const DriverFacts* driver_if_collected() const {
+        const DriverFacts* initialised = initialised_driver_.peek();
+        return initialised != nullptr ? initialised : driver_.peek();
+    }
+    [[nodiscard]] const NvmlFacts* nvml_if_collected() const { return nvml_.peek(); }
     [[nodiscard]] const ToolkitFacts* toolkits_if_collected() const { return toolkits_.peek(); }
     [[nodiscard]] const KernelModuleFacts* kernel_module_if_collected() const { return kernel_module_.peek(); }
 
 private:
+    ProbeSettings settings_;
     Lazy<HostInfo> host_;
     Lazy<KernelModuleFacts> kernel_module_;
     Lazy<DriverFacts> driver_;
+    Lazy<DriverFacts> initialised_driver_;
+    Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
 };
 

@@ -63,7 +63,8 @@ json to_json(const DeviceInfo& device) {
                 {"integrated", device.integrated},
                 {"tcc_driver", device.tcc_driver},
                 {"theoretical_memory_bandwidth_gbps", optional_or_null(device.theoretical_bandwidth_gbps)},
-                {"fp32_peak_tflops", optional_or_null(device.fp32_peak_tflops)}};
+                {"fp32_peak_tflops", optional_or_null(device.fp32_peak_tflops)},
+                {"source", device.source}};
 }
 
 json to_json(const CheckResult& result) {

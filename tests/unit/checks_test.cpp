@@ -287,7 +287,7 @@ struct DevicesFixture {
     KernelModuleFacts kernel_module = loaded_module();
     VisibleDevicesSpec visible;
     CheckResult run(const DriverFacts& driver, int runtime = 13000) {
-        return judge([&](ResultBuilder& r) { judge_devices(driver, DevicesContext{kernel_module, visible, runtime}, r); });
+        return judge([&](ResultBuilder& r) { judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime}, r); });
     }
 };
 

@@ -89,6 +89,39 @@ TEST(EndToEnd, describes_devices_through_the_driver_api) {
     EXPECT_EQ(report["devices"][0]["compute_capability"], "9.0");
     EXPECT_EQ(report["devices"][0]["uuid"], "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
     EXPECT_EQ(report["versions"]["driver_cuda"], "13.0");
+    EXPECT_EQ(report["devices"][0]["source"], "driver_api");
+}
+
+TEST(EndToEnd, quick_level_lists_devices_through_nvml_without_initialising_cuda) {
+    test::TempDir dir;
+    // cuInit would fail here: if quick called it, driver.libcuda would fail.
+    const auto report = run_to_json(dir, {"--level", "quick", "--only", "driver.libcuda,cuda"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    const auto* libcuda = test::find_check(report, "driver.libcuda");
+    EXPECT_EQ((*libcuda)["status"], "pass");
+    EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "not initialised at --level quick"));
+    const auto* devices = test::find_check(report, "cuda.devices");
+    EXPECT_EQ((*devices)["status"], "pass");
+    EXPECT_TRUE(contains((*devices)["message"].get<std::string>(), "via NVML"));
+    ASSERT_EQ(report["devices"].size(), 2u);
+    EXPECT_EQ(report["devices"][0]["source"], "nvml");
+    EXPECT_EQ(report["devices"][0]["multiprocessors"], 132);
+    EXPECT_EQ(report["devices"][1]["pci_bus_id"], "00000000:02:00.0");
+    EXPECT_EQ(report["devices"][0]["memory_clock_khz"], 3201000);
+}
+
+TEST(EndToEnd, quick_level_falls_back_to_the_driver_api_when_nvml_fails) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--level", "quick", "--only", "cuda.devices"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_NVML_INIT_RESULT", "18"}}, 0);
+    const auto* devices = test::find_check(report, "cuda.devices");
+    EXPECT_EQ((*devices)["status"], "pass");
+    bool explained = false;
+    for (const auto& evidence : (*devices)["evidence"])
+        explained |= evidence["key"] == "nvml" && contains(evidence["value"].get<std::string>(), "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
+    EXPECT_TRUE(explained);
+    ASSERT_EQ(report["devices"].size(), 1u);
+    EXPECT_EQ(report["devices"][0]["source"], "driver_api");
 }
 
 TEST(EndToEnd, fails_pairing_for_a_driver_older_than_the_runtime) {

@@ -27,7 +27,7 @@ Body failing(Code code) {
     return [code](CheckContext&, ResultBuilder& result) { result.add(code, "broken"); };
 }
 
-DriverFacts two_fake_devices() {
+DriverFacts two_fake_devices(bool) {
     DriverFacts facts;
     facts.init_result = 0;
     facts.device_count = 2;
@@ -245,7 +245,7 @@ TEST(Engine, runs_device_checks_only_on_selected_devices) {
 
 TEST(Engine, skips_device_checks_with_reason_when_no_device) {
     Harness harness;
-    harness.settings.collect_driver = [] { return DriverFacts{}; };
+    harness.settings.collect_driver = [](bool) { return DriverFacts{}; };
     CheckList checks;
     checks.push_back(make_check("gpu.first", passing(), {}, Scope::device));
     const auto results = harness.run(std::move(checks));

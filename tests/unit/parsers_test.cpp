@@ -850,6 +850,13 @@ DeviceInfo h200() {
     return device;
 }
 
+TEST(PciBusId, normalizes_driver_api_and_sysfs_forms_to_nvidia_smi_form) {
+    EXPECT_EQ(normalize_pci_bus_id("0000:00:06.0"), "00000000:00:06.0");
+    EXPECT_EQ(normalize_pci_bus_id("0000:1a:00.0"), "00000000:1A:00.0");
+    EXPECT_EQ(normalize_pci_bus_id("00000000:3B:00.0"), "00000000:3B:00.0");
+    EXPECT_EQ(normalize_pci_bus_id("not a bus id"), "not a bus id");
+}
+
 TEST(DeviceRates, derives_bandwidth_and_fp32_peak_when_h200) {
     DeviceInfo device = h200();
     derive_device_rates(device);

@@ -42,6 +42,7 @@ Report golden_report() {
     device.compute_mode = "default";
     device.theoretical_bandwidth_gbps = 4917.1;
     device.fp32_peak_tflops = 66.9;
+    device.source = "driver_api";
     report.devices = {device};
 
     CheckResult host;

@@ -1,0 +1,178 @@
+#include "probes/nvml_probe.hpp"
+
+#include "core/cuda_facts.hpp"
+#include "probes/driver_probe.hpp"
+
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+// The few NVML types and entry points cudacheck uses, declared here so that building needs no
+// nvml.h (absent from some toolkits). Layouts and values from nvml.h (CUDA 13.0).
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+struct nvmlPciInfo_t {  // nvmlPciInfo_st, as filled by nvmlDeviceGetPciInfo_v3
+    char busIdLegacy[16];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[32];
+};
+struct nvmlMemory_t {
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+};
+constexpr int nvml_clock_sm = 1;
+constexpr int nvml_clock_memory = 2;
+
+struct NvmlApi {
+    nvmlReturn_t (*init)() = nullptr;
+    const char* (*error_string)(nvmlReturn_t) = nullptr;
+    nvmlReturn_t (*system_get_driver_version)(char*, unsigned int) = nullptr;
+    nvmlReturn_t (*system_get_cuda_driver_version)(int*) = nullptr;
+    nvmlReturn_t (*device_get_count)(unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_handle_by_index)(unsigned int, nvmlDevice_t*) = nullptr;
+    nvmlReturn_t (*device_get_name)(nvmlDevice_t, char*, unsigned int) = nullptr;
+    nvmlReturn_t (*device_get_uuid)(nvmlDevice_t, char*, unsigned int) = nullptr;
+    nvmlReturn_t (*device_get_pci_info)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
+    nvmlReturn_t (*device_get_cuda_compute_capability)(nvmlDevice_t, int*, int*) = nullptr;
+    nvmlReturn_t (*device_get_memory_info)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
+    nvmlReturn_t (*device_get_max_clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_memory_bus_width)(nvmlDevice_t, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_num_gpu_cores)(nvmlDevice_t, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
+    nvmlReturn_t (*device_get_compute_mode)(nvmlDevice_t, int*) = nullptr;
+};
+
+template <typename Function>
+void resolve(const DynamicLibrary& library, const char* name, Function& slot, std::vector<std::string>* missing) {
+    slot = library.function<Function>(name);
+    if (slot == nullptr && missing != nullptr) missing->emplace_back(name);
+}
+
+std::string compute_mode_name(int mode) {
+    switch (mode) {
+        case 0: return "default";
+        case 1: return "exclusive_thread";
+        case 2: return "prohibited";
+        case 3: return "exclusive_process";
+        default: return fmt::format("unknown({})", mode);
+    }
+}
+
+DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<std::string>& errors) {
+    DeviceInfo info;
+    info.ordinal = static_cast<int>(index);
+    info.source = "nvml";
+    const auto failed = [&](std::string_view what, nvmlReturn_t result) {
+        errors.push_back(fmt::format("NVML device {}: {} failed: {}", index, what, nvml_return_name(result)));
+    };
+    nvmlDevice_t device = nullptr;
+    if (nvmlReturn_t result = api.device_get_handle_by_index(index, &device); result != 0) {
+        failed("nvmlDeviceGetHandleByIndex", result);
+        return info;
+    }
+    char text[256] = {};
+    if (nvmlReturn_t result = api.device_get_name(device, text, sizeof text); result == 0) info.name = text;
+    else failed("nvmlDeviceGetName", result);
+    if (nvmlReturn_t result = api.device_get_uuid(device, text, sizeof text); result == 0) info.uuid = text;
+    else failed("nvmlDeviceGetUUID", result);
+    nvmlPciInfo_t pci{};
+    if (nvmlReturn_t result = api.device_get_pci_info(device, &pci); result == 0) info.pci_bus_id = normalize_pci_bus_id(pci.busId);
+    else failed("nvmlDeviceGetPciInfo_v3", result);
+    if (nvmlReturn_t result = api.device_get_cuda_compute_capability(device, &info.cc_major, &info.cc_minor); result != 0)
+        failed("nvmlDeviceGetCudaComputeCapability", result);
+    info.architecture = std::string(architecture_name(info.cc_major, info.cc_minor));
+    nvmlMemory_t memory{};
+    if (nvmlReturn_t result = api.device_get_memory_info(device, &memory); result == 0) info.total_memory_bytes = memory.total;
+    else failed("nvmlDeviceGetMemoryInfo", result);
+    unsigned int value = 0;
+    if (api.device_get_max_clock_info(device, nvml_clock_sm, &value) == 0) info.sm_clock_khz = static_cast<int>(value) * 1000;
+    if (api.device_get_max_clock_info(device, nvml_clock_memory, &value) == 0) info.memory_clock_khz = static_cast<int>(value) * 1000;
+    // Optional entry points (newer drivers): absent or unsupported leaves the field unknown (0).
+    if (api.device_get_memory_bus_width != nullptr && api.device_get_memory_bus_width(device, &value) == 0)
+        info.memory_bus_width_bits = static_cast<int>(value);
+    const auto lanes = fp32_lanes_per_sm(info.cc_major, info.cc_minor);
+    if (api.device_get_num_gpu_cores != nullptr && lanes && api.device_get_num_gpu_cores(device, &value) == 0)
+        info.multiprocessors = static_cast<int>(value) / *lanes;
+    int current = 0;
+    int pending = 0;
+    if (api.device_get_ecc_mode(device, &current, &pending) == 0) info.ecc_enabled = current != 0;
+    int mode = 0;
+    if (api.device_get_compute_mode(device, &mode) == 0) info.compute_mode = compute_mode_name(mode);
+    derive_device_rates(info);
+    return info;
+}
+
+}  // namespace
+
+std::string nvml_return_name(int result) {
+    switch (result) {
+        case 0: return "NVML_SUCCESS";
+        case 1: return "NVML_ERROR_UNINITIALIZED";
+        case 2: return "NVML_ERROR_INVALID_ARGUMENT";
+        case 3: return "NVML_ERROR_NOT_SUPPORTED";
+        case 4: return "NVML_ERROR_NO_PERMISSION";
+        case 6: return "NVML_ERROR_NOT_FOUND";
+        case 9: return "NVML_ERROR_DRIVER_NOT_LOADED";
+        case 12: return "NVML_ERROR_LIBRARY_NOT_FOUND";
+        case 13: return "NVML_ERROR_FUNCTION_NOT_FOUND";
+        case 15: return "NVML_ERROR_GPU_IS_LOST";
+        case 17: return "NVML_ERROR_OPERATING_SYSTEM";
+        case 18: return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
+        case 999: return "NVML_ERROR_UNKNOWN";
+        default: return fmt::format("NVML_ERROR_{}", result);
+    }
+}
+
+NvmlFacts collect_nvml() {
+    NvmlFacts facts;
+    facts.library = DynamicLibrary::open("libnvidia-ml.so.1");
+    if (!facts.library.ok()) return facts;
+    NvmlApi api;
+    std::vector<std::string>* missing = &facts.missing_symbols;
+    resolve(facts.library, "nvmlInit_v2", api.init, missing);
+    resolve(facts.library, "nvmlErrorString", api.error_string, missing);
+    resolve(facts.library, "nvmlSystemGetDriverVersion", api.system_get_driver_version, missing);
+    resolve(facts.library, "nvmlSystemGetCudaDriverVersion_v2", api.system_get_cuda_driver_version, missing);
+    resolve(facts.library, "nvmlDeviceGetCount_v2", api.device_get_count, missing);
+    resolve(facts.library, "nvmlDeviceGetHandleByIndex_v2", api.device_get_handle_by_index, missing);
+    resolve(facts.library, "nvmlDeviceGetName", api.device_get_name, missing);
+    resolve(facts.library, "nvmlDeviceGetUUID", api.device_get_uuid, missing);
+    resolve(facts.library, "nvmlDeviceGetPciInfo_v3", api.device_get_pci_info, missing);
+    resolve(facts.library, "nvmlDeviceGetCudaComputeCapability", api.device_get_cuda_compute_capability, missing);
+    resolve(facts.library, "nvmlDeviceGetMemoryInfo", api.device_get_memory_info, missing);
+    resolve(facts.library, "nvmlDeviceGetMaxClockInfo", api.device_get_max_clock_info, missing);
+    resolve(facts.library, "nvmlDeviceGetEccMode", api.device_get_ecc_mode, missing);
+    resolve(facts.library, "nvmlDeviceGetComputeMode", api.device_get_compute_mode, missing);
+    resolve(facts.library, "nvmlDeviceGetMemoryBusWidth", api.device_get_memory_bus_width, nullptr);
+    resolve(facts.library, "nvmlDeviceGetNumGpuCores", api.device_get_num_gpu_cores, nullptr);
+    if (!facts.missing_symbols.empty()) return facts;
+
+    const nvmlReturn_t init = api.init();
+    facts.init_result = init;
+    if (init != 0) {
+        const char* text = api.error_string(init);
+        facts.init_error = fmt::format("{} ({})", nvml_return_name(init), text != nullptr ? text : "");
+        return facts;
+    }
+    char version[96] = {};
+    if (api.system_get_driver_version(version, sizeof version) == 0) facts.driver_version = version;
+    int cuda = 0;
+    if (api.system_get_cuda_driver_version(&cuda) == 0) facts.cuda_driver_version = cuda;
+    unsigned int count = 0;
+    if (nvmlReturn_t result = api.device_get_count(&count); result != 0) {
+        facts.device_errors.push_back(fmt::format("nvmlDeviceGetCount failed: {}", nvml_return_name(result)));
+        return facts;
+    }
+    for (unsigned int index = 0; index < count; ++index) facts.devices.push_back(describe_device(api, index, facts.device_errors));
+    // No nvmlShutdown: the process is about to end, and shutting down costs time for nothing.
+    return facts;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,32 @@
+// The GPUs as NVML (libnvidia-ml.so.1, shipped with the driver, opened at run time) describes
+// them. NVML answers in ~10 ms where cuInit takes ~180 ms on an H200 (docs/performance.md), so
+// `--level quick`, which never initialises CUDA, lists devices through NVML.
+#pragma once
+
+#include "cudacheck/dynamic_library.hpp"
+#include "cudacheck/report.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+struct NvmlFacts {
+    DynamicLibrary library;
+    std::vector<std::string> missing_symbols;
+    std::optional<int> init_result;    // nvmlInit_v2; 0 is success
+    std::string init_error;            // nvmlErrorString
+    std::string driver_version;        // nvmlSystemGetDriverVersion, "580.159.04"
+    std::optional<int> cuda_driver_version;  // nvmlSystemGetCudaDriverVersion_v2, encoded like the driver API
+    std::vector<DeviceInfo> devices;   // ordinal = NVML index (PCI bus order)
+    std::vector<std::string> device_errors;
+    [[nodiscard]] bool initialised() const { return init_result == 0; }
+};
+
+// NVML's name for a return code ("NVML_ERROR_LIB_RM_VERSION_MISMATCH" for 18), from nvml.h.
+[[nodiscard]] std::string nvml_return_name(int result);
+
+[[nodiscard]] NvmlFacts collect_nvml();
+
+}  // namespace cudacheck

@@ -1,0 +1,107 @@
+// A fake NVML (libnvidia-ml.so.1) for tests, the counterpart of fake_libcuda.cpp: the same
+// FAKE_CUDA_DEVICE_COUNT / FAKE_CUDA_DEVICE_NAME / FAKE_CUDA_CC variables describe the devices, and
+//   FAKE_NVML_INIT_RESULT   nvmlInit_v2's return code (default 0; 18 is a driver/library mismatch)
+// Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+int env_int(const char* name, int fallback) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
+}
+
+const char* env_text(const char* name, const char* fallback) {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : fallback;
+}
+
+struct FakeDevice {
+    unsigned int index;
+};
+FakeDevice fake_devices[16] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}};
+
+unsigned int index_of(void* device) { return static_cast<FakeDevice*>(device)->index; }
+
+}  // namespace
+
+extern "C" {
+
+struct nvmlPciInfo_t {
+    char busIdLegacy[16];
+    unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[32];
+};
+struct nvmlMemory_t {
+    unsigned long long total, free, used;
+};
+
+int nvmlInit_v2() { return env_int("FAKE_NVML_INIT_RESULT", 0); }
+const char* nvmlErrorString(int result) { return result == 18 ? "Driver/library version mismatch" : "fake NVML error"; }
+int nvmlSystemGetDriverVersion(char* version, unsigned int length) {
+    std::snprintf(version, length, "%s", "580.159.04");
+    return 0;
+}
+int nvmlSystemGetCudaDriverVersion_v2(int* version) {
+    *version = env_int("FAKE_CUDA_DRIVER_VERSION", 13000);
+    return 0;
+}
+int nvmlDeviceGetCount_v2(unsigned int* count) {
+    *count = static_cast<unsigned int>(env_int("FAKE_CUDA_DEVICE_COUNT", 1));
+    return 0;
+}
+int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
+    if (index >= static_cast<unsigned int>(env_int("FAKE_CUDA_DEVICE_COUNT", 1)) || index >= 16) return 2;
+    *device = &fake_devices[index];
+    return 0;
+}
+int nvmlDeviceGetName(void*, char* name, unsigned int length) {
+    std::snprintf(name, length, "%s", env_text("FAKE_CUDA_DEVICE_NAME", "NVIDIA H200"));
+    return 0;
+}
+int nvmlDeviceGetUUID(void* device, char* uuid, unsigned int length) {
+    std::snprintf(uuid, length, "GPU-00000000-0000-0000-0000-%012u", index_of(device));
+    return 0;
+}
+int nvmlDeviceGetPciInfo_v3(void* device, nvmlPciInfo_t* pci) {
+    std::memset(pci, 0, sizeof *pci);
+    pci->bus = index_of(device) + 1;
+    std::snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus);
+    return 0;
+}
+int nvmlDeviceGetCudaComputeCapability(void*, int* major, int* minor) {
+    *major = 9;
+    *minor = 0;
+    std::sscanf(env_text("FAKE_CUDA_CC", "9.0"), "%d.%d", major, minor);
+    return 0;
+}
+int nvmlDeviceGetMemoryInfo(void*, nvmlMemory_t* memory) {
+    memory->total = 150754820096ULL;
+    memory->used = 0;
+    memory->free = memory->total;
+    return 0;
+}
+int nvmlDeviceGetMaxClockInfo(void*, int type, unsigned int* clock) {
+    *clock = type == 1 ? 1980 : 3201;  // SM, memory (MHz)
+    return 0;
+}
+int nvmlDeviceGetMemoryBusWidth(void*, unsigned int* width) {
+    *width = 6144;
+    return 0;
+}
+int nvmlDeviceGetNumGpuCores(void*, unsigned int* cores) {
+    *cores = 132 * 128;
+    return 0;
+}
+int nvmlDeviceGetEccMode(void*, int* current, int* pending) {
+    *current = *pending = 1;
+    return 0;
+}
+int nvmlDeviceGetComputeMode(void*, int* mode) {
+    *mode = 0;
+    return 0;
+}
+
+}  // extern "C"
