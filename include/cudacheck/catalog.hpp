@@ -45,6 +45,10 @@ enum class Code : int {
     cuinit_failed = 212,
     libcuda_module_mismatch = 213,
     libcuda_symbol_missing = 214,
+    // driver.nvml
+    nvml_not_found = 220,
+    nvml_version_mismatch = 221,
+    nvml_init_failed = 222,
     // toolkit.nvcc
     nvcc_not_found = 301,
     nvcc_not_on_path = 302,

@@ -64,6 +64,10 @@ struct DeviceInfo {
     std::optional<double> theoretical_bandwidth_gbps;  // from memory clock and bus width
     std::optional<double> fp32_peak_tflops;            // from SMs, FP32 lanes per SM and SM clock
     std::string source;  // "driver_api" (cuInit + cuDeviceGet*) or "nvml" (--level quick)
+    // From NVML, matched by PCI bus id: its index (PCI order, as nvidia-smi numbers GPUs) and the
+    // whole framebuffer as nvidia-smi reports it (CUDA's total_memory_bytes excludes reserved memory).
+    std::optional<int> nvml_index;
+    std::optional<std::uint64_t> framebuffer_bytes;
     bool operator==(const DeviceInfo&) const = default;
 };
 

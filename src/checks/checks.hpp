@@ -37,6 +37,10 @@ struct LibcudaContext {
 };
 void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result);
 
+// driver.nvml
+[[nodiscard]] std::unique_ptr<Check> make_driver_nvml_check();
+void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, ResultBuilder& result);
+
 // toolkit.nvcc
 [[nodiscard]] std::unique_ptr<Check> make_toolkit_nvcc_check();
 void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result);

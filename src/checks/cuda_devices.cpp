@@ -50,11 +50,16 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
     const auto minimum = minimum_compute_capability(runtime.major);
     for (const DeviceInfo& device : listing.devices) {
         result.evidence(fmt::format("device{}", device.ordinal),
-                        fmt::format("{} | CC {}.{} ({}) | {} SMs | {} | SM {} | mem {} x {}-bit | L2 {} | PCI {} | ECC {} | compute mode {}",
+                        fmt::format("{} | CC {}.{} ({}) | {} SMs | {}{} | SM {} | mem {} x {}-bit | L2 {} | PCI {} | ECC {} | compute mode {}{}",
                                     device.name, device.cc_major, device.cc_minor, device.architecture, device.multiprocessors,
-                                    format_bytes(device.total_memory_bytes), format_khz_as_mhz(device.sm_clock_khz),
+                                    format_bytes(device.total_memory_bytes),
+                                    device.framebuffer_bytes && *device.framebuffer_bytes != device.total_memory_bytes
+                                        ? fmt::format(" usable of {} framebuffer", format_bytes(*device.framebuffer_bytes))
+                                        : "",
+                                    format_khz_as_mhz(device.sm_clock_khz),
                                     format_khz_as_mhz(device.memory_clock_khz), device.memory_bus_width_bits, format_bytes(static_cast<std::uint64_t>(device.l2_cache_bytes)),
-                                    device.pci_bus_id, device.ecc_enabled ? "on" : "off", device.compute_mode));
+                                    device.pci_bus_id, device.ecc_enabled ? "on" : "off", device.compute_mode,
+                                    device.nvml_index ? fmt::format(" | nvidia-smi index {}", *device.nvml_index) : ""));
         if (device.theoretical_bandwidth_gbps)
             result.metric(fmt::format("device{}.theoretical_memory_bandwidth", device.ordinal), *device.theoretical_bandwidth_gbps, "GB/s");
         if (device.fp32_peak_tflops) result.metric(fmt::format("device{}.fp32_peak", device.ordinal), *device.fp32_peak_tflops, "TFLOP/s");
@@ -90,7 +95,11 @@ std::unique_ptr<Check> make_cuda_devices_check() {
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             const DevicesContext devices_context{context.probes.kernel_module(), visible, CUDART_VERSION};
-            if (context.probes.initialises_cuda()) return judge_devices(listing_from_driver(context.probes.driver()), devices_context, result);
+            if (context.probes.initialises_cuda()) {
+                DeviceListing listing = listing_from_driver(context.probes.driver());
+                attach_nvml_facts(listing.devices, context.probes.nvml());
+                return judge_devices(listing, devices_context, result);
+            }
             // --level quick: NVML answers without initialising CUDA; if it cannot, CUDA itself must.
             const NvmlFacts& nvml = context.probes.nvml();
             if (nvml.initialised()) return judge_devices(listing_from_nvml(nvml), devices_context, result);

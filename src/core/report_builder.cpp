@@ -27,8 +27,13 @@ Report assemble_report(std::vector<CheckResult> results, Probes& probes, const R
     report.versions.runtime = CudaVersion::from_encoded(CUDART_VERSION).to_string();
     if (const ToolkitFacts* toolkits = probes.toolkits_if_collected(); toolkits != nullptr && toolkits->nvcc_version)
         report.versions.nvcc = toolkits->nvcc_version->full;
-    if (driver != nullptr && driver->initialised()) report.devices = driver->devices;
-    else if (const NvmlFacts* nvml = probes.nvml_if_collected(); nvml != nullptr && nvml->initialised()) report.devices = nvml->devices;
+    const NvmlFacts* nvml = probes.nvml_if_collected();
+    if (driver != nullptr && driver->initialised()) {
+        report.devices = driver->devices;
+        if (nvml != nullptr) attach_nvml_facts(report.devices, *nvml);
+    } else if (nvml != nullptr && nvml->initialised()) {
+        report.devices = nvml->devices;
+    }
 
     report.checks = std::move(results);
     report.summary = summarize(report.checks);

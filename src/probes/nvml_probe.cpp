@@ -69,6 +69,7 @@ DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<s
     DeviceInfo info;
     info.ordinal = static_cast<int>(index);
     info.source = "nvml";
+    info.nvml_index = static_cast<int>(index);
     const auto failed = [&](std::string_view what, nvmlReturn_t result) {
         errors.push_back(fmt::format("NVML device {}: {} failed: {}", index, what, nvml_return_name(result)));
     };
@@ -89,7 +90,8 @@ DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<s
         failed("nvmlDeviceGetCudaComputeCapability", result);
     info.architecture = std::string(architecture_name(info.cc_major, info.cc_minor));
     nvmlMemory_t memory{};
-    if (nvmlReturn_t result = api.device_get_memory_info(device, &memory); result == 0) info.total_memory_bytes = memory.total;
+    if (nvmlReturn_t result = api.device_get_memory_info(device, &memory); result == 0)
+        info.total_memory_bytes = *(info.framebuffer_bytes = memory.total);
     else failed("nvmlDeviceGetMemoryInfo", result);
     unsigned int value = 0;
     if (api.device_get_max_clock_info(device, nvml_clock_sm, &value) == 0) info.sm_clock_khz = static_cast<int>(value) * 1000;
@@ -128,6 +130,15 @@ std::string nvml_return_name(int result) {
         case 999: return "NVML_ERROR_UNKNOWN";
         default: return fmt::format("NVML_ERROR_{}", result);
     }
+}
+
+void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml) {
+    for (DeviceInfo& device : devices)
+        for (const DeviceInfo& physical : nvml.devices)
+            if (!device.pci_bus_id.empty() && physical.pci_bus_id == device.pci_bus_id) {
+                device.nvml_index = physical.nvml_index;
+                device.framebuffer_bytes = physical.framebuffer_bytes;
+            }
 }
 
 NvmlFacts collect_nvml() {

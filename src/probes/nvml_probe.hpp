@@ -29,4 +29,9 @@ struct NvmlFacts {
 
 [[nodiscard]] NvmlFacts collect_nvml();
 
+// Adds NVML's index and framebuffer size to devices described by the driver API, matching by PCI
+// bus id (CUDA orders devices fastest first and renumbers them for CUDA_VISIBLE_DEVICES; NVML
+// uses PCI order).
+void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml);
+
 }  // namespace cudacheck

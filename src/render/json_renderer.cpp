@@ -64,7 +64,9 @@ json to_json(const DeviceInfo& device) {
                 {"tcc_driver", device.tcc_driver},
                 {"theoretical_memory_bandwidth_gbps", optional_or_null(device.theoretical_bandwidth_gbps)},
                 {"fp32_peak_tflops", optional_or_null(device.fp32_peak_tflops)},
-                {"source", device.source}};
+                {"source", device.source},
+                {"nvml_index", optional_or_null(device.nvml_index)},
+                {"framebuffer_bytes", optional_or_null(device.framebuffer_bytes)}};
 }
 
 json to_json(const CheckResult& result) {

@@ -230,6 +230,40 @@ TEST(LibcudaCheck, passes_with_version_and_path) {
     EXPECT_TRUE(contains(result.message, "libc.so.6"));
 }
 
+// --- driver.nvml ----------------------------------------------------------------------------
+
+TEST(NvmlCheck, warns_when_library_missing) {
+    NvmlFacts nvml;
+    nvml.library = DynamicLibrary::open("libnvidia-ml-does-not-exist.so.1");
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), r); });
+    EXPECT_EQ(result.status, Status::warn);
+    EXPECT_EQ(result.code, "CC220");
+    EXPECT_TRUE(contains(result.remediation, "utility"));
+}
+
+TEST(NvmlCheck, fails_on_driver_library_version_mismatch) {
+    NvmlFacts nvml;
+    nvml.library = DynamicLibrary::open("libc.so.6");
+    nvml.init_result = 18;
+    nvml.init_error = "NVML_ERROR_LIB_RM_VERSION_MISMATCH (Driver/library version mismatch)";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module("575.57.08"), r); });
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC221");
+    EXPECT_TRUE(contains(result.message, "575.57.08"));
+}
+
+TEST(NvmlCheck, passes_with_driver_version_and_gpu_count) {
+    NvmlFacts nvml;
+    nvml.library = DynamicLibrary::open("libc.so.6");
+    nvml.init_result = 0;
+    nvml.driver_version = "580.159.04";
+    nvml.cuda_driver_version = 13000;
+    nvml.devices = {h200()};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_EQ(result.message, "NVML up: driver 580.159.04, CUDA 13.0, 1 GPU(s)");
+}
+
 // --- cuda.pairing --------------------------------------------------------------------------
 
 TEST(PairingCheck, native_when_driver_matches_runtime) {

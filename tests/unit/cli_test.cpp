@@ -130,6 +130,13 @@ TEST(EndToEnd, fails_pairing_for_a_driver_older_than_the_runtime) {
     dir.symlink("libcuda.so.535.104.05", "libcuda.so.1");
     const auto report = run_to_json(dir, {"--only", "cuda.pairing"},
                                     {{"LD_LIBRARY_PATH", dir.path()}, {"FAKE_CUDA_DRIVER_VERSION", "12020"}}, 1);
+    if (fs::exists("/proc/driver/nvidia/version")) {
+        // A real kernel module is loaded (a GPU machine): a 535 library beside it is a version
+        // mismatch, which driver.libcuda must catch first; the pairing then cannot be judged.
+        EXPECT_EQ((*test::find_check(report, "driver.libcuda"))["code"], "CC213");
+        EXPECT_EQ((*test::find_check(report, "cuda.pairing"))["status"], "skip");
+        return;
+    }
     const auto* pairing = test::find_check(report, "cuda.pairing");
     EXPECT_EQ((*pairing)["code"], "CC401");
     EXPECT_TRUE(contains((*pairing)["message"].get<std::string>(), "driver 535.104.05 supports CUDA <= 12.2"));
@@ -147,6 +154,24 @@ TEST(EndToEnd, detects_a_stub_libcuda_first_on_the_path) {
     EXPECT_EQ((*libcuda)["code"], "CC211");
     EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), stubs));
     EXPECT_EQ((*test::find_check(report, "env.variables"))["code"], "CC112");
+}
+
+TEST(EndToEnd, reports_nvml_driver_library_mismatch) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "driver.nvml"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_NVML_INIT_RESULT", "18"}}, 1);
+    const auto* nvml = test::find_check(report, "driver.nvml");
+    EXPECT_EQ((*nvml)["code"], "CC221");
+    EXPECT_TRUE(contains((*nvml)["message"].get<std::string>(), "NVML_ERROR_LIB_RM_VERSION_MISMATCH"));
+    EXPECT_TRUE(contains((*nvml)["remediation"].get<std::string>(), "Reboot"));
+}
+
+TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "cuda.devices"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    ASSERT_EQ(report["devices"].size(), 2u);
+    EXPECT_EQ(report["devices"][1]["source"], "driver_api");
+    EXPECT_EQ(report["devices"][1]["nvml_index"], 1) << "matched by PCI bus id 00000000:02:00.0";
+    EXPECT_EQ(report["devices"][1]["framebuffer_bytes"], 150754820096ULL);
 }
 
 TEST(EndToEnd, reports_cuinit_failure_by_name) {
@@ -233,7 +258,7 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
 TEST(Commands, list_explain_version_and_help) {
     const test::BinaryRun list = run_cudacheck({"list"});
     EXPECT_EQ(list.exit_status, 0);
-    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
+    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "driver.nvml", "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
         EXPECT_TRUE(contains(list.output, id)) << id;
     const test::BinaryRun explain = run_cudacheck({"explain", "libcuda-stub"});
     EXPECT_EQ(explain.exit_status, 0);

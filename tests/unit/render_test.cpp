@@ -32,7 +32,7 @@ Report golden_report() {
     device.pci_bus_id = "00000000:00:06.0";
     device.cc_major = 9;
     device.architecture = "Hopper";
-    device.total_memory_bytes = 150754820096ULL;
+    device.total_memory_bytes = 150109880320ULL;
     device.multiprocessors = 132;
     device.sm_clock_khz = 1980000;
     device.memory_clock_khz = 3201000;
@@ -43,6 +43,8 @@ Report golden_report() {
     device.theoretical_bandwidth_gbps = 4917.1;
     device.fp32_peak_tflops = 66.9;
     device.source = "driver_api";
+    device.nvml_index = 0;
+    device.framebuffer_bytes = 150754820096ULL;
     report.devices = {device};
 
     CheckResult host;
