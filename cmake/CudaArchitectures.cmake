@@ -16,6 +16,10 @@ function(cudacheck_default_cuda_architectures out_var)
       HINTS "$ENV{CUDACXX}" "$ENV{CUDA_HOME}/bin" "$ENV{CUDA_PATH}/bin" "${CUDAToolkit_ROOT}/bin"
             /usr/local/cuda/bin)
     set(nvcc "${CUDACHECK_NVCC}")
+    # Let enable_language(CUDA) use the same nvcc, also when it is not on PATH.
+    if(nvcc AND NOT DEFINED ENV{CUDACXX})
+      set(CMAKE_CUDA_COMPILER "${nvcc}" CACHE FILEPATH "CUDA compiler")
+    endif()
   endif()
   if(NOT nvcc)
     message(FATAL_ERROR "nvcc not found: install the CUDA toolkit or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc")
