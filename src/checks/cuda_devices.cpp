@@ -21,6 +21,13 @@ DeviceListing listing_from_nvml(const NvmlFacts& nvml) {
 
 namespace {
 
+// "139.8 GiB usable of 140.4 GiB": CUDA's total excludes memory the driver reserves, while
+// nvidia-smi reports the whole framebuffer; showing both avoids a false discrepancy.
+std::string memory_text(const DeviceInfo& device) {
+    if (!device.framebuffer_bytes || *device.framebuffer_bytes == device.total_memory_bytes) return format_bytes(device.total_memory_bytes);
+    return fmt::format("{} usable of {}", format_bytes(device.total_memory_bytes), format_bytes(*device.framebuffer_bytes));
+}
+
 std::string via(const DeviceListing& listing) { return listing.honours_visible_devices ? "" : " [via NVML: --level quick does not initialise CUDA]"; }
 
 }  // namespace
@@ -83,7 +90,7 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
     if (listing.honours_visible_devices && present > static_cast<std::size_t>(visible)) hidden = fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present);
     if (same_model)
         result.summary(fmt::format("{} x {} (CC {}.{} {}, {} SMs, {}){}{}", visible, first.name, first.cc_major, first.cc_minor,
-                                   first.architecture, first.multiprocessors, format_bytes(first.total_memory_bytes), hidden, via(listing)));
+                                   first.architecture, first.multiprocessors, memory_text(first), hidden, via(listing)));
     else
         result.summary(fmt::format("{} devices of different models{}{}", visible, hidden, via(listing)));
 }

@@ -341,6 +341,20 @@ TEST(DevicesCheck, summarises_identical_devices_and_derives_peaks) {
     EXPECT_DOUBLE_EQ(result.metrics[0].value, 4916.7);
 }
 
+TEST(DevicesCheck, shows_usable_memory_next_to_framebuffer_when_they_differ) {
+    DevicesFixture fixture;
+    DriverFacts driver;
+    driver.device_count = 1;
+    DeviceInfo device = h200();
+    device.total_memory_bytes = 150109880320ULL;  // cuDeviceTotalMem on an H200
+    device.framebuffer_bytes = 150754820096ULL;   // NVML / nvidia-smi: 143771 MiB
+    device.nvml_index = 0;
+    driver.devices = {device};
+    const CheckResult result = fixture.run(driver);
+    EXPECT_TRUE(contains(result.message, "139.8 GiB usable of 140.4 GiB"));
+    EXPECT_TRUE(contains(result.evidence.back().value, "nvidia-smi index 0"));
+}
+
 TEST(DevicesCheck, fails_when_gpus_present_but_none_visible) {
     DevicesFixture fixture;
     fixture.visible = parse_cuda_visible_devices("5");
