@@ -39,7 +39,7 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
 
 // driver.nvml
 [[nodiscard]] std::unique_ptr<Check> make_driver_nvml_check();
-void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, ResultBuilder& result);
+void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result);
 
 // toolkit.nvcc
 [[nodiscard]] std::unique_ptr<Check> make_toolkit_nvcc_check();

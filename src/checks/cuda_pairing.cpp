@@ -30,6 +30,10 @@ std::string driver_text(const PairingFacts& facts, CudaVersion driver) {
 }  // namespace
 
 void judge_pairing(const PairingFacts& facts, ResultBuilder& result) {
+    if (facts.driver_cuda <= 0) {
+        result.skip("the driver did not report its CUDA version (cuDriverGetVersion failed)");
+        return;
+    }
     const CudaVersion driver = CudaVersion::from_encoded(facts.driver_cuda);
     const CudaVersion runtime = CudaVersion::from_encoded(facts.runtime_cuda);
     result.evidence("driver_cuda", driver.to_string());

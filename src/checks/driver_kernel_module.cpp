@@ -26,9 +26,20 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
         result.evidence("pci_device", fmt::format("{} bound to {}", device.address, device.driver.empty() ? "no driver" : device.driver));
         if (device.driver == "nouveau") nouveau_devices.push_back(device.address);
     }
+    if (facts.nouveau_loaded) result.evidence("nouveau_module", "loaded");
     if (!nouveau_devices.empty())
         result.add(Code::nouveau_bound, fmt::format("nouveau drives NVIDIA GPU {}", fmt::join(nouveau_devices, ", ")));
 
+    if (!facts.module && host.wsl == "WSL2") {
+        // WSL 2 has no NVIDIA module in the Linux VM: the Windows driver serves the GPU through /dev/dxg.
+        if (!facts.dxg)
+            result.add(Code::device_nodes_missing, "WSL 2 without /dev/dxg: GPU paravirtualization is not available",
+                       "Install the NVIDIA Windows driver (it includes WSL support), run `wsl --update` in PowerShell, then `wsl --shutdown`.");
+        else if (!facts.dxg->openable)
+            result.add(Code::device_nodes_no_access, fmt::format("cannot open /dev/dxg ({})", facts.dxg->error));
+        result.summary("WSL 2: the GPU is reached through /dev/dxg; the driver is the Windows one (no Linux kernel module)");
+        return;
+    }
     if (!facts.module) {
         result.evidence("proc_driver_version", "absent");
         std::string remediation = container_hint(host);

@@ -8,11 +8,17 @@
 
 namespace cudacheck {
 
-void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, ResultBuilder& result) {
+void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result) {
     result.evidence("requested", nvml.library.requested());
     if (!nvml.library.ok()) {
         result.evidence("loader_error", nvml.library.error());
-        result.add(Code::nvml_not_found, fmt::format("libnvidia-ml.so.1 cannot be loaded: {}", nvml.library.error()));
+        std::string remediation;  // the catalog's (install the utilities) fits when the driver is otherwise there
+        if (!kernel_module.module && host.wsl.empty())
+            remediation = host.container.empty()
+                              ? "No NVIDIA driver is installed: install it (libnvidia-ml.so.1 comes with it), see driver.kernel_module."
+                              : fmt::format("This {} container has no driver libraries: start it with `--gpus all` (NVIDIA Container Toolkit).",
+                                            host.container);
+        result.add(Code::nvml_not_found, fmt::format("libnvidia-ml.so.1 cannot be loaded: {}", nvml.library.error()), remediation);
         return;
     }
     result.evidence("loaded_path", nvml.library.loaded_path());
@@ -43,7 +49,7 @@ std::unique_ptr<Check> make_driver_nvml_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"driver.nvml", "NVML", "Loads and initialises NVML (libnvidia-ml.so.1): driver version, GPU count, version mismatch",
                   Scope::host, Level::quick, {}},
-        [](CheckContext& context, ResultBuilder& result) { judge_nvml(context.probes.nvml(), context.probes.kernel_module(), result); });
+        [](CheckContext& context, ResultBuilder& result) { judge_nvml(context.probes.nvml(), context.probes.kernel_module(), context.probes.host(), result); });
 }
 
 }  // namespace cudacheck

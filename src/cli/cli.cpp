@@ -34,7 +34,7 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--only", options.only, "Run only these checks: comma list of ids or prefixes (e.g. driver,cuda.devices)")
         ->delimiter(',');
     app.add_option("--skip", options.skip, "Skip these checks: comma list of ids or prefixes")->delimiter(',');
-    app.add_option("--level", options.level, "quick (no GPU kernels), standard, or full")
+    app.add_option("--level", options.level, "quick (no CUDA initialisation, no GPU work), standard, or full")
         ->check(CLI::IsMember({"quick", "standard", "full"}));
     app.add_option("--devices", options.devices, "CUDA device ordinals to check, e.g. 0,1 (default: all)");
     app.add_flag("--strict", options.strict, "Treat warnings as failures (exit 1)");
@@ -91,9 +91,10 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     Probes probes(environment, probe_settings);
     run_options.devices = *devices;
     run_options.verbose = options.verbose;
-    if (!run_options.devices.empty()) {
+    if (!run_options.devices.empty() && run_options.level != Level::quick) {
         // Ordinals can only be checked against a working driver; without one the driver checks
-        // report the real problem and per-device checks are skipped anyway.
+        // report the real problem and per-device checks are skipped anyway. At --level quick no
+        // per-device work runs, and checking would cost the cuInit quick avoids.
         const DriverFacts& driver = probes.initialised_driver();
         if (driver.device_count)
             for (int ordinal : run_options.devices)
@@ -120,7 +121,9 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
         std::ostringstream text;
         make_renderer(format, RenderOptions{false, options.verbose})->render(report, text);
         if (auto commit_error = output_file->commit(text.str())) {
+            // The checks ran: keep their verdicts on stdout even though the file could not be written.
             usage_error(*commit_error);
+            make_renderer(Format::table, render_options)->render(report, std::cout);
             return exit_usage;
         }
         if (!options.quiet) make_renderer(Format::table, render_options)->render(report, std::cout);

@@ -96,6 +96,7 @@ KernelModuleFacts collect_kernel_module(const std::string& root) {
         facts.pci_devices.push_back({address, driver_link.substr(driver_link.find_last_of('/') + 1)});
     }
     facts.nouveau_loaded = sys::is_directory(root + "/sys/module/nouveau");
+    if (sys::exists(root + "/dev/dxg")) facts.dxg = probe_node(root + "/dev/dxg");
     return facts;
 }
 

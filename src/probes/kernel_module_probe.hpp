@@ -44,6 +44,7 @@ struct KernelModuleFacts {
     std::vector<DeviceNode> nodes;        // /dev/nvidiactl, /dev/nvidia<N>, /dev/nvidia-uvm
     std::vector<PciDisplayDevice> pci_devices;  // vendor 0x10de, class 0x03xx
     bool nouveau_loaded = false;          // /sys/module/nouveau exists
+    std::optional<DeviceNode> dxg;        // /dev/dxg, WSL 2's GPU paravirtualization device, when present
 };
 
 // Reads the live system; `root` prefixes every path (tests use crafted trees).

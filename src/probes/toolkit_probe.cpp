@@ -96,6 +96,12 @@ ToolkitFacts collect_toolkits(const Environment& environment, const std::string&
     else if (run.exit_status != 0) facts.nvcc_failure = "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));
     else if (!(facts.nvcc_version = parse_nvcc_version(run.output)))
         facts.nvcc_failure = "unrecognised output: " + std::string(sys::trim(run.output)).substr(0, 200);
+    // Toolkits without version.json (some container images) take the version of their nvcc.
+    if (facts.nvcc_version) {
+        const std::string used_root = toolkit_root_of(facts.used_nvcc);
+        for (Toolkit& toolkit : facts.toolkits)
+            if (toolkit.version.empty() && toolkit.root == used_root) toolkit.version = facts.nvcc_version->full;
+    }
     return facts;
 }
 

@@ -96,6 +96,20 @@ TEST(KernelModuleCheck, fails_without_module_with_container_hint_in_container) {
     EXPECT_TRUE(contains(result.remediation, "--gpus all"));
 }
 
+TEST(KernelModuleCheck, passes_under_wsl2_with_dxg_and_no_module) {
+    KernelModuleFacts facts;
+    facts.dxg = DeviceNode{"/dev/dxg", true, true, ""};
+    HostInfo host = bare_host();
+    host.wsl = "WSL2";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_TRUE(contains(result.message, "/dev/dxg"));
+    facts.dxg.reset();
+    const CheckResult missing = judge([&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    EXPECT_EQ(missing.code, "CC202");
+    EXPECT_TRUE(contains(missing.remediation, "wsl --update"));
+}
+
 TEST(KernelModuleCheck, suggests_modprobe_when_gpu_present_but_module_absent) {
     KernelModuleFacts facts;
     facts.pci_devices.push_back({"0000:01:00.0", ""});
@@ -235,10 +249,20 @@ TEST(LibcudaCheck, passes_with_version_and_path) {
 TEST(NvmlCheck, warns_when_library_missing) {
     NvmlFacts nvml;
     nvml.library = DynamicLibrary::open("libnvidia-ml-does-not-exist.so.1");
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), r); });
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), bare_host(), r); });
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_EQ(result.code, "CC220");
     EXPECT_TRUE(contains(result.remediation, "utility"));
+}
+
+TEST(NvmlCheck, points_at_the_missing_driver_when_there_is_none) {
+    NvmlFacts nvml;
+    nvml.library = DynamicLibrary::open("libnvidia-ml-does-not-exist.so.1");
+    HostInfo host = bare_host();
+    host.container = "docker";
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, KernelModuleFacts{}, host, r); });
+    EXPECT_EQ(result.code, "CC220");
+    EXPECT_TRUE(contains(result.remediation, "--gpus all"));
 }
 
 TEST(NvmlCheck, fails_on_driver_library_version_mismatch) {
@@ -246,7 +270,7 @@ TEST(NvmlCheck, fails_on_driver_library_version_mismatch) {
     nvml.library = DynamicLibrary::open("libc.so.6");
     nvml.init_result = 18;
     nvml.init_error = "NVML_ERROR_LIB_RM_VERSION_MISMATCH (Driver/library version mismatch)";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module("575.57.08"), r); });
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module("575.57.08"), bare_host(), r); });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC221");
     EXPECT_TRUE(contains(result.message, "575.57.08"));
@@ -259,12 +283,19 @@ TEST(NvmlCheck, passes_with_driver_version_and_gpu_count) {
     nvml.driver_version = "580.159.04";
     nvml.cuda_driver_version = 13000;
     nvml.devices = {h200()};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), r); });
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), bare_host(), r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_EQ(result.message, "NVML up: driver 580.159.04, CUDA 13.0, 1 GPU(s)");
 }
 
 // --- cuda.pairing --------------------------------------------------------------------------
+
+TEST(PairingCheck, skips_when_driver_version_unknown) {
+    PairingFacts facts{0, "", false, 13000, std::nullopt};
+    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    EXPECT_EQ(result.status, Status::skip);
+    EXPECT_TRUE(contains(result.skip_reason, "cuDriverGetVersion"));
+}
 
 TEST(PairingCheck, native_when_driver_matches_runtime) {
     PairingFacts facts{13000, "580.159.04", false, 13000, NvccVersion{"13.0", "13.0.88"}};

@@ -100,6 +100,8 @@ TEST(Summary, worst_status_wins_but_skip_does_not_hide_pass) {
     EXPECT_EQ(summarize(results).overall, Status::error);
 }
 
+TEST(Summary, is_skip_when_nothing_ran) { EXPECT_EQ(summarize({}).overall, Status::skip); }
+
 TEST(Summary, is_skip_only_when_everything_skipped) {
     std::vector<CheckResult> results(2);
     results[0].status = Status::skip;
