@@ -1,10 +1,13 @@
 // GPU tests (label "gpu"): run on a machine with a CUDA device, skipped elsewhere. They check
 // cudacheck's driver-API view of each device against the CUDA runtime's own, run the tool's
 // kernels built for the configured architectures, and run the binary end to end.
+#include "core/system.hpp"
 #include "kernels/vector_add.cuh"
 #include "probes/driver_probe.hpp"
 #include "support/test_support.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -97,6 +100,39 @@ TEST(GpuBinary, reports_every_visible_device_with_passing_driver_checks) {
         EXPECT_EQ(report["devices"][device]["name"], properties.name);
     }
     EXPECT_EQ(report["exit_code"], run.exit_status);
+}
+
+// The facts nvidia-smi shows must be the facts cudacheck reports (same machine, same moment).
+TEST(GpuBinary, device_facts_equal_nvidia_smi) {
+    REQUIRE_GPU();
+    const std::string smi_path = sys::find_in_path("nvidia-smi", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "");
+    if (smi_path.empty()) GTEST_SKIP() << "nvidia-smi is not installed here";
+    const sys::CommandResult query = sys::run_command(
+        {smi_path, "--query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,clocks.max.sm,clocks.max.memory",
+         "--format=csv,noheader,nounits"},
+        std::chrono::seconds(30));
+    ASSERT_EQ(query.exit_status, 0) << query.output;
+    test::TempDir dir;
+    (void)test::run_cudacheck({"--only", "cuda.devices,driver", "-o", dir.path() + "/report.json", "-q"});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    std::size_t compared = 0;
+    for (const std::string& line : sys::split(sys::trim(query.output), '\n')) {
+        std::vector<std::string> fields;
+        for (const std::string& field : sys::split(line, ',')) fields.emplace_back(sys::trim(field));
+        ASSERT_EQ(fields.size(), 8u) << line;
+        const auto device = std::find_if(report["devices"].begin(), report["devices"].end(),
+                                         [&](const nlohmann::json& d) { return d["uuid"] == fields[2]; });
+        if (device == report["devices"].end()) continue;  // hidden from CUDA by CUDA_VISIBLE_DEVICES
+        ++compared;
+        EXPECT_EQ((*device)["nvml_index"], std::stoi(fields[0]));
+        EXPECT_EQ((*device)["name"], fields[1]);
+        EXPECT_EQ((*device)["pci_bus_id"], fields[3]);
+        EXPECT_EQ(report["versions"]["driver"], fields[4]);
+        EXPECT_EQ((*device)["framebuffer_bytes"].get<std::uint64_t>() / (1024 * 1024), std::stoull(fields[5]));
+        EXPECT_EQ((*device)["sm_clock_khz"].get<int>() / 1000, std::stoi(fields[6]));
+        EXPECT_EQ((*device)["memory_clock_khz"].get<int>() / 1000, std::stoi(fields[7]));
+    }
+    EXPECT_EQ(compared, report["devices"].size());
 }
 
 }  // namespace
