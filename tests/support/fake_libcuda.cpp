@@ -11,19 +11,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "support/fake_env.hpp"
 #include <cuda.h>
 
 namespace {
 
-int env_int(const char* name, int fallback) {
-    const char* value = std::getenv(name);
-    return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
-}
-
-const char* env_text(const char* name, const char* fallback) {
-    const char* value = std::getenv(name);
-    return value != nullptr ? value : fallback;
-}
+using cudacheck::fake::env_int;
+using cudacheck::fake::env_text;
 
 bool valid_device(CUdevice device) { return device >= 0 && device < env_int("FAKE_CUDA_DEVICE_COUNT", 1); }
 

@@ -6,17 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "support/fake_env.hpp"
+
 namespace {
 
-int env_int(const char* name, int fallback) {
-    const char* value = std::getenv(name);
-    return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
-}
-
-const char* env_text(const char* name, const char* fallback) {
-    const char* value = std::getenv(name);
-    return value != nullptr ? value : fallback;
-}
+using cudacheck::fake::env_int;
+using cudacheck::fake::env_text;
 
 struct FakeDevice {
     unsigned int index;
