@@ -28,6 +28,14 @@ KernelOutcome failure(cudaError_t error, const char* step) { return KernelOutcom
 
 }  // namespace
 
+KernelOutcome vector_add_image(int* binary_version, int* ptx_version) {
+    cudaFuncAttributes attributes{};
+    if (cudaError_t error = cudaFuncGetAttributes(&attributes, add_kernel); error != cudaSuccess) return failure(error, "cudaFuncGetAttributes");
+    *binary_version = attributes.binaryVersion;
+    *ptx_version = attributes.ptxVersion;
+    return {};
+}
+
 KernelOutcome vector_add(int device, const float* a, const float* b, float* c, std::size_t n) {
     if (cudaError_t error = cudaSetDevice(device); error != cudaSuccess) return failure(error, "cudaSetDevice");
     const std::size_t bytes = n * sizeof(float);

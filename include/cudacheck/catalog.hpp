@@ -4,7 +4,7 @@
 // (`cudacheck explain --markdown`) and a unit test fails when the two differ.
 //
 // Numbering: 1xx host and environment, 2xx driver, 3xx toolkit, 4xx CUDA pairing and devices,
-// 9xx cudacheck itself.
+// 5xx GPU work and CUDA libraries, 9xx cudacheck itself.
 #pragma once
 
 #include "cudacheck/result.hpp"
@@ -63,6 +63,17 @@ enum class Code : int {
     device_unsupported_by_runtime = 412,
     compute_mode_prohibited = 413,
     device_query_failed = 414,
+    // GPU work: cuda.kernel, cuda.memory and the library checks
+    cuda_call_failed = 501,
+    gpu_out_of_memory = 502,
+    no_kernel_image = 503,
+    wrong_result = 504,
+    library_not_found = 505,
+    library_symbol_missing = 506,
+    library_call_failed = 507,
+    cudnn_sublibrary_missing = 508,
+    cudnn_version_mismatch = 509,
+    nvrtc_compile_failed = 510,
     // cudacheck itself
     check_raised_exception = 901,
 };

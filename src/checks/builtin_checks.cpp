@@ -15,6 +15,8 @@ CheckList builtin_checks() {
     checks.push_back(make_toolkit_nvcc_check());
     checks.push_back(make_cuda_pairing_check());
     checks.push_back(make_cuda_devices_check());
+    checks.push_back(make_cuda_kernel_check());
+    checks.push_back(make_cuda_memory_check());
     return checks;
 }
 

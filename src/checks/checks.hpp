@@ -76,6 +76,10 @@ struct DeviceListing {
 [[nodiscard]] DeviceListing listing_from_nvml(const NvmlFacts& nvml);
 void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result);
 
+// GPU work, one result per device (--level standard and above)
+[[nodiscard]] std::unique_ptr<Check> make_cuda_kernel_check();
+[[nodiscard]] std::unique_ptr<Check> make_cuda_memory_check();
+
 // Driver package version: the kernel module's, else the one in libcuda's file name.
 [[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);
 

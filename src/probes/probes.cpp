@@ -1,5 +1,7 @@
 #include "probes/probes.hpp"
 
+#include <cuda_runtime_api.h>  // CUDART_VERSION: libraries must match the runtime cudacheck uses
+
 namespace cudacheck {
 
 Probes::Probes(const Environment& environment, ProbeSettings settings)
@@ -9,6 +11,14 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       driver_([this] { return settings_.collect_driver ? settings_.collect_driver(settings_.initialise_cuda) : collect_driver(settings_.initialise_cuda); }),
       initialised_driver_([this] { return settings_.collect_driver ? settings_.collect_driver(true) : collect_driver(true); }),
       nvml_([] { return collect_nvml(); }),
-      toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }) {}
+      toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }) {
+    for (std::size_t i = 0; i < libraries_.size(); ++i)
+        libraries_[i] = std::make_unique<Lazy<LoadedLibrary>>(
+            [&environment, id = static_cast<CudaLibrary>(i)] { return load_cuda_library(id, CUDART_VERSION / 1000, environment); });
+}
+
+void Probes::prefetch_libraries(std::initializer_list<CudaLibrary> ids) {
+    for (CudaLibrary id : ids) prefetches_.push_back(std::async(std::launch::async, [this, id] { (void)library(id); }));
+}
 
 }  // namespace cudacheck

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cudacheck/environment.hpp"
+#include "probes/cuda_libraries.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
@@ -10,7 +11,9 @@
 #include "probes/toolkit_probe.hpp"
 
 #include <atomic>
+#include <array>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,6 +66,14 @@ public:
     }
     [[nodiscard]] const NvmlFacts& nvml() { return nvml_.get(); }
     [[nodiscard]] bool initialises_cuda() const { return settings_.initialise_cuda; }
+    // A CUDA library for the runtime cudacheck was built with, opened on first use.
+    [[nodiscard]] const LoadedLibrary& library(CudaLibrary id) { return libraries_[static_cast<std::size_t>(id)]->get(); }
+    [[nodiscard]] const LoadedLibrary* library_if_loaded(CudaLibrary id) const {
+        return libraries_[static_cast<std::size_t>(id)]->peek();
+    }
+    // Starts opening libraries in the background: cuBLASLt and cuDNN are hundreds of megabytes,
+    // and loading them overlaps cuInit and context creation instead of following them.
+    void prefetch_libraries(std::initializer_list<CudaLibrary> ids);
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
 
     // For the report: what was gathered, without gathering anything new.
@@ -82,6 +93,8 @@ private:
     Lazy<DriverFacts> initialised_driver_;
     Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
+    std::array<std::unique_ptr<Lazy<LoadedLibrary>>, 6> libraries_;
+    std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
 
 }  // namespace cudacheck

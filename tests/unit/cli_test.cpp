@@ -76,7 +76,8 @@ TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
 
 TEST(EndToEnd, describes_devices_through_the_driver_api) {
     test::TempDir dir;
-    const auto report = run_to_json(dir, {"--only", "driver.libcuda,cuda"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda,cuda.pairing,cuda.devices"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
     EXPECT_EQ((*test::find_check(report, "driver.libcuda"))["status"], "pass");
     EXPECT_EQ((*test::find_check(report, "cuda.pairing"))["status"], "pass");
     const auto* devices = test::find_check(report, "cuda.devices");
@@ -181,6 +182,23 @@ TEST(EndToEnd, reports_cuinit_failure_by_name) {
     EXPECT_EQ((*libcuda)["code"], "CC212");
     EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "CUDA_ERROR_UNKNOWN"));
     EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), "dmesg"));
+}
+
+TEST(EndToEnd, gpu_checks_fail_cleanly_when_the_runtime_cannot_use_the_driver) {
+    // The fake libcuda answers the driver API probes but lacks what the CUDA runtime needs: every
+    // GPU check on every device must become a failure naming the runtime's error, never a crash.
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "cuda.kernel,cuda.memory"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 1);
+    int failed = 0;
+    for (const auto& check : report["checks"]) {
+        if (check["device"].is_null()) continue;
+        ++failed;
+        EXPECT_EQ(check["status"], "fail");
+        EXPECT_EQ(check["code"], "CC501");
+        EXPECT_TRUE(contains(check["message"].get<std::string>(), "cudaSetDevice"));
+        EXPECT_TRUE(contains(check["remediation"].get<std::string>(), "driver"));
+    }
+    EXPECT_EQ(failed, 4) << "two checks on each of two devices";
 }
 
 TEST(EndToEnd, only_env_never_initialises_the_driver) {

@@ -1,0 +1,78 @@
+// cuda.kernel: cudacheck's own kernel (the article's vector add) runs on this GPU and adds
+// correctly, and the code the binary embeds covers the GPU's architecture.
+#include "checks/checks.hpp"
+#include "core/arch_coverage.hpp"
+#include "core/build_info.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "kernels/random_fill.cuh"
+#include "kernels/vector_add.cuh"
+
+#include <fmt/format.h>
+#include <vector>
+
+namespace cudacheck {
+
+namespace {
+
+void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) {
+    cudaDeviceProp properties{};
+    gpu::check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+    const EmbeddedTargets targets = parse_cmake_architectures(build_info::cuda_architectures);
+    const ImageVerdict verdict = kernel_image_for(targets, properties.major, properties.minor);
+    result.evidence("embedded_architectures", std::string(build_info::cuda_architectures));
+    result.evidence("expected_image", verdict.describe());
+
+    int binary_version = 0;
+    int ptx_version = 0;
+    const kernels::KernelOutcome image = kernels::vector_add_image(&binary_version, &ptx_version);
+    if (!image.ok()) {
+        if (image.cuda_error == cudaErrorNoKernelImageForDevice)
+            result.add(Code::no_kernel_image,
+                       fmt::format("cudacheck embeds {} but the GPU is compute capability {}.{}: no kernel image", build_info::cuda_architectures,
+                                   properties.major, properties.minor),
+                       fmt::format("Rebuild cudacheck with -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode arch=compute_{0}{1},code=sm_{0}{1}).",
+                                   properties.major, properties.minor));
+        else
+            gpu::check(static_cast<cudaError_t>(image.cuda_error), image.failed_step);
+        return;
+    }
+    result.evidence("loaded_image", binary_version > 0 ? fmt::format("sm_{} SASS (PTX {})", binary_version, ptx_version)
+                                                       : fmt::format("PTX compute_{} JIT-compiled", ptx_version));
+
+    // Large enough to use every SM many times over, not a multiple of the block size.
+    const std::size_t n = context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 22) + 3;
+    std::vector<float> a(n), b(n), sum(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = kernels::uniform_value(1, i) * 1000.0f;
+        b[i] = kernels::uniform_value(2, i);
+    }
+    const kernels::KernelOutcome added = kernels::vector_add(device, a.data(), b.data(), sum.data(), n);
+    if (!added.ok()) gpu::check(static_cast<cudaError_t>(added.cuda_error), added.failed_step);
+    // One IEEE single-precision addition per element on each side: results must be bit-identical.
+    std::size_t wrong = 0;
+    std::size_t first_wrong = n;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(sum[i] == a[i] + b[i])) {
+            if (wrong++ == 0) first_wrong = i;
+        }
+    result.metric("elements_checked", static_cast<double>(n), "count");
+    if (wrong > 0) {
+        result.add(Code::wrong_result, fmt::format("vector add: {} of {} sums wrong (first at {}: {} + {} gave {})", wrong, n, first_wrong,
+                                                   a[first_wrong], b[first_wrong], sum[first_wrong]));
+        return;
+    }
+    result.summary(fmt::format("vector add of {} floats exact; {}", n, verdict.kind == ImageKind::none ? "image loaded" : verdict.describe()));
+}
+
+}  // namespace
+
+std::unique_ptr<Check> make_cuda_kernel_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"cuda.kernel", "Own kernel", "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
+                  Scope::device, Level::standard, {"cuda.devices"}},
+        [](CheckContext& context, ResultBuilder& result) {
+            gpu::run_gpu_check(context, result, [&](int device) { run_kernel_check(context, result, device); });
+        });
+}
+
+}  // namespace cudacheck

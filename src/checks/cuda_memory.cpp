@@ -1,0 +1,112 @@
+// cuda.memory: allocation and copies in every direction, each verified, with bandwidth measured
+// by CUDA events (median after warm-up) and compared with the theoretical figure.
+#include "checks/checks.hpp"
+#include "core/units.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "kernels/compare.cuh"
+#include "kernels/random_fill.cuh"
+#include "probes/probes.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+struct MemorySizes {
+    std::size_t host_bytes;    // pinned host <-> device transfers
+    std::size_t device_bytes;  // device-to-device copy: far beyond L2 (60 MiB on an H200)
+    int runs;
+};
+
+MemorySizes sizes_for(Level level) {
+    if (level == Level::full) return {std::size_t{1} << 30, std::size_t{4} << 30, 20};
+    return {std::size_t{256} << 20, std::size_t{1} << 30, 5};
+}
+
+double gigabytes_per_second(std::size_t bytes, double milliseconds) { return static_cast<double>(bytes) / (milliseconds * 1e-3) / 1e9; }
+
+void run_memory_check(CheckContext& context, ResultBuilder& result, int device) {
+    const MemorySizes sizes = sizes_for(context.options.level);
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    result.evidence("memory", fmt::format("{} free of {}", format_bytes(free_bytes), format_bytes(total_bytes)));
+    gpu::Stream stream;
+
+    // Host <-> device: pinned buffers, random content, round trip compared byte for byte.
+    gpu::PinnedArray<std::uint32_t> host_source(sizes.host_bytes / 4);
+    gpu::PinnedArray<std::uint32_t> host_back(sizes.host_bytes / 4);
+    for (std::size_t i = 0; i < host_source.size(); ++i) host_source.data()[i] = static_cast<std::uint32_t>(kernels::mix64(i ^ 0xC0DE));
+    std::memset(host_back.data(), 0, host_back.bytes());
+    gpu::DeviceArray<std::uint32_t> device_staging(host_source.size());
+    const auto h2d = gpu::time_on_stream(stream, 1, sizes.runs, [&] {
+        gpu::check(cudaMemcpyAsync(device_staging.data(), host_source.data(), host_source.bytes(), cudaMemcpyHostToDevice, stream.get()),
+                   "cudaMemcpyAsync(host to device)");
+    });
+    const auto d2h = gpu::time_on_stream(stream, 1, sizes.runs, [&] {
+        gpu::check(cudaMemcpyAsync(host_back.data(), device_staging.data(), host_back.bytes(), cudaMemcpyDeviceToHost, stream.get()),
+                   "cudaMemcpyAsync(device to host)");
+    });
+    stream.synchronize();
+    if (std::memcmp(host_source.data(), host_back.data(), host_source.bytes()) != 0) {
+        result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data", format_bytes(host_source.bytes())));
+        return;
+    }
+
+    // Device -> device: random content made on the GPU, copy compared on the GPU.
+    const std::size_t words = sizes.device_bytes / 4;
+    gpu::DeviceArray<std::uint32_t> source(words);
+    gpu::DeviceArray<std::uint32_t> destination(words);
+    gpu::DeviceArray<unsigned long long> mismatches(1);
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(source.data(), kernels::Element::f32, words, 7, stream.get())), "fill kernel");
+    gpu::check(cudaMemsetAsync(destination.data(), 0xFF, destination.bytes(), stream.get()), "cudaMemsetAsync");
+    const auto d2d = gpu::time_on_stream(stream, 1, sizes.runs, [&] {
+        gpu::check(cudaMemcpyAsync(destination.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice, stream.get()),
+                   "cudaMemcpyAsync(device to device)");
+    });
+    gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(source.data(), destination.data(), words, mismatches.data(), stream.get())),
+               "compare kernel");
+    unsigned long long wrong = 0;
+    gpu::check(cudaMemcpyAsync(&wrong, mismatches.data(), sizeof wrong, cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    stream.synchronize();
+    if (wrong > 0) {
+        result.add(Code::wrong_result, fmt::format("device-to-device copy of {}: {} of {} words differ", format_bytes(source.bytes()), wrong, words));
+        return;
+    }
+
+    const double h2d_rate = gigabytes_per_second(host_source.bytes(), gpu::median(h2d));
+    const double d2h_rate = gigabytes_per_second(host_back.bytes(), gpu::median(d2h));
+    // Counting bytes read plus bytes written, as bandwidth figures for copies usually do.
+    const double d2d_rate = gigabytes_per_second(2 * source.bytes(), gpu::median(d2d));
+    result.metric("device_to_device_bandwidth", d2d_rate, "GB/s");
+    result.metric("host_to_device_bandwidth", h2d_rate, "GB/s");
+    result.metric("device_to_host_bandwidth", d2h_rate, "GB/s");
+    std::string fraction;
+    const DriverFacts& driver = context.probes.initialised_driver();
+    for (const DeviceInfo& info : driver.devices)
+        if (info.ordinal == device && info.theoretical_bandwidth_gbps) {
+            result.metric("device_to_device_fraction_of_theoretical", 100.0 * d2d_rate / *info.theoretical_bandwidth_gbps, "%");
+            fraction = fmt::format(" ({:.0f}% of {:.0f} GB/s theoretical)", 100.0 * d2d_rate / *info.theoretical_bandwidth_gbps,
+                                   *info.theoretical_bandwidth_gbps);
+        }
+    result.evidence("method", fmt::format("CUDA events, median of {} runs after 1 warm-up; {} pinned host buffers, {} device copy "
+                                          "(read + write counted)",
+                                          sizes.runs, format_bytes(sizes.host_bytes), format_bytes(sizes.device_bytes)));
+    result.summary(fmt::format("copies verified; device {:.0f} GB/s{}, host->device {:.1f} GB/s, device->host {:.1f} GB/s", d2d_rate, fraction,
+                               h2d_rate, d2h_rate));
+}
+
+}  // namespace
+
+std::unique_ptr<Check> make_cuda_memory_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"cuda.memory", "GPU memory", "Pinned host<->device and device<->device copies, verified; bandwidth vs theoretical",
+                  Scope::device, Level::standard, {"cuda.devices"}},
+        [](CheckContext& context, ResultBuilder& result) {
+            gpu::run_gpu_check(context, result, [&](int device) { run_memory_check(context, result, device); });
+        });
+}
+
+}  // namespace cudacheck

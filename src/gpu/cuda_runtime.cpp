@@ -1,0 +1,106 @@
+#include "gpu/cuda_runtime.hpp"
+
+#include "core/build_info.hpp"
+#include "core/units.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace cudacheck::gpu {
+
+CudaError::CudaError(cudaError_t error, std::string call)
+    : std::runtime_error(fmt::format("{} failed: {} ({})", call, cudaGetErrorName(error), cudaGetErrorString(error))),
+      error_(error),
+      call_(std::move(call)) {}
+
+void check(cudaError_t error, const std::string& call) {
+    if (error != cudaSuccess) {
+        (void)cudaGetLastError();  // clear a non-sticky error so later checks start clean
+        throw CudaError(error, call);
+    }
+}
+
+std::string allocation_call(std::size_t bytes) { return "cudaMalloc(" + format_bytes(bytes) + ")"; }
+
+std::vector<float> time_on_stream(const Stream& stream, int warmups, int runs, const std::function<void()>& work) {
+    for (int i = 0; i < warmups; ++i) work();
+    std::vector<cudaEvent_t> events(static_cast<std::size_t>(runs) + 1);
+    for (cudaEvent_t& event : events) check(cudaEventCreate(&event), "cudaEventCreate");
+    std::vector<float> samples;
+    try {
+        check(cudaEventRecord(events[0], stream.get()), "cudaEventRecord");
+        for (int i = 0; i < runs; ++i) {
+            work();
+            check(cudaEventRecord(events[static_cast<std::size_t>(i) + 1], stream.get()), "cudaEventRecord");
+        }
+        check(cudaEventSynchronize(events.back()), "cudaEventSynchronize");
+        for (int i = 0; i < runs; ++i) {
+            float milliseconds = 0;
+            check(cudaEventElapsedTime(&milliseconds, events[static_cast<std::size_t>(i)], events[static_cast<std::size_t>(i) + 1]),
+                  "cudaEventElapsedTime");
+            samples.push_back(milliseconds);
+        }
+    } catch (...) {
+        for (cudaEvent_t event : events) cudaEventDestroy(event);
+        throw;
+    }
+    for (cudaEvent_t event : events) cudaEventDestroy(event);
+    return samples;
+}
+
+double median(std::vector<float> samples) {
+    if (samples.empty()) return 0.0;
+    std::sort(samples.begin(), samples.end());
+    const std::size_t middle = samples.size() / 2;
+    return samples.size() % 2 == 1 ? samples[middle] : (samples[middle - 1] + samples[middle]) / 2.0;
+}
+
+std::string remediation_for(cudaError_t error) {
+    switch (error) {
+        case cudaErrorInsufficientDriver:
+            return fmt::format("The driver is older than the CUDA {} runtime cudacheck uses: update the NVIDIA driver (see cuda.pairing).",
+                               build_info::cuda_toolkit);
+        case cudaErrorCallRequiresNewerDriver:
+            return "The CUDA runtime needs a function this driver does not provide: update the NVIDIA driver (see cuda.pairing for the minimum).";
+        case cudaErrorStubLibrary:
+            return "A stub libcuda was loaded: remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH (see driver.libcuda).";
+        case cudaErrorNoKernelImageForDevice:
+            return fmt::format("cudacheck was built for CUDA architectures {} which do not cover this GPU: rebuild with "
+                               "-DCMAKE_CUDA_ARCHITECTURES=<major><minor> (e.g. 90 for Hopper), i.e. nvcc "
+                               "-gencode arch=compute_XY,code=sm_XY plus PTX for the newest.",
+                               build_info::cuda_architectures);
+        case cudaErrorUnsupportedPtxVersion:
+            return "The embedded PTX is newer than this driver can compile: update the driver, or build with SASS for this GPU.";
+        case cudaErrorDevicesUnavailable:
+            return "The GPU is in exclusive or prohibited compute mode and busy: `nvidia-smi -q -d COMPUTE`; free it or ask the administrator.";
+        case cudaErrorMemoryAllocation:
+            return "Free GPU memory (other processes: `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), or run when the GPU is idle.";
+        case cudaErrorInvalidDevice:
+            return "The device ordinal is not visible: check CUDA_VISIBLE_DEVICES and --devices.";
+        default:
+            return {};
+    }
+}
+
+void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std::function<void(int device)>& body) {
+    const int device = context.device.value_or(0);
+    try {
+        check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+        body(device);
+    } catch (const CudaError& error) {
+        if (error.error() == cudaErrorMemoryAllocation) {
+            size_t free_bytes = 0;
+            size_t total_bytes = 0;
+            cudaMemGetInfo(&free_bytes, &total_bytes);
+            result.add(Code::gpu_out_of_memory,
+                       fmt::format("{}: only {} of {} free on device {}", error.what(), format_bytes(free_bytes), format_bytes(total_bytes), device),
+                       remediation_for(error.error()));
+        } else if (error.error() == cudaErrorNoKernelImageForDevice) {
+            result.add(Code::no_kernel_image, error.what(), remediation_for(error.error()));
+        } else {
+            result.add(Code::cuda_call_failed, error.what(), remediation_for(error.error()));
+        }
+    }
+}
+
+}  // namespace cudacheck::gpu

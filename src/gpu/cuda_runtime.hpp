@@ -1,0 +1,102 @@
+// Host-side helpers for checks that run GPU work through the CUDA runtime (linked statically):
+// move-only owners of device and pinned memory, streams and events; CUDA errors as exceptions
+// that run_gpu_check() turns into findings; and event timing with a median.
+#pragma once
+
+#include "cudacheck/check.hpp"
+
+#include <cuda_runtime_api.h>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cudacheck::gpu {
+
+// A CUDA runtime call failed. `call` names it ("cudaMalloc(1.0 GiB)").
+class CudaError : public std::runtime_error {
+public:
+    CudaError(cudaError_t error, std::string call);
+    [[nodiscard]] cudaError_t error() const { return error_; }
+    [[nodiscard]] const std::string& call() const { return call_; }
+
+private:
+    cudaError_t error_;
+    std::string call_;
+};
+
+// Throws CudaError unless `error` is cudaSuccess.
+void check(cudaError_t error, const std::string& call);
+// "cudaMalloc(1.0 GiB)": names an allocation in error messages.
+[[nodiscard]] std::string allocation_call(std::size_t bytes);
+
+template <typename T>
+class DeviceArray {
+public:
+    explicit DeviceArray(std::size_t count) : count_(count) {
+        check(cudaMalloc(reinterpret_cast<void**>(&data_), bytes()), allocation_call(bytes()));
+    }
+    DeviceArray(DeviceArray&& other) noexcept : data_(other.data_), count_(other.count_) { other.data_ = nullptr; }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    DeviceArray& operator=(DeviceArray&&) = delete;
+    ~DeviceArray() {
+        if (data_ != nullptr) cudaFree(data_);
+    }
+    [[nodiscard]] T* data() const { return data_; }
+    [[nodiscard]] std::size_t size() const { return count_; }
+    [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
+
+private:
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+// Page-locked host memory: what real transfers use, and what bandwidth figures need.
+template <typename T>
+class PinnedArray {
+public:
+    explicit PinnedArray(std::size_t count) : count_(count) {
+        check(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)), "cudaMallocHost(" + allocation_call(count * sizeof(T)).substr(11));
+    }
+    PinnedArray(const PinnedArray&) = delete;
+    PinnedArray& operator=(const PinnedArray&) = delete;
+    ~PinnedArray() {
+        if (data_ != nullptr) cudaFreeHost(data_);
+    }
+    [[nodiscard]] T* data() const { return data_; }
+    [[nodiscard]] std::size_t size() const { return count_; }
+    [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
+
+private:
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+};
+
+class Stream {
+public:
+    Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    ~Stream() { cudaStreamDestroy(stream_); }
+    [[nodiscard]] cudaStream_t get() const { return stream_; }
+    void synchronize() const { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+
+private:
+    cudaStream_t stream_ = nullptr;
+};
+
+// Times `runs` executions of `work` (each enqueued on `stream`) with CUDA events, after `warmups`
+// untimed ones, and returns each run's milliseconds (take the median: timing::median).
+[[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, int warmups, int runs, const std::function<void()>& work);
+[[nodiscard]] double median(std::vector<float> samples);
+
+// Runs a check's GPU body on its device: selects the device, and turns a CudaError into a
+// finding (out of memory with free/total, no kernel image with the fix, anything else by name).
+void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std::function<void(int device)>& body);
+
+// What to do about a CUDA runtime error, specific to the code (35 insufficient driver, 209 no
+// kernel image, ...); empty when the catalog's generic text is all there is to say.
+[[nodiscard]] std::string remediation_for(cudaError_t error);
+
+}  // namespace cudacheck::gpu

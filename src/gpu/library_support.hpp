@@ -1,0 +1,60 @@
+// What every library check does first: open the library (a failure is a finding naming the paths
+// tried and the package to install), record which file loaded, and resolve the functions it uses.
+#pragma once
+
+#include "cudacheck/check.hpp"
+#include "probes/cuda_libraries.hpp"
+
+#include <string>
+#include <vector>
+
+namespace cudacheck::gpu {
+
+// The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
+[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id);
+
+// Fills a struct of function pointers from a library by name; `ok()` after all slots.
+//   SymbolResolver resolve(library);
+//   resolve(api.create, "cublasCreate_v2");
+//   if (!resolve.report(result)) return;
+class SymbolResolver {
+public:
+    explicit SymbolResolver(const LoadedLibrary& library) : library_(library) {}
+    template <typename Function>
+    void operator()(Function& slot, const char* name) {
+        slot = library_.library.function<Function>(name);
+        if (slot == nullptr) missing_.emplace_back(name);
+    }
+    // True when every symbol resolved; otherwise adds a library_symbol_missing finding.
+    [[nodiscard]] bool report(ResultBuilder& result) const;
+
+private:
+    const LoadedLibrary& library_;
+    std::vector<std::string> missing_;
+};
+
+// Accuracy of a GPU result against a float64 reference: relative Frobenius error
+// ||actual - reference|| / ||reference||, and non-finite values (which never pass).
+struct Accuracy {
+    double relative_error = 0.0;
+    std::size_t non_finite = 0;
+    std::size_t count = 0;
+    [[nodiscard]] bool within(double tolerance) const { return non_finite == 0 && relative_error <= tolerance; }
+};
+
+class AccuracyAccumulator {
+public:
+    void add(double actual, double reference);
+    [[nodiscard]] Accuracy result() const;
+
+private:
+    double error_squares_ = 0.0;
+    double reference_squares_ = 0.0;
+    std::size_t non_finite_ = 0;
+    std::size_t count_ = 0;
+};
+
+// "2.3e-07 (tolerance 1e-05)"
+[[nodiscard]] std::string describe(const Accuracy& accuracy, double tolerance);
+
+}  // namespace cudacheck::gpu

@@ -1,0 +1,96 @@
+#include "probes/cuda_libraries.hpp"
+
+#include "core/system.hpp"
+#include "probes/driver_probe.hpp"
+
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+std::string_view library_name(CudaLibrary id) {
+    switch (id) {
+        case CudaLibrary::cublas: return "cuBLAS";
+        case CudaLibrary::cublas_lt: return "cuBLASLt";
+        case CudaLibrary::cufft: return "cuFFT";
+        case CudaLibrary::curand: return "cuRAND";
+        case CudaLibrary::cudnn: return "cuDNN";
+        case CudaLibrary::nvrtc: return "NVRTC";
+    }
+    return "?";
+}
+
+std::string library_soname(CudaLibrary id, int cuda_major) {
+    // ../shared/cuda-facts.md §5 (NVIDIA/cuda-python pathfinder supported_libs.py).
+    switch (id) {
+        case CudaLibrary::cublas: return cuda_major == 11 ? "libcublas.so.11" : fmt::format("libcublas.so.{}", cuda_major);
+        case CudaLibrary::cublas_lt: return cuda_major == 11 ? "libcublasLt.so.11" : fmt::format("libcublasLt.so.{}", cuda_major);
+        case CudaLibrary::cufft: return fmt::format("libcufft.so.{}", cuda_major - 1);  // 11 -> .10, 12 -> .11, 13 -> .12
+        case CudaLibrary::curand: return "libcurand.so.10";
+        case CudaLibrary::cudnn: return "libcudnn.so.9";
+        case CudaLibrary::nvrtc: return cuda_major == 11 ? "libnvrtc.so.11.2" : fmt::format("libnvrtc.so.{}", cuda_major);
+    }
+    return {};
+}
+
+std::string library_install_hint(CudaLibrary id, int cuda_major) {
+    const std::string toolkit = fmt::format("{}-0", cuda_major);
+    switch (id) {
+        case CudaLibrary::cublas:
+        case CudaLibrary::cublas_lt:
+            return fmt::format("the libcublas-{} package (NVIDIA's repository) or `pip install nvidia-cublas{}`", toolkit,
+                               cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
+        case CudaLibrary::cufft:
+            return fmt::format("the libcufft-{} package or `pip install nvidia-cufft{}`", toolkit, cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
+        case CudaLibrary::curand:
+            return fmt::format("the libcurand-{} package or `pip install nvidia-curand{}`", toolkit, cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
+        case CudaLibrary::cudnn:
+            return fmt::format("the libcudnn9-cuda-{} package or `pip install nvidia-cudnn-cu{}`", cuda_major, cuda_major);
+        case CudaLibrary::nvrtc:
+            return fmt::format("the cuda-nvrtc-{} package or `pip install nvidia-cuda-nvrtc{}`", toolkit, cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
+    }
+    return {};
+}
+
+std::string LoadedLibrary::first_missing(std::initializer_list<const char*> names) const {
+    for (const char* name : names)
+        if (library.symbol(name) == nullptr) return name;
+    return {};
+}
+
+LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environment& environment) {
+    LoadedLibrary loaded;
+    loaded.id = id;
+    loaded.name = std::string(library_name(id));
+    loaded.soname = library_soname(id, cuda_major);
+    loaded.library = DynamicLibrary::open(loaded.soname);
+    if (!loaded.library.ok()) {
+        loaded.tried.push_back(fmt::format("{} (loader search path): {}", loaded.soname, loaded.library.error()));
+        std::vector<std::string> directories;
+        for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+            if (auto root = environment.get(variable); root && !root->empty()) directories.push_back(*root + "/lib64");
+        directories.push_back("/usr/local/cuda/lib64");
+        directories.push_back("/usr/local/cuda/targets/x86_64-linux/lib");
+        for (const std::string& directory : directories) {
+            const std::string path = directory + "/" + loaded.soname;
+            if (!sys::exists(path)) {
+                loaded.tried.push_back(path + ": absent");
+                continue;
+            }
+            DynamicLibrary candidate = DynamicLibrary::open(path);
+            if (!candidate.ok()) {
+                loaded.tried.push_back(fmt::format("{}: {}", path, candidate.error()));
+                continue;
+            }
+            loaded.library = std::move(candidate);
+            loaded.outside_loader_path = true;
+            break;
+        }
+    }
+    if (loaded.library.ok()) {
+        const std::string prefix = loaded.soname.substr(0, loaded.soname.find(".so") + 4);  // "libcublas.so."
+        loaded.file_version = library_version_from_path(loaded.library.loaded_path(), prefix);
+    }
+    return loaded;
+}
+
+}  // namespace cudacheck

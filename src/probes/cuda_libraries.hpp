@@ -1,0 +1,40 @@
+// The CUDA libraries cudacheck exercises, opened at run time by soname so that a missing or broken
+// library is a finding, not a loader error at start-up. Each records what was asked for, every
+// path tried and the file that loaded.
+#pragma once
+
+#include "cudacheck/dynamic_library.hpp"
+#include "cudacheck/environment.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck {
+
+enum class CudaLibrary { cublas, cublas_lt, cufft, curand, cudnn, nvrtc };
+
+struct LoadedLibrary {
+    CudaLibrary id = CudaLibrary::cublas;
+    std::string name;                 // "cuBLAS"
+    std::string soname;               // "libcublas.so.13"
+    DynamicLibrary library;           // ok() when loaded
+    std::vector<std::string> tried;   // "libcublas.so.13 (loader path): <error>", "/usr/local/cuda/lib64/...: <error>"
+    bool outside_loader_path = false;  // found only in a toolkit directory the loader does not search
+    std::string file_version;          // from the loaded file's name, e.g. "13.1.0.3"; empty if none
+    [[nodiscard]] bool ok() const { return library.ok(); }
+    // The first function named that the library lacks, or empty.
+    [[nodiscard]] std::string first_missing(std::initializer_list<const char*> names) const;
+};
+
+[[nodiscard]] std::string_view library_name(CudaLibrary id);
+// The soname matching a CUDA major version (pathfinder's table, ../shared/cuda-facts.md §5).
+[[nodiscard]] std::string library_soname(CudaLibrary id, int cuda_major);
+// How to install it, for the remediation ("the libcublas-13-0 package or pip nvidia-cublas").
+[[nodiscard]] std::string library_install_hint(CudaLibrary id, int cuda_major);
+
+// Opens the library through the loader's search path, then in the toolkit directories
+// (CUDA_HOME, CUDA_PATH, /usr/local/cuda) a program built with the toolkit's rpath would use.
+[[nodiscard]] LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environment& environment);
+
+}  // namespace cudacheck
