@@ -17,6 +17,11 @@ CheckList builtin_checks() {
     checks.push_back(make_cuda_devices_check());
     checks.push_back(make_cuda_kernel_check());
     checks.push_back(make_cuda_memory_check());
+    checks.push_back(make_cublas_gemm_check());
+    checks.push_back(make_cufft_fft_check());
+    checks.push_back(make_cudnn_conv_check());
+    checks.push_back(make_curand_generate_check());
+    checks.push_back(make_nvrtc_compile_check());
     return checks;
 }
 

@@ -79,6 +79,11 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 // GPU work, one result per device (--level standard and above)
 [[nodiscard]] std::unique_ptr<Check> make_cuda_kernel_check();
 [[nodiscard]] std::unique_ptr<Check> make_cuda_memory_check();
+[[nodiscard]] std::unique_ptr<Check> make_cublas_gemm_check();
+[[nodiscard]] std::unique_ptr<Check> make_cufft_fft_check();
+[[nodiscard]] std::unique_ptr<Check> make_cudnn_conv_check();
+[[nodiscard]] std::unique_ptr<Check> make_curand_generate_check();
+[[nodiscard]] std::unique_ptr<Check> make_nvrtc_compile_check();
 
 // Driver package version: the kernel module's, else the one in libcuda's file name.
 [[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);

@@ -63,8 +63,11 @@ LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environmen
     loaded.name = std::string(library_name(id));
     loaded.soname = library_soname(id, cuda_major);
     loaded.library = DynamicLibrary::open(loaded.soname);
-    if (!loaded.library.ok()) {
-        loaded.tried.push_back(fmt::format("{} (loader search path): {}", loaded.soname, loaded.library.error()));
+    // Only a library the loader cannot find at all is looked for elsewhere: one it finds but cannot
+    // load (damaged, wrong architecture, missing dependency) is what every program here would get.
+    const bool not_found = !loaded.library.ok() && loaded.library.error().find("cannot open shared object file") != std::string::npos;
+    if (!loaded.library.ok()) loaded.tried.push_back(fmt::format("{} (loader search path): {}", loaded.soname, loaded.library.error()));
+    if (not_found) {
         std::vector<std::string> directories;
         for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
             if (auto root = environment.get(variable); root && !root->empty()) directories.push_back(*root + "/lib64");

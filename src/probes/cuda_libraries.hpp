@@ -33,8 +33,9 @@ struct LoadedLibrary {
 // How to install it, for the remediation ("the libcublas-13-0 package or pip nvidia-cublas").
 [[nodiscard]] std::string library_install_hint(CudaLibrary id, int cuda_major);
 
-// Opens the library through the loader's search path, then in the toolkit directories
-// (CUDA_HOME, CUDA_PATH, /usr/local/cuda) a program built with the toolkit's rpath would use.
+// Opens the library through the loader's search path; if the loader finds none, in the toolkit
+// directories (CUDA_HOME, CUDA_PATH, /usr/local/cuda) a program built with the toolkit's rpath would
+// use. A library the loader finds but cannot load is not looked for elsewhere.
 [[nodiscard]] LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environment& environment);
 
 }  // namespace cudacheck

@@ -1,0 +1,11 @@
+// curand.generate: placeholder while the check is written (replaced before this lands).
+#include "checks/checks.hpp"
+
+namespace cudacheck {
+
+std::unique_ptr<Check> make_curand_generate_check() {
+    return std::make_unique<FunctionCheck>(CheckInfo{"curand.generate", "curand.generate", "placeholder", Scope::device, Level::standard, {"cuda.devices"}},
+                                           [](CheckContext&, ResultBuilder& result) { result.skip("not written yet"); });
+}
+
+}  // namespace cudacheck

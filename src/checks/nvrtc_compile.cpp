@@ -1,0 +1,11 @@
+// nvrtc.compile: placeholder while the check is written (replaced before this lands).
+#include "checks/checks.hpp"
+
+namespace cudacheck {
+
+std::unique_ptr<Check> make_nvrtc_compile_check() {
+    return std::make_unique<FunctionCheck>(CheckInfo{"nvrtc.compile", "nvrtc.compile", "placeholder", Scope::device, Level::standard, {"cuda.devices"}},
+                                           [](CheckContext&, ResultBuilder& result) { result.skip("not written yet"); });
+}
+
+}  // namespace cudacheck
