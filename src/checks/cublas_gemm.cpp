@@ -1,11 +1,280 @@
-// cublas.gemm: placeholder while the check is written (replaced before this lands).
+// cublas.gemm: cuBLAS multiplies matrices correctly and at the speed the GPU should reach.
+//  1. SGEMM and DGEMM on a small non-square problem, every element compared with a float64 CPU
+//     product (relative Frobenius error; NaN never passes; the output is poisoned first).
+//  2. cublasGemmEx throughput for FP32, TF32, FP16 and BF16 on square matrices large enough to fill
+//     the GPU: CUDA events, median after warm-up, random inputs; a sample of entries of every
+//     product is checked against a float64 reference, so a fast wrong answer cannot pass.
 #include "checks/checks.hpp"
+#include "core/cuda_facts.hpp"
+#include "core/system.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "gpu/library_support.hpp"
+#include "kernels/random_fill.cuh"
+#include "probes/probes.hpp"
+
+#include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
 
 namespace cudacheck {
 
+namespace {
+
+struct CublasApi {
+    decltype(&::cublasCreate_v2) create = nullptr;
+    decltype(&::cublasDestroy_v2) destroy = nullptr;
+    decltype(&::cublasSetStream_v2) set_stream = nullptr;
+    decltype(&::cublasSetMathMode) set_math_mode = nullptr;
+    decltype(&::cublasGetProperty) get_property = nullptr;
+    decltype(&::cublasGetStatusName) status_name = nullptr;
+    decltype(&::cublasSgemm_v2) sgemm = nullptr;
+    decltype(&::cublasDgemm_v2) dgemm = nullptr;
+    // cublasGemmEx is overloaded in C++ (a legacy cudaDataType compute type): name the C one.
+    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType, int,
+                              const void*, cudaDataType, int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                              cublasGemmAlgo_t) = nullptr;
+};
+
+// A cuBLAS call failed: reported as a library finding with the status name.
+class CublasFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class CublasHandle {
+public:
+    explicit CublasHandle(const CublasApi& api) : api_(api) { check(api_.create(&handle_), "cublasCreate"); }
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+    ~CublasHandle() {
+        if (handle_ != nullptr) api_.destroy(handle_);
+    }
+    [[nodiscard]] cublasHandle_t get() const { return handle_; }
+    void check(cublasStatus_t status, const std::string& call) const {
+        if (status != CUBLAS_STATUS_SUCCESS)
+            throw CublasFailure(fmt::format("{} failed: {} ({})", call, api_.status_name(status), static_cast<int>(status)));
+    }
+
+private:
+    const CublasApi& api_;
+    cublasHandle_t handle_ = nullptr;
+};
+
+// Column-major index of element (row, column) in a matrix with `rows` rows.
+std::size_t at(std::size_t row, std::size_t column, std::size_t rows) { return row + column * rows; }
+
+// The value the fill kernel stores at `index`, as the element type rounds it, widened to double.
+double stored_value(kernels::Element element, std::uint64_t seed, std::size_t index) {
+    const float value = kernels::uniform_value(seed, index);
+    switch (element) {
+        case kernels::Element::f16: return __half2float(__float2half_rn(value));
+        case kernels::Element::bf16: return __bfloat162float(__float2bfloat16_rn(value));
+        default: return value;
+    }
+}
+
+// --- 1. correctness on a small problem, every element -------------------------------------
+
+template <typename T>
+gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, kernels::Element element) {
+    // Non-square, K not a multiple of typical tile sizes: edges and remainders are exercised.
+    constexpr std::size_t m = 256;
+    constexpr std::size_t n = 192;
+    constexpr std::size_t k = 328;
+    gpu::DeviceArray<T> a(m * k);
+    gpu::DeviceArray<T> b(k * n);
+    gpu::DeviceArray<T> c(m * n);
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), element, a.size(), 11, stream.get())), "fill kernel");
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), element, b.size(), 12, stream.get())), "fill kernel");
+    gpu::check(cudaMemsetAsync(c.data(), 0xFF, c.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: unwritten output fails
+    const T one = 1;
+    const T zero = 0;
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    if constexpr (std::is_same_v<T, float>)
+        handle.check(api.sgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, mi, ni, ki, &one, a.data(), mi, b.data(), ki, &zero, c.data(), mi), "cublasSgemm");
+    else
+        handle.check(api.dgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, mi, ni, ki, &one, a.data(), mi, b.data(), ki, &zero, c.data(), mi), "cublasDgemm");
+    std::vector<T> result(m * n);
+    gpu::check(cudaMemcpyAsync(result.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    stream.synchronize();
+    std::vector<double> a_host(m * k), b_host(k * n);
+    for (std::size_t i = 0; i < a_host.size(); ++i) a_host[i] = stored_value(element, 11, i);
+    for (std::size_t i = 0; i < b_host.size(); ++i) b_host[i] = stored_value(element, 12, i);
+    gpu::AccuracyAccumulator accuracy;
+    for (std::size_t column = 0; column < n; ++column)
+        for (std::size_t row = 0; row < m; ++row) {
+            double reference = 0;
+            for (std::size_t inner = 0; inner < k; ++inner) reference += a_host[at(row, inner, m)] * b_host[at(inner, column, k)];
+            accuracy.add(static_cast<double>(result[at(row, column, m)]), reference);
+        }
+    return accuracy.result();
+}
+
+// --- 2. throughput, with sampled verification --------------------------------------------
+
+struct Precision {
+    const char* name;        // "FP32", "TF32", "FP16", "BF16"
+    kernels::Element element;
+    cudaDataType_t type;
+    cublasComputeType_t compute;
+    double tolerance;        // relative Frobenius error over the sampled entries
+    double DatasheetPeaks::*peak;
+};
+
+// Tolerances for K = 8192 with random inputs in [-1, 1): FP32 accumulates ~sqrt(K) * 2^-24 ≈ 5e-6
+// of relative error; TF32 rounds inputs to 10-bit mantissas (~3e-4 observed); FP16 and BF16 round
+// the output to 11 and 8 bits (2^-11 ≈ 5e-4, 2^-8 ≈ 4e-3). Each limit leaves a margin of ~5-10x.
+constexpr std::array precisions{
+    Precision{"FP32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F, 5e-5, &DatasheetPeaks::fp32},
+    Precision{"TF32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 3e-3, &DatasheetPeaks::tf32},
+    Precision{"FP16", kernels::Element::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, 5e-3, &DatasheetPeaks::fp16},
+    Precision{"BF16", kernels::Element::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 3e-2, &DatasheetPeaks::bf16},
+};
+
+std::size_t element_bytes(kernels::Element element) {
+    return element == kernels::Element::f32 ? 4 : element == kernels::Element::f64 ? 8 : 2;
+}
+
+double read_element(const unsigned char* bytes, kernels::Element element) {
+    if (element == kernels::Element::f16) return __half2float(*reinterpret_cast<const __half*>(bytes));
+    if (element == kernels::Element::bf16) return __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(bytes));
+    return *reinterpret_cast<const float*>(bytes);
+}
+
+struct Throughput {
+    double tflops = 0;
+    gpu::Accuracy accuracy;
+};
+
+Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const Precision& precision,
+                        std::size_t size, int warmups, int runs) {
+    const std::size_t bytes = element_bytes(precision.element);
+    const std::size_t elements = size * size;
+    gpu::DeviceArray<unsigned char> a(elements * bytes), b(elements * bytes), c(elements * bytes);
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), precision.element, elements, 21, stream.get())), "fill kernel");
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), precision.element, elements, 22, stream.get())), "fill kernel");
+    gpu::check(cudaMemsetAsync(c.data(), 0xFF, c.bytes(), stream.get()), "cudaMemsetAsync");
+    const float alpha = 1.0f;
+    const float beta = 0.0f;
+    const int s = static_cast<int>(size);
+    const auto times = gpu::time_on_stream(stream, warmups, runs, [&] {
+        handle.check(api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, a.data(), precision.type, s, b.data(), precision.type, s,
+                                 &beta, c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT),
+                     fmt::format("cublasGemmEx({}, {}^3)", precision.name, size));
+    });
+    Throughput throughput;
+    throughput.tflops = 2.0 * static_cast<double>(size) * size * size / (gpu::median(times) * 1e-3) / 1e12;
+
+    // 128 entries spread over the whole output, each recomputed in float64 from the inputs.
+    constexpr int samples = 128;
+    gpu::PinnedArray<unsigned char> picked(samples * bytes);
+    std::vector<std::pair<std::size_t, std::size_t>> positions;
+    for (int i = 0; i < samples; ++i) {
+        const std::uint64_t hash = kernels::mix64(0x5EED + static_cast<std::uint64_t>(i));
+        positions.emplace_back(hash % size, (hash >> 32) % size);
+        gpu::check(cudaMemcpyAsync(picked.data() + i * bytes, c.data() + at(positions.back().first, positions.back().second, size) * bytes, bytes,
+                                   cudaMemcpyDeviceToHost, stream.get()),
+                   "cudaMemcpyAsync");
+    }
+    stream.synchronize();
+    gpu::AccuracyAccumulator accuracy;
+    for (int i = 0; i < samples; ++i) {
+        const auto [row, column] = positions[static_cast<std::size_t>(i)];
+        double reference = 0;
+        for (std::size_t inner = 0; inner < size; ++inner)
+            reference += stored_value(precision.element, 21, at(row, inner, size)) * stored_value(precision.element, 22, at(inner, column, size));
+        accuracy.add(read_element(picked.data() + i * bytes, precision.element), reference);
+    }
+    throughput.accuracy = accuracy.result();
+    return throughput;
+}
+
+void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasApi& api, int device) {
+    gpu::Stream stream;
+    CublasHandle handle(api);
+    handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
+    handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+
+    // SGEMM in float32 arithmetic: ~sqrt(K) * 2^-24 ≈ 1e-6 expected for K = 328; DGEMM ~1e-15.
+    constexpr double sgemm_tolerance = 1e-5;
+    constexpr double dgemm_tolerance = 1e-13;
+    const gpu::Accuracy single = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32);
+    const gpu::Accuracy dual = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64);
+    result.evidence("sgemm_256x192x328", describe(single, sgemm_tolerance));
+    result.evidence("dgemm_256x192x328", describe(dual, dgemm_tolerance));
+    result.metric("sgemm_relative_error", single.relative_error, "ratio");
+    result.metric("dgemm_relative_error", dual.relative_error, "ratio");
+    if (!single.within(sgemm_tolerance)) result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(single, sgemm_tolerance));
+    if (!dual.within(dgemm_tolerance)) result.add(Code::wrong_result, "DGEMM 256x192x328: " + describe(dual, dgemm_tolerance));
+
+    // 8192^3 fills an H100/H200 (and keeps each FP32 product ~20 ms there); full repeats more.
+    const std::size_t size = 8192;
+    const bool full = context.options.level == Level::full;
+    const int warmups = full ? 3 : 1;
+    const int runs = full ? 20 : 3;
+    cudaDeviceProp properties{};
+    gpu::check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+    const auto peaks = datasheet_peaks(properties.name);
+    std::string figures;
+    for (const Precision& precision : precisions) {
+        const Throughput measured = measure_gemm(api, handle, stream, precision, size, warmups, runs);
+        const std::string label = sys::to_lower(precision.name);
+        result.metric(fmt::format("gemm_{}_{}", label, size), measured.tflops, "TFLOP/s");
+        std::string of_peak;
+        if (peaks) {
+            const double peak = (*peaks).*precision.peak;
+            result.metric(fmt::format("gemm_{}_fraction_of_peak", label), 100.0 * measured.tflops / peak, "%");
+            of_peak = fmt::format(" ({:.0f}% of {:.0f})", 100.0 * measured.tflops / peak, peak);
+        }
+        result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", size, measured.tflops, of_peak,
+                                                                  describe(measured.accuracy, precision.tolerance)));
+        if (!measured.accuracy.within(precision.tolerance))
+            result.add(Code::wrong_result, fmt::format("{} GEMM {}^3: {}", precision.name, size, describe(measured.accuracy, precision.tolerance)));
+        figures += fmt::format("{}{} {:.0f}", figures.empty() ? "" : ", ", precision.name, measured.tflops);
+    }
+    result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs uniform in [-1,1), "
+                                          "128 sampled entries per product checked in float64",
+                                          runs, warmups));
+    result.summary(fmt::format("SGEMM/DGEMM match float64 ({:.1e}/{:.1e}); {}^3 TFLOP/s: {}", single.relative_error, dual.relative_error, size, figures));
+}
+
+}  // namespace
+
 std::unique_ptr<Check> make_cublas_gemm_check() {
-    return std::make_unique<FunctionCheck>(CheckInfo{"cublas.gemm", "cublas.gemm", "placeholder", Scope::device, Level::standard, {"cuda.devices"}},
-                                           [](CheckContext&, ResultBuilder& result) { result.skip("not written yet"); });
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"cublas.gemm", "cuBLAS GEMM", "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
+                  Scope::device, Level::standard, {"cuda.devices"}},
+        [](CheckContext& context, ResultBuilder& result) {
+            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
+            if (library == nullptr) return;
+            CublasApi api;
+            gpu::SymbolResolver resolve(*library);
+            resolve(api.create, "cublasCreate_v2");
+            resolve(api.destroy, "cublasDestroy_v2");
+            resolve(api.set_stream, "cublasSetStream_v2");
+            resolve(api.set_math_mode, "cublasSetMathMode");
+            resolve(api.get_property, "cublasGetProperty");
+            resolve(api.status_name, "cublasGetStatusName");
+            resolve(api.sgemm, "cublasSgemm_v2");
+            resolve(api.dgemm, "cublasDgemm_v2");
+            resolve(api.gemm_ex, "cublasGemmEx");
+            if (!resolve.report(result)) return;
+            int major = 0, minor = 0, patch = 0;
+            api.get_property(MAJOR_VERSION, &major);
+            api.get_property(MINOR_VERSION, &minor);
+            api.get_property(PATCH_LEVEL, &patch);
+            result.evidence("cublas_version", fmt::format("{}.{}.{}", major, minor, patch));
+            gpu::run_gpu_check(context, result, [&](int device) {
+                try {
+                    run_gemm_check(context, result, api, device);
+                } catch (const CublasFailure& failure) {
+                    result.add(Code::library_call_failed, failure.what(),
+                               "Check that cuBLAS matches the CUDA runtime and driver (cuda.pairing); CUBLAS_STATUS_NOT_INITIALIZED usually means "
+                               "the GPU context could not be created, CUBLAS_STATUS_ALLOC_FAILED that GPU memory is exhausted.");
+                }
+            });
+        });
 }
 
 }  // namespace cudacheck

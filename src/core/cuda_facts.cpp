@@ -126,6 +126,26 @@ std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor) {
     return std::nullopt;
 }
 
+std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name) {
+    struct Entry {
+        std::string_view name;
+        DatasheetPeaks peaks;
+    };
+    // NVIDIA datasheets (dense, no sparsity). RTX 4090: FP16/BF16 with FP32 accumulation.
+    static constexpr std::array<Entry, 7> table{{
+        {"NVIDIA H200", {67, 495, 989, 989}},
+        {"NVIDIA H100 80GB HBM3", {67, 495, 989, 989}},
+        {"NVIDIA A100-SXM4-80GB", {19.5, 156, 312, 312}},
+        {"NVIDIA L40S", {91.6, 183, 362, 362}},
+        {"NVIDIA L4", {30.3, 60, 121, 121}},
+        {"NVIDIA GeForce RTX 4090", {82.6, 82.6, 165, 165}},
+        {"NVIDIA B200", {80, 1100, 2250, 2250}},
+    }};
+    for (const Entry& entry : table)
+        if (entry.name == device_name) return entry.peaks;
+    return std::nullopt;
+}
+
 std::string cu_result_name(int result) {
     switch (result) {
         case 0: return "CUDA_SUCCESS";

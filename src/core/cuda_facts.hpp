@@ -39,6 +39,17 @@ struct CudaVersion {
 // The last CUDA major that supports a compute capability, when it is dropped in a newer one.
 [[nodiscard]] std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor);
 
+// Dense datasheet peaks in TFLOP/s (../shared/cuda-facts.md §7: leads, not truths), by the exact
+// name the driver reports; empty for other GPUs (variants such as "H200 NVL" or "H100 PCIe" have
+// other clocks and power limits, so a name match must be exact).
+struct DatasheetPeaks {
+    double fp32 = 0;
+    double tf32 = 0;
+    double fp16 = 0;
+    double bf16 = 0;
+};
+[[nodiscard]] std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name);
+
 // CUresult names for the codes cudacheck explains (cuda.h); "CUDA_ERROR_<n>" otherwise.
 [[nodiscard]] std::string cu_result_name(int result);
 

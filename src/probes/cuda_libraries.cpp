@@ -51,12 +51,6 @@ std::string library_install_hint(CudaLibrary id, int cuda_major) {
     return {};
 }
 
-std::string LoadedLibrary::first_missing(std::initializer_list<const char*> names) const {
-    for (const char* name : names)
-        if (library.symbol(name) == nullptr) return name;
-    return {};
-}
-
 LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environment& environment) {
     LoadedLibrary loaded;
     loaded.id = id;

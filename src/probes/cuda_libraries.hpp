@@ -23,8 +23,6 @@ struct LoadedLibrary {
     bool outside_loader_path = false;  // found only in a toolkit directory the loader does not search
     std::string file_version;          // from the loaded file's name, e.g. "13.1.0.3"; empty if none
     [[nodiscard]] bool ok() const { return library.ok(); }
-    // The first function named that the library lacks, or empty.
-    [[nodiscard]] std::string first_missing(std::initializer_list<const char*> names) const;
 };
 
 [[nodiscard]] std::string_view library_name(CudaLibrary id);

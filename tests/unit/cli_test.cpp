@@ -229,7 +229,7 @@ TEST(EndToEnd, output_file_is_complete_json_and_leaves_no_temporary_files) {
     const test::BinaryRun run = run_cudacheck({"--only", "host", "-o", dir.path() + "/r.json"});
     EXPECT_EQ(run.exit_status, 0);
     EXPECT_TRUE(contains(run.output, "host.os")) << "the table still goes to stdout";
-    EXPECT_NO_THROW((void)nlohmann::json::parse(test::read_text(dir.path() + "/r.json")));
+    EXPECT_TRUE(nlohmann::json::accept(test::read_text(dir.path() + "/r.json")));
     std::vector<std::string> entries;
     for (const auto& entry : fs::directory_iterator(dir.path())) entries.push_back(entry.path().filename().string());
     EXPECT_EQ(entries, std::vector<std::string>{"r.json"});
