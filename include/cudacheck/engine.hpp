@@ -1,5 +1,7 @@
-// Runs a selection of checks and produces a Report. Host checks run first (independent ones
-// concurrently), then per-device checks, each device in its own thread; results keep registry order.
+// Runs a selection of checks. Host checks run first, each as soon as its dependencies finished;
+// then per-device checks, every device at once and, within a device, every check whose
+// dependencies are met (checks serialise their own GPU work: gpu::DeviceWork). Results keep
+// registry order (per-device ones by check, then device).
 #pragma once
 
 #include "cudacheck/check.hpp"

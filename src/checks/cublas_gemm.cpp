@@ -16,6 +16,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
+#include <optional>
 
 namespace cudacheck {
 
@@ -77,11 +78,13 @@ double stored_value(kernels::Element element, std::uint64_t seed, std::size_t in
 // --- 1. correctness on a small problem, every element -------------------------------------
 
 template <typename T>
-gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, kernels::Element element) {
+gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, kernels::Element element,
+                                  int device) {
     // Non-square, K not a multiple of typical tile sizes: edges and remainders are exercised.
     constexpr std::size_t m = 256;
     constexpr std::size_t n = 192;
     constexpr std::size_t k = 328;
+    std::optional<gpu::DeviceWork> gpu_work(device);
     gpu::DeviceArray<T> a(m * k);
     gpu::DeviceArray<T> b(k * n);
     gpu::DeviceArray<T> c(m * n);
@@ -98,6 +101,7 @@ gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& hand
     std::vector<T> result(m * n);
     gpu::check(cudaMemcpyAsync(result.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
     stream.synchronize();
+    gpu_work.reset();  // the float64 reference is CPU work: let other checks use the GPU meanwhile
     std::vector<double> a_host(m * k), b_host(k * n);
     for (std::size_t i = 0; i < a_host.size(); ++i) a_host[i] = stored_value(element, 11, i);
     for (std::size_t i = 0; i < b_host.size(); ++i) b_host[i] = stored_value(element, 12, i);
@@ -148,8 +152,9 @@ struct Throughput {
 };
 
 Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const Precision& precision,
-                        std::size_t size, int warmups, int runs) {
+                        std::size_t size, int warmups, int runs, int device) {
     const std::size_t bytes = element_bytes(precision.element);
+    std::optional<gpu::DeviceWork> gpu_work(device);  // alone on the GPU while timed
     const std::size_t elements = size * size;
     gpu::DeviceArray<unsigned char> a(elements * bytes), b(elements * bytes), c(elements * bytes);
     gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), precision.element, elements, 21, stream.get())), "fill kernel");
@@ -178,6 +183,7 @@ Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const 
                    "cudaMemcpyAsync");
     }
     stream.synchronize();
+    gpu_work.reset();
     gpu::AccuracyAccumulator accuracy;
     for (int i = 0; i < samples; ++i) {
         const auto [row, column] = positions[static_cast<std::size_t>(i)];
@@ -199,8 +205,8 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
     // SGEMM in float32 arithmetic: ~sqrt(K) * 2^-24 ≈ 1e-6 expected for K = 328; DGEMM ~1e-15.
     constexpr double sgemm_tolerance = 1e-5;
     constexpr double dgemm_tolerance = 1e-13;
-    const gpu::Accuracy single = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32);
-    const gpu::Accuracy dual = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64);
+    const gpu::Accuracy single = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
+    const gpu::Accuracy dual = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64, device);
     result.evidence("sgemm_256x192x328", describe(single, sgemm_tolerance));
     result.evidence("dgemm_256x192x328", describe(dual, dgemm_tolerance));
     result.metric("sgemm_relative_error", single.relative_error, "ratio");
@@ -218,7 +224,7 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
     const auto peaks = datasheet_peaks(properties.name);
     std::string figures;
     for (const Precision& precision : precisions) {
-        const Throughput measured = measure_gemm(api, handle, stream, precision, size, warmups, runs);
+        const Throughput measured = measure_gemm(api, handle, stream, precision, size, warmups, runs, device);
         const std::string label = sys::to_lower(precision.name);
         result.metric(fmt::format("gemm_{}_{}", label, size), measured.tflops, "TFLOP/s");
         std::string of_peak;

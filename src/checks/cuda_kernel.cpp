@@ -22,6 +22,15 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
     result.evidence("embedded_architectures", std::string(build_info::cuda_architectures));
     result.evidence("expected_image", verdict.describe());
 
+    // Large enough for thousands of blocks on every SM, not a multiple of the block size.
+    const std::size_t n = context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 20) + 3;
+    std::vector<float> a(n), b(n), sum(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = kernels::uniform_value(1, i) * 1000.0f;
+        b[i] = kernels::uniform_value(2, i);
+    }
+
+    gpu::DeviceWork gpu_work(device);
     int binary_version = 0;
     int ptx_version = 0;
     const kernels::KernelOutcome image = kernels::vector_add_image(&binary_version, &ptx_version);
@@ -39,13 +48,6 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
     result.evidence("loaded_image", binary_version > 0 ? fmt::format("sm_{} SASS (PTX {})", binary_version, ptx_version)
                                                        : fmt::format("PTX compute_{} JIT-compiled", ptx_version));
 
-    // Large enough to use every SM many times over, not a multiple of the block size.
-    const std::size_t n = context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 22) + 3;
-    std::vector<float> a(n), b(n), sum(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        a[i] = kernels::uniform_value(1, i) * 1000.0f;
-        b[i] = kernels::uniform_value(2, i);
-    }
     const kernels::KernelOutcome added = kernels::vector_add(device, a.data(), b.data(), sum.data(), n);
     if (!added.ok()) gpu::check(static_cast<cudaError_t>(added.cuda_error), added.failed_step);
     // One IEEE single-precision addition per element on each side: results must be bit-identical.

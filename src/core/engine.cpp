@@ -5,8 +5,8 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <future>
+#include <algorithm>
 #include <map>
-#include <thread>
 
 namespace cudacheck {
 
@@ -64,6 +64,37 @@ std::optional<std::string> blocked(const Check& check, const EngineInput& input,
     return std::nullopt;
 }
 
+// Runs `checks` concurrently, each in its own task as soon as its dependencies have finished: a
+// dependency is another of these checks, or one of `earlier` (host results, for device checks).
+// Results come back in the order of `checks`.
+std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device,
+                                          const std::map<std::string, CheckResult>& earlier) {
+    std::map<std::string, std::shared_future<CheckResult>> futures;
+    std::vector<std::shared_future<CheckResult>> ordered;
+    for (const Check* check : checks) {
+        std::map<std::string, std::shared_future<CheckResult>> dependencies;
+        for (const std::string& id : check->info().depends_on)
+            if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
+        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, device, dependencies]() {
+            std::map<std::string, CheckResult> finished;
+            for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
+            const auto lookup = [&](const std::string& id) -> const CheckResult* {
+                if (auto it = finished.find(id); it != finished.end()) return &it->second;
+                if (auto it = earlier.find(id); it != earlier.end()) return &it->second;
+                return nullptr;
+            };
+            if (auto reason = blocked(*check, input, lookup)) return skipped(*check, device, *reason);
+            CheckContext context{input.options, input.environment, input.probes, device};
+            return run_one(*check, context);
+        }).share();
+        futures.emplace(check->info().id, future);
+        ordered.push_back(future);
+    }
+    std::vector<CheckResult> results;
+    for (auto& future : ordered) results.push_back(future.get());
+    return results;
+}
+
 }  // namespace
 
 std::vector<CheckResult> run_checks(const EngineInput& input) {
@@ -72,33 +103,11 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     for (const Check* check : input.selection.checks)
         (check->info().scope == Scope::host ? host_checks : device_checks).push_back(check);
 
-    // Host checks: each in its own task, waiting only for its own dependencies, so slow probes
-    // (nvcc, driver initialisation) overlap.
-    std::map<std::string, std::shared_future<CheckResult>> host_futures;
-    for (const Check* check : host_checks) {
-        std::map<std::string, std::shared_future<CheckResult>> dependencies;
-        for (const std::string& id : check->info().depends_on)
-            if (auto it = host_futures.find(id); it != host_futures.end()) dependencies.emplace(id, it->second);
-        host_futures.emplace(check->info().id, std::async(std::launch::async, [check, &input, dependencies]() {
-            std::map<std::string, CheckResult> finished;
-            for (const auto& [id, future] : dependencies) finished.emplace(id, future.get());
-            const auto lookup = [&](const std::string& id) -> const CheckResult* {
-                const auto it = finished.find(id);
-                return it == finished.end() ? nullptr : &it->second;
-            };
-            if (auto reason = blocked(*check, input, lookup)) return skipped(*check, std::nullopt, *reason);
-            CheckContext context{input.options, input.environment, input.probes, std::nullopt};
-            return run_one(*check, context);
-        }).share());
-    }
-    std::vector<CheckResult> results;
-    std::map<std::string, CheckResult> host_results;
-    for (const Check* check : host_checks) {
-        CheckResult result = host_futures.at(check->info().id).get();
-        host_results.emplace(result.check_id, result);
-        results.push_back(std::move(result));
-    }
+    // Host checks overlap: slow probes (nvcc, cuInit, NVML) run side by side.
+    std::vector<CheckResult> results = run_concurrently(host_checks, input, std::nullopt, {});
     if (device_checks.empty()) return results;
+    std::map<std::string, CheckResult> host_results;
+    for (const CheckResult& result : results) host_results.emplace(result.check_id, result);
 
     // Per-device checks need the device list, which only a working driver gives.
     const DriverFacts& driver = input.probes.initialised_driver();
@@ -114,37 +123,17 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
         return results;
     }
 
-    // One thread per device; within a device, checks run in registry order.
-    std::vector<std::vector<CheckResult>> per_device(ordinals.size());
-    std::vector<std::thread> threads;
-    for (std::size_t slot = 0; slot < ordinals.size(); ++slot) {
-        threads.emplace_back([&, slot]() {
-            const int ordinal = ordinals[slot];
-            std::map<std::string, CheckResult> finished;
-            const auto lookup = [&](const std::string& id) -> const CheckResult* {
-                if (auto it = finished.find(id); it != finished.end()) return &it->second;
-                if (auto it = host_results.find(id); it != host_results.end()) return &it->second;
-                return nullptr;
-            };
-            for (const Check* check : device_checks) {
-                CheckResult result;
-                if (auto reason = blocked(*check, input, lookup)) {
-                    result = skipped(*check, ordinal, *reason);
-                } else {
-                    CheckContext context{input.options, input.environment, input.probes, ordinal};
-                    result = run_one(*check, context);
-                }
-                finished.emplace(check->info().id, result);
-                per_device[slot].push_back(std::move(result));
-            }
-        });
-    }
-    for (std::thread& thread : threads) thread.join();
+    // Every device at once, and within a device every check whose dependencies are met: CPU-side
+    // work (library loading, handle and plan creation, CPU references) overlaps. Checks serialise
+    // their GPU work per device themselves (gpu::DeviceWork), so timed sections run alone.
+    std::vector<std::future<std::vector<CheckResult>>> per_device;
+    for (int ordinal : ordinals)
+        per_device.push_back(std::async(std::launch::async, [&, ordinal] { return run_concurrently(device_checks, input, ordinal, host_results); }));
+    std::vector<std::vector<CheckResult>> device_results;
+    for (auto& future : per_device) device_results.push_back(future.get());
     // Deterministic order: by check, then by device.
-    for (const Check* check : device_checks)
-        for (std::size_t slot = 0; slot < ordinals.size(); ++slot)
-            for (CheckResult& result : per_device[slot])
-                if (result.check_id == check->info().id) results.push_back(std::move(result));
+    for (std::size_t check = 0; check < device_checks.size(); ++check)
+        for (std::vector<CheckResult>& one_device : device_results) results.push_back(std::move(one_device[check]));
     return results;
 }
 

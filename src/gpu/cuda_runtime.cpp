@@ -4,6 +4,8 @@
 #include "core/units.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <fmt/format.h>
 
 namespace cudacheck::gpu {
@@ -21,6 +23,21 @@ void check(cudaError_t error, const std::string& call) {
 }
 
 std::string allocation_call(std::size_t bytes) { return "cudaMalloc(" + format_bytes(bytes) + ")"; }
+
+namespace {
+
+std::mutex& device_mutex(int device) {
+    static std::mutex registry_mutex;
+    static std::map<int, std::unique_ptr<std::mutex>> mutexes;
+    const std::lock_guard<std::mutex> guard(registry_mutex);
+    std::unique_ptr<std::mutex>& slot = mutexes[device];
+    if (!slot) slot = std::make_unique<std::mutex>();
+    return *slot;
+}
+
+}  // namespace
+
+DeviceWork::DeviceWork(int device) : lock_(device_mutex(device)) {}
 
 std::vector<float> time_on_stream(const Stream& stream, int warmups, int runs, const std::function<void()>& work) {
     for (int i = 0; i < warmups; ++i) work();

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,6 +85,19 @@ public:
 
 private:
     cudaStream_t stream_ = nullptr;
+};
+
+// Serialises GPU work on one device among checks running concurrently: hold it while enqueueing
+// and waiting for GPU work, release it for CPU-side work (references, compilation, statistics).
+// So timed sections never share the GPU, while CPU work overlaps other checks' GPU work.
+class DeviceWork {
+public:
+    explicit DeviceWork(int device);
+    DeviceWork(const DeviceWork&) = delete;
+    DeviceWork& operator=(const DeviceWork&) = delete;
+
+private:
+    std::unique_lock<std::mutex> lock_;
 };
 
 // Times `runs` executions of `work` (each enqueued on `stream`) with CUDA events, after `warmups`
