@@ -135,5 +135,72 @@ TEST(GpuBinary, device_facts_equal_nvidia_smi) {
     EXPECT_EQ(compared, report["devices"].size());
 }
 
+// Every GPU check passes on a healthy GPU, with no finding, on every visible device.
+class GpuCheck : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GpuCheck, passes_on_every_device) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const test::BinaryRun run = test::run_cudacheck({"--only", GetParam(), "-o", dir.path() + "/report.json", "-q"});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    int results = 0;
+    for (const auto& check : report["checks"]) {
+        if (check["id"] != GetParam()) continue;
+        ++results;
+        EXPECT_EQ(check["status"], "pass") << check["device"] << ": " << check["message"] << " / " << check["remediation"];
+        EXPECT_TRUE(check["findings"].empty());
+        EXPECT_FALSE(check["device"].is_null());
+    }
+    EXPECT_EQ(results, usable_devices());
+    EXPECT_EQ(run.exit_status, 0) << run.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGpuChecks, GpuCheck,
+                         ::testing::Values("cuda.kernel", "cuda.memory", "cublas.gemm", "cufft.fft", "cudnn.conv", "curand.generate",
+                                           "nvrtc.compile"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                             std::string name = info.param;
+                             std::replace(name.begin(), name.end(), '.', '_');
+                             return name;
+                         });
+
+// A library the loader finds but cannot load (here: a damaged file first on LD_LIBRARY_PATH) fails
+// its own check with CC505 naming the file, and every other GPU check still passes.
+struct BrokenCase {
+    const char* soname;
+    const char* broken_check;
+    const char* checks;  // the broken one and others that do not need the library
+};
+class BrokenLibrary : public ::testing::TestWithParam<BrokenCase> {};
+
+TEST_P(BrokenLibrary, fails_its_check_and_leaves_the_rest_intact) {
+    REQUIRE_GPU();
+    const auto [soname, broken_check, checks] = GetParam();
+    test::TempDir dir;
+    const std::string fake = dir.write(std::string("lib/") + soname, "not a shared object\n");
+    const char* path = std::getenv("LD_LIBRARY_PATH");
+    const std::string library_path = dir.path() + "/lib" + (path != nullptr && *path != '\0' ? std::string(":") + path : "");
+    const test::BinaryRun run = test::run_cudacheck({"--only", checks, "-o", dir.path() + "/report.json", "-q"},
+                                                    {{"LD_LIBRARY_PATH", library_path}});
+    EXPECT_EQ(run.exit_status, 1);
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    for (const auto& check : report["checks"]) {
+        if (check["device"].is_null()) continue;
+        if (check["id"] == broken_check) {
+            EXPECT_EQ(check["status"], "fail");
+            EXPECT_EQ(check["code"], "CC505");
+            EXPECT_NE(check["message"].get<std::string>().find(fake), std::string::npos) << check["message"];
+        } else {
+            EXPECT_EQ(check["status"], "pass") << check["id"] << ": " << check["message"];
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(CudnnAndCublas, BrokenLibrary,
+                         // cuDNN itself loads cuBLAS, so the cuBLAS case leaves cuDNN out.
+                         ::testing::Values(BrokenCase{"libcudnn.so.9", "cudnn.conv", "cuda.kernel,cublas.gemm,cudnn.conv,curand.generate"},
+                                           BrokenCase{"libcublas.so.13", "cublas.gemm", "cuda.kernel,cublas.gemm,curand.generate,cufft.fft"}),
+                         [](const auto& info) { return std::string(info.param.broken_check).substr(0, std::string(info.param.broken_check).find('.')); });
+
 }  // namespace
 }  // namespace cudacheck
