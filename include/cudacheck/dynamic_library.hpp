@@ -14,6 +14,10 @@ public:
     // Opens `soname` with the normal loader search. Never throws; check ok(). RTLD_NODELETE: driver
     // libraries start threads and must not be unmapped while the runtime may still use them.
     [[nodiscard]] static DynamicLibrary open(std::string_view soname);
+    // The library if something in this process already loaded it (RTLD_NOLOAD: never loads, never
+    // runs its constructors), matched by file name or DT_SONAME, recording which file that was;
+    // not ok() when it is not loaded. For "which copy did cuDNN's shim pick for its sub-libraries".
+    [[nodiscard]] static DynamicLibrary find_loaded(std::string_view soname);
 
     DynamicLibrary(DynamicLibrary&& other) noexcept;
     DynamicLibrary& operator=(DynamicLibrary&& other) noexcept;

@@ -1,11 +1,537 @@
-// cudnn.conv: placeholder while the check is written (replaced before this lands).
+// cudnn.conv: cuDNN loads completely from one install, matches the CUDA runtime, and computes a
+// float32 forward convolution correctly.
+//  1. Versions: cudnnGetVersion() against the header cudacheck was built with, and the CUDA
+//     runtime cuDNN was built for (cudnnGetCudartVersion) against ours.
+//  2. cuDNN's own sub-library checks (graph, ops, cnn), then an NCHW float convolution (3x3,
+//     padding 1, stride 1) with FMA math (no TF32), every output compared with a float64 CPU
+//     convolution; the algorithm is the one cuDNN's heuristics pick.
+//  3. Which file each cuDNN 9 sub-library came from (the loader's record), judged against the
+//     directory and version of libcudnn.so.9 itself: missing (CC508) or mixed installs (CC509).
 #include "checks/checks.hpp"
+#include "checks/cudnn_nvrtc_support.hpp"
+#include "core/system.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "gpu/library_support.hpp"
+#include "kernels/random_fill.cuh"
+#include "probes/driver_probe.hpp"
+#include "probes/probes.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cudnn.h>  // types, enums and CUDNN_VERSION only: cuDNN is opened at run time
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+#include <optional>
 
 namespace cudacheck {
 
+namespace cudnn_nvrtc {
+
+std::size_t ConvShape::input_count() const { return static_cast<std::size_t>(n) * c * h * w; }
+std::size_t ConvShape::filter_count() const { return static_cast<std::size_t>(k) * c * r * s; }
+std::size_t ConvShape::output_count() const { return static_cast<std::size_t>(n) * k * out_h() * out_w(); }
+double ConvShape::multiply_adds() const { return static_cast<double>(output_count()) * c * r * s; }
+
+std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input, std::span<const float> filter) {
+    const int p_size = shape.out_h();
+    const int q_size = shape.out_w();
+    std::vector<double> output(shape.output_count(), 0.0);
+    if (input.size() < shape.input_count() || filter.size() < shape.filter_count()) return output;
+    std::size_t out = 0;
+    for (int n = 0; n < shape.n; ++n)
+        for (int k = 0; k < shape.k; ++k)
+            for (int p = 0; p < p_size; ++p)
+                for (int q = 0; q < q_size; ++q) {
+                    double sum = 0.0;
+                    for (int c = 0; c < shape.c; ++c)
+                        for (int r = 0; r < shape.r; ++r) {
+                            const int y = p * shape.stride - shape.pad + r;
+                            if (y < 0 || y >= shape.h) continue;
+                            for (int s = 0; s < shape.s; ++s) {
+                                const int x = q * shape.stride - shape.pad + s;
+                                if (x < 0 || x >= shape.w) continue;
+                                const std::size_t in_index = ((static_cast<std::size_t>(n) * shape.c + c) * shape.h + y) * shape.w + x;
+                                const std::size_t f_index = ((static_cast<std::size_t>(k) * shape.c + c) * shape.r + r) * shape.s + s;
+                                sum += static_cast<double>(input[in_index]) * static_cast<double>(filter[f_index]);
+                            }
+                        }
+                    output[out++] = sum;
+                }
+    return output;
+}
+
+std::string LibraryVersion::text() const { return fmt::format("{}.{}.{}", major, minor, patch); }
+
+LibraryVersion decode_cudnn_version(std::size_t encoded) {
+    const int value = static_cast<int>(encoded);
+    // cuDNN 8 and older: M*1000+m*100+p (8.9.7 -> 8907, always below 10000); 9+: M*10000+m*100+p.
+    if (value < 10000) return {value / 1000, (value % 1000) / 100, value % 100};
+    return {value / 10000, (value % 10000) / 100, value % 100};
+}
+
+std::span<const std::string_view> cudnn9_sublibraries() {
+    // ../shared/cuda-facts.md §5: what libcudnn.so.9 (a shim) dlopens.
+    static constexpr std::array<std::string_view, 7> names{
+        "libcudnn_graph.so.9",   "libcudnn_ops.so.9",  "libcudnn_cnn.so.9", "libcudnn_adv.so.9", "libcudnn_engines_precompiled.so.9",
+        "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9"};
+    return names;
+}
+
+namespace {
+
+std::string directory_of(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+// "pip wheel", "conda", "CUDA toolkit" or "system": where a copy of cuDNN usually comes from.
+std::string origin_of(const std::string& path) {
+    if (path.find("/site-packages/") != std::string::npos || path.find("/dist-packages/") != std::string::npos) return "pip wheel";
+    if (path.find("conda") != std::string::npos) return "conda";
+    if (sys::starts_with(path, "/usr/local/cuda")) return "CUDA toolkit";
+    if (sys::starts_with(path, "/usr/lib") || sys::starts_with(path, "/lib")) return "system";
+    return "other location";
+}
+
+// The first three dot-separated parts: "9.14.0.64" and "9.14.0" are the same release.
+std::string release_of(const std::string& version) {
+    std::size_t dots = 0;
+    for (std::size_t i = 0; i < version.size(); ++i)
+        if (version[i] == '.' && ++dots == 3) return version.substr(0, i);
+    return version;
+}
+
+}  // namespace
+
+SubLibraryVerdict judge_sublibraries(const std::string& main_path, const std::string& main_version, const std::vector<SubLibraryState>& states) {
+    SubLibraryVerdict verdict;
+    const std::string main_dir = directory_of(main_path);
+    std::vector<std::string> missing;
+    std::vector<std::string> mixed;
+    std::vector<std::string> other_dirs;
+    for (const SubLibraryState& state : states) {
+        if (state.loaded_path.empty()) {
+            verdict.evidence.push_back({state.soname, state.exists_beside_main ? "not loaded by this run; present beside libcudnn.so.9"
+                                                                              : "not loaded by this run; absent beside libcudnn.so.9"});
+            if (!state.exists_beside_main) missing.push_back(state.soname);
+            continue;
+        }
+        // "libcudnn_cnn.so.9" -> prefix "libcudnn_cnn.so." -> "9.14.0" from libcudnn_cnn.so.9.14.0.
+        const std::string prefix = state.soname.substr(0, state.soname.find(".so.") + 4);
+        const std::string file_version = library_version_from_path(state.loaded_path, prefix);
+        const std::string dir = directory_of(state.loaded_path);
+        verdict.evidence.push_back({state.soname, file_version.empty() ? state.loaded_path : fmt::format("{} ({})", state.loaded_path, file_version)});
+        const bool other_dir = dir != main_dir;
+        const bool other_version = !file_version.empty() && !main_version.empty() && release_of(file_version) != release_of(main_version);
+        if (!other_dir && !other_version) continue;
+        mixed.push_back(fmt::format("{} from {} ({}{})", state.soname, state.loaded_path, origin_of(state.loaded_path),
+                                    file_version.empty() ? "" : ", " + file_version));
+        if (other_dir && std::find(other_dirs.begin(), other_dirs.end(), dir) == other_dirs.end()) other_dirs.push_back(dir);
+    }
+    const std::string main_described =
+        fmt::format("{} ({}{})", main_path, origin_of(main_path), main_version.empty() ? "" : ", " + main_version);
+    const std::string install_hint = library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000);
+    if (!missing.empty())
+        verdict.findings.push_back(make_finding(
+            Code::cudnn_sublibrary_missing,
+            fmt::format("cuDNN sub-librar{} {} not beside libcudnn.so.9 {}: this run did not load {}, but cuDNN fails with "
+                        "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED (or takes another install's copy) when it needs {}",
+                        missing.size() == 1 ? "y" : "ies", fmt::join(missing, ", "), main_described, missing.size() == 1 ? "it" : "them",
+                        missing.size() == 1 ? "it" : "them"),
+            fmt::format("libcudnn.so.9 is only a shim: install the complete cuDNN so that {} holds all seven libcudnn_*.so.9 "
+                        "({}), and do not copy libcudnn.so.9 alone.",
+                        main_dir, install_hint)));
+    if (!mixed.empty())
+        verdict.findings.push_back(make_finding(
+            Code::cudnn_version_mismatch,
+            fmt::format("cuDNN is mixed from two installs: libcudnn.so.9 is {} but {}", main_described, fmt::join(mixed, "; ")),
+            fmt::format("Load all of cuDNN from one install: keep {} and its sub-libraries together, and remove {} from "
+                        "LD_LIBRARY_PATH (or the ld.so.conf entry) or uninstall that copy; the shim looks for its sub-libraries on "
+                        "the loader's path first.",
+                        main_dir, other_dirs.empty() ? std::string("the other copy") : fmt::format("{}", fmt::join(other_dirs, ", ")))));
+    return verdict;
+}
+
+Code code_for_cudnn_status(int status) {
+    switch (status) {
+        case CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED:            // 1008, cuDNN 9.2+
+        case CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE:  // 3009
+            return Code::cudnn_sublibrary_missing;
+        case CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH:  // 1002 (was CUDNN_STATUS_VERSION_MISMATCH)
+            return Code::cudnn_version_mismatch;
+        default:
+            return Code::library_call_failed;
+    }
+}
+
+double convolution_tolerance(int algorithm) {
+    // Direct and GEMM-based algorithms: each output is one dot product of C*R*S float32 products
+    // (27 at standard, 288 at full) accumulated with FMA. Rounding error grows like sqrt(C*R*S)
+    // units of 2^-24 for random signed data, so the relative Frobenius error is ~1e-7..1e-6; 1e-5
+    // leaves an order of magnitude of margin and is still 100x below TF32's (2^-11 ~ 5e-4 per
+    // input), so a TF32 path slipping in despite CUDNN_FMA_MATH fails too.
+    // FFT and Winograd compute in a transform domain: the forward and inverse transforms add
+    // O(log tile) roundings and amplify them by the transform's norm (cuDNN documents them as less
+    // accurate); measured errors are ~1e-6..1e-5, so they get 1e-4, still 5x below TF32.
+    switch (algorithm) {
+        case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+        case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+            return 1e-4;
+        default:
+            return 1e-5;
+    }
+}
+
+}  // namespace cudnn_nvrtc
+
+namespace {
+
+using namespace cudnn_nvrtc;
+
+struct CudnnApi {
+    decltype(&::cudnnGetVersion) get_version = nullptr;
+    decltype(&::cudnnGetCudartVersion) get_cudart_version = nullptr;
+    decltype(&::cudnnGetErrorString) error_string = nullptr;
+    decltype(&::cudnnGetLastErrorString) last_error_string = nullptr;
+    decltype(&::cudnnGraphVersionCheck) graph_version_check = nullptr;
+    decltype(&::cudnnOpsVersionCheck) ops_version_check = nullptr;
+    decltype(&::cudnnCnnVersionCheck) cnn_version_check = nullptr;
+    decltype(&::cudnnCreate) create = nullptr;
+    decltype(&::cudnnDestroy) destroy = nullptr;
+    decltype(&::cudnnSetStream) set_stream = nullptr;
+    decltype(&::cudnnCreateTensorDescriptor) create_tensor = nullptr;
+    decltype(&::cudnnDestroyTensorDescriptor) destroy_tensor = nullptr;
+    decltype(&::cudnnSetTensor4dDescriptor) set_tensor_4d = nullptr;
+    decltype(&::cudnnCreateFilterDescriptor) create_filter = nullptr;
+    decltype(&::cudnnDestroyFilterDescriptor) destroy_filter = nullptr;
+    decltype(&::cudnnSetFilter4dDescriptor) set_filter_4d = nullptr;
+    decltype(&::cudnnCreateConvolutionDescriptor) create_convolution = nullptr;
+    decltype(&::cudnnDestroyConvolutionDescriptor) destroy_convolution = nullptr;
+    decltype(&::cudnnSetConvolution2dDescriptor) set_convolution_2d = nullptr;
+    decltype(&::cudnnSetConvolutionMathType) set_math_type = nullptr;
+    decltype(&::cudnnGetConvolution2dForwardOutputDim) output_dim = nullptr;
+    decltype(&::cudnnGetConvolutionForwardAlgorithm_v7) forward_algorithm = nullptr;
+    decltype(&::cudnnGetConvolutionForwardWorkspaceSize) workspace_size = nullptr;
+    decltype(&::cudnnConvolutionForward) forward = nullptr;
+};
+
+void resolve(gpu::SymbolResolver& resolve, CudnnApi& api) {
+    resolve(api.get_version, "cudnnGetVersion");
+    resolve(api.get_cudart_version, "cudnnGetCudartVersion");
+    resolve(api.error_string, "cudnnGetErrorString");
+    resolve(api.last_error_string, "cudnnGetLastErrorString");
+    resolve(api.graph_version_check, "cudnnGraphVersionCheck");
+    resolve(api.ops_version_check, "cudnnOpsVersionCheck");
+    resolve(api.cnn_version_check, "cudnnCnnVersionCheck");
+    resolve(api.create, "cudnnCreate");
+    resolve(api.destroy, "cudnnDestroy");
+    resolve(api.set_stream, "cudnnSetStream");
+    resolve(api.create_tensor, "cudnnCreateTensorDescriptor");
+    resolve(api.destroy_tensor, "cudnnDestroyTensorDescriptor");
+    resolve(api.set_tensor_4d, "cudnnSetTensor4dDescriptor");
+    resolve(api.create_filter, "cudnnCreateFilterDescriptor");
+    resolve(api.destroy_filter, "cudnnDestroyFilterDescriptor");
+    resolve(api.set_filter_4d, "cudnnSetFilter4dDescriptor");
+    resolve(api.create_convolution, "cudnnCreateConvolutionDescriptor");
+    resolve(api.destroy_convolution, "cudnnDestroyConvolutionDescriptor");
+    resolve(api.set_convolution_2d, "cudnnSetConvolution2dDescriptor");
+    resolve(api.set_math_type, "cudnnSetConvolutionMathType");
+    resolve(api.output_dim, "cudnnGetConvolution2dForwardOutputDim");
+    resolve(api.forward_algorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
+    resolve(api.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
+    resolve(api.forward, "cudnnConvolutionForward");
+}
+
+// A cuDNN call failed; `status` decides the finding (code_for_cudnn_status).
+class CudnnFailure : public std::runtime_error {
+public:
+    CudnnFailure(cudnnStatus_t status, std::string message) : std::runtime_error(std::move(message)), status_(status) {}
+    [[nodiscard]] cudnnStatus_t status() const { return status_; }
+
+private:
+    cudnnStatus_t status_;
+};
+
+void check(const CudnnApi& api, cudnnStatus_t status, const char* call) {
+    if (status == CUDNN_STATUS_SUCCESS) return;
+    std::array<char, 512> detail{};
+    if (api.last_error_string != nullptr) api.last_error_string(detail.data(), detail.size());
+    const std::string last(detail.data());
+    throw CudnnFailure(status, fmt::format("{} failed: {} ({}){}", call, api.error_string(status), static_cast<int>(status),
+                                           last.empty() ? "" : ": " + last));
+}
+
+// Owner of one cuDNN handle or descriptor: created by `create`, destroyed by `destroy`.
+template <typename Handle>
+class Owned {
+public:
+    using Destroy = cudnnStatus_t (*)(Handle);
+    template <typename Create>
+    Owned(const CudnnApi& api, Create create, Destroy destroy, const char* call) : destroy_(destroy) {
+        check(api, create(&handle_), call);
+    }
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+    ~Owned() {
+        if (handle_ != nullptr) destroy_(handle_);
+    }
+    [[nodiscard]] Handle get() const { return handle_; }
+
+private:
+    Handle handle_ = nullptr;
+    Destroy destroy_;
+};
+
+ConvShape shape_for(Level level) {
+    // Standard: the first layer of a small CNN (RGB in, 64 feature maps). Full: a middle layer,
+    // large enough for cuDNN to prefer other algorithms, still ~0.3 G multiply-adds for the CPU.
+    if (level == Level::full) return {.n = 4, .c = 32, .h = 64, .w = 64, .k = 64, .r = 3, .s = 3, .pad = 1, .stride = 1};
+    return {.n = 2, .c = 3, .h = 32, .w = 32, .k = 64, .r = 3, .s = 3, .pad = 1, .stride = 1};
+}
+
+std::string_view algorithm_name(cudnnConvolutionFwdAlgo_t algorithm) {
+    switch (algorithm) {
+        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+        case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+        case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+        case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+        case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+        default: return "unknown";
+    }
+}
+
+// Seeds of the random input and filter (kernels::uniform_value: the host recomputes them).
+constexpr std::uint64_t input_seed = 31;
+constexpr std::uint64_t filter_seed = 32;
+
+void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& result) {
+    const ConvShape shape = shape_for(context.options.level);
+    gpu::Stream stream;
+    const Owned<cudnnHandle_t> handle(api, api.create, api.destroy, "cudnnCreate");
+    check(api, api.set_stream(handle.get(), stream.get()), "cudnnSetStream");
+
+    const Owned<cudnnTensorDescriptor_t> x_desc(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
+    const Owned<cudnnTensorDescriptor_t> y_desc(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
+    const Owned<cudnnFilterDescriptor_t> w_desc(api, api.create_filter, api.destroy_filter, "cudnnCreateFilterDescriptor");
+    const Owned<cudnnConvolutionDescriptor_t> conv_desc(api, api.create_convolution, api.destroy_convolution, "cudnnCreateConvolutionDescriptor");
+    check(api, api.set_tensor_4d(x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, shape.n, shape.c, shape.h, shape.w), "cudnnSetTensor4dDescriptor");
+    check(api, api.set_filter_4d(w_desc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, shape.k, shape.c, shape.r, shape.s), "cudnnSetFilter4dDescriptor");
+    check(api,
+          api.set_convolution_2d(conv_desc.get(), shape.pad, shape.pad, shape.stride, shape.stride, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+          "cudnnSetConvolution2dDescriptor");
+    // FMA math: plain float32 arithmetic. The default lets cuDNN use TF32 tensor cores on Ampere
+    // and newer (10-bit mantissa, ~1e-3 relative error), which would make a float32 tolerance
+    // meaningless; what is verified here is that float32 convolution is correct.
+    check(api, api.set_math_type(conv_desc.get(), CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+    int out_n = 0, out_c = 0, out_h = 0, out_w = 0;
+    check(api, api.output_dim(conv_desc.get(), x_desc.get(), w_desc.get(), &out_n, &out_c, &out_h, &out_w), "cudnnGetConvolution2dForwardOutputDim");
+    if (out_n != shape.n || out_c != shape.k || out_h != shape.out_h() || out_w != shape.out_w()) {
+        result.add(Code::wrong_result, fmt::format("cuDNN gives output {}x{}x{}x{} for a {}x{}x{}x{} input and {}x{}x{}x{} filter, padding {}; "
+                                                   "expected {}x{}x{}x{}",
+                                                   out_n, out_c, out_h, out_w, shape.n, shape.c, shape.h, shape.w, shape.k, shape.c, shape.r,
+                                                   shape.s, shape.pad, shape.n, shape.k, shape.out_h(), shape.out_w()));
+        return;
+    }
+    check(api, api.set_tensor_4d(y_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, out_n, out_c, out_h, out_w), "cudnnSetTensor4dDescriptor");
+
+    // The algorithm cuDNN's heuristics rank first among those that work with FMA math; otherwise
+    // IMPLICIT_GEMM, which supports every configuration.
+    std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> ranked{};
+    int returned = 0;
+    check(api, api.forward_algorithm(handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(), static_cast<int>(ranked.size()), &returned,
+                                     ranked.data()),
+          "cudnnGetConvolutionForwardAlgorithm_v7");
+    cudnnConvolutionFwdAlgo_t algorithm = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    std::string chosen_by = "fallback (no heuristic choice with FMA math)";
+    for (int i = 0; i < returned && i < static_cast<int>(ranked.size()); ++i)
+        if (ranked[static_cast<std::size_t>(i)].status == CUDNN_STATUS_SUCCESS && ranked[static_cast<std::size_t>(i)].mathType == CUDNN_FMA_MATH) {
+            algorithm = ranked[static_cast<std::size_t>(i)].algo;
+            chosen_by = fmt::format("heuristics (rank {} of {})", i + 1, returned);
+            break;
+        }
+    std::size_t workspace_bytes = 0;
+    check(api, api.workspace_size(handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(), algorithm, &workspace_bytes),
+          "cudnnGetConvolutionForwardWorkspaceSize");
+    result.evidence("algorithm", fmt::format("{} by {}; workspace {} bytes; math CUDNN_FMA_MATH", algorithm_name(algorithm), chosen_by, workspace_bytes));
+
+    std::optional<gpu::DeviceWork> gpu_work(context.device.value_or(0));  // GPU phase; the float64 reference runs without it
+    gpu::DeviceArray<float> input(shape.input_count());
+    gpu::DeviceArray<float> filter(shape.filter_count());
+    gpu::DeviceArray<float> output(shape.output_count());
+    std::optional<gpu::DeviceArray<unsigned char>> workspace;
+    if (workspace_bytes > 0) workspace.emplace(workspace_bytes);
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(input.data(), kernels::Element::f32, input.size(), input_seed, stream.get())), "fill kernel");
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(filter.data(), kernels::Element::f32, filter.size(), filter_seed, stream.get())),
+               "fill kernel");
+    gpu::check(cudaMemsetAsync(output.data(), 0xFF, output.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: an unwritten output fails
+
+    const float alpha = 1.0f;
+    const float beta = 0.0f;
+    auto forward = [&] {
+        check(api,
+              api.forward(handle.get(), &alpha, x_desc.get(), input.data(), w_desc.get(), filter.data(), conv_desc.get(), algorithm,
+                          workspace ? workspace->data() : nullptr, workspace_bytes, &beta, y_desc.get(), output.data()),
+              "cudnnConvolutionForward");
+    };
+    forward();
+    std::vector<float> gpu_output(output.size());
+    gpu::check(cudaMemcpyAsync(gpu_output.data(), output.data(), output.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    stream.synchronize();
+    gpu_work.reset();
+
+    std::vector<float> host_input(shape.input_count());
+    std::vector<float> host_filter(shape.filter_count());
+    for (std::size_t i = 0; i < host_input.size(); ++i) host_input[i] = kernels::uniform_value(input_seed, i);
+    for (std::size_t i = 0; i < host_filter.size(); ++i) host_filter[i] = kernels::uniform_value(filter_seed, i);
+    const std::vector<double> reference = reference_convolution(shape, host_input, host_filter);
+    gpu::AccuracyAccumulator accumulator;
+    for (std::size_t i = 0; i < reference.size(); ++i) accumulator.add(static_cast<double>(gpu_output[i]), reference[i]);
+    const gpu::Accuracy accuracy = accumulator.result();
+    const double tolerance = convolution_tolerance(algorithm);
+    const std::string problem = fmt::format("{}x{}x{}x{} * {}x{}x{}x{} (NCHW float, pad {}, stride {})", shape.n, shape.c, shape.h, shape.w, shape.k,
+                                            shape.c, shape.r, shape.s, shape.pad, shape.stride);
+    result.evidence("problem", problem);
+    result.metric("relative_error", accuracy.relative_error, "ratio");
+    result.metric("elements_checked", static_cast<double>(accuracy.count), "count");
+    if (!accuracy.within(tolerance)) {
+        result.add(Code::wrong_result, fmt::format("cuDNN convolution {} with {}: {} over all {} outputs", problem, algorithm_name(algorithm),
+                                                   gpu::describe(accuracy, tolerance), accuracy.count));
+        return;
+    }
+
+    const int runs = context.options.level == Level::full ? 20 : 5;
+    gpu_work.emplace(context.device.value_or(0));
+    const double milliseconds = gpu::median(gpu::time_on_stream(stream, 1, runs, forward));
+    result.metric("convolution_time", milliseconds, "ms");
+    if (milliseconds > 0) result.metric("convolution_throughput", 2.0 * shape.multiply_adds() / (milliseconds * 1e-3) / 1e9, "GFLOP/s");
+    result.summary(fmt::format("convolution {} correct ({}, {}); {:.3f} ms", problem, algorithm_name(algorithm), gpu::describe(accuracy, tolerance),
+                               milliseconds));
+}
+
+// Where each sub-library came from, after cuDNN loaded what it needed.
+SubLibraryVerdict inspect_sublibraries(const std::string& main_path, const std::string& main_version) {
+    const std::string main_dir = main_path.substr(0, main_path.find_last_of('/'));
+    std::vector<SubLibraryState> states;
+    for (std::string_view soname : cudnn9_sublibraries()) {
+        SubLibraryState state;
+        state.soname = std::string(soname);
+        // Never loads anything: engines_precompiled alone is hundreds of megabytes.
+        const DynamicLibrary loaded = DynamicLibrary::find_loaded(soname);
+        state.loaded_path = loaded.loaded_path();
+        state.exists_beside_main = sys::exists(main_dir + "/" + state.soname);
+        states.push_back(std::move(state));
+    }
+    return judge_sublibraries(main_path, main_version, states);
+}
+
+// A failed cuDNN call as a finding: a sub-library status is merged into the matching finding of
+// the sub-library analysis (which names the files) when there is one.
+void add_failure(const CudnnFailure& failure, const std::string& main_path, std::vector<Finding>& findings) {
+    const Code code = code_for_cudnn_status(failure.status());
+    for (Finding& finding : findings)
+        if (finding.code == code_string(code)) {
+            finding.message += fmt::format(" ({})", failure.what());
+            return;
+        }
+    std::string remediation;
+    if (code == Code::cudnn_sublibrary_missing)
+        remediation = fmt::format("cuDNN could not load one of its libcudnn_*.so.9 sub-libraries (or a library they need: libcublasLt, "
+                                  "libnvrtc): install the complete cuDNN beside {} ({}).",
+                                  main_path, library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000));
+    else if (code == Code::cudnn_version_mismatch)
+        remediation = fmt::format("The sub-libraries cuDNN loaded are from another cuDNN release than {}: keep one cuDNN install on the "
+                                  "loader's path (LD_LIBRARY_PATH, ld.so.conf).",
+                                  main_path);
+    else
+        remediation = "Act on the status named; a cuDNN built for another CUDA major, or a damaged install, are the usual causes: reinstall "
+                      "cuDNN for CUDA " + std::to_string(CUDART_VERSION / 1000) + ".";
+    findings.push_back(make_finding(code, failure.what(), remediation));
+}
+
+void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
+    const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cudnn);
+    if (library == nullptr) return;
+    CudnnApi api;
+    gpu::SymbolResolver resolver(*library);
+    resolve(resolver, api);
+    if (!resolver.report(result)) return;
+
+    // 1. Versions. Neither call needs a GPU.
+    const LibraryVersion version = decode_cudnn_version(api.get_version());
+    const LibraryVersion header = decode_cudnn_version(CUDNN_VERSION);
+    const std::size_t cudnn_cudart = api.get_cudart_version();
+    const std::string main_path = library->library.loaded_path();
+    // The shim forwards cudnnGetVersion to the graph sub-library it loaded, so a shim of one release
+    // with another's sub-libraries reports theirs: its own file name (libcudnn.so.9.14.0) is the
+    // better reference where it has one (pip wheels' do not).
+    const std::string main_version = library->file_version.empty() ? version.text() : library->file_version;
+    result.evidence("cudnn_version", fmt::format("{} (cudnnGetVersion; header {}{})", version.text(), header.text(),
+                                                 library->file_version.empty() ? "" : "; file " + library->file_version));
+    result.evidence("cudnn_cuda_version", fmt::format("cuDNN built for CUDA {}.{}; cudacheck's runtime {}.{}", cudnn_cudart / 1000,
+                                                      (cudnn_cudart % 1000) / 10, CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10));
+    if (version.major != header.major) {
+        result.add(Code::cudnn_version_mismatch,
+                   fmt::format("{} is cuDNN {}, cudacheck was built with cuDNN {} headers", main_path, version.text(), header.text()),
+                   fmt::format("Install cuDNN {} ({}) and put it first on the loader's path.", header.major,
+                               library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000)));
+        return;
+    }
+    // An older library than the header (same major) is evidence, not a finding: cudacheck calls only
+    // functions every cuDNN 9 release has (a missing one would be CC506), and the header is that of
+    // cudacheck's build machine, not of the user's frameworks, so a warning would be noise.
+    if (version.minor < header.minor)
+        result.evidence("note", fmt::format("cuDNN {} is older than the {} headers cudacheck was built with; software built against newer "
+                                            "cuDNN headers (e.g. PyTorch checks this) may refuse it",
+                                            version.text(), header.text()));
+    if (static_cast<int>(cudnn_cudart / 1000) != CUDART_VERSION / 1000) {
+        result.add(Code::cudnn_version_mismatch,
+                   fmt::format("{} (cuDNN {}) is built for CUDA {}, cudacheck uses CUDA {}: one soname (libcudnn.so.9) serves every CUDA "
+                               "major, so the wrong build loaded",
+                               main_path, version.text(), cudnn_cudart / 1000, CUDART_VERSION / 1000),
+                   fmt::format("Install cuDNN for CUDA {} ({}) and put it first on the loader's path.", CUDART_VERSION / 1000,
+                               library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000)));
+        return;  // not run: a cuDNN of another CUDA major would pull in that major's libraries
+    }
+
+    gpu::run_gpu_check(context, result, [&](int) {
+        std::optional<CudnnFailure> failure;
+        try {
+            // 2. cuDNN's own consistency checks (loading graph, ops and cnn), then the convolution.
+            check(api, api.graph_version_check(), "cudnnGraphVersionCheck");
+            check(api, api.ops_version_check(), "cudnnOpsVersionCheck");
+            check(api, api.cnn_version_check(), "cudnnCnnVersionCheck");
+            run_convolution(api, context, result);
+        } catch (const CudnnFailure& caught) {
+            failure = caught;
+        } catch (const gpu::CudaError&) {
+            // The sub-library report is still worth having beside the CUDA error.
+            const SubLibraryVerdict verdict = inspect_sublibraries(main_path, main_version);
+            for (const Evidence& line : verdict.evidence) result.evidence(line.key, line.value);
+            for (const Finding& finding : verdict.findings) result.add(finding);
+            throw;
+        }
+        // 3. Sub-libraries, now that cuDNN has loaded the ones it needs.
+        SubLibraryVerdict verdict = inspect_sublibraries(main_path, main_version);
+        if (failure) add_failure(*failure, main_path, verdict.findings);
+        for (const Evidence& line : verdict.evidence) result.evidence(line.key, line.value);
+        for (const Finding& finding : verdict.findings) result.add(finding);
+    });
+}
+
+}  // namespace
+
 std::unique_ptr<Check> make_cudnn_conv_check() {
-    return std::make_unique<FunctionCheck>(CheckInfo{"cudnn.conv", "cudnn.conv", "placeholder", Scope::device, Level::standard, {"cuda.devices"}},
-                                           [](CheckContext&, ResultBuilder& result) { result.skip("not written yet"); });
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"cudnn.conv", "cuDNN convolution",
+                  "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
+                  Scope::device, Level::standard, {"cuda.devices"}},
+        [](CheckContext& context, ResultBuilder& result) { run_cudnn_check(context, result); });
 }
 
 }  // namespace cudacheck

@@ -1,11 +1,242 @@
-// curand.generate: placeholder while the check is written (replaced before this lands).
+// curand.generate: cuRAND (opened at run time, never linked) generates uniform and normal floats
+// with a Philox generator; the samples must meet their distributions' moments and a chi-square
+// test, lie in the documented range, repeat bit for bit with the same seed and differ with another.
 #include "checks/checks.hpp"
+#include "checks/fft_rand_support.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "gpu/library_support.hpp"
+#include "kernels/compare.cuh"
+
+#include <cmath>
+#include <curand.h>
+#include <fmt/format.h>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace cudacheck {
 
+namespace {
+
+struct CurandApi {
+    decltype(&::curandGetVersion) get_version = nullptr;
+    decltype(&::curandCreateGenerator) create = nullptr;
+    decltype(&::curandDestroyGenerator) destroy = nullptr;
+    decltype(&::curandSetStream) set_stream = nullptr;
+    decltype(&::curandSetPseudoRandomGeneratorSeed) set_seed = nullptr;
+    decltype(&::curandGenerateUniform) generate_uniform = nullptr;
+    decltype(&::curandGenerateNormal) generate_normal = nullptr;
+};
+
+// A cuRAND call returned an error; the check turns it into a library_call_failed finding.
+class CurandFailure : public std::runtime_error {
+public:
+    CurandFailure(const std::string& call, curandStatus_t status)
+        : std::runtime_error(fmt::format("{} failed: {}", call, fft_rand::describe_status(status))), status_(status) {}
+    [[nodiscard]] curandStatus_t status() const { return status_; }
+
+private:
+    curandStatus_t status_;
+};
+
+void curand_check(curandStatus_t status, const std::string& call) {
+    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(call, status);
+}
+
+// A Philox4x32-10 generator with a seed, on a stream; destroyed through the resolved function.
+class Generator {
+public:
+    Generator(const CurandApi& api, unsigned long long seed, cudaStream_t stream) : api_(api) {
+        curand_check(api.create(&generator_, CURAND_RNG_PSEUDO_PHILOX4_32_10), "curandCreateGenerator(CURAND_RNG_PSEUDO_PHILOX4_32_10)");
+        curand_check(api.set_stream(generator_, stream), "curandSetStream");
+        curand_check(api.set_seed(generator_, seed), fmt::format("curandSetPseudoRandomGeneratorSeed({:#x})", seed));
+    }
+    Generator(const Generator&) = delete;
+    Generator& operator=(const Generator&) = delete;
+    ~Generator() {
+        if (generator_ != nullptr) api_.destroy(generator_);
+    }
+    void uniform(float* output, std::size_t count) const {
+        curand_check(api_.generate_uniform(generator_, output, count), fmt::format("curandGenerateUniform(n={})", count));
+    }
+    void normal(float* output, std::size_t count) const {
+        curand_check(api_.generate_normal(generator_, output, count, 0.0f, 1.0f), fmt::format("curandGenerateNormal(n={}, 0, 1)", count));
+    }
+
+private:
+    const CurandApi& api_;
+    curandGenerator_t generator_ = nullptr;
+};
+
+struct RandSizes {
+    std::size_t count;  // samples per distribution; even (curandGenerateNormal needs a multiple of 2)
+    int timed_runs;
+    std::string_view count_text;
+};
+
+RandSizes sizes_for(Level level) {
+    if (level == Level::full) return {std::size_t{1} << 27, 20, "2^27"};
+    return {std::size_t{1} << 24, 5, "2^24"};
+}
+
+constexpr unsigned long long seed = 0x5EED'CAFE'F00D'0001ULL;
+constexpr unsigned long long other_seed = 0x5EED'CAFE'F00D'0002ULL;  // differs in one bit
+// 100 bins: 167772 expected per bin at 2^24, so the chi-square statistic is very close to its
+// asymptotic distribution with 99 degrees of freedom.
+constexpr std::size_t chi_square_bins = 100;
+
+constexpr std::string_view statistics_remediation =
+    "cuRAND's output failed a test that a correct generator fails with probability about 1e-9 (6 standard errors): rerun to see "
+    "whether it is reproducible; check `dmesg` for Xid errors and `nvidia-smi -q -d ECC`, and that the installed cuRAND matches "
+    "the CUDA runtime.";
+
+double gigasamples_per_second(std::size_t count, double milliseconds) {
+    return static_cast<double>(count) / (milliseconds * 1e-3) / 1e9;
+}
+
+void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& result, int device) {
+    const RandSizes sizes = sizes_for(context.options.level);
+    const std::size_t n = sizes.count;
+    gpu::PinnedArray<float> host_uniform(n);
+    gpu::PinnedArray<float> host_normal(n);
+    std::optional<gpu::DeviceWork> gpu_work(device);  // GPU phase; the statistics below run without it
+    gpu::Stream stream;
+    gpu::DeviceArray<float> uniform(n);
+    gpu::DeviceArray<float> normal(n);
+    gpu::DeviceArray<float> other(n);
+    gpu::DeviceArray<unsigned long long> mismatches(2);
+    unsigned long long differ_same_seed = 0;
+    unsigned long long differ_other_seed = 0;
+    std::vector<float> uniform_times;
+    std::vector<float> normal_times;
+    try {
+        const Generator first(api, seed, stream.get());
+        const Generator again(api, seed, stream.get());
+        const Generator different(api, other_seed, stream.get());
+        first.uniform(uniform.data(), n);
+        first.normal(normal.data(), n);
+        // Same seed, fresh generator: the same sequence, bit for bit (Philox is counter-based and
+        // cuRAND's output for a given seed, offset and ordering is deterministic).
+        again.uniform(other.data(), n);
+        gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(reinterpret_cast<const std::uint32_t*>(uniform.data()),
+                                                                      reinterpret_cast<const std::uint32_t*>(other.data()), n,
+                                                                      mismatches.data(), stream.get())),
+                   "compare kernel");
+        // Another seed: an independent stream, so almost every word differs.
+        different.uniform(other.data(), n);
+        gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(reinterpret_cast<const std::uint32_t*>(uniform.data()),
+                                                                      reinterpret_cast<const std::uint32_t*>(other.data()), n,
+                                                                      mismatches.data() + 1, stream.get())),
+                   "compare kernel");
+        gpu::check(cudaMemcpyAsync(&differ_same_seed, mismatches.data(), sizeof differ_same_seed, cudaMemcpyDeviceToHost, stream.get()),
+                   "cudaMemcpyAsync");
+        gpu::check(cudaMemcpyAsync(&differ_other_seed, mismatches.data() + 1, sizeof differ_other_seed, cudaMemcpyDeviceToHost, stream.get()),
+                   "cudaMemcpyAsync");
+        stream.synchronize();
+        // Rates, on the generator whose output is no longer needed.
+        uniform_times = gpu::time_on_stream(stream, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
+        normal_times = gpu::time_on_stream(stream, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
+        gpu::check(cudaMemcpyAsync(host_uniform.data(), uniform.data(), uniform.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+        gpu::check(cudaMemcpyAsync(host_normal.data(), normal.data(), normal.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+        stream.synchronize();
+        gpu_work.reset();
+    } catch (const CurandFailure& failure) {
+        result.add(Code::library_call_failed, failure.what(), fft_rand::remediation_for(failure.status()));
+        return;
+    }
+
+    std::vector<fft_rand::StatTest> failed;
+    std::vector<std::string> other_failures;
+    auto judge = [&](const fft_rand::StatTest& test) {
+        result.evidence(test.key(), test.bounds_text());
+        if (!test.passed()) failed.push_back(test);
+    };
+
+    // Uniform floats: documented range (0, 1], first two moments, and the histogram.
+    std::span<const float> samples(host_uniform.data(), n);
+    if (const std::size_t outside = fft_rand::count_outside_unit_interval(samples); outside > 0)
+        other_failures.push_back(fmt::format("{} of {} uniform floats outside (0, 1] (cuRAND documents 0 excluded, 1 included)", outside, n));
+    const fft_rand::SampleMoments uniform_moments = fft_rand::sample_moments(samples);
+    for (const auto& test : fft_rand::uniform_moment_tests(uniform_moments)) judge(test);
+    const double uniform_chi = fft_rand::chi_square(fft_rand::uniform_bin_counts(samples, chi_square_bins));
+    judge(fft_rand::chi_square_test(fmt::format("uniform chi-square ({} bins)", chi_square_bins), uniform_chi, chi_square_bins - 1));
+
+    // Normal floats (mean 0, standard deviation 1): finite, moments, histogram over equiprobable bins.
+    samples = std::span<const float>(host_normal.data(), n);
+    if (const std::size_t non_finite = fft_rand::count_non_finite(samples); non_finite > 0)
+        other_failures.push_back(fmt::format("{} of {} normal floats are NaN or infinite", non_finite, n));
+    const fft_rand::SampleMoments normal_moments = fft_rand::sample_moments(samples);
+    for (const auto& test : fft_rand::normal_moment_tests(normal_moments)) judge(test);
+    const double normal_chi = fft_rand::chi_square(fft_rand::normal_bin_counts(samples, chi_square_bins));
+    judge(fft_rand::chi_square_test(fmt::format("normal chi-square ({} equiprobable bins)", chi_square_bins), normal_chi, chi_square_bins - 1));
+
+    // Seeds.
+    result.evidence("same_seed", fmt::format("{} of {} words differ between two generators seeded {:#x}", differ_same_seed, n, seed));
+    if (differ_same_seed != 0)
+        other_failures.push_back(fmt::format("two generators with the same seed gave different output: {} of {} words differ", differ_same_seed, n));
+    const unsigned long long equal_other_seed = n - differ_other_seed;
+    result.evidence("other_seed", fmt::format("{} of {} words equal between seeds {:#x} and {:#x}", equal_other_seed, n, seed, other_seed));
+    if (static_cast<double>(equal_other_seed) > fft_rand::max_equal_fraction_between_seeds * static_cast<double>(n))
+        other_failures.push_back(fmt::format("seeds {:#x} and {:#x} gave nearly the same output: {} of {} words equal (at most {:.0f} expected)", seed,
+                                             other_seed, equal_other_seed, n, fft_rand::max_equal_fraction_between_seeds * static_cast<double>(n)));
+
+    const double uniform_rate = gigasamples_per_second(n, gpu::median(uniform_times));
+    const double normal_rate = gigasamples_per_second(n, gpu::median(normal_times));
+    result.metric("uniform_rate", uniform_rate, "Gsamples/s");
+    result.metric("normal_rate", normal_rate, "Gsamples/s");
+    if (std::isfinite(uniform_moments.mean) && std::isfinite(uniform_moments.variance)) {
+        result.metric("uniform_mean", uniform_moments.mean, "value");
+        result.metric("uniform_variance", uniform_moments.variance, "value");
+    }
+    if (std::isfinite(normal_moments.mean) && std::isfinite(normal_moments.variance)) {
+        result.metric("normal_mean", normal_moments.mean, "value");
+        result.metric("normal_variance", normal_moments.variance, "value");
+    }
+    result.evidence("method", fmt::format("CURAND_RNG_PSEUDO_PHILOX4_32_10, seed {:#x}, {} floats per distribution; moments and chi-square "
+                                          "in float64 on the host, each within {} standard errors; rates by CUDA events, median of {} "
+                                          "runs after 1 warm-up",
+                                          seed, sizes.count_text, fft_rand::standard_errors_allowed, sizes.timed_runs));
+
+    for (const std::string& failure : other_failures) result.add(Code::wrong_result, failure, std::string(statistics_remediation));
+    for (const auto& test : failed) result.add(Code::wrong_result, fmt::format("cuRAND {} out of bounds: {}", test.name, test.describe()),
+                                               std::string(statistics_remediation));
+    if (!failed.empty() || !other_failures.empty()) return;
+    result.summary(fmt::format("Philox, {} uniform and normal floats: moments within {:.0f} standard errors, chi-square({}) {:.1f} and "
+                               "{:.1f}; same seed identical, other seed differs; uniform {:.1f}, normal {:.1f} Gsamples/s",
+                               sizes.count_text, fft_rand::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi,
+                               uniform_rate, normal_rate));
+}
+
+}  // namespace
+
 std::unique_ptr<Check> make_curand_generate_check() {
-    return std::make_unique<FunctionCheck>(CheckInfo{"curand.generate", "curand.generate", "placeholder", Scope::device, Level::standard, {"cuda.devices"}},
-                                           [](CheckContext&, ResultBuilder& result) { result.skip("not written yet"); });
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"curand.generate", "cuRAND generation",
+                  "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
+                  Scope::device, Level::standard, {"cuda.devices"}},
+        [](CheckContext& context, ResultBuilder& result) {
+            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::curand);
+            if (library == nullptr) return;
+            CurandApi api;
+            gpu::SymbolResolver resolve(*library);
+            resolve(api.get_version, "curandGetVersion");
+            resolve(api.create, "curandCreateGenerator");
+            resolve(api.destroy, "curandDestroyGenerator");
+            resolve(api.set_stream, "curandSetStream");
+            resolve(api.set_seed, "curandSetPseudoRandomGeneratorSeed");
+            resolve(api.generate_uniform, "curandGenerateUniform");
+            resolve(api.generate_normal, "curandGenerateNormal");
+            if (!resolve.report(result)) return;
+            // The library's own version; its major is compared with the soname's only as evidence.
+            int version = 0;
+            if (const curandStatus_t status = api.get_version(&version); status == CURAND_STATUS_SUCCESS)
+                result.evidence("curand_version", fft_rand::describe_version(version, library->soname));
+            else
+                result.evidence("curand_version", fmt::format("curandGetVersion failed: {}", fft_rand::describe_status(status)));
+            gpu::run_gpu_check(context, result, [&](int device) { run_rand_check(api, context, result, device); });
+        });
 }
 
 }  // namespace cudacheck

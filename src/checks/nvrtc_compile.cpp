@@ -1,11 +1,388 @@
-// nvrtc.compile: placeholder while the check is written (replaced before this lands).
+// nvrtc.compile: run-time compilation works for this GPU, as PyTorch, CuPy and Triton need it.
+// NVRTC compiles a small kernel (SASS for this exact GPU when NVRTC supports it, otherwise PTX
+// the driver JIT-compiles), the driver API loads it from memory and launches it, and every
+// element of the result is compared with the host's, bit for bit.
 #include "checks/checks.hpp"
+#include "checks/cudnn_nvrtc_support.hpp"
+#include "core/system.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "gpu/library_support.hpp"
+#include "kernels/random_fill.cuh"
+#include "probes/probes.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <cuda.h>   // driver API types only: functions come from the libcuda the probes opened
+#include <fmt/format.h>
+#include <optional>
+#include <fmt/ranges.h>
+#include <nvrtc.h>  // types only: NVRTC is opened at run time
 
 namespace cudacheck {
 
+namespace cudnn_nvrtc {
+
+NvrtcTarget choose_nvrtc_target(std::span<const int> supported_architectures, int major, int minor) {
+    NvrtcTarget target;
+    const int device = major * 10 + minor;
+    if (std::find(supported_architectures.begin(), supported_architectures.end(), device) != supported_architectures.end()) {
+        target.possible = true;
+        target.cubin = true;
+        target.architecture = device;
+        target.option = fmt::format("--gpu-architecture=sm_{}", device);
+        target.verdict = fmt::format("NVRTC supports sm_{}: SASS for this GPU (CUBIN)", device);
+        return target;
+    }
+    int best = 0;
+    for (int architecture : supported_architectures)
+        if (architecture <= device && architecture > best) best = architecture;
+    if (best == 0) {
+        const auto oldest = std::min_element(supported_architectures.begin(), supported_architectures.end());
+        target.verdict = oldest == supported_architectures.end()
+                             ? "NVRTC lists no supported architectures"
+                             : fmt::format("NVRTC supports sm_{} and newer; this GPU is sm_{}", *oldest, device);
+        return target;
+    }
+    target.possible = true;
+    target.architecture = best;
+    target.option = fmt::format("--gpu-architecture=compute_{}", best);
+    target.verdict = fmt::format("NVRTC does not list sm_{}: PTX for compute_{}, JIT-compiled by the driver at load time", device, best);
+    return target;
+}
+
+std::string nvrtc_builtins_soname(int major, int minor) { return fmt::format("libnvrtc-builtins.so.{}.{}", major, minor); }
+
+std::string first_log_lines(std::string_view log, std::size_t max_lines) {
+    std::vector<std::string> lines;
+    for (const std::string& line : sys::split(log, '\n')) {
+        const std::string_view trimmed = sys::trim(line);
+        if (trimmed.empty()) continue;
+        if (lines.size() == max_lines) {
+            lines.emplace_back("...");
+            break;
+        }
+        lines.emplace_back(trimmed);
+    }
+    return fmt::format("{}", fmt::join(lines, " | "));
+}
+
+}  // namespace cudnn_nvrtc
+
+namespace {
+
+using namespace cudnn_nvrtc;
+
+struct NvrtcApi {
+    decltype(&::nvrtcVersion) version = nullptr;
+    decltype(&::nvrtcGetErrorString) error_string = nullptr;
+    decltype(&::nvrtcGetNumSupportedArchs) num_supported_archs = nullptr;
+    decltype(&::nvrtcGetSupportedArchs) supported_archs = nullptr;
+    decltype(&::nvrtcCreateProgram) create_program = nullptr;
+    decltype(&::nvrtcDestroyProgram) destroy_program = nullptr;
+    decltype(&::nvrtcCompileProgram) compile_program = nullptr;
+    decltype(&::nvrtcGetProgramLogSize) log_size = nullptr;
+    decltype(&::nvrtcGetProgramLog) log = nullptr;
+    decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
+    decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+    decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
+    decltype(&::nvrtcGetPTX) ptx = nullptr;
+};
+
+struct DriverApi {
+    decltype(&::cuModuleLoadData) module_load_data = nullptr;
+    decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+    decltype(&::cuModuleUnload) module_unload = nullptr;
+    decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+    decltype(&::cuGetErrorName) error_name = nullptr;
+};
+
+// An NVRTC call other than the compilation failed: CC507 with the status name.
+class NvrtcFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A driver API call failed: CC501 with the CUresult name and, where there is one, the fix.
+class DriverFailure : public std::runtime_error {
+public:
+    DriverFailure(CUresult result, std::string message) : std::runtime_error(std::move(message)), result_(result) {}
+    [[nodiscard]] CUresult result() const { return result_; }
+
+private:
+    CUresult result_;
+};
+
+void check(const NvrtcApi& api, nvrtcResult status, const char* call) {
+    if (status != NVRTC_SUCCESS) throw NvrtcFailure(fmt::format("{} failed: {} ({})", call, api.error_string(status), static_cast<int>(status)));
+}
+
+void check(const DriverApi& api, CUresult status, const char* call) {
+    if (status == CUDA_SUCCESS) return;
+    const char* name = nullptr;
+    if (api.error_name(status, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
+    throw DriverFailure(status, fmt::format("{} failed: {} ({})", call, name, static_cast<int>(status)));
+}
+
+class Program {
+public:
+    Program(const NvrtcApi& api, const char* source, const char* name) : api_(api) {
+        check(api_, api_.create_program(&program_, source, name, 0, nullptr, nullptr), "nvrtcCreateProgram");
+    }
+    Program(const Program&) = delete;
+    Program& operator=(const Program&) = delete;
+    ~Program() {
+        if (program_ != nullptr) api_.destroy_program(&program_);
+    }
+    [[nodiscard]] nvrtcProgram get() const { return program_; }
+    [[nodiscard]] std::string log() const {
+        std::size_t size = 0;
+        if (api_.log_size(program_, &size) != NVRTC_SUCCESS || size == 0) return {};
+        std::string text(size, '\0');
+        if (api_.log(program_, text.data()) != NVRTC_SUCCESS) return {};
+        text.resize(std::min(text.size(), std::strlen(text.c_str())));
+        return text;
+    }
+
+private:
+    const NvrtcApi& api_;
+    nvrtcProgram program_ = nullptr;
+};
+
+class Module {
+public:
+    Module(const DriverApi& api, const void* image) : api_(api) { check(api_, api_.module_load_data(&module_, image), "cuModuleLoadData"); }
+    Module(const Module&) = delete;
+    Module& operator=(const Module&) = delete;
+    ~Module() {
+        if (module_ != nullptr) api_.module_unload(module_);
+    }
+    [[nodiscard]] CUmodule get() const { return module_; }
+
+private:
+    const DriverApi& api_;
+    CUmodule module_ = nullptr;
+};
+
+// __fmaf_rn: one correctly rounded fused multiply-add, so the host reproduces every element
+// exactly with std::fma (NVRTC would contract a*x+y into an FMA anyway; spelling it out removes
+// the doubt). extern "C": the name needs no demangling.
+constexpr const char* kernel_source = R"(
+extern "C" __global__ void cudacheck_saxpy(float a, const float* x, const float* y, float* out, unsigned long long n) {
+    const unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __fmaf_rn(a, x[i], y[i]);
+}
+)";
+constexpr const char* kernel_name = "cudacheck_saxpy";
+constexpr std::uint64_t x_seed = 41;
+constexpr std::uint64_t y_seed = 42;
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string driver_remediation(CUresult result, int nvrtc_major, int nvrtc_minor) {
+    switch (result) {
+        case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+            return fmt::format("NVRTC {}.{} emits PTX newer than this driver's JIT compiler accepts: update the NVIDIA driver "
+                               "(see cuda.pairing), or use the NVRTC of the driver's CUDA version.",
+                               nvrtc_major, nvrtc_minor);
+        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
+                   "containers, the NVIDIA container toolkit must mount it).";
+        case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        case CUDA_ERROR_INVALID_PTX:
+        case CUDA_ERROR_INVALID_IMAGE:
+            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
+                   "and a driver at least as new as that NVRTC's CUDA version.";
+        default:
+            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
+    }
+}
+
+void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library, int device) {
+    int nvrtc_major = 0, nvrtc_minor = 0;
+    check(api, api.version(&nvrtc_major, &nvrtc_minor), "nvrtcVersion");
+    result.evidence("nvrtc_version", fmt::format("{}.{}", nvrtc_major, nvrtc_minor));
+
+    // The driver API from the libcuda the probes opened (never a second copy).
+    const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
+    DriverApi driver;
+    driver.module_load_data = libcuda.function<decltype(driver.module_load_data)>("cuModuleLoadData");
+    driver.module_get_function = libcuda.function<decltype(driver.module_get_function)>("cuModuleGetFunction");
+    driver.module_unload = libcuda.function<decltype(driver.module_unload)>("cuModuleUnload");
+    driver.launch_kernel = libcuda.function<decltype(driver.launch_kernel)>("cuLaunchKernel");
+    driver.error_name = libcuda.function<decltype(driver.error_name)>("cuGetErrorName");
+    std::vector<std::string> missing;
+    if (driver.module_load_data == nullptr) missing.emplace_back("cuModuleLoadData");
+    if (driver.module_get_function == nullptr) missing.emplace_back("cuModuleGetFunction");
+    if (driver.module_unload == nullptr) missing.emplace_back("cuModuleUnload");
+    if (driver.launch_kernel == nullptr) missing.emplace_back("cuLaunchKernel");
+    if (driver.error_name == nullptr) missing.emplace_back("cuGetErrorName");
+    if (!missing.empty()) {
+        result.add(Code::library_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
+                   "Reinstall the NVIDIA driver; see driver.libcuda.");
+        return;
+    }
+
+    // The primary context the runtime uses (cudaSetDevice selected it; cudaFree creates it), which
+    // the driver API calls below use too.
+    gpu::check(cudaFree(nullptr), "cudaFree(nullptr) (context creation)");
+    int major = 0, minor = 0;
+    gpu::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    gpu::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+
+    int architecture_count = 0;
+    check(api, api.num_supported_archs(&architecture_count), "nvrtcGetNumSupportedArchs");
+    std::vector<int> architectures(static_cast<std::size_t>(std::max(architecture_count, 0)));
+    if (!architectures.empty()) check(api, api.supported_archs(architectures.data()), "nvrtcGetSupportedArchs");
+    result.evidence("nvrtc_architectures", fmt::format("{}", fmt::join(architectures, ",")));
+    const NvrtcTarget target = choose_nvrtc_target(architectures, major, minor);
+    result.evidence("target", target.verdict);
+    if (!target.possible) {
+        result.add(Code::nvrtc_compile_failed,
+                   fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}", nvrtc_major, nvrtc_minor, major, minor,
+                               target.verdict),
+                   fmt::format("Use the NVRTC of a CUDA release that still supports sm_{}{} (CUDA 12.x for sm_50..sm_72).", major, minor));
+        return;
+    }
+
+    // Compile.
+    const std::string builtins = nvrtc_builtins_soname(nvrtc_major, nvrtc_minor);
+    const std::string nvrtc_dir = library.library.loaded_path().substr(0, library.library.loaded_path().find_last_of('/'));
+    const Program program(api, kernel_source, "cudacheck_saxpy.cu");
+    const std::vector<const char*> options{target.option.c_str()};
+    const auto compile_start = std::chrono::steady_clock::now();
+    const nvrtcResult compiled = api.compile_program(program.get(), static_cast<int>(options.size()), options.data());
+    const double compile_ms = milliseconds_since(compile_start);
+    if (compiled != NVRTC_SUCCESS) {
+        const std::string log = program.log();
+        const bool builtins_beside = sys::exists(nvrtc_dir + "/" + builtins);
+        std::string remediation =
+            compiled == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE || !builtins_beside
+                ? fmt::format("NVRTC {}.{} needs {} from the same toolkit beside it{}: install the matching package ({}).", nvrtc_major,
+                              nvrtc_minor, builtins,
+                              builtins_beside ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)", builtins, nvrtc_dir)
+                                              : fmt::format(" (absent from {})", nvrtc_dir),
+                              library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000))
+                : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
+                              "this GPU.",
+                              target.option, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
+        result.add(Code::nvrtc_compile_failed,
+                   fmt::format("nvrtcCompileProgram({}) failed: {}{}", target.option, api.error_string(compiled),
+                               log.empty() ? "" : "; log: " + first_log_lines(log, 3)),
+                   remediation);
+        return;
+    }
+    result.metric("compile_time", compile_ms, "ms");
+    const DynamicLibrary builtins_loaded = DynamicLibrary::find_loaded(builtins);
+    if (builtins_loaded.ok()) result.evidence("nvrtc_builtins_path", builtins_loaded.loaded_path());
+
+    std::string image;
+    if (target.cubin) {
+        std::size_t size = 0;
+        check(api, api.cubin_size(program.get(), &size), "nvrtcGetCUBINSize");
+        image.resize(size);
+        check(api, api.cubin(program.get(), image.data()), "nvrtcGetCUBIN");
+    } else {
+        std::size_t size = 0;
+        check(api, api.ptx_size(program.get(), &size), "nvrtcGetPTXSize");  // includes the terminating NUL
+        image.resize(size);
+        check(api, api.ptx(program.get(), image.data()), "nvrtcGetPTX");
+    }
+    result.evidence("image", fmt::format("{} bytes of {}", image.size(), target.cubin ? "CUBIN" : "PTX"));
+
+    try {
+        // Load (the driver JIT-compiles PTX here) and launch.
+        const auto load_start = std::chrono::steady_clock::now();
+        const Module module(driver, image.data());
+        result.metric("module_load_time", milliseconds_since(load_start), "ms");
+        CUfunction function = nullptr;
+        check(driver, driver.module_get_function(&function, module.get(), kernel_name), "cuModuleGetFunction");
+
+        // Not a multiple of the block size, so the bounds check matters.
+        const unsigned long long n = context.options.level == Level::full ? (1ULL << 24) + 7 : (1ULL << 20) + 7;
+        std::optional<gpu::DeviceWork> gpu_work(context.device.value_or(0));  // compilation above ran without it
+        gpu::Stream stream;
+        gpu::DeviceArray<float> x(n), y(n), out(n);
+        gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(x.data(), kernels::Element::f32, n, x_seed, stream.get())), "fill kernel");
+        gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(y.data(), kernels::Element::f32, n, y_seed, stream.get())), "fill kernel");
+        gpu::check(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: an unwritten element fails
+        float a = 0.70710678f;  // many mantissa bits: a*x is rarely exact, so a non-fused result would differ
+        float* x_pointer = x.data();
+        float* y_pointer = y.data();
+        float* out_pointer = out.data();
+        unsigned long long count = n;
+        void* arguments[] = {&a, &x_pointer, &y_pointer, &out_pointer, &count};
+        constexpr unsigned block = 256;
+        const auto grid = static_cast<unsigned>((n + block - 1) / block);
+        check(driver, driver.launch_kernel(function, grid, 1, 1, block, 1, 1, 0, stream.get(), arguments, nullptr), "cuLaunchKernel");
+        std::vector<float> host(n);
+        gpu::check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+        stream.synchronize();
+        gpu_work.reset();
+
+        std::size_t wrong = 0;
+        std::size_t first_wrong = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const float expected = std::fma(a, kernels::uniform_value(x_seed, i), kernels::uniform_value(y_seed, i));
+            if (!(host[i] == expected) && wrong++ == 0) first_wrong = i;
+        }
+        result.metric("elements_checked", static_cast<double>(n), "count");
+        if (wrong > 0) {
+            result.add(Code::wrong_result,
+                       fmt::format("NVRTC-compiled saxpy ({}): {} of {} elements differ from the host's fma (first at {}: {} expected, {} computed)",
+                                   target.option, wrong, n, first_wrong,
+                                   std::fma(a, kernels::uniform_value(x_seed, first_wrong), kernels::uniform_value(y_seed, first_wrong)),
+                                   host[first_wrong]));
+            return;
+        }
+        result.summary(fmt::format("NVRTC {}.{} compiled saxpy for {} in {:.0f} ms; {} elements exact", nvrtc_major, nvrtc_minor,
+                                   target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
+                                   compile_ms, n));
+    } catch (const DriverFailure& failure) {
+        result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what(), target.cubin ? "CUBIN" : "PTX"),
+                   driver_remediation(failure.result(), nvrtc_major, nvrtc_minor));
+    }
+}
+
+void run_check(CheckContext& context, ResultBuilder& result) {
+    const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::nvrtc);
+    if (library == nullptr) return;
+    NvrtcApi api;
+    gpu::SymbolResolver resolve(*library);
+    resolve(api.version, "nvrtcVersion");
+    resolve(api.error_string, "nvrtcGetErrorString");
+    resolve(api.num_supported_archs, "nvrtcGetNumSupportedArchs");
+    resolve(api.supported_archs, "nvrtcGetSupportedArchs");
+    resolve(api.create_program, "nvrtcCreateProgram");
+    resolve(api.destroy_program, "nvrtcDestroyProgram");
+    resolve(api.compile_program, "nvrtcCompileProgram");
+    resolve(api.log_size, "nvrtcGetProgramLogSize");
+    resolve(api.log, "nvrtcGetProgramLog");
+    resolve(api.cubin_size, "nvrtcGetCUBINSize");
+    resolve(api.cubin, "nvrtcGetCUBIN");
+    resolve(api.ptx_size, "nvrtcGetPTXSize");
+    resolve(api.ptx, "nvrtcGetPTX");
+    if (!resolve.report(result)) return;
+    gpu::run_gpu_check(context, result, [&](int device) {
+        try {
+            run_nvrtc_check(context, result, api, *library, device);
+        } catch (const NvrtcFailure& failure) {
+            result.add(Code::library_call_failed, failure.what(),
+                       fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000)));
+        }
+    });
+}
+
+}  // namespace
+
 std::unique_ptr<Check> make_nvrtc_compile_check() {
-    return std::make_unique<FunctionCheck>(CheckInfo{"nvrtc.compile", "nvrtc.compile", "placeholder", Scope::device, Level::standard, {"cuda.devices"}},
-                                           [](CheckContext&, ResultBuilder& result) { result.skip("not written yet"); });
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"nvrtc.compile", "NVRTC compile", "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
+                  Scope::device, Level::standard, {"cuda.devices"}},
+        [](CheckContext& context, ResultBuilder& result) { run_check(context, result); });
 }
 
 }  // namespace cudacheck

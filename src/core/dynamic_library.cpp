@@ -7,6 +7,19 @@
 
 namespace cudacheck {
 
+namespace {
+
+void record_loaded_path(void* handle, std::string& loaded_path) {
+    // The loader's own record of the file it mapped: the ground truth for "which copy".
+    link_map* map = nullptr;
+    if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
+        char resolved[PATH_MAX];
+        loaded_path = ::realpath(map->l_name, resolved) != nullptr ? resolved : map->l_name;
+    }
+}
+
+}  // namespace
+
 DynamicLibrary DynamicLibrary::open(std::string_view soname) {
     DynamicLibrary library;
     library.requested_ = std::string(soname);
@@ -17,12 +30,22 @@ DynamicLibrary DynamicLibrary::open(std::string_view soname) {
         library.error_ = error != nullptr ? error : "dlopen failed";
         return library;
     }
-    // The loader's own record of the file it mapped: the ground truth for "which copy".
-    link_map* map = nullptr;
-    if (::dlinfo(library.handle_, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
-        char resolved[PATH_MAX];
-        library.loaded_path_ = ::realpath(map->l_name, resolved) != nullptr ? resolved : map->l_name;
+    record_loaded_path(library.handle_, library.loaded_path_);
+    return library;
+}
+
+DynamicLibrary DynamicLibrary::find_loaded(std::string_view soname) {
+    DynamicLibrary library;
+    library.requested_ = std::string(soname);
+    ::dlerror();
+    // Takes a reference on the already-loaded object (released on destruction); loads nothing.
+    library.handle_ = ::dlopen(library.requested_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (library.handle_ == nullptr) {
+        const char* error = ::dlerror();
+        library.error_ = error != nullptr ? error : "not loaded";
+        return library;
     }
+    record_loaded_path(library.handle_, library.loaded_path_);
     return library;
 }
 
