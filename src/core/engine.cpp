@@ -109,6 +109,16 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     std::map<std::string, CheckResult> host_results;
     for (const CheckResult& result : results) host_results.emplace(result.check_id, result);
 
+    // When no per-device check runs at this level, skip them without asking for devices: listing
+    // devices means initialising CUDA, which --level quick exists to avoid.
+    const bool any_runnable = std::any_of(device_checks.begin(), device_checks.end(),
+                                          [&](const Check* check) { return input.options.level >= check->info().min_level; });
+    if (!any_runnable) {
+        for (const Check* check : device_checks)
+            results.push_back(skipped(*check, std::nullopt, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
+        return results;
+    }
+
     // Per-device checks need the device list, which only a working driver gives.
     const DriverFacts& driver = input.probes.initialised_driver();
     std::vector<int> ordinals;
