@@ -15,6 +15,7 @@
 #include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <chrono>
 #include <fmt/format.h>
 #include <optional>
 
@@ -196,17 +197,36 @@ Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const 
     return throughput;
 }
 
+// Wall time of each phase, as evidence: where a slow run spends its time (handle creation and the
+// first use of each kernel load code; the GPU lock may wait for other checks).
+class Phases {
+public:
+    void done(std::string_view phase) {
+        const auto now = std::chrono::steady_clock::now();
+        text_ += fmt::format("{}{} {:.0f} ms", text_.empty() ? "" : ", ", phase, std::chrono::duration<double, std::milli>(now - last_).count());
+        last_ = now;
+    }
+    [[nodiscard]] const std::string& text() const { return text_; }
+
+private:
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+    std::string text_;
+};
+
 void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasApi& api, int device) {
+    Phases phases;
     gpu::Stream stream;
     CublasHandle handle(api);
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
     handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    phases.done("handle");
 
     // SGEMM in float32 arithmetic: ~sqrt(K) * 2^-24 ≈ 1e-6 expected for K = 328; DGEMM ~1e-15.
     constexpr double sgemm_tolerance = 1e-5;
     constexpr double dgemm_tolerance = 1e-13;
     const gpu::Accuracy single = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
     const gpu::Accuracy dual = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64, device);
+    phases.done("SGEMM/DGEMM with references");
     result.evidence("sgemm_256x192x328", describe(single, sgemm_tolerance));
     result.evidence("dgemm_256x192x328", describe(dual, dgemm_tolerance));
     result.metric("sgemm_relative_error", single.relative_error, "ratio");
@@ -238,7 +258,9 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
         if (!measured.accuracy.within(precision.tolerance))
             result.add(Code::wrong_result, fmt::format("{} GEMM {}^3: {}", precision.name, size, describe(measured.accuracy, precision.tolerance)));
         figures += fmt::format("{}{} {:.0f}", figures.empty() ? "" : ", ", precision.name, measured.tflops);
+        phases.done(precision.name);
     }
+    result.evidence("phases", phases.text());
     result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs uniform in [-1,1), "
                                           "128 sampled entries per product checked in float64",
                                           runs, warmups));

@@ -245,6 +245,24 @@ TEST(Engine, runs_device_checks_only_on_selected_devices) {
     EXPECT_EQ(results[0].device, 1);
 }
 
+TEST(Engine, quick_level_skips_device_checks_without_initialising_cuda) {
+    Harness harness;
+    harness.options.level = Level::quick;
+    harness.settings.initialise_cuda = false;
+    int initialisations = 0;
+    harness.settings.collect_driver = [&](bool initialise) {
+        initialisations += initialise ? 1 : 0;
+        return two_fake_devices(initialise);
+    };
+    CheckList checks;
+    checks.push_back(make_check("gpu.work", passing(), {}, Scope::device, Level::standard));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::skip);
+    EXPECT_NE(results[0].skip_reason.find("--level standard"), std::string::npos);
+    EXPECT_EQ(initialisations, 0);
+}
+
 TEST(Engine, skips_device_checks_with_reason_when_no_device) {
     Harness harness;
     harness.settings.collect_driver = [](bool) { return DriverFacts{}; };
