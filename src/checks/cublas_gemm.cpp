@@ -155,7 +155,7 @@ struct Throughput {
 Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const Precision& precision,
                         std::size_t size, int warmups, int runs, int device) {
     const std::size_t bytes = element_bytes(precision.element);
-    std::optional<gpu::DeviceWork> gpu_work(device);  // alone on the GPU while timed
+    std::optional<gpu::DeviceWork> gpu_work(device);  // time_on_stream makes it exclusive while timing
     const std::size_t elements = size * size;
     gpu::DeviceArray<unsigned char> a(elements * bytes), b(elements * bytes), c(elements * bytes);
     gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), precision.element, elements, 21, stream.get())), "fill kernel");
@@ -164,7 +164,7 @@ Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const 
     const float alpha = 1.0f;
     const float beta = 0.0f;
     const int s = static_cast<int>(size);
-    const auto times = gpu::time_on_stream(stream, warmups, runs, [&] {
+    const auto times = gpu::time_on_stream(stream, gpu_work, warmups, runs, [&] {
         handle.check(api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, a.data(), precision.type, s, b.data(), precision.type, s,
                                  &beta, c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT),
                      fmt::format("cublasGemmEx({}, {}^3)", precision.name, size));

@@ -30,7 +30,7 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
         b[i] = kernels::uniform_value(2, i);
     }
 
-    gpu::DeviceWork gpu_work(device);
+    const gpu::DeviceWork gpu_work(device);
     int binary_version = 0;
     int ptx_version = 0;
     const kernels::KernelOutcome image = kernels::vector_add_image(&binary_version, &ptx_version);

@@ -51,11 +51,11 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
     result.evidence("memory", fmt::format("{} free of {}", format_bytes(free_bytes), format_bytes(total_bytes)));
     gpu::Stream stream;
     gpu::DeviceArray<std::uint32_t> device_staging(host_source.size());
-    const auto h2d = gpu::time_on_stream(stream, 1, sizes.runs, [&] {
+    const auto h2d = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
         gpu::check(cudaMemcpyAsync(device_staging.data(), host_source.data(), host_source.bytes(), cudaMemcpyHostToDevice, stream.get()),
                    "cudaMemcpyAsync(host to device)");
     });
-    const auto d2h = gpu::time_on_stream(stream, 1, sizes.runs, [&] {
+    const auto d2h = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
         gpu::check(cudaMemcpyAsync(host_back.data(), device_staging.data(), host_back.bytes(), cudaMemcpyDeviceToHost, stream.get()),
                    "cudaMemcpyAsync(device to host)");
     });
@@ -74,7 +74,7 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
     gpu::DeviceArray<unsigned long long> mismatches(1);
     gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(source.data(), kernels::Element::f32, words, 7, stream.get())), "fill kernel");
     gpu::check(cudaMemsetAsync(destination.data(), 0xFF, destination.bytes(), stream.get()), "cudaMemsetAsync");
-    const auto d2d = gpu::time_on_stream(stream, 1, sizes.runs, [&] {
+    const auto d2d = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
         gpu::check(cudaMemcpyAsync(destination.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice, stream.get()),
                    "cudaMemcpyAsync(device to device)");
     });

@@ -407,7 +407,7 @@ void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& 
 
     const int runs = context.options.level == Level::full ? 20 : 5;
     gpu_work.emplace(context.device.value_or(0));
-    const double milliseconds = gpu::median(gpu::time_on_stream(stream, 1, runs, forward));
+    const double milliseconds = gpu::median(gpu::time_on_stream(stream, gpu_work, 1, runs, forward));
     result.metric("convolution_time", milliseconds, "ms");
     if (milliseconds > 0) result.metric("convolution_throughput", 2.0 * shape.multiply_adds() / (milliseconds * 1e-3) / 1e9, "GFLOP/s");
     result.summary(fmt::format("convolution {} correct ({}, {}); {:.3f} ms", problem, algorithm_name(algorithm), gpu::describe(accuracy, tolerance),

@@ -174,7 +174,7 @@ LengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int n, 
 
     const std::string forward_call = fmt::format("cufftExecC2C(n={}, batch={}, CUFFT_FORWARD)", n, batch);
     // Out of place, so every timed run computes the same spectrum from the same input.
-    const std::vector<float> times = gpu::time_on_stream(stream, 1, sizes.timed_runs, [&] {
+    const std::vector<float> times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] {
         cufft_check(api.exec_c2c(c2c.get(), input.data(), spectrum.data(), CUFFT_FORWARD), forward_call);
     });
     cufft_check(api.exec_c2c(c2c.get(), spectrum.data(), round_trip.data(), CUFFT_INVERSE),

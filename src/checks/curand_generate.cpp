@@ -138,8 +138,8 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
                    "cudaMemcpyAsync");
         stream.synchronize();
         // Rates, on the generator whose output is no longer needed.
-        uniform_times = gpu::time_on_stream(stream, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
-        normal_times = gpu::time_on_stream(stream, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
+        uniform_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
+        normal_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
         gpu::check(cudaMemcpyAsync(host_uniform.data(), uniform.data(), uniform.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
         gpu::check(cudaMemcpyAsync(host_normal.data(), normal.data(), normal.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
         stream.synchronize();

@@ -26,20 +26,40 @@ std::string allocation_call(std::size_t bytes) { return "cudaMalloc(" + format_b
 
 namespace {
 
-std::mutex& device_mutex(int device) {
+std::shared_mutex& device_mutex(int device) {
     static std::mutex registry_mutex;
-    static std::map<int, std::unique_ptr<std::mutex>> mutexes;
+    static std::map<int, std::unique_ptr<std::shared_mutex>> mutexes;
     const std::lock_guard<std::mutex> guard(registry_mutex);
-    std::unique_ptr<std::mutex>& slot = mutexes[device];
-    if (!slot) slot = std::make_unique<std::mutex>();
+    std::unique_ptr<std::shared_mutex>& slot = mutexes[device];
+    if (!slot) slot = std::make_unique<std::shared_mutex>();
     return *slot;
 }
 
+// Re-acquires the caller's shared lock however the timing ends.
+class Reacquire {
+public:
+    Reacquire(std::optional<DeviceWork>& held, int device) : held_(held), device_(device) {}
+    Reacquire(const Reacquire&) = delete;
+    Reacquire& operator=(const Reacquire&) = delete;
+    ~Reacquire() { held_.emplace(device_); }
+
+private:
+    std::optional<DeviceWork>& held_;
+    int device_;
+};
+
 }  // namespace
 
-DeviceWork::DeviceWork(int device) : lock_(device_mutex(device)) {}
+DeviceWork::DeviceWork(int device) : device_(device), lock_(device_mutex(device)) {}
 
-std::vector<float> time_on_stream(const Stream& stream, int warmups, int runs, const std::function<void()>& work) {
+std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
+                                  const std::function<void()>& work) {
+    int device = 0;
+    if (held) device = held->device();
+    else check(cudaGetDevice(&device), "cudaGetDevice");
+    held.reset();
+    const Reacquire reacquire(held, device);  // declared before the exclusive lock: released after it
+    const std::unique_lock<std::shared_mutex> alone(device_mutex(device));
     for (int i = 0; i < warmups; ++i) work();
     std::vector<cudaEvent_t> events(static_cast<std::size_t>(runs) + 1);
     for (cudaEvent_t& event : events) check(cudaEventCreate(&event), "cudaEventCreate");

@@ -8,6 +8,8 @@
 #include <cuda_runtime_api.h>
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <shared_mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -87,22 +89,28 @@ private:
     cudaStream_t stream_ = nullptr;
 };
 
-// Serialises GPU work on one device among checks running concurrently: hold it while enqueueing
-// and waiting for GPU work, release it for CPU-side work (references, compilation, statistics).
-// So timed sections never share the GPU, while CPU work overlaps other checks' GPU work.
+// Keeps timed GPU sections alone on their device while checks run concurrently. A check holds a
+// DeviceWork (a shared lock) while it enqueues and waits for untimed GPU work, and drops it for
+// CPU-side work (references, compilation, statistics); time_on_stream() trades it for the
+// exclusive lock, so nothing else runs on the GPU while events are timing.
 class DeviceWork {
 public:
     explicit DeviceWork(int device);
     DeviceWork(const DeviceWork&) = delete;
     DeviceWork& operator=(const DeviceWork&) = delete;
+    [[nodiscard]] int device() const { return device_; }
 
 private:
-    std::unique_lock<std::mutex> lock_;
+    int device_;
+    std::shared_lock<std::shared_mutex> lock_;
 };
 
 // Times `runs` executions of `work` (each enqueued on `stream`) with CUDA events, after `warmups`
-// untimed ones, and returns each run's milliseconds (take the median: timing::median).
-[[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, int warmups, int runs, const std::function<void()>& work);
+// untimed ones, alone on the device: `held` (the caller's DeviceWork) is released, the exclusive
+// lock taken for the timing, and `held` re-acquired before returning. Returns each run's
+// milliseconds (take the median).
+[[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
+                                                const std::function<void()>& work);
 [[nodiscard]] double median(std::vector<float> samples);
 
 // Runs a check's GPU body on its device: selects the device, and turns a CudaError into a
