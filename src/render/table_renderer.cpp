@@ -39,6 +39,13 @@ std::string check_label(const CheckResult& result) {
     return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
 }
 
+// The figure worth a glance: the first rate, bandwidth or time, not a count or an error ratio.
+const Metric* key_figure(const CheckResult& result) {
+    for (const Metric& metric : result.metrics)
+        if (metric.unit != "count" && metric.unit != "ratio") return &metric;
+    return nullptr;
+}
+
 std::string format_metric(const Metric& metric) {
     if (metric.value >= 100.0) return fmt::format("{:.0f} {}", metric.value, metric.unit);
     return fmt::format("{:.3g} {}", metric.value, metric.unit);
@@ -62,7 +69,7 @@ private:
         const std::string indent(10 + width, ' ');  // under the RESULT column
         for (const CheckResult& result : report.checks) {
             std::string line = result.message;
-            if (!result.metrics.empty()) line += fmt::format("  [{}]", format_metric(result.metrics.front()));
+            if (const Metric* key = key_figure(result)) line += fmt::format("  [{}]", format_metric(*key));
             out << paint(result.status, fmt::format("{:<7}", upper(to_string(result.status)))) << ' '
                 << fmt::format("{:<{}}  {}\n", check_label(result), width, line);
             // Every finding after the headline, then each finding's fix.
