@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cufft.h>
 #include <fmt/format.h>
+#include <future>
 #include <optional>
 #include <fmt/ranges.h>
 #include <stdexcept>
@@ -244,12 +245,21 @@ double gflops(int n, int batch, double milliseconds) {
 
 void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& result, int device) {
     const FftSizes sizes = sizes_for(context.options.level);
-    gpu::Stream stream;
     std::vector<Verdict> verdicts;
     std::vector<std::string> timings;
     try {
-        for (const int n : lengths) {
-            LengthOutcome outcome = run_length(api, stream, n, sizes, device);
+        // The lengths are independent: each on its own thread and stream, so one length's plan
+        // creation and float64 reference overlap the other's GPU work.
+        std::vector<std::future<LengthOutcome>> outcomes;
+        for (const int n : lengths)
+            outcomes.push_back(std::async(std::launch::async, [&api, &sizes, n, device] {
+                gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+                const gpu::Stream stream;
+                return run_length(api, stream, n, sizes, device);
+            }));
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            const int n = lengths[i];
+            LengthOutcome outcome = outcomes[i].get();
             result.metric(fmt::format("c2c_forward_time_n{}", n), outcome.forward_ms, "ms");
             result.metric(fmt::format("c2c_forward_gflops_n{}", n), gflops(n, sizes.batch, outcome.forward_ms), "GFLOP/s");
             timings.push_back(fmt::format("n={} {:.0f} GFLOP/s", n, gflops(n, sizes.batch, outcome.forward_ms)));

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <curand.h>
 #include <fmt/format.h>
+#include <future>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -156,22 +157,35 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         if (!test.passed()) failed.push_back(test);
     };
 
+    // The two distributions' statistics are independent: the uniform ones on another core.
+    struct Statistics {
+        std::size_t bad = 0;  // uniform: outside (0, 1]; normal: not finite
+        fft_rand::SampleMoments moments;
+        double chi = 0.0;
+    };
+    std::future<Statistics> uniform_statistics = std::async(std::launch::async, [&] {
+        const std::span<const float> samples(host_uniform.data(), n);
+        return Statistics{fft_rand::count_outside_unit_interval(samples), fft_rand::sample_moments(samples),
+                          fft_rand::chi_square(fft_rand::uniform_bin_counts(samples, chi_square_bins))};
+    });
+    const std::span<const float> normal_samples(host_normal.data(), n);
+    const Statistics normal_stats{fft_rand::count_non_finite(normal_samples), fft_rand::sample_moments(normal_samples),
+                            fft_rand::chi_square(fft_rand::normal_bin_counts(normal_samples, chi_square_bins))};
+    const Statistics uniform_stats = uniform_statistics.get();
+
     // Uniform floats: documented range (0, 1], first two moments, and the histogram.
-    std::span<const float> samples(host_uniform.data(), n);
-    if (const std::size_t outside = fft_rand::count_outside_unit_interval(samples); outside > 0)
-        other_failures.push_back(fmt::format("{} of {} uniform floats outside (0, 1] (cuRAND documents 0 excluded, 1 included)", outside, n));
-    const fft_rand::SampleMoments uniform_moments = fft_rand::sample_moments(samples);
+    if (uniform_stats.bad > 0)
+        other_failures.push_back(fmt::format("{} of {} uniform floats outside (0, 1] (cuRAND documents 0 excluded, 1 included)", uniform_stats.bad, n));
+    const fft_rand::SampleMoments& uniform_moments = uniform_stats.moments;
     for (const auto& test : fft_rand::uniform_moment_tests(uniform_moments)) judge(test);
-    const double uniform_chi = fft_rand::chi_square(fft_rand::uniform_bin_counts(samples, chi_square_bins));
+    const double uniform_chi = uniform_stats.chi;
     judge(fft_rand::chi_square_test(fmt::format("uniform chi-square ({} bins)", chi_square_bins), uniform_chi, chi_square_bins - 1));
 
     // Normal floats (mean 0, standard deviation 1): finite, moments, histogram over equiprobable bins.
-    samples = std::span<const float>(host_normal.data(), n);
-    if (const std::size_t non_finite = fft_rand::count_non_finite(samples); non_finite > 0)
-        other_failures.push_back(fmt::format("{} of {} normal floats are NaN or infinite", non_finite, n));
-    const fft_rand::SampleMoments normal_moments = fft_rand::sample_moments(samples);
+    if (normal_stats.bad > 0) other_failures.push_back(fmt::format("{} of {} normal floats are NaN or infinite", normal_stats.bad, n));
+    const fft_rand::SampleMoments& normal_moments = normal_stats.moments;
     for (const auto& test : fft_rand::normal_moment_tests(normal_moments)) judge(test);
-    const double normal_chi = fft_rand::chi_square(fft_rand::normal_bin_counts(samples, chi_square_bins));
+    const double normal_chi = normal_stats.chi;
     judge(fft_rand::chi_square_test(fmt::format("normal chi-square ({} equiprobable bins)", chi_square_bins), normal_chi, chi_square_bins - 1));
 
     // Seeds.

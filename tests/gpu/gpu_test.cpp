@@ -171,6 +171,7 @@ struct BrokenCase {
     const char* broken_check;
     const char* checks;  // the broken one and others that do not need the library
 };
+void PrintTo(const BrokenCase& broken, std::ostream* out) { *out << broken.soname; }
 class BrokenLibrary : public ::testing::TestWithParam<BrokenCase> {};
 
 TEST_P(BrokenLibrary, fails_its_check_and_leaves_the_rest_intact) {
