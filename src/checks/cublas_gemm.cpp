@@ -234,17 +234,16 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
     handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     phases.done("handle");
 
-    // The small SGEMM/DGEMM correctness products run on their own thread, handle and stream
-    // (a cuBLAS handle is not for concurrent use), beside the throughput runs: their kernel
-    // loading and CPU references then overlap instead of adding up.
-    std::future<std::pair<gpu::Accuracy, gpu::Accuracy>> correctness = std::async(std::launch::async, [&api, device] {
-        gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
-        const gpu::Stream small_stream;
-        const CublasHandle small_handle(api);
-        small_handle.check(api.set_stream(small_handle.get(), small_stream.get()), "cublasSetStream");
-        return std::pair{small_gemm_accuracy<float>(api, small_handle, small_stream, kernels::Element::f32, device),
-                         small_gemm_accuracy<double>(api, small_handle, small_stream, kernels::Element::f64, device)};
-    });
+    // SGEMM in float32 arithmetic: ~sqrt(K) * 2^-24 ≈ 1e-6 expected for K = 328; DGEMM ~1e-15.
+    constexpr double sgemm_tolerance = 1e-5;
+    constexpr double dgemm_tolerance = 1e-13;
+    const gpu::Accuracy single = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
+    const gpu::Accuracy dual = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64, device);
+    phases.done("SGEMM/DGEMM with references");
+    result.evidence("sgemm_256x192x328", describe(single, sgemm_tolerance));
+    result.evidence("dgemm_256x192x328", describe(dual, dgemm_tolerance));
+    if (!single.within(sgemm_tolerance)) result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(single, sgemm_tolerance));
+    if (!dual.within(dgemm_tolerance)) result.add(Code::wrong_result, "DGEMM 256x192x328: " + describe(dual, dgemm_tolerance));
 
     // 8192^3 fills an H100/H200 (and keeps each FP32 product ~20 ms there); full repeats more.
     const std::size_t size = 8192;
@@ -276,15 +275,6 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
         figures += fmt::format("{}{} {:.0f}", figures.empty() ? "" : ", ", precision.name, measured.tflops);
         phases.done(precision.name);
     }
-    // SGEMM in float32 arithmetic: ~sqrt(K) * 2^-24 ≈ 1e-6 expected for K = 328; DGEMM ~1e-15.
-    constexpr double sgemm_tolerance = 1e-5;
-    constexpr double dgemm_tolerance = 1e-13;
-    const auto [single, dual] = correctness.get();
-    phases.done("SGEMM/DGEMM (alongside)");
-    result.evidence("sgemm_256x192x328", describe(single, sgemm_tolerance));
-    result.evidence("dgemm_256x192x328", describe(dual, dgemm_tolerance));
-    if (!single.within(sgemm_tolerance)) result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(single, sgemm_tolerance));
-    if (!dual.within(dgemm_tolerance)) result.add(Code::wrong_result, "DGEMM 256x192x328: " + describe(dual, dgemm_tolerance));
     result.evidence("phases", phases.text());
     result.metric("sgemm_relative_error", single.relative_error, "ratio");
     result.metric("dgemm_relative_error", dual.relative_error, "ratio");
