@@ -31,6 +31,9 @@ struct CheckInfo {
     Scope scope = Scope::host;
     Level min_level = Level::quick;       // not run below this level (skipped with the reason)
     std::vector<std::string> depends_on;  // ids; a failed dependency skips this check
+    // Work to start as soon as the run begins, when CUDA will be initialised (e.g. opening a
+    // large library in the background). Optional; must not fail or block.
+    std::function<void(Probes&)> prepare;
 };
 
 // Collects what a check found. The engine adds the id, device, timing and final status.

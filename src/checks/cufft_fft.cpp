@@ -2,6 +2,7 @@
 // transforms, C2C and R2C, for a power-of-two length and one that is not; every result is verified
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
 #include "checks/checks.hpp"
+#include "probes/probes.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
@@ -302,7 +303,8 @@ std::unique_ptr<Check> make_cufft_fft_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cufft.fft", "cuFFT transforms",
                   "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
-                  Scope::device, Level::standard, {"cuda.devices"}},
+                  Scope::device, Level::standard, {"cuda.devices"},
+                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::cufft}); }},
         [](CheckContext& context, ResultBuilder& result) {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cufft);
             if (library == nullptr) return;

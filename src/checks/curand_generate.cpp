@@ -2,6 +2,7 @@
 // with a Philox generator; the samples must meet their distributions' moments and a chi-square
 // test, lie in the documented range, repeat bit for bit with the same seed and differ with another.
 #include "checks/checks.hpp"
+#include "probes/probes.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
@@ -231,7 +232,8 @@ std::unique_ptr<Check> make_curand_generate_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"curand.generate", "cuRAND generation",
                   "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
-                  Scope::device, Level::standard, {"cuda.devices"}},
+                  Scope::device, Level::standard, {"cuda.devices"},
+                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::curand}); }},
         [](CheckContext& context, ResultBuilder& result) {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::curand);
             if (library == nullptr) return;

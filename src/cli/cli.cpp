@@ -55,19 +55,13 @@ bool colour_wanted(const RunCommandOptions& options, const Environment& environm
     return ::isatty(STDOUT_FILENO) == 1;
 }
 
-// Opening cuBLAS(Lt) and cuDNN reads hundreds of megabytes: start it now, so it overlaps cuInit and
-// the host checks instead of following them. Only when a driver library exists (opening it costs
-// ~1 ms): without one the library checks are skipped and the loading would be wasted.
-void prefetch_selected_libraries(const Selection& selection, Probes& probes) {
+// Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of
+// megabytes) so it overlaps cuInit and the host checks. Only when a driver library exists (opening
+// it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
+void prepare_selected_checks(const Selection& selection, Probes& probes) {
     if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
-    for (const Check* check : selection.checks) {
-        const std::string& id = check->info().id;
-        if (id == "cublas.gemm") probes.prefetch_libraries({CudaLibrary::cublas});
-        else if (id == "cufft.fft") probes.prefetch_libraries({CudaLibrary::cufft});
-        else if (id == "cudnn.conv") probes.prefetch_libraries({CudaLibrary::cudnn});
-        else if (id == "curand.generate") probes.prefetch_libraries({CudaLibrary::curand});
-        else if (id == "nvrtc.compile") probes.prefetch_libraries({CudaLibrary::nvrtc});
-    }
+    for (const Check* check : selection.checks)
+        if (check->info().prepare) check->info().prepare(probes);
 }
 
 int run_command(const RunCommandOptions& options, const std::vector<std::string>& argv) {
@@ -121,7 +115,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
                 }
     }
 
-    if (probe_settings.initialise_cuda) prefetch_selected_libraries(selection, probes);
+    if (probe_settings.initialise_cuda) prepare_selected_checks(selection, probes);
     std::vector<CheckResult> results = run_checks(EngineInput{selection, run_options, environment, probes});
     RunMetadata metadata;
     metadata.argv = argv;
