@@ -98,7 +98,7 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 std::unique_ptr<Check> make_cuda_devices_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cuda.devices", "GPUs", "Every visible GPU through the driver API (NVML at --level quick): name, compute capability, memory, clocks, PCI, ECC, peaks",
-                  Scope::host, Level::quick, {"driver.libcuda"}},
+                  Scope::host, Level::quick, {"driver.libcuda"}, {}},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             const DevicesContext devices_context{context.probes.kernel_module(), visible, CUDART_VERSION};

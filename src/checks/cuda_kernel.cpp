@@ -71,7 +71,7 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
 std::unique_ptr<Check> make_cuda_kernel_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cuda.kernel", "Own kernel", "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
-                  Scope::device, Level::standard, {"cuda.devices"}},
+                  Scope::device, Level::standard, {"cuda.devices"}, {}},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) { run_kernel_check(context, result, device); });
         });

@@ -115,7 +115,7 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
 std::unique_ptr<Check> make_cuda_memory_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cuda.memory", "GPU memory", "Pinned host<->device and device<->device copies, verified; bandwidth vs theoretical",
-                  Scope::device, Level::standard, {"cuda.devices"}},
+                  Scope::device, Level::standard, {"cuda.devices"}, {}},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) { run_memory_check(context, result, device); });
         });

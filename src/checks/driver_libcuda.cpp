@@ -118,7 +118,7 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
 std::unique_ptr<Check> make_libcuda_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"driver.libcuda", "CUDA driver library", "Loads libcuda.so.1, detects stubs, initialises the driver, compares with the kernel module",
-                  Scope::host, Level::quick, {}},
+                  Scope::host, Level::quick, {}, {}},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             judge_libcuda(context.probes.driver(), LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible}, result);

@@ -133,7 +133,7 @@ void judge_environment(const Environment& environment, const ToolkitFacts& toolk
 std::unique_ptr<Check> make_env_variables_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"env.variables", "Environment", "CUDA_HOME, PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and variables that change CUDA's behaviour",
-                  Scope::host, Level::quick, {}},
+                  Scope::host, Level::quick, {}, {}},
         [](CheckContext& context, ResultBuilder& result) { judge_environment(context.environment, context.probes.toolkits(), result); });
 }
 

@@ -29,7 +29,7 @@ void judge_host_os(const HostInfo& host, ResultBuilder& result) {
 std::unique_ptr<Check> make_host_os_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"host.os", "Host system", "Distribution, kernel, libc, CPU, memory, container and WSL detection", Scope::host,
-                  Level::quick, {}},
+                  Level::quick, {}, {}},
         [](CheckContext& context, ResultBuilder& result) { judge_host_os(context.probes.host(), result); });
 }
 

@@ -53,7 +53,7 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
 std::unique_ptr<Check> make_toolkit_nvcc_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"toolkit.nvcc", "CUDA compiler", "nvcc on PATH and its version; every installed toolkit; /usr/local/cuda", Scope::host,
-                  Level::quick, {}},
+                  Level::quick, {}, {}},
         [](CheckContext& context, ResultBuilder& result) { judge_toolkits(context.probes.toolkits(), result); });
 }
 

@@ -15,7 +15,7 @@ using Body = FunctionCheck::Body;
 
 std::unique_ptr<Check> make_check(std::string id, Body body, std::vector<std::string> depends_on = {}, Scope scope = Scope::host,
                                   Level level = Level::quick) {
-    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "title", "description", scope, level, std::move(depends_on)},
+    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "title", "description", scope, level, std::move(depends_on), {}},
                                            std::move(body));
 }
 
