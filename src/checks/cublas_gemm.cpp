@@ -245,8 +245,14 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
     if (!single.within(sgemm_tolerance)) result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(single, sgemm_tolerance));
     if (!dual.within(dgemm_tolerance)) result.add(Code::wrong_result, "DGEMM 256x192x328: " + describe(dual, dgemm_tolerance));
 
-    // 8192^3 fills an H100/H200 (and keeps each FP32 product ~20 ms there); full repeats more.
-    const std::size_t size = 8192;
+    // 8192^3 fills an H100/H200 (and keeps each FP32 product ~20 ms there); full repeats more. Its
+    // three 256 MiB matrices may take at most a quarter of the free memory (the other checks of
+    // the device run at the same time): smaller GPUs get 4096^3 or 2048^3.
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    std::size_t size = 8192;
+    while (size > 2048 && 3 * size * size * 4 > free_bytes / 4) size /= 2;
     const bool full = context.options.level == Level::full;
     const int warmups = full ? 3 : 1;
     const int runs = full ? 20 : 3;

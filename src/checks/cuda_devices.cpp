@@ -33,7 +33,11 @@ std::string via(const DeviceListing& listing) { return listing.honours_visible_d
 }  // namespace
 
 void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result) {
-    const std::size_t present = std::max(context.kernel_module.gpus.size(), context.kernel_module.pci_devices.size());
+    // GPUs the NVIDIA driver drives: those it registered, or NVIDIA display functions bound to it
+    // (one bound to vfio-pci or nouveau is not CUDA's to use).
+    const auto bound_to_nvidia = std::count_if(context.kernel_module.pci_devices.begin(), context.kernel_module.pci_devices.end(),
+                                               [](const PciDisplayDevice& device) { return device.driver == "nvidia"; });
+    const std::size_t present = std::max(context.kernel_module.gpus.size(), static_cast<std::size_t>(bound_to_nvidia));
     const int visible = listing.count;
     result.evidence("source", listing.source);
     result.evidence("visible", std::to_string(visible));
@@ -87,7 +91,10 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
     const DeviceInfo& first = listing.devices.front();
     const bool same_model = std::all_of(listing.devices.begin(), listing.devices.end(), [&](const DeviceInfo& d) { return d.name == first.name; });
     std::string hidden;
-    if (listing.honours_visible_devices && present > static_cast<std::size_t>(visible)) hidden = fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present);
+    if (listing.honours_visible_devices && present > static_cast<std::size_t>(visible))
+        hidden = context.visible_devices.set
+                     ? fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present)
+                     : fmt::format(" ({} of {} the driver has are not visible here, e.g. assigned to other containers)", present - visible, present);
     if (same_model)
         result.summary(fmt::format("{} x {} (CC {}.{} {}, {} SMs, {}){}{}", visible, first.name, first.cc_major, first.cc_minor,
                                    first.architecture, first.multiprocessors, memory_text(first), hidden, via(listing)));

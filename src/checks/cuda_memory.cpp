@@ -7,6 +7,7 @@
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <fmt/format.h>
@@ -67,7 +68,10 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
     }
 
     // Device -> device: random content made on the GPU, copy compared on the GPU.
-    const std::size_t words = sizes.device_bytes / 4;
+    // Every GPU check of this device runs at once: take at most an eighth of the free memory, so a
+    // small GPU is tested with smaller copies rather than failing for want of memory.
+    const std::size_t device_bytes = std::min(sizes.device_bytes, (free_bytes / 8) & ~((std::size_t{1} << 20) - 1));
+    const std::size_t words = device_bytes / 4;
     gpu_work.emplace(device);
     gpu::DeviceArray<std::uint32_t> source(words);
     gpu::DeviceArray<std::uint32_t> destination(words);
@@ -105,7 +109,7 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
         }
     result.evidence("method", fmt::format("CUDA events, median of {} runs after 1 warm-up; {} pinned host buffers, {} device copy "
                                           "(read + write counted)",
-                                          sizes.runs, format_bytes(sizes.host_bytes), format_bytes(sizes.device_bytes)));
+                                          sizes.runs, format_bytes(sizes.host_bytes), format_bytes(device_bytes)));
     result.summary(fmt::format("copies verified; device {:.0f} GB/s{}, host->device {:.1f} GB/s, device->host {:.1f} GB/s", d2d_rate, fraction,
                                h2d_rate, d2h_rate));
 }

@@ -86,7 +86,7 @@ RandSizes sizes_for(Level level) {
 }
 
 constexpr unsigned long long seed = 0x5EED'CAFE'F00D'0001ULL;
-constexpr unsigned long long other_seed = 0x5EED'CAFE'F00D'0002ULL;  // differs in one bit
+constexpr unsigned long long other_seed = 0x5EED'CAFE'F00D'0002ULL;  // differs in the last two bits
 // 100 bins: 41943 expected per bin at 2^22, so the chi-square statistic is very close to its
 // asymptotic distribution with 99 degrees of freedom.
 constexpr std::size_t chi_square_bins = 100;

@@ -41,7 +41,13 @@ public:
     Reacquire(std::optional<DeviceWork>& held, int device) : held_(held), device_(device) {}
     Reacquire(const Reacquire&) = delete;
     Reacquire& operator=(const Reacquire&) = delete;
-    ~Reacquire() { held_.emplace(device_); }
+    ~Reacquire() {
+        try {
+            held_.emplace(device_);
+        } catch (...) {
+            // Only a failing lock could get here; the caller then continues without the lock.
+        }
+    }
 
 private:
     std::optional<DeviceWork>& held_;
@@ -60,11 +66,13 @@ std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork
     held.reset();
     const Reacquire reacquire(held, device);  // declared before the exclusive lock: released after it
     const std::unique_lock<std::shared_mutex> alone(device_mutex(device));
+    // Work other checks queued before releasing their shared locks may still be running.
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (int i = 0; i < warmups; ++i) work();
-    std::vector<cudaEvent_t> events(static_cast<std::size_t>(runs) + 1);
-    for (cudaEvent_t& event : events) check(cudaEventCreate(&event), "cudaEventCreate");
+    std::vector<cudaEvent_t> events(static_cast<std::size_t>(runs) + 1, nullptr);
     std::vector<float> samples;
     try {
+        for (cudaEvent_t& event : events) check(cudaEventCreate(&event), "cudaEventCreate");
         check(cudaEventRecord(events[0], stream.get()), "cudaEventRecord");
         for (int i = 0; i < runs; ++i) {
             work();
@@ -78,7 +86,8 @@ std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork
             samples.push_back(milliseconds);
         }
     } catch (...) {
-        for (cudaEvent_t event : events) cudaEventDestroy(event);
+        for (cudaEvent_t event : events)
+            if (event != nullptr) cudaEventDestroy(event);
         throw;
     }
     for (cudaEvent_t event : events) cudaEventDestroy(event);

@@ -59,7 +59,9 @@ LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environmen
     loaded.library = DynamicLibrary::open(loaded.soname);
     // Only a library the loader cannot find at all is looked for elsewhere: one it finds but cannot
     // load (damaged, wrong architecture, missing dependency) is what every program here would get.
-    const bool not_found = !loaded.library.ok() && loaded.library.error().find("cannot open shared object file") != std::string::npos;
+    // glibc words a missing dependency the same way, but names the dependency first.
+    const bool not_found = !loaded.library.ok() && sys::starts_with(loaded.library.error(), loaded.soname + ":") &&
+                           loaded.library.error().find("cannot open shared object file") != std::string::npos;
     if (!loaded.library.ok()) loaded.tried.push_back(fmt::format("{} (loader search path): {}", loaded.soname, loaded.library.error()));
     if (not_found) {
         std::vector<std::string> directories;

@@ -4,6 +4,7 @@
 #include "core/system.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cuda.h>  // types and enum values only: libcuda is never linked, only opened
 #include <fmt/format.h>
 
@@ -146,6 +147,9 @@ DriverFacts collect_driver(bool initialise) {
     if (!facts.library.ok()) return facts;
     const std::string& path = facts.library.loaded_path();
     facts.library_file_version = library_version_from_path(path, "libcuda.so.");
+    // A driver version starts with a branch number >= 100 (580.159.04, 570.26); Jetson's
+    // libcuda.so.1.1 carries no driver version at all.
+    if (std::atoi(facts.library_file_version.c_str()) < 100) facts.library_file_version.clear();
     facts.stub_path = path.find("/stubs/") != std::string::npos;
 
     DriverApi api;

@@ -431,6 +431,19 @@ TEST(DevicesCheck, fails_for_prohibited_compute_mode) {
     EXPECT_TRUE(contains(result.remediation, "-c DEFAULT"));
 }
 
+TEST(DevicesCheck, does_not_count_gpus_bound_to_other_drivers_or_blame_an_unset_variable) {
+    DevicesFixture fixture;
+    fixture.kernel_module.pci_devices.push_back({"0000:00:07.0", "vfio-pci"});
+    DriverFacts driver;
+    driver.device_count = 1;
+    driver.devices = {h200()};
+    EXPECT_FALSE(contains(fixture.run(driver).message, "of 2")) << "a vfio-pci GPU is not CUDA's";
+    fixture.kernel_module.gpus.push_back({"0000:00:08.0", "NVIDIA H200", "GPU-other"});
+    const CheckResult result = fixture.run(driver);
+    EXPECT_TRUE(contains(result.message, "1 of 2 the driver has are not visible here"));
+    EXPECT_FALSE(contains(result.message, "CUDA_VISIBLE_DEVICES"));
+}
+
 TEST(DevicesCheck, notes_devices_hidden_by_cuda_visible_devices) {
     DevicesFixture fixture;
     fixture.kernel_module.gpus.push_back({"0000:00:07.0", "NVIDIA H200", "GPU-other"});

@@ -145,6 +145,19 @@ TEST(EndToEnd, fails_pairing_for_a_driver_older_than_the_runtime) {
     EXPECT_TRUE(contains((*test::find_check(report, "driver.libcuda"))["message"].get<std::string>(), "535.104.05"));
 }
 
+TEST(EndToEnd, takes_no_driver_version_from_a_libcuda_name_that_has_none) {
+    // Jetson's libcuda.so.1 points to libcuda.so.1.1: "1.1" is no driver version.
+    test::TempDir dir;
+    fs::copy_file(CUDACHECK_FAKE_DRIVER, dir.path() + "/libcuda.so.1.1");
+    dir.symlink("libcuda.so.1.1", "libcuda.so.1");
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda"}, {{"LD_LIBRARY_PATH", dir.path()}}, 0);
+    const auto* libcuda = test::find_check(report, "driver.libcuda");
+    EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "version not in file name"));
+    if (!fs::exists("/proc/driver/nvidia/version")) {
+        EXPECT_TRUE(report["versions"]["driver"].is_null());
+    }
+}
+
 TEST(EndToEnd, detects_a_stub_libcuda_first_on_the_path) {
     test::TempDir dir;
     dir.make_dir("cuda/lib64/stubs");
