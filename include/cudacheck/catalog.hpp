@@ -45,6 +45,7 @@ enum class Code : int {
     cuinit_failed = 212,
     libcuda_module_mismatch = 213,
     libcuda_symbol_missing = 214,
+    wsl_libcuda_not_from_windows = 215,
     // driver.nvml
     nvml_not_found = 220,
     nvml_version_mismatch = 221,
@@ -63,6 +64,7 @@ enum class Code : int {
     device_unsupported_by_runtime = 412,
     compute_mode_prohibited = 413,
     device_query_failed = 414,
+    mig_without_instances = 415,
     // GPU work: cuda.kernel, cuda.memory and the library checks
     cuda_call_failed = 501,
     gpu_out_of_memory = 502,

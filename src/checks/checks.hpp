@@ -34,6 +34,7 @@ struct LibcudaContext {
     const KernelModuleFacts& kernel_module;
     const HostInfo& host;
     const VisibleDevicesSpec& visible_devices;
+    const NvmlFacts* nvml = nullptr;  // consulted only to explain a cuInit failure (MIG)
 };
 void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result);
 

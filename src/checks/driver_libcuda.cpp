@@ -75,6 +75,11 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
         return;
     }
 
+    // NVIDIA's CUDA on WSL guide: the Windows driver maps its libcuda into /usr/lib/wsl/lib.
+    if (context.host.wsl == "WSL2" && library.loaded_path().find("/usr/lib/wsl/") == std::string::npos)
+        result.add(Code::wsl_libcuda_not_from_windows,
+                   fmt::format("WSL 2 loaded {} instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1", library.loaded_path()));
+
     const std::string module_version = context.kernel_module.module ? context.kernel_module.module->version : "";
     const bool compat = from_compat_package(library.loaded_path());
     if (compat) result.evidence("forward_compatibility", "libcuda from a cuda-compat package");
@@ -99,6 +104,13 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
                            fmt::format("cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH{}: libcuda and the kernel module differ", detail));
             return;
         }
+        if (code == 100 && context.nvml != nullptr && !context.nvml->mig_enabled.empty()) {
+            result.add(Code::mig_without_instances,
+                       fmt::format("cuInit: CUDA_ERROR_NO_DEVICE, and MIG mode is enabled on GPU(s) {} (nvidia-smi indices): CUDA can only use "
+                                   "their MIG instances",
+                                   fmt::join(context.nvml->mig_enabled, ", ")));
+            return;
+        }
         if (code == 100 && context.visible_devices.hides_all() && !context.kernel_module.gpus.empty()) {
             result.add(Code::no_device_visible,
                        fmt::format("cuInit: CUDA_ERROR_NO_DEVICE: CUDA_VISIBLE_DEVICES='{}' hides all {} GPU(s)", context.visible_devices.raw,
@@ -121,7 +133,10 @@ std::unique_ptr<Check> make_libcuda_check() {
                   Scope::host, Level::quick, {}, {}},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
-            judge_libcuda(context.probes.driver(), LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible}, result);
+            const DriverFacts& driver = context.probes.driver();
+            // NVML only matters to explain a failed cuInit: do not wait for it otherwise.
+            const NvmlFacts* nvml = driver.init_result == 100 ? &context.probes.nvml() : nullptr;
+            judge_libcuda(driver, LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible, nvml}, result);
         });
 }
 

@@ -47,6 +47,7 @@ struct NvmlApi {
     nvmlReturn_t (*device_get_num_gpu_cores)(nvmlDevice_t, unsigned int*) = nullptr;
     nvmlReturn_t (*device_get_ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
     nvmlReturn_t (*device_get_compute_mode)(nvmlDevice_t, int*) = nullptr;
+    nvmlReturn_t (*device_get_mig_mode)(nvmlDevice_t, unsigned int*, unsigned int*) = nullptr;
 };
 
 template <typename Function>
@@ -163,6 +164,7 @@ NvmlFacts collect_nvml() {
     resolve(facts.library, "nvmlDeviceGetComputeMode", api.device_get_compute_mode, missing);
     resolve(facts.library, "nvmlDeviceGetMemoryBusWidth", api.device_get_memory_bus_width, nullptr);
     resolve(facts.library, "nvmlDeviceGetNumGpuCores", api.device_get_num_gpu_cores, nullptr);
+    resolve(facts.library, "nvmlDeviceGetMigMode", api.device_get_mig_mode, nullptr);  // r450+, MIG-capable GPUs only
     if (!facts.missing_symbols.empty()) return facts;
 
     const nvmlReturn_t init = api.init();
@@ -181,7 +183,16 @@ NvmlFacts collect_nvml() {
         facts.device_errors.push_back(fmt::format("nvmlDeviceGetCount failed: {}", nvml_return_name(result)));
         return facts;
     }
-    for (unsigned int index = 0; index < count; ++index) facts.devices.push_back(describe_device(api, index, facts.device_errors));
+    for (unsigned int index = 0; index < count; ++index) {
+        facts.devices.push_back(describe_device(api, index, facts.device_errors));
+        nvmlDevice_t device = nullptr;
+        unsigned int current = 0;
+        unsigned int pending = 0;
+        // NVML_DEVICE_MIG_ENABLE = 1; GPUs without MIG answer NVML_ERROR_NOT_SUPPORTED.
+        if (api.device_get_mig_mode != nullptr && api.device_get_handle_by_index(index, &device) == 0 &&
+            api.device_get_mig_mode(device, &current, &pending) == 0 && current == 1)
+            facts.mig_enabled.push_back(static_cast<int>(index));
+    }
     // No nvmlShutdown: the process is about to end, and shutting down costs time for nothing.
     return facts;
 }

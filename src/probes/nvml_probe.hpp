@@ -21,6 +21,7 @@ struct NvmlFacts {
     std::optional<int> cuda_driver_version;  // nvmlSystemGetCudaDriverVersion_v2, encoded like the driver API
     std::vector<DeviceInfo> devices;   // ordinal = NVML index (PCI bus order)
     std::vector<std::string> device_errors;
+    std::vector<int> mig_enabled;  // NVML indices of GPUs whose current MIG mode is enabled
     [[nodiscard]] bool initialised() const { return init_result == 0; }
 };
 

@@ -1,6 +1,7 @@
 // A fake NVML (libnvidia-ml.so.1) for tests, the counterpart of fake_libcuda.cpp: the same
 // FAKE_CUDA_DEVICE_COUNT / FAKE_CUDA_DEVICE_NAME / FAKE_CUDA_CC variables describe the devices, and
 //   FAKE_NVML_INIT_RESULT   nvmlInit_v2's return code (default 0; 18 is a driver/library mismatch)
+//   FAKE_NVML_MIG           MIG mode of every GPU (1 enabled, 0 disabled; unset: not supported)
 // Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +93,11 @@ int nvmlDeviceGetNumGpuCores(void*, unsigned int* cores) {
 }
 int nvmlDeviceGetEccMode(void*, int* current, int* pending) {
     *current = *pending = 1;
+    return 0;
+}
+int nvmlDeviceGetMigMode(void*, unsigned int* current, unsigned int* pending) {
+    if (env_int("FAKE_NVML_MIG", -1) < 0) return 3;  // NVML_ERROR_NOT_SUPPORTED: no MIG on this GPU
+    *current = *pending = static_cast<unsigned int>(env_int("FAKE_NVML_MIG", 0));
     return 0;
 }
 int nvmlDeviceGetComputeMode(void*, int* mode) {

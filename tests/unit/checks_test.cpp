@@ -4,6 +4,7 @@
 #include "probes/driver_probe.hpp"
 #include "support/test_support.hpp"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 
 namespace cudacheck {
@@ -214,6 +215,26 @@ TEST(LibcudaCheck, detects_stub_by_error_34) {
     const CheckResult result = fixture.run(driver);
     EXPECT_EQ(result.code, "CC211");
     EXPECT_TRUE(contains(result.remediation, "LD_LIBRARY_PATH"));
+}
+
+TEST(LibcudaCheck, fails_under_wsl2_unless_libcuda_comes_from_the_windows_driver) {
+    LibcudaFixture fixture;
+    fixture.host.wsl = "WSL2";
+    fixture.kernel_module = KernelModuleFacts{};
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");  // a Linux library, as a distro's libcuda would be
+    driver.init_result = 0;
+    driver.driver_version = 13000;
+    const CheckResult linux_copy = fixture.run(driver);
+    EXPECT_EQ(linux_copy.code, "CC215");
+    EXPECT_TRUE(contains(linux_copy.remediation, "ldconfig"));
+
+    test::TempDir tree;
+    std::filesystem::create_directories(tree.path() + "/usr/lib/wsl/lib");
+    std::filesystem::copy_file(CUDACHECK_FAKE_DRIVER, tree.path() + "/usr/lib/wsl/lib/libcuda.so.1");
+    driver.library = DynamicLibrary::open(tree.path() + "/usr/lib/wsl/lib/libcuda.so.1");
+    ASSERT_TRUE(driver.library.ok()) << driver.library.error();
+    EXPECT_EQ(fixture.run(driver).status, Status::pass);
 }
 
 TEST(LibcudaCheck, fails_on_library_and_module_version_mismatch) {

@@ -188,6 +188,18 @@ TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
     EXPECT_EQ(report["devices"][1]["framebuffer_bytes"], 150754820096ULL);
 }
 
+TEST(EndToEnd, explains_no_device_by_mig_mode_without_instances) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "100"}, {"FAKE_NVML_MIG", "1"},
+                                     {"FAKE_CUDA_DEVICE_COUNT", "2"}},
+                                    1);
+    const auto* libcuda = test::find_check(report, "driver.libcuda");
+    EXPECT_EQ((*libcuda)["code"], "CC415");
+    EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "MIG mode is enabled on GPU(s) 0, 1"));
+    EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), "nvidia-smi mig"));
+}
+
 TEST(EndToEnd, reports_cuinit_failure_by_name) {
     test::TempDir dir;
     const auto report = run_to_json(dir, {"--only", "driver.libcuda"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}}, 1);
