@@ -4,6 +4,7 @@
 #include "core/cuda_facts.hpp"
 #include "probes/probes.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -35,6 +36,21 @@ std::string init_remediation(int result, const LibcudaContext& context) {
         default:
             return {};
     }
+}
+
+// Entries of CUDA_VISIBLE_DEVICES naming no GPU the driver has: ordinals past the GPU count, GPU
+// UUID prefixes matching none of the GPUs' UUIDs. Empty when the GPUs are unknown.
+std::vector<std::string> nonexistent_visible_entries(const VisibleDevicesSpec& spec, const KernelModuleFacts& kernel_module) {
+    std::vector<std::string> missing;
+    if (kernel_module.gpus.empty()) return missing;
+    for (const VisibleEntry& entry : spec.entries) {
+        if (entry.kind == VisibleEntryKind::ordinal && entry.ordinal >= static_cast<int>(kernel_module.gpus.size())) missing.push_back(entry.text);
+        if (entry.kind == VisibleEntryKind::gpu_uuid &&
+            std::none_of(kernel_module.gpus.begin(), kernel_module.gpus.end(),
+                         [&](const ProcGpu& gpu) { return gpu.uuid.rfind(entry.text, 0) == 0; }))
+            missing.push_back(entry.text);
+    }
+    return missing;
 }
 
 }  // namespace
@@ -109,6 +125,16 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
                        fmt::format("cuInit: CUDA_ERROR_NO_DEVICE, and MIG mode is enabled on GPU(s) {} (nvidia-smi indices): CUDA can only use "
                                    "their MIG instances",
                                    fmt::join(context.nvml->mig_enabled, ", ")));
+            return;
+        }
+        if (const auto missing = nonexistent_visible_entries(context.visible_devices, context.kernel_module);
+            code == 100 && !missing.empty() && missing.size() == context.visible_devices.entries.size()) {
+            result.add(Code::no_device_visible,
+                       fmt::format("cuInit: CUDA_ERROR_NO_DEVICE: CUDA_VISIBLE_DEVICES='{}' names no existing GPU ({}); the driver has {} "
+                                   "GPU(s), ordinals 0..{}",
+                                   context.visible_devices.raw, fmt::join(missing, ", "), context.kernel_module.gpus.size(),
+                                   context.kernel_module.gpus.size() - 1),
+                       "Set CUDA_VISIBLE_DEVICES to existing ordinals or GPU UUIDs (`nvidia-smi -L` lists them), or unset it.");
             return;
         }
         if (code == 100 && context.visible_devices.hides_all() && !context.kernel_module.gpus.empty()) {

@@ -195,6 +195,21 @@ TEST(LibcudaCheck, explains_no_device_caused_by_cuda_visible_devices) {
     EXPECT_TRUE(contains(result.remediation, "Unset CUDA_VISIBLE_DEVICES"));
 }
 
+TEST(LibcudaCheck, names_cuda_visible_devices_entries_that_match_no_gpu) {
+    LibcudaFixture fixture;  // one GPU: GPU-2a36941f-...
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.init_result = 100;
+    driver.init_error_name = "CUDA_ERROR_NO_DEVICE";
+    fixture.visible = parse_cuda_visible_devices("3,GPU-ffff");
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.code, "CC410");
+    EXPECT_TRUE(contains(result.message, "names no existing GPU (3, GPU-ffff)"));
+    EXPECT_TRUE(contains(result.remediation, "nvidia-smi -L"));
+    fixture.visible = parse_cuda_visible_devices("GPU-2a36");  // a valid prefix: not this diagnosis
+    EXPECT_EQ(fixture.run(driver).code, "CC212");
+}
+
 TEST(LibcudaCheck, reports_cuinit_error_name_and_specific_fix) {
     LibcudaFixture fixture;
     DriverFacts driver;
