@@ -33,18 +33,26 @@ void check(cudaError_t error, const std::string& call);
 // "cudaMalloc(1.0 GiB)": names an allocation in error messages.
 [[nodiscard]] std::string allocation_call(std::size_t bytes);
 
-template <typename T>
-class DeviceArray {
+enum class Memory { device, pinned };  // cudaMalloc, or page-locked host memory (cudaMallocHost)
+
+// `count` elements of T in device or pinned host memory; pinned memory is what real transfers use,
+// and what bandwidth figures need.
+template <typename T, Memory kind>
+class CudaArray {
 public:
-    explicit DeviceArray(std::size_t count) : count_(count) {
-        check(cudaMalloc(reinterpret_cast<void**>(&data_), bytes()), allocation_call(bytes()));
+    explicit CudaArray(std::size_t count) : count_(count) {
+        void** slot = reinterpret_cast<void**>(&data_);
+        if constexpr (kind == Memory::device) check(cudaMalloc(slot, bytes()), allocation_call(bytes()));
+        else check(cudaMallocHost(slot, bytes()), "cudaMallocHost(" + allocation_call(bytes()).substr(11));
     }
-    DeviceArray(DeviceArray&& other) noexcept : data_(other.data_), count_(other.count_) { other.data_ = nullptr; }
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-    DeviceArray& operator=(DeviceArray&&) = delete;
-    ~DeviceArray() {
-        if (data_ != nullptr) cudaFree(data_);
+    CudaArray(CudaArray&& other) noexcept : data_(other.data_), count_(other.count_) { other.data_ = nullptr; }
+    CudaArray(const CudaArray&) = delete;
+    CudaArray& operator=(const CudaArray&) = delete;
+    CudaArray& operator=(CudaArray&&) = delete;
+    ~CudaArray() {
+        if (data_ == nullptr) return;
+        if constexpr (kind == Memory::device) cudaFree(data_);
+        else cudaFreeHost(data_);
     }
     [[nodiscard]] T* data() const { return data_; }
     [[nodiscard]] std::size_t size() const { return count_; }
@@ -55,26 +63,10 @@ private:
     std::size_t count_ = 0;
 };
 
-// Page-locked host memory: what real transfers use, and what bandwidth figures need.
 template <typename T>
-class PinnedArray {
-public:
-    explicit PinnedArray(std::size_t count) : count_(count) {
-        check(cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)), "cudaMallocHost(" + allocation_call(count * sizeof(T)).substr(11));
-    }
-    PinnedArray(const PinnedArray&) = delete;
-    PinnedArray& operator=(const PinnedArray&) = delete;
-    ~PinnedArray() {
-        if (data_ != nullptr) cudaFreeHost(data_);
-    }
-    [[nodiscard]] T* data() const { return data_; }
-    [[nodiscard]] std::size_t size() const { return count_; }
-    [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
-
-private:
-    T* data_ = nullptr;
-    std::size_t count_ = 0;
-};
+using DeviceArray = CudaArray<T, Memory::device>;
+template <typename T>
+using PinnedArray = CudaArray<T, Memory::pinned>;
 
 class Stream {
 public:
