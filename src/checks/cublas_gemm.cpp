@@ -294,9 +294,9 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
 
 std::unique_ptr<Check> make_cublas_gemm_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cublas.gemm", "cuBLAS GEMM", "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
-                  Scope::device, Level::standard, {"cuda.devices"},
-                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::cublas}); }},
+        gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
+                                "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
+                                CudaLibrary::cublas),
         [](CheckContext& context, ResultBuilder& result) {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
             if (library == nullptr) return;

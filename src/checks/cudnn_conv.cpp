@@ -528,10 +528,9 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_cudnn_conv_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cudnn.conv", "cuDNN convolution",
-                  "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
-                  Scope::device, Level::standard, {"cuda.devices"},
-                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::cudnn}); }},
+        gpu::library_check_info("cudnn.conv", "cuDNN convolution",
+                                "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
+                                CudaLibrary::cudnn),
         [](CheckContext& context, ResultBuilder& result) { run_cudnn_check(context, result); });
 }
 

@@ -301,10 +301,9 @@ void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& re
 
 std::unique_ptr<Check> make_cufft_fft_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cufft.fft", "cuFFT transforms",
-                  "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
-                  Scope::device, Level::standard, {"cuda.devices"},
-                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::cufft}); }},
+        gpu::library_check_info("cufft.fft", "cuFFT transforms",
+                                "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
+                                CudaLibrary::cufft),
         [](CheckContext& context, ResultBuilder& result) {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cufft);
             if (library == nullptr) return;

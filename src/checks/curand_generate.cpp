@@ -230,10 +230,9 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
 
 std::unique_ptr<Check> make_curand_generate_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"curand.generate", "cuRAND generation",
-                  "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
-                  Scope::device, Level::standard, {"cuda.devices"},
-                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::curand}); }},
+        gpu::library_check_info("curand.generate", "cuRAND generation",
+                                "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
+                                CudaLibrary::curand),
         [](CheckContext& context, ResultBuilder& result) {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::curand);
             if (library == nullptr) return;

@@ -380,9 +380,9 @@ void run_check(CheckContext& context, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_nvrtc_compile_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"nvrtc.compile", "NVRTC compile", "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
-                  Scope::device, Level::standard, {"cuda.devices"},
-                  [](Probes& probes) { probes.prefetch_libraries({CudaLibrary::nvrtc}); }},
+        gpu::library_check_info("nvrtc.compile", "NVRTC compile",
+                                "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
+                                CudaLibrary::nvrtc),
         [](CheckContext& context, ResultBuilder& result) { run_check(context, result); });
 }
 

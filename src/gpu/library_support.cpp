@@ -10,6 +10,11 @@
 
 namespace cudacheck::gpu {
 
+CheckInfo library_check_info(std::string id, std::string title, std::string description, CudaLibrary library) {
+    return CheckInfo{std::move(id), std::move(title), std::move(description), Scope::device, Level::standard, {"cuda.devices"},
+                     [library](Probes& probes) { probes.prefetch_libraries({library}); }};
+}
+
 const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id) {
     const LoadedLibrary& library = context.probes.library(id);
     result.evidence(fmt::format("{}_soname", sys::to_lower(library.name)), library.soname);

@@ -10,6 +10,10 @@
 
 namespace cudacheck::gpu {
 
+// The CheckInfo of a per-device check built on a CUDA library: standard level, needs cuda.devices,
+// and opens the library in the background as soon as the run starts.
+[[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description, CudaLibrary library);
+
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
 [[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id);
 
