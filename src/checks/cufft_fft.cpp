@@ -2,7 +2,6 @@
 // transforms, C2C and R2C, for a power-of-two length and one that is not; every result is verified
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
 #include "checks/checks.hpp"
-#include "probes/probes.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"

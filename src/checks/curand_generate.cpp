@@ -2,7 +2,6 @@
 // with a Philox generator; the samples must meet their distributions' moments and a chi-square
 // test, lie in the documented range, repeat bit for bit with the same seed and differ with another.
 #include "checks/checks.hpp"
-#include "probes/probes.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
