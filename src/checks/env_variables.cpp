@@ -29,7 +29,7 @@ void judge_toolkit_variables(const Environment& environment, const ToolkitFacts&
         }
         if (toolkits.path_nvcc.empty()) continue;
         const std::string home_root = sys::real_path(*value);
-        const std::string nvcc_root = toolkit_root_of(toolkits.path_nvcc);
+        const std::string& nvcc_root = toolkits.path_nvcc_root;
         if (!nvcc_root.empty() && home_root != nvcc_root) {
             const Toolkit* home = toolkits.toolkit_at(home_root);
             const Toolkit* path = toolkits.toolkit_at(nvcc_root);

@@ -13,7 +13,10 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
         result.evidence("toolkit", fmt::format("{} {} (found as {}){}", toolkit.root, toolkit.version.empty() ? "(version unknown)" : toolkit.version,
                                                fmt::join(toolkit.found_as, ", "), toolkit.nvcc.empty() ? ", no nvcc" : ""));
     if (!toolkits.cuda_symlink.empty()) result.evidence("usr_local_cuda", "/usr/local/cuda -> " + toolkits.cuda_symlink);
-    result.evidence("nvcc_on_path", toolkits.path_nvcc.empty() ? "none" : toolkits.path_nvcc);
+    if (toolkits.path_nvcc.empty()) result.evidence("nvcc_on_path", "none");
+    else if (toolkit_root_of(toolkits.path_nvcc) != toolkits.path_nvcc_root)
+        result.evidence("nvcc_on_path", fmt::format("{} (a wrapper that runs {}/bin/nvcc)", toolkits.path_nvcc, toolkits.path_nvcc_root));
+    else result.evidence("nvcc_on_path", toolkits.path_nvcc);
 
     if (toolkits.path_nvcc.empty()) {
         const Toolkit* with_nvcc = nullptr;
@@ -40,7 +43,7 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
     if (toolkits.nvcc_version) result.evidence("nvcc_version", toolkits.nvcc_version->full);
 
     if (!toolkits.path_nvcc.empty() && !toolkits.cuda_symlink.empty()) {
-        const std::string path_root = toolkit_root_of(toolkits.path_nvcc);
+        const std::string& path_root = toolkits.path_nvcc_root;
         if (path_root != toolkits.cuda_symlink)
             result.add(Code::cuda_symlink_differs,
                        fmt::format("nvcc on PATH belongs to {} but /usr/local/cuda points to {}", path_root, toolkits.cuda_symlink));

@@ -46,6 +46,26 @@ std::string toolkit_root_of(const std::string& nvcc_path) {
     return real_root.empty() ? root : real_root;
 }
 
+std::string parse_nvcc_dryrun_here(std::string_view output) {
+    for (const std::string& line : sys::split(std::string(output), '\n')) {
+        constexpr std::string_view prefix = "#$ _HERE_=";
+        if (sys::starts_with(line, prefix)) return std::string(sys::trim(std::string_view(line).substr(prefix.size())));
+    }
+    return {};
+}
+
+std::string resolve_nvcc_root(const std::string& nvcc_path) {
+    const std::string real = sys::real_path(nvcc_path);
+    const std::string& path = real.empty() ? nvcc_path : real;
+    const std::size_t slash = path.rfind('/');
+    if (slash != std::string::npos && sys::read_file(path.substr(0, slash) + "/nvcc.profile")) return toolkit_root_of(nvcc_path);
+    // -E on an empty file with --dryrun only prints the steps; it compiles nothing (~60 ms).
+    const sys::CommandResult run = sys::run_command({nvcc_path, "--dryrun", "-E", "-x", "cu", "/dev/null"}, std::chrono::seconds(10));
+    const std::string here = run.started && !run.timed_out ? parse_nvcc_dryrun_here(run.output) : std::string();
+    if (here.empty()) return toolkit_root_of(nvcc_path);
+    return toolkit_root_of(here + "/nvcc");
+}
+
 namespace {
 
 void add_toolkit(ToolkitFacts& facts, const std::string& candidate_root, const std::string& found_as) {
@@ -72,7 +92,10 @@ void add_toolkit(ToolkitFacts& facts, const std::string& candidate_root, const s
 ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root) {
     ToolkitFacts facts;
     facts.path_nvcc = sys::find_in_path("nvcc", environment.get("PATH").value_or(""));
-    if (!facts.path_nvcc.empty()) add_toolkit(facts, toolkit_root_of(facts.path_nvcc), "PATH");
+    if (!facts.path_nvcc.empty()) {
+        facts.path_nvcc_root = resolve_nvcc_root(facts.path_nvcc);
+        add_toolkit(facts, facts.path_nvcc_root, "PATH");
+    }
     for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
         if (auto value = environment.get(variable); value && !value->empty()) add_toolkit(facts, *value, variable);
     facts.cuda_symlink = sys::real_path(root + "/usr/local/cuda");
@@ -98,7 +121,7 @@ ToolkitFacts collect_toolkits(const Environment& environment, const std::string&
         facts.nvcc_failure = "unrecognised output: " + std::string(sys::trim(run.output)).substr(0, 200);
     // Toolkits without version.json (some container images) take the version of their nvcc.
     if (facts.nvcc_version) {
-        const std::string used_root = toolkit_root_of(facts.used_nvcc);
+        const std::string used_root = facts.used_nvcc == facts.path_nvcc ? facts.path_nvcc_root : toolkit_root_of(facts.used_nvcc);
         for (Toolkit& toolkit : facts.toolkits)
             if (toolkit.version.empty() && toolkit.root == used_root) toolkit.version = facts.nvcc_version->full;
     }

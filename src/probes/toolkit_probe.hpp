@@ -29,6 +29,7 @@ struct Toolkit {
 
 struct ToolkitFacts {
     std::string path_nvcc;              // nvcc found through PATH, empty if none
+    std::string path_nvcc_root;         // the toolkit that nvcc runs from, wrapper scripts seen through
     std::string used_nvcc;              // the nvcc whose version is reported
     std::optional<NvccVersion> nvcc_version;
     std::string nvcc_failure;           // why `nvcc --version` gave nothing usable
@@ -39,6 +40,14 @@ struct ToolkitFacts {
 
 // The toolkit root of an nvcc binary: realpath of <nvcc>/../..
 [[nodiscard]] std::string toolkit_root_of(const std::string& nvcc_path);
+
+// The directory nvcc runs from, from the `#$ _HERE_=` line of `nvcc --dryrun`; empty when absent.
+[[nodiscard]] std::string parse_nvcc_dryrun_here(std::string_view output);
+
+// The toolkit root nvcc really runs from. A real nvcc has nvcc.profile beside it; anything else on
+// PATH named nvcc (a wrapper such as `exec /usr/local/cuda-13.0/bin/nvcc "$@"`) is asked with
+// `--dryrun`, which prints the directory of the nvcc it ends up running.
+[[nodiscard]] std::string resolve_nvcc_root(const std::string& nvcc_path);
 
 // Looks in PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, /usr/local/cuda-*, /opt/cuda (all under `root`)
 // and runs the chosen `nvcc --version`.

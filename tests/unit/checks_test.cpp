@@ -571,11 +571,17 @@ TEST(EnvCheck, warns_when_cuda_home_missing_or_differs_from_nvcc) {
 
     ToolkitFacts toolkits;
     toolkits.path_nvcc = tree.path() + "/cuda-13.0/bin/nvcc";
+    toolkits.path_nvcc_root = tree.path() + "/cuda-13.0";
     toolkits.toolkits.push_back({old_toolkit, "11.8.0", "", {"CUDA_HOME"}});
     const CheckResult result = judge_env({{"CUDA_HOME", old_toolkit}}, toolkits);
     EXPECT_EQ(result.code, "CC111");
     EXPECT_TRUE(contains(result.message, "11.8.0"));
     EXPECT_TRUE(contains(result.remediation, "cuda-13.0"));
+
+    // A wrapper script /usr/local/bin/nvcc that runs the CUDA_HOME toolkit's nvcc agrees with it.
+    toolkits.path_nvcc = tree.path() + "/bin/nvcc";
+    toolkits.path_nvcc_root = old_toolkit;
+    EXPECT_EQ(judge_env({{"CUDA_HOME", old_toolkit}}, toolkits).status, Status::pass);
 }
 
 TEST(EnvCheck, warns_when_stub_directory_on_ld_library_path) {

@@ -599,6 +599,48 @@ TEST(CollectToolkits, prefers_path_nvcc_when_on_path) {
     EXPECT_EQ(facts.nvcc_version->full, "12.4.131");
 }
 
+TEST(NvccDryrun, finds_the_directory_nvcc_runs_from_when_listed) {
+    // Real `nvcc --dryrun -E -x cu /dev/null` output of CUDA 13.0, run as /usr/local/cuda/bin/nvcc.
+    EXPECT_EQ(parse_nvcc_dryrun_here(fixture("nvcc/nvcc-13.0-dryrun.txt")), "/usr/local/cuda/bin");
+    EXPECT_EQ(parse_nvcc_dryrun_here(fixture("nvcc/nvcc-13.0.txt")), "");
+}
+
+// usr/local/bin/nvcc is a wrapper script (as some images install) that runs the 12.4 toolkit's nvcc,
+// which prints `--dryrun` output naming its own directory.
+std::string make_nvcc_wrapper(const ScratchTree& tree) {
+    const std::string bin = tree.path() + "/usr/local/cuda-12.4/bin";
+    make_cuda_12_4(tree, "#!/bin/sh\ncase \"$1\" in --dryrun) echo '#$ _HERE_=" + bin + "';; *) exec /bin/cat '" +
+                             fixture_path("nvcc/nvcc-12.4.txt") + "';; esac\n");
+    tree.write("usr/local/cuda-12.4/bin/nvcc.profile", "TOP = $(_HERE_)/..\n");
+    tree.write("usr/local/bin/nvcc", "#!/bin/sh\nexec " + bin + "/nvcc \"$@\"\n", 0755);
+    return tree.path() + "/usr/local/bin/nvcc";
+}
+
+TEST(ResolveNvccRoot, sees_through_a_wrapper_script_when_nvcc_profile_is_absent) {
+    ScratchTree tree;
+    const std::string wrapper = make_nvcc_wrapper(tree);
+    EXPECT_EQ(toolkit_root_of(wrapper), tree.path() + "/usr/local");
+    EXPECT_EQ(resolve_nvcc_root(wrapper), tree.path() + "/usr/local/cuda-12.4");
+    EXPECT_EQ(resolve_nvcc_root(tree.path() + "/usr/local/cuda/bin/nvcc"), tree.path() + "/usr/local/cuda-12.4");
+}
+
+TEST(CollectToolkits, credits_the_wrapped_toolkit_when_nvcc_on_path_is_a_wrapper) {
+    ScratchTree tree;
+    make_nvcc_wrapper(tree);
+    fs::remove(tree.path() + "/usr/local/cuda-12.4/version.json");
+    Environment environment;
+    environment.set("PATH", tree.path() + "/usr/local/bin");
+
+    const ToolkitFacts facts = collect_toolkits(environment, tree.path());
+
+    const std::string root = tree.path() + "/usr/local/cuda-12.4";
+    EXPECT_EQ(facts.path_nvcc, tree.path() + "/usr/local/bin/nvcc");
+    EXPECT_EQ(facts.path_nvcc_root, root);
+    ASSERT_EQ(facts.toolkits.size(), 1U) << "no toolkit at usr/local";
+    EXPECT_EQ(facts.toolkits[0].found_as.front(), "PATH");
+    EXPECT_EQ(facts.toolkits[0].version, "12.4.131") << "the version of the nvcc it runs";
+}
+
 TEST(CollectToolkits, ignores_cuda_home_when_directory_is_not_a_toolkit) {
     ScratchTree tree;
     make_cuda_12_4(tree, script_printing_fixture("nvcc/nvcc-12.4.txt"));
