@@ -65,6 +65,8 @@ enum class Code : int {
     compute_mode_prohibited = 413,
     device_query_failed = 414,
     mig_without_instances = 415,
+    device_exclusive_busy = 416,
+    gpu_memory_held_by_others = 417,
     // GPU work: cuda.kernel, cuda.memory and the library checks
     cuda_call_failed = 501,
     gpu_out_of_memory = 502,
@@ -76,6 +78,7 @@ enum class Code : int {
     cudnn_sublibrary_missing = 508,
     cudnn_version_mismatch = 509,
     nvrtc_compile_failed = 510,
+    ptx_too_new = 511,
     // cudacheck itself
     check_raised_exception = 901,
 };

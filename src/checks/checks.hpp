@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cudacheck/check.hpp"
+#include "core/cuda_facts.hpp"
 #include "cudacheck/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
@@ -63,6 +64,7 @@ struct DevicesContext {
     const KernelModuleFacts& kernel_module;
     const VisibleDevicesSpec& visible_devices;
     int runtime_cuda = 0;  // encoded; decides which compute capabilities are still supported
+    const NvmlFacts* nvml = nullptr;  // free memory and other processes per GPU, when NVML answers
 };
 // The devices one source reports: the driver API (CUDA's view, after CUDA_VISIBLE_DEVICES) or
 // NVML (every GPU, in PCI order; used at --level quick, which does not initialise CUDA).
@@ -76,6 +78,14 @@ struct DeviceListing {
 [[nodiscard]] DeviceListing listing_from_driver(const DriverFacts& driver);
 [[nodiscard]] DeviceListing listing_from_nvml(const NvmlFacts& nvml);
 void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result);
+
+// PTX from CUDA `ptx` needs a driver of at least that CUDA version to be JIT-compiled: minor
+// version compatibility lets a 13.1 program run on a 13.0 driver, but not its PTX (CUDA
+// Compatibility guide, "Minor Version Compatibility" limitations; CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+[[nodiscard]] bool driver_can_jit(CudaVersion ptx, CudaVersion driver);
+// Adds CC511: `what` ("cudacheck's vector add", "the PTX NVRTC 13.1 emitted") cannot be JIT-compiled
+// by this driver; `alternative` completes "Update the driver ..., or <alternative>".
+void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative);
 
 // GPU work, one result per device (--level standard and above)
 [[nodiscard]] std::unique_ptr<Check> make_cuda_kernel_check();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cuda_runtime_api.h>  // CUDART_VERSION only
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cudacheck {
 
@@ -26,6 +27,44 @@ namespace {
 std::string memory_text(const DeviceInfo& device) {
     if (!device.framebuffer_bytes || *device.framebuffer_bytes == device.total_memory_bytes) return format_bytes(device.total_memory_bytes);
     return fmt::format("{} usable of {}", format_bytes(device.total_memory_bytes), format_bytes(*device.framebuffer_bytes));
+}
+
+// "pid 4242" or "pids 4242 77"; `kill_command` gives "kill 4242 77".
+std::string pids_of(const std::vector<GpuProcess>& processes, bool kill_command = false) {
+    std::vector<unsigned int> pids;
+    for (const GpuProcess& process : processes) pids.push_back(process.pid);
+    return fmt::format("{}{}", kill_command ? "kill " : pids.size() == 1 ? "pid " : "pids ", fmt::join(pids, " "));
+}
+
+// Other processes on the GPU: one that holds an exclusive-mode GPU locks everyone else out; ones
+// that leave under a quarter of the memory free make new work run out of memory.
+void judge_usage(const DeviceInfo& device, const NvmlDeviceUsage& usage, ResultBuilder& result) {
+    if (usage.free_bytes && usage.total_bytes)
+        result.evidence(fmt::format("device{}_memory", device.ordinal),
+                        fmt::format("{} free of {}", format_bytes(*usage.free_bytes), format_bytes(*usage.total_bytes)));
+    if (!usage.processes) {
+        result.evidence(fmt::format("device{}_processes", device.ordinal), "unknown (NVML cannot list them here)");
+        return;
+    }
+    const std::vector<GpuProcess>& processes = *usage.processes;
+    result.evidence(fmt::format("device{}_processes", device.ordinal), processes.empty() ? "none" : describe_processes(processes));
+    if (processes.empty()) return;
+    if (device.compute_mode == "exclusive_process" || device.compute_mode == "exclusive_thread") {
+        result.add(Code::device_exclusive_busy,
+                   fmt::format("device {} ({}) is in compute mode Exclusive Process and held by {}", device.ordinal, device.name,
+                               describe_processes(processes)),
+                   fmt::format("Wait for {} to finish or stop {} (`{}` if yours), pick another GPU with CUDA_VISIBLE_DEVICES, or "
+                               "ask the administrator for compute mode Default: `sudo nvidia-smi -i {} -c DEFAULT`.",
+                               pids_of(processes), processes.size() == 1 ? "it" : "them", pids_of(processes, true), device.pci_bus_id));
+        return;
+    }
+    if (usage.free_bytes && usage.total_bytes && *usage.free_bytes < *usage.total_bytes / 4)
+        result.add(Code::gpu_memory_held_by_others,
+                   fmt::format("device {} ({}) has {} free of {}: held by {}", device.ordinal, device.name, format_bytes(*usage.free_bytes),
+                               format_bytes(*usage.total_bytes), describe_processes(processes)),
+                   fmt::format("Stop or wait for {} (`nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv`), or pick "
+                               "another GPU with CUDA_VISIBLE_DEVICES.",
+                               pids_of(processes)));
 }
 
 std::string via(const DeviceListing& listing) { return listing.honours_visible_devices ? "" : " [via NVML: --level quick does not initialise CUDA]"; }
@@ -86,6 +125,8 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
         if (device.compute_mode == "prohibited")
             result.add(Code::compute_mode_prohibited, fmt::format("device {} ({}) is in compute mode Prohibited", device.ordinal, device.name),
                        fmt::format("Ask the administrator: `sudo nvidia-smi -i {} -c DEFAULT`.", device.pci_bus_id));
+        if (const NvmlDeviceUsage* usage = context.nvml != nullptr ? context.nvml->usage_of(device.nvml_index) : nullptr)
+            judge_usage(device, *usage, result);
     }
     if (listing.devices.empty()) return;
     const DeviceInfo& first = listing.devices.front();
@@ -108,7 +149,7 @@ std::unique_ptr<Check> make_cuda_devices_check() {
                   Scope::host, Level::quick, {"driver.libcuda"}, {}},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
-            const DevicesContext devices_context{context.probes.kernel_module(), visible, CUDART_VERSION};
+            const DevicesContext devices_context{context.probes.kernel_module(), visible, CUDART_VERSION, &context.probes.nvml()};
             if (context.probes.initialises_cuda()) {
                 DeviceListing listing = listing_from_driver(context.probes.driver());
                 attach_nvml_facts(listing.devices, context.probes.nvml());

@@ -12,7 +12,27 @@
 
 namespace cudacheck {
 
+bool driver_can_jit(CudaVersion ptx, CudaVersion driver) { return std::pair{driver.major, driver.minor} >= std::pair{ptx.major, ptx.minor}; }
+
+void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative) {
+    const auto minimum = minimum_driver_for(ptx);
+    result.add(Code::ptx_too_new,
+               fmt::format("{} is PTX from CUDA {}.{}, which this driver (CUDA {}.{}) cannot JIT-compile", what, ptx.major, ptx.minor, driver.major,
+                           driver.minor),
+               fmt::format("Update the NVIDIA driver to {} or newer (CUDA {}.{}), or {}.", minimum ? *minimum : std::string_view("a newer release"),
+                           ptx.major, ptx.minor, alternative));
+}
+
 namespace {
+
+// cudacheck's own PTX comes from the toolkit it was built with.
+void add_own_ptx_too_new(ResultBuilder& result, CudaVersion driver, const cudaDeviceProp& properties) {
+    add_ptx_too_new(result, fmt::format("the only code cudacheck carries for compute capability {}.{}", properties.major, properties.minor),
+                    CudaVersion::from_encoded(CUDART_VERSION), driver,
+                    fmt::format("rebuild cudacheck with SASS for this GPU: -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode "
+                                "arch=compute_{0}{1},code=sm_{0}{1})",
+                                properties.major, properties.minor));
+}
 
 void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) {
     cudaDeviceProp properties{};
@@ -21,6 +41,14 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
     const ImageVerdict verdict = kernel_image_for(targets, properties.major, properties.minor);
     result.evidence("embedded_architectures", std::string(build_info::cuda_architectures));
     result.evidence("expected_image", verdict.describe());
+    int driver_encoded = 0;
+    gpu::check(cudaDriverGetVersion(&driver_encoded), "cudaDriverGetVersion");
+    const CudaVersion driver = CudaVersion::from_encoded(driver_encoded);
+    // Known before launching: the launch would fail with cudaErrorUnsupportedPtxVersion.
+    if (verdict.kind == ImageKind::ptx_jit && !driver_can_jit(CudaVersion::from_encoded(CUDART_VERSION), driver)) {
+        add_own_ptx_too_new(result, driver, properties);
+        return;
+    }
 
     // Large enough for thousands of blocks on every SM, not a multiple of the block size.
     const std::size_t n = context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 20) + 3;
@@ -41,6 +69,8 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
                                    properties.major, properties.minor),
                        fmt::format("Rebuild cudacheck with -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode arch=compute_{0}{1},code=sm_{0}{1}).",
                                    properties.major, properties.minor));
+        else if (image.cuda_error == cudaErrorUnsupportedPtxVersion)
+            add_own_ptx_too_new(result, driver, properties);
         else
             gpu::check(static_cast<cudaError_t>(image.cuda_error), image.failed_step);
         return;

@@ -182,12 +182,8 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string driver_remediation(CUresult result, int nvrtc_major, int nvrtc_minor) {
+std::string driver_remediation(CUresult result) {
     switch (result) {
-        case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
-            return fmt::format("NVRTC {}.{} emits PTX newer than this driver's JIT compiler accepts: update the NVIDIA driver "
-                               "(see cuda.pairing), or use the NVRTC of the driver's CUDA version.",
-                               nvrtc_major, nvrtc_minor);
         case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
             return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
                    "containers, the NVIDIA container toolkit must mount it).";
@@ -342,8 +338,16 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
                                    target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
                                    compile_ms, n));
     } catch (const DriverFailure& failure) {
+        if (failure.result() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
+            int driver_encoded = 0;
+            gpu::check(cudaDriverGetVersion(&driver_encoded), "cudaDriverGetVersion");
+            add_ptx_too_new(result, fmt::format("the kernel NVRTC {}.{} compiled for compute_{}", nvrtc_major, nvrtc_minor, target.architecture),
+                            CudaVersion{nvrtc_major, nvrtc_minor}, CudaVersion::from_encoded(driver_encoded),
+                            "use the NVRTC of the driver's CUDA version (PyTorch, CuPy and Triton JIT-compile through NVRTC too)");
+            return;
+        }
         result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what(), target.cubin ? "CUBIN" : "PTX"),
-                   driver_remediation(failure.result(), nvrtc_major, nvrtc_minor));
+                   driver_remediation(failure.result()));
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/build_info.hpp"
 #include "core/units.hpp"
+#include "probes/probes.hpp"
 
 #include <algorithm>
 #include <map>
@@ -118,7 +119,8 @@ std::string remediation_for(cudaError_t error) {
         case cudaErrorUnsupportedPtxVersion:
             return "The embedded PTX is newer than this driver can compile: update the driver, or build with SASS for this GPU.";
         case cudaErrorDevicesUnavailable:
-            return "The GPU is in exclusive or prohibited compute mode and busy: `nvidia-smi -q -d COMPUTE`; free it or ask the administrator.";
+            return "The GPU is in Exclusive Process or Prohibited compute mode, and busy: cuda.devices names the process holding it "
+                   "(`nvidia-smi -q -d COMPUTE`); free it or ask the administrator.";
         case cudaErrorMemoryAllocation:
             return "Free GPU memory (other processes: `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), or run when the GPU is idle.";
         case cudaErrorInvalidDevice:
@@ -127,6 +129,19 @@ std::string remediation_for(cudaError_t error) {
             return {};
     }
 }
+
+namespace {
+
+// "; other processes on it at start: pid 4242 python3 (120.0 GiB)", from NVML's snapshot.
+std::string other_processes_text(const CheckContext& context, int device) {
+    const std::vector<DeviceInfo>& devices = context.probes.driver().devices;
+    if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return {};
+    const NvmlDeviceUsage* usage = context.probes.nvml().usage_of_pci_bus_id(devices[static_cast<std::size_t>(device)].pci_bus_id);
+    if (usage == nullptr || !usage->processes || usage->processes->empty()) return {};
+    return "; other processes on it at start: " + describe_processes(*usage->processes);
+}
+
+}  // namespace
 
 void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std::function<void(int device)>& body) {
     const int device = context.device.value_or(0);
@@ -139,7 +154,8 @@ void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std
             size_t total_bytes = 0;
             cudaMemGetInfo(&free_bytes, &total_bytes);
             result.add(Code::gpu_out_of_memory,
-                       fmt::format("{}: only {} of {} free on device {}", error.what(), format_bytes(free_bytes), format_bytes(total_bytes), device),
+                       fmt::format("{}: only {} of {} free on device {}{}", error.what(), format_bytes(free_bytes), format_bytes(total_bytes), device,
+                                   other_processes_text(context, device)),
                        remediation_for(error.error()));
         } else if (error.error() == cudaErrorNoKernelImageForDevice) {
             result.add(Code::no_kernel_image, error.what(), remediation_for(error.error()));

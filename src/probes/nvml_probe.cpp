@@ -1,9 +1,14 @@
 #include "probes/nvml_probe.hpp"
 
 #include "core/cuda_facts.hpp"
+#include "core/system.hpp"
+#include "core/units.hpp"
 #include "probes/driver_probe.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
 namespace cudacheck {
 
@@ -27,6 +32,15 @@ struct nvmlMemory_t {
     unsigned long long free;
     unsigned long long used;
 };
+// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v2/_v3 fill it (nvmlProcessInfo_v2_t).
+struct nvmlProcessInfo_t {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+constexpr unsigned long long nvml_value_not_available = ~0ULL;
+constexpr nvmlReturn_t nvml_error_insufficient_size = 7;
 constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_memory = 2;
 
@@ -48,6 +62,7 @@ struct NvmlApi {
     nvmlReturn_t (*device_get_ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
     nvmlReturn_t (*device_get_compute_mode)(nvmlDevice_t, int*) = nullptr;
     nvmlReturn_t (*device_get_mig_mode)(nvmlDevice_t, unsigned int*, unsigned int*) = nullptr;
+    nvmlReturn_t (*device_get_compute_processes)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
 };
 
 template <typename Function>
@@ -112,7 +127,75 @@ DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<s
     return info;
 }
 
+// The compute processes on a device other than this one; nullopt when NVML cannot list them.
+std::optional<std::vector<GpuProcess>> other_processes(const NvmlApi& api, nvmlDevice_t device) {
+    if (api.device_get_compute_processes == nullptr) return std::nullopt;
+    std::vector<nvmlProcessInfo_t> infos(16);
+    unsigned int count = static_cast<unsigned int>(infos.size());
+    nvmlReturn_t result = api.device_get_compute_processes(device, &count, infos.data());
+    // Processes may start between the calls: retry with room to spare, a few times.
+    for (int attempt = 0; result == nvml_error_insufficient_size && attempt < 3; ++attempt) {
+        infos.resize(count + 8);
+        count = static_cast<unsigned int>(infos.size());
+        result = api.device_get_compute_processes(device, &count, infos.data());
+    }
+    if (result != 0) return std::nullopt;
+    std::vector<GpuProcess> processes;
+    const auto self = static_cast<unsigned int>(::getpid());
+    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
+        if (infos[i].pid == self) continue;
+        GpuProcess process;
+        process.pid = infos[i].pid;
+        if (infos[i].usedGpuMemory != nvml_value_not_available) process.used_bytes = infos[i].usedGpuMemory;
+        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64)) process.name = std::string(sys::trim(*comm));
+        processes.push_back(std::move(process));
+    }
+    return processes;
+}
+
+NvmlDeviceUsage describe_usage(const NvmlApi& api, unsigned int index) {
+    NvmlDeviceUsage usage;
+    usage.nvml_index = static_cast<int>(index);
+    nvmlDevice_t device = nullptr;
+    if (api.device_get_handle_by_index(index, &device) != 0) return usage;
+    nvmlMemory_t memory{};
+    if (api.device_get_memory_info(device, &memory) == 0) {
+        usage.free_bytes = memory.free;
+        usage.total_bytes = memory.total;
+    }
+    usage.processes = other_processes(api, device);
+    return usage;
+}
+
 }  // namespace
+
+std::string describe_processes(std::vector<GpuProcess> processes) {
+    std::sort(processes.begin(), processes.end(),
+              [](const GpuProcess& a, const GpuProcess& b) { return a.used_bytes.value_or(0) > b.used_bytes.value_or(0); });
+    constexpr std::size_t shown = 3;
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < processes.size() && i < shown; ++i) {
+        const GpuProcess& process = processes[i];
+        parts.push_back(fmt::format("pid {}{}{}", process.pid, process.name.empty() ? "" : " " + process.name,
+                                    process.used_bytes ? fmt::format(" ({})", format_bytes(*process.used_bytes)) : ""));
+    }
+    std::string text = fmt::format("{}", fmt::join(parts, ", "));
+    if (processes.size() > shown) text += fmt::format(" and {} more", processes.size() - shown);
+    return text;
+}
+
+const NvmlDeviceUsage* NvmlFacts::usage_of_pci_bus_id(std::string_view pci_bus_id) const {
+    for (const DeviceInfo& device : devices)
+        if (!pci_bus_id.empty() && device.pci_bus_id == pci_bus_id) return usage_of(device.nvml_index);
+    return nullptr;
+}
+
+const NvmlDeviceUsage* NvmlFacts::usage_of(std::optional<int> nvml_index) const {
+    if (!nvml_index) return nullptr;
+    for (const NvmlDeviceUsage& entry : usage)
+        if (entry.nvml_index == *nvml_index) return &entry;
+    return nullptr;
+}
 
 std::string nvml_return_name(int result) {
     switch (result) {
@@ -165,6 +248,10 @@ NvmlFacts collect_nvml() {
     resolve(facts.library, "nvmlDeviceGetMemoryBusWidth", api.device_get_memory_bus_width, nullptr);
     resolve(facts.library, "nvmlDeviceGetNumGpuCores", api.device_get_num_gpu_cores, nullptr);
     resolve(facts.library, "nvmlDeviceGetMigMode", api.device_get_mig_mode, nullptr);  // r450+, MIG-capable GPUs only
+    // _v3 (newer drivers) or _v2 (older ones): both fill nvmlProcessInfo_v2_t (nvml.h).
+    resolve(facts.library, "nvmlDeviceGetComputeRunningProcesses_v3", api.device_get_compute_processes, nullptr);
+    if (api.device_get_compute_processes == nullptr)
+        resolve(facts.library, "nvmlDeviceGetComputeRunningProcesses_v2", api.device_get_compute_processes, nullptr);
     if (!facts.missing_symbols.empty()) return facts;
 
     const nvmlReturn_t init = api.init();
@@ -185,6 +272,7 @@ NvmlFacts collect_nvml() {
     }
     for (unsigned int index = 0; index < count; ++index) {
         facts.devices.push_back(describe_device(api, index, facts.device_errors));
+        facts.usage.push_back(describe_usage(api, index));
         nvmlDevice_t device = nullptr;
         unsigned int current = 0;
         unsigned int pending = 0;

@@ -6,11 +6,29 @@
 #include "cudacheck/dynamic_library.hpp"
 #include "cudacheck/report.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
+
+// A process with a CUDA context on a GPU (nvmlDeviceGetComputeRunningProcesses).
+struct GpuProcess {
+    unsigned int pid = 0;
+    std::optional<std::uint64_t> used_bytes;  // absent when NVML cannot tell (NVML_VALUE_NOT_AVAILABLE)
+    std::string name;                         // /proc/<pid>/comm; empty when the pid is not visible here
+    bool operator==(const GpuProcess&) const = default;
+};
+
+// What is in use on one GPU when NVML was asked.
+struct NvmlDeviceUsage {
+    int nvml_index = 0;
+    std::optional<std::uint64_t> free_bytes;
+    std::optional<std::uint64_t> total_bytes;
+    std::optional<std::vector<GpuProcess>> processes;  // other processes only; absent when NVML cannot list them
+};
 
 struct NvmlFacts {
     DynamicLibrary library;
@@ -22,8 +40,14 @@ struct NvmlFacts {
     std::vector<DeviceInfo> devices;   // ordinal = NVML index (PCI bus order)
     std::vector<std::string> device_errors;
     std::vector<int> mig_enabled;  // NVML indices of GPUs whose current MIG mode is enabled
+    std::vector<NvmlDeviceUsage> usage;  // one per device, in NVML index order
+    [[nodiscard]] const NvmlDeviceUsage* usage_of(std::optional<int> nvml_index) const;
+    [[nodiscard]] const NvmlDeviceUsage* usage_of_pci_bus_id(std::string_view pci_bus_id) const;
     [[nodiscard]] bool initialised() const { return init_result == 0; }
 };
+
+// "pid 4242 python3 (118.0 GiB), pid 77 (2.0 GiB) and 3 more": the largest holders first.
+[[nodiscard]] std::string describe_processes(std::vector<GpuProcess> processes);
 
 // NVML's name for a return code ("NVML_ERROR_LIB_RM_VERSION_MISMATCH" for 18), from nvml.h.
 [[nodiscard]] std::string nvml_return_name(int result);

@@ -2,6 +2,10 @@
 // FAKE_CUDA_DEVICE_COUNT / FAKE_CUDA_DEVICE_NAME / FAKE_CUDA_CC variables describe the devices, and
 //   FAKE_NVML_INIT_RESULT   nvmlInit_v2's return code (default 0; 18 is a driver/library mismatch)
 //   FAKE_NVML_MIG           MIG mode of every GPU (1 enabled, 0 disabled; unset: not supported)
+//   FAKE_NVML_FREE_MIB      free memory of every GPU in MiB (default: all of it)
+//   FAKE_NVML_PROCESSES     compute processes on every GPU, "pid:MiB,pid:MiB" (MiB "-" = not available;
+//                           unset: none; "unsupported": NVML_ERROR_NOT_SUPPORTED)
+//   FAKE_CUDA_COMPUTE_MODE  as for the fake libcuda (NVML uses the same values)
 // Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +36,11 @@ struct nvmlPciInfo_t {
 };
 struct nvmlMemory_t {
     unsigned long long total, free, used;
+};
+struct nvmlProcessInfo_t {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
 };
 
 int nvmlInit_v2() { return env_int("FAKE_NVML_INIT_RESULT", 0); }
@@ -75,8 +84,9 @@ int nvmlDeviceGetCudaComputeCapability(void*, int* major, int* minor) {
 }
 int nvmlDeviceGetMemoryInfo(void*, nvmlMemory_t* memory) {
     memory->total = 150754820096ULL;
-    memory->used = 0;
-    memory->free = memory->total;
+    const int free_mib = env_int("FAKE_NVML_FREE_MIB", -1);
+    memory->free = free_mib < 0 ? memory->total : static_cast<unsigned long long>(free_mib) << 20;
+    memory->used = memory->total - memory->free;
     return 0;
 }
 int nvmlDeviceGetMaxClockInfo(void*, int type, unsigned int* clock) {
@@ -101,8 +111,27 @@ int nvmlDeviceGetMigMode(void*, unsigned int* current, unsigned int* pending) {
     return 0;
 }
 int nvmlDeviceGetComputeMode(void*, int* mode) {
-    *mode = 0;
+    *mode = env_int("FAKE_CUDA_COMPUTE_MODE", 0);
     return 0;
+}
+int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned int* count, nvmlProcessInfo_t* infos) {
+    const char* text = env_text("FAKE_NVML_PROCESSES", "");
+    if (std::strcmp(text, "unsupported") == 0) return 3;  // NVML_ERROR_NOT_SUPPORTED
+    unsigned int found = 0;
+    for (const char* entry = text; *entry != '\0';) {
+        unsigned int pid = 0;
+        char mib[32] = {};
+        if (std::sscanf(entry, "%u:%31[^,]", &pid, mib) != 2) break;
+        if (found < *count) {
+            infos[found] = nvmlProcessInfo_t{pid, mib[0] == '-' ? ~0ULL : std::strtoull(mib, nullptr, 10) << 20, 0, 0};
+        }
+        ++found;
+        const char* comma = std::strchr(entry, ',');
+        entry = comma != nullptr ? comma + 1 : entry + std::strlen(entry);
+    }
+    const bool fits = found <= *count;
+    *count = found;
+    return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 }
 
 }  // extern "C"

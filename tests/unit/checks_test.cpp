@@ -387,8 +387,9 @@ TEST(PairingCheck, notes_newer_nvcc_minor_without_warning) {
 struct DevicesFixture {
     KernelModuleFacts kernel_module = loaded_module();
     VisibleDevicesSpec visible;
+    NvmlFacts nvml;
     CheckResult run(const DriverFacts& driver, int runtime = 13000) {
-        return judge([&](ResultBuilder& r) { judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime}, r); });
+        return judge([&](ResultBuilder& r) { judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime, &nvml}, r); });
     }
 };
 
@@ -465,6 +466,57 @@ TEST(DevicesCheck, fails_for_prohibited_compute_mode) {
     const CheckResult result = fixture.run(driver);
     EXPECT_EQ(result.code, "CC413");
     EXPECT_TRUE(contains(result.remediation, "-c DEFAULT"));
+}
+
+// One H200 (NVML index 0) in `compute_mode`, with NVML reporting `free_gib` free and `processes`.
+CheckResult judge_h200_in_use(std::string compute_mode, double free_gib, std::optional<std::vector<GpuProcess>> processes) {
+    DevicesFixture fixture;
+    DriverFacts driver;
+    driver.device_count = 1;
+    DeviceInfo device = h200();
+    device.compute_mode = std::move(compute_mode);
+    device.nvml_index = 0;
+    driver.devices = {device};
+    NvmlDeviceUsage usage;
+    usage.free_bytes = static_cast<std::uint64_t>(free_gib * (1ULL << 30));
+    usage.total_bytes = device.total_memory_bytes;
+    usage.processes = std::move(processes);
+    fixture.nvml.usage = {usage};
+    return fixture.run(driver);
+}
+
+TEST(DevicesCheck, fails_when_exclusive_mode_gpu_is_held_by_another_process) {
+    const CheckResult result = judge_h200_in_use("exclusive_process", 130.0, std::vector<GpuProcess>{{4242, 2ULL << 30, "python3"}});
+    EXPECT_EQ(result.code, "CC416");
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_TRUE(contains(result.message, "pid 4242 python3 (2.0 GiB)")) << result.message;
+    EXPECT_TRUE(contains(result.remediation, "kill 4242")) << result.remediation;
+    EXPECT_TRUE(contains(result.remediation, "-c DEFAULT")) << result.remediation;
+    EXPECT_EQ(judge_h200_in_use("exclusive_process", 139.0, std::vector<GpuProcess>{}).status, Status::pass) << "exclusive but idle";
+}
+
+TEST(DevicesCheck, warns_when_other_processes_leave_under_a_quarter_of_memory_free) {
+    const CheckResult result = judge_h200_in_use(
+        "default", 10.0, std::vector<GpuProcess>{{77, std::nullopt, ""}, {4242, 120ULL << 30, "python3"}, {5, 1ULL << 30, "a"}, {6, 1ULL << 30, "b"}});
+    EXPECT_EQ(result.code, "CC417");
+    EXPECT_EQ(result.status, Status::warn);
+    EXPECT_TRUE(contains(result.message, "10.0 GiB free of 140.4 GiB")) << result.message;
+    EXPECT_TRUE(contains(result.message, "held by pid 4242 python3 (120.0 GiB),")) << "largest first: " << result.message;
+    EXPECT_TRUE(contains(result.message, "and 1 more")) << result.message;
+    EXPECT_TRUE(contains(result.remediation, "4242")) << result.remediation;
+}
+
+TEST(DevicesCheck, only_lists_other_processes_when_enough_memory_is_free_or_they_are_unknown) {
+    const CheckResult shared = judge_h200_in_use("default", 100.0, std::vector<GpuProcess>{{4242, 40ULL << 30, "python3"}});
+    EXPECT_EQ(shared.status, Status::pass);
+    bool listed = false;
+    for (const Evidence& evidence : shared.evidence) listed |= evidence.key == "device0_processes" && contains(evidence.value, "pid 4242");
+    EXPECT_TRUE(listed);
+    const CheckResult unknown = judge_h200_in_use("default", 1.0, std::nullopt);
+    EXPECT_EQ(unknown.status, Status::pass) << "no process list: low free memory alone is not blamed on anyone";
+    bool noted = false;
+    for (const Evidence& evidence : unknown.evidence) noted |= evidence.key == "device0_processes" && contains(evidence.value, "unknown");
+    EXPECT_TRUE(noted);
 }
 
 TEST(DevicesCheck, does_not_count_gpus_bound_to_other_drivers_or_blame_an_unset_variable) {
@@ -599,6 +651,28 @@ TEST(EnvCheck, warns_when_stub_directory_on_ld_library_path) {
     }
     EXPECT_TRUE(listed_runtime);
     EXPECT_TRUE(listed_absent);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PTX JIT across CUDA versions (CC511)
+
+TEST(PtxJit, needs_a_driver_of_at_least_the_ptx_cuda_version) {
+    EXPECT_TRUE(driver_can_jit({13, 0}, {13, 0}));
+    EXPECT_TRUE(driver_can_jit({12, 4}, {13, 0}));
+    EXPECT_FALSE(driver_can_jit({13, 1}, {13, 0})) << "minor version compatibility does not cover PTX";
+    EXPECT_FALSE(driver_can_jit({13, 0}, {12, 9}));
+}
+
+TEST(PtxJit, names_both_versions_and_the_minimum_driver_when_too_new) {
+    const CheckResult result = judge([](ResultBuilder& builder) {
+        add_ptx_too_new(builder, "the kernel NVRTC 12.4 compiled for compute_90", {12, 4}, {12, 2}, "use the NVRTC of the driver's CUDA version");
+    });
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC511");
+    EXPECT_TRUE(contains(result.message, "CUDA 12.4")) << result.message;
+    EXPECT_TRUE(contains(result.message, "(CUDA 12.2)")) << result.message;
+    EXPECT_TRUE(contains(result.remediation, "550.54.14")) << "CUDA 12.4's minimum driver: " << result.remediation;
+    EXPECT_TRUE(contains(result.remediation, "use the NVRTC of the driver's CUDA version")) << result.remediation;
 }
 
 }  // namespace

@@ -183,6 +183,24 @@ TEST(EndToEnd, reports_nvml_driver_library_mismatch) {
     EXPECT_TRUE(contains((*nvml)["remediation"].get<std::string>(), "Reboot"));
 }
 
+TEST(EndToEnd, names_processes_that_hold_gpu_memory_through_nvml) {
+    test::TempDir dir;
+    const std::vector<std::pair<std::string, std::string>> held{
+        {"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_NVML_FREE_MIB", "4096"}, {"FAKE_NVML_PROCESSES", "4242:130000,77:-"}};
+    const auto report = run_to_json(dir, {"--level", "quick", "--only", "cuda.devices"}, held, 0);
+    const auto* devices = test::find_check(report, "cuda.devices");
+    EXPECT_EQ((*devices)["code"], "CC417");
+    EXPECT_TRUE(contains((*devices)["message"].get<std::string>(), "4.0 GiB free of 140.4 GiB: held by pid 4242"));
+
+    // Exclusive Process mode, seen through the driver API at --level standard, with NVML's process list.
+    auto exclusive = held;
+    exclusive.emplace_back("FAKE_CUDA_COMPUTE_MODE", "3");
+    const auto standard = run_to_json(dir, {"--only", "cuda.devices"}, exclusive, 1);
+    const auto* busy = test::find_check(standard, "cuda.devices");
+    EXPECT_EQ((*busy)["code"], "CC416");
+    EXPECT_TRUE(contains((*busy)["remediation"].get<std::string>(), "kill 4242 77"));
+}
+
 TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
     test::TempDir dir;
     const auto report = run_to_json(dir, {"--only", "cuda.devices"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
