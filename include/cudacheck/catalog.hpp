@@ -81,6 +81,8 @@ enum class Code : int {
     ptx_too_new = 511,
     // cudacheck itself
     check_raised_exception = 901,
+    check_crashed = 902,
+    check_timed_out = 903,
 };
 
 struct CatalogEntry {

@@ -8,13 +8,36 @@
 #include "cudacheck/registry.hpp"
 #include "cudacheck/report.hpp"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace cudacheck {
+
+// Told about each check of a run as it is planned, starts and finishes; called from the checks'
+// threads. The worker process streams these to its supervisor (cli/worker.cpp).
+class EngineObserver {
+public:
+    virtual ~EngineObserver() = default;
+    // Once per check (and device) the run will report, before it starts or is skipped.
+    virtual void planned(const std::string& check_id, std::optional<int> device) = 0;
+    virtual void started(const std::string& check_id, std::optional<int> device) = 0;
+    // Every result the run produces, skipped ones included (not the `decided` ones).
+    virtual void finished(const CheckResult& result) = 0;
+};
 
 struct EngineInput {
     const Selection& selection;
     const RunOptions& options;
     const Environment& environment;
     Probes& probes;
+    // Results decided before this run, by an earlier worker or by the supervisor for a check that
+    // crashed or timed out: those checks do not run again; their results stand and feed dependents.
+    const std::vector<CheckResult>* decided = nullptr;
+    EngineObserver* observer = nullptr;
+    // Run checks strictly one after another: after a crash with several checks in flight, the
+    // supervisor reruns them this way to find the one that crashes.
+    bool one_at_a_time = false;
 };
 
 // Never throws because of a check: a check that throws becomes an `error` result.

@@ -19,6 +19,8 @@ enum ExitCode : int {
                             // or every selected check was skipped (nothing was verified)
     exit_usage = 2,         // bad command line or input
     exit_internal = 3,      // cudacheck itself broke
+    // Interrupted by a signal: 128 + its number, the shell's convention (130 SIGINT, 143 SIGTERM).
+    exit_interrupted_base = 128,
 };
 
 struct HostInfo {

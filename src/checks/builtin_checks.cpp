@@ -22,6 +22,7 @@ CheckList builtin_checks() {
     checks.push_back(make_cudnn_conv_check());
     checks.push_back(make_curand_generate_check());
     checks.push_back(make_nvrtc_compile_check());
+    if (fault_checks_enabled()) add_fault_checks(checks);
     return checks;
 }
 

@@ -96,6 +96,11 @@ void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion p
 [[nodiscard]] std::unique_ptr<Check> make_curand_generate_check();
 [[nodiscard]] std::unique_ptr<Check> make_nvrtc_compile_check();
 
+// Test-only checks that crash, hang, eat memory or print garbage (fault_injection.cpp), added to
+// the built-in list when CUDACHECK_FAULT_CHECKS=1.
+[[nodiscard]] bool fault_checks_enabled();
+void add_fault_checks(CheckList& checks);
+
 // Driver package version: the kernel module's, else the one in libcuda's file name.
 [[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);
 

@@ -1,5 +1,8 @@
 #include "cli/cli.hpp"
 
+#include "cli/supervisor.hpp"
+#include "cli/worker.hpp"
+
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
 #include "core/report_builder.hpp"
@@ -24,7 +27,8 @@ namespace {
 
 constexpr const char* exit_codes_help =
     "Exit codes: 0 nothing failed (warnings allowed unless --strict); 1 a check failed, errored or timed out, "
-    "a warning under --strict, or every selected check was skipped; 2 usage or input error; 3 internal error.";
+    "a warning under --strict, or every selected check was skipped; 2 usage or input error; 3 internal error; "
+    "130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (the partial report is still written).";
 
 void usage_error(const std::string& message) { std::cerr << "cudacheck: " << message << '\n'; }
 
@@ -42,6 +46,15 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
     app.add_flag("--no-color", options.no_color, "No colours (also when NO_COLOR is set or stdout is not a terminal)");
     app.add_flag("-v,--verbose", options.verbose, "Show the evidence behind every verdict");
     app.add_flag("-q,--quiet", options.quiet, "With -o: print nothing on stdout");
+    app.add_option("--timeout", options.timeout_seconds, "Time limit per check in seconds; a check past it becomes `timeout` (default 120)")
+        ->check(CLI::Range(0.1, 86400.0));
+    app.add_option("--run-timeout", options.run_timeout_seconds, "Time limit for the whole run in seconds (default 600)")
+        ->check(CLI::Range(0.1, 86400.0));
+    app.add_option("--memory-limit", options.memory_limit_mib,
+                   "Host memory the checks' process may use, in MiB, before it is stopped (default: half the host's memory, at least 8 GiB)")
+        ->check(CLI::Range(std::uint64_t{64}, std::uint64_t{1} << 40));
+    app.add_flag("--no-isolation", options.no_isolation,
+                 "Run the checks inside this process (debugging): a crash or hang then takes the whole run down");
 }
 
 bool ends_with(std::string_view text, std::string_view suffix) {
@@ -55,13 +68,18 @@ bool colour_wanted(const RunCommandOptions& options, const Environment& environm
     return ::isatty(STDOUT_FILENO) == 1;
 }
 
-// Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of
-// megabytes) so it overlaps cuInit and the host checks. Only when a driver library exists (opening
-// it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
-void prepare_selected_checks(const Selection& selection, Probes& probes) {
-    if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
-    for (const Check* check : selection.checks)
-        if (check->info().prepare) check->info().prepare(probes);
+// The limits and executable the supervisor needs, from the command line.
+SupervisorSettings supervisor_settings(const RunCommandOptions& options, const RunOptions& run, const HostInfo& host) {
+    SupervisorSettings settings;
+    settings.executable = sys::real_path("/proc/self/exe");
+    settings.run = run;
+    const auto milliseconds = [](double seconds) { return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0)); };
+    settings.check_time_limit = milliseconds(options.timeout_seconds);
+    settings.run_time_limit = milliseconds(options.run_timeout_seconds);
+    constexpr std::uint64_t mib = 1ULL << 20;
+    settings.memory_limit_bytes = options.memory_limit_mib > 0 ? options.memory_limit_mib * mib : std::max<std::uint64_t>(8192 * mib, host.memory_bytes / 2);
+    settings.forward_output = options.verbose;
+    return settings;
 }
 
 int run_command(const RunCommandOptions& options, const std::vector<std::string>& argv) {
@@ -96,34 +114,43 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     const Environment environment = Environment::from_process();
     RunOptions run_options;
     run_options.level = *level_from_string(options.level);
-    ProbeSettings probe_settings;
-    probe_settings.initialise_cuda = run_options.level != Level::quick;
-    Probes probes(environment, probe_settings);
     run_options.devices = *devices;
     run_options.verbose = options.verbose;
-    if (!run_options.devices.empty() && run_options.level != Level::quick) {
-        // Ordinals can only be checked against a working driver; without one the driver checks
-        // report the real problem and per-device checks are skipped anyway. At --level quick no
-        // per-device work runs, and checking would cost the cuInit quick avoids.
-        const DriverFacts& driver = probes.initialised_driver();
-        if (driver.device_count)
-            for (int ordinal : run_options.devices)
-                if (ordinal >= *driver.device_count) {
-                    usage_error(fmt::format("--devices {}: this machine has {} visible CUDA device(s) (ordinals 0..{})", ordinal,
-                                            *driver.device_count, *driver.device_count - 1));
-                    return exit_usage;
-                }
-    }
+    ProbeSettings probe_settings;
+    probe_settings.initialise_cuda = run_options.level != Level::quick;
+    // Under supervision this process only reads host facts; the worker probes the driver.
+    Probes probes(environment, probe_settings);
+    const HostInfo host = probes.host();
 
-    if (probe_settings.initialise_cuda) prepare_selected_checks(selection, probes);
-    std::vector<CheckResult> results = run_checks(EngineInput{selection, run_options, environment, probes});
+    std::vector<CheckResult> results;
+    ReportFacts facts;
+    std::optional<std::string> worker_usage_error;
+    int interrupted_by = 0;
+    if (options.no_isolation) {
+        ChecksRun run = run_checks_here(EngineInput{selection, run_options, environment, probes});
+        results = std::move(run.results);
+        facts = std::move(run.facts);
+        worker_usage_error = std::move(run.usage_error);
+    } else {
+        SupervisedRun run = supervise(selection, supervisor_settings(options, run_options, host));
+        results = std::move(run.results);
+        facts = std::move(run.facts);
+        worker_usage_error = std::move(run.usage_error);
+        interrupted_by = run.interrupted_by;
+    }
+    if (worker_usage_error) {
+        usage_error(*worker_usage_error);
+        return exit_usage;
+    }
     RunMetadata metadata;
     metadata.argv = argv;
     metadata.level = options.level;
     metadata.strict = options.strict;
     metadata.timestamp_utc = timestamp;
     metadata.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const Report report = assemble_report(std::move(results), probes, metadata);
+    Report report = assemble_report(std::move(results), host, facts, metadata);
+    // Interrupted: the partial report is written, and the exit code says so (128 + the signal).
+    if (interrupted_by != 0) report.exit_code = exit_interrupted_base + interrupted_by;
 
     RenderOptions render_options;
     render_options.color = colour_wanted(options, environment);
@@ -199,6 +226,8 @@ int run_cli(int argc, char** argv) {
     add_run_options(app, run_options);
     CLI::App* run = app.add_subcommand("run", "Run the checks (the default)")->fallthrough();
     CLI::App* list = app.add_subcommand("list", "List the checks: id, scope, level, description");
+    // The supervisor's worker process (cli/worker.hpp); not for people, hence no group in --help.
+    CLI::App* worker = app.add_subcommand(worker_subcommand, "")->group("");
     ExplainCommandOptions explain_options;
     CLI::App* explain = app.add_subcommand("explain", "Explain a finding code: cause, remediation, docs");
     explain->add_option("code", explain_options.code, "A code such as CC210, or its name (libcuda-not-found)");
@@ -215,6 +244,7 @@ int run_cli(int argc, char** argv) {
         return exit_usage;
     }
     if (list->parsed()) return list_command();
+    if (worker->parsed()) return run_worker();
     if (explain->parsed()) return explain_command(explain_options);
     (void)run;
     return run_command(run_options, arguments);

@@ -1,6 +1,7 @@
 // The command line: one options struct and one function per subcommand; main() only calls run_cli.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,12 @@ struct RunCommandOptions {
     bool no_color = false;
     bool verbose = false;
     bool quiet = false;
+    // Supervision (cli/supervisor.hpp): limits on each check and on the run, in seconds, and on
+    // the worker process's resident memory in MiB (0: half the host's memory, at least 8 GiB).
+    double timeout_seconds = 120;
+    double run_timeout_seconds = 600;
+    std::uint64_t memory_limit_mib = 0;
+    bool no_isolation = false;  // run the checks in this process: no crash or hang protection
 };
 
 struct ExplainCommandOptions {

@@ -226,6 +226,14 @@ constexpr std::array entries{
     CatalogEntry{Code::check_raised_exception, "check-raised-exception", Status::error, "a check broke",
                  "A check stopped with an unexpected error; this is a cudacheck bug or an unforeseen system state.",
                  "Report it with the JSON output (`cudacheck --format json`) attached.", "any"},
+    CatalogEntry{Code::check_crashed, "check-crashed", Status::error, "a check crashed its process",
+                 "The process running the check died (a signal such as SIGSEGV or SIGABRT, an exit, or more host memory than --memory-limit): usually a fault inside the driver or a CUDA library, sometimes a cudacheck bug. The other checks ran in a fresh process.",
+                 "Look for GPU faults (`sudo dmesg | grep -i -e xid -e nvrm`), update the driver or the library the check uses, and report it with `cudacheck -v -o report.json` attached.",
+                 "any check (the supervisor raises it)"},
+    CatalogEntry{Code::check_timed_out, "check-timed-out", Status::timeout, "a check did not finish in time",
+                 "The check ran past its time limit (--timeout) or the run's (--run-timeout), and its process was killed: a hung GPU, driver or library, or a very slow GPU.",
+                 "Check that the GPU responds (`nvidia-smi`, `sudo dmesg | grep -i xid`); on a slow or busy GPU raise the limit with --timeout SECONDS.",
+                 "any check (the supervisor raises it)"},
 };
 
 }  // namespace

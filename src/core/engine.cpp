@@ -7,6 +7,7 @@
 #include <future>
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 namespace cudacheck {
 
@@ -64,6 +65,28 @@ std::optional<std::string> blocked(const Check& check, const EngineInput& input,
     return std::nullopt;
 }
 
+const CheckResult* decided_result(const EngineInput& input, const std::string& id, std::optional<int> device) {
+    if (input.decided == nullptr) return nullptr;
+    for (const CheckResult& result : *input.decided)
+        if (result.check_id == id && result.device == device) return &result;
+    return nullptr;
+}
+
+CheckResult reported(const EngineInput& input, CheckResult result) {
+    if (input.observer != nullptr) input.observer->finished(result);
+    return result;
+}
+
+// A per-device check skipped for every device at once (device null): planned and reported here.
+CheckResult skipped_unplanned(const EngineInput& input, const Check& check, std::string reason) {
+    if (const CheckResult* decided = decided_result(input, check.info().id, std::nullopt)) return *decided;
+    if (input.observer != nullptr) input.observer->planned(check.info().id, std::nullopt);
+    return reported(input, skipped(check, std::nullopt, std::move(reason)));
+}
+
+// Held around each check when input.one_at_a_time is set.
+std::mutex one_at_a_time;
+
 // Runs `checks` concurrently, each in its own task as soon as its dependencies have finished: a
 // dependency is another of these checks, or one of `earlier` (host results, for device checks).
 // Results come back in the order of `checks`.
@@ -75,17 +98,22 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
         std::map<std::string, std::shared_future<CheckResult>> dependencies;
         for (const std::string& id : check->info().depends_on)
             if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
+        if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr) input.observer->planned(check->info().id, device);
         std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, device, dependencies]() {
             std::map<std::string, CheckResult> finished;
             for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
+            if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
             const auto lookup = [&](const std::string& id) -> const CheckResult* {
                 if (auto it = finished.find(id); it != finished.end()) return &it->second;
                 if (auto it = earlier.find(id); it != earlier.end()) return &it->second;
                 return nullptr;
             };
-            if (auto reason = blocked(*check, input, lookup)) return skipped(*check, device, *reason);
+            if (auto reason = blocked(*check, input, lookup)) return reported(input, skipped(*check, device, *reason));
+            std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
+            if (input.one_at_a_time) alone.lock();
+            if (input.observer != nullptr) input.observer->started(check->info().id, device);
             CheckContext context{input.options, input.environment, input.probes, device};
-            return run_one(*check, context);
+            return reported(input, run_one(*check, context));
         }).share();
         futures.emplace(check->info().id, future);
         ordered.push_back(future);
@@ -115,7 +143,7 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
                                           [&](const Check* check) { return input.options.level >= check->info().min_level; });
     if (!any_runnable) {
         for (const Check* check : device_checks)
-            results.push_back(skipped(*check, std::nullopt, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
+            results.push_back(skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
         return results;
     }
 
@@ -129,7 +157,7 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     if (ordinals.empty()) {
         const std::string reason = driver.devices.empty() ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
                                                           : "no selected device (--devices)";
-        for (const Check* check : device_checks) results.push_back(skipped(*check, std::nullopt, reason));
+        for (const Check* check : device_checks) results.push_back(skipped_unplanned(input, *check, reason));
         return results;
     }
 

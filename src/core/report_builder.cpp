@@ -10,7 +10,26 @@
 
 namespace cudacheck {
 
-Report assemble_report(std::vector<CheckResult> results, Probes& probes, const RunMetadata& metadata) {
+ReportFacts collect_report_facts(Probes& probes) {
+    ReportFacts facts;
+    const DriverFacts* driver = probes.driver_if_collected();
+    facts.versions.driver = driver_package_version(probes.kernel_module_if_collected(), driver);
+    if (driver != nullptr && driver->driver_version)
+        facts.versions.driver_cuda = CudaVersion::from_encoded(*driver->driver_version).to_string();
+    facts.versions.runtime = CudaVersion::from_encoded(CUDART_VERSION).to_string();
+    if (const ToolkitFacts* toolkits = probes.toolkits_if_collected(); toolkits != nullptr && toolkits->nvcc_version)
+        facts.versions.nvcc = toolkits->nvcc_version->full;
+    const NvmlFacts* nvml = probes.nvml_if_collected();
+    if (driver != nullptr && driver->initialised()) {
+        facts.devices = driver->devices;
+        if (nvml != nullptr) attach_nvml_facts(facts.devices, *nvml);
+    } else if (nvml != nullptr && nvml->initialised()) {
+        facts.devices = nvml->devices;
+    }
+    return facts;
+}
+
+Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts, const RunMetadata& metadata) {
     Report report;
     report.tool_version = std::string(build_info::version);
     report.timestamp_utc = metadata.timestamp_utc;
@@ -18,23 +37,9 @@ Report assemble_report(std::vector<CheckResult> results, Probes& probes, const R
     report.level = metadata.level;
     report.strict = metadata.strict;
     report.duration_ms = metadata.duration_ms;
-    report.host = probes.host();
-
-    const DriverFacts* driver = probes.driver_if_collected();
-    report.versions.driver = driver_package_version(probes.kernel_module_if_collected(), driver);
-    if (driver != nullptr && driver->driver_version)
-        report.versions.driver_cuda = CudaVersion::from_encoded(*driver->driver_version).to_string();
-    report.versions.runtime = CudaVersion::from_encoded(CUDART_VERSION).to_string();
-    if (const ToolkitFacts* toolkits = probes.toolkits_if_collected(); toolkits != nullptr && toolkits->nvcc_version)
-        report.versions.nvcc = toolkits->nvcc_version->full;
-    const NvmlFacts* nvml = probes.nvml_if_collected();
-    if (driver != nullptr && driver->initialised()) {
-        report.devices = driver->devices;
-        if (nvml != nullptr) attach_nvml_facts(report.devices, *nvml);
-    } else if (nvml != nullptr && nvml->initialised()) {
-        report.devices = nvml->devices;
-    }
-
+    report.host = host;
+    report.versions = facts.versions;
+    report.devices = facts.devices;
     report.checks = std::move(results);
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, report.strict);

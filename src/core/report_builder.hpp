@@ -17,9 +17,17 @@ struct RunMetadata {
     double duration_ms = 0.0;
 };
 
-// Host facts are always included (they are cheap); driver, device and toolkit facts only when a
-// check already gathered them, so `--only env` never initialises the driver.
-[[nodiscard]] Report assemble_report(std::vector<CheckResult> results, Probes& probes, const RunMetadata& metadata);
+// What a report says about the machine besides the check results, from the process that ran the
+// checks: driver, device and toolkit facts only when a check already gathered them, so
+// `--only env` never initialises the driver.
+struct ReportFacts {
+    VersionInfo versions;
+    std::vector<DeviceInfo> devices;
+};
+[[nodiscard]] ReportFacts collect_report_facts(Probes& probes);
+
+// Host facts come from the caller (they are cheap, and known even when no check ran).
+[[nodiscard]] Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts, const RunMetadata& metadata);
 
 // "2026-11-30T01:40:00Z"
 [[nodiscard]] std::string utc_timestamp_now();

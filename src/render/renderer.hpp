@@ -1,5 +1,5 @@
 // Renderers turn a Report (or the catalog, or the check list) into text. They are the only code
-// that prints; the JSON renderer is the only code that knows JSON key names.
+// that prints; report_json.cpp is the only code that knows the JSON key names.
 #pragma once
 
 #include "cudacheck/catalog.hpp"
@@ -15,7 +15,7 @@ namespace cudacheck {
 
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
 // minor for additions). docs/report.schema.json and tests/golden pin it.
-inline constexpr std::string_view json_schema_version = "1.0.0";
+inline constexpr std::string_view json_schema_version = "1.1.0";
 
 enum class Format { table, json };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);

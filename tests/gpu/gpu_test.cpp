@@ -205,3 +205,34 @@ INSTANTIATE_TEST_SUITE_P(CudnnAndCublas, BrokenLibrary,
 
 }  // namespace
 }  // namespace cudacheck
+
+namespace cudacheck {
+namespace {
+
+// A kernel that never returns (test-only fault.gpu_spin, holding the device alone) becomes
+// `timeout`; the supervisor kills its process, and the checks queued behind it on the same GPU run
+// in a fresh process and pass.
+TEST(GpuSupervisor, spinning_kernel_times_out_and_the_gpu_serves_the_next_checks) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const std::string path = dir.path() + "/report.json";
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--only", "cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory", "--devices", "0", "--timeout", "5", "-o", path, "-q"},
+        {{"CUDACHECK_FAULT_CHECKS", "1"}});
+    EXPECT_FALSE(run.timed_out);
+    EXPECT_EQ(run.exit_status, 1) << run.output;
+    EXPECT_LT(run.wall_ms, 30000.0);
+    const auto report = nlohmann::json::parse(test::read_text(path));
+    const auto* spin = test::find_check(report, "fault.gpu_spin");
+    ASSERT_NE(spin, nullptr);
+    EXPECT_EQ((*spin)["status"], "timeout") << (*spin)["message"];
+    EXPECT_EQ((*spin)["code"], "CC903");
+    for (const char* id : {"cuda.kernel", "cuda.memory"}) {
+        const auto* check = test::find_check(report, id);
+        ASSERT_NE(check, nullptr) << id;
+        EXPECT_EQ((*check)["status"], "pass") << id << ": " << (*check)["message"];
+    }
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -4,6 +4,7 @@
 // without a version bump. Set CUDACHECK_UPDATE_GOLDEN=1 to rewrite the golden files after an
 // intended change (the shape file is only rewritten when the version was bumped).
 #include "render/renderer.hpp"
+#include "render/report_json.hpp"
 #include "support/test_support.hpp"
 
 #include <cstdlib>
@@ -159,6 +160,20 @@ TEST(JsonRenderer, layout_change_requires_schema_version_bump) {
                << ": bump it (render/renderer.hpp), update docs/report.schema.json, then rerun with CUDACHECK_UPDATE_GOLDEN=1";
     if (updating()) std::ofstream(golden_dir + "report.shape", std::ios::binary) << current;
     else FAIL() << "json_schema_version changed: rerun with CUDACHECK_UPDATE_GOLDEN=1 to record the new layout";
+}
+
+// The supervisor rebuilds its worker's results and facts from this JSON: nothing may be lost.
+TEST(ReportJson, reads_back_every_result_device_and_version_it_writes) {
+    const Report report = golden_report();
+    for (const CheckResult& result : report.checks) EXPECT_EQ(check_result_from_json(to_json(result)), result) << result.check_id;
+    EXPECT_EQ(device_from_json(to_json(report.devices.front())), report.devices.front());
+    DeviceInfo sparse;  // optional fields unknown
+    sparse.name = "x";
+    EXPECT_EQ(device_from_json(to_json(sparse)), sparse);
+    const VersionInfo versions = versions_from_json(to_json(report.versions));
+    EXPECT_EQ(versions.driver, "580.159.04");
+    EXPECT_EQ(versions.nvcc, "") << "null reads back as unknown";
+    EXPECT_THROW((void)check_result_from_json(ordered_json{{"id", "x"}}), nlohmann::json::exception);
 }
 
 }  // namespace

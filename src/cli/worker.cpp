@@ -1,0 +1,121 @@
+#include "cli/worker.hpp"
+
+#include "core/report_builder.hpp"
+#include "cudacheck/dynamic_library.hpp"
+#include "cudacheck/engine.hpp"
+#include "cudacheck/registry.hpp"
+#include "probes/probes.hpp"
+#include "render/report_json.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <fmt/format.h>
+#include <iostream>
+#include <iterator>
+#include <mutex>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace cudacheck {
+
+namespace {
+
+using json = ordered_json;
+
+// Writes each event as one line on fd 3; called from the checks' threads.
+class EventStream final : public EngineObserver {
+public:
+    void planned(const std::string& check_id, std::optional<int> device) override {
+        send(json{{"event", "planned"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
+    }
+    void started(const std::string& check_id, std::optional<int> device) override {
+        send(json{{"event", "started"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
+    }
+    void finished(const CheckResult& result) override { send(json{{"event", "finished"}, {"result", to_json(result)}}); }
+
+    void send(const json& event) {
+        const std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (std::size_t written = 0; written < line.size();) {
+            const ssize_t n = ::write(worker_events_fd, line.data() + written, line.size() - written);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return;  // the supervisor is gone; it will not read the rest either
+            written += static_cast<std::size_t>(n);
+        }
+    }
+
+private:
+    std::mutex mutex_;
+};
+
+// Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of
+// megabytes) so it overlaps cuInit and the host checks. Only when a driver library exists (opening
+// it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
+void prepare_selected_checks(const Selection& selection, Probes& probes) {
+    if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
+    for (const Check* check : selection.checks)
+        if (check->info().prepare) check->info().prepare(probes);
+}
+
+// --devices names ordinals; only a working driver can say whether they exist. Without one the
+// driver checks report the real problem and per-device checks are skipped anyway.
+std::optional<std::string> missing_device(const RunOptions& options, Probes& probes) {
+    if (options.devices.empty() || options.level == Level::quick) return std::nullopt;
+    const DriverFacts& driver = probes.initialised_driver();
+    if (!driver.device_count) return std::nullopt;
+    for (int ordinal : options.devices)
+        if (ordinal >= *driver.device_count)
+            return fmt::format("--devices {}: this machine has {} visible CUDA device(s) (ordinals 0..{})", ordinal, *driver.device_count,
+                               *driver.device_count - 1);
+    return std::nullopt;
+}
+
+}  // namespace
+
+ChecksRun run_checks_here(const EngineInput& input) {
+    ChecksRun run;
+    if (auto problem = missing_device(input.options, input.probes)) {
+        run.usage_error = std::move(problem);
+        return run;
+    }
+    if (input.options.level != Level::quick) prepare_selected_checks(input.selection, input.probes);
+    run.results = run_checks(input);
+    run.facts = collect_report_facts(input.probes);
+    return run;
+}
+
+int run_worker() {
+    // Die with the supervisor (a worker must never outlive it, e.g. spinning on a GPU); if it is
+    // already gone, stop now.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const std::string input(std::istreambuf_iterator<char>(std::cin), {});
+    const json job = json::parse(input, nullptr, /*allow_exceptions=*/false);
+    if (!job.is_object() || job.value("parent_pid", 0) != static_cast<int>(::getppid())) return exit_usage;
+
+    EventStream events;
+    const Environment environment = Environment::from_process();
+    const Registry registry(builtin_checks());
+    const Selection selection = select_checks(registry, job.at("checks").get<std::vector<std::string>>(), {});
+    RunOptions options;
+    options.level = *level_from_string(job.at("level").get<std::string>());
+    options.devices = job.at("devices").get<std::vector<int>>();
+    options.verbose = job.at("verbose").get<bool>();
+    std::vector<CheckResult> decided;
+    for (const json& result : job.at("decided")) decided.push_back(check_result_from_json(result));
+    ProbeSettings settings;
+    settings.initialise_cuda = options.level != Level::quick;
+    Probes probes(environment, settings);
+
+    const ChecksRun run = run_checks_here(EngineInput{selection, options, environment, probes, &decided, &events, job.at("one_at_a_time").get<bool>()});
+    if (run.usage_error) {
+        events.send(json{{"event", "usage_error"}, {"message", *run.usage_error}});
+    } else {
+        json devices = json::array();
+        for (const DeviceInfo& device : run.facts.devices) devices.push_back(to_json(device));
+        events.send(json{{"event", "facts"}, {"versions", to_json(run.facts.versions)}, {"devices", devices}});
+    }
+    events.send(json{{"event", "done"}});
+    return exit_ok;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,175 @@
+#include "render/report_json.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace cudacheck {
+
+namespace {
+
+using json = ordered_json;
+
+// Empty strings are "unknown": null in JSON, so consumers need not guess.
+json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+
+template <typename T>
+json optional_or_null(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+std::string lower_code(std::string code) {
+    for (char& c : code) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return code;
+}
+
+// null -> "", for the fields text_or_null writes.
+std::string text_or_empty(const json& value) { return value.is_null() ? std::string() : value.get<std::string>(); }
+
+template <typename T>
+std::optional<T> optional_from(const json& value) {
+    return value.is_null() ? std::nullopt : std::optional<T>(value.get<T>());
+}
+
+}  // namespace
+
+json to_json(const HostInfo& host) {
+    return json{{"hostname", host.hostname},
+                {"os", text_or_null(host.os_pretty_name)},
+                {"kernel", text_or_null(host.kernel_release)},
+                {"architecture", text_or_null(host.architecture)},
+                {"libc", text_or_null(host.libc_version)},
+                {"cpu_model", text_or_null(host.cpu_model)},
+                {"logical_cpus", host.logical_cpus},
+                {"memory_bytes", host.memory_bytes},
+                {"container", text_or_null(host.container)},
+                {"wsl", text_or_null(host.wsl)}};
+}
+
+json to_json(const VersionInfo& versions) {
+    return json{{"driver", text_or_null(versions.driver)},
+                {"driver_cuda", text_or_null(versions.driver_cuda)},
+                {"runtime", text_or_null(versions.runtime)},
+                {"nvcc", text_or_null(versions.nvcc)}};
+}
+
+json to_json(const DeviceInfo& device) {
+    return json{{"ordinal", device.ordinal},
+                {"name", device.name},
+                {"uuid", text_or_null(device.uuid)},
+                {"pci_bus_id", text_or_null(device.pci_bus_id)},
+                {"compute_capability", std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor)},
+                {"cc_major", device.cc_major},
+                {"cc_minor", device.cc_minor},
+                {"architecture", device.architecture},
+                {"total_memory_bytes", device.total_memory_bytes},
+                {"multiprocessors", device.multiprocessors},
+                {"sm_clock_khz", device.sm_clock_khz},
+                {"memory_clock_khz", device.memory_clock_khz},
+                {"memory_bus_width_bits", device.memory_bus_width_bits},
+                {"l2_cache_bytes", device.l2_cache_bytes},
+                {"ecc_enabled", device.ecc_enabled},
+                {"compute_mode", device.compute_mode},
+                {"integrated", device.integrated},
+                {"tcc_driver", device.tcc_driver},
+                {"theoretical_memory_bandwidth_gbps", optional_or_null(device.theoretical_bandwidth_gbps)},
+                {"fp32_peak_tflops", optional_or_null(device.fp32_peak_tflops)},
+                {"source", device.source},
+                {"nvml_index", optional_or_null(device.nvml_index)},
+                {"framebuffer_bytes", optional_or_null(device.framebuffer_bytes)}};
+}
+
+json to_json(const CheckResult& result) {
+    json findings = json::array();
+    for (const Finding& finding : result.findings)
+        findings.push_back(json{{"status", to_string(finding.status)},
+                                {"code", finding.code},
+                                {"message", finding.message},
+                                {"remediation", finding.remediation}});
+    json evidence = json::array();
+    for (const Evidence& item : result.evidence) evidence.push_back(json{{"key", item.key}, {"value", item.value}});
+    json metrics = json::array();
+    for (const Metric& metric : result.metrics)
+        metrics.push_back(json{{"name", metric.name}, {"value", metric.value}, {"unit", metric.unit}});
+    return json{{"id", result.check_id},
+                {"device", optional_or_null(result.device)},
+                {"status", to_string(result.status)},
+                {"code", text_or_null(result.code)},
+                {"message", result.message},
+                {"remediation", text_or_null(result.remediation)},
+                {"docs", result.code.empty() ? json(nullptr) : json("docs/errors.md#" + lower_code(result.code))},
+                {"findings", findings},
+                {"evidence", evidence},
+                {"metrics", metrics},
+                {"duration_ms", result.duration_ms},
+                {"skip_reason", text_or_null(result.skip_reason)}};
+}
+
+json to_json(const Summary& summary, double duration_ms) {
+    json counts = json::object();
+    for (Status status : {Status::pass, Status::warn, Status::fail, Status::error, Status::timeout, Status::skip})
+        counts[std::string(to_string(status))] = summary.count(status);
+    return json{{"overall", to_string(summary.overall)}, {"counts", counts}, {"duration_ms", duration_ms}};
+}
+
+VersionInfo versions_from_json(const json& document) {
+    VersionInfo versions;
+    versions.driver = text_or_empty(document.at("driver"));
+    versions.driver_cuda = text_or_empty(document.at("driver_cuda"));
+    versions.runtime = text_or_empty(document.at("runtime"));
+    versions.nvcc = text_or_empty(document.at("nvcc"));
+    return versions;
+}
+
+DeviceInfo device_from_json(const json& document) {
+    DeviceInfo device;
+    device.ordinal = document.at("ordinal").get<int>();
+    device.name = document.at("name").get<std::string>();
+    device.uuid = text_or_empty(document.at("uuid"));
+    device.pci_bus_id = text_or_empty(document.at("pci_bus_id"));
+    device.cc_major = document.at("cc_major").get<int>();
+    device.cc_minor = document.at("cc_minor").get<int>();
+    device.architecture = document.at("architecture").get<std::string>();
+    device.total_memory_bytes = document.at("total_memory_bytes").get<std::uint64_t>();
+    device.multiprocessors = document.at("multiprocessors").get<int>();
+    device.sm_clock_khz = document.at("sm_clock_khz").get<int>();
+    device.memory_clock_khz = document.at("memory_clock_khz").get<int>();
+    device.memory_bus_width_bits = document.at("memory_bus_width_bits").get<int>();
+    device.l2_cache_bytes = document.at("l2_cache_bytes").get<int>();
+    device.ecc_enabled = document.at("ecc_enabled").get<bool>();
+    device.compute_mode = document.at("compute_mode").get<std::string>();
+    device.integrated = document.at("integrated").get<bool>();
+    device.tcc_driver = document.at("tcc_driver").get<bool>();
+    device.theoretical_bandwidth_gbps = optional_from<double>(document.at("theoretical_memory_bandwidth_gbps"));
+    device.fp32_peak_tflops = optional_from<double>(document.at("fp32_peak_tflops"));
+    device.source = document.at("source").get<std::string>();
+    device.nvml_index = optional_from<int>(document.at("nvml_index"));
+    device.framebuffer_bytes = optional_from<std::uint64_t>(document.at("framebuffer_bytes"));
+    return device;
+}
+
+CheckResult check_result_from_json(const json& document) {
+    const auto status = [](const json& value) {
+        const auto parsed = status_from_string(value.get<std::string>());
+        if (!parsed) throw std::invalid_argument("unknown status " + value.get<std::string>());
+        return *parsed;
+    };
+    CheckResult result;
+    result.check_id = document.at("id").get<std::string>();
+    result.device = optional_from<int>(document.at("device"));
+    result.status = status(document.at("status"));
+    result.code = text_or_empty(document.at("code"));
+    result.message = document.at("message").get<std::string>();
+    result.remediation = text_or_empty(document.at("remediation"));
+    for (const json& finding : document.at("findings"))
+        result.findings.push_back(Finding{status(finding.at("status")), finding.at("code").get<std::string>(),
+                                          finding.at("message").get<std::string>(), finding.at("remediation").get<std::string>()});
+    for (const json& item : document.at("evidence"))
+        result.evidence.push_back(Evidence{item.at("key").get<std::string>(), item.at("value").get<std::string>()});
+    for (const json& metric : document.at("metrics"))
+        result.metrics.push_back(Metric{metric.at("name").get<std::string>(), metric.at("value").get<double>(), metric.at("unit").get<std::string>()});
+    result.duration_ms = document.at("duration_ms").get<double>();
+    result.skip_reason = text_or_empty(document.at("skip_reason"));
+    return result;
+}
+
+}  // namespace cudacheck
