@@ -248,7 +248,7 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
         const LibraryFamily& family = *location.family;
         if (location.resolutions.empty() || family.name == "cudart") continue;
         for (int major : runtime.majors) {
-            const std::string_view wanted = family.sonames[static_cast<std::size_t>(major - 11)];
+            const std::string_view wanted = family.soname_for(major);
             // Absent for this major (nvJitLink in CUDA 11), resolving, or installed off the
             // loader's path (CC601 names that directory).
             if (wanted.empty() || location.resolution_of(wanted) != nullptr || !usable_copies(location, wanted).empty()) continue;

@@ -144,6 +144,11 @@ std::vector<int> LibraryFamily::cuda_majors_of(std::string_view soname) const {
     return majors;
 }
 
+std::string_view LibraryFamily::soname_for(int cuda_major) const {
+    const int index = cuda_major - first_cuda_major;
+    return index >= 0 && index < static_cast<int>(sonames.size()) ? sonames[static_cast<std::size_t>(index)] : std::string_view();
+}
+
 std::vector<std::string_view> LibraryFamily::distinct_sonames() const {
     std::vector<std::string_view> distinct;
     for (auto it = sonames.rbegin(); it != sonames.rend(); ++it)

@@ -34,6 +34,8 @@ struct LibraryFamily {
     // The CUDA majors whose soname is `soname`: {12} for libcublas.so.12, {12, 13} for
     // libcusparse.so.12, {11, 12, 13} for libcudnn.so.9 (which therefore tells nothing).
     [[nodiscard]] std::vector<int> cuda_majors_of(std::string_view soname) const;
+    // The soname for a CUDA major; "" when the family has none for it (nvJitLink in CUDA 11).
+    [[nodiscard]] std::string_view soname_for(int cuda_major) const;
     // Distinct sonames, newest CUDA first.
     [[nodiscard]] std::vector<std::string_view> distinct_sonames() const;
 };
