@@ -107,8 +107,11 @@ void add_evidence(const LibraryLocation& location, ResultBuilder& result) {
 // CC601: copies exist, none where the loader looks. Only for sonames of the runtime's CUDA major:
 // a CUDA 12 wheel beside a CUDA 13 system serves Python alone and is not missing for anything.
 void judge_outside_loader_path(const LibraryFacts& facts, const RuntimeMajors& runtime, ResultBuilder& result) {
-    const LibraryLocation* cudnn = location_of(facts, "cuDNN");
-    const bool cudnn_off_path = cudnn != nullptr && cudnn->resolutions.empty();
+    // Whether the sub-libraries go with libcudnn.so.9 when it is off the path (they are not
+    // reported one by one).
+    const bool sublibraries_resolve = std::any_of(facts.libraries.begin(), facts.libraries.end(), [](const LibraryLocation& location) {
+        return location.family->cudnn_sublibrary && !location.resolutions.empty();
+    });
     for (const LibraryLocation& location : facts.libraries) {
         const LibraryFamily& family = *location.family;
         // A sub-library missing beside a resolving libcudnn.so.9 is CC508; beside a missing one,
@@ -123,7 +126,7 @@ void judge_outside_loader_path(const LibraryFacts& facts, const RuntimeMajors& r
             const std::string directory = directory_of(suggested.path);
             std::vector<std::string> places;
             for (const LibraryCopy* copy : copies) places.push_back(describe(*copy));
-            const std::string also_cudnn = family.name == "cuDNN" && cudnn_off_path ? " (and its sub-libraries)" : "";
+            const std::string also_cudnn = family.name == "cuDNN" && !sublibraries_resolve ? ", with its sub-libraries" : "";
             std::string remediation =
                 suggested.origin == LibraryOrigin::pip_wheel
                     ? fmt::format("Python processes that preload the wheel {} find it; for C/C++ programs `export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH`, "
@@ -133,7 +136,7 @@ void judge_outside_loader_path(const LibraryFacts& facts, const RuntimeMajors& r
                                   "`echo {} | sudo tee /etc/ld.so.conf.d/cuda-libraries.conf && sudo ldconfig`.",
                                   directory, directory);
             result.add(Code::library_outside_loader_path,
-                       fmt::format("{}{} ({}) is not on the loader's path: a C/C++ program cannot open it; copies: {}", soname, also_cudnn, family.name,
+                       fmt::format("{} ({}{}) is not on the loader's path: a C/C++ program cannot open it; copies: {}", soname, family.name, also_cudnn,
                                    fmt::join(places, "; ")),
                        std::move(remediation));
         }

@@ -387,6 +387,18 @@ TEST(LibrariesResolutionCheck, warns_cc601_naming_directory_when_library_only_in
     EXPECT_EQ(finding_with(result, "CC604"), nullptr) << "the directory to add is the fix, not a reinstall";
 }
 
+TEST(LibrariesResolutionCheck, warns_cc601_once_for_cudnn_when_only_its_wheel_has_it) {
+    Machine machine;
+    const std::string wheel = machine.cudnn_wheel("venv/lib/python3.12/site-packages", "nvidia_cudnn_cu13-9.19.0.56.dist-info");
+    machine.set("VIRTUAL_ENV", machine.root() + "/venv");
+    const CheckResult result = machine.judge();
+    ASSERT_EQ(result.findings.size(), 1U) << codes_of(result) << "the sub-libraries go with libcudnn.so.9";
+    EXPECT_EQ(result.findings[0].code, "CC601");
+    EXPECT_TRUE(contains(result.findings[0].message, "libcudnn.so.9 (cuDNN, with its sub-libraries) is not on the loader's path"));
+    EXPECT_TRUE(contains(result.findings[0].remediation, "Python processes that preload the wheel nvidia-cudnn-cu13 find it"));
+    EXPECT_TRUE(contains(result.findings[0].remediation, "export LD_LIBRARY_PATH=" + wheel + ":$LD_LIBRARY_PATH"));
+}
+
 TEST(LibrariesResolutionCheck, ignores_wheels_of_another_cuda_major_than_the_runtime) {
     Machine machine;
     machine.library(system_directory, "libcudart.so.13.0.96", {"libcudart.so.13"});
