@@ -4,7 +4,7 @@
 // (`cudacheck explain --markdown`) and a unit test fails when the two differ.
 //
 // Numbering: 1xx host and environment, 2xx driver, 3xx toolkit, 4xx CUDA pairing and devices,
-// 5xx GPU work and CUDA libraries, 9xx cudacheck itself.
+// 5xx GPU work and CUDA libraries, 6xx where CUDA libraries resolve, 9xx cudacheck itself.
 #pragma once
 
 #include "cudacheck/result.hpp"
@@ -79,6 +79,11 @@ enum class Code : int {
     cudnn_version_mismatch = 509,
     nvrtc_compile_failed = 510,
     ptx_too_new = 511,
+    // libraries.resolution
+    library_outside_loader_path = 601,
+    library_versions_differ = 602,
+    cudnn_sublibraries_mixed = 603,
+    library_cuda_major_mismatch = 604,
     // cudacheck itself
     check_raised_exception = 901,
     check_crashed = 902,

@@ -13,6 +13,7 @@ CheckList builtin_checks() {
     checks.push_back(make_libcuda_check());
     checks.push_back(make_driver_nvml_check());
     checks.push_back(make_toolkit_nvcc_check());
+    checks.push_back(make_libraries_resolution_check());
     checks.push_back(make_cuda_pairing_check());
     checks.push_back(make_cuda_devices_check());
     checks.push_back(make_cuda_kernel_check());

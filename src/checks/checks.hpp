@@ -8,6 +8,7 @@
 #include "cudacheck/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
+#include "probes/library_locator.hpp"
 #include "probes/nvml_probe.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
@@ -46,6 +47,10 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
 // toolkit.nvcc
 [[nodiscard]] std::unique_ptr<Check> make_toolkit_nvcc_check();
 void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result);
+
+// libraries.resolution
+[[nodiscard]] std::unique_ptr<Check> make_libraries_resolution_check();
+void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result);
 
 // cuda.pairing
 [[nodiscard]] std::unique_ptr<Check> make_cuda_pairing_check();

@@ -11,7 +11,8 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       driver_([this] { return settings_.collect_driver ? settings_.collect_driver(settings_.initialise_cuda) : collect_driver(settings_.initialise_cuda); }),
       initialised_driver_([this] { return settings_.collect_driver ? settings_.collect_driver(true) : collect_driver(true); }),
       nvml_([] { return collect_nvml(); }),
-      toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }) {
+      toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
+      library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }) {
     for (std::size_t i = 0; i < libraries_.size(); ++i)
         libraries_[i] = std::make_unique<Lazy<LoadedLibrary>>(
             [&environment, id = static_cast<CudaLibrary>(i)] { return load_cuda_library(id, CUDART_VERSION / 1000, environment); });

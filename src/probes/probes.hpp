@@ -7,6 +7,7 @@
 #include "probes/driver_probe.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
+#include "probes/library_locator.hpp"
 #include "probes/nvml_probe.hpp"
 #include "probes/toolkit_probe.hpp"
 
@@ -75,6 +76,8 @@ public:
     // and loading them overlaps cuInit and context creation instead of following them.
     void prefetch_libraries(std::initializer_list<CudaLibrary> ids);
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
+    // Where each CUDA library resolves for a C/C++ program, and every copy; nothing is loaded.
+    [[nodiscard]] const LibraryFacts& library_locations() { return library_locations_.get(); }
 
     // For the report: what was gathered, without gathering anything new.
     [[nodiscard]] const DriverFacts* driver_if_collected() const {
@@ -93,6 +96,7 @@ private:
     Lazy<DriverFacts> initialised_driver_;
     Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
+    Lazy<LibraryFacts> library_locations_;
     std::array<std::unique_ptr<Lazy<LoadedLibrary>>, 6> libraries_;
     std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
