@@ -4,6 +4,8 @@
 // Header-only (inline), so that no build file changes.
 #pragma once
 
+#include "probes/library_locator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -130,20 +132,6 @@ struct LibraryVersion {
 // cuRAND 10.4.0 -> 10400; CUFFT_VERSION/CURAND_VERSION in the headers).
 [[nodiscard]] inline LibraryVersion decode_library_version(int encoded) {
     return {encoded / 1000, (encoded % 1000) / 100, encoded % 100};
-}
-
-// The number after ".so." in a soname ("libcufft.so.12" -> 12), or -1.
-[[nodiscard]] inline int soname_major(std::string_view soname) {
-    const std::size_t at = soname.rfind(".so.");
-    if (at == std::string_view::npos) return -1;
-    int value = 0;
-    bool any = false;
-    for (std::size_t i = at + 4; i < soname.size() && soname[i] != '.'; ++i) {
-        if (soname[i] < '0' || soname[i] > '9') return -1;
-        value = value * 10 + (soname[i] - '0');
-        any = true;
-    }
-    return any ? value : -1;
 }
 
 // "12.0.0 (major 12, as libcufft.so.12 implies)" or "... (major 11, but libcufft.so.12 implies 12)".

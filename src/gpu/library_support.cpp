@@ -3,6 +3,7 @@
 #include "core/system.hpp"
 #include "probes/probes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -20,10 +21,15 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
     result.evidence(fmt::format("{}_soname", sys::to_lower(library.name)), library.soname);
     if (!library.ok()) {
         for (const std::string& attempt : library.tried) result.evidence("tried", attempt);
+        const std::string install = library_install_hint(id, CUDART_VERSION / 1000);
+        const CopiesAdvice advice = advise_on_copies(context.probes.library_locations(), library.name, library.soname, install);
+        for (const std::string& copy : advice.copies) result.evidence("copy_elsewhere", copy);
         result.add(Code::library_not_found,
                    fmt::format("{} cannot be loaded: {}", library.soname, library.tried.empty() ? "" : library.tried.front()),
-                   fmt::format("Install {} (it provides {}), or add the directory holding it to LD_LIBRARY_PATH. Tried: {}.",
-                               library_install_hint(id, CUDART_VERSION / 1000), library.soname, fmt::join(library.tried, "; ")));
+                   !advice.remediation.empty()
+                       ? advice.remediation
+                       : fmt::format("Install {} (it provides {}); no copy was found on this machine (see libraries.resolution). Tried: {}.",
+                                     install, library.soname, fmt::join(library.tried, "; ")));
         return nullptr;
     }
     result.evidence(fmt::format("{}_path", sys::to_lower(library.name)), library.library.loaded_path());
@@ -32,6 +38,35 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
                                             "LD_LIBRARY_PATH to find it)",
                                             library.soname));
     return &library;
+}
+
+CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family, std::string_view soname, std::string_view install_hint) {
+    CopiesAdvice advice;
+    const LibraryCopy* usable = nullptr;  // the first copy of this very soname, not a stub
+    std::vector<std::string> other_sonames;
+    for (const LibraryLocation& location : facts.libraries) {
+        if (location.family == nullptr || location.family->name != family) continue;
+        for (const LibraryCopy& copy : location.copies) {
+            if (copy.origin == LibraryOrigin::stub) continue;
+            advice.copies.push_back(fmt::format("{} ({}, {})", copy.path, copy.version.empty() ? "version unknown" : copy.version, to_string(copy.origin)));
+            if (copy.soname == soname) {
+                if (usable == nullptr) usable = &copy;
+            } else if (std::find(other_sonames.begin(), other_sonames.end(), copy.soname) == other_sonames.end()) {
+                other_sonames.push_back(copy.soname);
+            }
+        }
+    }
+    if (usable != nullptr) {
+        const std::string directory = usable->path.substr(0, usable->path.rfind('/'));
+        advice.remediation = fmt::format(
+            "A copy is installed at {} ({}) but the loader does not search {}: `export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH`, or for every "
+            "program `echo {} | sudo tee /etc/ld.so.conf.d/cuda.conf && sudo ldconfig`.",
+            usable->path, to_string(usable->origin), directory, directory, directory);
+    } else if (!other_sonames.empty()) {
+        advice.remediation = fmt::format("Only {} (for another CUDA major) is installed; this program needs {}: install {}.",
+                                         fmt::join(other_sonames, " and "), soname, install_hint);
+    }
+    return advice;
 }
 
 bool SymbolResolver::report(ResultBuilder& result) const {

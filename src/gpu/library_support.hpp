@@ -4,8 +4,10 @@
 
 #include "cudacheck/check.hpp"
 #include "probes/cuda_libraries.hpp"
+#include "probes/library_locator.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck::gpu {
@@ -16,6 +18,17 @@ namespace cudacheck::gpu {
 
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
 [[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id);
+
+// For a library that cannot be loaded: the copies libraries.resolution found elsewhere on this
+// machine, and what they mean for the fix: a copy of the same soname (add its directory to the
+// loader's path), or only copies for other CUDA majors (install the one this CUDA needs). An empty
+// remediation when there is no copy at all.
+struct CopiesAdvice {
+    std::vector<std::string> copies;  // "<path> (<version>, <origin>)"
+    std::string remediation;
+};
+[[nodiscard]] CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family, std::string_view soname,
+                                            std::string_view install_hint);
 
 // Fills a struct of function pointers from a library by name; `ok()` after all slots.
 //   SymbolResolver resolve(library);

@@ -1,5 +1,7 @@
 #include "probes/cuda_libraries.hpp"
 
+#include "probes/library_locator.hpp"
+
 #include "core/system.hpp"
 #include "probes/driver_probe.hpp"
 
@@ -20,16 +22,9 @@ std::string_view library_name(CudaLibrary id) {
 }
 
 std::string library_soname(CudaLibrary id, int cuda_major) {
-    // ../shared/cuda-facts.md §5 (NVIDIA/cuda-python pathfinder supported_libs.py).
-    switch (id) {
-        case CudaLibrary::cublas: return cuda_major == 11 ? "libcublas.so.11" : fmt::format("libcublas.so.{}", cuda_major);
-        case CudaLibrary::cublas_lt: return cuda_major == 11 ? "libcublasLt.so.11" : fmt::format("libcublasLt.so.{}", cuda_major);
-        case CudaLibrary::cufft: return fmt::format("libcufft.so.{}", cuda_major - 1);  // 11 -> .10, 12 -> .11, 13 -> .12
-        case CudaLibrary::curand: return "libcurand.so.10";
-        case CudaLibrary::cudnn: return "libcudnn.so.9";
-        case CudaLibrary::nvrtc: return cuda_major == 11 ? "libnvrtc.so.11.2" : fmt::format("libnvrtc.so.{}", cuda_major);
-    }
-    return {};
+    // One table of sonames for all of cudacheck (library_locator.cpp, ../shared/cuda-facts.md §5).
+    const LibraryFamily* family = find_library_family(library_name(id));
+    return family != nullptr ? std::string(family->soname_for(cuda_major)) : std::string();
 }
 
 std::string library_install_hint(CudaLibrary id, int cuda_major) {
