@@ -67,6 +67,15 @@ enum class Code : int {
     mig_without_instances = 415,
     device_exclusive_busy = 416,
     gpu_memory_held_by_others = 417,
+    // device.health
+    row_remap_failed = 420,
+    row_remap_pending = 421,
+    page_retirement_pending = 422,
+    retired_pages_limit = 423,
+    ecc_uncorrected_errors = 424,
+    gpu_clocks_slowed = 425,
+    pcie_link_degraded = 426,
+    persistence_mode_off = 427,
     // GPU work: cuda.kernel, cuda.memory and the library checks
     cuda_call_failed = 501,
     gpu_out_of_memory = 502,

@@ -16,6 +16,7 @@ CheckList builtin_checks() {
     checks.push_back(make_libraries_resolution_check());
     checks.push_back(make_cuda_pairing_check());
     checks.push_back(make_cuda_devices_check());
+    checks.push_back(make_device_health_check());
     checks.push_back(make_cuda_kernel_check());
     checks.push_back(make_cuda_memory_check());
     checks.push_back(make_cublas_gemm_check());

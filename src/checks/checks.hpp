@@ -9,6 +9,7 @@
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
+#include "probes/nvml_health.hpp"
 #include "probes/nvml_probe.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
@@ -91,6 +92,10 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 // Adds CC511: `what` ("cudacheck's vector add", "the PTX NVRTC 13.1 emitted") cannot be JIT-compiled
 // by this driver; `alternative` completes "Update the driver ..., or <alternative>".
 void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative);
+
+// device.health
+[[nodiscard]] std::unique_ptr<Check> make_device_health_check();
+void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<DeviceInfo>& cuda_devices, ResultBuilder& result);
 
 // GPU work, one result per device (--level standard and above)
 [[nodiscard]] std::unique_ptr<Check> make_cuda_kernel_check();

@@ -6,6 +6,13 @@
 //   FAKE_NVML_PROCESSES     compute processes on every GPU, "pid:MiB,pid:MiB" (MiB "-" = not available;
 //                           unset: none; "unsupported": NVML_ERROR_NOT_SUPPORTED)
 //   FAKE_CUDA_COMPUTE_MODE  as for the fake libcuda (NVML uses the same values)
+// and the health fields of every GPU (device.health):
+//   FAKE_NVML_ECC_ERRORS    "corrected volatile,uncorrected volatile,corrected aggregate,uncorrected aggregate" (default 0s)
+//   FAKE_NVML_RETIRED       "single-bit pages,double-bit pages,pending" (unset: not supported, as on Ampere and later)
+//   FAKE_NVML_REMAPPED      "corrected,uncorrected,pending,failure" (default 0s)
+//   FAKE_NVML_CLOCK_EVENTS  clocks-event reasons bit mask, e.g. 0x48 (default 0x1, idle)
+//   FAKE_NVML_PCIE          "generation,max generation,width,max width" (default 5,5,16,16)
+//   FAKE_NVML_PERSISTENCE   persistence mode, 1 or 0 (default 1)
 // Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +31,23 @@ struct FakeDevice {
 FakeDevice fake_devices[16] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}};
 
 unsigned int index_of(void* device) { return static_cast<FakeDevice*>(device)->index; }
+
+// Up to `count` unsigned numbers from a comma list in `name`, into `values` (left as they are when unset).
+void read_numbers(const char* name, unsigned long long* values, int count) {
+    const char* text = std::getenv(name);
+    for (int i = 0; text != nullptr && *text != '\0' && i < count; ++i) {
+        char* end = nullptr;
+        values[i] = std::strtoull(text, &end, 0);
+        text = *end == ',' ? end + 1 : end;
+    }
+}
+
+// One reading of FAKE_NVML_PCIE: generation, max generation, width, max width.
+unsigned int pcie_field(int index) {
+    unsigned long long values[4] = {5, 5, 16, 16};
+    read_numbers("FAKE_NVML_PCIE", values, 4);
+    return static_cast<unsigned int>(values[index]);
+}
 
 }  // namespace
 
@@ -132,6 +156,64 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned int* count, nvmlProc
     const bool fits = found <= *count;
     *count = found;
     return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+}
+
+int nvmlDeviceGetTotalEccErrors(void*, int error_type, int counter_type, unsigned long long* count) {
+    unsigned long long values[4] = {0, 0, 0, 0};
+    read_numbers("FAKE_NVML_ECC_ERRORS", values, 4);
+    *count = values[(counter_type == 1 ? 2 : 0) + (error_type == 1 ? 1 : 0)];
+    return 0;
+}
+int nvmlDeviceGetRetiredPages(void*, int cause, unsigned int* page_count, unsigned long long*) {
+    if (std::getenv("FAKE_NVML_RETIRED") == nullptr) return 3;  // NVML_ERROR_NOT_SUPPORTED
+    unsigned long long values[3] = {0, 0, 0};
+    read_numbers("FAKE_NVML_RETIRED", values, 3);
+    const unsigned int pages = static_cast<unsigned int>(values[cause == 1 ? 1 : 0]);
+    const bool fits = *page_count >= pages;
+    *page_count = pages;
+    return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE when asked with room for fewer
+}
+int nvmlDeviceGetRetiredPagesPendingStatus(void*, int* pending) {
+    if (std::getenv("FAKE_NVML_RETIRED") == nullptr) return 3;
+    unsigned long long values[3] = {0, 0, 0};
+    read_numbers("FAKE_NVML_RETIRED", values, 3);
+    *pending = values[2] != 0 ? 1 : 0;
+    return 0;
+}
+int nvmlDeviceGetRemappedRows(void*, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending, unsigned int* failure) {
+    unsigned long long values[4] = {0, 0, 0, 0};
+    read_numbers("FAKE_NVML_REMAPPED", values, 4);
+    *corrected = static_cast<unsigned int>(values[0]);
+    *uncorrected = static_cast<unsigned int>(values[1]);
+    *pending = static_cast<unsigned int>(values[2]);
+    *failure = static_cast<unsigned int>(values[3]);
+    return 0;
+}
+int nvmlDeviceGetCurrentClocksEventReasons(void*, unsigned long long* reasons) {
+    unsigned long long value[1] = {0x1};
+    read_numbers("FAKE_NVML_CLOCK_EVENTS", value, 1);
+    *reasons = value[0];
+    return 0;
+}
+int nvmlDeviceGetTemperature(void*, int, unsigned int* celsius) {
+    *celsius = 34;
+    return 0;
+}
+int nvmlDeviceGetPowerUsage(void*, unsigned int* milliwatts) {
+    *milliwatts = 72000;
+    return 0;
+}
+int nvmlDeviceGetEnforcedPowerLimit(void*, unsigned int* milliwatts) {
+    *milliwatts = 700000;
+    return 0;
+}
+int nvmlDeviceGetCurrPcieLinkGeneration(void*, unsigned int* value) { return *value = pcie_field(0), 0; }
+int nvmlDeviceGetMaxPcieLinkGeneration(void*, unsigned int* value) { return *value = pcie_field(1), 0; }
+int nvmlDeviceGetCurrPcieLinkWidth(void*, unsigned int* value) { return *value = pcie_field(2), 0; }
+int nvmlDeviceGetMaxPcieLinkWidth(void*, unsigned int* value) { return *value = pcie_field(3), 0; }
+int nvmlDeviceGetPersistenceMode(void*, int* mode) {
+    *mode = env_int("FAKE_NVML_PERSISTENCE", 1);
+    return 0;
 }
 
 }  // extern "C"

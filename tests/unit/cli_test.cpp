@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <gtest/gtest.h>
 
 namespace cudacheck {
@@ -199,6 +200,26 @@ TEST(EndToEnd, names_processes_that_hold_gpu_memory_through_nvml) {
     const auto* busy = test::find_check(standard, "cuda.devices");
     EXPECT_EQ((*busy)["code"], "CC416");
     EXPECT_TRUE(contains((*busy)["remediation"].get<std::string>(), "kill 4242 77"));
+}
+
+TEST(EndToEnd, device_health_reads_every_field_through_nvml_at_quick_level) {
+    test::TempDir dir;
+    const auto healthy = run_to_json(dir, {"--level", "quick", "--only", "device.health"}, {{"LD_LIBRARY_PATH", fake_driver_dir}}, 0);
+    EXPECT_EQ((*test::find_check(healthy, "device.health"))["status"], "pass");
+    const auto sick = run_to_json(dir, {"--level", "quick", "--only", "device.health"},
+                                  {{"LD_LIBRARY_PATH", fake_driver_dir},
+                                   {"FAKE_NVML_REMAPPED", "0,2,1,0"},
+                                   {"FAKE_NVML_ECC_ERRORS", "10,1,20,4"},
+                                   {"FAKE_NVML_CLOCK_EVENTS", "0x8"},
+                                   {"FAKE_NVML_PCIE", "4,5,8,16"},
+                                   {"FAKE_NVML_PERSISTENCE", "0"},
+                                   {"FAKE_CUDA_DEVICE_COUNT", "2"}},
+                                  1);
+    std::set<std::string> codes;
+    for (const auto& finding : (*test::find_check(sick, "device.health"))["findings"]) codes.insert(finding["code"].get<std::string>());
+    // Every GPU reports each problem: remap pending, uncorrectable ECC, HW slowdown, narrow link, persistence off.
+    EXPECT_EQ(codes, (std::set<std::string>{"CC421", "CC424", "CC425", "CC426", "CC427"}));
+    EXPECT_EQ((*test::find_check(sick, "device.health"))["findings"].size(), 10u);
 }
 
 TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
