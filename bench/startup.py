@@ -31,6 +31,9 @@ def main():
         ("cudacheck --level quick", [args.binary, "--level", "quick"]),
         ("cudacheck (default level)", [args.binary]),
         ("cudacheck --format json", [args.binary, "--format", "json"]),
+        # The same without the supervisor's worker process: the cost of crash isolation.
+        ("cudacheck --level quick --no-isolation", [args.binary, "--level", "quick", "--no-isolation"]),
+        ("cudacheck --no-isolation", [args.binary, "--no-isolation"]),
     ]
     if shutil.which("nvidia-smi"):
         commands.append(("nvidia-smi", ["nvidia-smi"]))
