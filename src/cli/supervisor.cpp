@@ -362,9 +362,15 @@ private:
                 in_flight_.erase(key);
                 results_[key] = std::move(result);
             } else if (kind == "facts") {
-                facts.versions = versions_from_json(event.at("versions"));
-                facts.devices.clear();
-                for (const json& device : event.at("devices")) facts.devices.push_back(device_from_json(device));
+                // What any worker learnt stands: a later worker that skipped the check which
+                // gathered a fact (it was decided already) does not know it.
+                const VersionInfo versions = versions_from_json(event.at("versions"));
+                for (auto [known, seen] : {std::pair{&facts.versions.driver, &versions.driver}, {&facts.versions.driver_cuda, &versions.driver_cuda},
+                                           {&facts.versions.runtime, &versions.runtime}, {&facts.versions.nvcc, &versions.nvcc}})
+                    if (!seen->empty()) *known = *seen;
+                std::vector<DeviceInfo> devices;
+                for (const json& device : event.at("devices")) devices.push_back(device_from_json(device));
+                if (!devices.empty()) facts.devices = std::move(devices);
             } else if (kind == "usage_error") {
                 return WorkerEnd{WorkerEnd::usage_error, event.at("message").get<std::string>(), {}};
             } else if (kind == "done") {

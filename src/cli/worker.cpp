@@ -22,16 +22,35 @@ namespace {
 
 using json = ordered_json;
 
-// Writes each event as one line on fd 3; called from the checks' threads.
+// Writes each event as one line on fd 3; called from the checks' threads. After each result it
+// also sends the report's facts when they changed, so that what a worker learnt (driver and nvcc
+// versions, devices) survives it if it dies later.
 class EventStream final : public EngineObserver {
 public:
+    explicit EventStream(Probes& probes) : probes_(probes) {}
     void planned(const std::string& check_id, std::optional<int> device) override {
         send(json{{"event", "planned"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
     }
     void started(const std::string& check_id, std::optional<int> device) override {
         send(json{{"event", "started"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
     }
-    void finished(const CheckResult& result) override { send(json{{"event", "finished"}, {"result", to_json(result)}}); }
+    void finished(const CheckResult& result) override {
+        send(json{{"event", "finished"}, {"result", to_json(result)}});
+        send_facts_if_changed();
+    }
+
+    void send_facts_if_changed() {
+        const ReportFacts facts = collect_report_facts(probes_);
+        json devices = json::array();
+        for (const DeviceInfo& device : facts.devices) devices.push_back(to_json(device));
+        const json event{{"event", "facts"}, {"versions", to_json(facts.versions)}, {"devices", devices}};
+        {
+            const std::lock_guard<std::mutex> lock(facts_mutex_);
+            if (event == last_facts_) return;
+            last_facts_ = event;
+        }
+        send(event);
+    }
 
     void send(const json& event) {
         const std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
@@ -45,7 +64,10 @@ public:
     }
 
 private:
+    Probes& probes_;
     std::mutex mutex_;
+    std::mutex facts_mutex_;
+    json last_facts_;
 };
 
 // Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of
@@ -92,7 +114,6 @@ int run_worker() {
     const json job = json::parse(input, nullptr, /*allow_exceptions=*/false);
     if (!job.is_object() || job.value("parent_pid", 0) != static_cast<int>(::getppid())) return exit_usage;
 
-    EventStream events;
     const Environment environment = Environment::from_process();
     const Registry registry(builtin_checks());
     const Selection selection = select_checks(registry, job.at("checks").get<std::vector<std::string>>(), {});
@@ -105,14 +126,13 @@ int run_worker() {
     ProbeSettings settings;
     settings.initialise_cuda = options.level != Level::quick;
     Probes probes(environment, settings);
+    EventStream events(probes);
 
     const ChecksRun run = run_checks_here(EngineInput{selection, options, environment, probes, &decided, &events, job.at("one_at_a_time").get<bool>()});
     if (run.usage_error) {
         events.send(json{{"event", "usage_error"}, {"message", *run.usage_error}});
     } else {
-        json devices = json::array();
-        for (const DeviceInfo& device : run.facts.devices) devices.push_back(to_json(device));
-        events.send(json{{"event", "facts"}, {"versions", to_json(run.facts.versions)}, {"devices", devices}});
+        events.send_facts_if_changed();
     }
     events.send(json{{"event", "done"}});
     return exit_ok;

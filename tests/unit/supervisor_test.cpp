@@ -70,6 +70,20 @@ TEST(Supervisor, pins_each_fault_on_its_own_check_and_runs_every_other_check) {
     EXPECT_EQ(report.at("summary").at("counts").at("timeout"), 1);
 }
 
+TEST(Supervisor, keeps_the_facts_a_worker_learnt_before_a_later_check_crashed_it) {
+    test::TempDir dir;
+    const std::string path = dir.path() + "/report.json";
+    // toolkit.nvcc finishes in a worker that fault.segfault then kills; the last worker runs
+    // neither, yet the report keeps the nvcc version the first one found.
+    const test::BinaryRun run =
+        run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc,fault.segfault", "-o", path, "-q"}, {faults_on});
+    EXPECT_EQ(run.exit_status, 1) << run.output;
+    const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
+    const auto* nvcc = test::find_check(report, "toolkit.nvcc");
+    if (nvcc->at("status") != "pass") GTEST_SKIP() << "no nvcc here";
+    EXPECT_FALSE(report.at("versions").at("nvcc").is_null());
+}
+
 TEST(Supervisor, keeps_stdout_a_valid_document_when_a_check_prints_garbage) {
     const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--format", "json"}, {faults_on});
     EXPECT_EQ(run.exit_status, 0) << run.output;
