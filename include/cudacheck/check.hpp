@@ -46,6 +46,12 @@ public:
              std::optional<Status> status = std::nullopt) {
         add(make_finding(code, std::move(message), std::move(remediation), status));
     }
+    // A finding about one CUDA device only (Finding::device).
+    void add_for_device(int device, Code code, std::string message, std::string remediation = {}) {
+        Finding finding = make_finding(code, std::move(message), std::move(remediation));
+        finding.device = device;
+        add(std::move(finding));
+    }
     void evidence(std::string key, std::string value) {
         evidence_.push_back({std::move(key), std::move(value)});
     }

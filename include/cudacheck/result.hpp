@@ -41,6 +41,9 @@ struct Finding {
     std::string code;              // stable catalog code, e.g. "CC201"
     std::string message;           // one line: what is wrong, with the values found
     std::string remediation;       // what to do, specific to what was found
+    // The CUDA device this finding concerns, when it concerns only one (e.g. one GPU of several in
+    // Prohibited compute mode): per-device checks still run on the other devices.
+    std::optional<int> device;
     bool operator==(const Finding&) const = default;
 };
 

@@ -36,9 +36,16 @@ std::string pids_of(const std::vector<GpuProcess>& processes, bool kill_command 
     return fmt::format("{}{}", kill_command ? "kill " : pids.size() == 1 ? "pid " : "pids ", fmt::join(pids, " "));
 }
 
+// A finding about one device: tied to its CUDA ordinal when the listing has CUDA's ordinals (not
+// NVML's indices at --level quick), so that checks on the other devices still run.
+void add_for(ResultBuilder& result, std::optional<int> cuda_ordinal, Code code, std::string message, std::string remediation) {
+    if (cuda_ordinal) result.add_for_device(*cuda_ordinal, code, std::move(message), std::move(remediation));
+    else result.add(code, std::move(message), std::move(remediation));
+}
+
 // Other processes on the GPU: one that holds an exclusive-mode GPU locks everyone else out; ones
 // that leave under a quarter of the memory free make new work run out of memory.
-void judge_usage(const DeviceInfo& device, const NvmlDeviceUsage& usage, ResultBuilder& result) {
+void judge_usage(const DeviceInfo& device, std::optional<int> cuda_ordinal, const NvmlDeviceUsage& usage, ResultBuilder& result) {
     if (usage.free_bytes && usage.total_bytes)
         result.evidence(fmt::format("device{}_memory", device.ordinal),
                         fmt::format("{} free of {}", format_bytes(*usage.free_bytes), format_bytes(*usage.total_bytes)));
@@ -50,7 +57,7 @@ void judge_usage(const DeviceInfo& device, const NvmlDeviceUsage& usage, ResultB
     result.evidence(fmt::format("device{}_processes", device.ordinal), processes.empty() ? "none" : describe_processes(processes));
     if (processes.empty()) return;
     if (device.compute_mode == "exclusive_process" || device.compute_mode == "exclusive_thread") {
-        result.add(Code::device_exclusive_busy,
+        add_for(result, cuda_ordinal, Code::device_exclusive_busy,
                    fmt::format("device {} ({}) is in compute mode Exclusive Process and held by {}", device.ordinal, device.name,
                                describe_processes(processes)),
                    fmt::format("Wait for {} to finish or stop {} (`{}` if yours), pick another GPU with CUDA_VISIBLE_DEVICES, or "
@@ -59,7 +66,7 @@ void judge_usage(const DeviceInfo& device, const NvmlDeviceUsage& usage, ResultB
         return;
     }
     if (usage.free_bytes && usage.total_bytes && *usage.free_bytes < *usage.total_bytes / 4)
-        result.add(Code::gpu_memory_held_by_others,
+        add_for(result, cuda_ordinal, Code::gpu_memory_held_by_others,
                    fmt::format("device {} ({}) has {} free of {}: held by {}", device.ordinal, device.name, format_bytes(*usage.free_bytes),
                                format_bytes(*usage.total_bytes), describe_processes(processes)),
                    fmt::format("Stop or wait for {} (`nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv`), or pick "
@@ -99,6 +106,7 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
     const CudaVersion runtime = CudaVersion::from_encoded(context.runtime_cuda);
     const auto minimum = minimum_compute_capability(runtime.major);
     for (const DeviceInfo& device : listing.devices) {
+        const std::optional<int> ordinal = listing.honours_visible_devices ? std::optional<int>(device.ordinal) : std::nullopt;
         result.evidence(fmt::format("device{}", device.ordinal),
                         fmt::format("{} | CC {}.{} ({}) | {} SMs | {}{} | SM {} | mem {} x {}-bit | L2 {} | PCI {} | ECC {} | compute mode {}{}",
                                     device.name, device.cc_major, device.cc_minor, device.architecture, device.multiprocessors,
@@ -115,7 +123,7 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
         if (device.fp32_peak_tflops) result.metric(fmt::format("device{}.fp32_peak", device.ordinal), *device.fp32_peak_tflops, "TFLOP/s");
         if (minimum && std::pair{device.cc_major, device.cc_minor} < *minimum) {
             const auto last = last_cuda_major_supporting(device.cc_major, device.cc_minor);
-            result.add(Code::device_unsupported_by_runtime,
+            add_for(result, ordinal, Code::device_unsupported_by_runtime,
                        fmt::format("device {} ({}) has compute capability {}.{}; CUDA {} supports {}.{} and newer", device.ordinal, device.name,
                                    device.cc_major, device.cc_minor, runtime.major, minimum->first, minimum->second),
                        last ? fmt::format("Use CUDA {}.x (its last release supporting compute capability {}.{}) with a matching driver.", *last,
@@ -123,10 +131,10 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
                             : std::string{});
         }
         if (device.compute_mode == "prohibited")
-            result.add(Code::compute_mode_prohibited, fmt::format("device {} ({}) is in compute mode Prohibited", device.ordinal, device.name),
+            add_for(result, ordinal, Code::compute_mode_prohibited, fmt::format("device {} ({}) is in compute mode Prohibited", device.ordinal, device.name),
                        fmt::format("Ask the administrator: `sudo nvidia-smi -i {} -c DEFAULT`.", device.pci_bus_id));
         if (const NvmlDeviceUsage* usage = context.nvml != nullptr ? context.nvml->usage_of(device.nvml_index) : nullptr)
-            judge_usage(device, *usage, result);
+            judge_usage(device, ordinal, *usage, result);
     }
     if (listing.devices.empty()) return;
     const DeviceInfo& first = listing.devices.front();

@@ -17,6 +17,16 @@ bool satisfied(const CheckResult& dependency) {
     return dependency.status == Status::pass || dependency.status == Status::warn;
 }
 
+// For a per-device check: a dependency that failed only because of other devices (every finding
+// worse than a warning names one device, and not this one) does not hold this device back.
+bool satisfied_for(const CheckResult& dependency, std::optional<int> device) {
+    if (satisfied(dependency)) return true;
+    if (!device || dependency.status != Status::fail) return false;
+    return std::all_of(dependency.findings.begin(), dependency.findings.end(), [&](const Finding& finding) {
+        return finding.status == Status::warn || (finding.device && *finding.device != *device);
+    });
+}
+
 CheckResult skipped(const Check& check, std::optional<int> device, std::string reason) {
     ResultBuilder builder;
     builder.skip(std::move(reason));
@@ -53,14 +63,14 @@ CheckResult run_one(const Check& check, CheckContext& context) {
 // The reason a check must not run, if any: level too low, or a dependency not satisfied.
 // `lookup` returns the dependency's result, or nullptr when it was not selected.
 template <typename Lookup>
-std::optional<std::string> blocked(const Check& check, const EngineInput& input, Lookup lookup) {
+std::optional<std::string> blocked(const Check& check, const EngineInput& input, std::optional<int> device, Lookup lookup) {
     const CheckInfo& info = check.info();
     if (input.options.level < info.min_level)
         return fmt::format("runs at --level {} and above", to_string(info.min_level));
     for (const std::string& dependency : info.depends_on) {
         const CheckResult* result = lookup(dependency);
         if (result == nullptr) return fmt::format("needs {}, which was not run (--skip)", dependency);
-        if (!satisfied(*result)) return dependency_reason(dependency, *result);
+        if (!satisfied_for(*result, device)) return dependency_reason(dependency, *result);
     }
     return std::nullopt;
 }
@@ -108,7 +118,7 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
                 if (auto it = earlier.find(id); it != earlier.end()) return &it->second;
                 return nullptr;
             };
-            if (auto reason = blocked(*check, input, lookup)) return reported(input, skipped(*check, device, *reason));
+            if (auto reason = blocked(*check, input, device, lookup)) return reported(input, skipped(*check, device, *reason));
             std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
             if (input.one_at_a_time) alone.lock();
             if (input.observer != nullptr) input.observer->started(check->info().id, device);

@@ -15,7 +15,7 @@ namespace cudacheck {
 
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
 // minor for additions). docs/report.schema.json and tests/golden pin it.
-inline constexpr std::string_view json_schema_version = "1.1.0";
+inline constexpr std::string_view json_schema_version = "1.2.0";
 
 enum class Format { table, json };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);

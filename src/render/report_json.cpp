@@ -84,7 +84,8 @@ json to_json(const CheckResult& result) {
         findings.push_back(json{{"status", to_string(finding.status)},
                                 {"code", finding.code},
                                 {"message", finding.message},
-                                {"remediation", finding.remediation}});
+                                {"remediation", finding.remediation},
+                                {"device", optional_or_null(finding.device)}});
     json evidence = json::array();
     for (const Evidence& item : result.evidence) evidence.push_back(json{{"key", item.key}, {"value", item.value}});
     json metrics = json::array();
@@ -162,7 +163,8 @@ CheckResult check_result_from_json(const json& document) {
     result.remediation = text_or_empty(document.at("remediation"));
     for (const json& finding : document.at("findings"))
         result.findings.push_back(Finding{status(finding.at("status")), finding.at("code").get<std::string>(),
-                                          finding.at("message").get<std::string>(), finding.at("remediation").get<std::string>()});
+                                          finding.at("message").get<std::string>(), finding.at("remediation").get<std::string>(),
+                                          optional_from<int>(finding.at("device"))});
     for (const json& item : document.at("evidence"))
         result.evidence.push_back(Evidence{item.at("key").get<std::string>(), item.at("value").get<std::string>()});
     for (const json& metric : document.at("metrics"))

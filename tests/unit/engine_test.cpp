@@ -234,6 +234,41 @@ TEST(Engine, runs_device_checks_per_device_concurrently_in_stable_order) {
     EXPECT_EQ(results[3].device, 1);
 }
 
+TEST(Engine, runs_device_checks_on_devices_a_dependency_did_not_fail_for) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    CheckList checks;
+    // One GPU of two is unusable (e.g. compute mode Prohibited): the host check fails for it only.
+    checks.push_back(make_check("gpus.listed", [](CheckContext&, ResultBuilder& result) {
+        result.add_for_device(1, Code::compute_mode_prohibited, "device 1 is in compute mode Prohibited");
+        result.add(Code::cuda_launch_blocking, "a warning about no device in particular");
+    }));
+    checks.push_back(make_check("gpu.work", passing(), {"gpus.listed"}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[0].status, Status::fail);
+    EXPECT_EQ(results[1].device, 0);
+    EXPECT_EQ(results[1].status, Status::pass) << results[1].message;
+    EXPECT_EQ(results[2].device, 1);
+    EXPECT_EQ(results[2].status, Status::skip);
+    EXPECT_NE(results[2].skip_reason.find("CC413"), std::string::npos) << results[2].skip_reason;
+}
+
+TEST(Engine, skips_every_device_when_a_dependency_fails_for_no_device_in_particular) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    CheckList checks;
+    checks.push_back(make_check("gpus.listed", [](CheckContext&, ResultBuilder& result) {
+        result.add_for_device(1, Code::compute_mode_prohibited, "device 1 is in compute mode Prohibited");
+        result.add(Code::device_query_failed, "cuDeviceGetCount failed");
+    }));
+    checks.push_back(make_check("gpu.work", passing(), {"gpus.listed"}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(results[1].status, Status::skip);
+    EXPECT_EQ(results[2].status, Status::skip);
+}
+
 TEST(Engine, runs_device_checks_only_on_selected_devices) {
     Harness harness;
     harness.settings.collect_driver = two_fake_devices;

@@ -74,7 +74,7 @@ Report golden_report() {
     kernel.code = "CC210";
     kernel.message = "libcuda.so.1 cannot be loaded";
     kernel.remediation = "Install the NVIDIA driver.";
-    kernel.findings = {{Status::fail, kernel.code, kernel.message, kernel.remediation}};
+    kernel.findings = {{Status::fail, kernel.code, kernel.message, kernel.remediation, 0}};
     CheckResult skipped;
     skipped.check_id = "cuda.pairing";
     skipped.status = Status::skip;
