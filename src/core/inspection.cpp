@@ -11,15 +11,27 @@ namespace cudacheck {
 
 namespace {
 
-// The SASS and PTX of some fatbinary of the file (all of them when `fatbin` is empty).
-EmbeddedTargets loadable_targets(const GpuCodeScan& scan, std::optional<std::size_t> fatbin = std::nullopt) {
+void add_loadable(const CodeObject& object, EmbeddedTargets& targets) {
+    if (object.kind == CodeKind::sass) targets.sass.push_back(object.arch);
+    if (object.kind == CodeKind::ptx) targets.ptx.push_back(object.arch);
+}
+
+// The SASS and PTX of the whole file.
+EmbeddedTargets loadable_targets(const GpuCodeScan& scan) {
     EmbeddedTargets targets;
-    for (const CodeObject& object : scan.objects) {
-        if (fatbin && object.fatbin != *fatbin) continue;
-        if (object.kind == CodeKind::sass) targets.sass.push_back(object.arch);
-        if (object.kind == CodeKind::ptx) targets.ptx.push_back(object.arch);
-    }
+    for (const CodeObject& object : scan.objects) add_loadable(object, targets);
     return targets;
+}
+
+// Fatbinaries with loadable code but none for this GPU: one pass over the objects, since large
+// libraries hold thousands of fatbinaries (libcublasLt.so.13: 2782).
+std::size_t fatbins_without_image(const GpuCodeScan& scan, const InspectTarget& target) {
+    std::vector<EmbeddedTargets> modules(scan.fatbins);
+    for (const CodeObject& object : scan.objects)
+        if (object.fatbin && *object.fatbin < modules.size()) add_loadable(object, modules[*object.fatbin]);
+    return static_cast<std::size_t>(std::count_if(modules.begin(), modules.end(), [&](const EmbeddedTargets& module) {
+        return (!module.sass.empty() || !module.ptx.empty()) && kernel_image_for(module, target.cc_major, target.cc_minor).kind == ImageKind::none;
+    }));
 }
 
 // "SASS sm_75, sm_90a; PTX compute_120" for messages.
@@ -64,13 +76,7 @@ TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
         return verdict;
     }
     verdict.image = kernel_image_for(targets, target.cc_major, target.cc_minor);
-    if (scan.fatbins > 1)
-        for (std::size_t fatbin = 0; fatbin < scan.fatbins; ++fatbin) {
-            const EmbeddedTargets module = loadable_targets(scan, fatbin);
-            if ((!module.sass.empty() || !module.ptx.empty()) &&
-                kernel_image_for(module, target.cc_major, target.cc_minor).kind == ImageKind::none)
-                ++verdict.fatbins_without_image;
-        }
+    if (scan.fatbins > 1) verdict.fatbins_without_image = fatbins_without_image(scan, target);
     verdict.message = verdict.image.describe();
     switch (verdict.image.kind) {
         case ImageKind::none:
