@@ -51,13 +51,16 @@ std::string carried(const EmbeddedTargets& targets) {
 
 Finding no_image_finding(const InspectTarget& target, const EmbeddedTargets& targets) {
     const GpuArch arch = target.arch();
+    // Toolkits drop old architectures (Volta and older in CUDA 13): then the build needs an older one.
+    const auto last_major = last_cuda_major_supporting(target.cc_major, target.cc_minor);
+    const std::string toolkit = last_major ? fmt::format(" (with a CUDA {}.x toolkit, the last that builds for it)", *last_major) : std::string();
     return make_finding(Code::no_kernel_image,
                         fmt::format("no kernel image for {}: the file carries {}", target.label(), carried(targets)),
-                        fmt::format("Rebuild with code for compute capability {0}.{1}: nvcc -gencode arch=compute_{2},code=sm_{2} "
+                        fmt::format("Rebuild with code for compute capability {0}.{1}{3}: nvcc -gencode arch=compute_{2},code=sm_{2} "
                                     "(and -gencode arch=compute_{2},code=compute_{2} for PTX that newer GPUs can JIT-compile), "
                                     "CMAKE_CUDA_ARCHITECTURES={2}, or for PyTorch extensions TORCH_CUDA_ARCH_LIST=\"{0}.{1}\" "
                                     "(\"{0}.{1}+PTX\" to add PTX).",
-                                    target.cc_major, target.cc_minor, arch.number));
+                                    target.cc_major, target.cc_minor, arch.number, toolkit));
 }
 
 }  // namespace
@@ -76,7 +79,8 @@ TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
         return verdict;
     }
     verdict.image = kernel_image_for(targets, target.cc_major, target.cc_minor);
-    if (scan.fatbins > 1) verdict.fatbins_without_image = fatbins_without_image(scan, target);
+    // Only worth saying when the file as a whole has an image: otherwise every fatbinary lacks one.
+    if (scan.fatbins > 1 && verdict.image.kind != ImageKind::none) verdict.fatbins_without_image = fatbins_without_image(scan, target);
     verdict.message = verdict.image.describe();
     switch (verdict.image.kind) {
         case ImageKind::none:

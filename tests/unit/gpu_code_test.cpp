@@ -275,6 +275,13 @@ TEST(InspectJudge, fails_with_cc503_and_names_the_gencode_and_torch_fix) {
     EXPECT_NE(verdict.finding->message.find("SASS sm_75, sm_90a"), std::string::npos) << verdict.finding->message;
     EXPECT_NE(verdict.finding->remediation.find("-gencode arch=compute_86,code=sm_86"), std::string::npos);
     EXPECT_NE(verdict.finding->remediation.find("TORCH_CUDA_ARCH_LIST=\"8.6\""), std::string::npos);
+    EXPECT_EQ(verdict.finding->remediation.find("toolkit"), std::string::npos) << "every current toolkit builds for 8.6";
+}
+
+TEST(InspectJudge, names_the_last_toolkit_for_an_architecture_current_ones_dropped) {
+    const auto verdict = judge_target(crafted({{2, 75}}), InspectTarget{7, 0, std::nullopt, {}}, std::nullopt);
+    ASSERT_TRUE(verdict.finding.has_value());
+    EXPECT_NE(verdict.finding->remediation.find("with a CUDA 12.x toolkit, the last that builds for it"), std::string::npos) << verdict.finding->remediation;
 }
 
 TEST(InspectJudge, counts_fatbins_without_an_image_but_judges_the_file_as_a_whole) {
