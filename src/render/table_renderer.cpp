@@ -132,9 +132,13 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
     std::size_t runs = 0, cannot = 0;
     for (const InspectedFile& file : report.files) {
         out << '\n' << file.path;
-        if (file.scan.kind)
-            out << fmt::format(": {}, {} fatbinar{}, {} code object{}", to_string(*file.scan.kind), file.scan.fatbins, file.scan.fatbins == 1 ? "y" : "ies",
-                               file.scan.objects.size(), file.scan.objects.size() == 1 ? "" : "s");
+        if (file.scan.kind) {
+            out << ": " << to_string(*file.scan.kind);
+            // A bare cubin or PTX file is its own single code object; fatbinaries are the others' modules.
+            if (*file.scan.kind != FileKind::cubin && *file.scan.kind != FileKind::ptx)
+                out << fmt::format(", {} fatbinar{}, {} code object{}", file.scan.fatbins, file.scan.fatbins == 1 ? "y" : "ies", file.scan.objects.size(),
+                                   file.scan.objects.size() == 1 ? "" : "s");
+        }
         out << '\n';
         if (file.input_error) {
             out << "  " << paint(options.color, Status::error, "ERROR") << ' ' << file.input_error->message << '\n';
