@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, if missing, what building and testing cudacheck needs on Debian/Ubuntu: CMake, Ninja,
-# a C++20 compiler, CLI11, fmt, nlohmann/json, GoogleTest and Python's jsonschema (for the schema
-# test). The CUDA toolkit itself must already be installed (nvcc on PATH or in /usr/local/cuda).
+# a C++20 compiler, CLI11, fmt, nlohmann/json, GoogleTest, Python's jsonschema (for the schema
+# test) and cuobjdump (the reference the `cudacheck inspect` tests compare with). The CUDA toolkit
+# itself must already be installed (nvcc on PATH or in /usr/local/cuda).
 set -euo pipefail
 
 missing=()
@@ -31,4 +32,18 @@ if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${
   echo "error: the CUDA toolkit (nvcc) was not found. Install it from NVIDIA's repository (e.g. cuda-toolkit-13-0)," >&2
   echo "       or point CUDACXX at nvcc." >&2
   exit 1
+fi
+
+# cuobjdump: the toolkit's own when it has one, else NVIDIA's wheel for the toolkit's major version
+# (nvidia-cuda-cuobjdump; the binary lands in site-packages/nvidia/cu<major>/bin, where
+# tests/unit/gpu_code_test.cpp looks). Without it those comparisons skip, so a failure here warns.
+nvcc="$(command -v nvcc || echo "${CUDACXX:-/usr/local/cuda/bin/nvcc}")"
+if ! command -v cuobjdump >/dev/null && [ ! -x "$(dirname "$nvcc")/cuobjdump" ]; then
+  cuda_major="$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"
+  if ! python3 -c "import nvidia.cu${cuda_major}, os, sys; sys.exit(not os.path.exists(os.path.join(list(nvidia.cu${cuda_major}.__path__)[0], 'bin', 'cuobjdump')))" 2>/dev/null; then
+    echo "installing: nvidia-cuda-cuobjdump==${cuda_major}.*"
+    python3 -m pip install --quiet "nvidia-cuda-cuobjdump==${cuda_major}.*" 2>/dev/null ||
+      python3 -m pip install --quiet --break-system-packages "nvidia-cuda-cuobjdump==${cuda_major}.*" ||
+      echo "warning: could not install cuobjdump; the inspect comparisons with it will be skipped" >&2
+  fi
 fi

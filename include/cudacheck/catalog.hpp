@@ -4,7 +4,8 @@
 // (`cudacheck explain --markdown`) and a unit test fails when the two differ.
 //
 // Numbering: 1xx host and environment, 2xx driver, 3xx toolkit, 4xx CUDA pairing and devices,
-// 5xx GPU work and CUDA libraries, 6xx where CUDA libraries resolve, 9xx cudacheck itself.
+// 5xx GPU work and CUDA libraries, 6xx where CUDA libraries resolve, 8xx `cudacheck inspect` input,
+// 9xx cudacheck itself.
 #pragma once
 
 #include "cudacheck/result.hpp"
@@ -93,6 +94,10 @@ enum class Code : int {
     library_versions_differ = 602,
     cudnn_sublibraries_mixed = 603,
     library_cuda_major_mismatch = 604,
+    // cudacheck inspect: files it cannot read (its verdicts reuse CC503 and CC511)
+    inspect_unreadable = 801,
+    inspect_unrecognised = 802,
+    inspect_malformed = 803,
     // cudacheck itself
     check_raised_exception = 901,
     check_crashed = 902,

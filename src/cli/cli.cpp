@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 
+#include "cli/inspect_command.hpp"
 #include "cli/supervisor.hpp"
 #include "cli/worker.hpp"
 
@@ -61,8 +62,8 @@ bool ends_with(std::string_view text, std::string_view suffix) {
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool colour_wanted(const RunCommandOptions& options, const Environment& environment) {
-    if (options.no_color) return false;
+bool colour_wanted(bool no_color_option, const Environment& environment) {
+    if (no_color_option) return false;
     if (auto no_color = environment.get("NO_COLOR"); no_color && !no_color->empty()) return false;  // no-color.org
     if (environment.get("TERM").value_or("") == "dumb") return false;
     return ::isatty(STDOUT_FILENO) == 1;
@@ -153,7 +154,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     if (interrupted_by != 0) report.exit_code = exit_interrupted_base + interrupted_by;
 
     RenderOptions render_options;
-    render_options.color = colour_wanted(options, environment);
+    render_options.color = colour_wanted(options.no_color, environment);
     render_options.verbose = options.verbose;
     if (output_file) {
         std::ostringstream text;
@@ -233,6 +234,18 @@ int run_cli(int argc, char** argv) {
     explain->add_option("code", explain_options.code, "A code such as CC210, or its name (libcuda-not-found)");
     explain->add_flag("--markdown", explain_options.markdown, "Print the whole catalogue as Markdown (docs/errors.md)");
 
+    InspectCommandOptions inspect_options;
+    CLI::App* inspect = app.add_subcommand("inspect", "List the GPU code in executables, libraries, objects, cubins, fatbins and PTX "
+                                                      "files, and say which GPUs it runs on");
+    inspect->add_option("files", inspect_options.files, "Files to inspect (nothing in them is run or loaded)")->required();
+    inspect->add_option("--arch", inspect_options.arch,
+                        "Judge for these GPU architectures (sm_90, 90, 9.0; repeatable or a comma list) instead of the GPUs found here")
+        ->delimiter(',')
+        ->allow_extra_args(false);  // `--arch sm_90 FILE`: the file is not an architecture
+    inspect->add_option("--format", inspect_options.format, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+    inspect->add_flag("--no-color", inspect_options.no_color, "No colours");
+    inspect->add_flag("-v,--verbose", inspect_options.verbose, "One table row per code object, with where it lies in the file");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {
@@ -246,6 +259,7 @@ int run_cli(int argc, char** argv) {
     if (list->parsed()) return list_command();
     if (worker->parsed()) return run_worker();
     if (explain->parsed()) return explain_command(explain_options);
+    if (inspect->parsed()) return inspect_command(inspect_options, arguments, colour_wanted(inspect_options.no_color, Environment::from_process()));
     (void)run;
     return run_command(run_options, arguments);
 }

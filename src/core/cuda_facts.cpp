@@ -99,6 +99,28 @@ std::optional<CudaVersion> newest_cuda_for_driver(std::string_view driver_versio
     return newest;
 }
 
+std::optional<CudaVersion> minimum_cuda_for_ptx_isa(int isa_major, int isa_minor) {
+    struct IsaRelease {
+        int isa_major;
+        int isa_minor;
+        CudaVersion cuda;
+    };
+    // PTX ISA reference, "Release History"; cuda-python cuda.bindings.utils for 7.0 and later.
+    // 12.6 brought no new ISA (8.5, like 12.5).
+    constexpr std::array releases{
+        IsaRelease{6, 0, {9, 0}},  IsaRelease{6, 1, {9, 1}},  IsaRelease{6, 2, {9, 2}},  IsaRelease{6, 3, {10, 0}},
+        IsaRelease{6, 4, {10, 1}}, IsaRelease{6, 5, {10, 2}}, IsaRelease{7, 0, {11, 0}}, IsaRelease{7, 1, {11, 1}},
+        IsaRelease{7, 2, {11, 2}}, IsaRelease{7, 3, {11, 3}}, IsaRelease{7, 4, {11, 4}}, IsaRelease{7, 5, {11, 5}},
+        IsaRelease{7, 6, {11, 6}}, IsaRelease{7, 7, {11, 7}}, IsaRelease{7, 8, {11, 8}}, IsaRelease{8, 0, {12, 0}},
+        IsaRelease{8, 1, {12, 1}}, IsaRelease{8, 2, {12, 2}}, IsaRelease{8, 3, {12, 3}}, IsaRelease{8, 4, {12, 4}},
+        IsaRelease{8, 5, {12, 5}}, IsaRelease{8, 6, {12, 7}}, IsaRelease{8, 7, {12, 8}}, IsaRelease{8, 8, {12, 9}},
+        IsaRelease{9, 0, {13, 0}}, IsaRelease{9, 1, {13, 1}},
+    };
+    for (const IsaRelease& release : releases)
+        if (release.isa_major == isa_major && release.isa_minor == isa_minor) return release.cuda;
+    return std::nullopt;
+}
+
 std::string_view architecture_name(int cc_major, int cc_minor) {
     const Architecture* arch = find_architecture(cc_major, cc_minor);
     return arch != nullptr ? arch->name : "unknown";

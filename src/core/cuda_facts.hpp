@@ -30,6 +30,11 @@ struct CudaVersion {
 // The newest CUDA release whose minimum driver is <= the given driver (for "driver X supports CUDA <= Y").
 [[nodiscard]] std::optional<CudaVersion> newest_cuda_for_driver(std::string_view driver_version);
 
+// The first CUDA release whose driver JIT-compiles PTX of this ISA version (PTX ISA reference,
+// "Release History"; ../shared/cuda-facts.md §2): 7.8 -> 11.8, 8.5 -> 12.5, 8.6 -> 12.7, 9.0 -> 13.0.
+// Empty for an ISA outside this table (before 6.0, or newer than cudacheck).
+[[nodiscard]] std::optional<CudaVersion> minimum_cuda_for_ptx_isa(int isa_major, int isa_minor);
+
 // Architecture name for a compute capability ("Hopper" for 9.0); "unknown" when not in the table.
 [[nodiscard]] std::string_view architecture_name(int cc_major, int cc_minor);
 // FP32 lanes per SM (cuda-samples helper_cuda.h _ConvertSMVer2Cores); empty when unknown.

@@ -10,6 +10,8 @@ namespace cudacheck {
 
 std::unique_ptr<Renderer> make_table_renderer(RenderOptions options);
 std::unique_ptr<Renderer> make_json_renderer();
+void render_inspect_table(const InspectReport& report, RenderOptions options, std::ostream& out);
+void render_inspect_json(const InspectReport& report, std::ostream& out);
 
 std::optional<Format> format_from_string(std::string_view text) {
     if (text == "table") return Format::table;
@@ -23,6 +25,11 @@ std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options) {
         case Format::table: break;
     }
     return make_table_renderer(options);
+}
+
+void render_inspect(const InspectReport& report, Format format, RenderOptions options, std::ostream& out) {
+    if (format == Format::json) render_inspect_json(report, out);
+    else render_inspect_table(report, options, out);
 }
 
 void render_check_list(const Registry& registry, std::ostream& out) {

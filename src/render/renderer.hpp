@@ -2,6 +2,7 @@
 // that prints; report_json.cpp is the only code that knows the JSON key names.
 #pragma once
 
+#include "core/inspection.hpp"
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/registry.hpp"
 #include "cudacheck/report.hpp"
@@ -16,6 +17,9 @@ namespace cudacheck {
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
 // minor for additions). docs/report.schema.json and tests/golden pin it.
 inline constexpr std::string_view json_schema_version = "1.2.0";
+
+// The `cudacheck inspect` document has its own version, on the same rules.
+inline constexpr std::string_view inspect_json_schema_version = "1.0.0";
 
 enum class Format { table, json };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);
@@ -35,6 +39,10 @@ private:
 };
 
 [[nodiscard]] std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options);
+
+// `cudacheck inspect`: the table groups the code objects of a file by kind, architecture and
+// compression (every object with options.verbose); the JSON lists every object.
+void render_inspect(const InspectReport& report, Format format, RenderOptions options, std::ostream& out);
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);

@@ -3,6 +3,7 @@
 // back what its worker process wrote (cli/worker_protocol.hpp).
 #pragma once
 
+#include "core/inspection.hpp"
 #include "cudacheck/report.hpp"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@ using ordered_json = nlohmann::ordered_json;
 [[nodiscard]] ordered_json to_json(const DeviceInfo& device);
 [[nodiscard]] ordered_json to_json(const CheckResult& result);
 [[nodiscard]] ordered_json to_json(const Summary& summary, double duration_ms);
+// The whole `cudacheck inspect` document.
+[[nodiscard]] ordered_json to_json(const InspectReport& report);
 
 // The inverse of to_json; throw nlohmann::json::exception on a document of another shape.
 [[nodiscard]] VersionInfo versions_from_json(const ordered_json& document);

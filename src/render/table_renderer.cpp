@@ -1,8 +1,11 @@
 // The human-readable table: one line per check (and device), remediation under problems, summary.
 #include "render/renderer.hpp"
 
+#include "core/units.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
 
 namespace cudacheck {
 
@@ -51,15 +54,124 @@ std::string format_metric(const Metric& metric) {
     return fmt::format("{:.3g} {}", metric.value, metric.unit);
 }
 
+std::string paint(bool color, Status status, std::string_view text) {
+    if (!color) return std::string(text);
+    return fmt::format("{}{}\033[0m", colour_of(status), text);
+}
+
+// --- cudacheck inspect ---------------------------------------------------------------------
+
+std::string object_arch(const CodeObject& object) { return object.kind == CodeKind::sass ? object.arch.sass_name() : object.arch.virtual_name(); }
+
+std::string isa_text(const std::optional<PtxIsa>& isa) { return isa ? fmt::format("{}.{}", isa->major, isa->minor) : std::string(); }
+
+// One table row: a code object, or all those of one kind, architecture and compression.
+struct ObjectRow {
+    const CodeObject* first = nullptr;
+    std::size_t count = 0;
+    std::uint64_t size = 0;
+    std::uint64_t uncompressed_size = 0;
+    std::set<std::string> isas;
+};
+
+std::vector<ObjectRow> object_rows(const std::vector<CodeObject>& objects, bool every_object) {
+    std::vector<ObjectRow> rows;
+    for (const CodeObject& object : objects) {
+        auto row = std::find_if(rows.begin(), rows.end(), [&](const ObjectRow& candidate) {
+            return !every_object && candidate.first->kind == object.kind && candidate.first->arch == object.arch &&
+                   candidate.first->compression == object.compression;
+        });
+        if (row == rows.end()) {
+            row = rows.insert(rows.end(), ObjectRow{});
+            row->first = &object;
+        }
+        ++row->count;
+        row->size += object.size;
+        row->uncompressed_size += object.uncompressed_size;
+        if (object.ptx_isa) row->isas.insert(isa_text(object.ptx_isa));
+    }
+    return rows;
+}
+
+std::string size_text(const ObjectRow& row) {
+    if (row.first->compression == Compression::none) return format_bytes(row.size);
+    return fmt::format("{} ({})", format_bytes(row.size), format_bytes(row.uncompressed_size));
+}
+
+void render_objects(const InspectedFile& file, bool every_object, std::ostream& out) {
+    if (file.scan.objects.empty()) return;
+    const std::vector<ObjectRow> rows = object_rows(file.scan.objects, every_object);
+    std::size_t arch_width = 4, size_width = 4;
+    for (const ObjectRow& row : rows) {
+        arch_width = std::max(arch_width, object_arch(*row.first).size());
+        size_width = std::max(size_width, size_text(row).size());
+    }
+    out << fmt::format("  {:<6}  {:<{}}  {:>5}  {:<11}  {:<{}}  {}\n", "KIND", "ARCH", arch_width, "COUNT", "COMPRESSION", "SIZE", size_width,
+                       every_object ? "PTX ISA  WHERE" : "PTX ISA");
+    for (const ObjectRow& row : rows) {
+        std::string isa;
+        for (const std::string& version : row.isas) isa += (isa.empty() ? "" : ", ") + version;
+        std::string where;
+        if (every_object && row.first->fatbin)
+            where = fmt::format("{}{} fatbin {} @{:#x}", isa.empty() ? std::string(7, ' ') : "  ", row.first->section, *row.first->fatbin, row.first->offset);
+        out << fmt::format("  {:<6}  {:<{}}  {:>5}  {:<11}  {:<{}}  {}{}\n", to_string(row.first->kind), object_arch(*row.first), arch_width, row.count,
+                           to_string(row.first->compression), size_text(row), size_width, isa, where);
+    }
+}
+
+}  // namespace
+
+void render_inspect_table(const InspectReport& report, RenderOptions options, std::ostream& out) {
+    out << fmt::format("cudacheck {} · inspect", report.tool_version);
+    if (report.targets.empty()) out << " · " << report.note << '\n';
+    else out << fmt::format(" · targets from {}{}\n", report.targets_from,
+                            report.driver_cuda ? fmt::format(" (driver CUDA {})", report.driver_cuda->to_string()) : std::string());
+    std::size_t label_width = 6;
+    for (const InspectTarget& target : report.targets) label_width = std::max(label_width, target.label().size());
+    const std::string indent(10 + label_width, ' ');  // under the verdict column
+    std::size_t runs = 0, cannot = 0;
+    for (const InspectedFile& file : report.files) {
+        out << '\n' << file.path;
+        if (file.scan.kind) {
+            out << ": " << to_string(*file.scan.kind);
+            // A bare cubin or PTX file is its own single code object; fatbinaries are the others' modules.
+            if (*file.scan.kind != FileKind::cubin && *file.scan.kind != FileKind::ptx)
+                out << fmt::format(", {} fatbinar{}, {} code object{}", file.scan.fatbins, file.scan.fatbins == 1 ? "y" : "ies", file.scan.objects.size(),
+                                   file.scan.objects.size() == 1 ? "" : "s");
+        }
+        out << '\n';
+        if (file.input_error) {
+            out << "  " << paint(options.color, Status::error, "ERROR") << ' ' << file.input_error->message << '\n';
+            out << "        fix: " << file.input_error->remediation << fmt::format("  [{}]\n", file.input_error->code);
+        }
+        render_objects(file, options.verbose, out);
+        for (std::size_t i = 0; i < file.verdicts.size() && i < report.targets.size(); ++i) {
+            const TargetVerdict& verdict = file.verdicts[i];
+            if (verdict.status == Status::pass) ++runs;
+            if (verdict.status == Status::fail) ++cannot;
+            out << "  " << paint(options.color, verdict.status, fmt::format("{:<6}", upper(to_string(verdict.status))))
+                << fmt::format("{:<{}}  {}\n", report.targets[i].label(), label_width, verdict.message);
+            if (verdict.fatbins_without_image > 0)
+                out << indent << fmt::format("{} of {} fatbinaries have no image for it (a library may launch those only on other GPUs)\n",
+                                             verdict.fatbins_without_image, file.scan.fatbins);
+            if (verdict.finding) out << indent << "fix: " << verdict.finding->remediation << fmt::format("  [{}]\n", verdict.finding->code);
+        }
+    }
+    const Status overall = report.exit_code == exit_ok ? Status::pass : report.exit_code == exit_check_failed ? Status::fail : Status::error;
+    out << '\n'
+        << fmt::format("{} file{}, {} target{}: {} run, {} cannot — ", report.files.size(), report.files.size() == 1 ? "" : "s", report.targets.size(),
+                       report.targets.size() == 1 ? "" : "s", runs, cannot)
+        << paint(options.color, overall, upper(to_string(overall))) << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
+}
+
+namespace {
+
 class TableRenderer final : public Renderer {
 public:
     explicit TableRenderer(RenderOptions options) : options_(options) {}
 
 private:
-    std::string paint(Status status, std::string_view text) const {
-        if (!options_.color) return std::string(text);
-        return fmt::format("{}{}\033[0m", colour_of(status), text);
-    }
+    std::string paint(Status status, std::string_view text) const { return cudacheck::paint(options_.color, status, text); }
 
     void do_render(const Report& report, std::ostream& out) const override {
         std::size_t width = 5;

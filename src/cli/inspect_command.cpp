@@ -1,0 +1,102 @@
+#include "cli/inspect_command.hpp"
+
+#include "cli/supervisor.hpp"
+#include "core/build_info.hpp"
+#include "core/system.hpp"
+#include "cudacheck/registry.hpp"
+#include "render/renderer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace cudacheck {
+
+namespace {
+
+struct FoundGpus {
+    std::vector<DeviceInfo> devices;
+    std::optional<CudaVersion> driver_cuda;
+};
+
+// The GPUs of this machine, asked the way `cudacheck --level quick --only cuda.devices` asks:
+// through the supervisor, so libcuda and NVML are loaded by the worker process, never by this one
+// (a broken driver then costs a verdict, not the listing). Quick: NVML and cuDriverGetVersion,
+// no cuInit.
+FoundGpus find_gpus() {
+    const Registry registry(builtin_checks());
+    SupervisorSettings settings;
+    settings.executable = sys::real_path("/proc/self/exe");
+    settings.run.level = Level::quick;
+    settings.check_time_limit = std::chrono::seconds(30);
+    settings.run_time_limit = std::chrono::seconds(60);
+    settings.memory_limit_bytes = std::uint64_t{4} << 30;
+    const SupervisedRun run = supervise(select_checks(registry, {"cuda.devices"}, {}), settings);
+    FoundGpus found;
+    found.devices = run.facts.devices;
+    int major = 0, minor = 0;
+    if (std::sscanf(run.facts.versions.driver_cuda.c_str(), "%d.%d", &major, &minor) == 2) found.driver_cuda = CudaVersion{major, minor};
+    return found;
+}
+
+}  // namespace
+
+std::optional<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values, std::string& error) {
+    std::vector<InspectTarget> targets;
+    for (const std::string& value : values) {
+        const auto arch = parse_gpu_arch(value);
+        if (!arch) {
+            error = fmt::format("--arch '{}': expected a GPU architecture such as sm_90, 90, 9.0 or sm_120a", value);
+            return std::nullopt;
+        }
+        // A GPU is a compute capability: the a/f letter of a compilation target does not apply.
+        InspectTarget target{arch->major(), arch->minor(), std::nullopt, {}};
+        if (std::none_of(targets.begin(), targets.end(), [&](const InspectTarget& known) { return known.arch() == target.arch(); }))
+            targets.push_back(target);
+    }
+    return targets;
+}
+
+std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& devices) {
+    std::vector<InspectTarget> targets;
+    for (const DeviceInfo& device : devices) targets.push_back(InspectTarget{device.cc_major, device.cc_minor, device.ordinal, device.name});
+    return targets;
+}
+
+int inspect_command(const InspectCommandOptions& options, const std::vector<std::string>& argv, bool color) {
+    const auto start = std::chrono::steady_clock::now();
+    InspectReport report;
+    report.tool_version = std::string(build_info::version);
+    report.argv = argv;
+    std::string error;
+    const auto arch_targets = targets_from_arch(options.arch, error);
+    if (!arch_targets) {
+        std::cerr << "cudacheck: " << error << '\n';
+        return exit_usage;
+    }
+    if (!arch_targets->empty()) {
+        report.targets = *arch_targets;
+        report.targets_from = "--arch";
+    } else {
+        const FoundGpus gpus = find_gpus();
+        report.targets = targets_from_devices(gpus.devices);
+        report.driver_cuda = gpus.driver_cuda;
+        if (!report.targets.empty()) report.targets_from = "the GPUs of this machine";
+        else report.note = "no GPU found and no --arch given: code objects listed, no verdict";
+    }
+    for (const std::string& path : options.files) {
+        report.files.push_back(inspect_and_judge(path, report.targets, report.driver_cuda));
+        if (const auto& input_error = report.files.back().input_error)
+            std::cerr << fmt::format("cudacheck: {}: {} [{}]\n", path, input_error->message, input_error->code);
+    }
+    report.exit_code = inspect_exit_code(report.files);
+    report.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    render_inspect(report, options.format == "json" ? Format::json : Format::table, RenderOptions{color && options.format != "json", options.verbose},
+                   std::cout);
+    std::cout.flush();
+    return report.exit_code;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,27 @@
+// `cudacheck inspect FILE...`: which GPUs the code embedded in files can run on (core/inspection.hpp).
+#pragma once
+
+#include "core/inspection.hpp"
+#include "core/report_builder.hpp"
+
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+struct InspectCommandOptions {
+    std::vector<std::string> files;
+    std::vector<std::string> arch;  // "sm_90", "8.6", ...; empty: the GPUs of this machine
+    std::string format = "table";
+    bool no_color = false;
+    bool verbose = false;  // every code object on its own table row
+};
+
+// Targets from --arch values; empty optional and `error` set when one is not an architecture.
+[[nodiscard]] std::optional<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values, std::string& error);
+// Targets from what the supervisor's worker found (cuda.devices at --level quick).
+[[nodiscard]] std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& devices);
+
+[[nodiscard]] int inspect_command(const InspectCommandOptions& options, const std::vector<std::string>& argv, bool color);
+
+}  // namespace cudacheck
