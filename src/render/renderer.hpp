@@ -2,6 +2,7 @@
 // that prints; report_json.cpp is the only code that knows the JSON key names.
 #pragma once
 
+#include "core/report_diff.hpp"
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/registry.hpp"
 #include "cudacheck/report.hpp"
@@ -14,10 +15,14 @@
 namespace cudacheck {
 
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
-// minor for additions). docs/report.schema.json and tests/golden pin it.
-inline constexpr std::string_view json_schema_version = "1.1.0";
+// minor for additions). docs/report.schema.json and tests/golden pin it. 1.2.0 added `redacted`
+// (and redacted device UUIDs); 1.1.0 the exit codes 130 and 143.
+inline constexpr std::string_view json_schema_version = "1.2.0";
 
-enum class Format { table, json };
+// The `diff --format json` document (docs/cli.md), versioned like the report.
+inline constexpr std::string_view diff_json_version = "1.0.0";
+
+enum class Format { table, json, markdown, junit };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);
 
 struct RenderOptions {
@@ -35,6 +40,9 @@ private:
 };
 
 [[nodiscard]] std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options);
+
+// `cudacheck diff`: table or JSON (other formats are refused by the command line).
+void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format, std::ostream& out);
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);
