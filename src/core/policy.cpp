@@ -264,16 +264,10 @@ std::string VersionRange::describe() const {
 }
 
 std::optional<Policy> parse_policy(std::string_view text, const std::string& name, std::string& error) {
-    const std::optional<json> document = parse_json_text(text, name, error);
-    if (!document) return std::nullopt;
-    return read_document(*document, name, error, policy_from_json);
+    return parse_text_as(text, name, error, policy_from_json);
 }
 
-std::optional<Policy> read_policy_file(const std::string& path, std::string& error) {
-    const std::optional<json> document = read_json_file(path, error);
-    if (!document) return std::nullopt;
-    return read_document(*document, path, error, policy_from_json);
-}
+std::optional<Policy> read_policy_file(const std::string& path, std::string& error) { return read_file_as(path, error, policy_from_json); }
 
 std::vector<CheckResult> evaluate_policy(const Policy& policy, const Report& report) {
     std::vector<CheckResult> results;

@@ -305,15 +305,9 @@ std::optional<json> parse_json_text(std::string_view text, const std::string& na
 }
 
 std::optional<Report> parse_report(std::string_view text, const std::string& name, std::string& error) {
-    const std::optional<json> document = parse_json_text(text, name, error);
-    if (!document) return std::nullopt;
-    return read_document(*document, name, error, report_from_json);
+    return parse_text_as(text, name, error, report_from_json);
 }
 
-std::optional<Report> read_report_file(const std::string& path, std::string& error) {
-    const std::optional<json> document = read_json_file(path, error);
-    if (!document) return std::nullopt;
-    return read_document(*document, path, error, report_from_json);
-}
+std::optional<Report> read_report_file(const std::string& path, std::string& error) { return read_file_as(path, error, report_from_json); }
 
 }  // namespace cudacheck

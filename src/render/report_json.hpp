@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace cudacheck {
 
@@ -76,6 +77,21 @@ template <typename Read>
 // Reads and parses a JSON file. Empty optional and `error` set (one line naming the file, and the
 // line and column of a syntax error) when it cannot be read or is not JSON.
 [[nodiscard]] std::optional<ordered_json> read_json_file(const std::string& path, std::string& error);
+// A document from a file, or from text, through `read` (a *_from_json function): the one way
+// reports and policies are read, so both fail with the same kind of message.
+template <typename Read>
+[[nodiscard]] auto read_file_as(const std::string& path, std::string& error, Read&& read) -> std::optional<decltype(read(std::declval<const ordered_json&>()))> {
+    const std::optional<ordered_json> document = read_json_file(path, error);
+    if (!document) return std::nullopt;
+    return read_document(*document, path, error, read);
+}
+template <typename Read>
+[[nodiscard]] auto parse_text_as(std::string_view text, const std::string& name, std::string& error, Read&& read)
+    -> std::optional<decltype(read(std::declval<const ordered_json&>()))> {
+    const std::optional<ordered_json> document = parse_json_text(text, name, error);
+    if (!document) return std::nullopt;
+    return read_document(*document, name, error, read);
+}
 // Reads a report file: read_json_file, then report_from_json. `error` names the file and the
 // JSON pointer of the problem.
 [[nodiscard]] std::optional<Report> read_report_file(const std::string& path, std::string& error);
