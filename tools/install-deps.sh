@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs, if missing, what building and testing cudacheck needs on Debian/Ubuntu: CMake, Ninja,
-# a C++20 compiler, CLI11, fmt, nlohmann/json, GoogleTest, Python's jsonschema (for the schema
-# test) and cuobjdump (the reference the `cudacheck inspect` tests compare with). The CUDA toolkit
-# itself must already be installed (nvcc on PATH or in /usr/local/cuda).
+# a C++20 compiler, CLI11, fmt, nlohmann/json, GoogleTest, Python's jsonschema and junitparser (for
+# the schema and JUnit tests) and cuobjdump (the reference the `cudacheck inspect` tests compare
+# with). The CUDA toolkit itself must already be installed (nvcc on PATH or in /usr/local/cuda).
 set -euo pipefail
 
 missing=()
@@ -19,6 +19,8 @@ else
   missing+=(libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
 fi
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
+# The JUnit output is checked by a real JUnit reader (tests/support/validate_junit.py).
+python3 -c 'import junitparser' 2>/dev/null || missing+=(python3-junitparser)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"

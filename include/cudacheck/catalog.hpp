@@ -4,8 +4,8 @@
 // (`cudacheck explain --markdown`) and a unit test fails when the two differ.
 //
 // Numbering: 1xx host and environment, 2xx driver, 3xx toolkit, 4xx CUDA pairing and devices,
-// 5xx GPU work and CUDA libraries, 6xx where CUDA libraries resolve, 8xx `cudacheck inspect` input,
-// 9xx cudacheck itself.
+// 5xx GPU work and CUDA libraries, 6xx where CUDA libraries resolve, 7xx expectations of a policy
+// (--expect), 8xx `cudacheck inspect` input, 9xx cudacheck itself.
 #pragma once
 
 #include "cudacheck/result.hpp"
@@ -94,6 +94,18 @@ enum class Code : int {
     library_versions_differ = 602,
     cudnn_sublibraries_mixed = 603,
     library_cuda_major_mismatch = 604,
+    // expect.* (--expect FILE: a CI job's or a cluster's policy, checked against the report)
+    expect_driver_version = 701,
+    expect_driver_cuda_version = 702,
+    expect_runtime_version = 703,
+    expect_toolkit_version = 704,
+    expect_device_count = 705,
+    expect_compute_capability = 706,
+    expect_library_missing = 707,
+    expect_library_version = 708,
+    expect_performance_below_minimum = 709,
+    expect_performance_not_measured = 710,
+    expect_warning_not_allowed = 711,
     // cudacheck inspect: files it cannot read (its verdicts reuse CC503 and CC511)
     inspect_unreadable = 801,
     inspect_unrecognised = 802,

@@ -80,6 +80,17 @@ struct Summary {
     [[nodiscard]] int count(Status status) const { return counts[static_cast<int>(status)]; }
 };
 
+// What `--redact` replaced before the report was written (the values themselves are gone).
+struct Redaction {
+    // What was found and replaced: "hostname", "user_name", "home_directory", "device_ids",
+    // "serial_numbers", "environment_values"; in that order, only those that occurred.
+    std::vector<std::string> kinds;
+    // Names of the variables whose values were replaced (never the values).
+    std::vector<std::string> environment_variables;
+    int replacements = 0;  // occurrences replaced, over every string of the report
+    bool operator==(const Redaction&) const = default;
+};
+
 struct Report {
     std::string tool_version;
     std::string timestamp_utc;  // ISO 8601, "2026-11-30T01:40:00Z"
@@ -93,6 +104,7 @@ struct Report {
     Summary summary;
     int exit_code = exit_ok;
     double duration_ms = 0.0;
+    std::optional<Redaction> redaction;  // set when --redact was given
 };
 
 // Combines statuses: the worst wins, but skip only when every result was skipped.

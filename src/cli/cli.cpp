@@ -6,13 +6,17 @@
 
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
+#include "core/policy.hpp"
+#include "core/redact.hpp"
 #include "core/report_builder.hpp"
+#include "core/report_diff.hpp"
 #include "core/system.hpp"
 #include "cudacheck/dynamic_library.hpp"
 #include "cudacheck/engine.hpp"
 #include "cudacheck/registry.hpp"
 #include "probes/probes.hpp"
 #include "render/renderer.hpp"
+#include "render/report_json.hpp"
 
 #include <CLI/CLI.hpp>
 #include <charconv>
@@ -33,9 +37,15 @@ constexpr const char* exit_codes_help =
 
 void usage_error(const std::string& message) { std::cerr << "cudacheck: " << message << '\n'; }
 
+bool ends_with(std::string_view text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
 void add_run_options(CLI::App& app, RunCommandOptions& options) {
-    app.add_option("--format", options.format, "Output format: table or json (default: json for -o *.json, else table)")
-        ->check(CLI::IsMember({"table", "json"}));
+    app.add_option("--format", options.format,
+                   "Output format: table, json, markdown (for an issue or ticket) or junit (XML for CI); default: from -o's extension "
+                   "(.json, .md, .xml), else table")
+        ->check(CLI::IsMember({"table", "json", "markdown", "junit"}));
     app.add_option("-o,--output", options.output, "Write the report to FILE atomically (the table still goes to stdout)");
     app.add_option("--only", options.only, "Run only these checks: comma list of ids or prefixes (e.g. driver,cuda.devices)")
         ->delimiter(',');
@@ -56,10 +66,20 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
         ->check(CLI::Range(std::uint64_t{64}, std::uint64_t{1} << 40));
     app.add_flag("--no-isolation", options.no_isolation,
                  "Run the checks inside this process (debugging): a crash or hang then takes the whole run down");
+    app.add_flag("--redact", options.redact,
+                 "Replace the host name, user name, home directory, GPU UUIDs and serials, and secret-looking variables' values "
+                 "everywhere in the output (for support tickets)");
+    app.add_option("--expect", options.expect,
+                   "Check the report against a JSON policy FILE (versions, GPUs, libraries, performance, allowed warnings); "
+                   "each unmet expectation fails a check expect.<name>");
 }
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+// The format -o's extension implies, when --format is not given.
+Format format_for_output(const std::string& output) {
+    if (ends_with(output, ".json")) return Format::json;
+    if (ends_with(output, ".md") || ends_with(output, ".markdown")) return Format::markdown;
+    if (ends_with(output, ".xml")) return Format::junit;
+    return Format::table;
 }
 
 bool colour_wanted(bool no_color_option, const Environment& environment) {
@@ -100,9 +120,16 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
         usage_error(selection_error.what());
         return exit_usage;
     }
-    Format format = Format::table;
-    if (!options.format.empty()) format = *format_from_string(options.format);
-    else if (ends_with(options.output, ".json")) format = Format::json;
+    const Format format = options.format.empty() ? format_for_output(options.output) : *format_from_string(options.format);
+    // The policy is read before anything runs: a typo in it must not cost a whole run.
+    std::optional<Policy> policy;
+    if (!options.expect.empty()) {
+        policy = read_policy_file(options.expect, error);
+        if (!policy) {
+            usage_error(error);
+            return exit_usage;
+        }
+    }
 
     std::optional<AtomicFile> output_file = options.output.empty() ? std::nullopt : AtomicFile::create(options.output, error);
     if (!options.output.empty()) {
@@ -150,8 +177,11 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     metadata.timestamp_utc = timestamp;
     metadata.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     Report report = assemble_report(std::move(results), host, facts, metadata);
+    if (policy) apply_policy(*policy, report);
     // Interrupted: the partial report is written, and the exit code says so (128 + the signal).
     if (interrupted_by != 0) report.exit_code = exit_interrupted_base + interrupted_by;
+    // Last, so that what the policy's results say is redacted too.
+    if (options.redact) redact(report, redaction_targets(report, environment));
 
     RenderOptions render_options;
     render_options.color = colour_wanted(options.no_color, environment);
@@ -171,6 +201,20 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     }
     std::cout.flush();
     return report.exit_code;
+}
+
+int diff_command(const DiffCommandOptions& options) {
+    std::string error;
+    const std::optional<Report> before = read_report_file(options.before, error);
+    const std::optional<Report> after = before ? read_report_file(options.after, error) : std::nullopt;
+    if (!before || !after) {
+        usage_error(error);
+        return exit_usage;
+    }
+    const ReportDiff diff = diff_reports(*before, *after, options.threshold_percent);
+    render_diff(diff, options.before, options.after, *format_from_string(options.format), std::cout);
+    std::cout.flush();
+    return diff.differences.empty() ? exit_ok : exit_check_failed;
 }
 
 int list_command() {
@@ -233,6 +277,14 @@ int run_cli(int argc, char** argv) {
     CLI::App* explain = app.add_subcommand("explain", "Explain a finding code: cause, remediation, docs");
     explain->add_option("code", explain_options.code, "A code such as CC210, or its name (libcuda-not-found)");
     explain->add_flag("--markdown", explain_options.markdown, "Print the whole catalogue as Markdown (docs/errors.md)");
+    DiffCommandOptions diff_options;
+    CLI::App* diff = app.add_subcommand("diff", "Compare two JSON reports: versions, libraries, devices, statuses, figures (exit 1 when they differ)");
+    diff->add_option("a", diff_options.before, "The first report (JSON, e.g. from a machine that works)")->required();
+    diff->add_option("b", diff_options.after, "The second report (JSON)")->required();
+    diff->add_option("--format", diff_options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
+    diff->add_option("--threshold", diff_options.threshold_percent,
+                     "Report a performance figure only when it moved by more than PERCENT (default 10)")
+        ->check(CLI::Range(0.0, 1000000.0));
 
     InspectCommandOptions inspect_options;
     CLI::App* inspect = app.add_subcommand("inspect", "List the GPU code in executables, libraries, objects, cubins, fatbins and PTX "
@@ -260,6 +312,7 @@ int run_cli(int argc, char** argv) {
     if (worker->parsed()) return run_worker();
     if (explain->parsed()) return explain_command(explain_options);
     if (inspect->parsed()) return inspect_command(inspect_options, arguments, colour_wanted(inspect_options.no_color, Environment::from_process()));
+    if (diff->parsed()) return diff_command(diff_options);
     (void)run;
     return run_command(run_options, arguments);
 }

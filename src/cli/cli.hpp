@@ -25,6 +25,15 @@ struct RunCommandOptions {
     double run_timeout_seconds = 600;
     std::uint64_t memory_limit_mib = 0;
     bool no_isolation = false;  // run the checks in this process: no crash or hang protection
+    bool redact = false;        // --redact: no host, user, home, device ids or secrets in the output
+    std::string expect;         // --expect FILE: a policy the report must meet (core/policy.hpp)
+};
+
+struct DiffCommandOptions {
+    std::string before;
+    std::string after;
+    std::string format = "table";
+    double threshold_percent = 10.0;
 };
 
 struct ExplainCommandOptions {

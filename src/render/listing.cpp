@@ -12,16 +12,22 @@ std::unique_ptr<Renderer> make_table_renderer(RenderOptions options);
 std::unique_ptr<Renderer> make_json_renderer();
 void render_inspect_table(const InspectReport& report, RenderOptions options, std::ostream& out);
 void render_inspect_json(const InspectReport& report, std::ostream& out);
+std::unique_ptr<Renderer> make_markdown_renderer();
+std::unique_ptr<Renderer> make_junit_renderer();
 
 std::optional<Format> format_from_string(std::string_view text) {
     if (text == "table") return Format::table;
     if (text == "json") return Format::json;
+    if (text == "markdown") return Format::markdown;
+    if (text == "junit") return Format::junit;
     return std::nullopt;
 }
 
 std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options) {
     switch (format) {
         case Format::json: return make_json_renderer();
+        case Format::markdown: return make_markdown_renderer();
+        case Format::junit: return make_junit_renderer();
         case Format::table: break;
     }
     return make_table_renderer(options);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/inspection.hpp"
+#include "core/report_diff.hpp"
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/registry.hpp"
 #include "cudacheck/report.hpp"
@@ -15,13 +16,17 @@
 namespace cudacheck {
 
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
-// minor for additions). docs/report.schema.json and tests/golden pin it.
-inline constexpr std::string_view json_schema_version = "1.2.0";
+// minor for additions). docs/report.schema.json and tests/golden pin it. 1.3.0 added `redacted`
+// (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
+inline constexpr std::string_view json_schema_version = "1.3.0";
 
 // The `cudacheck inspect` document has its own version, on the same rules.
 inline constexpr std::string_view inspect_json_schema_version = "1.0.0";
 
-enum class Format { table, json };
+// The `diff --format json` document (docs/cli.md), versioned like the report.
+inline constexpr std::string_view diff_json_version = "1.0.0";
+
+enum class Format { table, json, markdown, junit };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);
 
 struct RenderOptions {
@@ -43,6 +48,9 @@ private:
 // `cudacheck inspect`: the table groups the code objects of a file by kind, architecture and
 // compression (every object with options.verbose); the JSON lists every object.
 void render_inspect(const InspectReport& report, Format format, RenderOptions options, std::ostream& out);
+
+// `cudacheck diff`: table or JSON (other formats are refused by the command line).
+void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format, std::ostream& out);
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);

@@ -1,15 +1,21 @@
 #include "render/report_json.hpp"
 
+#include "render/json_read.hpp"
+
+#include "core/system.hpp"
 #include "render/renderer.hpp"
 
 #include <cctype>
-#include <stdexcept>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
 
 namespace cudacheck {
 
 namespace {
 
 using json = ordered_json;
+using namespace json_read;
 
 // Empty strings are "unknown": null in JSON, so consumers need not guess.
 json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
@@ -24,15 +30,29 @@ std::string lower_code(std::string code) {
     return code;
 }
 
-// null -> "", for the fields text_or_null writes.
-std::string text_or_empty(const json& value) { return value.is_null() ? std::string() : value.get<std::string>(); }
+Status read_status(const json& object, std::string_view key) {
+    const std::string text = read<std::string>(object, key);
+    const auto status = status_from_string(text);
+    if (!status) throw JsonShapeError(pointer_token(key), fmt::format("unknown status '{}'", text));
+    return *status;
+}
 
-template <typename T>
-std::optional<T> optional_from(const json& value) {
-    return value.is_null() ? std::nullopt : std::optional<T>(value.get<T>());
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix: "parse error at line 3,
+// column 5: syntax error ...".
+std::string parse_error_text(const json::exception& parse_error) {
+    const std::string text = parse_error.what();
+    const std::size_t end = text.find("] ");
+    return end == std::string::npos ? text : text.substr(end + 2);
 }
 
 }  // namespace
+
+JsonShapeError::JsonShapeError(std::string pointer, std::string problem)
+    : nlohmann::json::exception(0, (pointer.empty() ? problem : pointer + ": " + problem).c_str()),
+      pointer_(std::move(pointer)),
+      problem_(std::move(problem)) {}
+
+JsonShapeError JsonShapeError::within(std::string_view prefix) const { return JsonShapeError(std::string(prefix) + pointer_, problem_); }
 
 json to_json(const HostInfo& host) {
     return json{{"hostname", host.hostname},
@@ -217,66 +237,183 @@ json to_json(const InspectReport& report) {
                 {"exit_code", report.exit_code}};
 }
 
+json to_json(const Redaction& redaction) {
+    return json{{"kinds", redaction.kinds}, {"environment_variables", redaction.environment_variables}, {"replacements", redaction.replacements}};
+}
+
+json to_json(const Report& report) {
+    json devices = json::array();
+    for (const DeviceInfo& device : report.devices) devices.push_back(to_json(device));
+    json checks = json::array();
+    for (const CheckResult& result : report.checks) checks.push_back(to_json(result));
+    return json{{"schema_version", json_schema_version},
+                {"tool", json{{"name", "cudacheck"}, {"version", report.tool_version}}},
+                {"timestamp_utc", report.timestamp_utc},
+                {"argv", report.argv},
+                {"options", json{{"level", report.level}, {"strict", report.strict}}},
+                {"host", to_json(report.host)},
+                {"versions", to_json(report.versions)},
+                {"devices", devices},
+                {"checks", checks},
+                {"summary", to_json(report.summary, report.duration_ms)},
+                {"exit_code", report.exit_code},
+                {"redacted", report.redaction ? to_json(*report.redaction) : json(nullptr)}};
+}
+
+HostInfo host_from_json(const json& document) {
+    HostInfo host;
+    host.hostname = read<std::string>(document, "hostname");
+    host.os_pretty_name = read_text(document, "os");
+    host.kernel_release = read_text(document, "kernel");
+    host.architecture = read_text(document, "architecture");
+    host.libc_version = read_text(document, "libc");
+    host.cpu_model = read_text(document, "cpu_model");
+    host.logical_cpus = read<int>(document, "logical_cpus");
+    host.memory_bytes = read<std::uint64_t>(document, "memory_bytes");
+    host.container = read_text(document, "container");
+    host.wsl = read_text(document, "wsl");
+    return host;
+}
+
 VersionInfo versions_from_json(const json& document) {
     VersionInfo versions;
-    versions.driver = text_or_empty(document.at("driver"));
-    versions.driver_cuda = text_or_empty(document.at("driver_cuda"));
-    versions.runtime = text_or_empty(document.at("runtime"));
-    versions.nvcc = text_or_empty(document.at("nvcc"));
+    versions.driver = read_text(document, "driver");
+    versions.driver_cuda = read_text(document, "driver_cuda");
+    versions.runtime = read_text(document, "runtime");
+    versions.nvcc = read_text(document, "nvcc");
     return versions;
 }
 
 DeviceInfo device_from_json(const json& document) {
     DeviceInfo device;
-    device.ordinal = document.at("ordinal").get<int>();
-    device.name = document.at("name").get<std::string>();
-    device.uuid = text_or_empty(document.at("uuid"));
-    device.pci_bus_id = text_or_empty(document.at("pci_bus_id"));
-    device.cc_major = document.at("cc_major").get<int>();
-    device.cc_minor = document.at("cc_minor").get<int>();
-    device.architecture = document.at("architecture").get<std::string>();
-    device.total_memory_bytes = document.at("total_memory_bytes").get<std::uint64_t>();
-    device.multiprocessors = document.at("multiprocessors").get<int>();
-    device.sm_clock_khz = document.at("sm_clock_khz").get<int>();
-    device.memory_clock_khz = document.at("memory_clock_khz").get<int>();
-    device.memory_bus_width_bits = document.at("memory_bus_width_bits").get<int>();
-    device.l2_cache_bytes = document.at("l2_cache_bytes").get<int>();
-    device.ecc_enabled = document.at("ecc_enabled").get<bool>();
-    device.compute_mode = document.at("compute_mode").get<std::string>();
-    device.integrated = document.at("integrated").get<bool>();
-    device.tcc_driver = document.at("tcc_driver").get<bool>();
-    device.theoretical_bandwidth_gbps = optional_from<double>(document.at("theoretical_memory_bandwidth_gbps"));
-    device.fp32_peak_tflops = optional_from<double>(document.at("fp32_peak_tflops"));
-    device.source = document.at("source").get<std::string>();
-    device.nvml_index = optional_from<int>(document.at("nvml_index"));
-    device.framebuffer_bytes = optional_from<std::uint64_t>(document.at("framebuffer_bytes"));
+    device.ordinal = read<int>(document, "ordinal");
+    device.name = read<std::string>(document, "name");
+    device.uuid = read_text(document, "uuid");
+    device.pci_bus_id = read_text(document, "pci_bus_id");
+    device.cc_major = read<int>(document, "cc_major");
+    device.cc_minor = read<int>(document, "cc_minor");
+    device.architecture = read<std::string>(document, "architecture");
+    device.total_memory_bytes = read<std::uint64_t>(document, "total_memory_bytes");
+    device.multiprocessors = read<int>(document, "multiprocessors");
+    device.sm_clock_khz = read<int>(document, "sm_clock_khz");
+    device.memory_clock_khz = read<int>(document, "memory_clock_khz");
+    device.memory_bus_width_bits = read<int>(document, "memory_bus_width_bits");
+    device.l2_cache_bytes = read<int>(document, "l2_cache_bytes");
+    device.ecc_enabled = read<bool>(document, "ecc_enabled");
+    device.compute_mode = read<std::string>(document, "compute_mode");
+    device.integrated = read<bool>(document, "integrated");
+    device.tcc_driver = read<bool>(document, "tcc_driver");
+    device.theoretical_bandwidth_gbps = read_optional<double>(document, "theoretical_memory_bandwidth_gbps");
+    device.fp32_peak_tflops = read_optional<double>(document, "fp32_peak_tflops");
+    device.source = read<std::string>(document, "source");
+    device.nvml_index = read_optional<int>(document, "nvml_index");
+    device.framebuffer_bytes = read_optional<std::uint64_t>(document, "framebuffer_bytes");
     return device;
 }
 
 CheckResult check_result_from_json(const json& document) {
-    const auto status = [](const json& value) {
-        const auto parsed = status_from_string(value.get<std::string>());
-        if (!parsed) throw std::invalid_argument("unknown status " + value.get<std::string>());
-        return *parsed;
-    };
     CheckResult result;
-    result.check_id = document.at("id").get<std::string>();
-    result.device = optional_from<int>(document.at("device"));
-    result.status = status(document.at("status"));
-    result.code = text_or_empty(document.at("code"));
-    result.message = document.at("message").get<std::string>();
-    result.remediation = text_or_empty(document.at("remediation"));
-    for (const json& finding : document.at("findings"))
-        result.findings.push_back(Finding{status(finding.at("status")), finding.at("code").get<std::string>(),
-                                          finding.at("message").get<std::string>(), finding.at("remediation").get<std::string>(),
-                                          optional_from<int>(finding.at("device"))});
-    for (const json& item : document.at("evidence"))
-        result.evidence.push_back(Evidence{item.at("key").get<std::string>(), item.at("value").get<std::string>()});
-    for (const json& metric : document.at("metrics"))
-        result.metrics.push_back(Metric{metric.at("name").get<std::string>(), metric.at("value").get<double>(), metric.at("unit").get<std::string>()});
-    result.duration_ms = document.at("duration_ms").get<double>();
-    result.skip_reason = text_or_empty(document.at("skip_reason"));
+    result.check_id = read<std::string>(document, "id");
+    result.device = read_optional<int>(document, "device");
+    result.status = read_status(document, "status");
+    result.code = read_text(document, "code");
+    result.message = read<std::string>(document, "message");
+    result.remediation = read_text(document, "remediation");
+    for_each_element(document, "findings", [&](const json& finding) {
+        result.findings.push_back(Finding{read_status(finding, "status"), read<std::string>(finding, "code"), read<std::string>(finding, "message"),
+                                          read<std::string>(finding, "remediation"),
+                                          // Reports before schema 1.2.0 have no device per finding.
+                                          finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt});
+    });
+    for_each_element(document, "evidence", [&](const json& item) {
+        result.evidence.push_back(Evidence{read<std::string>(item, "key"), read<std::string>(item, "value")});
+    });
+    for_each_element(document, "metrics", [&](const json& metric) {
+        result.metrics.push_back(Metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")});
+    });
+    result.duration_ms = read<double>(document, "duration_ms");
+    result.skip_reason = read_text(document, "skip_reason");
     return result;
 }
+
+Redaction redaction_from_json(const json& document) {
+    Redaction redaction;
+    redaction.kinds = read_strings(document, "kinds");
+    redaction.environment_variables = read_strings(document, "environment_variables");
+    redaction.replacements = read<int>(document, "replacements");
+    return redaction;
+}
+
+std::optional<int> schema_major(std::string_view version) {
+    const std::vector<std::string> parts = sys::split(version, '.');
+    if (parts.size() != 3) return std::nullopt;
+    for (const std::string& part : parts)
+        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6) return std::nullopt;
+    return std::stoi(parts.front());
+}
+
+Report report_from_json(const json& document) {
+    if (!document.is_object()) throw JsonShapeError("", "not a cudacheck report: expected a JSON object");
+    const auto tool = document.find("tool");
+    if (tool == document.end() || !tool->is_object() || tool->value("name", json()) != "cudacheck")
+        throw JsonShapeError("/tool/name", "not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
+    const std::string version = read<std::string>(document, "schema_version");
+    const std::optional<int> major = schema_major(version);
+    const std::optional<int> supported = schema_major(json_schema_version);
+    if (!major) throw JsonShapeError("/schema_version", fmt::format("'{}' is not a MAJOR.MINOR.PATCH version", version));
+    if (major != supported)
+        throw JsonShapeError("/schema_version", fmt::format("schema {} is incompatible: this cudacheck reads reports of schema {}.x (it writes {})", version,
+                                                            *supported, json_schema_version));
+    Report report;
+    report.tool_version = read_part(document, "tool", [](const json& part) { return read<std::string>(part, "version"); });
+    report.timestamp_utc = read<std::string>(document, "timestamp_utc");
+    report.argv = read_strings(document, "argv");
+    read_part(document, "options", [&](const json& options) {
+        report.level = read<std::string>(options, "level");
+        report.strict = read<bool>(options, "strict");
+    });
+    report.host = read_part(document, "host", host_from_json);
+    report.versions = read_part(document, "versions", versions_from_json);
+    for_each_element(document, "devices", [&](const json& device) { report.devices.push_back(device_from_json(device)); });
+    for_each_element(document, "checks", [&](const json& check) { report.checks.push_back(check_result_from_json(check)); });
+    // The summary is derived data: recomputed from the checks, so it cannot disagree with them.
+    report.summary = summarize(report.checks);
+    report.duration_ms = read_part(document, "summary", [](const json& summary) { return read<double>(summary, "duration_ms"); });
+    report.exit_code = read<int>(document, "exit_code");
+    // Added in schema 1.3.0: older reports have no such field.
+    if (document.contains("redacted") && !document.at("redacted").is_null()) report.redaction = read_part(document, "redacted", redaction_from_json);
+    return report;
+}
+
+std::string where(const std::string& name, const JsonShapeError& shape_error) {
+    return shape_error.pointer().empty() ? fmt::format("{}: {}", name, shape_error.problem())
+                                         : fmt::format("{}: at {}: {}", name, shape_error.pointer(), shape_error.problem());
+}
+
+std::optional<json> read_json_file(const std::string& path, std::string& error) {
+    // Reports are small; the cap only keeps a wrong file (a disk image) from filling memory.
+    const std::optional<std::string> text = sys::read_file(path, std::size_t{64} << 20);
+    if (!text) {
+        error = fmt::format("cannot read {}: {}", path, std::strerror(errno));
+        return std::nullopt;
+    }
+    return parse_json_text(*text, path, error);
+}
+
+std::optional<json> parse_json_text(std::string_view text, const std::string& name, std::string& error) {
+    try {
+        return json::parse(text);
+    } catch (const json::exception& parse_error) {
+        // Mostly parse_error; out_of_range for a number too large for a double (1e999).
+        error = fmt::format("{}: not valid JSON: {}", name, parse_error_text(parse_error));
+    }
+    return std::nullopt;
+}
+
+std::optional<Report> parse_report(std::string_view text, const std::string& name, std::string& error) {
+    return parse_text_as(text, name, error, report_from_json);
+}
+
+std::optional<Report> read_report_file(const std::string& path, std::string& error) { return read_file_as(path, error, report_from_json); }
 
 }  // namespace cudacheck

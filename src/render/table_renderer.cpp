@@ -1,5 +1,6 @@
 // The human-readable table: one line per check (and device), remediation under problems, summary.
 #include "render/renderer.hpp"
+#include "render/text_support.hpp"
 
 #include "core/units.hpp"
 
@@ -20,39 +21,6 @@ std::string_view colour_of(Status status) {
     }
 }
 
-std::string upper(std::string_view text) {
-    std::string result(text);
-    std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    return result;
-}
-
-std::string_view count_label(Status status) {
-    switch (status) {
-        case Status::pass: return "passed";
-        case Status::skip: return "skipped";
-        case Status::warn: return "warned";
-        case Status::fail: return "failed";
-        case Status::timeout: return "timed out";
-        case Status::error: return "errored";
-    }
-    return "";
-}
-
-std::string check_label(const CheckResult& result) {
-    return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
-}
-
-// The figure worth a glance: the first rate, bandwidth or time, not a count or an error ratio.
-const Metric* key_figure(const CheckResult& result) {
-    for (const Metric& metric : result.metrics)
-        if (metric.unit != "count" && metric.unit != "ratio") return &metric;
-    return nullptr;
-}
-
-std::string format_metric(const Metric& metric) {
-    if (metric.value >= 100.0) return fmt::format("{:.0f} {}", metric.value, metric.unit);
-    return fmt::format("{:.3g} {}", metric.value, metric.unit);
-}
 
 std::string paint(bool color, Status status, std::string_view text) {
     if (!color) return std::string(text);
@@ -149,7 +117,7 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
             const TargetVerdict& verdict = file.verdicts[i];
             if (verdict.status == Status::pass) ++runs;
             if (verdict.status == Status::fail) ++cannot;
-            out << "  " << paint(options.color, verdict.status, fmt::format("{:<6}", upper(to_string(verdict.status))))
+            out << "  " << paint(options.color, verdict.status, fmt::format("{:<6}", status_word(verdict.status)))
                 << fmt::format("{:<{}}  {}\n", report.targets[i].label(), label_width, verdict.message);
             if (verdict.fatbins_without_image > 0)
                 out << indent << fmt::format("{} of {} fatbinaries have no image for it (a library may launch those only on other GPUs)\n",
@@ -161,7 +129,7 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
     out << '\n'
         << fmt::format("{} file{}, {} target{}: {} run, {} cannot — ", report.files.size(), report.files.size() == 1 ? "" : "s", report.targets.size(),
                        report.targets.size() == 1 ? "" : "s", runs, cannot)
-        << paint(options.color, overall, upper(to_string(overall))) << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
+        << paint(options.color, overall, status_word(overall)) << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
 }
 
 namespace {
@@ -182,24 +150,23 @@ private:
         for (const CheckResult& result : report.checks) {
             std::string line = result.message;
             if (const Metric* key = key_figure(result)) line += fmt::format("  [{}]", format_metric(*key));
-            out << paint(result.status, fmt::format("{:<7}", upper(to_string(result.status)))) << ' '
+            out << paint(result.status, fmt::format("{:<7}", status_word(result.status))) << ' '
                 << fmt::format("{:<{}}  {}\n", check_label(result), width, line);
             // Every finding after the headline, then each finding's fix.
             for (std::size_t i = 0; i < result.findings.size(); ++i) {
                 const Finding& finding = result.findings[i];
-                if (i > 0) out << indent << paint(finding.status, upper(to_string(finding.status))) << ' ' << finding.message << '\n';
+                if (i > 0) out << indent << paint(finding.status, status_word(finding.status)) << ' ' << finding.message << '\n';
                 out << indent << "fix: " << finding.remediation << fmt::format("  [{}]\n", finding.code);
             }
             if (options_.verbose)
                 for (const Evidence& evidence : result.evidence) out << indent << "· " << evidence.key << ": " << evidence.value << '\n';
         }
         const Summary& summary = report.summary;
-        std::string counts = fmt::format("{} {}", summary.count(Status::pass), count_label(Status::pass));
-        for (Status status : {Status::warn, Status::fail, Status::error, Status::timeout, Status::skip})
-            if (summary.count(status) > 0) counts += fmt::format(", {} {}", summary.count(status), count_label(status));
+        const std::string counts = summary_counts(summary);
         out << '\n'
-            << fmt::format("{} — ", counts) << paint(summary.overall, upper(to_string(summary.overall)))
+            << fmt::format("{} — ", counts) << paint(summary.overall, status_word(summary.overall))
             << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
+        if (report.redaction) out << redaction_note(*report.redaction) << '\n';
         if (summary.overall == Status::skip) out << "Nothing was verified: every selected check was skipped.\n";
         if (summary.count(Status::warn) + summary.count(Status::fail) + summary.count(Status::error) > 0)
             out << "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.\n";

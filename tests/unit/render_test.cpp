@@ -5,6 +5,7 @@
 // intended change (the shape file is only rewritten when the version was bumped).
 #include "render/renderer.hpp"
 #include "render/report_json.hpp"
+#include "core/system.hpp"
 #include "support/test_support.hpp"
 
 #include <cstdlib>
@@ -83,6 +84,7 @@ Report golden_report() {
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, false);
     report.duration_ms = 42.0;
+    report.redaction = Redaction{{"hostname", "device_ids"}, {"HF_TOKEN"}, 3};
     return report;
 }
 
@@ -133,6 +135,66 @@ TEST(TableRenderer, colours_only_when_asked) {
 
 TEST(JsonRenderer, matches_golden_file) { compare_with_golden("report.json", render(Format::json)); }
 
+TEST(MarkdownRenderer, matches_golden_file) { compare_with_golden("report.md", render(Format::markdown)); }
+
+TEST(MarkdownRenderer, folds_details_and_escapes_system_text) {
+    Report report = golden_report();
+    report.checks[0].message = "a | b <script> `x`";
+    report.checks[0].evidence = {{"path", "has ``` inside"}};
+    std::ostringstream out;
+    make_renderer(Format::markdown, {})->render(report, out);
+    const std::string markdown = out.str();
+    EXPECT_NE(markdown.find("| PASS | `host.os` | a \\| b &lt;script&gt; \\`x\\` |"), std::string::npos) << markdown;
+    EXPECT_NE(markdown.find("<details><summary>Findings and fixes (3)</summary>"), std::string::npos);
+    EXPECT_NE(markdown.find("````text\n"), std::string::npos) << "a fence longer than any backtick run in the evidence";
+    EXPECT_EQ(markdown.find("<script>"), std::string::npos);
+}
+
+TEST(JunitRenderer, matches_golden_file) { compare_with_golden("report.junit.xml", render(Format::junit)); }
+
+void validate_junit(const std::string& xml_path, const std::string& json_path) {
+    const sys::CommandResult result =
+        sys::run_command({CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/validate_junit.py", xml_path, json_path}, std::chrono::seconds(60));
+    if (result.exit_status == 77) GTEST_SKIP() << result.output;
+    EXPECT_EQ(result.exit_status, 0) << result.output << test::read_text(xml_path);
+}
+
+// A real JUnit consumer (tests/support/validate_junit.py, junitparser) reads what we write, with
+// text that XML cannot carry as is: markup characters, control characters and invalid UTF-8.
+TEST(JunitRenderer, is_read_by_a_junit_parser_whatever_the_text) {
+    Report report = golden_report();
+    report.checks[3].message = "bad <tag> & \"quotes\" 'single' \x01\x1b[31m \xff\xfe ]]> end";
+    report.checks[3].findings[0].remediation = "</failure><injected/>";
+    report.checks[4].skip_reason = "skip <&>";
+    test::TempDir dir;
+    std::ostringstream xml;
+    std::ostringstream json_text;
+    make_renderer(Format::junit, {})->render(report, xml);
+    make_renderer(Format::json, {})->render(report, json_text);
+    validate_junit(dir.write("report.xml", xml.str()), dir.write("report.json", json_text.str()));
+}
+
+// The binary's own JUnit on this machine (no driver: failures, a warning and skips), against its JSON.
+TEST(JunitRenderer, binary_output_is_read_by_a_junit_parser) {
+    test::TempDir dir;
+    for (const char* format : {"junit", "json"}) {
+        const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--format", format, "-o", dir.path() + "/report." + format, "-q"});
+        ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
+    }
+    validate_junit(dir.path() + "/report.junit", dir.path() + "/report.json");
+}
+
+TEST(JunitRenderer, fails_warnings_only_under_strict) {
+    Report report = golden_report();
+    std::ostringstream relaxed;
+    make_renderer(Format::junit, {})->render(report, relaxed);
+    EXPECT_NE(relaxed.str().find("failures=\"1\""), std::string::npos);
+    report.strict = true;
+    std::ostringstream strict;
+    make_renderer(Format::junit, {})->render(report, strict);
+    EXPECT_NE(strict.str().find("failures=\"2\""), std::string::npos);
+}
+
 TEST(JsonRenderer, uses_numbers_nulls_and_summary_from_report) {
     const auto document = nlohmann::json::parse(render(Format::json));
     EXPECT_EQ(document["schema_version"], std::string(json_schema_version));
@@ -174,6 +236,61 @@ TEST(ReportJson, reads_back_every_result_device_and_version_it_writes) {
     EXPECT_EQ(versions.driver, "580.159.04");
     EXPECT_EQ(versions.nvcc, "") << "null reads back as unknown";
     EXPECT_THROW((void)check_result_from_json(ordered_json{{"id", "x"}}), nlohmann::json::exception);
+}
+
+TEST(ReportJson, reads_back_a_whole_report) {
+    const Report report = golden_report();
+    const Report read = report_from_json(to_json(report));
+    EXPECT_EQ(read.tool_version, report.tool_version);
+    EXPECT_EQ(read.argv, report.argv);
+    EXPECT_EQ(read.host.hostname, "node-7");
+    EXPECT_EQ(read.host.wsl, "");
+    EXPECT_EQ(read.devices, report.devices);
+    EXPECT_EQ(read.checks, report.checks);
+    EXPECT_EQ(read.summary.overall, Status::fail);
+    EXPECT_EQ(read.exit_code, 1);
+    EXPECT_EQ(read.redaction, report.redaction);
+}
+
+TEST(ReportJson, names_the_place_of_a_wrong_field) {
+    ordered_json document = to_json(golden_report());
+    document["checks"][3]["status"] = "broken";
+    try {
+        (void)report_from_json(document);
+        FAIL() << "accepted an unknown status";
+    } catch (const JsonShapeError& error) {
+        EXPECT_EQ(error.pointer(), "/checks/3/status");
+        EXPECT_EQ(error.problem(), "unknown status 'broken'");
+    }
+    document = to_json(golden_report());
+    document["devices"][0]["total_memory_bytes"] = -1;
+    EXPECT_THROW((void)report_from_json(document), JsonShapeError);
+}
+
+TEST(ReportJson, refuses_other_documents_and_schema_majors) {
+    std::string error;
+    EXPECT_FALSE(parse_report(R"({"a": 1})", "x.json", error));
+    EXPECT_EQ(error, "x.json: at /tool/name: not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
+    ordered_json document = to_json(golden_report());
+    document["schema_version"] = "2.0.0";
+    EXPECT_FALSE(parse_report(document.dump(), "new.json", error));
+    EXPECT_EQ(error, "new.json: at /schema_version: schema 2.0.0 is incompatible: this cudacheck reads reports of schema 1.x (it writes " +
+                         std::string(json_schema_version) + ")");
+    document["schema_version"] = "1.0.0";  // an older minor version: readable
+    document.erase("redacted");
+    EXPECT_TRUE(parse_report(document.dump(), "old.json", error)) << error;
+    EXPECT_FALSE(parse_report("{\"tool\": ", "cut.json", error));
+    EXPECT_EQ(error.rfind("cut.json: not valid JSON: parse error at line 1, column 10", 0), 0u) << error;
+}
+
+// The recorded reports of docs/examples (schema 1.0.0) still read.
+TEST(ReportJson, reads_the_recorded_example_reports) {
+    for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json"}) {
+        std::string error;
+        const auto report = read_report_file(CUDACHECK_SOURCE_DIR + std::string(path), error);
+        ASSERT_TRUE(report) << error;
+        EXPECT_FALSE(report->checks.empty());
+    }
 }
 
 }  // namespace

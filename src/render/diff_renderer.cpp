@@ -1,0 +1,61 @@
+// `cudacheck diff` output: a table for people, JSON for scripts. The diff document's key names
+// live here (docs/cli.md describes them); it is not a report and has its own version.
+#include "render/renderer.hpp"
+#include "render/report_json.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+void render_diff_table(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, std::ostream& out) {
+    out << fmt::format("cudacheck diff: A = {}, B = {} (figures compared at ±{:g}%)\n", before_name, after_name, diff.threshold_percent);
+    if (diff.differences.empty()) {
+        out << "No differences.\n";
+        return;
+    }
+    std::size_t kind_width = 4;
+    std::size_t subject_width = 7;
+    std::size_t before_width = 1;
+    for (const Difference& difference : diff.differences) {
+        kind_width = std::max(kind_width, difference.kind.size());
+        subject_width = std::max(subject_width, difference.subject.size());
+        before_width = std::max(before_width, difference.before.size());
+    }
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "KIND", kind_width, "SUBJECT", subject_width, "A", before_width, "B");
+    for (const Difference& difference : diff.differences) {
+        std::string after = difference.after;
+        if (difference.change_percent) after += fmt::format("  ({:+.1f}%)", *difference.change_percent);
+        out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", difference.kind, kind_width, difference.subject, subject_width, difference.before,
+                           before_width, after);
+    }
+    out << fmt::format("\n{} difference(s)\n", diff.differences.size());
+}
+
+void render_diff_json(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, std::ostream& out) {
+    ordered_json differences = ordered_json::array();
+    for (const Difference& difference : diff.differences)
+        differences.push_back(ordered_json{{"kind", difference.kind},
+                                           {"subject", difference.subject},
+                                           {"a", difference.before},
+                                           {"b", difference.after},
+                                           {"change_percent", difference.change_percent ? ordered_json(*difference.change_percent) : ordered_json(nullptr)}});
+    const ordered_json document{{"diff_version", diff_json_version},
+                                {"a", before_name},
+                                {"b", after_name},
+                                {"threshold_percent", diff.threshold_percent},
+                                {"count", diff.differences.size()},
+                                {"differences", differences}};
+    out << document.dump(2, ' ', false, ordered_json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace
+
+void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format, std::ostream& out) {
+    if (format == Format::json) render_diff_json(diff, before_name, after_name, out);
+    else render_diff_table(diff, before_name, after_name, out);
+}
+
+}  // namespace cudacheck

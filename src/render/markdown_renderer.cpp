@@ -1,0 +1,159 @@
+// Markdown for a GitHub issue or a support ticket: a short summary table anyone can read at a
+// glance, then the details (findings and fixes, devices, evidence, figures) folded into <details>
+// sections so the ticket stays short. Every text from the system is escaped: a path or a loader
+// message must not turn into HTML, a table column or a code fence.
+#include "render/renderer.hpp"
+#include "render/text_support.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+// Text inside a table cell or a paragraph: HTML and the Markdown characters that change meaning.
+std::string escape(std::string_view text) {
+    std::string escaped;
+    for (char c : text) {
+        switch (c) {
+            case '&': escaped += "&amp;"; break;
+            case '<': escaped += "&lt;"; break;
+            case '>': escaped += "&gt;"; break;
+            case '|': escaped += "\\|"; break;
+            case '\\': escaped += "\\\\"; break;
+            case '`': escaped += "\\`"; break;
+            case '*': escaped += "\\*"; break;
+            case '_': escaped += "\\_"; break;
+            case '[': escaped += "\\["; break;
+            case ']': escaped += "\\]"; break;
+            case '\n': escaped += "<br>"; break;
+            case '\r': break;
+            default: escaped += c;
+        }
+    }
+    return escaped;
+}
+
+// A code span or fence that no backtick in `text` can close early.
+std::string fence_for(std::string_view text, std::size_t minimum) {
+    std::size_t longest = 0;
+    std::size_t run = 0;
+    for (char c : text) {
+        run = c == '`' ? run + 1 : 0;
+        longest = std::max(longest, run);
+    }
+    return std::string(std::max(minimum, longest + 1), '`');
+}
+
+std::string code(std::string_view text) {
+    const std::string fence = fence_for(text, 1);
+    // A span that starts or ends with a backtick needs a space inside its fence.
+    const bool padded = !text.empty() && (text.front() == '`' || text.back() == '`');
+    return fmt::format("{0}{1}{2}{1}{0}", fence, padded ? " " : "", text);
+}
+
+std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
+
+class MarkdownRenderer final : public Renderer {
+    void do_render(const Report& report, std::ostream& out) const override {
+        const Summary& summary = report.summary;
+        out << fmt::format("### cudacheck: {} (exit {})\n\n", status_word(summary.overall), report.exit_code);
+        out << fmt::format("cudacheck {}, level {}, {}; {}; driver {} (CUDA {}), runtime {}, nvcc {}; {} GPU(s)\n\n", escape(report.tool_version),
+                           escape(report.level), escape(report.timestamp_utc), escape(or_unknown(report.host.os_pretty_name)),
+                           escape(or_unknown(report.versions.driver)), escape(or_unknown(report.versions.driver_cuda)),
+                           escape(or_unknown(report.versions.runtime)), escape(or_unknown(report.versions.nvcc)), report.devices.size());
+        render_summary_table(report, out);
+        out << fmt::format("\n{} in {:.0f} ms.", summary_counts(summary), report.duration_ms);
+        if (summary.overall == Status::skip) out << " Nothing was verified: every selected check was skipped.";
+        out << '\n';
+        if (report.redaction) out << '\n' << escape(redaction_note(*report.redaction)) << '\n';
+        render_findings(report, out);
+        render_devices(report, out);
+        render_figures(report, out);
+        render_evidence(report, out);
+        render_host(report, out);
+    }
+
+    static void open_details(std::ostream& out, std::string_view title) { out << "\n<details><summary>" << title << "</summary>\n\n"; }
+    static void close_details(std::ostream& out) { out << "\n</details>\n"; }
+
+    static void render_summary_table(const Report& report, std::ostream& out) {
+        out << "| status | check | result |\n|---|---|---|\n";
+        for (const CheckResult& result : report.checks) {
+            std::string line = escape(result.message);
+            if (!result.code.empty()) line += fmt::format(" ({})", result.code);
+            out << fmt::format("| {} | {} | {} |\n", status_word(result.status), code(check_label(result)), line);
+        }
+    }
+
+    static void render_findings(const Report& report, std::ostream& out) {
+        std::size_t count = 0;
+        for (const CheckResult& result : report.checks) count += result.findings.size();
+        if (count == 0) return;
+        open_details(out, fmt::format("Findings and fixes ({})", count));
+        for (const CheckResult& result : report.checks)
+            for (const Finding& finding : result.findings)
+                out << fmt::format("- **{} {}** {}: {}\n  - fix: {}\n  - `cudacheck explain {}`\n", status_word(finding.status), escape(finding.code),
+                                   code(check_label(result)), escape(finding.message), escape(finding.remediation), escape(finding.code));
+        close_details(out);
+    }
+
+    static void render_devices(const Report& report, std::ostream& out) {
+        if (report.devices.empty()) return;
+        open_details(out, fmt::format("Devices ({})", report.devices.size()));
+        out << "| # | name | compute capability | memory (GiB) | SMs | ECC | compute mode | UUID |\n|---|---|---|---|---|---|---|---|\n";
+        for (const DeviceInfo& device : report.devices)
+            out << fmt::format("| {} | {} | {}.{} {} | {:.1f} | {} | {} | {} | {} |\n", device.ordinal, escape(device.name), device.cc_major, device.cc_minor,
+                               escape(device.architecture), static_cast<double>(device.total_memory_bytes) / (1ULL << 30), device.multiprocessors,
+                               device.ecc_enabled ? "on" : "off", escape(device.compute_mode), escape(or_unknown(device.uuid)));
+        close_details(out);
+    }
+
+    static void render_figures(const Report& report, std::ostream& out) {
+        std::string rows;
+        for (const CheckResult& result : report.checks)
+            for (const Metric& metric : result.metrics)
+                rows += fmt::format("| {} | {} | {} |\n", code(check_label(result)), escape(metric.name), escape(fmt::format("{:.6g} {}", metric.value, metric.unit)));
+        if (rows.empty()) return;
+        open_details(out, "Measurements");
+        out << "| check | metric | value |\n|---|---|---|\n" << rows;
+        close_details(out);
+    }
+
+    // Evidence verbatim, in a fence: paths and loader messages are easiest to read unescaped.
+    static void render_evidence(const Report& report, std::ostream& out) {
+        std::string lines;
+        for (const CheckResult& result : report.checks) {
+            if (result.evidence.empty()) continue;
+            lines += check_label(result) + "\n";
+            for (const Evidence& evidence : result.evidence) lines += fmt::format("  {}: {}\n", evidence.key, evidence.value);
+        }
+        if (lines.empty()) return;
+        const std::string fence = fence_for(lines, 3);
+        open_details(out, "Evidence");
+        out << fence << "text\n" << lines << fence << '\n';
+        close_details(out);
+    }
+
+    static void render_host(const Report& report, std::ostream& out) {
+        const HostInfo& host = report.host;
+        open_details(out, "Host");
+        out << fmt::format("- host: {}\n- OS: {}, kernel {}, {}, {}\n- CPU: {} ({} logical CPUs), {:.1f} GiB memory\n", escape(or_unknown(host.hostname)),
+                           escape(or_unknown(host.os_pretty_name)), escape(or_unknown(host.kernel_release)), escape(or_unknown(host.libc_version)),
+                           escape(or_unknown(host.architecture)), escape(or_unknown(host.cpu_model)), host.logical_cpus,
+                           static_cast<double>(host.memory_bytes) / (1ULL << 30));
+        if (!host.container.empty()) out << fmt::format("- container: {}\n", escape(host.container));
+        if (!host.wsl.empty()) out << fmt::format("- {}\n", escape(host.wsl));
+        std::string command;
+        for (const std::string& argument : report.argv) command += (command.empty() ? "" : " ") + argument;
+        out << fmt::format("- command: {}\n", code(command));
+        close_details(out);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_markdown_renderer() { return std::make_unique<MarkdownRenderer>(); }
+
+}  // namespace cudacheck

@@ -1,0 +1,69 @@
+#include "render/text_support.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace cudacheck {
+
+namespace {
+
+std::string_view count_label(Status status) {
+    switch (status) {
+        case Status::pass: return "passed";
+        case Status::skip: return "skipped";
+        case Status::warn: return "warned";
+        case Status::fail: return "failed";
+        case Status::timeout: return "timed out";
+        case Status::error: return "errored";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string status_word(Status status) {
+    std::string result(to_string(status));
+    std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return result;
+}
+
+std::string check_label(const CheckResult& result) {
+    return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
+}
+
+bool is_performance_figure(const Metric& metric) { return metric.unit != "count" && metric.unit != "ratio" && metric.unit != "value"; }
+
+const Metric* key_figure(const CheckResult& result) {
+    for (const Metric& metric : result.metrics)
+        if (is_performance_figure(metric)) return &metric;
+    return nullptr;
+}
+
+std::string format_metric(const Metric& metric) {
+    if (metric.value >= 100.0) return fmt::format("{:.0f} {}", metric.value, metric.unit);
+    return fmt::format("{:.3g} {}", metric.value, metric.unit);
+}
+
+std::string redaction_note(const Redaction& redaction) {
+    if (redaction.kinds.empty()) return "Redacted (--redact): nothing identifying was found.";
+    std::string kinds;
+    for (const std::string& kind : redaction.kinds) {
+        std::string words = kind;
+        std::replace(words.begin(), words.end(), '_', ' ');
+        kinds += (kinds.empty() ? "" : ", ") + words;
+    }
+    std::string note = fmt::format("Redacted (--redact): {} ({} replacements)", kinds, redaction.replacements);
+    if (!redaction.environment_variables.empty()) note += fmt::format("; values of {}", fmt::join(redaction.environment_variables, ", "));
+    return note + ".";
+}
+
+std::string summary_counts(const Summary& summary) {
+    std::string counts = fmt::format("{} {}", summary.count(Status::pass), count_label(Status::pass));
+    for (Status status : {Status::warn, Status::fail, Status::error, Status::timeout, Status::skip})
+        if (summary.count(status) > 0) counts += fmt::format(", {} {}", summary.count(status), count_label(status));
+    return counts;
+}
+
+}  // namespace cudacheck
