@@ -30,6 +30,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The Debian packages serve the system python3; a python3 of its own first on PATH (pyenv, a
+# virtualenv) gets the modules from PyPI instead.
+for module in jsonschema junitparser; do
+  python3 -c "import $module" 2>/dev/null && continue
+  echo "installing: $module (pip, for $(command -v python3))"
+  python3 -m pip install --quiet "$module" 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages "$module" ||
+    echo "warning: could not install $module for python3; the tests that need it will be skipped" >&2
+done
+
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${CUDACXX:-}" ]; then
   echo "error: the CUDA toolkit (nvcc) was not found. Install it from NVIDIA's repository (e.g. cuda-toolkit-13-0)," >&2
   echo "       or point CUDACXX at nvcc." >&2
