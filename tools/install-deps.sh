@@ -32,12 +32,13 @@ fi
 
 # The Debian packages serve the system python3; a python3 of its own first on PATH (pyenv, a
 # virtualenv) gets the modules from PyPI instead.
-for module in jsonschema junitparser; do
-  python3 -c "import $module" 2>/dev/null && continue
-  echo "installing: $module (pip, for $(command -v python3))"
-  python3 -m pip install --quiet "$module" 2>/dev/null ||
-    python3 -m pip install --quiet --break-system-packages "$module" ||
-    echo "warning: could not install $module for python3; the tests that need it will be skipped" >&2
+# module:PyPI package
+for module in jsonschema:jsonschema junitparser:junitparser prometheus_client:prometheus_client yaml:pyyaml; do
+  python3 -c "import ${module%%:*}" 2>/dev/null && continue
+  echo "installing: ${module#*:} (pip, for $(command -v python3))"
+  python3 -m pip install --quiet "${module#*:}" 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages "${module#*:}" ||
+    echo "warning: could not install ${module#*:} for python3; the tests that need it will be skipped" >&2
 done
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${CUDACXX:-}" ]; then

@@ -43,9 +43,9 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 void add_run_options(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--format", options.format,
-                   "Output format: table, json, markdown (for an issue or ticket) or junit (XML for CI); default: from -o's extension "
-                   "(.json, .md, .xml), else table")
-        ->check(CLI::IsMember({"table", "json", "markdown", "junit"}));
+                   "Output format: table, json, markdown (for an issue or ticket), junit (XML for CI) or prometheus (node_exporter "
+                   "textfile); default: from -o's extension (.json, .md, .xml, .prom), else table")
+        ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus"}));
     app.add_option("-o,--output", options.output, "Write the report to FILE atomically (the table still goes to stdout)");
     app.add_option("--only", options.only, "Run only these checks: comma list of ids or prefixes (e.g. driver,cuda.devices)")
         ->delimiter(',');
@@ -79,6 +79,7 @@ Format format_for_output(const std::string& output) {
     if (ends_with(output, ".json")) return Format::json;
     if (ends_with(output, ".md") || ends_with(output, ".markdown")) return Format::markdown;
     if (ends_with(output, ".xml")) return Format::junit;
+    if (ends_with(output, ".prom")) return Format::prometheus;
     return Format::table;
 }
 
@@ -203,6 +204,31 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     return report.exit_code;
 }
 
+int fleet_command(const FleetCommandOptions& options) {
+    std::string error;
+    std::optional<Policy> policy;
+    if (!options.expect.empty() && !(policy = read_policy_file(options.expect, error))) {
+        usage_error(error);
+        return exit_usage;
+    }
+    const std::optional<std::vector<std::string>> files = fleet_files(options.paths, error);
+    if (!files) {
+        usage_error(error);
+        return exit_usage;
+    }
+    std::vector<FleetNode> nodes;
+    for (const std::string& file : *files) {
+        FleetNode node = read_fleet_node(file);
+        // The policy's expect.* results join the node's report, and its exit code, as in a run.
+        if (policy && node.report) apply_policy(*policy, *node.report);
+        nodes.push_back(std::move(node));
+    }
+    const Fleet fleet = summarise_fleet(std::move(nodes), options.threshold_percent);
+    render_fleet(fleet, *format_from_string(options.format), std::cout);
+    std::cout.flush();
+    return fleet.exit_code;
+}
+
 int diff_command(const DiffCommandOptions& options) {
     std::string error;
     const std::optional<Report> before = read_report_file(options.before, error);
@@ -286,6 +312,16 @@ int run_cli(int argc, char** argv) {
                      "Report a performance figure only when it moved by more than PERCENT (default 10)")
         ->check(CLI::Range(0.0, 1000000.0));
 
+    FleetCommandOptions fleet_options;
+    CLI::App* fleet = app.add_subcommand("fleet", "Summarise many nodes' JSON reports: versions, GPUs, failures, and the outliers among them "
+                                                  "(exit 1 when a node failed or stands out)");
+    fleet->add_option("paths", fleet_options.paths, "Report files, or directories of *.json reports (one per node)")->required();
+    fleet->add_option("--format", fleet_options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
+    fleet->add_option("--threshold", fleet_options.threshold_percent,
+                      "A GPU is slow when a rate is more than PERCENT below the fleet's median (default 10)")
+        ->check(CLI::Range(0.0, 100.0));
+    fleet->add_option("--expect", fleet_options.expect, "Check every node's report against this JSON policy too");
+
     InspectCommandOptions inspect_options;
     CLI::App* inspect = app.add_subcommand("inspect", "List the GPU code in executables, libraries, objects, cubins, fatbins and PTX "
                                                       "files, and say which GPUs it runs on");
@@ -313,6 +349,7 @@ int run_cli(int argc, char** argv) {
     if (explain->parsed()) return explain_command(explain_options);
     if (inspect->parsed()) return inspect_command(inspect_options, arguments, colour_wanted(inspect_options.no_color, Environment::from_process()));
     if (diff->parsed()) return diff_command(diff_options);
+    if (fleet->parsed()) return fleet_command(fleet_options);
     (void)run;
     return run_command(run_options, arguments);
 }

@@ -36,6 +36,13 @@ struct DiffCommandOptions {
     double threshold_percent = 10.0;
 };
 
+struct FleetCommandOptions {
+    std::vector<std::string> paths;  // report files and directories of them
+    std::string format = "table";
+    double threshold_percent = 10.0;
+    std::string expect;  // a policy every node's report is checked against
+};
+
 struct ExplainCommandOptions {
     std::string code;
     bool markdown = false;

@@ -14,12 +14,14 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
 void render_inspect_json(const InspectReport& report, std::ostream& out);
 std::unique_ptr<Renderer> make_markdown_renderer();
 std::unique_ptr<Renderer> make_junit_renderer();
+std::unique_ptr<Renderer> make_prometheus_renderer();
 
 std::optional<Format> format_from_string(std::string_view text) {
     if (text == "table") return Format::table;
     if (text == "json") return Format::json;
     if (text == "markdown") return Format::markdown;
     if (text == "junit") return Format::junit;
+    if (text == "prometheus") return Format::prometheus;
     return std::nullopt;
 }
 
@@ -28,6 +30,7 @@ std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options) {
         case Format::json: return make_json_renderer();
         case Format::markdown: return make_markdown_renderer();
         case Format::junit: return make_junit_renderer();
+        case Format::prometheus: return make_prometheus_renderer();
         case Format::table: break;
     }
     return make_table_renderer(options);

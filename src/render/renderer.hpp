@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/inspection.hpp"
+#include "core/fleet.hpp"
 #include "core/report_diff.hpp"
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/registry.hpp"
@@ -20,13 +21,14 @@ namespace cudacheck {
 // (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
 inline constexpr std::string_view json_schema_version = "1.3.0";
 
-// The `cudacheck inspect` document has its own version, on the same rules.
+// The `cudacheck inspect` and `cudacheck fleet` documents have their own versions, on the same rules.
 inline constexpr std::string_view inspect_json_schema_version = "1.0.0";
+inline constexpr std::string_view fleet_json_schema_version = "1.0.0";
 
 // The `diff --format json` document (docs/cli.md), versioned like the report.
 inline constexpr std::string_view diff_json_version = "1.0.0";
 
-enum class Format { table, json, markdown, junit };
+enum class Format { table, json, markdown, junit, prometheus };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);
 
 struct RenderOptions {
@@ -48,6 +50,9 @@ private:
 // `cudacheck inspect`: the table groups the code objects of a file by kind, architecture and
 // compression (every object with options.verbose); the JSON lists every object.
 void render_inspect(const InspectReport& report, Format format, RenderOptions options, std::ostream& out);
+
+// `cudacheck fleet`: table or JSON.
+void render_fleet(const Fleet& fleet, Format format, std::ostream& out);
 
 // `cudacheck diff`: table or JSON (other formats are refused by the command line).
 void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format, std::ostream& out);

@@ -237,6 +237,49 @@ json to_json(const InspectReport& report) {
                 {"exit_code", report.exit_code}};
 }
 
+json to_json(const Fleet& fleet) {
+    json nodes = json::array();
+    for (const FleetNode& node : fleet.nodes) {
+        json figures = json::object();
+        for (const auto& [key, by_device] : node.figures) {
+            json values = json::array();
+            for (const auto& [device, value] : by_device)
+                values.push_back(json{{"device", device >= 0 ? json(device) : json(nullptr)}, {"value", value}});
+            figures[key] = json{{"unit", node.units.at(key)}, {"values", values}};
+        }
+        json failed = json::array();
+        if (node.report)
+            for (const CheckResult& result : node.report->checks)
+                if (result.status == Status::fail || result.status == Status::error || result.status == Status::timeout)
+                    failed.push_back(json{{"id", result.check_id}, {"device", optional_or_null(result.device)}, {"status", to_string(result.status)},
+                                          {"code", result.code}});
+        nodes.push_back(json{{"node", node.name},
+                             {"source", node.source},
+                             {"error", text_or_null(node.error)},
+                             {"exit_code", node.report ? json(node.report->exit_code) : json(nullptr)},
+                             {"status", node.report ? json(to_string(node.report->summary.overall)) : json(nullptr)},
+                             {"versions", node.report ? to_json(node.report->versions) : json(nullptr)},
+                             {"gpus", node.report ? json(node.report->devices.size()) : json(nullptr)},
+                             {"failed", failed},
+                             {"figures", figures}});
+    }
+    json outliers = json::array();
+    for (const FleetOutlier& outlier : fleet.outliers)
+        outliers.push_back(json{{"node", outlier.node},
+                                {"device", optional_or_null(outlier.device)},
+                                {"kind", outlier.kind},
+                                {"subject", outlier.subject},
+                                {"value", outlier.value},
+                                {"fleet_value", outlier.fleet_value},
+                                {"message", outlier.message}});
+    return json{{"schema_version", fleet_json_schema_version},
+                {"document", "fleet"},
+                {"threshold_percent", fleet.threshold_percent},
+                {"nodes", nodes},
+                {"outliers", outliers},
+                {"exit_code", fleet.exit_code}};
+}
+
 json to_json(const Redaction& redaction) {
     return json{{"kinds", redaction.kinds}, {"environment_variables", redaction.environment_variables}, {"replacements", redaction.replacements}};
 }

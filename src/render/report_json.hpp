@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/inspection.hpp"
+#include "core/fleet.hpp"
 #include "cudacheck/report.hpp"
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,8 @@ private:
 [[nodiscard]] ordered_json to_json(const DeviceInfo& device);
 [[nodiscard]] ordered_json to_json(const CheckResult& result);
 [[nodiscard]] ordered_json to_json(const Summary& summary, double duration_ms);
+// The whole `cudacheck fleet` document.
+[[nodiscard]] ordered_json to_json(const Fleet& fleet);
 // The whole `cudacheck inspect` document.
 [[nodiscard]] ordered_json to_json(const InspectReport& report);
 [[nodiscard]] ordered_json to_json(const Redaction& redaction);

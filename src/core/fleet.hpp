@@ -1,0 +1,55 @@
+// `cudacheck fleet FILES|DIRS`: many nodes' reports (one JSON report per node, gathered by Slurm or
+// Kubernetes: docs/cluster.md) summarised as one table of nodes and the outliers among them: a
+// node whose versions differ from the fleet's majority, a node with fewer GPUs than most, a GPU
+// slower than the fleet's median beyond a threshold, and every node that failed.
+#pragma once
+
+#include "cudacheck/report.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+struct FleetNode {
+    std::string source;  // the report file
+    std::string name;    // the report's host name; the file name when redacted or unreadable
+    std::optional<Report> report;
+    std::string error;  // why the file could not be read as a report
+    // Per performance figure ("cublas.gemm gemm_bf16_8192"), the value of each device (or -1 for a host check).
+    std::map<std::string, std::map<int, double>> figures;
+    std::map<std::string, std::string> units;
+    [[nodiscard]] bool failed() const { return !report || report->exit_code != exit_ok; }
+};
+
+struct FleetOutlier {
+    std::string node;
+    std::optional<int> device;
+    std::string kind;     // "version", "gpu_count", "slow"
+    std::string subject;  // "driver", "libcudnn.so.9", "cublas.gemm gemm_bf16_8192"
+    std::string value;
+    std::string fleet_value;  // the majority or the median it differs from
+    std::string message;
+};
+
+struct Fleet {
+    double threshold_percent = 10.0;
+    std::vector<FleetNode> nodes;  // in the order of the files
+    std::vector<FleetOutlier> outliers;
+    int exit_code = exit_ok;  // 1 when a node failed or is an outlier
+};
+
+// The JSON files named, and every *.json in the directories named (sorted), in order; `error`
+// names the first path that is neither, or a directory with no report.
+[[nodiscard]] std::optional<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths, std::string& error);
+
+// Reads each file (an unreadable one is a failed node, not an error of the command) and finds the
+// outliers. The reports may have been checked against a policy (--expect) by the caller.
+[[nodiscard]] Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent);
+
+// A node from one report file: read, named, figures collected.
+[[nodiscard]] FleetNode read_fleet_node(const std::string& path);
+
+}  // namespace cudacheck

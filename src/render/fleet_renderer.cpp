@@ -1,0 +1,101 @@
+// `cudacheck fleet`: one row per node (status, versions, GPUs, failed checks, the slowest GPU's
+// key figures), an asterisk on every value that is an outlier, then the outliers in words.
+#include "render/renderer.hpp"
+#include "render/report_json.hpp"
+#include "render/text_support.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace cudacheck {
+
+namespace {
+
+// The figures worth a column: GEMM BF16 and device-to-device bandwidth, when any node has them.
+constexpr std::pair<const char*, const char*> key_columns[] = {{"cublas.gemm gemm_bf16_8192", "BF16 GEMM"},
+                                                               {"cuda.memory device_to_device_bandwidth", "D2D"}};
+
+std::string gpus_text(const Report& report) {
+    if (report.devices.empty()) return "0";
+    std::set<std::string> models;
+    for (const DeviceInfo& device : report.devices) models.insert(device.name);
+    return models.size() == 1 ? fmt::format("{} x {}", report.devices.size(), *models.begin()) : fmt::format("{} (mixed)", report.devices.size());
+}
+
+std::string failed_text(const Report& report) {
+    std::vector<std::string> failed;
+    for (const CheckResult& result : report.checks)
+        if (result.status == Status::fail || result.status == Status::error || result.status == Status::timeout)
+            failed.push_back(fmt::format("{} {}", check_label(result), result.code));
+    if (failed.size() > 2) return fmt::format("{}, {} and {} more", failed[0], failed[1], failed.size() - 2);
+    return fmt::format("{}", fmt::join(failed, ", "));
+}
+
+// The slowest device's value, for a column.
+std::string figure_text(const FleetNode& node, const std::string& key) {
+    const auto it = node.figures.find(key);
+    if (it == node.figures.end() || it->second.empty()) return "-";
+    double slowest = it->second.begin()->second;
+    for (const auto& [device, value] : it->second) slowest = std::min(slowest, value);
+    return fmt::format("{:.0f} {}", slowest, node.units.at(key));
+}
+
+bool is_outlier(const Fleet& fleet, const std::string& node, std::string_view kind, std::string_view subject) {
+    return std::any_of(fleet.outliers.begin(), fleet.outliers.end(),
+                       [&](const FleetOutlier& outlier) { return outlier.node == node && outlier.kind == kind && outlier.subject == subject; });
+}
+
+void render_fleet_table(const Fleet& fleet, std::ostream& out) {
+    std::vector<std::pair<std::string, std::string>> columns;  // figure key, heading
+    for (const auto& [key, heading] : key_columns)
+        if (std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [&](const FleetNode& node) { return node.figures.count(key) > 0; }))
+            columns.emplace_back(key, heading);
+    std::vector<std::vector<std::string>> rows{{"NODE", "STATUS", "DRIVER", "RUNTIME", "GPUS"}};
+    for (const auto& column : columns) rows[0].push_back(column.second);
+    rows[0].push_back("FAILED");
+    const auto mark = [](std::string text, bool outlier) { return outlier ? text + "*" : text; };
+    for (const FleetNode& node : fleet.nodes) {
+        if (!node.report) {
+            rows.push_back({node.name, "UNREADABLE", "", "", ""});
+            for (std::size_t i = 0; i < columns.size(); ++i) rows.back().push_back("");
+            rows.back().push_back(node.error);
+            continue;
+        }
+        const Report& report = *node.report;
+        std::vector<std::string> row{node.name, status_word(report.summary.overall),
+                                     mark(report.versions.driver.empty() ? "?" : report.versions.driver, is_outlier(fleet, node.name, "version", "driver")),
+                                     mark(report.versions.runtime, is_outlier(fleet, node.name, "version", "runtime")),
+                                     mark(gpus_text(report), is_outlier(fleet, node.name, "gpu_count", "GPUs") ||
+                                                                 is_outlier(fleet, node.name, "version", "GPU model"))};
+        for (const auto& [key, heading] : columns) row.push_back(mark(figure_text(node, key), is_outlier(fleet, node.name, "slow", key)));
+        row.push_back(failed_text(report));
+        rows.push_back(std::move(row));
+    }
+    std::vector<std::size_t> widths(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    out << fmt::format("cudacheck fleet · {} node(s) · slow = more than {:g}% below the fleet median\n", fleet.nodes.size(), fleet.threshold_percent);
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format("{:<{}}  ", row[i], i + 1 < row.size() ? widths[i] : 0);
+        out << line.substr(0, line.find_last_not_of(' ') + 1) << '\n';
+    }
+    if (!fleet.outliers.empty()) {
+        out << "\nOutliers (* above):\n";
+        for (const FleetOutlier& outlier : fleet.outliers) out << "  " << outlier.node << ": " << outlier.message << '\n';
+    }
+    const auto failed = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
+    out << fmt::format("\n{} node(s): {} without failures, {} failed or unreadable; {} outlier(s) — {} (exit {})\n", fleet.nodes.size(),
+                       fleet.nodes.size() - static_cast<std::size_t>(failed), failed, fleet.outliers.size(), fleet.exit_code == exit_ok ? "PASS" : "FAIL",
+                       fleet.exit_code);
+}
+
+}  // namespace
+
+void render_fleet(const Fleet& fleet, Format format, std::ostream& out) {
+    if (format == Format::json) out << to_json(fleet).dump(2, ' ', false, ordered_json::error_handler_t::replace) << '\n';
+    else render_fleet_table(fleet, out);
+}
+
+}  // namespace cudacheck
