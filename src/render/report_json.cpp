@@ -47,10 +47,27 @@ std::string parse_error_text(const json::exception& parse_error) {
 
 }  // namespace
 
+namespace {
+
+// Keys and values come from the file: a newline or another control character in one must not
+// break the one-line message, so each is shown as an escape ("\n", "\x01").
+std::string one_line(std::string_view text) {
+    std::string shown;
+    for (char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '\n') shown += "\\n";
+        else if (byte < 0x20 || byte == 0x7f) shown += fmt::format("\\x{:02x}", byte);
+        else shown += c;
+    }
+    return shown;
+}
+
+}  // namespace
+
 JsonShapeError::JsonShapeError(std::string pointer, std::string problem)
-    : nlohmann::json::exception(0, (pointer.empty() ? problem : pointer + ": " + problem).c_str()),
-      pointer_(std::move(pointer)),
-      problem_(std::move(problem)) {}
+    : nlohmann::json::exception(0, (pointer.empty() ? one_line(problem) : one_line(pointer) + ": " + one_line(problem)).c_str()),
+      pointer_(one_line(pointer)),
+      problem_(one_line(problem)) {}
 
 JsonShapeError JsonShapeError::within(std::string_view prefix) const { return JsonShapeError(std::string(prefix) + pointer_, problem_); }
 

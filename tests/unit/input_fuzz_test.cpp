@@ -79,6 +79,15 @@ int fuzz(const std::string& original, const std::function<bool(const std::string
     return tried;
 }
 
+// Found by the mutation test on a slower machine: a key with a newline in it (a random byte)
+// broke the "one line" promise of the error message.
+TEST(InputFuzz, shows_control_characters_in_keys_as_escapes) {
+    std::string error;
+    EXPECT_FALSE(parse_policy("{\"schema_version\": \"1.0.0\", \"device_count\": {\"m\\nx\\u0001\": 1}}", "input.json", error).has_value());
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_NE(error.find("m\\nx\\x01"), std::string::npos) << error;
+}
+
 TEST(InputFuzz, report_reader_survives_mutated_real_reports) {
     for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json", "/tests/golden/report.json"}) {
         const std::string original = test::read_text(CUDACHECK_SOURCE_DIR + std::string(path));
