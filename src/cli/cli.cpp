@@ -218,7 +218,9 @@ int fleet_command(const FleetCommandOptions& options) {
     }
     std::vector<FleetNode> nodes;
     for (const std::string& file : *files) {
-        FleetNode node = read_fleet_node(file);
+        std::string read_error;
+        std::optional<Report> report = read_report_file(file, read_error);
+        FleetNode node = fleet_node(file, std::move(report), std::move(read_error));
         // The policy's expect.* results join the node's report, and its exit code, as in a run.
         if (policy && node.report) apply_policy(*policy, *node.report);
         nodes.push_back(std::move(node));

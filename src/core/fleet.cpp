@@ -1,7 +1,6 @@
 #include "core/fleet.hpp"
 
 #include "core/report_query.hpp"
-#include "render/report_json.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -78,11 +77,12 @@ std::optional<std::vector<std::string>> fleet_files(const std::vector<std::strin
     return files;
 }
 
-FleetNode read_fleet_node(const std::string& path) {
+FleetNode fleet_node(const std::string& path, std::optional<Report> report, std::string error) {
     FleetNode node;
     node.source = path;
     node.name = fs::path(path).stem().string();
-    node.report = read_report_file(path, node.error);
+    node.report = std::move(report);
+    node.error = std::move(error);
     if (!node.report) return node;
     // A redacted report's host name says nothing; Slurm's %N file name still names the node.
     if (!node.report->host.hostname.empty() && !node.report->redaction) node.name = node.report->host.hostname;

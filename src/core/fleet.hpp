@@ -49,7 +49,8 @@ struct Fleet {
 // outliers. The reports may have been checked against a policy (--expect) by the caller.
 [[nodiscard]] Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent);
 
-// A node from one report file: read, named, figures collected.
-[[nodiscard]] FleetNode read_fleet_node(const std::string& path);
+// A node from one report file (`report` empty and `error` set when it could not be read): named,
+// figures collected.
+[[nodiscard]] FleetNode fleet_node(const std::string& path, std::optional<Report> report, std::string error);
 
 }  // namespace cudacheck
