@@ -73,16 +73,18 @@ struct DevicesContext {
     const NvmlFacts* nvml = nullptr;  // free memory and other processes per GPU, when NVML answers
 };
 // The devices one source reports: the driver API (CUDA's view, after CUDA_VISIBLE_DEVICES) or
-// NVML (every GPU, in PCI order; used at --level quick, which does not initialise CUDA).
+// NVML (used at --level quick, which does not initialise CUDA): CUDA's view predicted from NVML's
+// list where that is certain (predict_cuda_view), else every GPU in PCI order.
 struct DeviceListing {
     std::string source;  // "driver API" or "NVML"
     bool honours_visible_devices = true;
+    std::string not_honoured_reason;  // why CUDA_VISIBLE_DEVICES could not be applied
     int count = 0;
     std::vector<DeviceInfo> devices;
     std::vector<std::string> errors;
 };
 [[nodiscard]] DeviceListing listing_from_driver(const DriverFacts& driver);
-[[nodiscard]] DeviceListing listing_from_nvml(const NvmlFacts& nvml);
+[[nodiscard]] DeviceListing listing_from_nvml(const NvmlFacts& nvml, const PredictedCudaView& view);
 void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result);
 
 // PTX from CUDA `ptx` needs a driver of at least that CUDA version to be JIT-compiled: minor

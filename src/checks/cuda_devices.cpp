@@ -13,11 +13,12 @@
 namespace cudacheck {
 
 DeviceListing listing_from_driver(const DriverFacts& driver) {
-    return DeviceListing{"driver API", true, driver.device_count.value_or(0), driver.devices, driver.device_errors};
+    return DeviceListing{"driver API", true, {}, driver.device_count.value_or(0), driver.devices, driver.device_errors};
 }
 
-DeviceListing listing_from_nvml(const NvmlFacts& nvml) {
-    return DeviceListing{"NVML", false, static_cast<int>(nvml.devices.size()), nvml.devices, nvml.device_errors};
+DeviceListing listing_from_nvml(const NvmlFacts& nvml, const PredictedCudaView& view) {
+    if (view.certain) return DeviceListing{"NVML", true, {}, static_cast<int>(view.devices.size()), view.devices, nvml.device_errors};
+    return DeviceListing{"NVML", false, view.uncertain_reason, static_cast<int>(nvml.devices.size()), nvml.devices, nvml.device_errors};
 }
 
 namespace {
@@ -74,7 +75,7 @@ void judge_usage(const DeviceInfo& device, std::optional<int> cuda_ordinal, cons
                                pids_of(processes)));
 }
 
-std::string via(const DeviceListing& listing) { return listing.honours_visible_devices ? "" : " [via NVML: --level quick does not initialise CUDA]"; }
+std::string via(const DeviceListing& listing) { return listing.source == "NVML" ? " [via NVML: --level quick does not initialise CUDA]" : ""; }
 
 }  // namespace
 
@@ -90,7 +91,10 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
     result.evidence("present", present > 0 ? std::to_string(present) : "unknown");
     if (context.visible_devices.set)
         result.evidence("CUDA_VISIBLE_DEVICES", fmt::format("'{}'{}", context.visible_devices.raw,
-                                                            listing.honours_visible_devices ? "" : " (not applied: NVML lists every GPU; --level standard shows CUDA's view)"));
+                                                            listing.honours_visible_devices
+                                                                ? std::string()
+                                                                : fmt::format(" (not applied at --level quick: {}; --level standard shows CUDA's view)",
+                                                                              listing.not_honoured_reason)));
     for (const std::string& error : listing.errors) result.add(Code::device_query_failed, error);
 
     if (visible == 0) {
@@ -165,7 +169,9 @@ std::unique_ptr<Check> make_cuda_devices_check() {
             }
             // --level quick: NVML answers without initialising CUDA; if it cannot, CUDA itself must.
             const NvmlFacts& nvml = context.probes.nvml();
-            if (nvml.initialised()) return judge_devices(listing_from_nvml(nvml), devices_context, result);
+            if (nvml.initialised())
+                return judge_devices(listing_from_nvml(nvml, predict_cuda_view(nvml.devices, visible, context.environment.get("CUDA_DEVICE_ORDER"))),
+                                     devices_context, result);
             result.evidence("nvml", nvml.library.ok() ? "nvmlInit failed: " + nvml.init_error : "libnvidia-ml.so.1 not loadable: " + nvml.library.error());
             const DriverFacts& driver = context.probes.initialised_driver();
             if (!driver.initialised()) {

@@ -27,7 +27,7 @@ using json = ordered_json;
 // versions, devices) survives it if it dies later.
 class EventStream final : public EngineObserver {
 public:
-    explicit EventStream(Probes& probes) : probes_(probes) {}
+    EventStream(Probes& probes, const Environment& environment) : probes_(probes), environment_(environment) {}
     void planned(const std::string& check_id, std::optional<int> device) override {
         send(json{{"event", "planned"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
     }
@@ -40,7 +40,7 @@ public:
     }
 
     void send_facts_if_changed() {
-        const ReportFacts facts = collect_report_facts(probes_);
+        const ReportFacts facts = collect_report_facts(probes_, environment_);
         json devices = json::array();
         for (const DeviceInfo& device : facts.devices) devices.push_back(to_json(device));
         const json event{{"event", "facts"}, {"versions", to_json(facts.versions)}, {"devices", devices}};
@@ -65,6 +65,7 @@ public:
 
 private:
     Probes& probes_;
+    const Environment& environment_;
     std::mutex mutex_;
     std::mutex facts_mutex_;
     json last_facts_;
@@ -102,7 +103,7 @@ ChecksRun run_checks_here(const EngineInput& input) {
     }
     if (input.options.level != Level::quick) prepare_selected_checks(input.selection, input.probes);
     run.results = run_checks(input);
-    run.facts = collect_report_facts(input.probes);
+    run.facts = collect_report_facts(input.probes, input.environment);
     return run;
 }
 
@@ -126,7 +127,7 @@ int run_worker() {
     ProbeSettings settings;
     settings.initialise_cuda = options.level != Level::quick;
     Probes probes(environment, settings);
-    EventStream events(probes);
+    EventStream events(probes, environment);
 
     const ChecksRun run = run_checks_here(EngineInput{selection, options, environment, probes, &decided, &events, job.at("one_at_a_time").get<bool>()});
     if (run.usage_error) {

@@ -3,6 +3,7 @@
 #include "checks/checks.hpp"
 #include "core/build_info.hpp"
 #include "core/cuda_facts.hpp"
+#include "probes/visible_devices.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -10,7 +11,7 @@
 
 namespace cudacheck {
 
-ReportFacts collect_report_facts(Probes& probes) {
+ReportFacts collect_report_facts(Probes& probes, const Environment& environment) {
     ReportFacts facts;
     const DriverFacts* driver = probes.driver_if_collected();
     facts.versions.driver = driver_package_version(probes.kernel_module_if_collected(), driver);
@@ -24,7 +25,10 @@ ReportFacts collect_report_facts(Probes& probes) {
         facts.devices = driver->devices;
         if (nvml != nullptr) attach_nvml_facts(facts.devices, *nvml);
     } else if (nvml != nullptr && nvml->initialised()) {
-        facts.devices = nvml->devices;
+        // --level quick: the GPUs CUDA would show, where NVML's list predicts them with certainty.
+        PredictedCudaView view = predict_cuda_view(nvml->devices, parse_cuda_visible_devices(environment.get("CUDA_VISIBLE_DEVICES")),
+                                                   environment.get("CUDA_DEVICE_ORDER"));
+        facts.devices = view.certain ? std::move(view.devices) : nvml->devices;
     }
     return facts;
 }

@@ -24,7 +24,7 @@ struct ReportFacts {
     VersionInfo versions;
     std::vector<DeviceInfo> devices;
 };
-[[nodiscard]] ReportFacts collect_report_facts(Probes& probes);
+[[nodiscard]] ReportFacts collect_report_facts(Probes& probes, const Environment& environment);
 
 // Host facts come from the caller (they are cheap, and known even when no check ran).
 [[nodiscard]] Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts, const RunMetadata& metadata);

@@ -44,4 +44,46 @@ VisibleDevicesSpec parse_cuda_visible_devices(std::optional<std::string_view> va
     return spec;
 }
 
+PredictedCudaView predict_cuda_view(const std::vector<DeviceInfo>& nvml_devices, const VisibleDevicesSpec& visible,
+                                    std::optional<std::string_view> device_order) {
+    PredictedCudaView view;
+    const bool bus_order = device_order && *device_order == "PCI_BUS_ID";
+    const bool one_model = std::all_of(nvml_devices.begin(), nvml_devices.end(),
+                                       [&](const DeviceInfo& device) { return device.name == nvml_devices.front().name; });
+    if (!bus_order && !one_model) {
+        view.uncertain_reason = "GPUs of different models are numbered fastest first, which only CUDA itself knows";
+        return view;
+    }
+    std::vector<const DeviceInfo*> chosen;
+    if (!visible.set) {
+        for (const DeviceInfo& device : nvml_devices) chosen.push_back(&device);
+    }
+    // As CUDA reads the list: the entries before the first one that names no GPU stay visible.
+    for (const VisibleEntry& entry : visible.set ? visible.entries : std::vector<VisibleEntry>{}) {
+        const DeviceInfo* match = nullptr;
+        if (entry.kind == VisibleEntryKind::mig_uuid) {
+            view.uncertain_reason = "MIG instances are not in NVML's list of GPUs";
+            return view;
+        }
+        if (entry.kind == VisibleEntryKind::ordinal) {
+            if (entry.ordinal < static_cast<int>(nvml_devices.size())) match = &nvml_devices[static_cast<std::size_t>(entry.ordinal)];
+        } else {
+            int matches = 0;
+            for (const DeviceInfo& device : nvml_devices)
+                if (sys::starts_with(device.uuid, entry.text)) ++matches, match = &device;
+            if (matches != 1) match = nullptr;  // none, or a prefix that is not unique
+        }
+        if (match == nullptr || std::find(chosen.begin(), chosen.end(), match) != chosen.end()) break;
+        chosen.push_back(match);
+    }
+    view.certain = true;
+    for (const DeviceInfo* device : chosen) {
+        DeviceInfo renumbered = *device;
+        renumbered.nvml_index = device->nvml_index.value_or(device->ordinal);
+        renumbered.ordinal = static_cast<int>(view.devices.size());
+        view.devices.push_back(std::move(renumbered));
+    }
+    return view;
+}
+
 }  // namespace cudacheck

@@ -12,6 +12,7 @@
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -842,6 +843,54 @@ TEST(VisibleDevices, stops_when_mig_dash_alone) {
     EXPECT_EQ(spec.entries[0].ordinal, 1);
     EXPECT_EQ(spec.invalid_entry, "MIG-");
     EXPECT_EQ(spec.invalid_reason, "MIG- needs an identifier after it");
+}
+
+// NVML's list (bus order) as CUDA would number it, for --level quick.
+std::vector<DeviceInfo> nvml_list(std::initializer_list<const char*> names) {
+    std::vector<DeviceInfo> devices;
+    for (const char* name : names) {
+        DeviceInfo device;
+        device.ordinal = static_cast<int>(devices.size());
+        device.nvml_index = device.ordinal;
+        device.name = name;
+        device.uuid = fmt::format("GPU-{}{}-0000", device.ordinal, device.ordinal == 1 ? "abc" : "def");
+        devices.push_back(device);
+    }
+    return devices;
+}
+
+TEST(PredictCudaView, renumbers_the_listed_gpus_in_the_order_given) {
+    const auto view = predict_cuda_view(nvml_list({"H200", "H200", "H200"}), parse_cuda_visible_devices("2,GPU-1a"), std::nullopt);
+    ASSERT_TRUE(view.certain);
+    ASSERT_EQ(view.devices.size(), 2U);
+    EXPECT_EQ(view.devices[0].ordinal, 0);
+    EXPECT_EQ(view.devices[0].nvml_index, 2);
+    EXPECT_EQ(view.devices[1].ordinal, 1);
+    EXPECT_EQ(view.devices[1].uuid, "GPU-1abc-0000");
+}
+
+TEST(PredictCudaView, keeps_every_gpu_when_the_variable_is_unset_and_none_when_empty) {
+    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices(std::nullopt), std::nullopt).devices.size(), 2U);
+    const auto hidden = predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices(""), std::nullopt);
+    EXPECT_TRUE(hidden.certain);
+    EXPECT_TRUE(hidden.devices.empty());
+}
+
+TEST(PredictCudaView, stops_at_an_ordinal_or_uuid_that_names_no_gpu_or_a_repeat) {
+    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("1,5,0"), std::nullopt).devices.size(), 1U);
+    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("GPU-9,0"), std::nullopt).devices.size(), 0U);
+    // "GPU-" alone would match both: an ambiguous prefix hides what follows, as in CUDA.
+    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("0,GPU-0def,1"), std::nullopt).devices.size(), 1U);
+}
+
+TEST(PredictCudaView, is_uncertain_for_mixed_models_unless_numbered_by_bus_id_and_for_mig) {
+    const auto mixed = predict_cuda_view(nvml_list({"A100", "T4"}), parse_cuda_visible_devices("1"), std::nullopt);
+    EXPECT_FALSE(mixed.certain);
+    EXPECT_FALSE(mixed.uncertain_reason.empty());
+    const auto by_bus = predict_cuda_view(nvml_list({"A100", "T4"}), parse_cuda_visible_devices("1"), "PCI_BUS_ID");
+    ASSERT_TRUE(by_bus.certain);
+    EXPECT_EQ(by_bus.devices.at(0).name, "T4");
+    EXPECT_FALSE(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("MIG-1"), std::nullopt).certain);
 }
 
 // ---------------------------------------------------------------------------------------------
