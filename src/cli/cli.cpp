@@ -46,7 +46,10 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
                    "Output format: table, json, markdown (for an issue or ticket), junit (XML for CI) or prometheus (node_exporter "
                    "textfile); default: from -o's extension (.json, .md, .xml, .prom), else table")
         ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus"}));
-    app.add_option("-o,--output", options.output, "Write the report to FILE atomically (the table still goes to stdout)");
+    app.add_option("-o,--output", options.outputs,
+                   "Write the report to FILE atomically (the table still goes to stdout); repeat for several formats, each from its "
+                   "extension (e.g. -o node.json -o node.prom)")
+        ->allow_extra_args(false);
     app.add_option("--only", options.only, "Run only these checks: comma list of ids or prefixes (e.g. driver,cuda.devices)")
         ->delimiter(',');
     app.add_option("--skip", options.skip, "Skip these checks: comma list of ids or prefixes")->delimiter(',');
@@ -121,7 +124,14 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
         usage_error(selection_error.what());
         return exit_usage;
     }
-    const Format format = options.format.empty() ? format_for_output(options.output) : *format_from_string(options.format);
+    // --format names the format of the one -o file, or of stdout; with several files each extension does.
+    if (!options.format.empty() && options.outputs.size() > 1) {
+        usage_error("--format applies to one output; with several -o files each takes its format from its extension (.json, .md, .xml, .prom)");
+        return exit_usage;
+    }
+    const auto format_of = [&](const std::string& output) {
+        return options.format.empty() ? format_for_output(output) : *format_from_string(options.format);
+    };
     // The policy is read before anything runs: a typo in it must not cost a whole run.
     std::optional<Policy> policy;
     if (!options.expect.empty()) {
@@ -132,12 +142,14 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
         }
     }
 
-    std::optional<AtomicFile> output_file = options.output.empty() ? std::nullopt : AtomicFile::create(options.output, error);
-    if (!options.output.empty()) {
-        if (!output_file) {
+    std::vector<AtomicFile> output_files;
+    for (const std::string& output : options.outputs) {
+        std::optional<AtomicFile> file = AtomicFile::create(output, error);
+        if (!file) {
             usage_error(error);
             return exit_usage;
         }
+        output_files.push_back(std::move(*file));
     }
 
     const Environment environment = Environment::from_process();
@@ -187,18 +199,20 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     RenderOptions render_options;
     render_options.color = colour_wanted(options.no_color, environment);
     render_options.verbose = options.verbose;
-    if (output_file) {
-        std::ostringstream text;
-        make_renderer(format, RenderOptions{false, options.verbose})->render(report, text);
-        if (auto commit_error = output_file->commit(text.str())) {
-            // The checks ran: keep their verdicts on stdout even though the file could not be written.
-            usage_error(*commit_error);
-            make_renderer(Format::table, render_options)->render(report, std::cout);
-            return exit_usage;
+    if (!output_files.empty()) {
+        for (AtomicFile& file : output_files) {
+            std::ostringstream text;
+            make_renderer(format_of(file.path()), RenderOptions{false, options.verbose})->render(report, text);
+            if (auto commit_error = file.commit(text.str())) {
+                // The checks ran: keep their verdicts on stdout even though the file could not be written.
+                usage_error(*commit_error);
+                make_renderer(Format::table, render_options)->render(report, std::cout);
+                return exit_usage;
+            }
         }
         if (!options.quiet) make_renderer(Format::table, render_options)->render(report, std::cout);
     } else {
-        make_renderer(format, render_options)->render(report, std::cout);
+        make_renderer(format_of(""), render_options)->render(report, std::cout);
     }
     std::cout.flush();
     return report.exit_code;

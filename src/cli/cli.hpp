@@ -9,8 +9,8 @@
 namespace cudacheck {
 
 struct RunCommandOptions {
-    std::string format;  // empty: from the output file's extension, else table
-    std::string output;
+    std::string format;  // empty: from each output file's extension, else table
+    std::vector<std::string> outputs;  // -o FILE, repeatable: one run, several formats
     std::vector<std::string> only;
     std::vector<std::string> skip;
     std::string level = "standard";

@@ -112,6 +112,19 @@ TEST(EndToEnd, quick_level_lists_devices_through_nvml_without_initialising_cuda)
     EXPECT_EQ(report["devices"][0]["memory_clock_khz"], 3201000);
 }
 
+// CUDA_VISIBLE_DEVICES applies at --level quick too: the report lists the GPU CUDA would show.
+TEST(EndToEnd, quick_level_applies_cuda_visible_devices_to_nvml_list) {
+    test::TempDir dir;
+    const auto report = run_to_json(dir, {"--level", "quick", "--only", "driver.libcuda,cuda"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"CUDA_VISIBLE_DEVICES", "1"}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    ASSERT_EQ(report["devices"].size(), 1u);
+    EXPECT_EQ(report["devices"][0]["ordinal"], 0);
+    EXPECT_EQ(report["devices"][0]["nvml_index"], 1);
+    EXPECT_EQ(report["devices"][0]["pci_bus_id"], "00000000:02:00.0");
+    const auto* devices = test::find_check(report, "cuda.devices");
+    EXPECT_TRUE(contains((*devices)["message"].get<std::string>(), "1 x ")) << (*devices)["message"];
+}
+
 TEST(EndToEnd, quick_level_falls_back_to_the_driver_api_when_nvml_fails) {
     test::TempDir dir;
     const auto report = run_to_json(dir, {"--level", "quick", "--only", "cuda.devices"},
@@ -303,6 +316,22 @@ TEST(EndToEnd, output_file_is_complete_json_and_leaves_no_temporary_files) {
     EXPECT_EQ(entries, std::vector<std::string>{"r.json"});
 }
 
+// Several -o files: one run, each file in the format of its extension, and nothing else left.
+TEST(EndToEnd, writes_one_report_in_several_formats) {
+    test::TempDir dir;
+    const test::BinaryRun run =
+        run_cudacheck({"--only", "host", "-q", "-o", dir.path() + "/r.json", "-o", dir.path() + "/r.prom", "-o", dir.path() + "/r.md"});
+    EXPECT_EQ(run.exit_status, 0) << run.output;
+    EXPECT_EQ(run.output, "");
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/r.json"));
+    EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.prom"), "cudacheck_check_status{check=\"host.os\""));
+    EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.md"), report["timestamp_utc"].get<std::string>())) << "the same run in both";
+    std::vector<std::string> entries;
+    for (const auto& entry : fs::directory_iterator(dir.path())) entries.push_back(entry.path().filename().string());
+    std::sort(entries.begin(), entries.end());
+    EXPECT_EQ(entries, (std::vector<std::string>{"r.json", "r.md", "r.prom"}));
+}
+
 // --- bad input -------------------------------------------------------------------------------
 
 struct BadInput {
@@ -324,6 +353,8 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
         {{"-o", "/nonexistent-dir/report.json"}, "No such file or directory"},
         {{"-o", dir.path() + "/a-file/report.json"}, "Not a directory"},
         {{"-o", dir.path()}, "is a directory"},
+        {{"-o", dir.path() + "/a.json", "-o", "/nonexistent-dir/b.prom"}, "No such file or directory"},
+        {{"--format", "json", "-o", dir.path() + "/a.json", "-o", dir.path() + "/b.json"}, "--format applies to one output"},
         {{"explain", "CC999"}, "closest"},
         {{"explain"}, "needs a code"},
         {{"run", "extra-argument"}, "extra-argument"},
