@@ -22,6 +22,8 @@ public:
     // Once per check (and device) the run will report, before it starts or is skipped.
     virtual void planned(const std::string& check_id, std::optional<int> device) = 0;
     virtual void started(const std::string& check_id, std::optional<int> device) = 0;
+    // A started check blocks on (true) or gets (false) a GPU another check holds (core/waiting.hpp).
+    virtual void waiting(const std::string& /*check_id*/, std::optional<int> /*device*/, bool /*waiting*/) {}
     // Every result the run produces, skipped ones included (not the `decided` ones).
     virtual void finished(const CheckResult& result) = 0;
 };

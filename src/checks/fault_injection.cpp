@@ -2,6 +2,7 @@
 // misbehaviour into one result of a complete report (cli/supervisor.hpp). They are registered only
 // when CUDACHECK_FAULT_CHECKS=1 is set (docs/checks.md, "Test-only checks"); nobody else sees them.
 #include "checks/checks.hpp"
+#include "core/waiting.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/spin.cuh"
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -25,6 +27,9 @@ std::unique_ptr<Check> fault_check(std::string id, std::string description, std:
 [[noreturn]] void sleep_forever() {
     while (true) std::this_thread::sleep_for(std::chrono::hours(1));
 }
+
+// What fault.lock_hold keeps and fault.lock_wait waits for: a GPU held by a hung check, without a GPU.
+std::mutex held_forever;
 
 }  // namespace
 
@@ -57,6 +62,19 @@ void add_fault_checks(CheckList& checks) {
                                      std::fflush(stdout);
                                      std::fwrite(garbage, 1, sizeof garbage - 1, stderr);
                                      result.summary("printed garbage");
+                                 }));
+    checks.push_back(fault_check("fault.lock_hold", "Takes a lock another check needs and hangs holding it (a hung check holding its GPU)",
+                                 [](CheckContext&, ResultBuilder&) {
+                                     std::unique_lock<std::mutex> lock(held_forever, std::defer_lock);
+                                     lock_reporting_wait(lock);
+                                     sleep_forever();
+                                 }));
+    checks.push_back(fault_check("fault.lock_wait", "Waits for fault.lock_hold's lock (a check queued behind a hung one), then passes",
+                                 [](CheckContext&, ResultBuilder& result) {
+                                     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // fault.lock_hold takes it first
+                                     std::unique_lock<std::mutex> lock(held_forever, std::defer_lock);
+                                     lock_reporting_wait(lock);
+                                     result.summary("got the lock");
                                  }));
     checks.push_back(fault_check(
         "fault.gpu_spin", "Launches a GPU kernel that never returns, holding the device alone (as a timed section does)",

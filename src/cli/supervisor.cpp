@@ -27,6 +27,17 @@ using json = ordered_json;
 using Clock = std::chrono::steady_clock;
 using TaskKey = std::pair<std::string, std::optional<int>>;  // check id, device
 
+// A check the worker started and has not finished. Its time limit counts running time: time spent
+// waiting for a GPU another check holds (the worker's "waiting" events) is not its own.
+struct InFlight {
+    Clock::time_point started;
+    Clock::duration waited{};
+    std::optional<Clock::time_point> waiting_since;
+    [[nodiscard]] Clock::duration running(Clock::time_point now) const {
+        return now - started - waited - (waiting_since ? now - *waiting_since : Clock::duration{});
+    }
+};
+
 constexpr std::size_t output_tail_bytes = 64 * 1024;
 constexpr auto memory_poll_interval = std::chrono::milliseconds(100);
 
@@ -236,7 +247,8 @@ public:
         while (true) {
             const auto now = Clock::now();
             Clock::time_point deadline = run_start + settings_.run_time_limit;
-            for (const auto& [key, started] : in_flight_) deadline = std::min(deadline, started + settings_.check_time_limit);
+            for (const auto& [key, task] : in_flight_)
+                if (!task.waiting_since) deadline = std::min(deadline, now + (settings_.check_time_limit - task.running(now)));
             if (settings_.memory_limit_bytes > 0) deadline = std::min(deadline, next_memory_poll);
             const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
 
@@ -270,9 +282,10 @@ public:
 
             const auto after = Clock::now();
             if (after - run_start >= settings_.run_time_limit) return kill(worker, WorkerEnd{WorkerEnd::run_timed_out, {}, {}});
-            const auto longest = std::min_element(in_flight_.begin(), in_flight_.end(),
-                                                  [](const auto& a, const auto& b) { return a.second < b.second; });
-            if (longest != in_flight_.end() && after - longest->second >= settings_.check_time_limit)
+            // The check that has run longest, not counting its waits for a GPU another check holds.
+            const auto longest = std::max_element(in_flight_.begin(), in_flight_.end(),
+                                                  [after](const auto& a, const auto& b) { return a.second.running(after) < b.second.running(after); });
+            if (longest != in_flight_.end() && longest->second.running(after) >= settings_.check_time_limit)
                 return kill(worker, WorkerEnd{WorkerEnd::check_timed_out, {}, longest->first});
             if (settings_.memory_limit_bytes > 0 && after >= next_memory_poll) {
                 next_memory_poll = after + memory_poll_interval;
@@ -285,7 +298,7 @@ public:
         }
     }
 
-    [[nodiscard]] const std::map<TaskKey, Clock::time_point>& in_flight() const { return in_flight_; }
+    [[nodiscard]] const std::map<TaskKey, InFlight>& in_flight() const { return in_flight_; }
     void clear_in_flight() { in_flight_.clear(); }
     [[nodiscard]] bool decided(const TaskKey& key) const { return results_.count(key) > 0; }
 
@@ -355,7 +368,17 @@ private:
                 const TaskKey key = key_of(event);
                 if (std::find(planned_.begin(), planned_.end(), key) == planned_.end()) planned_.push_back(key);
             } else if (kind == "started") {
-                in_flight_[key_of(event)] = Clock::now();
+                in_flight_[key_of(event)] = InFlight{Clock::now(), {}, std::nullopt};
+            } else if (kind == "waiting") {
+                if (auto task = in_flight_.find(key_of(event)); task != in_flight_.end()) {
+                    const auto now = Clock::now();
+                    if (event.at("waiting").get<bool>()) {
+                        if (!task->second.waiting_since) task->second.waiting_since = now;
+                    } else if (task->second.waiting_since) {
+                        task->second.waited += now - *task->second.waiting_since;
+                        task->second.waiting_since.reset();
+                    }
+                }
             } else if (kind == "finished") {
                 CheckResult result = check_result_from_json(event.at("result"));
                 const TaskKey key{result.check_id, result.device};
@@ -415,7 +438,7 @@ private:
     const Selection& selection_;
     const SupervisorSettings& settings_;
     std::vector<TaskKey> planned_;
-    std::map<TaskKey, Clock::time_point> in_flight_;
+    std::map<TaskKey, InFlight> in_flight_;
     std::map<TaskKey, CheckResult> results_;
     std::string output_;
 };
@@ -473,7 +496,7 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
         const WorkerEnd end = state.watch(*worker, run_start);
         const auto now = Clock::now();
         const auto elapsed = [&](const TaskKey& key) {
-            return std::chrono::duration_cast<std::chrono::milliseconds>(now - state.in_flight().at(key));
+            return std::chrono::duration_cast<std::chrono::milliseconds>(now - state.in_flight().at(key).started);
         };
         if (end.kind == WorkerEnd::done) {
             state.skip_undecided("not reported by the check process (a cudacheck bug)");

@@ -34,6 +34,9 @@ public:
     void started(const std::string& check_id, std::optional<int> device) override {
         send(json{{"event", "started"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
     }
+    void waiting(const std::string& check_id, std::optional<int> device, bool waiting) override {
+        send(json{{"event", "waiting"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}, {"waiting", waiting}});
+    }
     void finished(const CheckResult& result) override {
         send(json{{"event", "finished"}, {"result", to_json(result)}});
         send_facts_if_changed();

@@ -1,5 +1,6 @@
 #include "cudacheck/engine.hpp"
 
+#include "core/waiting.hpp"
 #include "probes/probes.hpp"
 
 #include <chrono>
@@ -122,6 +123,9 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
             std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
             if (input.one_at_a_time) alone.lock();
             if (input.observer != nullptr) input.observer->started(check->info().id, device);
+            const WaitReporting waits([&input, check, device](bool waiting) {
+                if (input.observer != nullptr) input.observer->waiting(check->info().id, device, waiting);
+            });
             CheckContext context{input.options, input.environment, input.probes, device};
             return reported(input, run_one(*check, context));
         }).share();

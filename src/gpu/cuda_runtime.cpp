@@ -2,6 +2,7 @@
 
 #include "core/build_info.hpp"
 #include "core/units.hpp"
+#include "core/waiting.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ private:
 
 }  // namespace
 
-DeviceWork::DeviceWork(int device) : device_(device), lock_(device_mutex(device)) {}
+DeviceWork::DeviceWork(int device) : device_(device), lock_(device_mutex(device), std::defer_lock) { lock_reporting_wait(lock_); }
 
 std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
                                   const std::function<void()>& work) {
@@ -66,7 +67,8 @@ std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork
     else check(cudaGetDevice(&device), "cudaGetDevice");
     held.reset();
     const Reacquire reacquire(held, device);  // declared before the exclusive lock: released after it
-    const std::unique_lock<std::shared_mutex> alone(device_mutex(device));
+    std::unique_lock<std::shared_mutex> alone(device_mutex(device), std::defer_lock);
+    lock_reporting_wait(alone);
     // Work other checks queued before releasing their shared locks may still be running.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (int i = 0; i < warmups; ++i) work();

@@ -106,6 +106,22 @@ TEST(Supervisor, bounds_the_whole_run_and_skips_what_it_did_not_reach) {
     EXPECT_EQ(test::find_check(report, "host.os")->at("status"), "pass");
 }
 
+// A check queued behind a hung one (waiting for the lock it holds, as checks wait for a GPU) is not
+// the one that times out: waiting does not count towards its limit, and it passes in the next worker.
+TEST(Supervisor, blames_the_hung_check_not_the_one_waiting_for_it) {
+    test::TempDir dir;
+    const std::string path = dir.path() + "/report.json";
+    const test::BinaryRun run =
+        run_cudacheck({"--level", "quick", "--only", "fault.lock_wait,fault.lock_hold", "--timeout", "1", "-o", path, "-q"}, {faults_on});
+    EXPECT_EQ(run.exit_status, 1) << run.output;
+    EXPECT_LT(run.wall_ms, 10000.0);
+    const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
+    const auto* hold = test::find_check(report, "fault.lock_hold");
+    EXPECT_EQ(hold->at("status"), "timeout") << *hold;
+    EXPECT_EQ(hold->at("code"), "CC903");
+    EXPECT_EQ(test::find_check(report, "fault.lock_wait")->at("status"), "pass") << report.dump(1);
+}
+
 TEST(Supervisor, runs_in_process_when_isolation_is_off) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
