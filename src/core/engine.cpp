@@ -1,5 +1,6 @@
 #include "cudacheck/engine.hpp"
 
+#include "core/trace.hpp"
 #include "core/waiting.hpp"
 #include "probes/probes.hpp"
 
@@ -126,6 +127,9 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
             const WaitReporting waits([&input, check, device](bool waiting) {
                 if (input.observer != nullptr) input.observer->waiting(check->info().id, device, waiting);
             });
+            const std::string label = device ? fmt::format("{}[{}]", check->info().id, *device) : check->info().id;
+            trace::name_thread(label);
+            const trace::Span span(label);
             CheckContext context{input.options, input.environment, input.probes, device};
             return reported(input, run_one(*check, context));
         }).share();

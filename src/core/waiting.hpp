@@ -7,6 +7,8 @@
 // report nothing, so their waits count as running: conservative, never hides a hang.
 #pragma once
 
+#include "core/trace.hpp"
+
 #include <functional>
 
 namespace cudacheck {
@@ -28,6 +30,9 @@ public:
     WaitScope(const WaitScope&) = delete;
     WaitScope& operator=(const WaitScope&) = delete;
     ~WaitScope();
+
+private:
+    trace::Span span_{"waiting for a GPU another check holds"};
 };
 
 // Takes `lock` (shared or exclusive), reporting a wait only when another holder makes it block.

@@ -1,6 +1,7 @@
 #include "gpu/cuda_runtime.hpp"
 
 #include "core/build_info.hpp"
+#include "core/trace.hpp"
 #include "core/units.hpp"
 #include "core/waiting.hpp"
 #include "probes/probes.hpp"
@@ -69,6 +70,7 @@ std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork
     const Reacquire reacquire(held, device);  // declared before the exclusive lock: released after it
     std::unique_lock<std::shared_mutex> alone(device_mutex(device), std::defer_lock);
     lock_reporting_wait(alone);
+    const trace::Span timed("timed alone on the GPU");
     // Work other checks queued before releasing their shared locks may still be running.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (int i = 0; i < warmups; ++i) work();
@@ -148,7 +150,10 @@ std::string other_processes_text(const CheckContext& context, int device) {
 void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std::function<void(int device)>& body) {
     const int device = context.device.value_or(0);
     try {
-        check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+        {
+            const trace::Span span("cudaSetDevice (creates the context on first use)");
+            check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+        }
         body(device);
     } catch (const CudaError& error) {
         if (error.error() == cudaErrorMemoryAllocation) {

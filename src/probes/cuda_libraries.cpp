@@ -3,6 +3,7 @@
 #include "probes/library_locator.hpp"
 
 #include "core/system.hpp"
+#include "core/trace.hpp"
 #include "probes/driver_probe.hpp"
 
 #include <fmt/format.h>
@@ -51,7 +52,10 @@ LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environmen
     loaded.id = id;
     loaded.name = std::string(library_name(id));
     loaded.soname = library_soname(id, cuda_major);
-    loaded.library = DynamicLibrary::open(loaded.soname);
+    {
+        const trace::Span span("dlopen " + loaded.soname);
+        loaded.library = DynamicLibrary::open(loaded.soname);
+    }
     // Only a library the loader cannot find at all is looked for elsewhere: one it finds but cannot
     // load (damaged, wrong architecture, missing dependency) is what every program here would get.
     // glibc words a missing dependency the same way, but names the dependency first.

@@ -2,6 +2,7 @@
 
 #include "core/cuda_facts.hpp"
 #include "core/system.hpp"
+#include "core/trace.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -141,9 +142,10 @@ void derive_device_rates(DeviceInfo& device) {
         device.fp32_peak_tflops = device.multiprocessors * *lanes * 2.0 * device.sm_clock_khz * 1e3 / 1e12;
 }
 
-DriverFacts collect_driver(bool initialise) {
+DriverFacts collect_driver(bool initialise, const std::function<void()>& opened) {
     DriverFacts facts;
     facts.library = DynamicLibrary::open("libcuda.so.1");
+    if (opened) opened();
     if (!facts.library.ok()) return facts;
     const std::string& path = facts.library.loaded_path();
     facts.library_file_version = library_version_from_path(path, "libcuda.so.");
@@ -174,7 +176,10 @@ DriverFacts collect_driver(bool initialise) {
         facts.initialisation_skipped = true;
         return facts;
     }
-    const CUresult init = api.init(0);
+    const CUresult init = [&] {
+        const trace::Span span("cuInit");
+        return api.init(0);
+    }();
     facts.init_result = static_cast<int>(init);
     if (init != CUDA_SUCCESS) {
         facts.init_error_name = error_name(api, init);

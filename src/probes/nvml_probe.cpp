@@ -2,6 +2,7 @@
 
 #include "core/cuda_facts.hpp"
 #include "core/system.hpp"
+#include "core/trace.hpp"
 #include "core/units.hpp"
 #include "probes/driver_probe.hpp"
 
@@ -226,6 +227,7 @@ void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml) 
 }
 
 NvmlFacts collect_nvml() {
+    const trace::Span span("NVML: open, init, query every GPU");
     NvmlFacts facts;
     facts.library = DynamicLibrary::open("libnvidia-ml.so.1");
     if (!facts.library.ok()) return facts;

@@ -332,6 +332,30 @@ TEST(EndToEnd, writes_one_report_in_several_formats) {
     EXPECT_EQ(entries, (std::vector<std::string>{"r.json", "r.md", "r.prom"}));
 }
 
+// CUDACHECK_TRACE=FILE: the process that runs the checks writes their timeline (Chrome trace format).
+TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
+    test::TempDir dir;
+    for (const bool isolated : {true, false}) {
+        const std::string path = dir.path() + (isolated ? "/isolated.trace.json" : "/in-process.trace.json");
+        std::vector<std::string> arguments{"--level", "quick", "--only", "host.os,env.variables,driver.nvml", "-q", "-o", dir.path() + "/r.json"};
+        if (!isolated) arguments.push_back("--no-isolation");
+        const test::BinaryRun run = run_cudacheck(arguments, {{"CUDACHECK_TRACE", path}});
+        ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
+        const auto trace = nlohmann::json::parse(test::read_text(path));
+        std::set<std::string> threads;
+        std::set<std::string> spans;
+        for (const auto& event : trace) {
+            if (event.at("ph") == "M") threads.insert(event.at("args").at("name").get<std::string>());
+            if (event.at("ph") == "X") {
+                spans.insert(event.at("name").get<std::string>());
+                EXPECT_GE(event.at("dur").get<double>(), 0.0);
+            }
+        }
+        EXPECT_EQ(threads, (std::set<std::string>{"host.os", "env.variables", "driver.nvml"}));
+        EXPECT_TRUE(spans.count("host.os") == 1 && spans.count("NVML: open, init, query every GPU") == 1) << trace.dump(1);
+    }
+}
+
 // --- bad input -------------------------------------------------------------------------------
 
 struct BadInput {
