@@ -1,12 +1,14 @@
 #include "cli/worker.hpp"
 
 #include "core/report_builder.hpp"
+#include "core/trace.hpp"
 #include "cudacheck/dynamic_library.hpp"
 #include "cudacheck/engine.hpp"
 #include "cudacheck/registry.hpp"
 #include "probes/probes.hpp"
 #include "render/report_json.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <fmt/format.h>
@@ -79,6 +81,10 @@ private:
 // it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
 void prepare_selected_checks(const Selection& selection, Probes& probes) {
     if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
+    // GPU work waits for cuInit: start it now, unless no selected check does GPU work.
+    if (std::any_of(selection.checks.begin(), selection.checks.end(),
+                    [](const Check* check) { return check->info().scope != Scope::host || check->info().prepare; }))
+        probes.prefetch_driver();
     for (const Check* check : selection.checks)
         if (check->info().prepare) check->info().prepare(probes);
 }
@@ -104,9 +110,11 @@ ChecksRun run_checks_here(const EngineInput& input) {
         run.usage_error = std::move(problem);
         return run;
     }
+    trace::start(input.environment.get("CUDACHECK_TRACE"));
     if (input.options.level != Level::quick) prepare_selected_checks(input.selection, input.probes);
     run.results = run_checks(input);
     run.facts = collect_report_facts(input.probes, input.environment);
+    trace::write();
     return run;
 }
 

@@ -6,6 +6,7 @@
 #include "cudacheck/dynamic_library.hpp"
 #include "cudacheck/report.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,7 @@ void derive_device_rates(DeviceInfo& device);
 
 // Opens libcuda.so.1 and reads its CUDA version; with `initialise`, also runs cuInit (about 180 ms
 // on an H200) and describes every visible device.
-[[nodiscard]] DriverFacts collect_driver(bool initialise = true);
+// `opened`, if given, is called as soon as libcuda.so.1 is open (or failed to open), before cuInit.
+[[nodiscard]] DriverFacts collect_driver(bool initialise = true, const std::function<void()>& opened = {});
 
 }  // namespace cudacheck

@@ -8,8 +8,8 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
     : settings_(std::move(settings)),
       host_([&environment, root = settings_.root] { return collect_host_info(environment, root); }),
       kernel_module_([root = settings_.root] { return collect_kernel_module(root); }),
-      driver_([this] { return settings_.collect_driver ? settings_.collect_driver(settings_.initialise_cuda) : collect_driver(settings_.initialise_cuda); }),
-      initialised_driver_([this] { return settings_.collect_driver ? settings_.collect_driver(true) : collect_driver(true); }),
+      driver_([this] { return collect_driver_facts(settings_.initialise_cuda); }),
+      initialised_driver_([this] { return collect_driver_facts(true); }),
       nvml_([] { return collect_nvml(); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }) {
@@ -18,8 +18,27 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
             [&environment, id = static_cast<CudaLibrary>(i)] { return load_cuda_library(id, CUDART_VERSION / 1000, environment); });
 }
 
+DriverFacts Probes::collect_driver_facts(bool initialise) {
+    DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise) : collect_driver(initialise, [this] { mark_libcuda_opened(); });
+    mark_libcuda_opened();
+    return facts;
+}
+
+void Probes::mark_libcuda_opened() {
+    std::call_once(libcuda_opened_once_, [this] { libcuda_opened_.set_value(); });
+}
+
+void Probes::prefetch_driver() {
+    driver_prefetched_ = true;
+    prefetches_.push_back(std::async(std::launch::async, [this] { (void)driver(); }));
+}
+
 void Probes::prefetch_libraries(std::initializer_list<CudaLibrary> ids) {
-    for (CudaLibrary id : ids) prefetches_.push_back(std::async(std::launch::async, [this, id] { (void)library(id); }));
+    for (CudaLibrary id : ids)
+        prefetches_.push_back(std::async(std::launch::async, [this, id] {
+            if (driver_prefetched_) libcuda_opened_future_.wait_for(std::chrono::milliseconds(500));
+            (void)library(id);
+        }));
 }
 
 }  // namespace cudacheck

@@ -72,8 +72,13 @@ public:
     [[nodiscard]] const LoadedLibrary* library_if_loaded(CudaLibrary id) const {
         return libraries_[static_cast<std::size_t>(id)]->peek();
     }
+    // Starts initialising the driver (cuInit) in the background: the longest step before any GPU
+    // check can start. Call before prefetch_libraries.
+    void prefetch_driver();
     // Starts opening libraries in the background: cuBLASLt and cuDNN are hundreds of megabytes,
-    // and loading them overlaps cuInit and context creation instead of following them.
+    // and loading them overlaps cuInit and context creation instead of following them. Each load
+    // waits until libcuda is open: the dynamic loader opens one library at a time, and cuInit
+    // should not queue behind hundreds of megabytes of others (seen on the H200: 65 ms).
     void prefetch_libraries(std::initializer_list<CudaLibrary> ids);
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
     // Where each CUDA library resolves for a C/C++ program, and every copy; nothing is loaded.
@@ -89,6 +94,7 @@ public:
     [[nodiscard]] const KernelModuleFacts* kernel_module_if_collected() const { return kernel_module_.peek(); }
 
 private:
+    DriverFacts collect_driver_facts(bool initialise);
     ProbeSettings settings_;
     Lazy<HostInfo> host_;
     Lazy<KernelModuleFacts> kernel_module_;
@@ -98,6 +104,11 @@ private:
     Lazy<ToolkitFacts> toolkits_;
     Lazy<LibraryFacts> library_locations_;
     std::array<std::unique_ptr<Lazy<LoadedLibrary>>, 6> libraries_;
+    void mark_libcuda_opened();
+    std::once_flag libcuda_opened_once_;
+    std::promise<void> libcuda_opened_;
+    std::shared_future<void> libcuda_opened_future_ = libcuda_opened_.get_future().share();
+    bool driver_prefetched_ = false;
     std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
 
