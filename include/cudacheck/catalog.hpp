@@ -89,6 +89,11 @@ enum class Code : int {
     cudnn_version_mismatch = 509,
     nvrtc_compile_failed = 510,
     ptx_too_new = 511,
+    // cuda.p2p and nccl.allreduce: GPUs working together
+    p2p_access_unavailable = 512,
+    p2p_copy_corrupted = 513,
+    p2p_bandwidth_low = 514,
+    nccl_call_failed = 515,
     // libraries.resolution
     library_outside_loader_path = 601,
     library_versions_differ = 602,

@@ -22,7 +22,11 @@ enum class Level { quick, standard, full };
 [[nodiscard]] std::string_view to_string(Level level);
 [[nodiscard]] std::optional<Level> level_from_string(std::string_view text);
 
-enum class Scope { host, device };
+// host: runs once, before any GPU work. device: runs once per selected device, devices at once.
+// multi_device: runs once over every selected device together (peer copies, collectives), at the
+// same time as the per-device checks; its result names no device. It may depend on host checks only.
+enum class Scope { host, device, multi_device };
+[[nodiscard]] std::string_view to_string(Scope scope);  // "host", "device", "multi"
 
 struct CheckInfo {
     std::string id;           // "<area>.<name>", e.g. "driver.libcuda"
@@ -84,6 +88,9 @@ struct CheckContext {
     const Environment& environment;
     Probes& probes;
     std::optional<int> device;  // set for per-device checks
+    // Set for multi-device checks: the selected devices its dependencies did not fail for, in
+    // ordinal order. It may hold fewer than two; the check then skips with its reason.
+    std::vector<int> devices;
 };
 
 class Check {

@@ -1,7 +1,8 @@
 // Runs a selection of checks. Host checks run first, each as soon as its dependencies finished;
 // then per-device checks, every device at once and, within a device, every check whose
-// dependencies are met (checks serialise their own GPU work: gpu::DeviceWork). Results keep
-// registry order (per-device ones by check, then device).
+// dependencies are met (checks serialise their own GPU work: gpu::DeviceWork), and alongside them
+// the multi-device checks, once each over all selected devices. Results keep registry order: host
+// checks, then the GPU checks (a per-device check's results by device).
 #pragma once
 
 #include "cudacheck/check.hpp"

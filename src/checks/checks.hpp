@@ -11,11 +11,15 @@
 #include "probes/library_locator.hpp"
 #include "probes/nvml_health.hpp"
 #include "probes/nvml_probe.hpp"
+#include "probes/nvml_topology.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace cudacheck {
 
@@ -107,6 +111,35 @@ void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<D
 [[nodiscard]] std::unique_ptr<Check> make_cudnn_conv_check();
 [[nodiscard]] std::unique_ptr<Check> make_curand_generate_check();
 [[nodiscard]] std::unique_ptr<Check> make_nvrtc_compile_check();
+
+// Checks over several GPUs at once (Scope::multi_device, --level standard and above). True when
+// the context holds two devices or more; otherwise skips with the reason.
+[[nodiscard]] bool require_two_devices(const CheckContext& context, ResultBuilder& result);
+
+// cuda.p2p: what happened between one ordered pair of GPUs.
+struct PeerCopy {
+    int source = 0;       // CUDA ordinals
+    int destination = 0;
+    bool can_access = false;  // cudaDeviceCanAccessPeer(source, destination)
+    std::optional<double> bandwidth_gbps;    // median copy rate, bytes counted once
+    std::uint64_t words = 0;                 // 32-bit words copied
+    std::optional<std::uint64_t> wrong_words;  // words that arrived different; nullopt when not compared
+    std::optional<NvmlPeerLink> link;       // NVML's view of the link from source to destination
+};
+[[nodiscard]] std::unique_ptr<Check> make_cuda_p2p_check();
+void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result);
+
+// nccl.allreduce
+[[nodiscard]] std::unique_ptr<Check> make_nccl_allreduce_check();
+// Runs the check with NCCL opened from `soname` (tests pass a name that does not exist).
+void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::string_view soname);
+// nccl-tests' bus bandwidth of an all-reduce over `ranks` GPUs: algbw * 2 (n - 1) / n, the rate
+// each link carries, comparable across GPU counts (nccl-tests doc/PERFORMANCE.md).
+[[nodiscard]] double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks);
+// ncclGetVersion's code as text: "2.28.9" for 22809 (X*10000+Y*100+Z since 2.9), "2.8.4" for 2804.
+[[nodiscard]] std::string nccl_version_text(int code);
+// "ncclUnhandledCudaError" for 1 (nccl.h ncclResult_t).
+[[nodiscard]] std::string nccl_result_name(int result);
 
 // Test-only checks that crash, hang, eat memory or print garbage (fault_injection.cpp), added to
 // the built-in list when CUDACHECK_FAULT_CHECKS=1.

@@ -323,18 +323,19 @@ public:
         }
     }
 
-    // Results in the engine's order: host checks, then per-device checks by check and device.
+    // Results in the engine's order: host checks, then GPU checks (per-device and multi-device) by
+    // check, a per-device check's by device.
     [[nodiscard]] std::vector<CheckResult> ordered_results() const {
         std::vector<std::pair<std::tuple<bool, std::size_t, int>, const CheckResult*>> keyed;
         for (const auto& [key, result] : results_) {
             std::size_t index = selection_.checks.size();
-            bool per_device = false;
+            bool gpu_check = false;
             for (std::size_t i = 0; i < selection_.checks.size(); ++i)
                 if (selection_.checks[i]->info().id == key.first) {
                     index = i;
-                    per_device = selection_.checks[i]->info().scope == Scope::device;
+                    gpu_check = selection_.checks[i]->info().scope != Scope::host;
                 }
-            keyed.push_back({{per_device, index, key.second.value_or(-1)}, &result});
+            keyed.push_back({{gpu_check, index, key.second.value_or(-1)}, &result});
         }
         std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<CheckResult> ordered;

@@ -4,12 +4,14 @@
 #include "core/waiting.hpp"
 #include "probes/probes.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <functional>
 #include <future>
-#include <algorithm>
 #include <map>
 #include <mutex>
+#include <variant>
 
 namespace cudacheck {
 
@@ -99,11 +101,29 @@ CheckResult skipped_unplanned(const EngineInput& input, const Check& check, std:
 // Held around each check when input.one_at_a_time is set.
 std::mutex one_at_a_time;
 
+// A multi-device check runs on the devices none of its dependencies failed for; with none left it
+// is skipped, with the first reason found.
+std::variant<std::vector<int>, std::string> usable_devices(const Check& check, const EngineInput& input, const std::vector<int>& ordinals,
+                                                           const std::function<const CheckResult*(const std::string&)>& lookup) {
+    std::vector<int> usable;
+    std::optional<std::string> reason;
+    for (int ordinal : ordinals) {
+        if (auto why = blocked(check, input, ordinal, lookup)) {
+            if (!reason) reason = std::move(why);
+        } else {
+            usable.push_back(ordinal);
+        }
+    }
+    if (usable.empty() && reason) return *reason;
+    return usable;
+}
+
 // Runs `checks` concurrently, each in its own task as soon as its dependencies have finished: a
 // dependency is another of these checks, or one of `earlier` (host results, for device checks).
+// Multi-device checks (device empty) get `ordinals`, less the devices a dependency failed for.
 // Results come back in the order of `checks`.
 std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device,
-                                          const std::map<std::string, CheckResult>& earlier) {
+                                          const std::map<std::string, CheckResult>& earlier, const std::vector<int>& ordinals = {}) {
     std::map<std::string, std::shared_future<CheckResult>> futures;
     std::vector<std::shared_future<CheckResult>> ordered;
     for (const Check* check : checks) {
@@ -111,16 +131,23 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
         for (const std::string& id : check->info().depends_on)
             if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
         if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr) input.observer->planned(check->info().id, device);
-        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, device, dependencies]() {
+        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, &ordinals, device, dependencies]() {
             std::map<std::string, CheckResult> finished;
             for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
             if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
-            const auto lookup = [&](const std::string& id) -> const CheckResult* {
+            const std::function<const CheckResult*(const std::string&)> lookup = [&](const std::string& id) -> const CheckResult* {
                 if (auto it = finished.find(id); it != finished.end()) return &it->second;
                 if (auto it = earlier.find(id); it != earlier.end()) return &it->second;
                 return nullptr;
             };
-            if (auto reason = blocked(*check, input, device, lookup)) return reported(input, skipped(*check, device, *reason));
+            CheckContext context{input.options, input.environment, input.probes, device, {}};
+            if (check->info().scope == Scope::multi_device) {
+                auto usable = usable_devices(*check, input, ordinals, lookup);
+                if (auto* reason = std::get_if<std::string>(&usable)) return reported(input, skipped(*check, device, *reason));
+                context.devices = std::get<std::vector<int>>(std::move(usable));
+            } else if (auto reason = blocked(*check, input, device, lookup)) {
+                return reported(input, skipped(*check, device, *reason));
+            }
             std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
             if (input.one_at_a_time) alone.lock();
             if (input.observer != nullptr) input.observer->started(check->info().id, device);
@@ -130,7 +157,6 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
             const std::string label = device ? fmt::format("{}[{}]", check->info().id, *device) : check->info().id;
             trace::name_thread(label);
             const trace::Span span(label);
-            CheckContext context{input.options, input.environment, input.probes, device};
             return reported(input, run_one(*check, context));
         }).share();
         futures.emplace(check->info().id, future);
@@ -146,50 +172,71 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
 std::vector<CheckResult> run_checks(const EngineInput& input) {
     std::vector<const Check*> host_checks;
     std::vector<const Check*> device_checks;
-    for (const Check* check : input.selection.checks)
-        (check->info().scope == Scope::host ? host_checks : device_checks).push_back(check);
+    std::vector<const Check*> multi_device_checks;
+    for (const Check* check : input.selection.checks) {
+        const Scope scope = check->info().scope;
+        (scope == Scope::host ? host_checks : scope == Scope::device ? device_checks : multi_device_checks).push_back(check);
+    }
 
     // Host checks overlap: slow probes (nvcc, cuInit, NVML) run side by side.
     std::vector<CheckResult> results = run_concurrently(host_checks, input, std::nullopt, {});
-    if (device_checks.empty()) return results;
+    if (device_checks.empty() && multi_device_checks.empty()) return results;
     std::map<std::string, CheckResult> host_results;
     for (const CheckResult& result : results) host_results.emplace(result.check_id, result);
 
-    // When no per-device check runs at this level, skip them without asking for devices: listing
+    // GPU checks (per-device and multi-device) in registry order, for skipping them all at once.
+    std::vector<const Check*> gpu_checks;
+    for (const Check* check : input.selection.checks)
+        if (check->info().scope != Scope::host) gpu_checks.push_back(check);
+
+    // When no GPU check runs at this level, skip them without asking for devices: listing
     // devices means initialising CUDA, which --level quick exists to avoid.
-    const bool any_runnable = std::any_of(device_checks.begin(), device_checks.end(),
+    const bool any_runnable = std::any_of(gpu_checks.begin(), gpu_checks.end(),
                                           [&](const Check* check) { return input.options.level >= check->info().min_level; });
     if (!any_runnable) {
-        for (const Check* check : device_checks)
+        for (const Check* check : gpu_checks)
             results.push_back(skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
         return results;
     }
 
-    // Per-device checks need the device list, which only a working driver gives.
+    // GPU checks need the device list, which only a working driver gives.
     const DriverFacts& driver = input.probes.initialised_driver();
     std::vector<int> ordinals;
     for (const DeviceInfo& device : driver.devices)
         if (input.options.devices.empty() ||
             std::find(input.options.devices.begin(), input.options.devices.end(), device.ordinal) != input.options.devices.end())
             ordinals.push_back(device.ordinal);
+    std::sort(ordinals.begin(), ordinals.end());
     if (ordinals.empty()) {
         const std::string reason = driver.devices.empty() ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
                                                           : "no selected device (--devices)";
-        for (const Check* check : device_checks) results.push_back(skipped_unplanned(input, *check, reason));
+        for (const Check* check : gpu_checks) results.push_back(skipped_unplanned(input, *check, reason));
         return results;
     }
 
     // Every device at once, and within a device every check whose dependencies are met: CPU-side
     // work (library loading, handle and plan creation, CPU references) overlaps. Checks serialise
     // their GPU work per device themselves (gpu::DeviceWork), so timed sections run alone.
+    // Multi-device checks start at the same time: they take the devices they time in ordinal
+    // order, so they cannot deadlock with each other or with the per-device checks.
     std::vector<std::future<std::vector<CheckResult>>> per_device;
-    for (int ordinal : ordinals)
-        per_device.push_back(std::async(std::launch::async, [&, ordinal] { return run_concurrently(device_checks, input, ordinal, host_results); }));
+    if (!device_checks.empty())
+        for (int ordinal : ordinals)
+            per_device.push_back(std::async(std::launch::async, [&, ordinal] { return run_concurrently(device_checks, input, ordinal, host_results); }));
+    std::vector<CheckResult> multi_device_results = run_concurrently(multi_device_checks, input, std::nullopt, host_results, ordinals);
     std::vector<std::vector<CheckResult>> device_results;
     for (auto& future : per_device) device_results.push_back(future.get());
-    // Deterministic order: by check, then by device.
-    for (std::size_t check = 0; check < device_checks.size(); ++check)
-        for (std::vector<CheckResult>& one_device : device_results) results.push_back(std::move(one_device[check]));
+    // Deterministic order: by check in registry order; a per-device check's results by device.
+    std::size_t next_device_check = 0;
+    std::size_t next_multi_device_check = 0;
+    for (const Check* check : gpu_checks) {
+        if (check->info().scope == Scope::multi_device) {
+            results.push_back(std::move(multi_device_results[next_multi_device_check++]));
+            continue;
+        }
+        for (std::vector<CheckResult>& one_device : device_results) results.push_back(std::move(one_device[next_device_check]));
+        ++next_device_check;
+    }
     return results;
 }
 

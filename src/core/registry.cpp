@@ -18,6 +18,9 @@ Registry::Registry(CheckList checks) : checks_(std::move(checks)) {
         for (const std::string& dependency : info.depends_on) {
             const std::size_t at = index_of(dependency);
             if (at >= i) throw std::logic_error(info.id + " depends on " + dependency + ", which is not registered before it");
+            // A multi-device check starts with the per-device checks, not after them.
+            if (info.scope == Scope::multi_device && checks_[at]->info().scope != Scope::host)
+                throw std::logic_error(info.id + " runs over several devices and may depend on host checks only, not " + dependency);
         }
     }
 }

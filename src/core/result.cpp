@@ -22,6 +22,15 @@ std::optional<Status> status_from_string(std::string_view text) {
 
 int severity_rank(Status status) { return static_cast<int>(status); }
 
+std::string_view to_string(Scope scope) {
+    switch (scope) {
+        case Scope::host: return "host";
+        case Scope::device: return "device";
+        case Scope::multi_device: return "multi";
+    }
+    return "host";
+}
+
 std::string_view to_string(Level level) { return level_names[static_cast<std::size_t>(level)]; }
 
 std::optional<Level> level_from_string(std::string_view text) {

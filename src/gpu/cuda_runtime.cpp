@@ -61,6 +61,84 @@ private:
 
 DeviceWork::DeviceWork(int device) : device_(device), lock_(device_mutex(device), std::defer_lock) { lock_reporting_wait(lock_); }
 
+namespace {
+
+// Makes `device` current for a scope and restores the caller's device after.
+class CurrentDevice {
+public:
+    CurrentDevice() { check(cudaGetDevice(&previous_), "cudaGetDevice"); }
+    CurrentDevice(const CurrentDevice&) = delete;
+    CurrentDevice& operator=(const CurrentDevice&) = delete;
+    ~CurrentDevice() { cudaSetDevice(previous_); }
+    void use(int device) const { check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device)); }
+
+private:
+    int previous_ = 0;
+};
+
+// The timing itself, once the devices are held alone: warm-ups, then `runs` runs each bracketed by
+// an event on every stream; per run, the longest stream's milliseconds.
+std::vector<float> time_with_events(const std::vector<DeviceStream>& streams, int warmups, int runs, const std::function<void()>& work) {
+    const CurrentDevice current;
+    for (int i = 0; i < warmups; ++i) work();
+    const std::size_t per_stream = static_cast<std::size_t>(runs) + 1;
+    std::vector<cudaEvent_t> events(streams.size() * per_stream, nullptr);
+    const auto event = [&](std::size_t stream, std::size_t index) -> cudaEvent_t& { return events[stream * per_stream + index]; };
+    const auto record = [&](std::size_t index) {
+        for (std::size_t s = 0; s < streams.size(); ++s) {
+            current.use(streams[s].device);
+            check(cudaEventRecord(event(s, index), streams[s].stream->get()), "cudaEventRecord");
+        }
+    };
+    std::vector<float> samples(static_cast<std::size_t>(runs), 0.0f);
+    try {
+        for (std::size_t s = 0; s < streams.size(); ++s) {
+            current.use(streams[s].device);
+            for (std::size_t index = 0; index < per_stream; ++index) check(cudaEventCreate(&event(s, index)), "cudaEventCreate");
+        }
+        record(0);
+        for (int i = 0; i < runs; ++i) {
+            work();
+            record(static_cast<std::size_t>(i) + 1);
+        }
+        for (std::size_t s = 0; s < streams.size(); ++s) {
+            check(cudaEventSynchronize(event(s, per_stream - 1)), "cudaEventSynchronize");
+            for (std::size_t i = 0; i < samples.size(); ++i) {
+                float milliseconds = 0;
+                check(cudaEventElapsedTime(&milliseconds, event(s, i), event(s, i + 1)), "cudaEventElapsedTime");
+                samples[i] = std::max(samples[i], milliseconds);
+            }
+        }
+    } catch (...) {
+        for (cudaEvent_t created : events)
+            if (created != nullptr) cudaEventDestroy(created);
+        throw;
+    }
+    for (cudaEvent_t created : events) cudaEventDestroy(created);
+    return samples;
+}
+
+// Re-acquires the caller's shared locks on several devices however the timing ends.
+class ReacquireAll {
+public:
+    ReacquireAll(std::optional<DevicesWork>& held, std::vector<int> devices) : held_(held), devices_(std::move(devices)) {}
+    ReacquireAll(const ReacquireAll&) = delete;
+    ReacquireAll& operator=(const ReacquireAll&) = delete;
+    ~ReacquireAll() {
+        try {
+            held_.emplace(devices_);
+        } catch (...) {
+            // Only a failing lock could get here; the caller then continues without the locks.
+        }
+    }
+
+private:
+    std::optional<DevicesWork>& held_;
+    std::vector<int> devices_;
+};
+
+}  // namespace
+
 std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
                                   const std::function<void()>& work) {
     int device = 0;
@@ -73,30 +151,38 @@ std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork
     const trace::Span timed("timed alone on the GPU");
     // Work other checks queued before releasing their shared locks may still be running.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    for (int i = 0; i < warmups; ++i) work();
-    std::vector<cudaEvent_t> events(static_cast<std::size_t>(runs) + 1, nullptr);
-    std::vector<float> samples;
-    try {
-        for (cudaEvent_t& event : events) check(cudaEventCreate(&event), "cudaEventCreate");
-        check(cudaEventRecord(events[0], stream.get()), "cudaEventRecord");
-        for (int i = 0; i < runs; ++i) {
-            work();
-            check(cudaEventRecord(events[static_cast<std::size_t>(i) + 1], stream.get()), "cudaEventRecord");
-        }
-        check(cudaEventSynchronize(events.back()), "cudaEventSynchronize");
-        for (int i = 0; i < runs; ++i) {
-            float milliseconds = 0;
-            check(cudaEventElapsedTime(&milliseconds, events[static_cast<std::size_t>(i)], events[static_cast<std::size_t>(i) + 1]),
-                  "cudaEventElapsedTime");
-            samples.push_back(milliseconds);
-        }
-    } catch (...) {
-        for (cudaEvent_t event : events)
-            if (event != nullptr) cudaEventDestroy(event);
-        throw;
+    return time_with_events({DeviceStream{device, &stream}}, warmups, runs, work);
+}
+
+DevicesWork::DevicesWork(std::vector<int> devices) : devices_(std::move(devices)) {
+    std::sort(devices_.begin(), devices_.end());
+    devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+    for (int device : devices_) locks_.push_back(std::make_unique<DeviceWork>(device));
+}
+
+std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std::optional<DevicesWork>& held, int warmups, int runs,
+                                   const std::function<void()>& work) {
+    std::vector<int> devices;
+    if (held) devices = held->devices();
+    for (const DeviceStream& stream : streams) devices.push_back(stream.device);
+    std::sort(devices.begin(), devices.end());
+    devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+    held.reset();
+    const ReacquireAll reacquire(held, devices);  // declared before the exclusive locks: released after them
+    std::vector<std::unique_lock<std::shared_mutex>> alone;
+    for (int device : devices) {  // ordinal order: no deadlock
+        alone.emplace_back(device_mutex(device), std::defer_lock);
+        lock_reporting_wait(alone.back());
     }
-    for (cudaEvent_t event : events) cudaEventDestroy(event);
-    return samples;
+    const trace::Span timed("timed alone on the GPUs");
+    {
+        const CurrentDevice current;
+        for (int device : devices) {
+            current.use(device);
+            check(cudaDeviceSynchronize(), fmt::format("cudaDeviceSynchronize(device {})", device));
+        }
+    }
+    return time_with_events(streams, warmups, runs, work);
 }
 
 double median(std::vector<float> samples) {
@@ -148,7 +234,8 @@ std::string other_processes_text(const CheckContext& context, int device) {
 }  // namespace
 
 void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std::function<void(int device)>& body) {
-    const int device = context.device.value_or(0);
+    // A multi-device check starts on its first device and moves between them itself.
+    const int device = context.device ? *context.device : context.devices.empty() ? 0 : context.devices.front();
     try {
         {
             const trace::Span span("cudaSetDevice (creates the context on first use)");
@@ -157,12 +244,14 @@ void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std
         body(device);
     } catch (const CudaError& error) {
         if (error.error() == cudaErrorMemoryAllocation) {
+            int current = device;
+            cudaGetDevice(&current);  // the device the allocation failed on
             size_t free_bytes = 0;
             size_t total_bytes = 0;
             cudaMemGetInfo(&free_bytes, &total_bytes);
             result.add(Code::gpu_out_of_memory,
-                       fmt::format("{}: only {} of {} free on device {}{}", error.what(), format_bytes(free_bytes), format_bytes(total_bytes), device,
-                                   other_processes_text(context, device)),
+                       fmt::format("{}: only {} of {} free on device {}{}", error.what(), format_bytes(free_bytes), format_bytes(total_bytes), current,
+                                   other_processes_text(context, current)),
                        remediation_for(error.error()));
         } else if (error.error() == cudaErrorNoKernelImageForDevice) {
             result.add(Code::no_kernel_image, error.what(), remediation_for(error.error()));

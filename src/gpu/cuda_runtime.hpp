@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -104,6 +105,35 @@ private:
 [[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
                                                 const std::function<void()>& work);
 [[nodiscard]] double median(std::vector<float> samples);
+
+// DeviceWork on several devices at once (shared locks, taken in ordinal order), for untimed work of
+// a check that spans devices (cuda.p2p, nccl.allreduce).
+class DevicesWork {
+public:
+    explicit DevicesWork(std::vector<int> devices);
+    DevicesWork(const DevicesWork&) = delete;
+    DevicesWork& operator=(const DevicesWork&) = delete;
+    [[nodiscard]] const std::vector<int>& devices() const { return devices_; }
+
+private:
+    std::vector<int> devices_;  // ascending, no duplicates
+    std::vector<std::unique_ptr<DeviceWork>> locks_;
+};
+
+// A stream and the device it belongs to, for timing across devices.
+struct DeviceStream {
+    int device;
+    const Stream* stream;
+};
+
+// time_on_stream() for work that spans devices: `held` is released, the exclusive locks of all its
+// devices are taken in ordinal order (so two multi-device checks cannot deadlock, and a per-device
+// check, which holds one device's lock at a time, cannot either), every device synchronised, and
+// each run bracketed by events on every stream in `streams`. A run lasts as long as its slowest
+// stream (a collective ends when its last rank does). `held` is re-acquired before returning, and
+// the current device is left as it was.
+[[nodiscard]] std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std::optional<DevicesWork>& held, int warmups,
+                                                 int runs, const std::function<void()>& work);
 
 // Runs a check's GPU body on its device: selects the device, and turns a CudaError into a
 // finding (out of memory with free/total, no kernel image with the fix, anything else by name).

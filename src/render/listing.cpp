@@ -53,7 +53,7 @@ void render_check_list(const Registry& registry, std::ostream& out) {
             for (std::size_t i = 0; i < info.depends_on.size(); ++i) description += (i > 0 ? ", " : "") + info.depends_on[i];
             description += ")";
         }
-        out << fmt::format("{:<{}}  {:<6}  {:<8}  {}\n", info.id, width, info.scope == Scope::host ? "host" : "device",
+        out << fmt::format("{:<{}}  {:<6}  {:<8}  {}\n", info.id, width, to_string(info.scope),
                            to_string(info.min_level), description);
     }
 }

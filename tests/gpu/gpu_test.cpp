@@ -7,7 +7,9 @@
 #include "support/test_support.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -232,6 +234,103 @@ TEST(GpuSupervisor, spinning_kernel_times_out_and_the_gpu_serves_the_next_checks
         ASSERT_NE(check, nullptr) << id;
         EXPECT_EQ((*check)["status"], "pass") << id << ": " << (*check)["message"];
     }
+}
+
+}  // namespace
+}  // namespace cudacheck
+
+namespace cudacheck {
+namespace {
+
+#define REQUIRE_TWO_GPUS()                                                     \
+    if (usable_devices() < 2) GTEST_SKIP() << "needs 2 or more CUDA devices; " << usable_devices() << " here"
+
+// cuda.p2p on the real GPUs: one result over all of them, peer access symmetric, every copy
+// verified (a corrupted one fails the check), a bandwidth for every ordered pair; on NVLinked GPUs,
+// access everywhere.
+TEST(GpuMultiDevice, p2p_matrix_is_symmetric_and_every_copy_verified) {
+    REQUIRE_TWO_GPUS();
+    test::TempDir dir;
+    const test::BinaryRun run = test::run_cudacheck({"--only", "cuda.p2p", "-v", "-o", dir.path() + "/report.json", "-q"});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    const auto* check = test::find_check(report, "cuda.p2p");
+    ASSERT_NE(check, nullptr);
+    EXPECT_TRUE((*check)["device"].is_null());
+    EXPECT_NE((*check)["status"], "fail") << (*check)["message"] << " / " << (*check)["remediation"];
+    EXPECT_NE((*check)["status"], "skip") << (*check)["skip_reason"];
+    for (const auto& finding : (*check)["findings"]) EXPECT_NE(finding["code"], "CC513") << finding["message"];
+    std::map<std::pair<int, int>, bool> access;
+    bool all_nvlink = true;
+    for (const auto& item : (*check)["evidence"]) {
+        const std::string key = item["key"];
+        const std::string value = item["value"];
+        if (key == "peer_access")
+            for (const std::string& entry : sys::split(value, ',')) {
+                int source = -1, destination = -1;
+                char answer[8] = {};
+                ASSERT_EQ(std::sscanf(std::string(sys::trim(entry)).c_str(), "%d -> %d %7s", &source, &destination, answer), 3) << entry;
+                access[{source, destination}] = std::string(answer) == "yes";
+            }
+        if (key.rfind("link ", 0) == 0 && value.rfind("NVLink", 0) != 0) all_nvlink = false;
+    }
+    const int n = usable_devices();
+    ASSERT_EQ(access.size(), static_cast<std::size_t>(n * (n - 1)));
+    for (const auto& [pair, yes] : access) {
+        EXPECT_EQ(yes, access.at({pair.second, pair.first})) << pair.first << " -> " << pair.second;
+        int runtime = 0;
+        ASSERT_EQ(cudaDeviceCanAccessPeer(&runtime, pair.first, pair.second), cudaSuccess);
+        EXPECT_EQ(yes, runtime != 0) << pair.first << " -> " << pair.second;
+        if (all_nvlink) EXPECT_TRUE(yes) << pair.first << " -> " << pair.second << " is NVLinked";
+    }
+    int rates = 0;
+    for (const auto& metric : (*check)["metrics"])
+        if (metric["name"].get<std::string>().rfind("peer_bandwidth_", 0) == 0) {
+            ++rates;
+            EXPECT_GT(metric["value"].get<double>(), 0.0) << metric["name"];
+        }
+    EXPECT_EQ(rates, n * (n - 1));
+    EXPECT_NE(run.exit_status, 2) << run.output;
+}
+
+// nccl.allreduce at --level full: the sum is right on every GPU, bandwidth positive, NCCL named;
+// skipped (not failed) where libnccl.so.2 is missing.
+TEST(GpuMultiDevice, nccl_allreduce_sum_is_correct_on_every_gpu) {
+    REQUIRE_TWO_GPUS();
+    test::TempDir dir;
+    const test::BinaryRun run = test::run_cudacheck({"--only", "nccl.allreduce", "--level", "full", "-v", "-o", dir.path() + "/report.json", "-q"});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    const auto* check = test::find_check(report, "nccl.allreduce");
+    ASSERT_NE(check, nullptr);
+    if ((*check)["status"] == "skip" && (*check)["skip_reason"].get<std::string>().find("NCCL is not installed") != std::string::npos)
+        GTEST_SKIP() << (*check)["skip_reason"];
+    EXPECT_EQ((*check)["status"], "pass") << (*check)["message"] << " / " << (*check)["remediation"];
+    EXPECT_TRUE((*check)["findings"].empty());
+    EXPECT_NE((*check)["message"].get<std::string>().find("correct on every GPU"), std::string::npos) << (*check)["message"];
+    bool bus = false;
+    for (const auto& metric : (*check)["metrics"])
+        if (metric["name"] == "bus_bandwidth") {
+            bus = true;
+            EXPECT_GT(metric["value"].get<double>(), 0.0);
+        }
+    EXPECT_TRUE(bus);
+    bool nvls_off = false;
+    for (const auto& item : (*check)["evidence"]) nvls_off |= item["key"] == "NCCL_NVLS_ENABLE";
+    EXPECT_TRUE(nvls_off);
+    EXPECT_EQ(run.exit_status, 0) << run.output;
+}
+
+// The default run with both new checks through --no-isolation: same results, no deadlock.
+TEST(GpuMultiDevice, p2p_runs_without_isolation_alongside_per_device_checks) {
+    REQUIRE_TWO_GPUS();
+    test::TempDir dir;
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "cuda.p2p,cuda.memory,cuda.kernel", "--no-isolation", "-o", dir.path() + "/report.json", "-q"});
+    EXPECT_FALSE(run.timed_out);
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    const auto* check = test::find_check(report, "cuda.p2p");
+    ASSERT_NE(check, nullptr);
+    EXPECT_EQ((*check)["status"], "pass") << (*check)["message"];
+    EXPECT_EQ(run.exit_status, 0) << run.output;
 }
 
 }  // namespace

@@ -371,3 +371,101 @@ TEST(Selection, skip_removes_checks_and_only_limits) {
 
 }  // namespace
 }  // namespace cudacheck
+
+namespace cudacheck {
+namespace {
+
+TEST(Engine, runs_multi_device_checks_once_alongside_per_device_checks_in_registry_order) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    std::atomic<bool> multi_running{false};
+    std::atomic<bool> overlapped{false};
+    std::vector<int> seen;
+    CheckList checks;
+    checks.push_back(make_check("gpus.listed", passing()));
+    checks.push_back(make_check("gpu.single", [&](CheckContext& context, ResultBuilder& result) {
+        // The multi-device check sleeps; a per-device check that sees it running proves they overlap.
+        for (int i = 0; i < 50 && !overlapped; ++i) {
+            if (multi_running) overlapped = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(4));
+        }
+        result.summary("device " + std::to_string(*context.device));
+    }, {"gpus.listed"}, Scope::device));
+    checks.push_back(make_check("gpu.pairs", [&](CheckContext& context, ResultBuilder& result) {
+        multi_running = true;
+        seen = context.devices;
+        EXPECT_FALSE(context.device.has_value());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        multi_running = false;
+        result.summary("pairs");
+    }, {"gpus.listed"}, Scope::multi_device));
+    checks.push_back(make_check("gpu.after", passing(), {}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 6u);
+    EXPECT_TRUE(overlapped.load());
+    EXPECT_EQ(seen, (std::vector<int>{0, 1}));
+    EXPECT_EQ(results[1].check_id, "gpu.single");
+    EXPECT_EQ(results[2].check_id, "gpu.single");
+    EXPECT_EQ(results[3].check_id, "gpu.pairs");
+    EXPECT_FALSE(results[3].device.has_value());
+    EXPECT_EQ(results[3].message, "pairs");
+    EXPECT_EQ(results[4].check_id, "gpu.after");
+    EXPECT_EQ(results[5].device, 1);
+}
+
+TEST(Engine, multi_device_check_gets_only_the_devices_its_dependency_did_not_fail_for) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    std::vector<int> seen{-1};
+    CheckList checks;
+    checks.push_back(make_check("gpus.listed", [](CheckContext&, ResultBuilder& result) {
+        result.add_for_device(1, Code::compute_mode_prohibited, "device 1 is in compute mode Prohibited");
+    }));
+    checks.push_back(make_check("gpu.pairs", [&](CheckContext& context, ResultBuilder& result) {
+        seen = context.devices;
+        result.summary("ran");
+    }, {"gpus.listed"}, Scope::multi_device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(seen, (std::vector<int>{0}));
+    EXPECT_EQ(results[1].status, Status::pass);
+}
+
+TEST(Engine, multi_device_check_skipped_with_the_dependency_reason_when_no_device_is_usable) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    CheckList checks;
+    checks.push_back(make_check("host.base", failing(Code::kernel_module_not_loaded)));
+    checks.push_back(make_check("gpu.pairs", passing(), {"host.base"}, Scope::multi_device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[1].status, Status::skip);
+    EXPECT_NE(results[1].skip_reason.find("CC201"), std::string::npos) << results[1].skip_reason;
+}
+
+TEST(Engine, quick_level_skips_multi_device_checks_without_initialising_cuda) {
+    Harness harness;
+    harness.options.level = Level::quick;
+    harness.settings.initialise_cuda = false;
+    int initialisations = 0;
+    harness.settings.collect_driver = [&](bool initialise) {
+        initialisations += initialise ? 1 : 0;
+        return two_fake_devices(initialise);
+    };
+    CheckList checks;
+    checks.push_back(make_check("gpu.pairs", passing(), {}, Scope::multi_device, Level::standard));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::skip);
+    EXPECT_EQ(initialisations, 0);
+}
+
+TEST(Registry, rejects_multi_device_check_depending_on_a_per_device_check) {
+    CheckList checks;
+    checks.push_back(make_check("gpu.single", passing(), {}, Scope::device));
+    checks.push_back(make_check("gpu.pairs", passing(), {"gpu.single"}, Scope::multi_device));
+    EXPECT_THROW(Registry{std::move(checks)}, std::logic_error);
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -1,0 +1,295 @@
+// nccl.allreduce: NCCL (libnccl.so.2, opened at run time: building needs no nccl.h) over every
+// selected GPU in this one process (ncclCommInitAll), a float sum all-reduce of random data
+// compared on every GPU with a float64 CPU reference, its algorithm and bus bandwidth as nccl-tests
+// define them, and the NCCL version. A machine without NCCL skips the check: plenty of CUDA work
+// never uses it.
+//
+// NVLink multicast stays off: NCCL's NVLS algorithms create NVLink multicast objects
+// (cuMulticastCreate) on NVSwitch systems, which reserve fabric resources a health check has no
+// business taking (and which the machines this project is tested on forbid). This process sets
+// NCCL_NVLS_ENABLE=0, overwriting any value, before NCCL initialises, and cudacheck never calls
+// cuMulticastCreate itself.
+//
+// Level full, not standard: ncclCommInitAll takes hundreds of milliseconds with two GPUs and
+// seconds with eight, and libnccl.so.2 is a 200 MiB library to load: either alone is a large share
+// of the one second the default run aims at (docs/performance.md).
+#include "checks/checks.hpp"
+#include "core/units.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "gpu/library_support.hpp"
+#include "kernels/random_fill.cuh"
+
+#include <chrono>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+
+namespace cudacheck {
+
+namespace {
+
+constexpr const char* nccl_soname = "libnccl.so.2";
+
+// The few NCCL types and values used, from nccl.h (NCCL 2.28), declared here so that building
+// needs no nccl.h.
+using ncclResult_t = int;
+using ncclComm_t = struct ncclComm*;
+constexpr int nccl_float32 = 7;  // ncclFloat32
+constexpr int nccl_sum = 0;      // ncclSum
+
+struct NcclApi {
+    ncclResult_t (*get_version)(int*) = nullptr;
+    ncclResult_t (*comm_init_all)(ncclComm_t*, int, const int*) = nullptr;
+    ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
+    ncclResult_t (*all_reduce)(const void*, void*, std::size_t, int, int, ncclComm_t, cudaStream_t) = nullptr;
+    ncclResult_t (*group_start)() = nullptr;
+    ncclResult_t (*group_end)() = nullptr;
+    const char* (*get_error_string)(ncclResult_t) = nullptr;
+    const char* (*get_last_error)(ncclComm_t) = nullptr;  // NCCL 2.13 and later; optional
+};
+
+// An NCCL call failed; becomes a CC515 finding naming the ncclResult_t.
+class NcclError : public std::runtime_error {
+public:
+    NcclError(const NcclApi& api, ncclResult_t result, const std::string& call)
+        : std::runtime_error(fmt::format("{} failed: {} ({}){}", call, nccl_result_name(result),
+                                         api.get_error_string != nullptr ? api.get_error_string(result) : "",
+                                         last_error(api))) {}
+
+private:
+    static std::string last_error(const NcclApi& api) {
+        const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
+        return text != nullptr && *text != '\0' ? fmt::format("; NCCL says: {}", text) : "";
+    }
+};
+
+void nccl_check(const NcclApi& api, ncclResult_t result, const std::string& call) {
+    if (result != 0) throw NcclError(api, result, call);
+}
+
+// Communicators, destroyed however the check ends.
+class Communicators {
+public:
+    explicit Communicators(const NcclApi& api) : api_(api) {}
+    Communicators(const Communicators&) = delete;
+    Communicators& operator=(const Communicators&) = delete;
+    ~Communicators() {
+        for (ncclComm_t comm : comms)
+            if (comm != nullptr) api_.comm_destroy(comm);
+    }
+    std::vector<ncclComm_t> comms;
+
+private:
+    const NcclApi& api_;
+};
+
+struct AllReduceSizes {
+    std::size_t bytes;  // per GPU
+    int warmups;
+    int runs;
+};
+
+AllReduceSizes sizes_for(Level level) {
+    if (level == Level::full) return {std::size_t{256} << 20, 2, 10};
+    return {std::size_t{64} << 20, 1, 5};
+}
+
+std::uint64_t seed_of(int device) { return 0xA11 + static_cast<std::uint64_t>(device); }
+
+// The elements compared with the CPU reference: the first 2^20, the last 2^16, and every 997th in
+// between. NCCL splits a buffer into chunks of 128 KiB and more per channel, so the stride lands in
+// every chunk, while the reference stays cheap for 64 M elements on several GPUs.
+bool sampled(std::size_t index, std::size_t count) {
+    return index < (std::size_t{1} << 20) || index + (std::size_t{1} << 16) >= count || index % 997 == 0;
+}
+
+constexpr double tolerance = 1e-5;
+
+struct GpuBuffers {
+    explicit GpuBuffers(std::size_t count) : send(count), receive(count) {}
+    gpu::Stream stream;
+    gpu::DeviceArray<float> send;
+    gpu::DeviceArray<float> receive;
+};
+
+void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& api, const std::string& version) {
+    const std::vector<int>& devices = context.devices;
+    const int ranks = static_cast<int>(devices.size());
+    const AllReduceSizes sizes = sizes_for(context.options.level);
+    std::size_t bytes = sizes.bytes;
+    for (int device : devices) {
+        gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+        size_t free_bytes = 0;
+        size_t total_bytes = 0;
+        gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+        bytes = std::min(bytes, (free_bytes / 8) & ~((std::size_t{1} << 20) - 1));
+    }
+    const std::size_t count = std::max<std::size_t>(bytes / sizeof(float), 1);
+
+    std::vector<std::unique_ptr<GpuBuffers>> buffers;
+    std::vector<gpu::DeviceStream> streams;
+    {
+        const gpu::DevicesWork gpu_work(devices);
+        for (int device : devices) {
+            gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+            buffers.push_back(std::make_unique<GpuBuffers>(count));
+            GpuBuffers& own = *buffers.back();
+            gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(own.send.data(), kernels::Element::f32, count, seed_of(device), own.stream.get())),
+                       "fill kernel");
+            gpu::check(cudaMemsetAsync(own.receive.data(), 0xFF, own.receive.bytes(), own.stream.get()), "cudaMemsetAsync");
+            streams.push_back(gpu::DeviceStream{device, &own.stream});
+        }
+        for (const auto& own : buffers) own->stream.synchronize();
+    }
+
+    Communicators communicators(api);
+    communicators.comms.assign(devices.size(), nullptr);
+    const auto init_start = std::chrono::steady_clock::now();
+    nccl_check(api, api.comm_init_all(communicators.comms.data(), ranks, devices.data()), fmt::format("ncclCommInitAll({} GPUs)", ranks));
+    const double init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
+
+    std::optional<gpu::DevicesWork> gpu_work(devices);
+    const std::vector<float> samples = gpu::time_on_devices(streams, gpu_work, sizes.warmups, sizes.runs, [&] {
+        nccl_check(api, api.group_start(), "ncclGroupStart");
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, communicators.comms[i],
+                                           buffers[i]->stream.get()),
+                       fmt::format("ncclAllReduce(device {})", devices[i]));
+        nccl_check(api, api.group_end(), "ncclGroupEnd");
+    });
+    for (const auto& own : buffers) own->stream.synchronize();
+    gpu_work.reset();
+
+    // Every GPU must hold the sum of every GPU's data.
+    std::vector<float> back(count);
+    std::vector<std::string> errors;
+    bool correct = true;
+    double worst = 0.0;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        gpu::check(cudaSetDevice(devices[i]), fmt::format("cudaSetDevice({})", devices[i]));
+        gpu::check(cudaMemcpy(back.data(), buffers[i]->receive.data(), buffers[i]->receive.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+        gpu::AccuracyAccumulator accuracy;
+        for (std::size_t index = 0; index < count; ++index) {
+            if (!sampled(index, count)) continue;
+            double reference = 0.0;
+            for (int device : devices) reference += kernels::uniform_value(seed_of(device), index);
+            accuracy.add(back[index], reference);
+        }
+        const gpu::Accuracy measured = accuracy.result();
+        worst = std::max(worst, measured.relative_error);
+        if (!measured.within(tolerance)) {
+            correct = false;
+            result.add_for_device(devices[i], Code::wrong_result,
+                                  fmt::format("NCCL all-reduce (float sum over {} GPUs) on device {}: relative error {}", ranks, devices[i],
+                                              gpu::describe(measured, tolerance)));
+        }
+    }
+
+    const double milliseconds = gpu::median(samples);
+    const double algorithm_bandwidth = static_cast<double>(count * sizeof(float)) / (milliseconds * 1e-3) / 1e9;
+    const double bus_bandwidth = nccl_allreduce_bus_bandwidth(algorithm_bandwidth, ranks);
+    result.metric("bus_bandwidth", bus_bandwidth, "GB/s");
+    result.metric("algorithm_bandwidth", algorithm_bandwidth, "GB/s");
+    result.metric("comm_init_time", init_ms, "ms");
+    result.evidence("method", fmt::format("ncclCommInitAll over devices {}; ncclAllReduce of {} floats ({}) per GPU, out of place, one group call; "
+                                          "CUDA events on every GPU's stream, the slowest per run, median of {} runs after {} warm-up(s); "
+                                          "on every GPU, the first 2^20, the last 2^16 and every 997th element compared with a float64 reference",
+                                          fmt::join(devices, ","), count, format_bytes(count * sizeof(float)), sizes.runs, sizes.warmups));
+    if (correct)
+        result.summary(fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU (relative error {:.1e}); bus {:.1f} GB/s, algorithm "
+                                   "{:.1f} GB/s; ncclCommInitAll {:.0f} ms",
+                                   version, ranks, format_bytes(count * sizeof(float)), worst, bus_bandwidth, algorithm_bandwidth, init_ms));
+}
+
+void set_nvls_off() {
+    const char* value = std::getenv("NCCL_NVLS_ENABLE");
+    if (value == nullptr || std::string_view(value) != "0") ::setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/1);
+}
+
+}  // namespace
+
+double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks) {
+    if (ranks <= 0) return 0.0;
+    return algorithm_bandwidth * 2.0 * (ranks - 1) / ranks;
+}
+
+std::string nccl_version_text(int code) {
+    // NCCL_VERSION(X,Y,Z): X*1000 + Y*100 + Z up to 2.8, X*10000 + Y*100 + Z after (nccl.h).
+    if (code < 10000) return fmt::format("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100);
+    return fmt::format("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100);
+}
+
+std::string nccl_result_name(int result) {
+    switch (result) {
+        case 0: return "ncclSuccess";
+        case 1: return "ncclUnhandledCudaError";
+        case 2: return "ncclSystemError";
+        case 3: return "ncclInternalError";
+        case 4: return "ncclInvalidArgument";
+        case 5: return "ncclInvalidUsage";
+        case 6: return "ncclRemoteError";
+        case 7: return "ncclInProgress";
+        default: return fmt::format("ncclResult_t {}", result);
+    }
+}
+
+void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::string_view soname) {
+    if (!require_two_devices(context, result)) return;
+    const DynamicLibrary library = DynamicLibrary::open(soname);
+    if (!library.ok()) {
+        result.evidence("nccl_error", library.error());
+        result.skip(fmt::format("NCCL is not installed: {} cannot be loaded ({}); to check it, install the nvidia-nccl-cu{} wheel "
+                                "(`pip install nvidia-nccl-cu{}`, then put its lib directory on LD_LIBRARY_PATH) or the libnccl2 package from "
+                                "NVIDIA's CUDA repository (`sudo apt-get install libnccl2`)",
+                                soname, library.error(), CUDART_VERSION / 1000, CUDART_VERSION / 1000));
+        return;
+    }
+    result.evidence("nccl_path", library.loaded_path());
+    NcclApi api;
+    std::vector<std::string> missing;
+    const auto resolve = [&](auto& slot, const char* name, bool required = true) {
+        slot = library.function<std::remove_reference_t<decltype(slot)>>(name);
+        if (slot == nullptr && required) missing.emplace_back(name);
+    };
+    resolve(api.get_version, "ncclGetVersion");
+    resolve(api.comm_init_all, "ncclCommInitAll");
+    resolve(api.comm_destroy, "ncclCommDestroy");
+    resolve(api.all_reduce, "ncclAllReduce");
+    resolve(api.group_start, "ncclGroupStart");
+    resolve(api.group_end, "ncclGroupEnd");
+    resolve(api.get_error_string, "ncclGetErrorString");
+    resolve(api.get_last_error, "ncclGetLastError", false);
+    if (!missing.empty()) {
+        result.add(Code::library_symbol_missing, fmt::format("{} ({}) lacks {}", soname, library.loaded_path(), fmt::join(missing, ", ")),
+                   "Install an NCCL 2.x built for this CUDA major (the nvidia-nccl-cu13 wheel or the libnccl2 package); the file loaded is damaged or not NCCL.");
+        return;
+    }
+    int version = 0;
+    nccl_check(api, api.get_version(&version), "ncclGetVersion");
+    result.evidence("nccl_version", nccl_version_text(version));
+    set_nvls_off();
+    result.evidence("NCCL_NVLS_ENABLE", "0 (set by cudacheck: NVLink multicast stays off)");
+    gpu::run_gpu_check(context, result, [&](int) {
+        try {
+            run_allreduce(context, result, api, nccl_version_text(version));
+        } catch (const NcclError& error) {
+            result.add(Code::nccl_call_failed, fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()));
+        }
+    });
+}
+
+std::unique_ptr<Check> make_nccl_allreduce_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"nccl.allreduce", "NCCL all-reduce",
+                  "NCCL communicators over all GPUs in one process, a float sum all-reduce verified on every GPU; bus bandwidth and NCCL version",
+                  Scope::multi_device, Level::full, {"cuda.devices"},
+                  // Before any check starts threads of its own: setenv races with getenv elsewhere.
+                  [](Probes&) { set_nvls_off(); }},
+        [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, nccl_soname); });
+}
+
+}  // namespace cudacheck

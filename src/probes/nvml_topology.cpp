@@ -1,0 +1,151 @@
+#include "probes/nvml_topology.hpp"
+
+#include "probes/driver_probe.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+// Types and values from nvml.h (CUDA 13.0), declared here so that building needs no nvml.h.
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+struct nvmlPciInfo_t {  // nvmlPciInfo_st, as filled by nvmlDeviceGetNvLinkRemotePciInfo_v2
+    char busIdLegacy[16];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[32];
+};
+constexpr int nvml_p2p_caps_index_read = 0;    // NVML_P2P_CAPS_INDEX_READ
+constexpr int nvml_p2p_caps_index_nvlink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
+constexpr int nvml_p2p_status_ok = 0;          // NVML_P2P_STATUS_OK
+constexpr int nvml_feature_enabled = 1;        // NVML_FEATURE_ENABLED
+constexpr unsigned int nvml_nvlink_max_links = 18;  // NVML_NVLINK_MAX_LINKS
+
+struct TopologyApi {
+    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t*) = nullptr;
+    nvmlReturn_t (*common_ancestor)(nvmlDevice_t, nvmlDevice_t, int*) = nullptr;
+    nvmlReturn_t (*p2p_status)(nvmlDevice_t, nvmlDevice_t, int, int*) = nullptr;
+    nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned int, int*) = nullptr;
+    nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t*) = nullptr;
+    nvmlReturn_t (*pcie_max_generation)(nvmlDevice_t, unsigned int*) = nullptr;
+    nvmlReturn_t (*pcie_max_width)(nvmlDevice_t, unsigned int*) = nullptr;
+};
+
+template <typename Function>
+void resolve(const DynamicLibrary& library, const char* name, Function& slot) {
+    slot = library.function<Function>(name);
+}
+
+std::optional<unsigned int> ask(nvmlReturn_t (*function)(nvmlDevice_t, unsigned int*), nvmlDevice_t device) {
+    unsigned int value = 0;
+    if (function == nullptr || function(device, &value) != 0) return std::nullopt;
+    return value;
+}
+
+// Active NVLinks of `device` leading to `peer`: those whose far end is the peer itself or, on
+// NVSwitch systems (HGX), a switch (a far end that is none of NVML's GPUs); direct links win.
+std::optional<int> active_nvlinks(const TopologyApi& api, nvmlDevice_t device, const std::string& peer_bus_id, const NvmlFacts& nvml) {
+    if (api.nvlink_state == nullptr || api.nvlink_remote_pci == nullptr) return std::nullopt;
+    int direct = 0;
+    int through_switches = 0;
+    for (unsigned int link = 0; link < nvml_nvlink_max_links; ++link) {
+        int state = 0;
+        if (api.nvlink_state(device, link, &state) != 0 || state != nvml_feature_enabled) continue;
+        nvmlPciInfo_t remote{};
+        if (api.nvlink_remote_pci(device, link, &remote) != 0) continue;
+        const std::string remote_bus_id = normalize_pci_bus_id(remote.busId);
+        if (remote_bus_id == peer_bus_id) ++direct;
+        else if (std::none_of(nvml.devices.begin(), nvml.devices.end(), [&](const DeviceInfo& gpu) { return gpu.pci_bus_id == remote_bus_id; }))
+            ++through_switches;
+    }
+    return direct > 0 ? direct : through_switches;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(const NvmlFacts& nvml, const std::vector<std::string>& pci_bus_ids) {
+    std::vector<std::vector<std::optional<NvmlPeerLink>>> links(pci_bus_ids.size(), std::vector<std::optional<NvmlPeerLink>>(pci_bus_ids.size()));
+    if (!nvml.initialised()) return links;
+    TopologyApi api;
+    resolve(nvml.library, "nvmlDeviceGetHandleByIndex_v2", api.get_handle);
+    resolve(nvml.library, "nvmlDeviceGetTopologyCommonAncestor", api.common_ancestor);
+    resolve(nvml.library, "nvmlDeviceGetP2PStatus", api.p2p_status);
+    resolve(nvml.library, "nvmlDeviceGetNvLinkState", api.nvlink_state);
+    resolve(nvml.library, "nvmlDeviceGetNvLinkRemotePciInfo_v2", api.nvlink_remote_pci);
+    resolve(nvml.library, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_generation);
+    resolve(nvml.library, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
+    if (api.get_handle == nullptr) return links;
+
+    std::vector<nvmlDevice_t> handles(pci_bus_ids.size(), nullptr);
+    for (std::size_t i = 0; i < pci_bus_ids.size(); ++i)
+        for (const DeviceInfo& gpu : nvml.devices)
+            if (!pci_bus_ids[i].empty() && gpu.pci_bus_id == pci_bus_ids[i] && gpu.nvml_index &&
+                api.get_handle(static_cast<unsigned int>(*gpu.nvml_index), &handles[i]) != 0)
+                handles[i] = nullptr;
+    for (std::size_t i = 0; i < handles.size(); ++i)
+        for (std::size_t j = 0; j < handles.size(); ++j) {
+            if (i == j || handles[i] == nullptr || handles[j] == nullptr) continue;
+            NvmlPeerLink link;
+            int status = 0;
+            if (api.p2p_status != nullptr && api.p2p_status(handles[i], handles[j], nvml_p2p_caps_index_nvlink, &status) == 0)
+                link.nvlink = status == nvml_p2p_status_ok;
+            if (api.p2p_status != nullptr && api.p2p_status(handles[i], handles[j], nvml_p2p_caps_index_read, &status) == 0) {
+                link.p2p_read = status == nvml_p2p_status_ok;
+                if (status != nvml_p2p_status_ok) link.p2p_read_status = status;
+            }
+            if (link.nvlink.value_or(false)) link.active_nvlinks = active_nvlinks(api, handles[i], pci_bus_ids[j], nvml);
+            int level = 0;
+            if (api.common_ancestor != nullptr && api.common_ancestor(handles[i], handles[j], &level) == 0)
+                link.pcie_path = static_cast<PciePath>(level);
+            const auto generation_i = ask(api.pcie_max_generation, handles[i]);
+            const auto generation_j = ask(api.pcie_max_generation, handles[j]);
+            if (generation_i && generation_j) link.pcie_generation = std::min(*generation_i, *generation_j);
+            const auto width_i = ask(api.pcie_max_width, handles[i]);
+            const auto width_j = ask(api.pcie_max_width, handles[j]);
+            if (width_i && width_j) link.pcie_width = std::min(*width_i, *width_j);
+            links[i][j] = link;
+        }
+    return links;
+}
+
+std::string describe_pcie_path(PciePath path) {
+    switch (path) {
+        case PciePath::same_board: return "same board";
+        case PciePath::single_switch: return "PIX (one PCIe switch)";
+        case PciePath::multiple_switches: return "PXB (several PCIe switches)";
+        case PciePath::host_bridge: return "PHB (through the host bridge)";
+        case PciePath::numa_node: return "NODE (between host bridges of one CPU)";
+        case PciePath::system: return "SYS (across CPU sockets)";
+    }
+    return fmt::format("PCIe topology level {}", static_cast<int>(path));
+}
+
+std::string describe_link(const std::optional<NvmlPeerLink>& link) {
+    if (!link || (!link->nvlink && !link->pcie_path)) return "unknown (NVML did not answer)";
+    if (link->nvlink.value_or(false))
+        return link->active_nvlinks && *link->active_nvlinks > 0 ? fmt::format("NVLink ({} links)", *link->active_nvlinks) : "NVLink";
+    std::string text = "PCIe";
+    if (link->pcie_generation && link->pcie_width) text += fmt::format(" gen{} x{}", *link->pcie_generation, *link->pcie_width);
+    if (link->pcie_path) text += ", " + describe_pcie_path(*link->pcie_path);
+    return text;
+}
+
+std::optional<double> link_rate_gbps(const NvmlPeerLink& link) {
+    if (link.nvlink.value_or(false)) {
+        if (!link.active_nvlinks || *link.active_nvlinks <= 0) return std::nullopt;
+        return 20.0 * *link.active_nvlinks;
+    }
+    if (!link.nvlink || !link.pcie_generation || !link.pcie_width || *link.pcie_width == 0) return std::nullopt;
+    static constexpr double per_lane[] = {0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+    const unsigned int generation = *link.pcie_generation;
+    if (generation < 1 || generation > std::size(per_lane)) return std::nullopt;
+    return per_lane[generation - 1] * *link.pcie_width;
+}
+
+}  // namespace cudacheck
