@@ -137,6 +137,25 @@ TEST(GpuBinary, device_facts_equal_nvidia_smi) {
     EXPECT_EQ(compared, report["devices"].size());
 }
 
+// device.health reads the same NVML counters and states as nvidia-smi: ECC mode and error counts,
+// remapped rows, PCIe link, persistence, compute and MIG modes, power limit and temperature must
+// agree for every GPU (tests/support/compare_health_with_nvidia_smi.py reads `nvidia-smi -q -x`).
+TEST(GpuBinary, device_health_equals_nvidia_smi) {
+    REQUIRE_GPU();
+    const std::string smi_path = sys::find_in_path("nvidia-smi", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "");
+    if (smi_path.empty()) GTEST_SKIP() << "nvidia-smi is not installed here";
+    test::TempDir dir;
+    const sys::CommandResult xml = sys::run_command({smi_path, "-q", "-x"}, std::chrono::seconds(30));
+    ASSERT_EQ(xml.exit_status, 0) << xml.output;
+    const std::string xml_path = dir.write("nvidia-smi.xml", xml.output);
+    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "device.health", "-v", "-o", dir.path() + "/report.json", "-q"});
+    ASSERT_FALSE(run.timed_out);
+    const sys::CommandResult compared = sys::run_command(
+        {CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/compare_health_with_nvidia_smi.py", xml_path, dir.path() + "/report.json"},
+        std::chrono::seconds(60));
+    EXPECT_EQ(compared.exit_status, 0) << compared.output;
+}
+
 // Every GPU check passes on a healthy GPU, with no finding, on every visible device.
 class GpuCheck : public ::testing::TestWithParam<const char*> {};
 
