@@ -67,6 +67,14 @@ time.sleep(60)
     wait $holder 2>/dev/null
 fi
 
+run "CUDA_LAUNCH_BLOCKING=1 left on" CUDA_LAUNCH_BLOCKING=1 "$bin" --only env,cuda.devices
+run "nvcc not on PATH though a toolkit is installed" PATH=/usr/bin:/bin "$bin" --only toolkit,cuda.pairing
+# PyTorch's pip wheels carry their own CUDA libraries: one of their directories first on the path.
+wheels=$(python3 -c "import nvidia, os; print(os.path.dirname(list(nvidia.__path__)[0]))" 2>/dev/null)
+if [ -n "$wheels" ] && [ -d "$wheels/nvidia/cublas/lib" ]; then
+    run "a pip wheel's cuBLAS first on LD_LIBRARY_PATH" LD_LIBRARY_PATH="$wheels/nvidia/cublas/lib" "$bin" --only libraries,cublas.gemm
+fi
+
 run "a GPU kernel that never returns (test-only fault.gpu_spin), 5 s limit" CUDACHECK_FAULT_CHECKS=1 "$bin" --only cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory --timeout 5
 
 # A cudacheck built for another architecture only (sm_80 SASS, no PTX): no kernel image on Hopper.
@@ -79,7 +87,9 @@ echo
 echo '```'
 "$bin" --only device.health -v --no-color --level quick
 echo
-nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE,TEMPERATURE,POWER,PCIE,COMPUTE 2>&1 | grep -v "^$" | head -120
+# -d takes display groups; PCIe link facts are only in the full -q output.
+nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE,TEMPERATURE,POWER,COMPUTE 2>&1 | grep -v "^$" | head -120
+nvidia-smi -q | grep -A12 "GPU Link Info" | head -30
 echo '```'
 } > "$out/diagnosis.md" 2>&1
 rm -f "$report"

@@ -1,20 +1,57 @@
 #!/usr/bin/env bash
-# What the project runs on the GPU machine (see docs/performance.md and docs/examples/README.md):
-# build for Hopper, run every test including the GPU ones, record the real outputs next to
-# nvidia-smi's, and time whole runs. Writes at most 8 files under $OUT (default ./gpu-out).
+# What the project runs on the GPU machine (docs/performance.md, docs/examples/README.md): build for
+# Hopper, run every test including the GPU ones, record the real outputs next to nvidia-smi's, time
+# whole runs on one GPU and on all of them, compare with PyTorch, and reproduce the diagnoses
+# (tools/gpu-diagnosis.sh). Everything lands in one archive, $OUT/gpu-session.tgz (the device tool
+# brings back at most 8 files): h200/ holds the one-GPU recordings (CUDA_VISIBLE_DEVICES=0),
+# all-gpus/ those with every GPU visible. Changes no GPU setting.
 set -uo pipefail
 out=${OUT:-gpu-out}
-mkdir -p "$out"
-log=$(mktemp)
+work=$(mktemp -d)
+one=$work/h200
+all=$work/all-gpus
+mkdir -p "$out" "$one" "$all"
+# NVLink multicast stays off in everything NCCL-based run here (the GPU machine's rule; cudacheck's
+# nccl.allreduce sets it itself as well).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+finish() { tar czf "$out/gpu-session.tgz" -C "$work" . && rm -rf "$work"; }
+trap finish EXIT
+SECONDS=0
+log=$work/build.log
 cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$log" 2>&1 &&
-  cmake --build build-gpu -j16 >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
-(cd build-gpu && ctest --output-on-failure -j8; echo "ctest exit $?") > "$out/ctest.txt" 2>&1
-(cd build-gpu && ctest -L gpu -V) > "$out/ctest-gpu.txt" 2>&1
+  cmake --build build-gpu -j"$(nproc)" >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
+echo "built in $SECONDS s"
 bin=build-gpu/cudacheck
-{ echo "\$ cudacheck"; "$bin" --no-color; echo "exit $?"; echo; echo "\$ cudacheck --level quick"; "$bin" --no-color --level quick; echo "exit $?"; } > "$out/cudacheck-table.txt" 2>&1
-{ echo "\$ cudacheck -v"; "$bin" --no-color -v; } > "$out/cudacheck-verbose.txt" 2>&1
-"$bin" --format json > "$out/cudacheck.json" 2>&1
-nvidia-smi -q > "$out/nvidia-smi-q.txt" 2>&1
-{ python3 bench/startup.py --runs 5 "$bin"; echo; echo '$ ldd cudacheck'; ldd "$bin"; } > "$out/startup.md" 2>&1
-python3 bench/compare_pytorch.py "$bin" > "$out/compare-pytorch.md" 2>&1
-grep -E "tests passed|ctest exit|Failed|Skipped" "$out/ctest.txt" | head -20; cat "$out/cudacheck-table.txt" "$out/startup.md" "$out/compare-pytorch.md"
+gpus=$(nvidia-smi -L | wc -l)
+
+# Tests: every test with every GPU visible (the multi-GPU ones need them), then the GPU ones on one GPU.
+(cd build-gpu && timeout 300 ctest --output-on-failure -j8; echo "ctest exit $?") > "$all/ctest.txt" 2>&1
+(cd build-gpu && CUDA_VISIBLE_DEVICES=0 timeout 120 ctest -L gpu -V; echo "ctest exit $?") > "$one/ctest-gpu.txt" 2>&1
+echo "tests done at $SECONDS s"
+
+# Outputs, for one GPU and for all.
+record() {
+    local dir=$1
+    { echo "\$ cudacheck"; "$bin" --no-color; echo "exit $?"; echo; echo "\$ cudacheck --level quick"; "$bin" --no-color --level quick; echo "exit $?"; } > "$dir/cudacheck-table.txt" 2>&1
+    { echo "\$ cudacheck -v"; "$bin" --no-color -v; } > "$dir/cudacheck-verbose.txt" 2>&1
+    "$bin" --format json > "$dir/cudacheck.json" 2>&1
+    { echo "\$ cudacheck --level full -v"; "$bin" --no-color --level full -v; echo "exit $?"; } > "$dir/cudacheck-full.txt" 2>&1
+    CUDACHECK_TRACE="$dir/trace.json" "$bin" -q -o "$dir/traced-run.json"
+    { python3 bench/startup.py --runs 7 "$bin"; echo; echo '$ ldd cudacheck'; ldd "$bin"; } > "$dir/startup-timing.md" 2>&1
+}
+CUDA_VISIBLE_DEVICES=0 record "$one"
+nvidia-smi -q > "$one/nvidia-smi-q.txt" 2>&1
+CUDA_VISIBLE_DEVICES=0 python3 bench/compare_pytorch.py "$bin" > "$one/compare-pytorch.md" 2>&1
+if [ "$gpus" -gt 1 ]; then
+    record "$all"
+    nvidia-smi topo -m > "$all/nvidia-smi-topo.txt" 2>&1
+    # NCCL must not pick NVLS (multicast): its own log says which algorithms it considers.
+    { echo '$ NCCL_DEBUG=INFO cudacheck --only nccl.allreduce --level full -v'; NCCL_DEBUG=INFO "$bin" --no-color --only nccl.allreduce --level full -v 2>&1; } > "$all/nccl-debug.txt" 2>&1
+fi
+echo "recordings done at $SECONDS s"
+CUDA_VISIBLE_DEVICES=0 OUT="$one" timeout 240 tools/gpu-diagnosis.sh > /dev/null 2>&1
+echo "diagnosis done at $SECONDS s"
+grep -E "tests passed|ctest exit|\(Failed\)" "$all/ctest.txt" "$one/ctest-gpu.txt"
+grep -h "passed\|failed" "$one/cudacheck-table.txt" "$all/cudacheck-table.txt" 2>/dev/null
+cat "$one/startup-timing.md" "$all/startup-timing.md" 2>/dev/null | grep "^|"
+cat "$one/compare-pytorch.md"
