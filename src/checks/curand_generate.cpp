@@ -114,6 +114,27 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     unsigned long long differ_other_seed = 0;
     std::vector<float> uniform_times;
     std::vector<float> normal_times;
+    // The two distributions' statistics are independent: each on its own core, once the samples
+    // are on the host.
+    struct Statistics {
+        std::size_t bad = 0;  // uniform: outside (0, 1]; normal: not finite
+        fft_rand::SampleMoments moments;
+        double chi = 0.0;
+    };
+    std::future<Statistics> uniform_statistics;
+    std::future<Statistics> normal_statistics;
+    const auto start_statistics = [&] {
+        uniform_statistics = std::async(std::launch::async, [&] {
+            const std::span<const float> samples(host_uniform.data(), n);
+            return Statistics{fft_rand::count_outside_unit_interval(samples), fft_rand::sample_moments(samples),
+                              fft_rand::chi_square(fft_rand::uniform_bin_counts(samples, chi_square_bins))};
+        });
+        normal_statistics = std::async(std::launch::async, [&] {
+            const std::span<const float> samples(host_normal.data(), n);
+            return Statistics{fft_rand::count_non_finite(samples), fft_rand::sample_moments(samples),
+                              fft_rand::chi_square(fft_rand::normal_bin_counts(samples, chi_square_bins))};
+        });
+    };
     try {
         const Generator first(api, seed, stream.get());
         const Generator again(api, seed, stream.get());
@@ -137,13 +158,15 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
                    "cudaMemcpyAsync");
         gpu::check(cudaMemcpyAsync(&differ_other_seed, mismatches.data() + 1, sizeof differ_other_seed, cudaMemcpyDeviceToHost, stream.get()),
                    "cudaMemcpyAsync");
-        stream.synchronize();
-        // Rates, on the generator whose output is no longer needed.
-        uniform_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
-        normal_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
         gpu::check(cudaMemcpyAsync(host_uniform.data(), uniform.data(), uniform.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
         gpu::check(cudaMemcpyAsync(host_normal.data(), normal.data(), normal.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
         stream.synchronize();
+        // The statistics run on the CPU while the rates wait for the GPU to be free (on the H200
+        // they were the last thing of the whole run when computed after).
+        start_statistics();
+        // Rates, on the generator whose output is no longer needed.
+        uniform_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
+        normal_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
         gpu_work.reset();
     } catch (const CurandFailure& failure) {
         result.add(Code::library_call_failed, failure.what(), fft_rand::remediation_for(failure.status()));
@@ -157,21 +180,8 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         if (!test.passed()) failed.push_back(test);
     };
 
-    // The two distributions' statistics are independent: the uniform ones on another core.
-    struct Statistics {
-        std::size_t bad = 0;  // uniform: outside (0, 1]; normal: not finite
-        fft_rand::SampleMoments moments;
-        double chi = 0.0;
-    };
-    std::future<Statistics> uniform_statistics = std::async(std::launch::async, [&] {
-        const std::span<const float> samples(host_uniform.data(), n);
-        return Statistics{fft_rand::count_outside_unit_interval(samples), fft_rand::sample_moments(samples),
-                          fft_rand::chi_square(fft_rand::uniform_bin_counts(samples, chi_square_bins))};
-    });
-    const std::span<const float> normal_samples(host_normal.data(), n);
-    const Statistics normal_stats{fft_rand::count_non_finite(normal_samples), fft_rand::sample_moments(normal_samples),
-                            fft_rand::chi_square(fft_rand::normal_bin_counts(normal_samples, chi_square_bins))};
     const Statistics uniform_stats = uniform_statistics.get();
+    const Statistics normal_stats = normal_statistics.get();
 
     // Uniform floats: documented range (0, 1], first two moments, and the histogram.
     if (uniform_stats.bad > 0)

@@ -79,12 +79,12 @@ private:
 // Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of
 // megabytes) so it overlaps cuInit and the host checks. Only when a driver library exists (opening
 // it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
-void prepare_selected_checks(const Selection& selection, Probes& probes) {
+void prepare_selected_checks(const Selection& selection, const RunOptions& options, Probes& probes) {
     if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
     // GPU work waits for cuInit: start it now, unless no selected check does GPU work.
     if (std::any_of(selection.checks.begin(), selection.checks.end(),
                     [](const Check* check) { return check->info().scope != Scope::host || check->info().prepare; }))
-        probes.prefetch_driver();
+        probes.prefetch_driver(options.devices);
     for (const Check* check : selection.checks)
         if (check->info().prepare) check->info().prepare(probes);
 }
@@ -111,7 +111,7 @@ ChecksRun run_checks_here(const EngineInput& input) {
         return run;
     }
     trace::start(input.environment.get("CUDACHECK_TRACE"));
-    if (input.options.level != Level::quick) prepare_selected_checks(input.selection, input.probes);
+    if (input.options.level != Level::quick) prepare_selected_checks(input.selection, input.options, input.probes);
     run.results = run_checks(input);
     run.facts = collect_report_facts(input.probes, input.environment);
     trace::write();

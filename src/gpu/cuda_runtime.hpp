@@ -127,8 +127,8 @@ struct DeviceStream {
 };
 
 // time_on_stream() for work that spans devices: `held` is released, the exclusive locks of all its
-// devices are taken in ordinal order (so two multi-device checks cannot deadlock, and a per-device
-// check, which holds one device's lock at a time, cannot either), every device synchronised, and
+// devices are taken all at once or not at all (std::lock's method: no deadlock with other checks,
+// and no GPU held idle while another is awaited), every device synchronised, and
 // each run bracketed by events on every stream in `streams`. A run lasts as long as its slowest
 // stream (a collective ends when its last rank does). `held` is re-acquired before returning, and
 // the current device is left as it was.

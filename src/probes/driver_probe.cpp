@@ -4,6 +4,7 @@
 #include "core/system.hpp"
 #include "core/trace.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda.h>  // types and enum values only: libcuda is never linked, only opened
@@ -196,6 +197,22 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
     facts.device_count = count;
     for (int ordinal = 0; ordinal < count; ++ordinal) facts.devices.push_back(describe_device(api, ordinal, facts.device_errors));
     return facts;
+}
+
+void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals) {
+    if (!driver.initialised() || !driver.device_count) return;
+    using Retain = CUresult (*)(CUcontext*, CUdevice);
+    using GetDevice = CUresult (*)(CUdevice*, int);
+    const auto retain = driver.library.function<Retain>("cuDevicePrimaryCtxRetain");
+    const auto get_device = driver.library.function<GetDevice>("cuDeviceGet");
+    if (retain == nullptr || get_device == nullptr) return;
+    for (int ordinal = 0; ordinal < *driver.device_count; ++ordinal) {
+        if (!ordinals.empty() && std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) continue;
+        const trace::Span span(fmt::format("primary context of device {}", ordinal));
+        CUdevice device = 0;
+        CUcontext context = nullptr;
+        if (get_device(&device, ordinal) == CUDA_SUCCESS) (void)retain(&context, device);
+    }
 }
 
 }  // namespace cudacheck

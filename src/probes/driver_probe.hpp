@@ -43,6 +43,11 @@ void derive_device_rates(DeviceInfo& device);
 
 // Opens libcuda.so.1 and reads its CUDA version; with `initialise`, also runs cuInit (about 180 ms
 // on an H200) and describes every visible device.
+// Creates (retains) the primary context of each device of `driver` among `ordinals` (all when
+// empty), one after another, ignoring failures: a GPU check's first CUDA call then finds it ready.
+// Only after a successful cuInit; the retained contexts live until the process exits.
+void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals);
+
 // `opened`, if given, is called as soon as libcuda.so.1 is open (or failed to open), before cuInit.
 [[nodiscard]] DriverFacts collect_driver(bool initialise = true, const std::function<void()>& opened = {});
 
