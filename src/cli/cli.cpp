@@ -348,6 +348,12 @@ int run_cli(int argc, char** argv) {
         ->allow_extra_args(false);  // `--arch sm_90 FILE`: the file is not an architecture
     inspect->add_option("--format", inspect_options.format, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
     inspect->add_flag("--no-color", inspect_options.no_color, "No colours");
+    // Each subcommand's own exit codes (the main help's are the run's), as docs/cli.md lists them.
+    list->footer("Exit code: 0.");
+    explain->footer("Exit codes: 0 printed; 2 unknown code or nothing asked.");
+    diff->footer("Exit codes: 0 no differences beyond the threshold; 1 differences; 2 bad input.");
+    fleet->footer("Exit codes: 0 every node passed and none stands out; 1 a node failed or stands out; 2 bad input.");
+    inspect->footer("Exit codes: 0 every file runs on every selected GPU; 1 a file does not; 2 unreadable or not a GPU binary.");
     inspect->add_flag("-v,--verbose", inspect_options.verbose, "One table row per code object, with where it lies in the file");
 
     try {

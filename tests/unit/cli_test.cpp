@@ -356,6 +356,17 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
     }
 }
 
+// Each subcommand's help states its own exit codes, not the run's.
+TEST(EndToEnd, subcommand_help_gives_its_own_exit_codes) {
+    for (const auto& [subcommand, expected] : std::vector<std::pair<std::string, std::string>>{
+             {"inspect", "2 unreadable or not a GPU binary"}, {"diff", "1 differences"}, {"fleet", "1 a node failed or stands out"}}) {
+        const test::BinaryRun run = run_cudacheck({subcommand, "--help"});
+        EXPECT_EQ(run.exit_status, 0) << subcommand;
+        EXPECT_TRUE(contains(run.output, expected)) << subcommand << ": " << run.output;
+        EXPECT_FALSE(contains(run.output, "--strict")) << subcommand << " shows the run's exit codes";
+    }
+}
+
 // --- bad input -------------------------------------------------------------------------------
 
 struct BadInput {
