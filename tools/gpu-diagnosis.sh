@@ -70,9 +70,9 @@ fi
 run "CUDA_LAUNCH_BLOCKING=1 left on" CUDA_LAUNCH_BLOCKING=1 "$bin" --only env,cuda.devices
 run "nvcc not on PATH though a toolkit is installed" PATH=/usr/bin:/bin "$bin" --only toolkit,cuda.pairing
 # PyTorch's pip wheels carry their own CUDA libraries: one of their directories first on the path.
-wheels=$(python3 -c "import nvidia, os; print(os.path.dirname(list(nvidia.__path__)[0]))" 2>/dev/null)
-if [ -n "$wheels" ] && [ -d "$wheels/nvidia/cublas/lib" ]; then
-    run "a pip wheel's cuBLAS first on LD_LIBRARY_PATH" LD_LIBRARY_PATH="$wheels/nvidia/cublas/lib" "$bin" --only libraries,cublas.gemm
+wheel_cublas=$(python3 -c "import nvidia, os; print(list(nvidia.__path__)[0])" 2>/dev/null | xargs -r -I{} find {} -name 'libcublas.so.*' | head -1)
+if [ -n "$wheel_cublas" ]; then
+    run "a pip wheel's cuBLAS first on LD_LIBRARY_PATH" LD_LIBRARY_PATH="$(dirname "$wheel_cublas")" "$bin" --only libraries,cublas.gemm
 fi
 
 run "a GPU kernel that never returns (test-only fault.gpu_spin), 5 s limit" CUDACHECK_FAULT_CHECKS=1 "$bin" --only cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory --timeout 5

@@ -48,6 +48,14 @@ if [ "$gpus" -gt 1 ]; then
     # NCCL must not pick NVLS (multicast): its own log says which algorithms it considers.
     { echo '$ NCCL_DEBUG=INFO cudacheck --only nccl.allreduce --level full -v'; NCCL_DEBUG=INFO "$bin" --no-color --only nccl.allreduce --level full -v 2>&1; } > "$all/nccl-debug.txt" 2>&1
 fi
+# inspect on PyTorch's libtorch_cuda.so next to cuobjdump (issue 9), and where every CUDA library
+# resolves with the system's copies and the PyTorch wheels' side by side (issue 7).
+torch_cuda=$(python3 -c "import torch, os; print(os.path.join(os.path.dirname(torch.__file__), 'lib', 'libtorch_cuda.so'))" 2>/dev/null)
+if [ -f "$torch_cuda" ]; then
+    { ls -l "$torch_cuda"; python3 bench/inspect_timing.py --runs 5 "$bin" "$torch_cuda"; echo; CUDA_VISIBLE_DEVICES=0 "$bin" inspect --no-color "$torch_cuda"; } > "$one/inspect-libtorch-cuda.md" 2>&1
+fi
+{ echo '$ cudacheck --only libraries.resolution -v'; CUDA_VISIBLE_DEVICES=0 "$bin" --no-color --only libraries.resolution -v;
+  echo; echo '$ python3 bench/startup.py-style: median of 7 runs of the check alone'; for i in 1 2 3 4 5 6 7; do CUDA_VISIBLE_DEVICES=0 "$bin" --only libraries.resolution --format json | python3 -c "import json,sys; print(round(json.load(sys.stdin)['checks'][0]['duration_ms'], 1))"; done | sort -n | sed -n 4p | sed 's/^/median duration_ms: /'; } > "$one/libraries.txt" 2>&1
 echo "recordings done at $SECONDS s"
 CUDA_VISIBLE_DEVICES=0 OUT="$one" timeout 240 tools/gpu-diagnosis.sh > /dev/null 2>&1
 echo "diagnosis done at $SECONDS s"
