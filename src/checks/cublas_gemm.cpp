@@ -13,13 +13,18 @@
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <chrono>
-#include <future>
 #include <fmt/format.h>
+#include <future>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 namespace cudacheck {
 
@@ -49,6 +54,10 @@ public:
 class CublasHandle {
 public:
     explicit CublasHandle(const CublasApi& api) : api_(api) { check(api_.create(&handle_), "cublasCreate"); }
+    // Takes over a handle created earlier (EarlyHandles), or creates one.
+    CublasHandle(const CublasApi& api, cublasHandle_t early) : api_(api), handle_(early) {
+        if (handle_ == nullptr) check(api_.create(&handle_), "cublasCreate");
+    }
     CublasHandle(const CublasHandle&) = delete;
     CublasHandle& operator=(const CublasHandle&) = delete;
     ~CublasHandle() {
@@ -63,6 +72,57 @@ public:
 private:
     const CublasApi& api_;
     cublasHandle_t handle_ = nullptr;
+};
+
+// cublasCreate costs ~100-200 ms on an H200 (cuBLASLt's set-up in the new context). The check's
+// preparation creates one handle per device as soon as cuBLAS is loaded and the driver is up, while
+// the host checks still run; the check takes it, or creates its own if there is none.
+class EarlyHandles {
+public:
+    static EarlyHandles& instance() {
+        static EarlyHandles handles;
+        return handles;
+    }
+    // Called from the check's preparation, in the background. Runs once per process.
+    void create_all(Probes& probes) {
+        if (started_.exchange(true)) return;
+        struct Done {
+            std::promise<void>& promise;
+            ~Done() { promise.set_value(); }
+        } done{done_};
+        const LoadedLibrary& library = probes.library(CudaLibrary::cublas);
+        const auto create = library.ok() ? library.library.function<decltype(&::cublasCreate_v2)>("cublasCreate_v2") : nullptr;
+        const DriverFacts& driver = probes.driver();
+        if (create == nullptr || !driver.initialised()) return;
+        std::vector<std::future<void>> per_device;
+        for (const DeviceInfo& device : driver.devices) {
+            const std::vector<int>& wanted = probes.prefetched_devices();
+            if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), device.ordinal) == wanted.end()) continue;
+            per_device.push_back(std::async(std::launch::async, [this, create, ordinal = device.ordinal] {
+                const trace::Span span(fmt::format("cublasCreate for device {} (prepared)", ordinal));
+                cublasHandle_t handle = nullptr;
+                if (cudaSetDevice(ordinal) != cudaSuccess || create(&handle) != CUBLAS_STATUS_SUCCESS) handle = nullptr;
+                const std::lock_guard<std::mutex> lock(mutex_);
+                handles_[ordinal] = handle;
+            }));
+        }
+    }
+    // The handle made for `device`, once (later calls get nullptr); nullptr if none was made.
+    // Waits for the preparation if it started (it is then nearly done: the check runs after cuInit).
+    cublasHandle_t take(int device) {
+        if (started_) (void)ready_.wait_for(std::chrono::seconds(10));
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto found = handles_.find(device);
+        if (found == handles_.end()) return nullptr;
+        return std::exchange(found->second, nullptr);
+    }
+
+private:
+    std::atomic<bool> started_{false};
+    std::promise<void> done_;
+    std::shared_future<void> ready_ = done_.get_future().share();
+    std::mutex mutex_;
+    std::map<int, cublasHandle_t> handles_;
 };
 
 // Column-major index of element (row, column) in a matrix with `rows` rows.
@@ -266,7 +326,7 @@ private:
 void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasApi& api, int device) {
     Phases phases;
     gpu::Stream stream;
-    CublasHandle handle(api);
+    CublasHandle handle(api, EarlyHandles::instance().take(device));
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
     handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     phases.done("handle");
@@ -340,10 +400,15 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
 }  // namespace
 
 std::unique_ptr<Check> make_cublas_gemm_check() {
+    CheckInfo info = gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
+                                             "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
+                                             CudaLibrary::cublas);
+    info.prepare = [load = info.prepare](Probes& probes) {
+        load(probes);
+        probes.prefetch([&probes] { EarlyHandles::instance().create_all(probes); });
+    };
     return std::make_unique<FunctionCheck>(
-        gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
-                                "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
-                                CudaLibrary::cublas),
+        std::move(info),
         [](CheckContext& context, ResultBuilder& result) {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
             if (library == nullptr) return;

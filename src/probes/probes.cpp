@@ -28,8 +28,11 @@ void Probes::mark_libcuda_opened() {
     std::call_once(libcuda_opened_once_, [this] { libcuda_opened_.set_value(); });
 }
 
+void Probes::prefetch(std::function<void()> task) { prefetches_.push_back(std::async(std::launch::async, std::move(task))); }
+
 void Probes::prefetch_driver(std::vector<int> devices) {
     driver_prefetched_ = true;
+    prefetched_devices_ = devices;
     prefetches_.push_back(std::async(std::launch::async, [this, devices = std::move(devices)] {
         if (settings_.collect_driver) return (void)driver();  // substituted devices have no contexts
         create_primary_contexts(driver(), devices);

@@ -82,6 +82,10 @@ public:
     // waits until libcuda is open: the dynamic loader opens one library at a time, and cuInit
     // should not queue behind hundreds of megabytes of others (seen on the H200: 65 ms).
     void prefetch_libraries(std::initializer_list<CudaLibrary> ids);
+    // Runs `task` in the background (a check's own preparation); joined when the probes go.
+    void prefetch(std::function<void()> task);
+    // The devices prefetch_driver() prepares (empty: all), for preparations that need a context.
+    [[nodiscard]] const std::vector<int>& prefetched_devices() const { return prefetched_devices_; }
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
     // Where each CUDA library resolves for a C/C++ program, and every copy; nothing is loaded.
     [[nodiscard]] const LibraryFacts& library_locations() { return library_locations_.get(); }
@@ -111,6 +115,7 @@ private:
     std::promise<void> libcuda_opened_;
     std::shared_future<void> libcuda_opened_future_ = libcuda_opened_.get_future().share();
     bool driver_prefetched_ = false;
+    std::vector<int> prefetched_devices_;
     std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
 
