@@ -355,6 +355,11 @@ std::vector<std::string> python_prefixes(const Environment& environment, Directo
             const std::string versions = directory_of(bin) + "/versions";
             for (const std::string& version : listings.names(versions)) prefixes.push_back(versions + "/" + version);
         } else if (const std::string real = sys::real_path(python); !real.empty()) {
+            // A virtual environment's bin/python3 links to its base interpreter, whose prefix is
+            // not the environment's: pyvenv.cfg beside bin/ marks the environment (seen on the GPU
+            // machine: PyTorch's wheels in /opt/torch/.venv, python3 -> /usr/bin/python3.12).
+            if (const std::string environment_root = directory_of(bin); sys::exists(environment_root + "/pyvenv.cfg"))
+                prefixes.push_back(environment_root);
             prefixes.push_back(directory_of(directory_of(real)));
             // Debian's pip installs into /usr/local for the system Python.
             if (prefixes.back() == "/usr") prefixes.emplace_back("/usr/local");

@@ -300,6 +300,29 @@ TEST(LibrariesResolutionCheck, passes_and_names_several_copies_when_their_versio
     EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), wheel), result.evidence.end());
 }
 
+// A virtual environment first on PATH, not activated (no VIRTUAL_ENV), as PyTorch's image on the GPU
+// machine has it: bin/python3 links to the base interpreter, pyvenv.cfg marks the environment, and
+// the wheels in its site-packages are found.
+TEST(LibrariesResolutionCheck, finds_the_wheels_of_a_virtual_environment_first_on_path) {
+    Machine machine;
+    machine.library(system_directory, "libcublas.so.13.1.0.3", {"libcublas.so.13"});
+    machine.cache(system_directory, {"libcublas.so.13"});
+    (void)machine.tree().write("usr/bin/python3.12", "#!/bin/sh\n", 0755);
+    machine.tree().make_dir("venv/bin");
+    machine.tree().symlink(machine.root() + "/usr/bin/python3.12", "venv/bin/python3");
+    (void)machine.tree().write("venv/pyvenv.cfg", "home = /usr/bin\n");
+    machine.library("venv/lib/python3.12/site-packages/nvidia/cu13/lib", "libcublas.so.13");
+    machine.set("PATH", machine.root() + "/venv/bin");
+
+    const CheckResult result = machine.judge();
+    const std::string wheel_copy = machine.root() + "/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcublas.so.13";
+    const bool listed = std::any_of(result.evidence.begin(), result.evidence.end(), [&](const Evidence& evidence) {
+        return evidence.key == "libcublas.so.13" && evidence.value.find("pip_wheel") != std::string::npos &&
+               evidence.value.find(wheel_copy) != std::string::npos;
+    });
+    EXPECT_TRUE(listed) << codes_of(result);
+}
+
 TEST(LibrariesResolutionCheck, says_so_when_nothing_is_installed) {
     const CheckResult result = Machine().judge();
     EXPECT_EQ(result.status, Status::pass);
