@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <regex>
 #include <sstream>
@@ -72,6 +73,14 @@ CheckResult resolution_result(const std::string& cudnn_version) {
                        {"libcudnn.so.9", "also 9.8.0.87 pip_wheel (nvidia-cudnn-cu12) /venv/lib/libcudnn.so.9"},
                        {"ld_so_cache", "read"}};
     return result;
+}
+
+// The recorded report with its libraries.resolution replaced by resolution_result(cudnn_version).
+Report example_with_resolution(const std::string& relative, const std::string& cudnn_version) {
+    Report report = example_report(relative);
+    if (CheckResult* recorded = find_result(report, "libraries.resolution")) *recorded = resolution_result(cudnn_version);
+    else report.checks.push_back(resolution_result(cudnn_version));
+    return report;
 }
 
 // --- redaction -------------------------------------------------------------------------------
@@ -202,8 +211,7 @@ TEST(Diff, finds_nothing_between_a_report_and_itself) {
 }
 
 TEST(Diff, names_versions_devices_statuses_libraries_and_moved_figures) {
-    Report before = example_report("h200/cudacheck.json");
-    before.checks.push_back(resolution_result("9.10.2.21"));
+    Report before = example_with_resolution("h200/cudacheck.json", "9.10.2.21");
     Report after = before;
     after.versions.driver = "590.44.01";
     after.devices.front().ecc_enabled = false;
@@ -238,7 +246,7 @@ TEST(Diff, binary_exits_0_for_equal_reports_1_for_different_and_2_for_bad_input)
     EXPECT_EQ(document["differences"][0]["subject"], "driver");
 
     test::TempDir dir;
-    const std::string wrong_major = dir.write("v2.json", std::regex_replace(test::read_text(h200), std::regex("\"1\\.0\\.0\""), "\"2.0.0\"", std::regex_constants::format_first_only));
+    const std::string wrong_major = dir.write("v2.json", std::regex_replace(test::read_text(h200), std::regex("\"schema_version\": \"1\\.[0-9]+\\.[0-9]+\""), "\"schema_version\": \"2.0.0\"", std::regex_constants::format_first_only));
     const std::vector<std::pair<std::string, std::string>> bad_inputs{
         {dir.write("cut.json", test::read_text(h200).substr(0, 300)), "cut.json: not valid JSON: parse error at line"},
         {dir.write("other.json", R"({"name": "not a report"})"), "other.json: at /tool/name: not a cudacheck report"},
@@ -300,8 +308,7 @@ TEST(Policy, example_policies_in_docs_are_valid) {
 }
 
 TEST(Policy, passes_a_machine_that_meets_it) {
-    Report report = example_report("h200/cudacheck.json");
-    report.checks.push_back(resolution_result("9.10.2.21"));
+    Report report = example_with_resolution("h200/cudacheck.json", "9.10.2.21");
     std::string error;
     const auto policy = read_policy_file(source_dir + "/docs/policies/ci-job.json", error);
     ASSERT_TRUE(policy) << error;
@@ -312,8 +319,7 @@ TEST(Policy, passes_a_machine_that_meets_it) {
 }
 
 TEST(Policy, fails_each_unmet_expectation_with_expected_and_found) {
-    Report report = example_report("h200/cudacheck.json");
-    report.checks.push_back(resolution_result("9.0.0.312"));
+    Report report = example_with_resolution("h200/cudacheck.json", "9.0.0.312");
     find_result(report, "driver.nvml")->findings.push_back({Status::warn, "CC220", "no NVML", "install it"});
     const Policy policy = policy_from(R"({"schema_version": "1.0.0",
         "driver": {"min": "590"}, "toolkit": {"max": "13.0"}, "device_count": {"min": 8, "max": 8}, "compute_capability": {"min": "10.0"},
@@ -333,7 +339,8 @@ TEST(Policy, fails_each_unmet_expectation_with_expected_and_found) {
                                                    "expect.performance fail CC709 CC710", "expect.warnings fail CC711"}));
     EXPECT_EQ(results[0].message, "driver 580.159.04 is outside the policy's range: expected >= 590, found 580.159.04");
     EXPECT_EQ(results[0].evidence, (std::vector<Evidence>{{"expected", ">= 590"}, {"found", "580.159.04"}}));
-    EXPECT_EQ(results[5].findings[0].message, "cublas.gemm[0] gemm_bf16_8192 is 811.2 TFLOP/s, below the policy's minimum 900");
+    EXPECT_EQ(results[5].findings[0].message, fmt::format("cublas.gemm[0] gemm_bf16_8192 is {:.1f} TFLOP/s, below the policy's minimum 900",
+                                                          find_metric(report, "cublas.gemm", "gemm_bf16_8192")->value));
     apply_policy(policy, report);
     EXPECT_EQ(report.summary.overall, Status::fail);
     EXPECT_EQ(report.exit_code, 1);
