@@ -139,14 +139,7 @@ void run_p2p(CheckContext& context, ResultBuilder& result) {
     const P2pSizes sizes = sizes_for(context.options.level);
     // Every GPU check of these devices runs at once: take at most an eighth of the smallest free
     // memory per buffer (three buffers per GPU), so a small GPU is tested with smaller copies.
-    std::size_t bytes = sizes.bytes;
-    for (int device : devices) {
-        gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
-        size_t free_bytes = 0;
-        size_t total_bytes = 0;
-        gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-        bytes = std::min(bytes, (free_bytes / 8) & ~((std::size_t{1} << 20) - 1));
-    }
+    const std::size_t bytes = gpu::bytes_fitting(devices, sizes.bytes, 8);
     const std::size_t words = std::max<std::size_t>(bytes / 4, 1);
 
     std::vector<std::unique_ptr<DeviceBuffers>> buffers;

@@ -120,14 +120,7 @@ void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& 
     const std::vector<int>& devices = context.devices;
     const int ranks = static_cast<int>(devices.size());
     const AllReduceSizes sizes = sizes_for(context.options.level);
-    std::size_t bytes = sizes.bytes;
-    for (int device : devices) {
-        gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
-        size_t free_bytes = 0;
-        size_t total_bytes = 0;
-        gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-        bytes = std::min(bytes, (free_bytes / 8) & ~((std::size_t{1} << 20) - 1));
-    }
+    const std::size_t bytes = gpu::bytes_fitting(devices, sizes.bytes, 8);
     const std::size_t count = std::max<std::size_t>(bytes / sizeof(float), 1);
 
     std::vector<std::unique_ptr<GpuBuffers>> buffers;

@@ -195,6 +195,18 @@ std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std
     return time_with_events(streams, warmups, runs, work);
 }
 
+std::size_t bytes_fitting(const std::vector<int>& devices, std::size_t wanted, std::size_t share) {
+    std::size_t bytes = wanted;
+    for (int device : devices) {
+        check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+        size_t free_bytes = 0;
+        size_t total_bytes = 0;
+        check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+        bytes = std::min(bytes, (free_bytes / share) & ~((std::size_t{1} << 20) - 1));
+    }
+    return bytes;
+}
+
 double median(std::vector<float> samples) {
     if (samples.empty()) return 0.0;
     std::sort(samples.begin(), samples.end());

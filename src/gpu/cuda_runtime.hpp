@@ -106,6 +106,11 @@ private:
                                                 const std::function<void()>& work);
 [[nodiscard]] double median(std::vector<float> samples);
 
+// At most `wanted` bytes, and no more than 1/`share` of the free memory of the fullest of
+// `devices`, in whole MiB: a buffer size for work that runs beside every other check of those
+// GPUs. Leaves the current device set to the last of `devices`.
+[[nodiscard]] std::size_t bytes_fitting(const std::vector<int>& devices, std::size_t wanted, std::size_t share);
+
 // DeviceWork on several devices at once (shared locks, taken in ordinal order), for untimed work of
 // a check that spans devices (cuda.p2p, nccl.allreduce).
 class DevicesWork {

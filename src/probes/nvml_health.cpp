@@ -1,5 +1,7 @@
 #include "probes/nvml_health.hpp"
 
+#include "probes/nvml_types.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <utility>
@@ -8,9 +10,8 @@ namespace cudacheck {
 
 namespace {
 
-// Types and values from nvml.h (CUDA 13.0), declared here so that building needs no nvml.h.
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
+// Values from nvml.h (CUDA 13.0) besides the shared types (probes/nvml_types.hpp).
+using namespace nvml;
 constexpr int nvml_memory_error_corrected = 0;
 constexpr int nvml_memory_error_uncorrected = 1;
 constexpr int nvml_volatile_ecc = 0;
@@ -18,7 +19,6 @@ constexpr int nvml_aggregate_ecc = 1;
 constexpr int nvml_retired_single_bit = 0;  // NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS
 constexpr int nvml_retired_double_bit = 1;  // NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
 constexpr int nvml_temperature_gpu = 0;
-constexpr nvmlReturn_t nvml_error_insufficient_size = 7;
 
 struct HealthApi {
     nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t*) = nullptr;

@@ -5,6 +5,7 @@
 #include "core/trace.hpp"
 #include "core/units.hpp"
 #include "probes/driver_probe.hpp"
+#include "probes/nvml_types.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -15,19 +16,9 @@ namespace cudacheck {
 
 namespace {
 
-// The few NVML types and entry points cudacheck uses, declared here so that building needs no
-// nvml.h (absent from some toolkits). Layouts and values from nvml.h (CUDA 13.0).
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-struct nvmlPciInfo_t {  // nvmlPciInfo_st, as filled by nvmlDeviceGetPciInfo_v3
-    char busIdLegacy[16];
-    unsigned int domain;
-    unsigned int bus;
-    unsigned int device;
-    unsigned int pciDeviceId;
-    unsigned int pciSubSystemId;
-    char busId[32];
-};
+// The NVML types and entry points this probe uses besides the shared ones (probes/nvml_types.hpp),
+// declared here so that building needs no nvml.h. Layouts and values from nvml.h (CUDA 13.0).
+using namespace nvml;
 struct nvmlMemory_t {
     unsigned long long total;
     unsigned long long free;
@@ -41,7 +32,6 @@ struct nvmlProcessInfo_t {
     unsigned int computeInstanceId;
 };
 constexpr unsigned long long nvml_value_not_available = ~0ULL;
-constexpr nvmlReturn_t nvml_error_insufficient_size = 7;
 constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_memory = 2;
 

@@ -1,6 +1,7 @@
 #include "probes/nvml_topology.hpp"
 
 #include "probes/driver_probe.hpp"
+#include "probes/nvml_types.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -9,18 +10,8 @@ namespace cudacheck {
 
 namespace {
 
-// Types and values from nvml.h (CUDA 13.0), declared here so that building needs no nvml.h.
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-struct nvmlPciInfo_t {  // nvmlPciInfo_st, as filled by nvmlDeviceGetNvLinkRemotePciInfo_v2
-    char busIdLegacy[16];
-    unsigned int domain;
-    unsigned int bus;
-    unsigned int device;
-    unsigned int pciDeviceId;
-    unsigned int pciSubSystemId;
-    char busId[32];
-};
+// Values from nvml.h (CUDA 13.0) besides the shared types (probes/nvml_types.hpp).
+using namespace nvml;
 constexpr int nvml_p2p_caps_index_read = 0;    // NVML_P2P_CAPS_INDEX_READ
 constexpr int nvml_p2p_caps_index_nvlink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
 constexpr int nvml_p2p_status_ok = 0;          // NVML_P2P_STATUS_OK

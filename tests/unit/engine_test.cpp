@@ -280,22 +280,25 @@ TEST(Engine, runs_device_checks_only_on_selected_devices) {
     EXPECT_EQ(results[0].device, 1);
 }
 
-TEST(Engine, quick_level_skips_device_checks_without_initialising_cuda) {
-    Harness harness;
-    harness.options.level = Level::quick;
-    harness.settings.initialise_cuda = false;
-    int initialisations = 0;
-    harness.settings.collect_driver = [&](bool initialise) {
-        initialisations += initialise ? 1 : 0;
-        return two_fake_devices(initialise);
-    };
-    CheckList checks;
-    checks.push_back(make_check("gpu.work", passing(), {}, Scope::device, Level::standard));
-    const auto results = harness.run(std::move(checks));
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_EQ(results[0].status, Status::skip);
-    EXPECT_NE(results[0].skip_reason.find("--level standard"), std::string::npos);
-    EXPECT_EQ(initialisations, 0);
+// Per-device and multi-device checks alike: skipped at --level quick, and CUDA never initialised.
+TEST(Engine, quick_level_skips_gpu_checks_without_initialising_cuda) {
+    for (const Scope scope : {Scope::device, Scope::multi_device}) {
+        Harness harness;
+        harness.options.level = Level::quick;
+        harness.settings.initialise_cuda = false;
+        int initialisations = 0;
+        harness.settings.collect_driver = [&](bool initialise) {
+            initialisations += initialise ? 1 : 0;
+            return two_fake_devices(initialise);
+        };
+        CheckList checks;
+        checks.push_back(make_check("gpu.work", passing(), {}, scope, Level::standard));
+        const auto results = harness.run(std::move(checks));
+        ASSERT_EQ(results.size(), 1u);
+        EXPECT_EQ(results[0].status, Status::skip);
+        EXPECT_NE(results[0].skip_reason.find("--level standard"), std::string::npos);
+        EXPECT_EQ(initialisations, 0);
+    }
 }
 
 TEST(Engine, skips_device_checks_with_reason_when_no_device) {
@@ -441,23 +444,6 @@ TEST(Engine, multi_device_check_skipped_with_the_dependency_reason_when_no_devic
     ASSERT_EQ(results.size(), 2u);
     EXPECT_EQ(results[1].status, Status::skip);
     EXPECT_NE(results[1].skip_reason.find("CC201"), std::string::npos) << results[1].skip_reason;
-}
-
-TEST(Engine, quick_level_skips_multi_device_checks_without_initialising_cuda) {
-    Harness harness;
-    harness.options.level = Level::quick;
-    harness.settings.initialise_cuda = false;
-    int initialisations = 0;
-    harness.settings.collect_driver = [&](bool initialise) {
-        initialisations += initialise ? 1 : 0;
-        return two_fake_devices(initialise);
-    };
-    CheckList checks;
-    checks.push_back(make_check("gpu.pairs", passing(), {}, Scope::multi_device, Level::standard));
-    const auto results = harness.run(std::move(checks));
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_EQ(results[0].status, Status::skip);
-    EXPECT_EQ(initialisations, 0);
 }
 
 TEST(Registry, rejects_multi_device_check_depending_on_a_per_device_check) {
