@@ -4,7 +4,7 @@
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/check.hpp"
 // The policy is a JSON document read like a report: the same type checks and JSON pointers.
-#include "render/json_read.hpp"
+#include "core/json_read.hpp"
 
 #include <algorithm>
 #include <cmath>

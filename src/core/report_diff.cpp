@@ -1,7 +1,6 @@
 #include "core/report_diff.hpp"
 
 #include "core/report_query.hpp"
-#include "render/text_support.hpp"
 
 #include <cmath>
 #include <fmt/format.h>

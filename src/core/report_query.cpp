@@ -4,8 +4,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fmt/format.h>
 
 namespace cudacheck {
+
+std::string check_label(const CheckResult& result) {
+    return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
+}
+
+bool is_performance_figure(const Metric& metric) { return metric.unit != "count" && metric.unit != "ratio" && metric.unit != "value"; }
 
 namespace {
 

@@ -24,6 +24,11 @@ struct ResolvedLibrary {
 // The libraries the loader resolves, in the check's order; empty when libraries.resolution did
 // not run. Copies off the loader's path ("also ...", "not on the loader's path: ...") are left out.
 [[nodiscard]] std::vector<ResolvedLibrary> resolved_libraries(const Report& report);
+// "driver.libcuda", or "cuda.kernel[0]" for a per-device result.
+[[nodiscard]] std::string check_label(const CheckResult& result);
+// Whether a metric measures performance (a rate, bandwidth, time or share of a peak) rather than
+// counting elements or measuring an error: only those are compared by `diff` and shown as figures.
+[[nodiscard]] bool is_performance_figure(const Metric& metric);
 // Whether the report contains a result of this check (any device).
 [[nodiscard]] bool has_check(const Report& report, std::string_view check_id);
 

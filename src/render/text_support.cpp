@@ -29,12 +29,6 @@ std::string status_word(Status status) {
     return result;
 }
 
-std::string check_label(const CheckResult& result) {
-    return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
-}
-
-bool is_performance_figure(const Metric& metric) { return metric.unit != "count" && metric.unit != "ratio" && metric.unit != "value"; }
-
 const Metric* key_figure(const CheckResult& result) {
     for (const Metric& metric : result.metrics)
         if (is_performance_figure(metric)) return &metric;

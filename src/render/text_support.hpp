@@ -2,6 +2,7 @@
 // checks, statuses and figures the same way.
 #pragma once
 
+#include "core/report_query.hpp"  // check_label, is_performance_figure
 #include "cudacheck/report.hpp"
 
 #include <string>
@@ -11,13 +12,8 @@ namespace cudacheck {
 
 // "PASS", "TIMEOUT"
 [[nodiscard]] std::string status_word(Status status);
-// "driver.libcuda", or "cuda.kernel[0]" for a per-device result.
-[[nodiscard]] std::string check_label(const CheckResult& result);
 // The figure worth a glance: the first rate, bandwidth or time, not a count or an error ratio.
 [[nodiscard]] const Metric* key_figure(const CheckResult& result);
-// Whether a metric measures performance (a rate, bandwidth, time or share of a peak) rather than
-// counting elements or measuring an error: only those are compared by `diff` and shown as figures.
-[[nodiscard]] bool is_performance_figure(const Metric& metric);
 // "4917 GB/s", "0.0102 ms"
 [[nodiscard]] std::string format_metric(const Metric& metric);
 // "Redacted (--redact): hostname, user name, device ids (7 replacements); values of HF_TOKEN."
