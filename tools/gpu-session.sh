@@ -52,7 +52,9 @@ fi
 # resolves with the system's copies and the PyTorch wheels' side by side (issue 7).
 torch_cuda=$(python3 -c "import torch, os; print(os.path.join(os.path.dirname(torch.__file__), 'lib', 'libtorch_cuda.so'))" 2>/dev/null)
 if [ -f "$torch_cuda" ]; then
-    { ls -l "$torch_cuda"; python3 bench/inspect_timing.py --runs 5 "$bin" "$torch_cuda"; echo; CUDA_VISIBLE_DEVICES=0 "$bin" inspect --no-color "$torch_cuda"; } > "$one/inspect-libtorch-cuda.md" 2>&1
+    { ls -l "$torch_cuda"; python3 bench/inspect_timing.py --runs 5 "$bin" "$torch_cuda"; echo; CUDA_VISIBLE_DEVICES=0 "$bin" inspect --no-color "$torch_cuda";
+      echo; echo "\$ CUDACHECK_TEST_GPU_CODE_FILES=$torch_cuda ctest -R listing_equals_cuobjdump -V";
+      (cd build-gpu && CUDACHECK_TEST_GPU_CODE_FILES="$torch_cuda" ctest -R listing_equals_cuobjdump -V 2>&1 | grep -E "code objects|Passed|Failed|Failure|Skipped"); } > "$one/inspect-libtorch-cuda.md" 2>&1
 fi
 { echo '$ cudacheck --only libraries.resolution -v'; CUDA_VISIBLE_DEVICES=0 "$bin" --no-color --only libraries.resolution -v;
   echo; echo '$ python3 bench/startup.py-style: median of 7 runs of the check alone'; for i in 1 2 3 4 5 6 7; do CUDA_VISIBLE_DEVICES=0 "$bin" --only libraries.resolution --format json | python3 -c "import json,sys; print(round(json.load(sys.stdin)['checks'][0]['duration_ms'], 1))"; done | sort -n | sed -n 4p | sed 's/^/median duration_ms: /'; } > "$one/libraries.txt" 2>&1

@@ -9,10 +9,12 @@
 #include "support/test_support.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <random>
 #include <regex>
 
@@ -402,6 +404,25 @@ TEST(GpuCodeFixtures, listing_equals_cuobjdump_on_cublas) {
     ASSERT_EQ(result.error, ScanError::none) << result.error_message;
     EXPECT_GT(listing.size(), 10u);
     EXPECT_EQ(as_cuobjdump_names(result), listing);
+}
+
+// cudacheck's own binary, and the files CUDACHECK_TEST_GPU_CODE_FILES names (colon-separated; on the
+// GPU machine tools/gpu-session.sh names PyTorch's libtorch_cuda.so): the same listing as cuobjdump.
+TEST(GpuCodeFixtures, listing_equals_cuobjdump_on_cudacheck_and_named_files) {
+    const std::string cuobjdump = find_cuobjdump();
+    if (cuobjdump.empty()) GTEST_SKIP() << "cuobjdump not found (tools/install-deps.sh installs nvidia-cuda-cuobjdump)";
+    std::vector<std::string> files{CUDACHECK_BINARY};
+    if (const char* named = std::getenv("CUDACHECK_TEST_GPU_CODE_FILES"))
+        for (const std::string& file : sys::split(named, ':'))
+            if (!file.empty()) files.push_back(file);
+    for (const std::string& file : files) {
+        const auto listing = cuobjdump_listing(cuobjdump, file);
+        const auto result = inspect_file(file);
+        ASSERT_EQ(result.error, ScanError::none) << file << ": " << result.error_message;
+        EXPECT_FALSE(listing.empty()) << file;
+        EXPECT_EQ(as_cuobjdump_names(result), listing) << file;
+        std::cout << file << ": " << listing.size() << " code objects, the same list as cuobjdump's\n";
+    }
 }
 
 // --- robustness: mutated seeds must give a listing or an error, never a crash or a hang -------
