@@ -57,6 +57,8 @@ if [ -f "$torch_cuda" ]; then
       (cd build-gpu && CUDACHECK_TEST_GPU_CODE_FILES="$torch_cuda" ctest -R listing_equals_cuobjdump -V 2>&1 | grep -E "code objects|Passed|Failed|Failure|Skipped"); } > "$one/inspect-libtorch-cuda.md" 2>&1
 fi
 { echo '$ cudacheck --only libraries.resolution -v'; CUDA_VISIBLE_DEVICES=0 "$bin" --no-color --only libraries.resolution -v;
+  echo; echo '$ ldconfig -p | grep -E "libcudnn.so|libcublas.so"'; ldconfig -p | grep -E "libcudnn.so|libcublas.so";
+  echo; echo '$ find /usr /opt /lib -name "libcudnn.so.*" -o -name "libcublas.so.*"'; find /usr /opt /lib -name "libcudnn.so.*" -o -name "libcublas.so.*" 2>/dev/null | sort;
   echo; echo '$ python3 bench/startup.py-style: median of 7 runs of the check alone'; for i in 1 2 3 4 5 6 7; do CUDA_VISIBLE_DEVICES=0 "$bin" --only libraries.resolution --format json | python3 -c "import json,sys; print(round(json.load(sys.stdin)['checks'][0]['duration_ms'], 1))"; done | sort -n | sed -n 4p | sed 's/^/median duration_ms: /'; } > "$one/libraries.txt" 2>&1
 echo "recordings done at $SECONDS s"
 CUDA_VISIBLE_DEVICES=0 OUT="$one" timeout 240 tools/gpu-diagnosis.sh > /dev/null 2>&1
