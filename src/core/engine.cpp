@@ -118,26 +118,35 @@ std::variant<std::vector<int>, std::string> usable_devices(const Check& check, c
     return usable;
 }
 
-// Runs `checks` concurrently, each in its own task as soon as its dependencies have finished: a
-// dependency is another of these checks, or one of `earlier` (host results, for device checks).
-// Multi-device checks (device empty) get `ordinals`, less the devices a dependency failed for.
-// Results come back in the order of `checks`.
-std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device,
-                                          const std::map<std::string, CheckResult>& earlier, const std::vector<int>& ordinals = {}) {
-    std::map<std::string, std::shared_future<CheckResult>> futures;
+using Futures = std::map<std::string, std::shared_future<CheckResult>>;
+
+// Checks started by start_concurrently: by id, and in the order of the checks given.
+struct Started {
+    Futures by_id;
+    std::vector<std::shared_future<CheckResult>> ordered;
+};
+
+// Starts `checks` concurrently, each in its own task as soon as its dependencies have finished: a
+// dependency is another of these checks, or one of `earlier` (the host checks, for GPU checks:
+// a GPU check waits for the host checks it depends on, not for all of them). Multi-device checks
+// (device empty) get `ordinals`, less the devices a dependency failed for. `earlier` must outlive
+// the tasks.
+Started start_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device, const Futures& earlier,
+                           const std::vector<int>& ordinals = {}) {
+    Futures futures;
     std::vector<std::shared_future<CheckResult>> ordered;
     for (const Check* check : checks) {
         std::map<std::string, std::shared_future<CheckResult>> dependencies;
         for (const std::string& id : check->info().depends_on)
             if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
         if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr) input.observer->planned(check->info().id, device);
-        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, &ordinals, device, dependencies]() {
+        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, ordinals, device, dependencies]() {
             std::map<std::string, CheckResult> finished;
             for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
             if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
             const std::function<const CheckResult*(const std::string&)> lookup = [&](const std::string& id) -> const CheckResult* {
                 if (auto it = finished.find(id); it != finished.end()) return &it->second;
-                if (auto it = earlier.find(id); it != earlier.end()) return &it->second;
+                if (auto it = earlier.find(id); it != earlier.end()) return &it->second.get();  // waits for that host check
                 return nullptr;
             };
             CheckContext context{input.options, input.environment, input.probes, device, {}};
@@ -162,8 +171,13 @@ std::vector<CheckResult> run_concurrently(const std::vector<const Check*>& check
         futures.emplace(check->info().id, future);
         ordered.push_back(future);
     }
+    return Started{std::move(futures), std::move(ordered)};
+}
+
+// The results of started checks, in their order, once all have finished.
+std::vector<CheckResult> results_of(const Started& started) {
     std::vector<CheckResult> results;
-    for (auto& future : ordered) results.push_back(future.get());
+    for (const auto& future : started.ordered) results.push_back(future.get());
     return results;
 }
 
@@ -178,11 +192,11 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
         (scope == Scope::host ? host_checks : scope == Scope::device ? device_checks : multi_device_checks).push_back(check);
     }
 
-    // Host checks overlap: slow probes (nvcc, cuInit, NVML) run side by side.
-    std::vector<CheckResult> results = run_concurrently(host_checks, input, std::nullopt, {});
-    if (device_checks.empty() && multi_device_checks.empty()) return results;
-    std::map<std::string, CheckResult> host_results;
-    for (const CheckResult& result : results) host_results.emplace(result.check_id, result);
+    // Host checks overlap: slow probes (nvcc, cuInit, NVML) run side by side. GPU checks start
+    // beside them, each once the host checks it depends on are done (on the H200, NVML took up to
+    // 285 ms, longer than cuInit, and held back every GPU check when they waited for all).
+    const Started host = start_concurrently(host_checks, input, std::nullopt, {});
+    if (device_checks.empty() && multi_device_checks.empty()) return results_of(host);
 
     // GPU checks (per-device and multi-device) in registry order, for skipping them all at once.
     std::vector<const Check*> gpu_checks;
@@ -194,6 +208,7 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     const bool any_runnable = std::any_of(gpu_checks.begin(), gpu_checks.end(),
                                           [&](const Check* check) { return input.options.level >= check->info().min_level; });
     if (!any_runnable) {
+        std::vector<CheckResult> results = results_of(host);
         for (const Check* check : gpu_checks)
             results.push_back(skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
         return results;
@@ -208,6 +223,7 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
             ordinals.push_back(device.ordinal);
     std::sort(ordinals.begin(), ordinals.end());
     if (ordinals.empty()) {
+        std::vector<CheckResult> results = results_of(host);
         const std::string reason = driver.devices.empty() ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
                                                           : "no selected device (--devices)";
         for (const Check* check : gpu_checks) results.push_back(skipped_unplanned(input, *check, reason));
@@ -219,13 +235,14 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     // their GPU work per device themselves (gpu::DeviceWork), so timed sections run alone.
     // Multi-device checks start at the same time: they take the devices they time in ordinal
     // order, so they cannot deadlock with each other or with the per-device checks.
-    std::vector<std::future<std::vector<CheckResult>>> per_device;
+    std::vector<Started> per_device;
     if (!device_checks.empty())
-        for (int ordinal : ordinals)
-            per_device.push_back(std::async(std::launch::async, [&, ordinal] { return run_concurrently(device_checks, input, ordinal, host_results); }));
-    std::vector<CheckResult> multi_device_results = run_concurrently(multi_device_checks, input, std::nullopt, host_results, ordinals);
+        for (int ordinal : ordinals) per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
+    const Started multi_device = start_concurrently(multi_device_checks, input, std::nullopt, host.by_id, ordinals);
+    std::vector<CheckResult> results = results_of(host);
+    std::vector<CheckResult> multi_device_results = results_of(multi_device);
     std::vector<std::vector<CheckResult>> device_results;
-    for (auto& future : per_device) device_results.push_back(future.get());
+    for (const Started& one_device : per_device) device_results.push_back(results_of(one_device));
     // Deterministic order: by check in registry order; a per-device check's results by device.
     std::size_t next_device_check = 0;
     std::size_t next_multi_device_check = 0;

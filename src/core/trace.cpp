@@ -28,10 +28,12 @@ Clock::time_point origin;
 std::vector<Event> events;
 std::map<std::thread::id, int> thread_numbers;
 std::map<int, std::string> thread_names;
+int next_thread_number = 1;
 
 // Under `mutex`.
 int this_thread_number() {
-    const auto [entry, added] = thread_numbers.emplace(std::this_thread::get_id(), static_cast<int>(thread_numbers.size()) + 1);
+    const auto [entry, added] = thread_numbers.emplace(std::this_thread::get_id(), next_thread_number);
+    if (added) ++next_thread_number;
     return entry->second;
 }
 
@@ -52,7 +54,11 @@ bool enabled() { return on; }
 void name_thread(const std::string& name) {
     if (!on) return;
     const std::lock_guard<std::mutex> lock(mutex);
-    thread_names[this_thread_number()] = name;
+    // A new row each time: a finished thread's id can be reused by a later thread, whose spans
+    // must not appear under the earlier one's name.
+    const int number = next_thread_number++;
+    thread_numbers[std::this_thread::get_id()] = number;
+    thread_names[number] = name;
 }
 
 void record(const std::string& name, Clock::time_point begin, Clock::time_point end) {

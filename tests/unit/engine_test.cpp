@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <gtest/gtest.h>
 #include <thread>
 
@@ -205,6 +206,33 @@ TEST(Engine, runs_independent_host_checks_concurrently) {
     EXPECT_LT(elapsed, std::chrono::milliseconds(280));
     EXPECT_EQ(results[0].check_id, "a.one");
     EXPECT_EQ(results[2].check_id, "a.three");
+}
+
+// A GPU check waits for the host checks it depends on, not for all of them: here it finishes while
+// a slow host check it does not depend on is still running (on the H200, NVML held every GPU check
+// back when they waited for all host checks).
+TEST(Engine, starts_gpu_checks_when_their_own_host_dependencies_are_done) {
+    Harness harness;
+    harness.settings.collect_driver = two_fake_devices;
+    std::promise<void> gpu_done;
+    std::shared_future<void> gpu_done_future = gpu_done.get_future().share();
+    std::atomic<bool> saw_gpu_finish{false};
+    std::atomic<int> gpu_results{0};
+    CheckList checks;
+    checks.push_back(make_check("host.base", passing()));
+    checks.push_back(make_check("host.slow", [&](CheckContext&, ResultBuilder&) {
+        saw_gpu_finish = gpu_done_future.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    }));
+    checks.push_back(make_check("gpu.work", [&](CheckContext&, ResultBuilder&) {
+        if (++gpu_results == 2) gpu_done.set_value();
+    }, {"host.base"}, Scope::device));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_TRUE(saw_gpu_finish) << "the GPU checks waited for host.slow, which they do not depend on";
+    for (const CheckResult& result : results) EXPECT_EQ(result.status, Status::pass) << result.check_id;
+    EXPECT_EQ(results[0].check_id, "host.base");
+    EXPECT_EQ(results[1].check_id, "host.slow");
+    EXPECT_EQ(results[2].device, 0);
 }
 
 TEST(Engine, runs_device_checks_per_device_concurrently_in_stable_order) {
