@@ -20,12 +20,8 @@
 #include <random>
 #include <thread>
 #include <vector>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace cudacheck {
 namespace {
@@ -383,18 +379,24 @@ std::string evidence_of(const nlohmann::json& check, std::string_view key) {
     return {};
 }
 
+// Runs one burn-in check at --level full on every GPU; returns each device's result.
+std::vector<nlohmann::json> burn_in_results(const char* id, const char* duration, test::BinaryRun& run) {
+    test::TempDir dir;
+    run = test::run_cudacheck({"--only", id, "--level", "full", "--duration", duration, "-v", "-o", dir.path() + "/report.json", "-q"});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    std::vector<nlohmann::json> results;
+    for (const auto& check : report["checks"])
+        if (check["id"] == id) results.push_back(check);
+    return results;
+}
+
 // A short stress on every GPU: it passes, every product identical to the first, a positive rate in
 // every second of the run, and it ends at its duration (plus set-up), not before.
 TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device) {
     REQUIRE_GPU();
-    test::TempDir dir;
-    const test::BinaryRun run =
-        test::run_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "3", "-v", "-o", dir.path() + "/report.json", "-q"});
-    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
-    int results = 0;
-    for (const auto& check : report["checks"]) {
-        if (check["id"] != "gpu.stress") continue;
-        ++results;
+    test::BinaryRun run;
+    const std::vector<nlohmann::json> results = burn_in_results("gpu.stress", "3", run);
+    for (const auto& check : results) {
         SCOPED_TRACE(check["device"].dump());
         EXPECT_EQ(check["status"], "pass") << check["message"] << " / " << check["remediation"];
         for (const auto& finding : check["findings"]) EXPECT_TRUE(finding["code"] != "CC516" && finding["code"] != "CC504") << finding["message"];
@@ -407,20 +409,15 @@ TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device
         EXPECT_GE(check["duration_ms"].get<double>(), 3000.0);
         EXPECT_LT(check["duration_ms"].get<double>(), 3000.0 + 30000.0);
     }
-    EXPECT_EQ(results, usable_devices());
+    EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
     EXPECT_EQ(run.exit_status, 0) << run.output;
 }
 
 TEST(GpuBurnIn, memtest_verifies_half_the_free_memory_on_every_device) {
     REQUIRE_GPU();
-    test::TempDir dir;
-    const test::BinaryRun run =
-        test::run_cudacheck({"--only", "gpu.memtest", "--level", "full", "--duration", "10", "-v", "-o", dir.path() + "/report.json", "-q"});
-    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
-    int results = 0;
-    for (const auto& check : report["checks"]) {
-        if (check["id"] != "gpu.memtest") continue;
-        ++results;
+    test::BinaryRun run;
+    const std::vector<nlohmann::json> results = burn_in_results("gpu.memtest", "10", run);
+    for (const auto& check : results) {
         SCOPED_TRACE(check["device"].dump());
         EXPECT_EQ(check["status"], "pass") << check["message"] << " / " << check["remediation"];
         cudaDeviceProp properties{};
@@ -430,7 +427,7 @@ TEST(GpuBurnIn, memtest_verifies_half_the_free_memory_on_every_device) {
         EXPECT_GT(metric_of(check, "memtest_bandwidth"), 0.0);
         EXPECT_GE(metric_of(check, "memtest_patterns"), 1.0);
     }
-    EXPECT_EQ(results, usable_devices());
+    EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
     EXPECT_EQ(run.exit_status, 0) << run.output;
 }
 
@@ -509,17 +506,8 @@ TEST(GpuBurnIn, sigterm_ends_a_long_stress_promptly) {
     REQUIRE_GPU();
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    std::vector<std::string> argv{CUDACHECK_BINARY, "--only", "gpu.stress", "--level", "full", "--duration", "60", "-o", path, "-q"};
-    std::vector<char*> args;
-    for (std::string& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    ASSERT_EQ(::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "60", "-o", path, "-q"});
+    ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::seconds(8));  // start-up done, the stress under way
     const auto sent = std::chrono::steady_clock::now();
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
