@@ -94,6 +94,11 @@ enum class Code : int {
     p2p_copy_corrupted = 513,
     p2p_bandwidth_low = 514,
     nccl_call_failed = 515,
+    // gpu.stress and gpu.memtest: the GPU under sustained load (--level full)
+    gpu_results_unstable = 516,
+    gpu_throttled_under_load = 517,
+    gpu_rate_dropped = 518,
+    gpu_memory_pattern_mismatch = 519,
     // libraries.resolution
     library_outside_loader_path = 601,
     library_versions_differ = 602,

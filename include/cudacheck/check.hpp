@@ -76,10 +76,15 @@ private:
     std::optional<std::string> skip_reason_;
 };
 
+// --duration: how long gpu.stress runs its GEMMs on each GPU, and after how long gpu.memtest
+// starts no further pattern (both --level full only).
+inline constexpr double default_stress_seconds = 20.0;
+
 struct RunOptions {
     Level level = Level::standard;
     std::vector<int> devices;  // CUDA ordinals to check; empty means every visible device
     bool verbose = false;
+    double stress_seconds = default_stress_seconds;
 };
 
 // What a running check can see: the options, the environment and the shared probes.

@@ -24,6 +24,8 @@ CheckList builtin_checks() {
     checks.push_back(make_cudnn_conv_check());
     checks.push_back(make_curand_generate_check());
     checks.push_back(make_nvrtc_compile_check());
+    checks.push_back(make_gpu_stress_check());
+    checks.push_back(make_gpu_memtest_check());
     checks.push_back(make_cuda_p2p_check());
     checks.push_back(make_nccl_allreduce_check());
     if (fault_checks_enabled()) add_fault_checks(checks);

@@ -8,6 +8,7 @@
 #include "core/cuda_facts.hpp"
 #include "core/system.hpp"
 #include "core/trace.hpp"
+#include "gpu/cublas_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
@@ -16,9 +17,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <fmt/format.h>
 #include <future>
 #include <map>
@@ -30,49 +28,10 @@ namespace cudacheck {
 
 namespace {
 
-struct CublasApi {
-    decltype(&::cublasCreate_v2) create = nullptr;
-    decltype(&::cublasDestroy_v2) destroy = nullptr;
-    decltype(&::cublasSetStream_v2) set_stream = nullptr;
-    decltype(&::cublasSetMathMode) set_math_mode = nullptr;
-    decltype(&::cublasGetProperty) get_property = nullptr;
-    decltype(&::cublasGetStatusName) status_name = nullptr;
-    decltype(&::cublasSgemm_v2) sgemm = nullptr;
-    decltype(&::cublasDgemm_v2) dgemm = nullptr;
-    // cublasGemmEx is overloaded in C++ (a legacy cudaDataType compute type): name the C one.
-    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType, int,
-                              const void*, cudaDataType, int, const void*, void*, cudaDataType, int, cublasComputeType_t,
-                              cublasGemmAlgo_t) = nullptr;
-};
-
-// A cuBLAS call failed: reported as a library finding with the status name.
-class CublasFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-class CublasHandle {
-public:
-    explicit CublasHandle(const CublasApi& api) : api_(api) { check(api_.create(&handle_), "cublasCreate"); }
-    // Takes over a handle created earlier (EarlyHandles), or creates one.
-    CublasHandle(const CublasApi& api, cublasHandle_t early) : api_(api), handle_(early) {
-        if (handle_ == nullptr) check(api_.create(&handle_), "cublasCreate");
-    }
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    ~CublasHandle() {
-        if (handle_ != nullptr) api_.destroy(handle_);
-    }
-    [[nodiscard]] cublasHandle_t get() const { return handle_; }
-    void check(cublasStatus_t status, const std::string& call) const {
-        if (status != CUBLAS_STATUS_SUCCESS)
-            throw CublasFailure(fmt::format("{} failed: {} ({})", call, api_.status_name(status), static_cast<int>(status)));
-    }
-
-private:
-    const CublasApi& api_;
-    cublasHandle_t handle_ = nullptr;
-};
+using gpu::at;
+using gpu::CublasApi;
+using gpu::CublasHandle;
+using gpu::stored_value;
 
 // cublasCreate costs ~100-200 ms on an H200 (cuBLASLt's set-up in the new context). The check's
 // preparation creates one handle per device as soon as cuBLAS is loaded and the driver is up, while
@@ -124,19 +83,6 @@ private:
     std::mutex mutex_;
     std::map<int, cublasHandle_t> handles_;
 };
-
-// Column-major index of element (row, column) in a matrix with `rows` rows.
-std::size_t at(std::size_t row, std::size_t column, std::size_t rows) { return row + column * rows; }
-
-// The value the fill kernel stores at `index`, as the element type rounds it, widened to double.
-double stored_value(kernels::Element element, std::uint64_t seed, std::size_t index) {
-    const float value = kernels::uniform_value(seed, index);
-    switch (element) {
-        case kernels::Element::f16: return __half2float(__float2half_rn(value));
-        case kernels::Element::bf16: return __bfloat162float(__float2bfloat16_rn(value));
-        default: return value;
-    }
-}
 
 // --- 1. correctness on a small problem, every element -------------------------------------
 
@@ -204,16 +150,6 @@ constexpr std::array precisions{
     Precision{"BF16", kernels::Element::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 3e-2, &DatasheetPeaks::bf16},
 };
 
-std::size_t element_bytes(kernels::Element element) {
-    return element == kernels::Element::f32 ? 4 : element == kernels::Element::f64 ? 8 : 2;
-}
-
-double read_element(const unsigned char* bytes, kernels::Element element) {
-    if (element == kernels::Element::f16) return __half2float(*reinterpret_cast<const __half*>(bytes));
-    if (element == kernels::Element::bf16) return __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(bytes));
-    return *reinterpret_cast<const float*>(bytes);
-}
-
 struct Throughput {
     double tflops = 0;
     gpu::Accuracy accuracy;
@@ -227,7 +163,7 @@ struct GemmBuffers {
 
 Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const Precision& precision,
                         std::size_t size, int warmups, int runs, int samples, GemmBuffers& buffers, int device) {
-    const std::size_t bytes = element_bytes(precision.element);
+    const std::size_t bytes = gpu::element_bytes(precision.element);
     std::optional<gpu::DeviceWork> gpu_work(device);  // time_on_stream makes it exclusive while timing
     const std::size_t elements = size * size;
     gpu::DeviceArray<unsigned char>& a = buffers.a;
@@ -248,26 +184,9 @@ Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const 
     throughput.tflops = 2.0 * static_cast<double>(size) * size * size / (gpu::median(times) * 1e-3) / 1e12;
 
     // Entries spread over the whole output, each recomputed in float64 from the inputs.
-    gpu::PinnedArray<unsigned char> picked(static_cast<std::size_t>(samples) * bytes);
-    std::vector<std::pair<std::size_t, std::size_t>> positions;
-    for (int i = 0; i < samples; ++i) {
-        const std::uint64_t hash = kernels::mix64(0x5EED + static_cast<std::uint64_t>(i));
-        positions.emplace_back(hash % size, (hash >> 32) % size);
-        gpu::check(cudaMemcpyAsync(picked.data() + i * bytes, c.data() + at(positions.back().first, positions.back().second, size) * bytes, bytes,
-                                   cudaMemcpyDeviceToHost, stream.get()),
-                   "cudaMemcpyAsync");
-    }
-    stream.synchronize();
+    const gpu::GemmSamples picked = gpu::copy_gemm_samples(c.data(), precision.element, size, samples, stream);
     gpu_work.reset();
-    gpu::AccuracyAccumulator accuracy;
-    for (int i = 0; i < samples; ++i) {
-        const auto [row, column] = positions[static_cast<std::size_t>(i)];
-        double reference = 0;
-        for (std::size_t inner = 0; inner < size; ++inner)
-            reference += stored_value(precision.element, 21, at(row, inner, size)) * stored_value(precision.element, 22, at(inner, column, size));
-        accuracy.add(read_element(picked.data() + i * bytes, precision.element), reference);
-    }
-    throughput.accuracy = accuracy.result();
+    throughput.accuracy = gpu::compare_gemm_samples(picked, precision.element, 21, 22);
     return throughput;
 }
 
@@ -413,29 +332,12 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
             if (library == nullptr) return;
             CublasApi api;
-            gpu::SymbolResolver resolve(*library);
-            resolve(api.create, "cublasCreate_v2");
-            resolve(api.destroy, "cublasDestroy_v2");
-            resolve(api.set_stream, "cublasSetStream_v2");
-            resolve(api.set_math_mode, "cublasSetMathMode");
-            resolve(api.get_property, "cublasGetProperty");
-            resolve(api.status_name, "cublasGetStatusName");
-            resolve(api.sgemm, "cublasSgemm_v2");
-            resolve(api.dgemm, "cublasDgemm_v2");
-            resolve(api.gemm_ex, "cublasGemmEx");
-            if (!resolve.report(result)) return;
-            int major = 0, minor = 0, patch = 0;
-            api.get_property(MAJOR_VERSION, &major);
-            api.get_property(MINOR_VERSION, &minor);
-            api.get_property(PATCH_LEVEL, &patch);
-            result.evidence("cublas_version", fmt::format("{}.{}.{}", major, minor, patch));
+            if (!gpu::resolve_cublas(*library, api, result)) return;
             gpu::run_gpu_check(context, result, [&](int device) {
                 try {
                     run_gemm_check(context, result, api, device);
-                } catch (const CublasFailure& failure) {
-                    result.add(Code::library_call_failed, failure.what(),
-                               "Check that cuBLAS matches the CUDA runtime and driver (cuda.pairing); CUBLAS_STATUS_NOT_INITIALIZED usually means "
-                               "the GPU context could not be created, CUBLAS_STATUS_ALLOC_FAILED that GPU memory is exhausted.");
+                } catch (const gpu::CublasFailure& failure) {
+                    gpu::report_cublas_failure(result, failure);
                 }
             });
         });

@@ -19,6 +19,7 @@
 #include "render/report_json.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <fmt/format.h>
@@ -64,6 +65,10 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
         ->check(CLI::Range(0.1, 86400.0));
     app.add_option("--run-timeout", options.run_timeout_seconds, "Time limit for the whole run in seconds (default 600)")
         ->check(CLI::Range(0.1, 86400.0));
+    app.add_option("--duration", options.duration_seconds,
+                   "At --level full: seconds gpu.stress loads each GPU, and the most gpu.memtest spends starting patterns "
+                   "(default 20; below --timeout)")
+        ->check(CLI::Range(1.0, 86400.0));
     app.add_option("--memory-limit", options.memory_limit_mib,
                    "Host memory the checks' process may use, in MiB, before it is stopped (default: half the host's memory, at least 8 GiB)")
         ->check(CLI::Range(std::uint64_t{64}, std::uint64_t{1} << 40));
@@ -75,6 +80,11 @@ void add_run_options(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--expect", options.expect,
                    "Check the report against a JSON policy FILE (versions, GPUs, libraries, performance, allowed warnings); "
                    "each unmet expectation fails a check expect.<name>");
+}
+
+bool selects_burn_in(const Selection& selection) {
+    return std::any_of(selection.checks.begin(), selection.checks.end(),
+                       [](const Check* check) { return check->info().id == "gpu.stress" || check->info().id == "gpu.memtest"; });
 }
 
 // The format -o's extension implies, when --format is not given.
@@ -124,6 +134,10 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
         usage_error(selection_error.what());
         return exit_usage;
     }
+    if (auto error_text = duration_error(options, selects_burn_in(selection))) {
+        usage_error(*error_text);
+        return exit_usage;
+    }
     // --format names the format of the one -o file, or of stdout; with several files each extension does.
     if (!options.format.empty() && options.outputs.size() > 1) {
         usage_error("--format applies to one output; with several -o files each takes its format from its extension (.json, .md, .xml, .prom)");
@@ -157,6 +171,7 @@ int run_command(const RunCommandOptions& options, const std::vector<std::string>
     run_options.level = *level_from_string(options.level);
     run_options.devices = *devices;
     run_options.verbose = options.verbose;
+    if (options.duration_seconds > 0) run_options.stress_seconds = options.duration_seconds;
     ProbeSettings probe_settings;
     probe_settings.initialise_cuda = run_options.level != Level::quick;
     // Under supervision this process only reads host facts; the worker probes the driver.
@@ -283,6 +298,23 @@ int explain_command(const ExplainCommandOptions& options) {
 }
 
 }  // namespace
+
+std::optional<std::string> duration_error(const RunCommandOptions& options, bool burn_in_selected) {
+    const bool full = options.level == "full";
+    if (options.duration_seconds > 0 && !full)
+        return fmt::format("--duration sets how long gpu.stress and gpu.memtest run, and they run only at --level full (not {})", options.level);
+    if (!full || !burn_in_selected) return std::nullopt;
+    const double duration = options.duration_seconds > 0 ? options.duration_seconds : default_stress_seconds;
+    if (duration >= options.timeout_seconds)
+        return fmt::format("--duration {:g} must be shorter than the per-check --timeout {:g} (gpu.stress runs that long plus its set-up): "
+                           "lower --duration or raise --timeout",
+                           duration, options.timeout_seconds);
+    if (2 * duration >= options.run_timeout_seconds)
+        return fmt::format("--duration {:g}: gpu.stress and gpu.memtest may take {:g} s on each GPU, one after the other, which --run-timeout {:g} "
+                           "does not allow: lower --duration or raise --run-timeout",
+                           duration, 2 * duration, options.run_timeout_seconds);
+    return std::nullopt;
+}
 
 std::optional<std::vector<int>> parse_device_list(const std::string& text, std::string& error) {
     std::vector<int> ordinals;

@@ -23,6 +23,9 @@ struct RunCommandOptions {
     // the worker process's resident memory in MiB (0: half the host's memory, at least 8 GiB).
     double timeout_seconds = 120;
     double run_timeout_seconds = 600;
+    // --duration: how long gpu.stress runs (and gpu.memtest at most) on each GPU; 0 when not given
+    // (default_stress_seconds applies).
+    double duration_seconds = 0;
     std::uint64_t memory_limit_mib = 0;
     bool no_isolation = false;  // run the checks in this process: no crash or hang protection
     bool redact = false;        // --redact: no host, user, home, device ids or secrets in the output
@@ -50,6 +53,12 @@ struct ExplainCommandOptions {
 
 // "all" -> empty (every device); "0,2" -> {0,2}. Empty optional and `error` set when invalid.
 [[nodiscard]] std::optional<std::vector<int>> parse_device_list(const std::string& text, std::string& error);
+
+// The usage error --duration makes, if any: given below --level full (nothing would use it); or,
+// when gpu.stress or gpu.memtest runs (`burn_in_selected` at --level full), a duration (given or
+// the default) not below the per-check --timeout, or whose double (the two run one after the other
+// on each GPU) is not below --run-timeout.
+[[nodiscard]] std::optional<std::string> duration_error(const RunCommandOptions& options, bool burn_in_selected);
 
 // Parses argv, runs the command and returns the process exit code (report.hpp's ExitCode).
 // Never throws; never calls exit().

@@ -234,6 +234,7 @@ public:
                     {"level", std::string(to_string(settings_.run.level))},
                     {"devices", settings_.run.devices},
                     {"verbose", settings_.run.verbose},
+                    {"duration", settings_.run.stress_seconds},
                     {"checks", ids},
                     {"decided", decided},
                     {"one_at_a_time", one_at_a_time}}

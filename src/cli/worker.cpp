@@ -85,8 +85,9 @@ void prepare_selected_checks(const Selection& selection, const RunOptions& optio
     if (std::any_of(selection.checks.begin(), selection.checks.end(),
                     [](const Check* check) { return check->info().scope != Scope::host || check->info().prepare; }))
         probes.prefetch_driver(options.devices);
+    // A check below its level is skipped: its preparation would be wasted (gpu.stress's at standard).
     for (const Check* check : selection.checks)
-        if (check->info().prepare) check->info().prepare(probes);
+        if (check->info().prepare && options.level >= check->info().min_level) check->info().prepare(probes);
 }
 
 // --devices names ordinals; only a working driver can say whether they exist. Without one the
@@ -133,6 +134,7 @@ int run_worker() {
     options.level = *level_from_string(job.at("level").get<std::string>());
     options.devices = job.at("devices").get<std::vector<int>>();
     options.verbose = job.at("verbose").get<bool>();
+    options.stress_seconds = job.value("duration", default_stress_seconds);
     std::vector<CheckResult> decided;
     for (const json& result : job.at("decided")) decided.push_back(check_result_from_json(result));
     ProbeSettings settings;

@@ -3,7 +3,7 @@
 // segfault, an abort or a hang inside it costs one check, not the report.
 //
 // Protocol (both sides in worker.cpp and supervisor.cpp; key names of results in report_json):
-//   stdin   one JSON job: {"parent_pid", "level", "devices", "verbose", "checks" (ids, registry
+//   stdin   one JSON job: {"parent_pid", "level", "devices", "verbose", "duration", "checks" (ids, registry
 //           order), "decided" (results not to run again), "one_at_a_time"}
 //   fd 3    JSON lines, as things happen:
 //             {"event":"planned","id","device"}   a check (per device) the run will report

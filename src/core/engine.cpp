@@ -230,11 +230,25 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
         return results;
     }
 
+    // A per-device check below this run's level is skipped once, not once per device: one line for
+    // gpu.stress at the default level rather than one per GPU.
+    std::map<std::string, CheckResult> below_level;
+    std::vector<const Check*> runnable_device_checks;
+    for (const Check* check : device_checks) {
+        if (input.options.level < check->info().min_level)
+            below_level.emplace(check->info().id,
+                                skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
+        else
+            runnable_device_checks.push_back(check);
+    }
+    device_checks = std::move(runnable_device_checks);
+
     // Every device at once, and within a device every check whose dependencies are met: CPU-side
     // work (library loading, handle and plan creation, CPU references) overlaps. Checks serialise
     // their GPU work per device themselves (gpu::DeviceWork), so timed sections run alone.
-    // Multi-device checks start at the same time: they take the devices they time in ordinal
-    // order, so they cannot deadlock with each other or with the per-device checks.
+    // Multi-device checks start at the same time: they take the devices they time all at once or
+    // not at all (gpu::time_on_devices), so they cannot deadlock with each other or with the
+    // per-device checks.
     std::vector<Started> per_device;
     if (!device_checks.empty())
         for (int ordinal : ordinals) per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
@@ -249,6 +263,10 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     for (const Check* check : gpu_checks) {
         if (check->info().scope == Scope::multi_device) {
             results.push_back(std::move(multi_device_results[next_multi_device_check++]));
+            continue;
+        }
+        if (auto skipped_once = below_level.find(check->info().id); skipped_once != below_level.end()) {
+            results.push_back(std::move(skipped_once->second));
             continue;
         }
         for (std::vector<CheckResult>& one_device : device_results) results.push_back(std::move(one_device[next_device_check]));

@@ -139,8 +139,7 @@ private:
 
 }  // namespace
 
-std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
-                                  const std::function<void()>& work) {
+void alone_on_device(std::optional<DeviceWork>& held, const std::function<void()>& work) {
     int device = 0;
     if (held) device = held->device();
     else check(cudaGetDevice(&device), "cudaGetDevice");
@@ -151,7 +150,17 @@ std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork
     const trace::Span timed("timed alone on the GPU");
     // Work other checks queued before releasing their shared locks may still be running.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    return time_with_events({DeviceStream{device, &stream}}, warmups, runs, work);
+    work();
+}
+
+std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
+                                  const std::function<void()>& work) {
+    int device = 0;
+    if (held) device = held->device();
+    else check(cudaGetDevice(&device), "cudaGetDevice");
+    std::vector<float> samples;
+    alone_on_device(held, [&] { samples = time_with_events({DeviceStream{device, &stream}}, warmups, runs, work); });
+    return samples;
 }
 
 DevicesWork::DevicesWork(std::vector<int> devices) : devices_(std::move(devices)) {

@@ -104,6 +104,10 @@ private:
 // milliseconds (take the median).
 [[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
                                                 const std::function<void()>& work);
+// Runs `work` alone on the device, for as long as it takes (a stress test, a memory test): `held` is
+// released, the exclusive lock taken, the device synchronised (work queued by other checks ends
+// first), and `held` re-acquired before returning. time_on_stream() is this plus CUDA events.
+void alone_on_device(std::optional<DeviceWork>& held, const std::function<void()>& work);
 [[nodiscard]] double median(std::vector<float> samples);
 
 // At most `wanted` bytes, and no more than 1/`share` of the free memory of the fullest of

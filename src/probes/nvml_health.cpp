@@ -178,4 +178,46 @@ std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml) {
     return health;
 }
 
+struct NvmlClockSampler::Api {
+    nvmlDevice_t device = nullptr;
+    nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;
+    nvmlReturn_t (*clocks_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+    nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
+    nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned int*) = nullptr;
+};
+
+NvmlClockSampler::NvmlClockSampler(const NvmlFacts& nvml, std::string_view pci_bus_id) {
+    if (!nvml.initialised() || pci_bus_id.empty()) return;
+    const DeviceInfo* listed = nullptr;
+    for (const DeviceInfo& device : nvml.devices)
+        if (device.pci_bus_id == pci_bus_id) listed = &device;
+    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t*) = nullptr;
+    resolve(nvml.library, "nvmlDeviceGetHandleByIndex_v2", get_handle);
+    if (listed == nullptr || get_handle == nullptr) return;
+    auto api = std::make_unique<Api>();
+    if (get_handle(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &api->device) != 0) return;
+    resolve(nvml.library, "nvmlDeviceGetClockInfo", api->clock_info);
+    resolve(nvml.library, "nvmlDeviceGetCurrentClocksEventReasons", api->clocks_event_reasons);
+    if (api->clocks_event_reasons == nullptr) resolve(nvml.library, "nvmlDeviceGetCurrentClocksThrottleReasons", api->clocks_event_reasons);
+    resolve(nvml.library, "nvmlDeviceGetTemperature", api->temperature);
+    resolve(nvml.library, "nvmlDeviceGetPowerUsage", api->power_usage);
+    api_ = std::move(api);
+}
+
+NvmlClockSampler::~NvmlClockSampler() = default;
+
+bool NvmlClockSampler::ok() const { return api_ != nullptr; }
+
+NvmlClockSample NvmlClockSampler::sample(double seconds) const {
+    NvmlClockSample sample;
+    sample.seconds = seconds;
+    if (!api_) return sample;
+    constexpr int nvml_clock_sm = 1;
+    sample.sm_clock_mhz = ask<unsigned int>(api_->clock_info, api_->device, nvml_clock_sm);
+    sample.clocks_event_reasons = ask<unsigned long long>(api_->clocks_event_reasons, api_->device);
+    sample.temperature_c = ask<unsigned int>(api_->temperature, api_->device, nvml_temperature_gpu);
+    sample.power_mw = ask<unsigned int>(api_->power_usage, api_->device);
+    return sample;
+}
+
 }  // namespace cudacheck

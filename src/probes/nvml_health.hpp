@@ -7,8 +7,10 @@
 #include "probes/nvml_probe.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
@@ -69,5 +71,31 @@ inline constexpr std::uint64_t display_clock_setting = 0x100;
 
 // "GPU idle, SW power cap", from the bit mask; "none" for 0.
 [[nodiscard]] std::string describe_clocks_event_reasons(std::uint64_t reasons);
+
+// One reading of a GPU's clocks, limits, temperature and power while it works (gpu.stress reads
+// one every half second). Fields NVML does not answer stay empty.
+struct NvmlClockSample {
+    double seconds = 0;  // since the sampling began
+    std::optional<unsigned int> sm_clock_mhz;              // nvmlDeviceGetClockInfo(NVML_CLOCK_SM)
+    std::optional<std::uint64_t> clocks_event_reasons;     // clocks_event bits
+    std::optional<unsigned int> temperature_c;
+    std::optional<unsigned int> power_mw;
+};
+
+// Reads NvmlClockSamples of one GPU, found by PCI bus id (CUDA and NVML number GPUs differently).
+class NvmlClockSampler {
+public:
+    NvmlClockSampler(const NvmlFacts& nvml, std::string_view pci_bus_id);
+    NvmlClockSampler(const NvmlClockSampler&) = delete;
+    NvmlClockSampler& operator=(const NvmlClockSampler&) = delete;
+    ~NvmlClockSampler();
+    // False when NVML is not up, or does not list the GPU: nothing can be sampled.
+    [[nodiscard]] bool ok() const;
+    [[nodiscard]] NvmlClockSample sample(double seconds) const;
+
+private:
+    struct Api;
+    std::unique_ptr<Api> api_;
+};
 
 }  // namespace cudacheck

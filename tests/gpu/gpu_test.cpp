@@ -2,11 +2,15 @@
 // cudacheck's driver-API view of each device against the CUDA runtime's own, run the tool's
 // kernels built for the configured architectures, and run the binary end to end.
 #include "core/system.hpp"
+#include "kernels/memtest.cuh"
 #include "kernels/vector_add.cuh"
 #include "probes/driver_probe.hpp"
 #include "support/test_support.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -14,7 +18,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <random>
+#include <thread>
 #include <vector>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace cudacheck {
 namespace {
@@ -350,6 +357,170 @@ TEST(GpuMultiDevice, p2p_runs_without_isolation_alongside_per_device_checks) {
     ASSERT_NE(check, nullptr);
     EXPECT_EQ((*check)["status"], "pass") << (*check)["message"];
     EXPECT_EQ(run.exit_status, 0) << run.output;
+}
+
+}  // namespace
+}  // namespace cudacheck
+
+// --- gpu.stress and gpu.memtest (--level full) ------------------------------------------------
+
+namespace cudacheck {
+namespace {
+
+double metric_of(const nlohmann::json& check, std::string_view name) {
+    for (const auto& metric : check["metrics"])
+        if (metric["name"] == name) return metric["value"].get<double>();
+    return std::nan("");
+}
+
+std::string evidence_of(const nlohmann::json& check, std::string_view key) {
+    for (const auto& item : check["evidence"])
+        if (item["key"] == key) return item["value"].get<std::string>();
+    return {};
+}
+
+// Runs one burn-in check at --level full on every GPU; returns each device's result.
+std::vector<nlohmann::json> burn_in_results(const char* id, const char* duration, test::BinaryRun& run) {
+    test::TempDir dir;
+    run = test::run_cudacheck({"--only", id, "--level", "full", "--duration", duration, "-v", "-o", dir.path() + "/report.json", "-q"});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    std::vector<nlohmann::json> results;
+    for (const auto& check : report["checks"])
+        if (check["id"] == id) results.push_back(check);
+    return results;
+}
+
+// A short stress on every GPU: it passes, every product identical to the first, a positive rate in
+// every second of the run, and it ends at its duration (plus set-up), not before.
+TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device) {
+    REQUIRE_GPU();
+    test::BinaryRun run;
+    const std::vector<nlohmann::json> results = burn_in_results("gpu.stress", "3", run);
+    for (const auto& check : results) {
+        SCOPED_TRACE(check["device"].dump());
+        EXPECT_EQ(check["status"], "pass") << check["message"] << " / " << check["remediation"];
+        for (const auto& finding : check["findings"]) EXPECT_TRUE(finding["code"] != "CC516" && finding["code"] != "CC504") << finding["message"];
+        EXPECT_GT(metric_of(check, "stress_tflops_min"), 0.0);
+        EXPECT_GE(metric_of(check, "stress_tflops_max"), metric_of(check, "stress_tflops_median"));
+        EXPECT_GT(metric_of(check, "stress_products"), 0.0);
+        EXPECT_LT(metric_of(check, "stress_reference_relative_error"), 1e-3);
+        EXPECT_NE(evidence_of(check, "products").find(", 0 differed from the first"), std::string::npos) << evidence_of(check, "products");
+        EXPECT_GE(sys::split(evidence_of(check, "tflops_per_second"), ' ').size(), 3u) << evidence_of(check, "tflops_per_second");
+        EXPECT_GE(check["duration_ms"].get<double>(), 3000.0);
+        EXPECT_LT(check["duration_ms"].get<double>(), 3000.0 + 30000.0);
+    }
+    EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
+    EXPECT_EQ(run.exit_status, 0) << run.output;
+}
+
+TEST(GpuBurnIn, memtest_verifies_half_the_free_memory_on_every_device) {
+    REQUIRE_GPU();
+    test::BinaryRun run;
+    const std::vector<nlohmann::json> results = burn_in_results("gpu.memtest", "10", run);
+    for (const auto& check : results) {
+        SCOPED_TRACE(check["device"].dump());
+        EXPECT_EQ(check["status"], "pass") << check["message"] << " / " << check["remediation"];
+        cudaDeviceProp properties{};
+        ASSERT_EQ(cudaGetDeviceProperties(&properties, check["device"].get<int>()), cudaSuccess);
+        EXPECT_GT(metric_of(check, "memtest_bytes"), 0.0);
+        EXPECT_LE(metric_of(check, "memtest_bytes"), static_cast<double>(properties.totalGlobalMem) / 2);
+        EXPECT_GT(metric_of(check, "memtest_bandwidth"), 0.0);
+        EXPECT_GE(metric_of(check, "memtest_patterns"), 1.0);
+    }
+    EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
+    EXPECT_EQ(run.exit_status, 0) << run.output;
+}
+
+// The kernels themselves: every word as the host computes it, and a planted fault found where it is.
+TEST(GpuBurnIn, memtest_kernels_write_the_host_pattern_and_find_planted_faults) {
+    REQUIRE_GPU();
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    const std::size_t words = (1u << 20) + 3;
+    std::uint32_t* data = nullptr;
+    unsigned long long* mismatches = nullptr;
+    unsigned int* recorded = nullptr;
+    kernels::MemoryMismatch* records = nullptr;
+    ASSERT_EQ(cudaMalloc(&data, words * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&mismatches, sizeof *mismatches), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&recorded, sizeof *recorded), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&records, 4 * sizeof *records), cudaSuccess);
+    const auto base = reinterpret_cast<std::uint64_t>(data);
+    std::vector<std::uint32_t> back(words);
+    for (const kernels::PatternSpec pattern : {kernels::PatternSpec{kernels::MemoryPattern::address, 0, 0},
+                                               kernels::PatternSpec{kernels::MemoryPattern::address_complement, 0, 0},
+                                               kernels::PatternSpec{kernels::MemoryPattern::random, 0, 99},
+                                               kernels::PatternSpec{kernels::MemoryPattern::walking_ones, 7, 0},
+                                               kernels::PatternSpec{kernels::MemoryPattern::walking_zeros, 30, 0}}) {
+        SCOPED_TRACE(static_cast<int>(pattern.kind));
+        ASSERT_EQ(kernels::fill_pattern(data, words, pattern, nullptr), 0);
+        ASSERT_EQ(cudaMemcpy(back.data(), data, words * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < words; ++i) wrong += back[i] != kernels::pattern_word(pattern, base, i);
+        EXPECT_EQ(wrong, 0u);
+        // Two planted faults: one bit flipped in the middle, the last word replaced.
+        const std::uint32_t flipped = back[12345] ^ 0x10u;
+        const std::uint32_t replaced = ~back[words - 1];
+        ASSERT_EQ(cudaMemcpy(data + 12345, &flipped, 4, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(data + words - 1, &replaced, 4, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(kernels::verify_pattern(data, words, pattern, mismatches, recorded, records, 4, nullptr), 0);
+        unsigned long long count = 0;
+        unsigned int kept = 0;
+        kernels::MemoryMismatch found[4];
+        ASSERT_EQ(cudaMemcpy(&count, mismatches, sizeof count, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(&kept, recorded, sizeof kept, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(found, records, sizeof found, cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(count, 2u);
+        ASSERT_EQ(kept, 2u);
+        std::map<std::uint64_t, kernels::MemoryMismatch> by_index{{found[0].index, found[0]}, {found[1].index, found[1]}};
+        ASSERT_EQ(by_index.count(12345), 1u);
+        ASSERT_EQ(by_index.count(words - 1), 1u);
+        EXPECT_EQ(by_index[12345].expected, back[12345]);
+        EXPECT_EQ(by_index[12345].actual, flipped);
+        EXPECT_EQ(by_index[words - 1].actual, replaced);
+    }
+    cudaFree(records);
+    cudaFree(recorded);
+    cudaFree(mismatches);
+    cudaFree(data);
+}
+
+// The whole --level full run, new checks included, within the bound docs/checks.md states:
+// 2 x --duration + 30 s.
+TEST(GpuBurnIn, full_run_stays_within_its_documented_bound) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const test::BinaryRun run = test::run_cudacheck({"--level", "full", "--duration", "5", "-o", dir.path() + "/report.json", "-q"});
+    EXPECT_FALSE(run.timed_out);
+    EXPECT_LT(run.wall_ms, (2 * 5 + 30) * 1000.0);
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    for (const char* id : {"gpu.stress", "gpu.memtest"}) {
+        const auto* check = test::find_check(report, id);
+        ASSERT_NE(check, nullptr) << id;
+        EXPECT_NE((*check)["status"], "skip") << id;
+        EXPECT_NE((*check)["status"], "timeout") << id;
+    }
+}
+
+// SIGTERM in the middle of a long stress: the run ends within seconds with the partial report.
+TEST(GpuBurnIn, sigterm_ends_a_long_stress_promptly) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const std::string path = dir.path() + "/report.json";
+    const pid_t pid = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "60", "-o", path, "-q"});
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::seconds(8));  // start-up done, the stress under way
+    const auto sent = std::chrono::steady_clock::now();
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count(), 5.0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+    const auto report = nlohmann::json::parse(test::read_text(path));
+    const auto* stress = test::find_check(report, "gpu.stress");
+    ASSERT_NE(stress, nullptr);
+    EXPECT_EQ((*stress)["status"], "skip");
+    EXPECT_NE((*stress)["skip_reason"].get<std::string>().find("interrupted"), std::string::npos) << (*stress)["skip_reason"];
 }
 
 }  // namespace

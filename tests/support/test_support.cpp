@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,6 +84,27 @@ const nlohmann::json* find_check(const nlohmann::json& report, std::string_view 
     for (const nlohmann::json& check : report.at("checks"))
         if (check.at("id") == id) return &check;
     return nullptr;
+}
+
+pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra) {
+    std::vector<std::string> environment(extra);
+    for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+    std::vector<std::string> argv{CUDACHECK_BINARY};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    std::vector<char*> args;
+    for (std::string& arg : argv) args.push_back(arg.data());
+    args.push_back(nullptr);
+    std::vector<char*> env;
+    for (std::string& entry : environment) env.push_back(entry.data());
+    env.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    if (::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), env.data()) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
 }
 
 }  // namespace cudacheck::test

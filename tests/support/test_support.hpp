@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <sys/types.h>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +41,11 @@ struct BinaryRun {
 [[nodiscard]] BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
                                       const std::vector<std::pair<std::string, std::string>>& overrides = {});
 inline constexpr const char* unset_marker = "\x01unset";
+
+// Starts the built cudacheck in the background with the current environment plus `extra`
+// ("NAME=value" entries, taking precedence), its output discarded; returns its pid (-1 on failure),
+// for tests that signal it.
+[[nodiscard]] pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra = {});
 
 // The first check result with this id in a JSON report, or nullptr.
 [[nodiscard]] const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id);

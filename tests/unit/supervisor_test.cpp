@@ -7,14 +7,10 @@
 
 #include <chrono>
 #include <csignal>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace cudacheck {
 namespace {
@@ -132,26 +128,7 @@ TEST(Supervisor, runs_in_process_when_isolation_is_off) {
 }
 
 // Starts cudacheck with the fault checks on, and its output discarded; returns its pid.
-pid_t start_cudacheck(const std::vector<std::string>& arguments) {
-    std::vector<std::string> environment{"CUDACHECK_FAULT_CHECKS=1"};
-    for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
-    std::vector<std::string> argv{CUDACHECK_BINARY};
-    argv.insert(argv.end(), arguments.begin(), arguments.end());
-    std::vector<char*> args;
-    for (std::string& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    std::vector<char*> env;
-    for (std::string& entry : environment) env.push_back(entry.data());
-    env.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    EXPECT_EQ(::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), env.data()), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    return pid;
-}
+pid_t start_cudacheck(const std::vector<std::string>& arguments) { return test::start_cudacheck(arguments, {"CUDACHECK_FAULT_CHECKS=1"}); }
 
 class Interrupt : public ::testing::TestWithParam<int> {};
 

@@ -1,0 +1,84 @@
+// What the checks built on cuBLAS share (cublas.gemm, gpu.stress): the entry points they resolve
+// from the library opened at run time, a handle owner, and the sampled float64 verification of a
+// large product whose inputs came from kernels/random_fill.cuh.
+#pragma once
+
+#include "cudacheck/check.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "gpu/library_support.hpp"
+#include "kernels/random_fill.cuh"
+
+#include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cudacheck::gpu {
+
+struct CublasApi {
+    decltype(&::cublasCreate_v2) create = nullptr;
+    decltype(&::cublasDestroy_v2) destroy = nullptr;
+    decltype(&::cublasSetStream_v2) set_stream = nullptr;
+    decltype(&::cublasSetMathMode) set_math_mode = nullptr;
+    decltype(&::cublasGetProperty) get_property = nullptr;
+    decltype(&::cublasGetStatusName) status_name = nullptr;
+    decltype(&::cublasSgemm_v2) sgemm = nullptr;
+    decltype(&::cublasDgemm_v2) dgemm = nullptr;
+    // cublasGemmEx is overloaded in C++ (a legacy cudaDataType compute type): name the C one.
+    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType, int,
+                              const void*, cudaDataType, int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                              cublasGemmAlgo_t) = nullptr;
+};
+
+// Resolves every entry point and records the cuBLAS version as evidence; false (with a
+// library_symbol_missing finding) when one is missing.
+[[nodiscard]] bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder& result);
+
+// A cuBLAS call failed: reported as a library finding with the status name (report_cublas_failure).
+class CublasFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+void report_cublas_failure(ResultBuilder& result, const CublasFailure& failure);
+
+class CublasHandle {
+public:
+    explicit CublasHandle(const CublasApi& api) : CublasHandle(api, nullptr) {}
+    // Takes over a handle created earlier, or creates one when `early` is null.
+    CublasHandle(const CublasApi& api, cublasHandle_t early);
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+    ~CublasHandle();
+    [[nodiscard]] cublasHandle_t get() const { return handle_; }
+    // Throws CublasFailure naming `call` unless `status` is success.
+    void check(cublasStatus_t status, const std::string& call) const;
+
+private:
+    const CublasApi& api_;
+    cublasHandle_t handle_ = nullptr;
+};
+
+// Column-major index of element (row, column) in a matrix with `rows` rows.
+[[nodiscard]] inline std::size_t at(std::size_t row, std::size_t column, std::size_t rows) { return row + column * rows; }
+
+// The value the fill kernel stores at `index`, as the element type rounds it, widened to double.
+[[nodiscard]] double stored_value(kernels::Element element, std::uint64_t seed, std::size_t index);
+[[nodiscard]] std::size_t element_bytes(kernels::Element element);
+
+// Entries of a size x size column-major product A * B, copied from the GPU (positions spread over
+// the whole output by a fixed hash), to be recomputed in float64 from A's and B's seeds.
+struct GemmSamples {
+    std::size_t size = 0;
+    kernels::Element output = kernels::Element::f32;
+    std::vector<std::pair<std::size_t, std::size_t>> positions;  // (row, column)
+    std::vector<double> values;                                 // as the GPU wrote them
+};
+// Copies `count` entries of `product` (elements of type `output`) and waits for them.
+[[nodiscard]] GemmSamples copy_gemm_samples(const unsigned char* product, kernels::Element output, std::size_t size, int count,
+                                            const Stream& stream);
+// The entries against the float64 product of inputs filled with (input, seed_a) and (input, seed_b).
+[[nodiscard]] Accuracy compare_gemm_samples(const GemmSamples& samples, kernels::Element input, std::uint64_t seed_a, std::uint64_t seed_b);
+
+}  // namespace cudacheck::gpu
