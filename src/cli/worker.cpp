@@ -81,9 +81,10 @@ private:
 // it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
 void prepare_selected_checks(const Selection& selection, const RunOptions& options, Probes& probes) {
     if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
-    // GPU work waits for cuInit: start it now, unless no selected check does GPU work.
-    if (std::any_of(selection.checks.begin(), selection.checks.end(),
-                    [](const Check* check) { return check->info().scope != Scope::host || check->info().prepare; }))
+    // GPU work waits for cuInit: start it now, unless no selected check does GPU work at this level.
+    if (std::any_of(selection.checks.begin(), selection.checks.end(), [&](const Check* check) {
+            return (check->info().scope != Scope::host || check->info().prepare) && options.level >= check->info().min_level;
+        }))
         probes.prefetch_driver(options.devices);
     // A check below its level is skipped: its preparation would be wasted (gpu.stress's at standard).
     for (const Check* check : selection.checks)
