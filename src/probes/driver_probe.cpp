@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cuda.h>  // types and enum values only: libcuda is never linked, only opened
 #include <fmt/format.h>
+#include <thread>
 
 namespace cudacheck {
 
@@ -206,13 +207,18 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
     const auto retain = driver.library.function<Retain>("cuDevicePrimaryCtxRetain");
     const auto get_device = driver.library.function<GetDevice>("cuDeviceGet");
     if (retain == nullptr || get_device == nullptr) return;
-    for (int ordinal = 0; ordinal < *driver.device_count; ++ordinal) {
-        if (!ordinals.empty() && std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) continue;
+    const auto create = [&](int ordinal) {
         const trace::Span span(fmt::format("primary context of device {}", ordinal));
         CUdevice device = 0;
         CUcontext context = nullptr;
         if (get_device(&device, ordinal) == CUDA_SUCCESS) (void)retain(&context, device);
-    }
+    };
+    // One thread per GPU: a context costs ~150 ms on an H200, and one device's need not wait for
+    // another's (docs/performance.md, "several GPUs").
+    std::vector<std::thread> threads;
+    for (int ordinal = 0; ordinal < *driver.device_count; ++ordinal)
+        if (ordinals.empty() || std::find(ordinals.begin(), ordinals.end(), ordinal) != ordinals.end()) threads.emplace_back(create, ordinal);
+    for (std::thread& thread : threads) thread.join();
 }
 
 }  // namespace cudacheck

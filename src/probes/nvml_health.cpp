@@ -39,6 +39,7 @@ struct HealthApi {
     nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned int*, unsigned int*) = nullptr;
     nvmlReturn_t (*max_mig_devices)(nvmlDevice_t, unsigned int*) = nullptr;
     nvmlReturn_t (*mig_device_by_index)(nvmlDevice_t, unsigned int, nvmlDevice_t*) = nullptr;
+    nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;
 };
 
 template <typename Function>
@@ -53,6 +54,33 @@ std::optional<T> ask(Function function, nvmlDevice_t device, Arguments... argume
     T value{};
     if (function(device, arguments..., &value) != 0) return std::nullopt;
     return value;
+}
+
+// Every entry point device.health and the stress's sampler use; missing ones stay nullptr.
+HealthApi resolve_health_api(const DynamicLibrary& library) {
+    HealthApi api;
+    resolve(library, "nvmlDeviceGetHandleByIndex_v2", api.get_handle);
+    resolve(library, "nvmlDeviceGetEccMode", api.ecc_mode);
+    resolve(library, "nvmlDeviceGetTotalEccErrors", api.total_ecc_errors);
+    resolve(library, "nvmlDeviceGetRetiredPages", api.retired_pages);
+    resolve(library, "nvmlDeviceGetRetiredPagesPendingStatus", api.retired_pages_pending);
+    resolve(library, "nvmlDeviceGetRemappedRows", api.remapped_rows);
+    // Renamed in r535; the old name stays for older drivers.
+    resolve(library, "nvmlDeviceGetCurrentClocksEventReasons", api.clocks_event_reasons);
+    if (api.clocks_event_reasons == nullptr) resolve(library, "nvmlDeviceGetCurrentClocksThrottleReasons", api.clocks_event_reasons);
+    resolve(library, "nvmlDeviceGetTemperature", api.temperature);
+    resolve(library, "nvmlDeviceGetPowerUsage", api.power_usage);
+    resolve(library, "nvmlDeviceGetEnforcedPowerLimit", api.power_limit);
+    resolve(library, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_generation);
+    resolve(library, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_generation);
+    resolve(library, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width);
+    resolve(library, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
+    resolve(library, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
+    resolve(library, "nvmlDeviceGetMigMode", api.mig_mode);
+    resolve(library, "nvmlDeviceGetMaxMigDeviceCount", api.max_mig_devices);
+    resolve(library, "nvmlDeviceGetMigDeviceHandleByIndex", api.mig_device_by_index);
+    resolve(library, "nvmlDeviceGetClockInfo", api.clock_info);
+    return api;
 }
 
 std::optional<unsigned int> retired_page_count(const HealthApi& api, nvmlDevice_t device, int cause) {
@@ -90,28 +118,7 @@ std::string describe_clocks_event_reasons(std::uint64_t reasons) {
 std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml) {
     std::vector<NvmlDeviceHealth> health;
     if (!nvml.initialised()) return health;
-    HealthApi api;
-    const DynamicLibrary& library = nvml.library;
-    resolve(library, "nvmlDeviceGetHandleByIndex_v2", api.get_handle);
-    resolve(library, "nvmlDeviceGetEccMode", api.ecc_mode);
-    resolve(library, "nvmlDeviceGetTotalEccErrors", api.total_ecc_errors);
-    resolve(library, "nvmlDeviceGetRetiredPages", api.retired_pages);
-    resolve(library, "nvmlDeviceGetRetiredPagesPendingStatus", api.retired_pages_pending);
-    resolve(library, "nvmlDeviceGetRemappedRows", api.remapped_rows);
-    // Renamed in r535; the old name stays for older drivers.
-    resolve(library, "nvmlDeviceGetCurrentClocksEventReasons", api.clocks_event_reasons);
-    if (api.clocks_event_reasons == nullptr) resolve(library, "nvmlDeviceGetCurrentClocksThrottleReasons", api.clocks_event_reasons);
-    resolve(library, "nvmlDeviceGetTemperature", api.temperature);
-    resolve(library, "nvmlDeviceGetPowerUsage", api.power_usage);
-    resolve(library, "nvmlDeviceGetEnforcedPowerLimit", api.power_limit);
-    resolve(library, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_generation);
-    resolve(library, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_generation);
-    resolve(library, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width);
-    resolve(library, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
-    resolve(library, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
-    resolve(library, "nvmlDeviceGetMigMode", api.mig_mode);
-    resolve(library, "nvmlDeviceGetMaxMigDeviceCount", api.max_mig_devices);
-    resolve(library, "nvmlDeviceGetMigDeviceHandleByIndex", api.mig_device_by_index);
+    const HealthApi api = resolve_health_api(nvml.library);
     if (api.get_handle == nullptr) return health;
 
     for (const DeviceInfo& listed : nvml.devices) {
@@ -179,11 +186,8 @@ std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml) {
 }
 
 struct NvmlClockSampler::Api {
+    HealthApi api;
     nvmlDevice_t device = nullptr;
-    nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;
-    nvmlReturn_t (*clocks_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
-    nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
-    nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned int*) = nullptr;
 };
 
 NvmlClockSampler::NvmlClockSampler(const NvmlFacts& nvml, std::string_view pci_bus_id) {
@@ -191,16 +195,11 @@ NvmlClockSampler::NvmlClockSampler(const NvmlFacts& nvml, std::string_view pci_b
     const DeviceInfo* listed = nullptr;
     for (const DeviceInfo& device : nvml.devices)
         if (device.pci_bus_id == pci_bus_id) listed = &device;
-    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t*) = nullptr;
-    resolve(nvml.library, "nvmlDeviceGetHandleByIndex_v2", get_handle);
-    if (listed == nullptr || get_handle == nullptr) return;
+    if (listed == nullptr) return;
     auto api = std::make_unique<Api>();
-    if (get_handle(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &api->device) != 0) return;
-    resolve(nvml.library, "nvmlDeviceGetClockInfo", api->clock_info);
-    resolve(nvml.library, "nvmlDeviceGetCurrentClocksEventReasons", api->clocks_event_reasons);
-    if (api->clocks_event_reasons == nullptr) resolve(nvml.library, "nvmlDeviceGetCurrentClocksThrottleReasons", api->clocks_event_reasons);
-    resolve(nvml.library, "nvmlDeviceGetTemperature", api->temperature);
-    resolve(nvml.library, "nvmlDeviceGetPowerUsage", api->power_usage);
+    api->api = resolve_health_api(nvml.library);
+    if (api->api.get_handle == nullptr || api->api.get_handle(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &api->device) != 0)
+        return;
     api_ = std::move(api);
 }
 
@@ -213,10 +212,11 @@ NvmlClockSample NvmlClockSampler::sample(double seconds) const {
     sample.seconds = seconds;
     if (!api_) return sample;
     constexpr int nvml_clock_sm = 1;
-    sample.sm_clock_mhz = ask<unsigned int>(api_->clock_info, api_->device, nvml_clock_sm);
-    sample.clocks_event_reasons = ask<unsigned long long>(api_->clocks_event_reasons, api_->device);
-    sample.temperature_c = ask<unsigned int>(api_->temperature, api_->device, nvml_temperature_gpu);
-    sample.power_mw = ask<unsigned int>(api_->power_usage, api_->device);
+    const HealthApi& api = api_->api;
+    sample.sm_clock_mhz = ask<unsigned int>(api.clock_info, api_->device, nvml_clock_sm);
+    sample.clocks_event_reasons = ask<unsigned long long>(api.clocks_event_reasons, api_->device);
+    sample.temperature_c = ask<unsigned int>(api.temperature, api_->device, nvml_temperature_gpu);
+    sample.power_mw = ask<unsigned int>(api.power_usage, api_->device);
     return sample;
 }
 

@@ -406,6 +406,10 @@ TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device
         EXPECT_LT(metric_of(check, "stress_reference_relative_error"), 1e-3);
         EXPECT_NE(evidence_of(check, "products").find(", 0 differed from the first"), std::string::npos) << evidence_of(check, "products");
         EXPECT_GE(sys::split(evidence_of(check, "tflops_per_second"), ' ').size(), 3u) << evidence_of(check, "tflops_per_second");
+        // NVML sampled the GPU it stressed: its clock and power while the products ran.
+        EXPECT_NE(evidence_of(check, "nvml_samples").find("every 500 ms"), std::string::npos) << evidence_of(check, "nvml_samples");
+        EXPECT_NE(evidence_of(check, "sm_clock").find("MHz"), std::string::npos) << evidence_of(check, "sm_clock");
+        EXPECT_NE(evidence_of(check, "power").find(" W"), std::string::npos) << evidence_of(check, "power");
         EXPECT_GE(check["duration_ms"].get<double>(), 3000.0);
         EXPECT_LT(check["duration_ms"].get<double>(), 3000.0 + 30000.0);
     }
@@ -501,27 +505,36 @@ TEST(GpuBurnIn, full_run_stays_within_its_documented_bound) {
     }
 }
 
-// SIGTERM in the middle of a long stress: the run ends within seconds with the partial report.
-TEST(GpuBurnIn, sigterm_ends_a_long_stress_promptly) {
+// Ctrl-C (SIGINT to the whole foreground process group, as a terminal sends it) or SIGTERM (to the
+// process, as a scheduler sends it) in the middle of a long stress: the run ends within seconds,
+// with the documented exit code and a whole report in which the stress is skipped as interrupted.
+class GpuBurnInInterrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
     REQUIRE_GPU();
+    const int signal = GetParam();
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
     const pid_t pid = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "60", "-o", path, "-q"});
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::seconds(8));  // start-up done, the stress under way
     const auto sent = std::chrono::steady_clock::now();
-    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    ASSERT_EQ(signal == SIGINT ? ::kill(-pid, SIGINT) : ::kill(pid, SIGTERM), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count(), 5.0);
     ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+    EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
     const auto report = nlohmann::json::parse(test::read_text(path));
     const auto* stress = test::find_check(report, "gpu.stress");
     ASSERT_NE(stress, nullptr);
     EXPECT_EQ((*stress)["status"], "skip");
-    EXPECT_NE((*stress)["skip_reason"].get<std::string>().find("interrupted"), std::string::npos) << (*stress)["skip_reason"];
+    EXPECT_NE((*stress)["skip_reason"].get<std::string>().find(signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"), std::string::npos)
+        << (*stress)["skip_reason"];
 }
+
+INSTANTIATE_TEST_SUITE_P(CtrlCAndSigterm, GpuBurnInInterrupt, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& param) { return param.param == SIGINT ? std::string("ctrl_c") : std::string("sigterm"); });
 
 }  // namespace
 }  // namespace cudacheck

@@ -43,8 +43,9 @@ struct BinaryRun {
 inline constexpr const char* unset_marker = "\x01unset";
 
 // Starts the built cudacheck in the background with the current environment plus `extra`
-// ("NAME=value" entries, taking precedence), its output discarded; returns its pid (-1 on failure),
-// for tests that signal it.
+// ("NAME=value" entries, taking precedence), its output discarded, as the leader of its own process
+// group (as a shell starts a foreground job: kill(-pid, SIGINT) is a terminal's Ctrl-C); returns
+// its pid (-1 on failure), for tests that signal it.
 [[nodiscard]] pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra = {});
 
 // The first check result with this id in a JSON report, or nullptr.
