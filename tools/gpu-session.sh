@@ -4,9 +4,17 @@
 # whole runs on one GPU and on all of them, compare with PyTorch, and reproduce the diagnoses
 # (tools/gpu-diagnosis.sh). Everything lands in one archive, $OUT/gpu-session.tgz (the device tool
 # brings back at most 8 files): h200/ holds the one-GPU recordings (CUDA_VISIBLE_DEVICES=0),
-# all-gpus/ those with every GPU visible. Changes no GPU setting.
+# all-gpus/ those with every GPU visible, timing/ the one-against-several-GPU experiments. Changes
+# no GPU setting.
+#
+# All of it takes longer than one device call may (10 minutes): PARTS picks what runs, e.g.
+# `PARTS="timing tests" OUT=$OUT tools/gpu-session.sh`, then `PARTS=recordings` in the next call
+# (the build is kept while the machine stays warm). Default: all three, timing first (on a machine
+# nothing else has used yet), then tests, then recordings.
 set -uo pipefail
 out=${OUT:-gpu-out}
+parts=" ${PARTS:-timing tests recordings} "
+part() { [[ $parts == *" $1 "* ]]; }
 work=$(mktemp -d)
 one=$work/h200
 all=$work/all-gpus
@@ -24,6 +32,43 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYP
 echo "built in $SECONDS s"
 bin=build-gpu/cudacheck
 gpus=$(nvidia-smi -L | wc -l)
+
+# Several GPUs against one (issue 10): the primary contexts created one after another and side by
+# side (bench/context_creation.cpp), whole runs started on an idle machine and back to back
+# (bench/startup.py), and the milestones of traced runs (bench/trace_phases.py).
+if part timing; then
+    timing=$work/timing
+    mkdir -p "$timing"
+    g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/context_creation.cpp -o "$work/context_creation" -lcuda -pthread
+    for visible in 0 all; do
+        for round in 1 2 3 4 5 6; do
+            for mode in sequential parallel; do
+                if [ "$visible" = all ]; then "$work/context_creation" "$mode"; else CUDA_VISIBLE_DEVICES=0 "$work/context_creation" "$mode"; fi
+                sleep 0.5
+            done
+        done
+    done > "$timing/context-creation.jsonl" 2>&1
+    for visible in 0 0,1; do
+        { echo "CUDA_VISIBLE_DEVICES=$visible, each run on an idle machine:"; CUDA_VISIBLE_DEVICES=$visible python3 bench/startup.py --runs 11 --default-only "$bin";
+          echo; echo "CUDA_VISIBLE_DEVICES=$visible, back to back:"; CUDA_VISIBLE_DEVICES=$visible python3 bench/startup.py --runs 11 --default-only --back-to-back "$bin"; } > "$timing/startup-$visible.md" 2>&1
+        for run in 1 2 3 4 5 6 7; do
+            sleep 1
+            CUDA_VISIBLE_DEVICES=$visible CUDACHECK_TRACE="$timing/trace-$visible-$run.json" "$bin" -q -o "$timing/report-$visible-$run.json"
+        done
+        python3 bench/trace_phases.py "$timing"/trace-$visible-*.json > "$timing/phases-$visible.md" 2>&1
+    done
+    echo "timing done at $SECONDS s"
+    python3 - "$timing/context-creation.jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+for devices in sorted({row["devices"] for row in rows}):
+    for mode in ("sequential", "parallel"):
+        picked = [row for row in rows if row["devices"] == devices and row["mode"] == mode]
+        if picked:
+            print(f"{devices} GPU(s) {mode}: cuInit {statistics.median(r['cuinit_ms'] for r in picked):.0f} ms, contexts {statistics.median(r['contexts_ms'] for r in picked):.0f} ms (median of {len(picked)})")
+PY
+    cat "$timing"/startup-*.md "$timing"/phases-*.md | grep "^|"
+fi
 
 # Tests: every test with every GPU visible (the multi-GPU ones need them), then the GPU ones on one GPU.
 if part tests; then
@@ -71,41 +116,4 @@ if part recordings; then
     grep -h "passed\|failed" "$one/cudacheck-table.txt" "$all/cudacheck-table.txt" 2>/dev/null
     cat "$one/startup-timing.md" "$all/startup-timing.md" 2>/dev/null | grep "^|"
     cat "$one/compare-pytorch.md"
-fi
-
-# Several GPUs against one (issue 10): the primary contexts created one after another and side by
-# side (bench/context_creation.cpp), whole runs started on an idle machine and back to back
-# (bench/startup.py), and the milestones of traced runs (bench/trace_phases.py).
-if part timing; then
-    timing=$work/timing
-    mkdir -p "$timing"
-    g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/context_creation.cpp -o "$work/context_creation" -lcuda -pthread
-    for visible in 0 all; do
-        for round in 1 2 3 4 5 6; do
-            for mode in sequential parallel; do
-                if [ "$visible" = all ]; then "$work/context_creation" "$mode"; else CUDA_VISIBLE_DEVICES=0 "$work/context_creation" "$mode"; fi
-                sleep 0.5
-            done
-        done
-    done > "$timing/context-creation.jsonl" 2>&1
-    for visible in 0 0,1; do
-        { echo "CUDA_VISIBLE_DEVICES=$visible, each run on an idle machine:"; CUDA_VISIBLE_DEVICES=$visible python3 bench/startup.py --runs 11 --default-only "$bin";
-          echo; echo "CUDA_VISIBLE_DEVICES=$visible, back to back:"; CUDA_VISIBLE_DEVICES=$visible python3 bench/startup.py --runs 11 --default-only --back-to-back "$bin"; } > "$timing/startup-$visible.md" 2>&1
-        for run in 1 2 3 4 5 6 7; do
-            sleep 1
-            CUDA_VISIBLE_DEVICES=$visible CUDACHECK_TRACE="$timing/trace-$visible-$run.json" "$bin" -q -o "$timing/report-$visible-$run.json"
-        done
-        python3 bench/trace_phases.py "$timing"/trace-$visible-*.json > "$timing/phases-$visible.md" 2>&1
-    done
-    echo "timing done at $SECONDS s"
-    python3 - "$timing/context-creation.jsonl" <<'PY'
-import json, statistics, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
-for devices in sorted({row["devices"] for row in rows}):
-    for mode in ("sequential", "parallel"):
-        picked = [row for row in rows if row["devices"] == devices and row["mode"] == mode]
-        if picked:
-            print(f"{devices} GPU(s) {mode}: cuInit {statistics.median(r['cuinit_ms'] for r in picked):.0f} ms, contexts {statistics.median(r['contexts_ms'] for r in picked):.0f} ms (median of {len(picked)})")
-PY
-    cat "$timing"/startup-*.md "$timing"/phases-*.md | grep "^|"
 fi
