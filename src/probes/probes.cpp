@@ -19,6 +19,10 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
 }
 
 DriverFacts Probes::collect_driver_facts(bool initialise) {
+    // NVML first, then cuInit: side by side, both go through the kernel driver and slow each other
+    // (and the contexts created next) down; one after the other the GPU checks start sooner
+    // (docs/performance.md, "several GPUs").
+    if (initialise && driver_prefetched_ && !settings_.collect_driver) (void)nvml();
     DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise) : collect_driver(initialise, [this] { mark_libcuda_opened(); });
     mark_libcuda_opened();
     return facts;

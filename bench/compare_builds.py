@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Two builds of cudacheck timed against each other in one session: runs alternate A, B, A, B, ...
+(so a drift of the machine hits both alike), each started once the previous run's check process is
+gone (bench/startup.py explains why), for each CUDA_VISIBLE_DEVICES value given. Prints the median
+wall time of each build and B's ratio to A. Used for docs/performance.md ("several GPUs").
+
+Usage: bench/compare_builds.py [--runs N] [--visible 0 --visible 0,1] BINARY_A BINARY_B [-- ARGS...]
+ARGS are cudacheck's arguments (default: none, the default level).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from startup import wait_for_workers  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--visible", action="append", help="a CUDA_VISIBLE_DEVICES value (repeatable; default: as inherited)")
+    parser.add_argument("binary_a")
+    parser.add_argument("binary_b")
+    parser.add_argument("arguments", nargs="*")
+    args = parser.parse_args()
+    settings = args.visible or [os.environ.get("CUDA_VISIBLE_DEVICES")]
+    samples = {(visible, name): [] for visible in settings for name in ("A", "B")}
+    for round_number in range(args.runs + 1):  # the first round is a warm-up, not counted
+        for visible in settings:
+            for name, binary in (("A", args.binary_a), ("B", args.binary_b)):
+                environment = dict(os.environ)
+                if visible is not None:
+                    environment["CUDA_VISIBLE_DEVICES"] = visible
+                wait_for_workers(binary)
+                start = time.perf_counter()
+                subprocess.run([binary, *args.arguments], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+                if round_number > 0:
+                    samples[(visible, name)].append((time.perf_counter() - start) * 1000.0)
+    print("| CUDA_VISIBLE_DEVICES | A median ms | B median ms | B / A | A min-max | B min-max | runs each |")
+    print("|---|---|---|---|---|---|---|")
+    for visible in settings:
+        a, b = samples[(visible, "A")], samples[(visible, "B")]
+        print(f"| {visible if visible is not None else '(inherited)'} | {statistics.median(a):.1f} | {statistics.median(b):.1f} | "
+              f"{statistics.median(b) / statistics.median(a):.3f} | {min(a):.0f}-{max(a):.0f} | {min(b):.0f}-{max(b):.0f} | {len(a)} |")
+    if len(settings) > 1:
+        first, last = settings[0], settings[-1]
+        print()
+        for name in ("A", "B"):
+            ratio = statistics.median(samples[(last, name)]) / statistics.median(samples[(first, name)])
+            print(f"{name}: CUDA_VISIBLE_DEVICES={last} takes {ratio:.3f}x the time of CUDA_VISIBLE_DEVICES={first}")
+
+
+if __name__ == "__main__":
+    main()
