@@ -4,8 +4,11 @@
 gone (bench/startup.py explains why), for each CUDA_VISIBLE_DEVICES value given. Prints the median
 wall time of each build and B's ratio to A. Used for docs/performance.md ("several GPUs").
 
-Usage: bench/compare_builds.py [--runs N] [--visible 0 --visible 0,1] BINARY_A BINARY_B [-- ARGS...]
-ARGS are cudacheck's arguments (default: none, the default level).
+Usage: bench/compare_builds.py [--runs N] [--visible 0 --visible 0,1] [--env-a NAME=VALUE]
+                               [--env-b NAME=VALUE] BINARY_A BINARY_B [-- ARGS...]
+ARGS are cudacheck's arguments (default: none, the default level). --env-a/--env-b add variables to
+A's or B's runs (repeatable): A and B may then be one binary, e.g. with CUDA_DEVICE_MAX_CONNECTIONS=8
+for A to time cudacheck's own choice (2) against CUDA's default.
 """
 import argparse
 import os
@@ -22,6 +25,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--visible", action="append", help="a CUDA_VISIBLE_DEVICES value (repeatable; default: as inherited)")
+    parser.add_argument("--env-a", action="append", default=[], help="NAME=VALUE added to A's environment")
+    parser.add_argument("--env-b", action="append", default=[], help="NAME=VALUE added to B's environment")
     parser.add_argument("binary_a")
     parser.add_argument("binary_b")
     parser.add_argument("arguments", nargs="*")
@@ -30,8 +35,9 @@ def main():
     samples = {(visible, name): [] for visible in settings for name in ("A", "B")}
     for round_number in range(args.runs + 1):  # the first round is a warm-up, not counted
         for visible in settings:
-            for name, binary in (("A", args.binary_a), ("B", args.binary_b)):
+            for name, binary, extra in (("A", args.binary_a, args.env_a), ("B", args.binary_b, args.env_b)):
                 environment = dict(os.environ)
+                environment.update(entry.split("=", 1) for entry in extra)
                 if visible is not None:
                     environment["CUDA_VISIBLE_DEVICES"] = visible
                 wait_for_workers(binary)

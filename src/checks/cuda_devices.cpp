@@ -3,6 +3,7 @@
 #include "checks/checks.hpp"
 #include "core/cuda_facts.hpp"
 #include "core/units.hpp"
+#include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -165,7 +166,14 @@ std::unique_ptr<Check> make_cuda_devices_check() {
             if (context.probes.initialises_cuda()) {
                 DeviceListing listing = listing_from_driver(context.probes.driver());
                 attach_nvml_facts(listing.devices, context.probes.nvml());
-                return judge_devices(listing, devices_context, result);
+                judge_devices(listing, devices_context, result);
+                // The checks' hardware work queues per context (limit_hardware_queues).
+                const std::optional<std::string> chosen = context.environment.get("CUDA_DEVICE_MAX_CONNECTIONS");
+                result.evidence("hardware_queues", chosen ? fmt::format("{} per context (CUDA_DEVICE_MAX_CONNECTIONS)", *chosen)
+                                                          : fmt::format("{} per context in cudacheck's checks; programs get CUDA's default, 8 "
+                                                                        "(CUDA_DEVICE_MAX_CONNECTIONS unset)",
+                                                                        checks_max_connections));
+                return;
             }
             // --level quick: NVML answers without initialising CUDA; if it cannot, CUDA itself must.
             const NvmlFacts& nvml = context.probes.nvml();

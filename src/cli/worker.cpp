@@ -5,6 +5,7 @@
 #include "cudacheck/dynamic_library.hpp"
 #include "cudacheck/engine.hpp"
 #include "cudacheck/registry.hpp"
+#include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
 #include "render/report_json.hpp"
 
@@ -107,6 +108,8 @@ std::optional<std::string> missing_device(const RunOptions& options, Probes& pro
 }  // namespace
 
 ChecksRun run_checks_here(const EngineInput& input) {
+    // Before anything could run cuInit or start a thread.
+    if (input.options.level != Level::quick) limit_hardware_queues(input.environment);
     ChecksRun run;
     if (auto problem = missing_device(input.options, input.probes)) {
         run.usage_error = std::move(problem);

@@ -200,6 +200,11 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
     return facts;
 }
 
+bool limit_hardware_queues(const Environment& user) {
+    if (user.get("CUDA_DEVICE_MAX_CONNECTIONS")) return false;
+    return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", checks_max_connections, /*overwrite=*/1) == 0;
+}
+
 void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals) {
     if (!driver.initialised() || !driver.device_count) return;
     using Retain = CUresult (*)(CUcontext*, CUdevice);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cudacheck/dynamic_library.hpp"
+#include "cudacheck/environment.hpp"
 #include "cudacheck/report.hpp"
 
 #include <functional>
@@ -41,14 +42,24 @@ struct DriverFacts {
 // Bandwidth (GB/s) and FP32 peak (TFLOP/s) derived from attributes (../shared/cuda-facts.md §7).
 void derive_device_rates(DeviceInfo& device);
 
-// Opens libcuda.so.1 and reads its CUDA version; with `initialise`, also runs cuInit (about 180 ms
-// on an H200) and describes every visible device.
 // Creates (retains) the primary context of each device of `driver` among `ordinals` (all when
-// empty), one after another, ignoring failures: a GPU check's first CUDA call then finds it ready.
-// Only after a successful cuInit; the retained contexts live until the process exits.
+// empty), one thread per device, ignoring failures: a GPU check's first CUDA call then finds it
+// ready. Only after a successful cuInit; the retained contexts live until the process exits.
 void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals);
 
-// `opened`, if given, is called as soon as libcuda.so.1 is open (or failed to open), before cuInit.
+// The hardware work queues per context that cudacheck's checks use, unless the user chose a number
+// (CUDA_DEVICE_MAX_CONNECTIONS). CUDA's default is 8; the driver creates a context in ~125 instead
+// of ~300 ms with 2 on the 2 x H200 machine (docs/performance.md, "several GPUs"). The checks lose
+// nothing: timed sections run alone on their GPU, and untimed work needs no more than 2 queues.
+inline constexpr const char* checks_max_connections = "2";
+// Sets CUDA_DEVICE_MAX_CONNECTIONS to checks_max_connections in this process when `user` (the
+// environment the run was started with) does not set it; true if it did. Call before cuInit and
+// before any other thread starts (setenv is not thread-safe).
+bool limit_hardware_queues(const Environment& user);
+
+// Opens libcuda.so.1 and reads its CUDA version; with `initialise`, also runs cuInit (about 180 ms
+// on an H200) and describes every visible device. `opened`, if given, is called as soon as
+// libcuda.so.1 is open (or failed to open), before cuInit.
 [[nodiscard]] DriverFacts collect_driver(bool initialise = true, const std::function<void()>& opened = {});
 
 }  // namespace cudacheck

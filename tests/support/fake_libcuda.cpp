@@ -8,6 +8,8 @@
 //   FAKE_CUDA_DEVICE_NAME     cuDeviceGetName (default "NVIDIA H200")
 //   FAKE_CUDA_CC              compute capability "major.minor" (default "9.0")
 //   FAKE_CUDA_COMPUTE_MODE    CU_COMPUTEMODE_* value (default 0)
+//   FAKE_CUDA_SEEN_FILE       a file cuInit writes the CUDA_DEVICE_MAX_CONNECTIONS it saw into
+//                             ("unset" if none), for tests of what cudacheck sets up before cuInit
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +33,16 @@ CUresult cuDriverGetVersion(int* version) {
     return CUDA_SUCCESS;
 }
 
-CUresult cuInit(unsigned int) { return static_cast<CUresult>(env_int("FAKE_CUDA_INIT_RESULT", 0)); }
+CUresult cuInit(unsigned int) {
+    if (const char* seen_file = std::getenv("FAKE_CUDA_SEEN_FILE"); seen_file != nullptr) {
+        if (std::FILE* file = std::fopen(seen_file, "w"); file != nullptr) {
+            const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+            std::fputs(connections != nullptr ? connections : "unset", file);
+            std::fclose(file);
+        }
+    }
+    return static_cast<CUresult>(env_int("FAKE_CUDA_INIT_RESULT", 0));
+}
 
 CUresult cuGetErrorName(CUresult error, const char** name) {
     switch (error) {

@@ -94,6 +94,25 @@ TEST(EndToEnd, describes_devices_through_the_driver_api) {
     EXPECT_EQ(report["devices"][0]["source"], "driver_api");
 }
 
+// The checks run with 2 hardware queues per context unless the user chose a number: cuInit sees
+// it, and cuda.devices says which applies.
+TEST(EndToEnd, checks_use_two_hardware_queues_unless_the_user_chose) {
+    test::TempDir dir;
+    const std::string seen = dir.path() + "/seen";
+    for (const char* chosen : {static_cast<const char*>(nullptr), "8"}) {
+        std::vector<std::pair<std::string, std::string>> overrides{{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_SEEN_FILE", seen}};
+        overrides.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", chosen != nullptr ? chosen : test::unset_marker);
+        const auto report = run_to_json(dir, {"--only", "cuda.devices"}, overrides, 0);
+        const auto* devices = test::find_check(report, "cuda.devices");
+        ASSERT_NE(devices, nullptr);
+        EXPECT_EQ(test::read_text(seen), chosen != nullptr ? chosen : "2");
+        std::string queues;
+        for (const auto& evidence : (*devices)["evidence"])
+            if (evidence["key"] == "hardware_queues") queues = evidence["value"].get<std::string>();
+        EXPECT_TRUE(contains(queues, chosen != nullptr ? "8 per context (CUDA_DEVICE_MAX_CONNECTIONS)" : "2 per context in cudacheck's checks")) << queues;
+    }
+}
+
 TEST(EndToEnd, quick_level_lists_devices_through_nvml_without_initialising_cuda) {
     test::TempDir dir;
     // cuInit would fail here: if quick called it, driver.libcuda would fail.
