@@ -41,8 +41,10 @@ public:
         send(json{{"event", "waiting"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}, {"waiting", waiting}});
     }
     void finished(const CheckResult& result) override {
-        send(json{{"event", "finished"}, {"result", to_json(result)}});
+        // Facts first: a check crashing the process right after this one must not leave a result
+        // whose facts (e.g. the nvcc version) never reached the supervisor.
         send_facts_if_changed();
+        send(json{{"event", "finished"}, {"result", to_json(result)}});
     }
 
     void send_facts_if_changed() {
