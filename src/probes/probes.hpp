@@ -72,10 +72,10 @@ public:
     [[nodiscard]] const LoadedLibrary* library_if_loaded(CudaLibrary id) const {
         return libraries_[static_cast<std::size_t>(id)]->peek();
     }
-    // Starts initialising the driver (cuInit) in the background, then creating the primary contexts
-    // of `devices` (all when empty): the longest steps before any GPU check can start (on the
-    // 2 x H200 machine ~110-350 ms and ~115 ms per GPU), overlapping the host checks. Call before
-    // prefetch_libraries.
+    // Starts, in the background, querying NVML, then initialising the driver (cuInit), then creating
+    // the primary contexts of `devices` (all when empty), one thread per GPU: the longest steps
+    // before any GPU check can start (on the 2 x H200 machine ~45 ms, ~130 ms plus ~100 per GPU,
+    // and ~60-100 ms per GPU), overlapping the host checks. Call before prefetch_libraries.
     void prefetch_driver(std::vector<int> devices);
     // Starts opening libraries in the background: cuBLASLt and cuDNN are hundreds of megabytes,
     // and loading them overlaps cuInit and context creation instead of following them. Each load
