@@ -57,9 +57,10 @@ public:
         for (const DeviceInfo& device : driver.devices) {
             const std::vector<int>& wanted = probes.prefetched_devices();
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), device.ordinal) == wanted.end()) continue;
-            per_device.push_back(std::async(std::launch::async, [this, create, ordinal = device.ordinal] {
+            per_device.push_back(std::async(std::launch::async, [this, &probes, create, ordinal = device.ordinal] {
                 const trace::Span span(fmt::format("cublasCreate for device {} (prepared)", ordinal));
                 cublasHandle_t handle = nullptr;
+                probes.wait_for_context(ordinal);
                 if (cudaSetDevice(ordinal) != cudaSuccess || create(&handle) != CUBLAS_STATUS_SUCCESS) handle = nullptr;
                 const std::lock_guard<std::mutex> lock(mutex_);
                 handles_[ordinal] = handle;

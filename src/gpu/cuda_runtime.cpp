@@ -270,6 +270,10 @@ void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std
     try {
         {
             const trace::Span span("cudaSetDevice (creates the context on first use)");
+            // The contexts are being created one after another (Probes::prefetch_driver): wait
+            // for this check's rather than create it side by side.
+            context.probes.wait_for_context(device);
+            for (int other : context.devices) context.probes.wait_for_context(other);
             check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
         }
         body(device);

@@ -38,9 +38,28 @@ void Probes::prefetch_driver(std::vector<int> devices) {
     driver_prefetched_ = true;
     prefetched_devices_ = devices;
     prefetches_.push_back(std::async(std::launch::async, [this, devices = std::move(devices)] {
+        // However this ends (no driver, no device, an exception), waiting checks go on.
+        struct Done {
+            Probes& probes;
+            ~Done() {
+                const std::lock_guard<std::mutex> lock(probes.contexts_mutex_);
+                probes.contexts_done_ = true;
+                probes.contexts_changed_.notify_all();
+            }
+        } done{*this};
         if (settings_.collect_driver) return (void)driver();  // substituted devices have no contexts
-        create_primary_contexts(driver(), devices);
+        create_primary_contexts(driver(), devices, [this](int ordinal) {
+            const std::lock_guard<std::mutex> lock(contexts_mutex_);
+            contexts_created_.insert(ordinal);
+            contexts_changed_.notify_all();
+        });
     }));
+}
+
+void Probes::wait_for_context(int ordinal) {
+    if (!driver_prefetched_) return;
+    std::unique_lock<std::mutex> lock(contexts_mutex_);
+    contexts_changed_.wait(lock, [&] { return contexts_done_ || contexts_created_.count(ordinal) > 0; });
 }
 
 void Probes::prefetch_libraries(std::initializer_list<CudaLibrary> ids) {

@@ -13,11 +13,13 @@
 
 #include <atomic>
 #include <array>
+#include <condition_variable>
 #include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace cudacheck {
 
@@ -73,10 +75,15 @@ public:
         return libraries_[static_cast<std::size_t>(id)]->peek();
     }
     // Starts, in the background, querying NVML, then initialising the driver (cuInit), then creating
-    // the primary contexts of `devices` (all when empty), one thread per GPU: the longest steps
+    // the primary contexts of `devices` (all when empty), one after another: the longest steps
     // before any GPU check can start (on the 2 x H200 machine ~45 ms, ~130 ms plus ~100 per GPU,
     // and ~60-100 ms per GPU), overlapping the host checks. Call before prefetch_libraries.
     void prefetch_driver(std::vector<int> devices);
+    // Waits until prefetch_driver() has created `ordinal`'s primary context (or is past it, or gave
+    // up); returns at once without a prefetch. Call before a device's first CUDA call: the runtime
+    // would otherwise create that context itself, side by side with the one being prefetched, and
+    // the driver would finish both only when the later is done.
+    void wait_for_context(int ordinal);
     // Starts opening libraries in the background: cuBLASLt and cuDNN are hundreds of megabytes,
     // and loading them overlaps cuInit and context creation instead of following them. Each load
     // waits until libcuda is open: the dynamic loader opens one library at a time, and cuInit
@@ -116,6 +123,10 @@ private:
     std::shared_future<void> libcuda_opened_future_ = libcuda_opened_.get_future().share();
     bool driver_prefetched_ = false;
     std::vector<int> prefetched_devices_;
+    std::mutex contexts_mutex_;
+    std::condition_variable contexts_changed_;
+    std::set<int> contexts_created_;  // by prefetch_driver, so far
+    bool contexts_done_ = false;      // prefetch_driver created all it will
     std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
 
