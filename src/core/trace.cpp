@@ -77,6 +77,10 @@ void write() {
     if (!on) return;
     const std::lock_guard<std::mutex> lock(mutex);
     nlohmann::json trace = nlohmann::json::array();
+    // Where this timeline's zero lies on CLOCK_MONOTONIC (steady_clock on Linux), shared by every
+    // process of the machine: traces of processes run side by side can be lined up.
+    trace.push_back({{"ph", "M"}, {"name", "clock_origin"}, {"pid", 1},
+                     {"args", {{"monotonic_ms", std::chrono::duration<double, std::milli>(origin.time_since_epoch()).count()}}}});
     for (const auto& [thread, name] : thread_names)
         trace.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", thread}, {"args", {{"name", name}}}});
     for (const Event& event : events)

@@ -363,14 +363,17 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
         const auto trace = nlohmann::json::parse(test::read_text(path));
         std::set<std::string> threads;
         std::set<std::string> spans;
+        int origins = 0;
         for (const auto& event : trace) {
-            if (event.at("ph") == "M") threads.insert(event.at("args").at("name").get<std::string>());
+            if (event.at("ph") == "M" && event.at("name") == "thread_name") threads.insert(event.at("args").at("name").get<std::string>());
+            if (event.at("ph") == "M" && event.at("name") == "clock_origin") origins += event.at("args").at("monotonic_ms").get<double>() > 0.0;
             if (event.at("ph") == "X") {
                 spans.insert(event.at("name").get<std::string>());
                 EXPECT_GE(event.at("dur").get<double>(), 0.0);
             }
         }
         EXPECT_EQ(threads, (std::set<std::string>{"host.os", "env.variables", "driver.nvml"}));
+        EXPECT_EQ(origins, 1);
         EXPECT_TRUE(spans.count("host.os") == 1 && spans.count("NVML: open, init, query every GPU") == 1) << trace.dump(1);
     }
 }
