@@ -4,15 +4,18 @@
 //
 // Build (on a machine with the driver):
 //   g++ -O2 -std=c++17 -I/usr/local/cuda/include bench/context_creation.cpp -o context_creation -lcuda -pthread
-// Run: ./context_creation sequential|parallel
+// Run: ./context_creation sequential|parallel [HOLD_SECONDS]
 // Prints one JSON line: cuInit's time, each context's time and the total, in milliseconds. Run it
 // several times, alternating the modes, in fresh processes (a context is created once per process).
+// With HOLD_SECONDS, it then keeps its contexts that long before exiting: run one so in the
+// background to see what another process's cuInit costs while the GPUs are held.
 #include <cuda.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -61,5 +64,7 @@ int main(int argc, char** argv) {
     }
     std::printf("{\"mode\": \"%s\", \"devices\": %d, \"failed\": %d, \"cuinit_ms\": %.1f, \"contexts_ms\": %.1f, \"each_ms\": [%s]}\n",
                 parallel ? "parallel" : "sequential", count, failed, init_ms, contexts_ms, list.c_str());
+    std::fflush(stdout);
+    if (argc > 2) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
     return failed == 0 ? 0 : 1;
 }
