@@ -13,9 +13,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <cstdlib>
 #include <thread>
 #include <vector>
 

@@ -204,13 +204,21 @@ bool limit_hardware_queues(const Environment& user) {
     return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", checks_max_connections, /*overwrite=*/1) == 0;
 }
 
-void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals, const std::function<void(int ordinal)>& created) {
+void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals, const std::function<void(int ordinal)>& created,
+                             std::function<void(int ordinal)> create) {
     if (!driver.initialised() || !driver.device_count) return;
-    using Retain = CUresult (*)(CUcontext*, CUdevice);
-    using GetDevice = CUresult (*)(CUdevice*, int);
-    const auto retain = driver.library.function<Retain>("cuDevicePrimaryCtxRetain");
-    const auto get_device = driver.library.function<GetDevice>("cuDeviceGet");
-    if (retain == nullptr || get_device == nullptr) return;
+    if (!create) {
+        using Retain = CUresult (*)(CUcontext*, CUdevice);
+        using GetDevice = CUresult (*)(CUdevice*, int);
+        const auto retain = driver.library.function<Retain>("cuDevicePrimaryCtxRetain");
+        const auto get_device = driver.library.function<GetDevice>("cuDeviceGet");
+        if (retain == nullptr || get_device == nullptr) return;
+        create = [retain, get_device](int ordinal) {
+            CUdevice device = 0;
+            CUcontext context = nullptr;
+            if (get_device(&device, ordinal) == CUDA_SUCCESS) (void)retain(&context, device);
+        };
+    }
     // One after another: the driver creates contexts one at a time even when asked from one thread
     // per GPU, and then every context is ready only when the last is (both after ~210 ms on the
     // 2 x H200 machine). In turn, the first GPU's checks start ~100 ms sooner, beside the second
@@ -219,9 +227,7 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
         if (!ordinals.empty() && std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) continue;
         {
             const trace::Span span(fmt::format("primary context of device {}", ordinal));
-            CUdevice device = 0;
-            CUcontext context = nullptr;
-            if (get_device(&device, ordinal) == CUDA_SUCCESS) (void)retain(&context, device);
+            create(ordinal);
         }
         created(ordinal);
     }

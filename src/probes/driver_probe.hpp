@@ -45,8 +45,10 @@ void derive_device_rates(DeviceInfo& device);
 // Creates (retains) the primary context of each device of `driver` among `ordinals` (all when
 // empty), one after another in ordinal order, ignoring failures, and calls `created` with each
 // ordinal once its context exists (or failed). A GPU check's first CUDA call then finds it ready.
-// Only after a successful cuInit; the retained contexts live until the process exits.
-void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals, const std::function<void(int ordinal)>& created);
+// Only after a successful cuInit; the retained contexts live until the process exits. `create`
+// replaces cuDevicePrimaryCtxRetain (tests).
+void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals, const std::function<void(int ordinal)>& created,
+                             std::function<void(int ordinal)> create = {});
 
 // The hardware work queues per context that cudacheck's checks use, unless the user chose a number
 // (CUDA_DEVICE_MAX_CONNECTIONS). CUDA's default is 8; the driver creates a context in ~125 instead

@@ -47,12 +47,13 @@ void Probes::prefetch_driver(std::vector<int> devices) {
                 probes.contexts_changed_.notify_all();
             }
         } done{*this};
-        if (settings_.collect_driver) return (void)driver();  // substituted devices have no contexts
+        // Substituted devices have no contexts, unless the test substitutes their creation too.
+        if (settings_.collect_driver && !settings_.create_context) return (void)driver();
         create_primary_contexts(driver(), devices, [this](int ordinal) {
             const std::lock_guard<std::mutex> lock(contexts_mutex_);
             contexts_created_.insert(ordinal);
             contexts_changed_.notify_all();
-        });
+        }, settings_.create_context);
     }));
 }
 

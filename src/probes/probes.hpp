@@ -53,6 +53,9 @@ struct ProbeSettings {
     bool initialise_cuda = true;
     // How driver facts are gathered; tests substitute devices without a driver. Empty: collect_driver().
     std::function<DriverFacts(bool initialise)> collect_driver;
+    // How prefetch_driver() creates a primary context; tests substitute one. Empty: the driver's
+    // (none for substituted devices).
+    std::function<void(int ordinal)> create_context;
 };
 
 class Probes {
