@@ -38,23 +38,25 @@ std::shared_mutex& device_mutex(int device) {
     return *slot;
 }
 
-// Re-acquires the caller's shared lock however the timing ends.
+// Re-acquires the caller's shared lock(s) however the timing ends: `Held` is DeviceWork (of one
+// device) or DevicesWork (of several), built again from `devices`.
+template <typename Held, typename Devices>
 class Reacquire {
 public:
-    Reacquire(std::optional<DeviceWork>& held, int device) : held_(held), device_(device) {}
+    Reacquire(std::optional<Held>& held, Devices devices) : held_(held), devices_(std::move(devices)) {}
     Reacquire(const Reacquire&) = delete;
     Reacquire& operator=(const Reacquire&) = delete;
     ~Reacquire() {
         try {
-            held_.emplace(device_);
+            held_.emplace(devices_);
         } catch (...) {
             // Only a failing lock could get here; the caller then continues without the lock.
         }
     }
 
 private:
-    std::optional<DeviceWork>& held_;
-    int device_;
+    std::optional<Held>& held_;
+    Devices devices_;
 };
 
 }  // namespace
@@ -118,25 +120,6 @@ std::vector<float> time_with_events(const std::vector<DeviceStream>& streams, in
     return samples;
 }
 
-// Re-acquires the caller's shared locks on several devices however the timing ends.
-class ReacquireAll {
-public:
-    ReacquireAll(std::optional<DevicesWork>& held, std::vector<int> devices) : held_(held), devices_(std::move(devices)) {}
-    ReacquireAll(const ReacquireAll&) = delete;
-    ReacquireAll& operator=(const ReacquireAll&) = delete;
-    ~ReacquireAll() {
-        try {
-            held_.emplace(devices_);
-        } catch (...) {
-            // Only a failing lock could get here; the caller then continues without the locks.
-        }
-    }
-
-private:
-    std::optional<DevicesWork>& held_;
-    std::vector<int> devices_;
-};
-
 }  // namespace
 
 void alone_on_device(std::optional<DeviceWork>& held, const std::function<void()>& work) {
@@ -144,7 +127,7 @@ void alone_on_device(std::optional<DeviceWork>& held, const std::function<void()
     if (held) device = held->device();
     else check(cudaGetDevice(&device), "cudaGetDevice");
     held.reset();
-    const Reacquire reacquire(held, device);  // declared before the exclusive lock: released after it
+    const Reacquire<DeviceWork, int> reacquire(held, device);  // declared before the exclusive lock: released after it
     std::unique_lock<std::shared_mutex> alone(device_mutex(device), std::defer_lock);
     lock_reporting_wait(alone);
     const trace::Span timed("timed alone on the GPU");
@@ -177,7 +160,7 @@ std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std
     std::sort(devices.begin(), devices.end());
     devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
     held.reset();
-    const ReacquireAll reacquire(held, devices);  // declared before the exclusive locks: released after them
+    const Reacquire<DevicesWork, std::vector<int>> reacquire(held, devices);  // declared before the exclusive locks: released after them
     // All of them or none: holding one GPU alone while waiting for the next leaves it idle (seen on
     // the 2 x H200 machine: cuda.p2p held GPU 0 for 120 ms waiting for GPU 1). Block on one, try the
     // others; if one refuses, release all and block on that one (std::lock's method: no deadlock).
