@@ -1,7 +1,7 @@
 // The one list of built-in checks. Order matters: it is the report's order, and a check's
 // dependencies must come before it.
 #include "checks/checks.hpp"
-#include "cudacheck/registry.hpp"
+#include "engine/registry.hpp"
 
 namespace cudacheck {
 

@@ -3,8 +3,8 @@
 // fixture facts, so every verdict is tested without the machine state it describes.
 #pragma once
 
-#include "cudacheck/check.hpp"
-#include "core/cuda_facts.hpp"
+#include "engine/check.hpp"
+#include "cuda/cuda_facts.hpp"
 #include "gpu/library_support.hpp"
 #include "cudacheck/report.hpp"
 #include "probes/driver_probe.hpp"
@@ -93,10 +93,6 @@ struct DeviceListing {
 [[nodiscard]] DeviceListing listing_from_nvml(const NvmlFacts& nvml, const PredictedCudaView& view);
 void judge_devices(const DeviceListing& listing, const DevicesContext& context, ResultBuilder& result);
 
-// PTX from CUDA `ptx` needs a driver of at least that CUDA version to be JIT-compiled: minor
-// version compatibility lets a 13.1 program run on a 13.0 driver, but not its PTX (CUDA
-// Compatibility guide, "Minor Version Compatibility" limitations; CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
-[[nodiscard]] bool driver_can_jit(CudaVersion ptx, CudaVersion driver);
 // Adds CC511: `what` ("cudacheck's vector add", "the PTX NVRTC 13.1 emitted") cannot be JIT-compiled
 // by this driver; `alternative` completes "Update the driver ..., or <alternative>".
 void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative);
@@ -211,8 +207,5 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
 // the built-in list when CUDACHECK_FAULT_CHECKS=1.
 [[nodiscard]] bool fault_checks_enabled();
 void add_fault_checks(CheckList& checks);
-
-// Driver package version: the kernel module's, else the one in libcuda's file name.
-[[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);
 
 }  // namespace cudacheck

@@ -5,9 +5,9 @@
 //     the GPU: CUDA events, median after warm-up, random inputs; a sample of entries of every
 //     product is checked against a float64 reference, so a fast wrong answer cannot pass.
 #include "checks/checks.hpp"
-#include "core/cuda_facts.hpp"
-#include "core/system.hpp"
-#include "core/trace.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "util/system.hpp"
+#include "util/trace.hpp"
 #include "gpu/cublas_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"

@@ -1,8 +1,8 @@
 // cuda.devices: the GPUs CUDA can use, described through the driver API (so this works even when
 // the runtime cannot start), and how CUDA_VISIBLE_DEVICES maps them.
 #include "checks/checks.hpp"
-#include "core/cuda_facts.hpp"
-#include "core/units.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "util/units.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
 

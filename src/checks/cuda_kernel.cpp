@@ -1,8 +1,8 @@
 // cuda.kernel: cudacheck's own kernel (the article's vector add) runs on this GPU and adds
 // correctly, and the code the binary embeds covers the GPU's architecture.
 #include "checks/checks.hpp"
-#include "core/arch_coverage.hpp"
-#include "core/build_info.hpp"
+#include "cuda/arch_coverage.hpp"
+#include "util/build_info.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/random_fill.cuh"
 #include "kernels/vector_add.cuh"
@@ -12,7 +12,6 @@
 
 namespace cudacheck {
 
-bool driver_can_jit(CudaVersion ptx, CudaVersion driver) { return std::pair{driver.major, driver.minor} >= std::pair{ptx.major, ptx.minor}; }
 
 void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative) {
     const auto minimum = minimum_driver_for(ptx);

@@ -1,7 +1,7 @@
 // cuda.memory: allocation and copies in every direction, each verified, with bandwidth measured
 // by CUDA events (median after warm-up) and compared with the theoretical figure.
 #include "checks/checks.hpp"
-#include "core/units.hpp"
+#include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"

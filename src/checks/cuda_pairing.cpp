@@ -4,7 +4,7 @@
 // the newer toolkit cannot be JIT-compiled and newer-driver features fail with error 36),
 // forward compatibility (a cuda-compat libcuda), or insufficient (older major: error 35).
 #include "checks/checks.hpp"
-#include "core/cuda_facts.hpp"
+#include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION only: the runtime version cudacheck is built with
@@ -75,12 +75,6 @@ void judge_pairing(const PairingFacts& facts, ResultBuilder& result) {
     result.summary(fmt::format("{}: driver CUDA {}{}, runtime {}{}", verdict, driver.to_string(),
                                facts.driver_version.empty() ? "" : " (" + facts.driver_version + ")", runtime.to_string(),
                                facts.nvcc ? ", nvcc " + facts.nvcc->full : ""));
-}
-
-std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver) {
-    if (kernel_module != nullptr && kernel_module->module) return kernel_module->module->version;
-    if (driver != nullptr) return driver->library_file_version;
-    return {};
 }
 
 std::unique_ptr<Check> make_cuda_pairing_check() {

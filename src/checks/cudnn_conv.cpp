@@ -9,7 +9,7 @@
 //     directory and version of libcudnn.so.9 itself: missing (CC508) or mixed installs (CC509).
 #include "checks/checks.hpp"
 #include "checks/cudnn_nvrtc_support.hpp"
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"

@@ -1,7 +1,7 @@
 // driver.libcuda: can the CUDA driver library be loaded and initialised, which file is it, and
 // does it match the kernel module.
 #include "checks/checks.hpp"
-#include "core/cuda_facts.hpp"
+#include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>

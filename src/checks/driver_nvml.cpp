@@ -1,7 +1,7 @@
 // driver.nvml: can NVML (the library nvidia-smi and monitoring tools use) start, and does it agree
 // with the kernel module. At --level quick it is also how devices are listed.
 #include "checks/checks.hpp"
-#include "core/cuda_facts.hpp"
+#include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
 
 #include <fmt/format.h>

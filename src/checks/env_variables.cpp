@@ -1,7 +1,7 @@
 // env.variables: the environment variables that change how CUDA programs find the toolkit and
 // libraries, which GPUs they see, and how they run.
 #include "checks/checks.hpp"
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // Test-only checks that misbehave on purpose, so tests can show that the supervisor turns each
-// misbehaviour into one result of a complete report (cli/supervisor.hpp). They are registered only
+// misbehaviour into one result of a complete report (isolation/supervisor.hpp). They are registered only
 // when CUDACHECK_FAULT_CHECKS=1 is set (docs/checks.md, "Test-only checks"); nobody else sees them.
 #include "checks/checks.hpp"
-#include "core/waiting.hpp"
+#include "util/waiting.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/spin.cuh"
 

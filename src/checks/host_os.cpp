@@ -1,6 +1,6 @@
 // host.os: what the machine is — distribution, kernel, libc, CPU, memory, container, WSL.
 #include "checks/checks.hpp"
-#include "core/units.hpp"
+#include "util/units.hpp"
 #include "probes/probes.hpp"
 
 #include <fmt/format.h>

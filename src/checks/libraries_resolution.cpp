@@ -4,7 +4,7 @@
 // /etc/ld.so.cache, and it explains the "cannot open shared object file" and "version
 // incompatibility" failures before any GPU work is tried.
 #include "checks/checks.hpp"
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>

@@ -14,7 +14,7 @@
 // seconds with eight, and libnccl.so.2 is a 200 MiB library to load: either alone is a large share
 // of the one second the default run aims at (docs/performance.md).
 #include "checks/checks.hpp"
-#include "core/units.hpp"
+#include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"

@@ -4,7 +4,7 @@
 // element of the result is compared with the host's, bit for bit.
 #include "checks/checks.hpp"
 #include "checks/cudnn_nvrtc_support.hpp"
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"

@@ -1,22 +1,22 @@
 #include "cli/cli.hpp"
 
 #include "cli/inspect_command.hpp"
-#include "cli/supervisor.hpp"
-#include "cli/worker.hpp"
+#include "isolation/supervisor.hpp"
+#include "isolation/worker.hpp"
 
-#include "core/atomic_file.hpp"
-#include "core/build_info.hpp"
-#include "core/policy.hpp"
-#include "core/redact.hpp"
-#include "core/report_builder.hpp"
-#include "core/report_diff.hpp"
-#include "core/system.hpp"
-#include "cudacheck/dynamic_library.hpp"
-#include "cudacheck/engine.hpp"
-#include "cudacheck/registry.hpp"
+#include "util/atomic_file.hpp"
+#include "util/build_info.hpp"
+#include "report/policy.hpp"
+#include "report/redact.hpp"
+#include "engine/report_builder.hpp"
+#include "report/report_diff.hpp"
+#include "util/system.hpp"
+#include "bind/dynamic_library.hpp"
+#include "engine/engine.hpp"
+#include "engine/registry.hpp"
 #include "probes/probes.hpp"
 #include "render/renderer.hpp"
-#include "render/report_json.hpp"
+#include "report/report_json.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -345,7 +345,7 @@ int run_cli(int argc, char** argv) {
     add_run_options(app, run_options);
     CLI::App* run = app.add_subcommand("run", "Run the checks (the default)")->fallthrough();
     CLI::App* list = app.add_subcommand("list", "List the checks: id, scope, level, description");
-    // The supervisor's worker process (cli/worker.hpp); not for people, hence no group in --help.
+    // The supervisor's worker process (isolation/worker.hpp); not for people, hence no group in --help.
     CLI::App* worker = app.add_subcommand(worker_subcommand, "")->group("");
     ExplainCommandOptions explain_options;
     CLI::App* explain = app.add_subcommand("explain", "Explain a finding code: cause, remediation, docs");

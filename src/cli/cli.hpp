@@ -19,7 +19,7 @@ struct RunCommandOptions {
     bool no_color = false;
     bool verbose = false;
     bool quiet = false;
-    // Supervision (cli/supervisor.hpp): limits on each check and on the run, in seconds, and on
+    // Supervision (isolation/supervisor.hpp): limits on each check and on the run, in seconds, and on
     // the worker process's resident memory in MiB (0: half the host's memory, at least 8 GiB).
     double timeout_seconds = 120;
     double run_timeout_seconds = 600;
@@ -29,7 +29,7 @@ struct RunCommandOptions {
     std::uint64_t memory_limit_mib = 0;
     bool no_isolation = false;  // run the checks in this process: no crash or hang protection
     bool redact = false;        // --redact: no host, user, home, device ids or secrets in the output
-    std::string expect;         // --expect FILE: a policy the report must meet (core/policy.hpp)
+    std::string expect;         // --expect FILE: a policy the report must meet (report/policy.hpp)
 };
 
 struct DiffCommandOptions {

@@ -1,9 +1,9 @@
 #include "cli/inspect_command.hpp"
 
-#include "cli/supervisor.hpp"
-#include "core/build_info.hpp"
-#include "core/system.hpp"
-#include "cudacheck/registry.hpp"
+#include "isolation/supervisor.hpp"
+#include "util/build_info.hpp"
+#include "util/system.hpp"
+#include "engine/registry.hpp"
 #include "render/renderer.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // large product whose inputs came from kernels/random_fill.cuh.
 #pragma once
 
-#include "cudacheck/check.hpp"
+#include "engine/check.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"

@@ -1,9 +1,9 @@
 #include "gpu/cuda_runtime.hpp"
 
-#include "core/build_info.hpp"
-#include "core/trace.hpp"
-#include "core/units.hpp"
-#include "core/waiting.hpp"
+#include "util/build_info.hpp"
+#include "util/trace.hpp"
+#include "util/units.hpp"
+#include "util/waiting.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>

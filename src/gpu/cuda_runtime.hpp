@@ -3,7 +3,7 @@
 // that run_gpu_check() turns into findings; and event timing with a median.
 #pragma once
 
-#include "cudacheck/check.hpp"
+#include "engine/check.hpp"
 
 #include <cuda_runtime_api.h>
 #include <functional>

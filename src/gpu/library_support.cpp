@@ -1,6 +1,6 @@
 #include "gpu/library_support.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // tried and the package to install), record which file loaded, and resolve the functions it uses.
 #pragma once
 
-#include "cudacheck/check.hpp"
+#include "engine/check.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/library_locator.hpp"
 

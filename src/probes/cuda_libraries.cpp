@@ -2,8 +2,8 @@
 
 #include "probes/library_locator.hpp"
 
-#include "core/system.hpp"
-#include "core/trace.hpp"
+#include "util/system.hpp"
+#include "util/trace.hpp"
 #include "probes/driver_probe.hpp"
 
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 // path tried and the file that loaded.
 #pragma once
 
-#include "cudacheck/dynamic_library.hpp"
-#include "cudacheck/environment.hpp"
+#include "bind/dynamic_library.hpp"
+#include "util/environment.hpp"
 
 #include <string>
 #include <string_view>

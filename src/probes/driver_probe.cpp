@@ -1,8 +1,8 @@
 #include "probes/driver_probe.hpp"
 
-#include "core/cuda_facts.hpp"
-#include "core/system.hpp"
-#include "core/trace.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "util/system.hpp"
+#include "util/trace.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -3,8 +3,8 @@
 // when the runtime cannot start (driver older than the runtime), which is exactly when it matters.
 #pragma once
 
-#include "cudacheck/dynamic_library.hpp"
-#include "cudacheck/environment.hpp"
+#include "bind/dynamic_library.hpp"
+#include "util/environment.hpp"
 #include "cudacheck/report.hpp"
 
 #include <functional>

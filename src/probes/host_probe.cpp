@@ -1,6 +1,6 @@
 #include "probes/host_probe.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 
 #include <gnu/libc-version.h>
 #include <sys/utsname.h>

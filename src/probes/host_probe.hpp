@@ -1,7 +1,7 @@
 // Facts about the host: distribution, kernel, libc, CPU, memory, container and WSL.
 #pragma once
 
-#include "cudacheck/environment.hpp"
+#include "util/environment.hpp"
 #include "cudacheck/report.hpp"
 
 #include <map>

@@ -1,6 +1,6 @@
 #include "probes/kernel_module_probe.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,6 +1,6 @@
 #include "probes/library_locator.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "probes/driver_probe.hpp"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 // this process already loaded would hide the copy a fresh program gets.
 #pragma once
 
-#include "cudacheck/environment.hpp"
+#include "util/environment.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,9 +1,9 @@
 #include "probes/nvml_probe.hpp"
 
-#include "core/cuda_facts.hpp"
-#include "core/system.hpp"
-#include "core/trace.hpp"
-#include "core/units.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "util/system.hpp"
+#include "util/trace.hpp"
+#include "util/units.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/nvml_types.hpp"
 

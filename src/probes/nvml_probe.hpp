@@ -3,7 +3,7 @@
 // `--level quick`, which never initialises CUDA, lists devices through NVML.
 #pragma once
 
-#include "cudacheck/dynamic_library.hpp"
+#include "bind/dynamic_library.hpp"
 #include "cudacheck/report.hpp"
 
 #include <cstdint>

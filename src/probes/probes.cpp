@@ -71,4 +71,10 @@ void Probes::prefetch_libraries(std::initializer_list<CudaLibrary> ids) {
         }));
 }
 
+std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver) {
+    if (kernel_module != nullptr && kernel_module->module) return kernel_module->module->version;
+    if (driver != nullptr) return driver->library_file_version;
+    return {};
+}
+
 }  // namespace cudacheck

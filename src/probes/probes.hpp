@@ -2,7 +2,7 @@
 // Safe to use from several threads: host checks run concurrently.
 #pragma once
 
-#include "cudacheck/environment.hpp"
+#include "util/environment.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/host_probe.hpp"
@@ -132,5 +132,8 @@ private:
     bool contexts_done_ = false;      // prefetch_driver created all it will
     std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
+
+// Driver package version: the kernel module's, else the one in libcuda's file name.
+[[nodiscard]] std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver);
 
 }  // namespace cudacheck

@@ -1,6 +1,6 @@
 #include "probes/toolkit_probe.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 
 #include <nlohmann/json.hpp>
 #include <regex>

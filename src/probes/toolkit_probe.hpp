@@ -2,7 +2,7 @@
 // in the usual places (CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda).
 #pragma once
 
-#include "cudacheck/environment.hpp"
+#include "util/environment.hpp"
 
 #include <optional>
 #include <string>

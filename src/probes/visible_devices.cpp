@@ -1,6 +1,6 @@
 #include "probes/visible_devices.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,7 +1,7 @@
 // `cudacheck diff` output: a table for people, JSON for scripts. The diff document's key names
 // live here (docs/cli.md describes them); it is not a report and has its own version.
 #include "render/renderer.hpp"
-#include "render/report_json.hpp"
+#include "report/report_json.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 // `cudacheck fleet`: one row per node (status, versions, GPUs, failed checks, the slowest GPU's
 // key figures), an asterisk on every value that is an outlier, then the outliers in words.
 #include "render/renderer.hpp"
-#include "render/report_json.hpp"
+#include "report/report_json.hpp"
 #include "render/text_support.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The JSON documents: report_json.cpp builds them, this prints them.
 #include "render/renderer.hpp"
-#include "render/report_json.hpp"
+#include "report/report_json.hpp"
 
 namespace cudacheck {
 

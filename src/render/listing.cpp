@@ -1,7 +1,7 @@
 // Text for `cudacheck list` and `cudacheck explain`, and the generated docs/errors.md.
 #include "render/renderer.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -69,7 +69,7 @@ void render_catalog_entry(const CatalogEntry& entry, std::ostream& out) {
 
 void render_catalog_markdown(std::ostream& out) {
     out << "# cudacheck error catalogue\n\n"
-           "Generated from `src/core/catalog.cpp` by `cudacheck explain --markdown`; a unit test fails when this file is out of date.\n"
+           "Generated from `src/report/catalog.cpp` by `cudacheck explain --markdown`; a unit test fails when this file is out of date.\n"
            "Codes are stable and append-only. Each finding in a report carries one of these codes; the report's own\n"
            "remediation is specific to the machine (versions, paths), the one here is the general rule.\n\n"
            "| code | severity | title | raised by |\n|---|---|---|---|\n";

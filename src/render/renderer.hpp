@@ -2,11 +2,11 @@
 // that prints; report_json.cpp is the only code that knows the JSON key names.
 #pragma once
 
-#include "core/inspection.hpp"
-#include "core/fleet.hpp"
-#include "core/report_diff.hpp"
+#include "inspect/inspection.hpp"
+#include "report/fleet.hpp"
+#include "report/report_diff.hpp"
 #include "cudacheck/catalog.hpp"
-#include "cudacheck/registry.hpp"
+#include "engine/registry.hpp"
 #include "cudacheck/report.hpp"
 
 #include <memory>

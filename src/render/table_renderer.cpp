@@ -2,7 +2,7 @@
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
 
-#include "core/units.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 // checks, statuses and figures the same way.
 #pragma once
 
-#include "core/report_query.hpp"  // check_label, is_performance_figure
+#include "report/report_query.hpp"  // check_label, is_performance_figure
 #include "cudacheck/report.hpp"
 
 #include <string>

@@ -1,8 +1,8 @@
-// libFuzzer target for the ELF/fatbinary reader behind `cudacheck inspect` (probes/gpu_code.hpp):
+// libFuzzer target for the ELF/fatbinary reader behind `cudacheck inspect` (cuda/gpu_code.hpp):
 // any input must give a listing or an error, never a crash, an out-of-bounds read or a hang.
 // Built and run by tools/fuzz-gpu-code.sh (clang's -fsanitize=fuzzer,address,undefined); the
 // normal build runs a bounded property test over mutated seeds instead (GpuCodeRobustness).
-#include "probes/gpu_code.hpp"
+#include "cuda/gpu_code.hpp"
 
 #include <cstddef>
 #include <cstdint>

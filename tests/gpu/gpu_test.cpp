@@ -1,7 +1,7 @@
 // GPU tests (label "gpu"): run on a machine with a CUDA device, skipped elsewhere. They check
 // cudacheck's driver-API view of each device against the CUDA runtime's own, run the tool's
 // kernels built for the configured architectures, and run the binary end to end.
-#include "core/system.hpp"
+#include "util/system.hpp"
 #include "kernels/memtest.cuh"
 #include "kernels/vector_add.cuh"
 #include "probes/driver_probe.hpp"

@@ -1,6 +1,6 @@
 #include "support/test_support.hpp"
 
-#include "core/system.hpp"
+#include "util/system.hpp"
 
 #include <chrono>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 // decoding, sub-library judgement, NVRTC target choice) with crafted inputs, and the binary end to
 // end with a broken libcudnn.so.9 and the fake driver (the GPU parts run on the GPU machine).
 #include "checks/cudnn_nvrtc_support.hpp"
-#include "cudacheck/dynamic_library.hpp"
+#include "bind/dynamic_library.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"
 

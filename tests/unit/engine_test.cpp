@@ -1,6 +1,6 @@
 // The engine and the result model: statuses, dependency skips, exceptions, levels, per-device
 // concurrency and ordering, overall status and exit codes.
-#include "cudacheck/engine.hpp"
+#include "engine/engine.hpp"
 #include "probes/probes.hpp"
 
 #include <atomic>

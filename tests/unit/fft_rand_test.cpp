@@ -2,7 +2,7 @@
 // the float64 reference transforms, the statistical bounds), and the binary end to end with a
 // broken cuFFT in front of the loader (the GPU parts run on the GPU machine).
 #include "checks/fft_rand_support.hpp"
-#include "cudacheck/environment.hpp"
+#include "util/environment.hpp"
 #include "gpu/library_support.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"

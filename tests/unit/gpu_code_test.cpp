@@ -1,11 +1,11 @@
 // `cudacheck inspect` underneath: architecture rules, the ELF/fatbinary reader on crafted bytes and
 // on real nvcc output (compared with cuobjdump), judging, and the reader's robustness on damaged
 // input (a bounded property test over mutated seeds).
-#include "core/arch_coverage.hpp"
-#include "core/cuda_facts.hpp"
-#include "core/inspection.hpp"
-#include "core/system.hpp"
-#include "probes/gpu_code.hpp"
+#include "cuda/arch_coverage.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "inspect/inspection.hpp"
+#include "util/system.hpp"
+#include "cuda/gpu_code.hpp"
 #include "support/test_support.hpp"
 
 #include <chrono>

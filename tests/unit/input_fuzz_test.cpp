@@ -3,8 +3,8 @@
 // throw or hang. Mutations of the real example reports and policies: truncation, random bytes,
 // values replaced by values of other types, keys removed. The seed is fixed so a failure repeats;
 // the time is bounded so the suite stays fast.
-#include "core/policy.hpp"
-#include "render/report_json.hpp"
+#include "report/policy.hpp"
+#include "report/report_json.hpp"
 #include "support/test_support.hpp"
 
 #include <chrono>

@@ -1,6 +1,6 @@
 // `cudacheck inspect` end to end: the built binary on the nvcc fixtures (tests/CMakeLists.txt),
 // with --arch, with the fake driver's GPUs, with no GPU at all, and with bad input.
-#include "cudacheck/dynamic_library.hpp"
+#include "bind/dynamic_library.hpp"
 #include "support/test_support.hpp"
 
 #include <filesystem>

@@ -1,10 +1,10 @@
 // Unit tests for the pure parsers and fact tables, fed with the real captures under tests/fixtures/
 // (see tests/fixtures/README.md), and for the probes that read a crafted directory tree.
 
-#include "core/cuda_facts.hpp"
-#include "core/system.hpp"
-#include "core/units.hpp"
-#include "cudacheck/environment.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "util/system.hpp"
+#include "util/units.hpp"
+#include "util/environment.hpp"
 #include "cudacheck/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/host_probe.hpp"
@@ -1116,7 +1116,7 @@ TEST(CuResultName, names_known_codes_when_in_table) {
 TEST(CuResultName, uses_number_when_code_unknown) { EXPECT_EQ(cu_result_name(12345), "CUDA_ERROR_12345"); }
 
 // ---------------------------------------------------------------------------------------------
-// core/system
+// util/system
 
 TEST(Split, keeps_empty_fields_when_separators_adjacent) {
     EXPECT_EQ(sys::split("a:b::c", ':'), (std::vector<std::string>{"a", "b", "", "c"}));
@@ -1222,7 +1222,7 @@ TEST(ReadFile, truncates_when_over_limit) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// core/units
+// util/units
 
 TEST(FormatBytes, uses_gib_with_one_decimal_when_h200_memory) {
     EXPECT_EQ(format_bytes(150323855360ULL), "140.0 GiB");

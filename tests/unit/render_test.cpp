@@ -4,8 +4,8 @@
 // without a version bump. Set CUDACHECK_UPDATE_GOLDEN=1 to rewrite the golden files after an
 // intended change (the shape file is only rewritten when the version was bumped).
 #include "render/renderer.hpp"
-#include "render/report_json.hpp"
-#include "core/system.hpp"
+#include "report/report_json.hpp"
+#include "util/system.hpp"
 #include "support/test_support.hpp"
 
 #include <cstdlib>

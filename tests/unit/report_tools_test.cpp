@@ -1,11 +1,11 @@
 // Support tickets and CI gates: --redact, diff, --expect, on reports built here and on the
 // recorded example reports, and end to end through the binary.
-#include "core/policy.hpp"
-#include "core/redact.hpp"
-#include "core/report_diff.hpp"
-#include "core/report_query.hpp"
+#include "report/policy.hpp"
+#include "report/redact.hpp"
+#include "report/report_diff.hpp"
+#include "report/report_query.hpp"
 #include "render/renderer.hpp"
-#include "render/report_json.hpp"
+#include "report/report_json.hpp"
 #include "support/test_support.hpp"
 
 #include <algorithm>

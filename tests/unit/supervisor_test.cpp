@@ -1,8 +1,8 @@
-// Supervised execution (cli/supervisor.hpp), end to end through the binary with the test-only
+// Supervised execution (isolation/supervisor.hpp), end to end through the binary with the test-only
 // fault checks (CUDACHECK_FAULT_CHECKS=1, src/checks/fault_injection.cpp): a check that crashes,
 // aborts, hangs, eats memory or prints garbage costs only itself; SIGINT and SIGTERM leave a
 // complete report. No GPU needed (fault.gpu_spin, the GPU one, is in tests/gpu).
-#include "cli/supervisor.hpp"
+#include "isolation/supervisor.hpp"
 #include "support/test_support.hpp"
 
 #include <chrono>

@@ -1,0 +1,66 @@
+// Facts about CUDA releases, architectures and error codes that cudacheck judges against.
+// Every table cites its source; ../shared/cuda-facts.md collects them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cudacheck {
+
+// CUDA version as the driver and runtime APIs encode it: 1000*major + 10*minor (12.4 -> 12040).
+struct CudaVersion {
+    int major = 0;
+    int minor = 0;
+    [[nodiscard]] static CudaVersion from_encoded(int encoded) { return {encoded / 1000, (encoded % 1000) / 10}; }
+    [[nodiscard]] int encoded() const { return major * 1000 + minor * 10; }
+    [[nodiscard]] std::string to_string() const;
+    auto operator<=>(const CudaVersion&) const = default;
+};
+
+// Dotted version comparison ("580.65.06" < "580.159.04"): numeric per component.
+[[nodiscard]] int compare_dotted_versions(std::string_view a, std::string_view b);
+
+// Minimum Linux driver for the full feature set of a toolkit release (CUDA release notes, Table 3).
+// Empty for releases not in the table.
+[[nodiscard]] std::optional<std::string_view> minimum_driver_for(CudaVersion cuda);
+// The lowest driver any release of a CUDA major runs on through minor-version compatibility
+// (docs.nvidia.com/deploy/cuda-compatibility): 11 -> 450.80.02, 12 -> 525.60.13, 13 -> 580.
+[[nodiscard]] std::optional<std::string_view> family_minimum_driver(int cuda_major);
+// The newest CUDA release whose minimum driver is <= the given driver (for "driver X supports CUDA <= Y").
+[[nodiscard]] std::optional<CudaVersion> newest_cuda_for_driver(std::string_view driver_version);
+
+// PTX from CUDA `ptx` needs a driver of at least that CUDA version to be JIT-compiled: minor
+// version compatibility lets a 13.1 program run on a 13.0 driver, but not its PTX (CUDA
+// Compatibility guide, "Minor Version Compatibility" limitations; CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+[[nodiscard]] bool driver_can_jit(CudaVersion ptx, CudaVersion driver);
+
+// The first CUDA release whose driver JIT-compiles PTX of this ISA version (PTX ISA reference,
+// "Release History"; ../shared/cuda-facts.md §2): 7.8 -> 11.8, 8.5 -> 12.5, 8.6 -> 12.7, 9.0 -> 13.0.
+// Empty for an ISA outside this table (before 6.0, or newer than cudacheck).
+[[nodiscard]] std::optional<CudaVersion> minimum_cuda_for_ptx_isa(int isa_major, int isa_minor);
+
+// Architecture name for a compute capability ("Hopper" for 9.0); "unknown" when not in the table.
+[[nodiscard]] std::string_view architecture_name(int cc_major, int cc_minor);
+// FP32 lanes per SM (cuda-samples helper_cuda.h _ConvertSMVer2Cores); empty when unknown.
+[[nodiscard]] std::optional<int> fp32_lanes_per_sm(int cc_major, int cc_minor);
+// Lowest compute capability a CUDA major can build for (nvcc release notes): 11 -> 3.5, 12 -> 5.0, 13 -> 7.5.
+[[nodiscard]] std::optional<std::pair<int, int>> minimum_compute_capability(int cuda_major);
+// The last CUDA major that supports a compute capability, when it is dropped in a newer one.
+[[nodiscard]] std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor);
+
+// Dense datasheet peaks in TFLOP/s (../shared/cuda-facts.md §7: leads, not truths), by the exact
+// name the driver reports; empty for other GPUs (variants such as "H200 NVL" or "H100 PCIe" have
+// other clocks and power limits, so a name match must be exact).
+struct DatasheetPeaks {
+    double fp32 = 0;
+    double tf32 = 0;
+    double fp16 = 0;
+    double bf16 = 0;
+};
+[[nodiscard]] std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name);
+
+// CUresult names for the codes cudacheck explains (cuda.h); "CUDA_ERROR_<n>" otherwise.
+[[nodiscard]] std::string cu_result_name(int result);
+
+}  // namespace cudacheck

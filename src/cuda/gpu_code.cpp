@@ -1,0 +1,391 @@
+#include "cuda/gpu_code.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <string_view>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cudacheck {
+
+namespace {
+
+// ELF (System V gABI, "ELF Header" and "Sections"); only ELF64 little endian carries CUDA code on
+// the platforms CUDA supports.
+constexpr std::size_t elf64_header_size = 64;
+constexpr std::size_t elf64_section_header_size = 64;
+constexpr std::uint16_t et_rel = 1, et_exec = 2, et_dyn = 3;
+constexpr std::uint16_t em_cuda = 190;
+constexpr std::uint32_t sht_nobits = 8;
+constexpr std::uint16_t shn_xindex = 0xffff;
+
+// Fatbinary (../shared/cuda-facts.md §4). The variant flags are not in the public headers: nvcc
+// 13.0 sets 0x100000 on sm_XYa/compute_XYa entries and 0x200000 on sm_XYf/compute_XYf entries,
+// and cuobjdump names the entries accordingly (tests/unit/gpu_code_test.cpp compares).
+constexpr std::uint32_t fatbin_magic = 0xBA55ED50;
+constexpr std::uint64_t fatbin_header_size = 16;
+constexpr std::uint64_t entry_header_min_size = 64;
+constexpr std::uint16_t entry_kind_ptx = 1, entry_kind_elf = 2, entry_kind_lto_ir = 8;
+constexpr std::uint64_t flag_compressed_lz4 = 0x2000, flag_compressed_zstd = 0x8000;
+constexpr std::uint64_t flag_arch_specific = 0x100000, flag_family = 0x200000;
+// Architectures are three digits at most (sm_121); a larger number is a corrupt header.
+constexpr std::uint32_t largest_arch = 999;
+
+// Bounds-checked little-endian reads over the mapped file. Every offset comes from the file, so
+// every read is checked first, without overflowing: `has` compares against what is left.
+class Bytes {
+public:
+    explicit Bytes(std::span<const std::uint8_t> data) : data_(data) {}
+    [[nodiscard]] std::uint64_t size() const { return data_.size(); }
+    [[nodiscard]] bool has(std::uint64_t offset, std::uint64_t length) const { return offset <= size() && length <= size() - offset; }
+    [[nodiscard]] std::uint8_t u8(std::uint64_t offset) const { return data_[offset]; }
+    [[nodiscard]] std::uint16_t u16(std::uint64_t offset) const { return static_cast<std::uint16_t>(little_endian(offset, 2)); }
+    [[nodiscard]] std::uint32_t u32(std::uint64_t offset) const { return static_cast<std::uint32_t>(little_endian(offset, 4)); }
+    [[nodiscard]] std::uint64_t u64(std::uint64_t offset) const { return little_endian(offset, 8); }
+    [[nodiscard]] std::string_view text(std::uint64_t offset, std::uint64_t length) const {
+        return {reinterpret_cast<const char*>(data_.data() + offset), static_cast<std::size_t>(length)};
+    }
+
+private:
+    [[nodiscard]] std::uint64_t little_endian(std::uint64_t offset, int width) const {
+        std::uint64_t value = 0;
+        for (int i = width - 1; i >= 0; --i) value = (value << 8) | data_[offset + static_cast<std::uint64_t>(i)];
+        return value;
+    }
+    std::span<const std::uint8_t> data_;
+};
+
+struct Section {
+    std::uint32_t name_offset = 0;  // into the section name table
+    std::string name;
+    std::uint32_t type = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+};
+
+void fail(GpuCodeScan& scan, ScanError error, std::string message) {
+    scan.error = error;
+    scan.error_message = std::move(message);
+}
+
+// Entries of the fatbinaries laid back to back in [begin, end); false after a malformed header.
+bool scan_fatbins(const Bytes& bytes, std::uint64_t begin, std::uint64_t end, const std::string& section, GpuCodeScan& scan) {
+    const std::string where = section.empty() ? std::string() : fmt::format(" in section {}", section);
+    std::uint64_t position = begin;
+    while (position < end) {
+        // Fatbinaries are 8-byte aligned in their section; what lies between them is zero padding.
+        if (bytes.u8(position) == 0) {
+            ++position;
+            continue;
+        }
+        if (end - position < fatbin_header_size) {
+            fail(scan, ScanError::malformed, fmt::format("truncated fatbinary header at offset {:#x}{}", position, where));
+            return false;
+        }
+        if (bytes.u32(position) != fatbin_magic) {
+            fail(scan, ScanError::malformed,
+                 fmt::format("no fatbinary at offset {:#x}{} (magic {:#010x}, expected {:#010x})", position, where, bytes.u32(position), fatbin_magic));
+            return false;
+        }
+        const std::uint64_t header_size = bytes.u16(position + 6);
+        const std::uint64_t payload_size = bytes.u64(position + 8);
+        if (header_size < fatbin_header_size || header_size > end - position || payload_size > end - position - header_size) {
+            fail(scan, ScanError::malformed,
+                 fmt::format("fatbinary at offset {:#x}{} claims {} + {} bytes; {} are left", position, where, header_size, payload_size, end - position));
+            return false;
+        }
+        const std::size_t fatbin_index = scan.fatbins++;
+        const std::uint64_t fatbin_end = position + header_size + payload_size;
+        std::uint64_t entry = position + header_size;
+        while (entry < fatbin_end) {
+            const std::uint64_t left = fatbin_end - entry;
+            const std::uint64_t entry_header_size = left >= entry_header_min_size ? bytes.u32(entry + 4) : 0;
+            const std::uint64_t entry_size = left >= entry_header_min_size ? bytes.u64(entry + 8) : 0;
+            if (left < entry_header_min_size || entry_header_size < entry_header_min_size || entry_header_size > left ||
+                entry_size > left - entry_header_size) {
+                fail(scan, ScanError::malformed, fmt::format("malformed fatbinary entry at offset {:#x}{}", entry, where));
+                return false;
+            }
+            const std::uint16_t kind = bytes.u16(entry);
+            const std::uint32_t arch = bytes.u32(entry + 28);
+            const std::uint64_t flags = bytes.u64(entry + 40);
+            if (kind == entry_kind_elf || kind == entry_kind_ptx || kind == entry_kind_lto_ir) {
+                if (arch == 0 || arch > largest_arch) {
+                    fail(scan, ScanError::malformed, fmt::format("fatbinary entry at offset {:#x}{} names architecture {}", entry, where, arch));
+                    return false;
+                }
+                CodeObject object;
+                object.kind = kind == entry_kind_elf ? CodeKind::sass : kind == entry_kind_ptx ? CodeKind::ptx : CodeKind::lto_ir;
+                object.arch.number = static_cast<int>(arch);
+                if (flags & flag_arch_specific) object.arch.variant = ArchVariant::arch_specific;
+                else if (flags & flag_family) object.arch.variant = ArchVariant::family;
+                object.compression = (flags & flag_compressed_zstd) ? Compression::zstd : (flags & flag_compressed_lz4) ? Compression::lz4 : Compression::none;
+                object.size = entry_size;
+                object.uncompressed_size = object.compression == Compression::none ? entry_size : bytes.u64(entry + 56);
+                // For PTX the entry's format version is the PTX ISA version (`.version` in the text).
+                if (object.kind == CodeKind::ptx) object.ptx_isa = PtxIsa{bytes.u16(entry + 26), bytes.u16(entry + 24)};
+                object.section = section;
+                object.fatbin = fatbin_index;
+                object.offset = entry + entry_header_size;
+                scan.objects.push_back(std::move(object));
+            }
+            // Other kinds (none seen from nvcc 13) are not code a GPU can load: skipped, as cuobjdump does.
+            entry += entry_header_size + entry_size;
+        }
+        position = fatbin_end;
+    }
+    return true;
+}
+
+// `.nv.compat` holds attributes in the .nv.info record format (format byte, attribute byte, then a
+// 16-bit value, or a 16-bit size and that many bytes for format 4). nvcc 13.0 sets attribute 9 to 1
+// in sm_XYa cubins and to 0 otherwise; nothing in a cubin tells sm_XYf from sm_XY (cuobjdump names
+// an sm_100f cubin sm_100 too).
+bool compat_says_arch_specific(const Bytes& bytes, const Section& compat) {
+    constexpr std::uint8_t format_sized = 4, attribute_arch_specific = 9;
+    std::uint64_t record = compat.offset;
+    const std::uint64_t end = compat.offset + compat.size;
+    while (end - record >= 4) {
+        const std::uint8_t format = bytes.u8(record);
+        const std::uint8_t attribute = bytes.u8(record + 1);
+        if (format < 1 || format > format_sized) return false;
+        if (attribute == attribute_arch_specific) return bytes.u16(record + 2) == 1;
+        record += 4 + (format == format_sized ? std::uint64_t{bytes.u16(record + 2)} : 0);
+        if (record > end) return false;
+    }
+    return false;
+}
+
+// The section headers, or empty with the scan failed.
+std::optional<std::vector<Section>> read_sections(const Bytes& bytes, GpuCodeScan& scan) {
+    const std::uint64_t table = bytes.u64(0x28);
+    const std::uint64_t entry_size = bytes.u16(0x3a);
+    std::uint64_t count = bytes.u16(0x3c);
+    std::uint64_t names_index = bytes.u16(0x3e);
+    std::vector<Section> sections;
+    if (table == 0) return sections;  // no section header table: nothing to find
+    if (entry_size < elf64_section_header_size || !bytes.has(table, entry_size)) {
+        fail(scan, ScanError::malformed, fmt::format("section header table at offset {:#x} ({}-byte entries) is outside the file ({} bytes)", table, entry_size, bytes.size()));
+        return std::nullopt;
+    }
+    // More than 0xff00 sections: the real count and name-table index live in section 0 (gABI).
+    if (count == 0) count = bytes.u64(table + 32);
+    if (names_index == shn_xindex) names_index = bytes.u32(table + 40);
+    if (count > (bytes.size() - table) / entry_size) {
+        fail(scan, ScanError::malformed, fmt::format("{} section headers at offset {:#x} do not fit in the file ({} bytes)", count, table, bytes.size()));
+        return std::nullopt;
+    }
+    sections.reserve(static_cast<std::size_t>(count));
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::uint64_t header = table + i * entry_size;
+        sections.push_back(Section{bytes.u32(header), {}, bytes.u32(header + 4), bytes.u64(header + 24), bytes.u64(header + 32)});
+    }
+    if (names_index >= count || sections[names_index].type == sht_nobits ||
+        !bytes.has(sections[names_index].offset, sections[names_index].size)) {
+        fail(scan, ScanError::malformed, "the section name table is missing or outside the file");
+        return std::nullopt;
+    }
+    const Section names = sections[names_index];
+    const std::string_view name_table = bytes.text(names.offset, names.size);
+    for (Section& section : sections) {
+        const std::size_t terminator = section.name_offset < name_table.size() ? name_table.find('\0', section.name_offset) : std::string_view::npos;
+        if (terminator != std::string_view::npos) section.name = name_table.substr(section.name_offset, terminator - section.name_offset);
+    }
+    return sections;
+}
+
+const Section* find_section(const std::vector<Section>& sections, std::string_view name) {
+    const auto found = std::find_if(sections.begin(), sections.end(), [&](const Section& section) { return section.name == name; });
+    return found == sections.end() ? nullptr : &*found;
+}
+
+bool section_in_file(const Bytes& bytes, const Section& section, GpuCodeScan& scan) {
+    if (section.type != sht_nobits && bytes.has(section.offset, section.size)) return true;
+    fail(scan, ScanError::malformed,
+         fmt::format("section {} (offset {:#x}, {} bytes) lies outside the file ({} bytes)", section.name, section.offset, section.size, bytes.size()));
+    return false;
+}
+
+void scan_elf(const Bytes& bytes, GpuCodeScan& scan) {
+    constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
+    if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian) {
+        fail(scan, bytes.has(0, elf64_header_size) ? ScanError::unrecognised : ScanError::malformed,
+             bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian (the only kind CUDA code comes in)"
+                                             : fmt::format("truncated ELF header ({} bytes)", bytes.size()));
+        return;
+    }
+    const std::uint16_t type = bytes.u16(16);
+    const bool cubin = bytes.u16(18) == em_cuda;
+    const auto sections = read_sections(bytes, scan);
+    if (!sections) return;
+    if (cubin) {
+        scan.kind = FileKind::cubin;
+        // The SM is in e_flags: bits 8-15 from ELF ABI version 8 (CUDA 13 cubins), bits 0-7 before.
+        const std::uint32_t flags = bytes.u32(0x30);
+        CodeObject object;
+        object.arch.number = static_cast<int>(bytes.u8(8) >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+        const Section* compat = find_section(*sections, ".nv.compat");
+        if (compat != nullptr && section_in_file(bytes, *compat, scan) && compat_says_arch_specific(bytes, *compat))
+            object.arch.variant = ArchVariant::arch_specific;
+        if (scan.error != ScanError::none) return;
+        object.size = object.uncompressed_size = bytes.size();
+        scan.objects.push_back(std::move(object));
+        return;
+    }
+    const bool has_interpreter = find_section(*sections, ".interp") != nullptr;
+    if (type == et_rel) scan.kind = FileKind::object;
+    else if (type == et_exec || (type == et_dyn && has_interpreter)) scan.kind = FileKind::executable;  // PIE executables are ET_DYN
+    else if (type == et_dyn) scan.kind = FileKind::shared_library;
+    else {
+        fail(scan, ScanError::unrecognised, fmt::format("an ELF file of type {} (not an executable, shared library or object)", type));
+        return;
+    }
+    // The runtime registers what `.nv_fatbin` holds. `__nv_relfatbin` holds the relocatable code
+    // (-rdc) for device linking: an object file compiled with -rdc has only that, while a linked
+    // executable keeps it beside the linked `.nv_fatbin` without ever loading it (cuobjdump lists
+    // it only when there is no `.nv_fatbin`, and so does cudacheck).
+    std::string_view wanted = ".nv_fatbin";
+    if (find_section(*sections, wanted) == nullptr) wanted = "__nv_relfatbin";
+    for (const Section& section : *sections) {
+        if (section.name != wanted) continue;
+        if (!section_in_file(bytes, section, scan) || !scan_fatbins(bytes, section.offset, section.offset + section.size, section.name, scan)) return;
+    }
+}
+
+// A PTX text file: `.version X.Y` and `.target sm_XY` near the top, no NUL bytes.
+void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
+    const std::string_view text = bytes.text(0, bytes.size());
+    const std::string_view head = text.substr(0, 1 << 16);
+    const auto directive = [&](std::string_view name) -> std::optional<std::string_view> {
+        for (std::size_t at = head.find(name); at != std::string_view::npos; at = head.find(name, at + 1)) {
+            if (at > 0 && head[at - 1] != '\n' && head[at - 1] != ' ' && head[at - 1] != '\t') continue;
+            std::size_t begin = at + name.size();
+            while (begin < head.size() && (head[begin] == ' ' || head[begin] == '\t')) ++begin;
+            std::size_t end = begin;
+            while (end < head.size() && head[end] != ',' && head[end] != ' ' && head[end] != '\t' && head[end] != '\n' && head[end] != '\r') ++end;
+            return head.substr(begin, end - begin);
+        }
+        return std::nullopt;
+    };
+    const auto version = directive(".version");
+    if (head.find('\0') != std::string_view::npos || !version) {
+        std::string start;
+        for (std::size_t i = 0; i < std::min<std::size_t>(4, text.size()); ++i) start += fmt::format("{:02x}", static_cast<unsigned char>(text[i]));
+        fail(scan, ScanError::unrecognised, fmt::format("not an ELF file, fatbinary, cubin or PTX (starts with bytes {})", start));
+        return;
+    }
+    scan.kind = FileKind::ptx;
+    const auto target = directive(".target");
+    const auto arch = target ? parse_gpu_arch(*target) : std::nullopt;
+    int major = 0, minor = 0;
+    if (std::sscanf(std::string(*version).c_str(), "%d.%d", &major, &minor) != 2 || !arch) {
+        fail(scan, ScanError::malformed, fmt::format("PTX with a malformed .version ({}) or .target ({})", *version, target.value_or("missing")));
+        return;
+    }
+    CodeObject object;
+    object.kind = CodeKind::ptx;
+    object.arch = *arch;
+    object.size = object.uncompressed_size = bytes.size();
+    object.ptx_isa = PtxIsa{major, minor};
+    scan.objects.push_back(std::move(object));
+}
+
+// A read-only private mapping of a whole file; move-only.
+class MappedFile {
+public:
+    MappedFile(const void* data, std::size_t size) : data_(data), size_(size) {}
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    ~MappedFile() {
+        if (size_ > 0) ::munmap(const_cast<void*>(data_), size_);
+    }
+    [[nodiscard]] std::span<const std::uint8_t> bytes() const { return {static_cast<const std::uint8_t*>(data_), size_}; }
+
+private:
+    const void* data_;
+    std::size_t size_;
+};
+
+}  // namespace
+
+std::string_view to_string(FileKind kind) {
+    switch (kind) {
+        case FileKind::executable: return "executable";
+        case FileKind::shared_library: return "shared library";
+        case FileKind::object: return "object file";
+        case FileKind::cubin: return "cubin";
+        case FileKind::fatbin: return "fatbinary";
+        case FileKind::ptx: return "PTX";
+    }
+    return "";
+}
+
+std::string_view to_string(CodeKind kind) {
+    switch (kind) {
+        case CodeKind::sass: return "SASS";
+        case CodeKind::ptx: return "PTX";
+        case CodeKind::lto_ir: return "LTO-IR";
+    }
+    return "";
+}
+
+std::string_view to_string(Compression compression) {
+    switch (compression) {
+        case Compression::none: return "none";
+        case Compression::lz4: return "lz4";
+        case Compression::zstd: return "zstd";
+    }
+    return "";
+}
+
+GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> data) {
+    const Bytes bytes(data);
+    GpuCodeScan scan;
+    if (bytes.size() == 0) {
+        fail(scan, ScanError::unrecognised, "empty file");
+    } else if (bytes.has(0, 4) && bytes.u32(0) == 0x464c457f) {  // "\x7fELF"
+        scan_elf(bytes, scan);
+    } else if (bytes.has(0, 4) && bytes.u32(0) == fatbin_magic) {
+        scan.kind = FileKind::fatbin;
+        scan_fatbins(bytes, 0, bytes.size(), "", scan);
+    } else {
+        scan_ptx(bytes, scan);
+    }
+    return scan;
+}
+
+GpuCodeScan inspect_file(const std::string& path) {
+    GpuCodeScan scan;
+    const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) {
+        fail(scan, ScanError::unreadable, std::strerror(errno));
+        return scan;
+    }
+    struct stat status {};
+    const bool stat_ok = ::fstat(descriptor, &status) == 0;
+    const int stat_errno = errno;
+    if (!stat_ok || !S_ISREG(status.st_mode)) {
+        ::close(descriptor);
+        fail(scan, ScanError::unreadable, !stat_ok ? std::strerror(stat_errno) : S_ISDIR(status.st_mode) ? "is a directory" : "not a regular file");
+        return scan;
+    }
+    const auto size = static_cast<std::size_t>(status.st_size);
+    void* data = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0) : nullptr;
+    const int map_errno = errno;
+    ::close(descriptor);  // the mapping stays valid
+    if (data == MAP_FAILED) {
+        fail(scan, ScanError::unreadable, fmt::format("cannot map it: {}", std::strerror(map_errno)));
+        return scan;
+    }
+    // Headers are scattered through the file: no read-ahead of the code between them.
+    if (size > 0) ::madvise(data, size, MADV_RANDOM);
+    const MappedFile mapped(data, size);
+    return scan_gpu_code(mapped.bytes());
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,278 @@
+#include "engine/engine.hpp"
+
+#include "util/trace.hpp"
+#include "util/waiting.hpp"
+#include "probes/probes.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
+#include <variant>
+
+namespace cudacheck {
+
+namespace {
+
+bool satisfied(const CheckResult& dependency) {
+    return dependency.status == Status::pass || dependency.status == Status::warn;
+}
+
+// For a per-device check: a dependency that failed only because of other devices (every finding
+// worse than a warning names one device, and not this one) does not hold this device back.
+bool satisfied_for(const CheckResult& dependency, std::optional<int> device) {
+    if (satisfied(dependency)) return true;
+    if (!device || dependency.status != Status::fail) return false;
+    return std::all_of(dependency.findings.begin(), dependency.findings.end(), [&](const Finding& finding) {
+        return finding.status == Status::warn || (finding.device && *finding.device != *device);
+    });
+}
+
+CheckResult skipped(const Check& check, std::optional<int> device, std::string reason) {
+    ResultBuilder builder;
+    builder.skip(std::move(reason));
+    return std::move(builder).finish(check.info().id, device);
+}
+
+std::string dependency_reason(const std::string& id, const CheckResult& dependency) {
+    if (dependency.status == Status::skip) return fmt::format("needs {}, which was skipped", id);
+    if (dependency.code.empty()) return fmt::format("needs {}, which ended with {}", id, to_string(dependency.status));
+    return fmt::format("needs {}, which ended with {} ({})", id, to_string(dependency.status), dependency.code);
+}
+
+// Runs one check, turning anything it throws into an `error` result.
+CheckResult run_one(const Check& check, CheckContext& context) {
+    const auto start = std::chrono::steady_clock::now();
+    CheckResult result;
+    try {
+        ResultBuilder builder;
+        check.run(context, builder);
+        result = std::move(builder).finish(check.info().id, context.device);
+    } catch (const std::exception& exception) {
+        ResultBuilder builder;
+        builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
+        result = std::move(builder).finish(check.info().id, context.device);
+    } catch (...) {
+        ResultBuilder builder;
+        builder.add(Code::check_raised_exception, fmt::format("{} stopped with an unknown exception", check.info().id));
+        result = std::move(builder).finish(check.info().id, context.device);
+    }
+    result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+// The reason a check must not run, if any: level too low, or a dependency not satisfied.
+// `lookup` returns the dependency's result, or nullptr when it was not selected.
+template <typename Lookup>
+std::optional<std::string> blocked(const Check& check, const EngineInput& input, std::optional<int> device, Lookup lookup) {
+    const CheckInfo& info = check.info();
+    if (input.options.level < info.min_level)
+        return fmt::format("runs at --level {} and above", to_string(info.min_level));
+    for (const std::string& dependency : info.depends_on) {
+        const CheckResult* result = lookup(dependency);
+        if (result == nullptr) return fmt::format("needs {}, which was not run (--skip)", dependency);
+        if (!satisfied_for(*result, device)) return dependency_reason(dependency, *result);
+    }
+    return std::nullopt;
+}
+
+const CheckResult* decided_result(const EngineInput& input, const std::string& id, std::optional<int> device) {
+    if (input.decided == nullptr) return nullptr;
+    for (const CheckResult& result : *input.decided)
+        if (result.check_id == id && result.device == device) return &result;
+    return nullptr;
+}
+
+CheckResult reported(const EngineInput& input, CheckResult result) {
+    if (input.observer != nullptr) input.observer->finished(result);
+    return result;
+}
+
+// A per-device check skipped for every device at once (device null): planned and reported here.
+CheckResult skipped_unplanned(const EngineInput& input, const Check& check, std::string reason) {
+    if (const CheckResult* decided = decided_result(input, check.info().id, std::nullopt)) return *decided;
+    if (input.observer != nullptr) input.observer->planned(check.info().id, std::nullopt);
+    return reported(input, skipped(check, std::nullopt, std::move(reason)));
+}
+
+// Held around each check when input.one_at_a_time is set.
+std::mutex one_at_a_time;
+
+// A multi-device check runs on the devices none of its dependencies failed for; with none left it
+// is skipped, with the first reason found.
+std::variant<std::vector<int>, std::string> usable_devices(const Check& check, const EngineInput& input, const std::vector<int>& ordinals,
+                                                           const std::function<const CheckResult*(const std::string&)>& lookup) {
+    std::vector<int> usable;
+    std::optional<std::string> reason;
+    for (int ordinal : ordinals) {
+        if (auto why = blocked(check, input, ordinal, lookup)) {
+            if (!reason) reason = std::move(why);
+        } else {
+            usable.push_back(ordinal);
+        }
+    }
+    if (usable.empty() && reason) return *reason;
+    return usable;
+}
+
+using Futures = std::map<std::string, std::shared_future<CheckResult>>;
+
+// Checks started by start_concurrently: by id, and in the order of the checks given.
+struct Started {
+    Futures by_id;
+    std::vector<std::shared_future<CheckResult>> ordered;
+};
+
+// Starts `checks` concurrently, each in its own task as soon as its dependencies have finished: a
+// dependency is another of these checks, or one of `earlier` (the host checks, for GPU checks:
+// a GPU check waits for the host checks it depends on, not for all of them). Multi-device checks
+// (device empty) get `ordinals`, less the devices a dependency failed for. `earlier` must outlive
+// the tasks.
+Started start_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device, const Futures& earlier,
+                           const std::vector<int>& ordinals = {}) {
+    Futures futures;
+    std::vector<std::shared_future<CheckResult>> ordered;
+    for (const Check* check : checks) {
+        std::map<std::string, std::shared_future<CheckResult>> dependencies;
+        for (const std::string& id : check->info().depends_on)
+            if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
+        if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr) input.observer->planned(check->info().id, device);
+        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, ordinals, device, dependencies]() {
+            std::map<std::string, CheckResult> finished;
+            for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
+            if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
+            const std::function<const CheckResult*(const std::string&)> lookup = [&](const std::string& id) -> const CheckResult* {
+                if (auto it = finished.find(id); it != finished.end()) return &it->second;
+                if (auto it = earlier.find(id); it != earlier.end()) return &it->second.get();  // waits for that host check
+                return nullptr;
+            };
+            CheckContext context{input.options, input.environment, input.probes, device, {}};
+            if (check->info().scope == Scope::multi_device) {
+                auto usable = usable_devices(*check, input, ordinals, lookup);
+                if (auto* reason = std::get_if<std::string>(&usable)) return reported(input, skipped(*check, device, *reason));
+                context.devices = std::get<std::vector<int>>(std::move(usable));
+            } else if (auto reason = blocked(*check, input, device, lookup)) {
+                return reported(input, skipped(*check, device, *reason));
+            }
+            std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
+            if (input.one_at_a_time) alone.lock();
+            if (input.observer != nullptr) input.observer->started(check->info().id, device);
+            const WaitReporting waits([&input, check, device](bool waiting) {
+                if (input.observer != nullptr) input.observer->waiting(check->info().id, device, waiting);
+            });
+            const std::string label = device ? fmt::format("{}[{}]", check->info().id, *device) : check->info().id;
+            trace::name_thread(label);
+            const trace::Span span(label);
+            return reported(input, run_one(*check, context));
+        }).share();
+        futures.emplace(check->info().id, future);
+        ordered.push_back(future);
+    }
+    return Started{std::move(futures), std::move(ordered)};
+}
+
+// The results of started checks, in their order, once all have finished.
+std::vector<CheckResult> results_of(const Started& started) {
+    std::vector<CheckResult> results;
+    for (const auto& future : started.ordered) results.push_back(future.get());
+    return results;
+}
+
+}  // namespace
+
+std::vector<CheckResult> run_checks(const EngineInput& input) {
+    std::vector<const Check*> host_checks;
+    std::vector<const Check*> device_checks;
+    std::vector<const Check*> multi_device_checks;
+    for (const Check* check : input.selection.checks) {
+        const Scope scope = check->info().scope;
+        (scope == Scope::host ? host_checks : scope == Scope::device ? device_checks : multi_device_checks).push_back(check);
+    }
+
+    // Host checks overlap: slow probes (nvcc, cuInit, NVML) run side by side. GPU checks start
+    // beside them, each once the host checks it depends on are done (on the H200, NVML took up to
+    // 285 ms, longer than cuInit, and held back every GPU check when they waited for all).
+    const Started host = start_concurrently(host_checks, input, std::nullopt, {});
+    if (device_checks.empty() && multi_device_checks.empty()) return results_of(host);
+
+    // GPU checks (per-device and multi-device) in registry order, for skipping them all at once.
+    std::vector<const Check*> gpu_checks;
+    for (const Check* check : input.selection.checks)
+        if (check->info().scope != Scope::host) gpu_checks.push_back(check);
+
+    // When no GPU check runs at this level, skip them without asking for devices: listing
+    // devices means initialising CUDA, which --level quick exists to avoid.
+    const bool any_runnable = std::any_of(gpu_checks.begin(), gpu_checks.end(),
+                                          [&](const Check* check) { return input.options.level >= check->info().min_level; });
+    if (!any_runnable) {
+        std::vector<CheckResult> results = results_of(host);
+        for (const Check* check : gpu_checks)
+            results.push_back(skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
+        return results;
+    }
+
+    // GPU checks need the device list, which only a working driver gives.
+    const DriverFacts& driver = input.probes.initialised_driver();
+    std::vector<int> ordinals;
+    for (const DeviceInfo& device : driver.devices)
+        if (input.options.devices.empty() ||
+            std::find(input.options.devices.begin(), input.options.devices.end(), device.ordinal) != input.options.devices.end())
+            ordinals.push_back(device.ordinal);
+    std::sort(ordinals.begin(), ordinals.end());
+    if (ordinals.empty()) {
+        std::vector<CheckResult> results = results_of(host);
+        const std::string reason = driver.devices.empty() ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
+                                                          : "no selected device (--devices)";
+        for (const Check* check : gpu_checks) results.push_back(skipped_unplanned(input, *check, reason));
+        return results;
+    }
+
+    // A per-device check below this run's level is skipped once, not once per device: one line for
+    // gpu.stress at the default level rather than one per GPU.
+    std::map<std::string, CheckResult> below_level;
+    std::vector<const Check*> runnable_device_checks;
+    for (const Check* check : device_checks) {
+        if (input.options.level < check->info().min_level)
+            below_level.emplace(check->info().id,
+                                skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
+        else
+            runnable_device_checks.push_back(check);
+    }
+    device_checks = std::move(runnable_device_checks);
+
+    // Every device at once, and within a device every check whose dependencies are met: CPU-side
+    // work (library loading, handle and plan creation, CPU references) overlaps. Checks serialise
+    // their GPU work per device themselves (gpu::DeviceWork), so timed sections run alone.
+    // Multi-device checks start at the same time: they take the devices they time all at once or
+    // not at all (gpu::time_on_devices), so they cannot deadlock with each other or with the
+    // per-device checks.
+    std::vector<Started> per_device;
+    if (!device_checks.empty())
+        for (int ordinal : ordinals) per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
+    const Started multi_device = start_concurrently(multi_device_checks, input, std::nullopt, host.by_id, ordinals);
+    std::vector<CheckResult> results = results_of(host);
+    std::vector<CheckResult> multi_device_results = results_of(multi_device);
+    std::vector<std::vector<CheckResult>> device_results;
+    for (const Started& one_device : per_device) device_results.push_back(results_of(one_device));
+    // Deterministic order: by check in registry order; a per-device check's results by device.
+    std::size_t next_device_check = 0;
+    std::size_t next_multi_device_check = 0;
+    for (const Check* check : gpu_checks) {
+        if (check->info().scope == Scope::multi_device) {
+            results.push_back(std::move(multi_device_results[next_multi_device_check++]));
+            continue;
+        }
+        if (auto skipped_once = below_level.find(check->info().id); skipped_once != below_level.end()) {
+            results.push_back(std::move(skipped_once->second));
+            continue;
+        }
+        for (std::vector<CheckResult>& one_device : device_results) results.push_back(std::move(one_device[next_device_check]));
+        ++next_device_check;
+    }
+    return results;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,49 @@
+// Runs a selection of checks. Host checks run first, each as soon as its dependencies finished;
+// then per-device checks, every device at once and, within a device, every check whose
+// dependencies are met (checks serialise their own GPU work: gpu::DeviceWork), and alongside them
+// the multi-device checks, once each over all selected devices. Results keep registry order: host
+// checks, then the GPU checks (a per-device check's results by device).
+#pragma once
+
+#include "engine/check.hpp"
+#include "engine/registry.hpp"
+#include "cudacheck/report.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+// Told about each check of a run as it is planned, starts and finishes; called from the checks'
+// threads. The worker process streams these to its supervisor (isolation/worker.cpp).
+class EngineObserver {
+public:
+    virtual ~EngineObserver() = default;
+    // Once per check (and device) the run will report, before it starts or is skipped.
+    virtual void planned(const std::string& check_id, std::optional<int> device) = 0;
+    virtual void started(const std::string& check_id, std::optional<int> device) = 0;
+    // A started check blocks on (true) or gets (false) a GPU another check holds (util/waiting.hpp).
+    virtual void waiting(const std::string& /*check_id*/, std::optional<int> /*device*/, bool /*waiting*/) {}
+    // Every result the run produces, skipped ones included (not the `decided` ones).
+    virtual void finished(const CheckResult& result) = 0;
+};
+
+struct EngineInput {
+    const Selection& selection;
+    const RunOptions& options;
+    const Environment& environment;
+    Probes& probes;
+    // Results decided before this run, by an earlier worker or by the supervisor for a check that
+    // crashed or timed out: those checks do not run again; their results stand and feed dependents.
+    const std::vector<CheckResult>* decided = nullptr;
+    EngineObserver* observer = nullptr;
+    // Run checks strictly one after another: after a crash with several checks in flight, the
+    // supervisor reruns them this way to find the one that crashes.
+    bool one_at_a_time = false;
+};
+
+// Never throws because of a check: a check that throws becomes an `error` result.
+[[nodiscard]] std::vector<CheckResult> run_checks(const EngineInput& input);
+
+}  // namespace cudacheck

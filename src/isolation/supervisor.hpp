@@ -1,0 +1,43 @@
+// The supervisor: runs the checks in a worker process (isolation/worker.hpp) and turns whatever happens
+// to it into results. A worker that dies (signal, abort, exit, too much host memory) costs the
+// check that was running an `error`; a check past its time limit is killed and becomes `timeout`;
+// the remaining checks run in a fresh worker. SIGINT/SIGTERM stop the worker and leave a partial
+// report with the unfinished checks skipped as "interrupted". The supervisor itself never loads
+// libcuda, NVML or a CUDA library.
+#pragma once
+
+#include "engine/report_builder.hpp"
+#include "engine/check.hpp"
+#include "engine/registry.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+struct SupervisorSettings {
+    std::string executable;  // this binary (/proc/self/exe), run as `executable __worker`
+    RunOptions run;
+    std::chrono::milliseconds check_time_limit{0};
+    std::chrono::milliseconds run_time_limit{0};
+    std::uint64_t memory_limit_bytes = 0;  // the worker's resident memory; 0: no limit
+    bool forward_output = false;           // copy the worker's stdout/stderr to stderr as it comes (-v)
+};
+
+struct SupervisedRun {
+    std::vector<CheckResult> results;  // one per selected check (and device), in report order
+    ReportFacts facts;                 // from the last worker that got that far
+    std::optional<std::string> usage_error;
+    int interrupted_by = 0;  // SIGINT or SIGTERM when the run was interrupted, else 0
+};
+
+// Never throws for anything a worker does.
+[[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings);
+
+// "killed by SIGSEGV (Segmentation fault)", "exited with status 3", from a waitpid status.
+[[nodiscard]] std::string describe_wait_status(int status);
+
+}  // namespace cudacheck

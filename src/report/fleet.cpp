@@ -1,0 +1,163 @@
+#include "report/fleet.hpp"
+
+#include "report/report_query.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Rates are compared for slowness (a GPU below the median); times and counts are not.
+bool is_rate(const Metric& metric) { return metric.unit.size() > 2 && metric.unit.ends_with("/s"); }
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
+}
+
+// The most common value and how many nodes have it; ties go to the value seen first.
+std::pair<std::string, std::size_t> majority(const std::vector<std::string>& values) {
+    std::vector<std::pair<std::string, std::size_t>> counts;
+    for (const std::string& value : values) {
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.first == value; });
+        if (it == counts.end()) counts.emplace_back(value, 1);
+        else ++it->second;
+    }
+    if (counts.empty()) return {{}, 0};
+    return *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+}
+
+// The version-like facts of a node that the fleet should agree on, by name.
+std::map<std::string, std::string> versions_of(const Report& report) {
+    std::map<std::string, std::string> versions;
+    const auto add = [&](const std::string& name, const std::string& value) {
+        if (!value.empty()) versions[name] = value;
+    };
+    add("driver", report.versions.driver);
+    add("driver CUDA", report.versions.driver_cuda);
+    add("runtime", report.versions.runtime);
+    add("nvcc", report.versions.nvcc);
+    for (const ResolvedLibrary& library : resolved_libraries(report)) add(library.soname, library.version);
+    std::vector<std::string> models;
+    for (const DeviceInfo& device : report.devices)
+        if (std::find(models.begin(), models.end(), device.name) == models.end()) models.push_back(device.name);
+    add("GPU model", fmt::format("{}", fmt::join(models, " + ")));
+    return versions;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths, std::string& error) {
+    std::vector<std::string> files;
+    for (const std::string& path : paths) {
+        std::error_code ignored;
+        if (fs::is_directory(path, ignored)) {
+            std::vector<std::string> found;
+            for (const auto& entry : fs::directory_iterator(path, ignored))
+                if (entry.path().extension() == ".json" && entry.is_regular_file(ignored)) found.push_back(entry.path().string());
+            if (found.empty()) {
+                error = fmt::format("{}: no *.json report in this directory", path);
+                return std::nullopt;
+            }
+            std::sort(found.begin(), found.end());
+            files.insert(files.end(), found.begin(), found.end());
+        } else if (fs::exists(path, ignored)) {
+            files.push_back(path);
+        } else {
+            error = fmt::format("{}: no such file or directory", path);
+            return std::nullopt;
+        }
+    }
+    return files;
+}
+
+FleetNode fleet_node(const std::string& path, std::optional<Report> report, std::string error) {
+    FleetNode node;
+    node.source = path;
+    node.name = fs::path(path).stem().string();
+    node.report = std::move(report);
+    node.error = std::move(error);
+    if (!node.report) return node;
+    // A redacted report's host name says nothing; Slurm's %N file name still names the node.
+    if (!node.report->host.hostname.empty() && !node.report->redaction) node.name = node.report->host.hostname;
+    for (const CheckResult& result : node.report->checks)
+        for (const Metric& metric : result.metrics)
+            if (is_rate(metric)) {
+                const std::string key = fmt::format("{} {}", result.check_id, metric.name);
+                node.figures[key][result.device.value_or(-1)] = metric.value;
+                node.units[key] = metric.unit;
+            }
+    return node;
+}
+
+Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
+    Fleet fleet;
+    fleet.threshold_percent = threshold_percent;
+    fleet.nodes = std::move(nodes);
+    // Names must tell the nodes apart (containers and VMs often share a host name).
+    for (FleetNode& node : fleet.nodes) {
+        const auto same = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [&](const FleetNode& other) { return other.name == node.name; });
+        if (same > 1) node.name = fmt::format("{} ({})", node.name, fs::path(node.source).stem().string());
+    }
+    std::vector<const FleetNode*> readable;
+    for (const FleetNode& node : fleet.nodes)
+        if (node.report) readable.push_back(&node);
+
+    // Versions: the majority of the nodes that know the fact.
+    std::map<std::string, std::vector<std::string>> seen;
+    std::map<const FleetNode*, std::map<std::string, std::string>> node_versions;
+    for (const FleetNode* node : readable) {
+        node_versions[node] = versions_of(*node->report);
+        for (const auto& [name, value] : node_versions[node]) seen[name].push_back(value);
+    }
+    for (const FleetNode* node : readable)
+        for (const auto& [name, value] : node_versions[node]) {
+            const auto [common, count] = majority(seen[name]);
+            if (value == common) continue;
+            fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "version", name, value, common,
+                                                  fmt::format("{} {} differs from the fleet's {} ({} of {} nodes)", name, value, common, count,
+                                                              seen[name].size())});
+        }
+
+    // GPU count: most nodes of a fleet have the same number; one with fewer lost a GPU.
+    std::vector<std::string> counts;
+    for (const FleetNode* node : readable) counts.push_back(std::to_string(node->report->devices.size()));
+    const auto [common_count, nodes_with_it] = majority(counts);
+    for (const FleetNode* node : readable)
+        if (std::to_string(node->report->devices.size()) != common_count)
+            fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "gpu_count", "GPUs", std::to_string(node->report->devices.size()), common_count,
+                                                  fmt::format("{} GPU(s) where {} of {} nodes have {}", node->report->devices.size(), nodes_with_it,
+                                                              readable.size(), common_count)});
+
+    // Rates: each GPU against the median of every GPU in the fleet.
+    std::map<std::string, std::vector<double>> all_values;
+    for (const FleetNode* node : readable)
+        for (const auto& [key, by_device] : node->figures)
+            for (const auto& [device, value] : by_device) all_values[key].push_back(value);
+    for (const FleetNode* node : readable)
+        for (const auto& [key, by_device] : node->figures) {
+            const double fleet_median = median(all_values[key]);
+            const std::string& unit = node->units.at(key);
+            for (const auto& [device, value] : by_device) {
+                if (fleet_median <= 0 || value >= fleet_median * (1.0 - threshold_percent / 100.0)) continue;
+                const double below = 100.0 * (fleet_median - value) / fleet_median;
+                fleet.outliers.push_back(FleetOutlier{
+                    node->name, device >= 0 ? std::optional<int>(device) : std::nullopt, "slow", key, fmt::format("{:.4g} {}", value, unit),
+                    fmt::format("{:.4g} {}", fleet_median, unit),
+                    fmt::format("{}{}: {:.4g} {}, {:.0f}% below the fleet median {:.4g} {}", device >= 0 ? fmt::format("GPU {} ", device) : "", key, value,
+                                unit, below, fleet_median, unit)});
+            }
+        }
+
+    const bool any_failed = std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
+    fleet.exit_code = any_failed || !fleet.outliers.empty() ? exit_check_failed : exit_ok;
+    return fleet;
+}
+
+}  // namespace cudacheck

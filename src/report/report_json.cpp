@@ -1,0 +1,417 @@
+#include "report/report_json.hpp"
+
+#include "util/json_read.hpp"
+
+#include "util/system.hpp"
+#include "render/renderer.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+using json = ordered_json;
+using namespace json_read;
+
+// Empty strings are "unknown": null in JSON, so consumers need not guess.
+json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+
+template <typename T>
+json optional_or_null(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+std::string lower_code(std::string code) {
+    for (char& c : code) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return code;
+}
+
+Status read_status(const json& object, std::string_view key) {
+    const std::string text = read<std::string>(object, key);
+    const auto status = status_from_string(text);
+    if (!status) throw JsonShapeError(pointer_token(key), fmt::format("unknown status '{}'", text));
+    return *status;
+}
+
+
+}  // namespace
+
+
+
+json to_json(const HostInfo& host) {
+    return json{{"hostname", host.hostname},
+                {"os", text_or_null(host.os_pretty_name)},
+                {"kernel", text_or_null(host.kernel_release)},
+                {"architecture", text_or_null(host.architecture)},
+                {"libc", text_or_null(host.libc_version)},
+                {"cpu_model", text_or_null(host.cpu_model)},
+                {"logical_cpus", host.logical_cpus},
+                {"memory_bytes", host.memory_bytes},
+                {"container", text_or_null(host.container)},
+                {"wsl", text_or_null(host.wsl)}};
+}
+
+json to_json(const VersionInfo& versions) {
+    return json{{"driver", text_or_null(versions.driver)},
+                {"driver_cuda", text_or_null(versions.driver_cuda)},
+                {"runtime", text_or_null(versions.runtime)},
+                {"nvcc", text_or_null(versions.nvcc)}};
+}
+
+json to_json(const DeviceInfo& device) {
+    return json{{"ordinal", device.ordinal},
+                {"name", device.name},
+                {"uuid", text_or_null(device.uuid)},
+                {"pci_bus_id", text_or_null(device.pci_bus_id)},
+                {"compute_capability", std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor)},
+                {"cc_major", device.cc_major},
+                {"cc_minor", device.cc_minor},
+                {"architecture", device.architecture},
+                {"total_memory_bytes", device.total_memory_bytes},
+                {"multiprocessors", device.multiprocessors},
+                {"sm_clock_khz", device.sm_clock_khz},
+                {"memory_clock_khz", device.memory_clock_khz},
+                {"memory_bus_width_bits", device.memory_bus_width_bits},
+                {"l2_cache_bytes", device.l2_cache_bytes},
+                {"ecc_enabled", device.ecc_enabled},
+                {"compute_mode", device.compute_mode},
+                {"integrated", device.integrated},
+                {"tcc_driver", device.tcc_driver},
+                {"theoretical_memory_bandwidth_gbps", optional_or_null(device.theoretical_bandwidth_gbps)},
+                {"fp32_peak_tflops", optional_or_null(device.fp32_peak_tflops)},
+                {"source", device.source},
+                {"nvml_index", optional_or_null(device.nvml_index)},
+                {"framebuffer_bytes", optional_or_null(device.framebuffer_bytes)}};
+}
+
+json to_json(const CheckResult& result) {
+    json findings = json::array();
+    for (const Finding& finding : result.findings)
+        findings.push_back(json{{"status", to_string(finding.status)},
+                                {"code", finding.code},
+                                {"message", finding.message},
+                                {"remediation", finding.remediation},
+                                {"device", optional_or_null(finding.device)}});
+    json evidence = json::array();
+    for (const Evidence& item : result.evidence) evidence.push_back(json{{"key", item.key}, {"value", item.value}});
+    json metrics = json::array();
+    for (const Metric& metric : result.metrics)
+        metrics.push_back(json{{"name", metric.name}, {"value", metric.value}, {"unit", metric.unit}});
+    return json{{"id", result.check_id},
+                {"device", optional_or_null(result.device)},
+                {"status", to_string(result.status)},
+                {"code", text_or_null(result.code)},
+                {"message", result.message},
+                {"remediation", text_or_null(result.remediation)},
+                {"docs", result.code.empty() ? json(nullptr) : json("docs/errors.md#" + lower_code(result.code))},
+                {"findings", findings},
+                {"evidence", evidence},
+                {"metrics", metrics},
+                {"duration_ms", result.duration_ms},
+                {"skip_reason", text_or_null(result.skip_reason)}};
+}
+
+json to_json(const Summary& summary, double duration_ms) {
+    json counts = json::object();
+    for (Status status : {Status::pass, Status::warn, Status::fail, Status::error, Status::timeout, Status::skip})
+        counts[std::string(to_string(status))] = summary.count(status);
+    return json{{"overall", to_string(summary.overall)}, {"counts", counts}, {"duration_ms", duration_ms}};
+}
+
+namespace {
+
+json to_json(const CodeObject& object) {
+    const auto variant = [](ArchVariant value) -> json {
+        switch (value) {
+            case ArchVariant::arch_specific: return "a";
+            case ArchVariant::family: return "f";
+            case ArchVariant::generic: break;
+        }
+        return nullptr;
+    };
+    const auto kind = [](CodeKind value) {
+        switch (value) {
+            case CodeKind::sass: return "sass";
+            case CodeKind::ptx: return "ptx";
+            case CodeKind::lto_ir: return "lto_ir";
+        }
+        return "";
+    };
+    return json{{"kind", kind(object.kind)},
+                {"arch", object.kind == CodeKind::sass ? object.arch.sass_name() : object.arch.virtual_name()},
+                {"arch_number", object.arch.number},
+                {"variant", variant(object.arch.variant)},
+                {"compressed", object.compression != Compression::none},
+                {"compression", object.compression == Compression::none ? json(nullptr) : json(to_string(object.compression))},
+                {"size_bytes", object.size},
+                {"uncompressed_size_bytes", object.uncompressed_size},
+                {"ptx_isa", object.ptx_isa ? json(std::to_string(object.ptx_isa->major) + "." + std::to_string(object.ptx_isa->minor)) : json(nullptr)},
+                {"section", text_or_null(object.section)},
+                {"fatbin", optional_or_null(object.fatbin)},
+                {"offset", object.offset}};
+}
+
+json to_json(const TargetVerdict& verdict, std::size_t target) {
+    const auto image = [&]() -> json {
+        if (verdict.status == Status::skip) return nullptr;
+        switch (verdict.image.kind) {
+            case ImageKind::native: return "native";
+            case ImageKind::ptx_jit: return "ptx_jit";
+            case ImageKind::none: break;
+        }
+        return "none";
+    };
+    json used = nullptr;
+    if (verdict.image.kind == ImageKind::native) used = verdict.image.target.sass_name();
+    if (verdict.image.kind == ImageKind::ptx_jit) used = verdict.image.target.virtual_name();
+    return json{{"target", target},
+                {"status", to_string(verdict.status)},
+                {"image", image()},
+                {"uses", used},
+                {"ptx_isa", verdict.ptx_isa ? json(std::to_string(verdict.ptx_isa->major) + "." + std::to_string(verdict.ptx_isa->minor)) : json(nullptr)},
+                {"requires_driver_cuda", verdict.ptx_needs_cuda ? json(verdict.ptx_needs_cuda->to_string()) : json(nullptr)},
+                {"fatbins_without_image", verdict.fatbins_without_image},
+                {"message", verdict.message},
+                {"code", verdict.finding ? json(verdict.finding->code) : json(nullptr)},
+                {"remediation", verdict.finding ? json(verdict.finding->remediation) : json(nullptr)},
+                {"docs", verdict.finding ? json("docs/errors.md#" + lower_code(verdict.finding->code)) : json(nullptr)}};
+}
+
+json to_json(const InspectedFile& file) {
+    json objects = json::array();
+    for (const CodeObject& object : file.scan.objects) objects.push_back(to_json(object));
+    json verdicts = json::array();
+    for (std::size_t i = 0; i < file.verdicts.size(); ++i) verdicts.push_back(to_json(file.verdicts[i], i));
+    json error = nullptr;
+    if (file.input_error)
+        error = json{{"code", file.input_error->code},
+                     {"message", file.input_error->message},
+                     {"remediation", file.input_error->remediation},
+                     {"docs", "docs/errors.md#" + lower_code(file.input_error->code)}};
+    return json{{"path", file.path},
+                {"type", file.scan.kind ? json(to_string(*file.scan.kind)) : json(nullptr)},
+                {"error", error},
+                {"fatbins", file.scan.fatbins},
+                {"code_objects", objects},
+                {"verdicts", verdicts}};
+}
+
+}  // namespace
+
+json to_json(const InspectReport& report) {
+    json targets = json::array();
+    for (const InspectTarget& target : report.targets)
+        targets.push_back(json{{"label", target.label()},
+                               {"arch", target.arch().sass_name()},
+                               {"compute_capability", std::to_string(target.cc_major) + "." + std::to_string(target.cc_minor)},
+                               {"device", optional_or_null(target.device)},
+                               {"name", text_or_null(target.device_name)}});
+    json files = json::array();
+    for (const InspectedFile& file : report.files) files.push_back(to_json(file));
+    return json{{"schema_version", inspect_json_schema_version},
+                {"document", "inspect"},
+                {"tool", json{{"name", "cudacheck"}, {"version", report.tool_version}}},
+                {"argv", report.argv},
+                {"targets_from", text_or_null(report.targets_from)},
+                {"targets", targets},
+                {"note", text_or_null(report.note)},
+                {"driver_cuda", report.driver_cuda ? json(report.driver_cuda->to_string()) : json(nullptr)},
+                {"files", files},
+                {"duration_ms", report.duration_ms},
+                {"exit_code", report.exit_code}};
+}
+
+json to_json(const Fleet& fleet) {
+    json nodes = json::array();
+    for (const FleetNode& node : fleet.nodes) {
+        json figures = json::object();
+        for (const auto& [key, by_device] : node.figures) {
+            json values = json::array();
+            for (const auto& [device, value] : by_device)
+                values.push_back(json{{"device", device >= 0 ? json(device) : json(nullptr)}, {"value", value}});
+            figures[key] = json{{"unit", node.units.at(key)}, {"values", values}};
+        }
+        json failed = json::array();
+        if (node.report)
+            for (const CheckResult& result : node.report->checks)
+                if (result.status == Status::fail || result.status == Status::error || result.status == Status::timeout)
+                    failed.push_back(json{{"id", result.check_id}, {"device", optional_or_null(result.device)}, {"status", to_string(result.status)},
+                                          {"code", result.code}});
+        nodes.push_back(json{{"node", node.name},
+                             {"source", node.source},
+                             {"error", text_or_null(node.error)},
+                             {"exit_code", node.report ? json(node.report->exit_code) : json(nullptr)},
+                             {"status", node.report ? json(to_string(node.report->summary.overall)) : json(nullptr)},
+                             {"versions", node.report ? to_json(node.report->versions) : json(nullptr)},
+                             {"gpus", node.report ? json(node.report->devices.size()) : json(nullptr)},
+                             {"failed", failed},
+                             {"figures", figures}});
+    }
+    json outliers = json::array();
+    for (const FleetOutlier& outlier : fleet.outliers)
+        outliers.push_back(json{{"node", outlier.node},
+                                {"device", optional_or_null(outlier.device)},
+                                {"kind", outlier.kind},
+                                {"subject", outlier.subject},
+                                {"value", outlier.value},
+                                {"fleet_value", outlier.fleet_value},
+                                {"message", outlier.message}});
+    return json{{"schema_version", fleet_json_schema_version},
+                {"document", "fleet"},
+                {"threshold_percent", fleet.threshold_percent},
+                {"nodes", nodes},
+                {"outliers", outliers},
+                {"exit_code", fleet.exit_code}};
+}
+
+json to_json(const Redaction& redaction) {
+    return json{{"kinds", redaction.kinds}, {"environment_variables", redaction.environment_variables}, {"replacements", redaction.replacements}};
+}
+
+json to_json(const Report& report) {
+    json devices = json::array();
+    for (const DeviceInfo& device : report.devices) devices.push_back(to_json(device));
+    json checks = json::array();
+    for (const CheckResult& result : report.checks) checks.push_back(to_json(result));
+    return json{{"schema_version", json_schema_version},
+                {"tool", json{{"name", "cudacheck"}, {"version", report.tool_version}}},
+                {"timestamp_utc", report.timestamp_utc},
+                {"argv", report.argv},
+                {"options", json{{"level", report.level}, {"strict", report.strict}}},
+                {"host", to_json(report.host)},
+                {"versions", to_json(report.versions)},
+                {"devices", devices},
+                {"checks", checks},
+                {"summary", to_json(report.summary, report.duration_ms)},
+                {"exit_code", report.exit_code},
+                {"redacted", report.redaction ? to_json(*report.redaction) : json(nullptr)}};
+}
+
+HostInfo host_from_json(const json& document) {
+    HostInfo host;
+    host.hostname = read<std::string>(document, "hostname");
+    host.os_pretty_name = read_text(document, "os");
+    host.kernel_release = read_text(document, "kernel");
+    host.architecture = read_text(document, "architecture");
+    host.libc_version = read_text(document, "libc");
+    host.cpu_model = read_text(document, "cpu_model");
+    host.logical_cpus = read<int>(document, "logical_cpus");
+    host.memory_bytes = read<std::uint64_t>(document, "memory_bytes");
+    host.container = read_text(document, "container");
+    host.wsl = read_text(document, "wsl");
+    return host;
+}
+
+VersionInfo versions_from_json(const json& document) {
+    VersionInfo versions;
+    versions.driver = read_text(document, "driver");
+    versions.driver_cuda = read_text(document, "driver_cuda");
+    versions.runtime = read_text(document, "runtime");
+    versions.nvcc = read_text(document, "nvcc");
+    return versions;
+}
+
+DeviceInfo device_from_json(const json& document) {
+    DeviceInfo device;
+    device.ordinal = read<int>(document, "ordinal");
+    device.name = read<std::string>(document, "name");
+    device.uuid = read_text(document, "uuid");
+    device.pci_bus_id = read_text(document, "pci_bus_id");
+    device.cc_major = read<int>(document, "cc_major");
+    device.cc_minor = read<int>(document, "cc_minor");
+    device.architecture = read<std::string>(document, "architecture");
+    device.total_memory_bytes = read<std::uint64_t>(document, "total_memory_bytes");
+    device.multiprocessors = read<int>(document, "multiprocessors");
+    device.sm_clock_khz = read<int>(document, "sm_clock_khz");
+    device.memory_clock_khz = read<int>(document, "memory_clock_khz");
+    device.memory_bus_width_bits = read<int>(document, "memory_bus_width_bits");
+    device.l2_cache_bytes = read<int>(document, "l2_cache_bytes");
+    device.ecc_enabled = read<bool>(document, "ecc_enabled");
+    device.compute_mode = read<std::string>(document, "compute_mode");
+    device.integrated = read<bool>(document, "integrated");
+    device.tcc_driver = read<bool>(document, "tcc_driver");
+    device.theoretical_bandwidth_gbps = read_optional<double>(document, "theoretical_memory_bandwidth_gbps");
+    device.fp32_peak_tflops = read_optional<double>(document, "fp32_peak_tflops");
+    device.source = read<std::string>(document, "source");
+    device.nvml_index = read_optional<int>(document, "nvml_index");
+    device.framebuffer_bytes = read_optional<std::uint64_t>(document, "framebuffer_bytes");
+    return device;
+}
+
+CheckResult check_result_from_json(const json& document) {
+    CheckResult result;
+    result.check_id = read<std::string>(document, "id");
+    result.device = read_optional<int>(document, "device");
+    result.status = read_status(document, "status");
+    result.code = read_text(document, "code");
+    result.message = read<std::string>(document, "message");
+    result.remediation = read_text(document, "remediation");
+    for_each_element(document, "findings", [&](const json& finding) {
+        result.findings.push_back(Finding{read_status(finding, "status"), read<std::string>(finding, "code"), read<std::string>(finding, "message"),
+                                          read<std::string>(finding, "remediation"),
+                                          // Reports before schema 1.2.0 have no device per finding.
+                                          finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt});
+    });
+    for_each_element(document, "evidence", [&](const json& item) {
+        result.evidence.push_back(Evidence{read<std::string>(item, "key"), read<std::string>(item, "value")});
+    });
+    for_each_element(document, "metrics", [&](const json& metric) {
+        result.metrics.push_back(Metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")});
+    });
+    result.duration_ms = read<double>(document, "duration_ms");
+    result.skip_reason = read_text(document, "skip_reason");
+    return result;
+}
+
+Redaction redaction_from_json(const json& document) {
+    Redaction redaction;
+    redaction.kinds = read_strings(document, "kinds");
+    redaction.environment_variables = read_strings(document, "environment_variables");
+    redaction.replacements = read<int>(document, "replacements");
+    return redaction;
+}
+
+Report report_from_json(const json& document) {
+    if (!document.is_object()) throw JsonShapeError("", "not a cudacheck report: expected a JSON object");
+    const auto tool = document.find("tool");
+    if (tool == document.end() || !tool->is_object() || tool->value("name", json()) != "cudacheck")
+        throw JsonShapeError("/tool/name", "not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
+    const std::string version = read<std::string>(document, "schema_version");
+    const std::optional<int> major = schema_major(version);
+    const std::optional<int> supported = schema_major(json_schema_version);
+    if (!major) throw JsonShapeError("/schema_version", fmt::format("'{}' is not a MAJOR.MINOR.PATCH version", version));
+    if (major != supported)
+        throw JsonShapeError("/schema_version", fmt::format("schema {} is incompatible: this cudacheck reads reports of schema {}.x (it writes {})", version,
+                                                            *supported, json_schema_version));
+    Report report;
+    report.tool_version = read_part(document, "tool", [](const json& part) { return read<std::string>(part, "version"); });
+    report.timestamp_utc = read<std::string>(document, "timestamp_utc");
+    report.argv = read_strings(document, "argv");
+    read_part(document, "options", [&](const json& options) {
+        report.level = read<std::string>(options, "level");
+        report.strict = read<bool>(options, "strict");
+    });
+    report.host = read_part(document, "host", host_from_json);
+    report.versions = read_part(document, "versions", versions_from_json);
+    for_each_element(document, "devices", [&](const json& device) { report.devices.push_back(device_from_json(device)); });
+    for_each_element(document, "checks", [&](const json& check) { report.checks.push_back(check_result_from_json(check)); });
+    // The summary is derived data: recomputed from the checks, so it cannot disagree with them.
+    report.summary = summarize(report.checks);
+    report.duration_ms = read_part(document, "summary", [](const json& summary) { return read<double>(summary, "duration_ms"); });
+    report.exit_code = read<int>(document, "exit_code");
+    // Added in schema 1.3.0: older reports have no such field.
+    if (document.contains("redacted") && !document.at("redacted").is_null()) report.redaction = read_part(document, "redacted", redaction_from_json);
+    return report;
+}
+
+std::optional<Report> parse_report(std::string_view text, const std::string& name, std::string& error) {
+    return parse_text_as(text, name, error, report_from_json);
+}
+
+std::optional<Report> read_report_file(const std::string& path, std::string& error) { return read_file_as(path, error, report_from_json); }
+
+}  // namespace cudacheck

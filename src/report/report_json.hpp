@@ -1,0 +1,51 @@
+// The report's parts as JSON, both ways. The key names live here and only here:
+// docs/report.schema.json describes them; the JSON renderer writes them, the supervisor reads
+// back what its worker process wrote (isolation/worker.cpp), and `diff` and `--expect` read
+// reports written earlier, perhaps by another version of cudacheck.
+#pragma once
+
+#include "inspect/inspection.hpp"
+#include "util/json_read.hpp"
+#include "report/fleet.hpp"
+#include "cudacheck/report.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace cudacheck {
+
+[[nodiscard]] ordered_json to_json(const HostInfo& host);
+[[nodiscard]] ordered_json to_json(const VersionInfo& versions);
+[[nodiscard]] ordered_json to_json(const DeviceInfo& device);
+[[nodiscard]] ordered_json to_json(const CheckResult& result);
+[[nodiscard]] ordered_json to_json(const Summary& summary, double duration_ms);
+// The whole `cudacheck fleet` document.
+[[nodiscard]] ordered_json to_json(const Fleet& fleet);
+// The whole `cudacheck inspect` document.
+[[nodiscard]] ordered_json to_json(const InspectReport& report);
+[[nodiscard]] ordered_json to_json(const Redaction& redaction);
+// The whole document, as `--format json` writes it.
+[[nodiscard]] ordered_json to_json(const Report& report);
+
+// The inverse of to_json; throw JsonShapeError on a document of another shape.
+[[nodiscard]] HostInfo host_from_json(const ordered_json& document);
+[[nodiscard]] VersionInfo versions_from_json(const ordered_json& document);
+[[nodiscard]] DeviceInfo device_from_json(const ordered_json& document);
+[[nodiscard]] CheckResult check_result_from_json(const ordered_json& document);
+[[nodiscard]] Redaction redaction_from_json(const ordered_json& document);
+// A whole report, written by this or another cudacheck whose schema_version has the same major
+// version (a minor version only adds fields, which older reports lack and readers tolerate).
+// Throws JsonShapeError when the document is not a cudacheck report, comes from an incompatible
+// schema, or has a field of the wrong type.
+[[nodiscard]] Report report_from_json(const ordered_json& document);
+
+// Reads a report file: read_json_file, then report_from_json. `error` names the file and the
+// JSON pointer of the problem.
+[[nodiscard]] std::optional<Report> read_report_file(const std::string& path, std::string& error);
+// The same from text already in memory (`name` stands for the file in messages).
+[[nodiscard]] std::optional<Report> parse_report(std::string_view text, const std::string& name, std::string& error);
+
+}  // namespace cudacheck

@@ -1,0 +1,77 @@
+#include "report/report_query.hpp"
+
+#include "util/system.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+std::string check_label(const CheckResult& result) {
+    return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
+}
+
+bool is_performance_figure(const Metric& metric) { return metric.unit != "count" && metric.unit != "ratio" && metric.unit != "value"; }
+
+namespace {
+
+constexpr std::string_view resolution_check = "libraries.resolution";
+
+}  // namespace
+
+bool has_check(const Report& report, std::string_view check_id) {
+    return std::any_of(report.checks.begin(), report.checks.end(), [&](const CheckResult& result) { return result.check_id == check_id; });
+}
+
+std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
+    std::vector<ResolvedLibrary> libraries;
+    for (const CheckResult& result : report.checks) {
+        if (result.check_id != resolution_check) continue;
+        for (const Evidence& evidence : result.evidence) {
+            // Library evidence is keyed by soname; the check's other evidence is not.
+            if (evidence.key.find(".so") == std::string::npos) continue;
+            const std::string& value = evidence.value;
+            if (sys::starts_with(value, "also ") || sys::starts_with(value, "not on the loader's path")) continue;
+            ResolvedLibrary library{evidence.key, {}, {}, {}, value};
+            // "<version> <origin> <path>[ -> <real path>] (<rule>)", the version maybe "version unknown".
+            std::string_view rest = value;
+            if (sys::starts_with(rest, "version unknown ")) rest.remove_prefix(16);
+            else {
+                library.version = std::string(rest.substr(0, rest.find(' ')));
+                rest.remove_prefix(std::min(rest.size(), library.version.size() + 1));
+            }
+            library.origin = std::string(rest.substr(0, rest.find(' ')));
+            rest.remove_prefix(std::min(rest.size(), library.origin.size() + 1));
+            if (const std::size_t rule = rest.rfind(" ("); rule != std::string_view::npos) rest = rest.substr(0, rule);
+            if (const std::size_t arrow = rest.find(" -> "); arrow != std::string_view::npos) rest = rest.substr(arrow + 4);
+            library.path = std::string(rest);
+            libraries.push_back(std::move(library));
+        }
+    }
+    return libraries;
+}
+
+std::optional<std::vector<long>> parse_dotted_version(std::string_view text) {
+    text = sys::trim(text);
+    if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
+    std::vector<long> parts;
+    for (const std::string& part : sys::split(text, '.')) {
+        long number = 0;
+        const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), number);
+        if (part.empty() || part.size() > 9 || error != std::errc{} || end != part.data() + part.size() || number < 0) return std::nullopt;
+        parts.push_back(number);
+    }
+    if (parts.empty()) return std::nullopt;
+    return parts;
+}
+
+int compare_with_bound(const std::vector<long>& version, const std::vector<long>& bound) {
+    for (std::size_t i = 0; i < bound.size(); ++i) {
+        const long component = i < version.size() ? version[i] : 0;
+        if (component != bound[i]) return component < bound[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+}  // namespace cudacheck
