@@ -75,7 +75,7 @@ if [ -n "$wheel_cublas" ]; then
     run "a pip wheel's cuBLAS first on LD_LIBRARY_PATH" LD_LIBRARY_PATH="$(dirname "$wheel_cublas")" "$bin" --only libraries,cublas.gemm
 fi
 
-run "a GPU kernel that never returns (test-only fault.gpu_spin), 5 s limit" CUDACHECK_FAULT_CHECKS=1 "$bin" --only cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory --timeout 5
+run "a GPU kernel that never returns (test-only fault.gpu_spin, in the test build), 5 s limit" "$(realpath build-gpu/tests/cudacheck-with-faults)" --only cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory --timeout 5
 
 # A cudacheck built for another architecture only (sm_80 SASS, no PTX): no kernel image on Hopper.
 if cmake -S . -B build-sm80 -G Ninja -DCMAKE_CUDA_ARCHITECTURES=80-real >/dev/null 2>&1 && cmake --build build-sm80 -j16 --target cudacheck >/dev/null 2>&1; then

@@ -1,9 +1,9 @@
-// The built-in checks. Each check file has a factory (registered in builtin_checks.cpp) and a
+// The built-in checks. Each check file registers its factory (engine/registry.hpp) and has a
 // judge function: a pure function from gathered facts to findings, which unit tests drive with
 // fixture facts, so every verdict is tested without the machine state it describes.
 #pragma once
 
-#include "engine/check.hpp"
+#include "engine/registry.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "gpu/library_support.hpp"
 #include "cudacheck/report.hpp"
@@ -26,19 +26,15 @@
 namespace cudacheck {
 
 // host.os
-[[nodiscard]] std::unique_ptr<Check> make_host_os_check();
 void judge_host_os(const HostInfo& host, ResultBuilder& result);
 
 // env.variables
-[[nodiscard]] std::unique_ptr<Check> make_env_variables_check();
 void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, ResultBuilder& result);
 
 // driver.kernel_module
-[[nodiscard]] std::unique_ptr<Check> make_kernel_module_check();
 void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, ResultBuilder& result);
 
 // driver.libcuda
-[[nodiscard]] std::unique_ptr<Check> make_libcuda_check();
 struct LibcudaContext {
     const KernelModuleFacts& kernel_module;
     const HostInfo& host;
@@ -48,19 +44,15 @@ struct LibcudaContext {
 void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result);
 
 // driver.nvml
-[[nodiscard]] std::unique_ptr<Check> make_driver_nvml_check();
 void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result);
 
 // toolkit.nvcc
-[[nodiscard]] std::unique_ptr<Check> make_toolkit_nvcc_check();
 void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result);
 
 // libraries.resolution
-[[nodiscard]] std::unique_ptr<Check> make_libraries_resolution_check();
 void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result);
 
 // cuda.pairing
-[[nodiscard]] std::unique_ptr<Check> make_cuda_pairing_check();
 struct PairingFacts {
     int driver_cuda = 0;               // cuDriverGetVersion, encoded
     std::string driver_version;        // package version, "580.159.04", may be empty
@@ -71,7 +63,6 @@ struct PairingFacts {
 void judge_pairing(const PairingFacts& facts, ResultBuilder& result);
 
 // cuda.devices
-[[nodiscard]] std::unique_ptr<Check> make_cuda_devices_check();
 struct DevicesContext {
     const KernelModuleFacts& kernel_module;
     const VisibleDevicesSpec& visible_devices;
@@ -98,21 +89,9 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative);
 
 // device.health
-[[nodiscard]] std::unique_ptr<Check> make_device_health_check();
 void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<DeviceInfo>& cuda_devices, ResultBuilder& result);
 
-// GPU work, one result per device (--level standard and above)
-[[nodiscard]] std::unique_ptr<Check> make_cuda_kernel_check();
-[[nodiscard]] std::unique_ptr<Check> make_cuda_memory_check();
-[[nodiscard]] std::unique_ptr<Check> make_cublas_gemm_check();
-[[nodiscard]] std::unique_ptr<Check> make_cufft_fft_check();
-[[nodiscard]] std::unique_ptr<Check> make_cudnn_conv_check();
-[[nodiscard]] std::unique_ptr<Check> make_curand_generate_check();
-[[nodiscard]] std::unique_ptr<Check> make_nvrtc_compile_check();
-
 // gpu.stress and gpu.memtest: burn-in of each GPU, --level full only (RunOptions::stress_seconds).
-[[nodiscard]] std::unique_ptr<Check> make_gpu_stress_check();
-[[nodiscard]] std::unique_ptr<Check> make_gpu_memtest_check();
 
 // What gpu.stress measured on one GPU.
 struct StressOutcome {
@@ -188,11 +167,9 @@ struct PeerCopy {
     std::optional<std::uint64_t> wrong_words;  // words that arrived different; nullopt when not compared
     std::optional<NvmlPeerLink> link;       // NVML's view of the link from source to destination
 };
-[[nodiscard]] std::unique_ptr<Check> make_cuda_p2p_check();
 void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result);
 
 // nccl.allreduce
-[[nodiscard]] std::unique_ptr<Check> make_nccl_allreduce_check();
 // Runs the check with NCCL opened from `soname` (tests pass a name that does not exist).
 void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::string_view soname);
 // nccl-tests' bus bandwidth of an all-reduce over `ranks` GPUs: algbw * 2 (n - 1) / n, the rate
@@ -202,10 +179,5 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
 [[nodiscard]] std::string nccl_version_text(int code);
 // "ncclUnhandledCudaError" for 1 (nccl.h ncclResult_t).
 [[nodiscard]] std::string nccl_result_name(int result);
-
-// Test-only checks that crash, hang, eat memory or print garbage (fault_injection.cpp), added to
-// the built-in list when CUDACHECK_FAULT_CHECKS=1.
-[[nodiscard]] bool fault_checks_enabled();
-void add_fault_checks(CheckList& checks);
 
 }  // namespace cudacheck

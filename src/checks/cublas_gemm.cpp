@@ -344,4 +344,6 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
         });
 }
 
+const CheckRegistration cublas_gemm_registration{1300, make_cublas_gemm_check};
+
 }  // namespace cudacheck

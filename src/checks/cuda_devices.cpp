@@ -190,4 +190,6 @@ std::unique_ptr<Check> make_cuda_devices_check() {
         });
 }
 
+const CheckRegistration cuda_devices_registration{900, make_cuda_devices_check};
+
 }  // namespace cudacheck

@@ -106,4 +106,6 @@ std::unique_ptr<Check> make_cuda_kernel_check() {
         });
 }
 
+const CheckRegistration cuda_kernel_registration{1100, make_cuda_kernel_check};
+
 }  // namespace cudacheck

@@ -125,4 +125,6 @@ std::unique_ptr<Check> make_cuda_memory_check() {
         });
 }
 
+const CheckRegistration cuda_memory_registration{1200, make_cuda_memory_check};
+
 }  // namespace cudacheck

@@ -255,4 +255,6 @@ std::unique_ptr<Check> make_cuda_p2p_check() {
         });
 }
 
+const CheckRegistration cuda_p2p_registration{2000, make_cuda_p2p_check};
+
 }  // namespace cudacheck

@@ -97,4 +97,6 @@ std::unique_ptr<Check> make_cuda_pairing_check() {
         });
 }
 
+const CheckRegistration cuda_pairing_registration{800, make_cuda_pairing_check};
+
 }  // namespace cudacheck

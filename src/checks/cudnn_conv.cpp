@@ -534,4 +534,6 @@ std::unique_ptr<Check> make_cudnn_conv_check() {
         [](CheckContext& context, ResultBuilder& result) { run_cudnn_check(context, result); });
 }
 
+const CheckRegistration cudnn_conv_registration{1500, make_cudnn_conv_check};
+
 }  // namespace cudacheck

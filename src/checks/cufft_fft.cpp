@@ -326,4 +326,6 @@ std::unique_ptr<Check> make_cufft_fft_check() {
         });
 }
 
+const CheckRegistration cufft_fft_registration{1400, make_cufft_fft_check};
+
 }  // namespace cudacheck

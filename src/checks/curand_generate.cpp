@@ -265,4 +265,6 @@ std::unique_ptr<Check> make_curand_generate_check() {
         });
 }
 
+const CheckRegistration curand_generate_registration{1600, make_curand_generate_check};
+
 }  // namespace cudacheck

@@ -149,4 +149,6 @@ std::unique_ptr<Check> make_device_health_check() {
         });
 }
 
+const CheckRegistration device_health_registration{1000, make_device_health_check};
+
 }  // namespace cudacheck

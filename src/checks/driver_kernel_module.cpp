@@ -103,4 +103,6 @@ std::unique_ptr<Check> make_kernel_module_check() {
         });
 }
 
+const CheckRegistration kernel_module_registration{300, make_kernel_module_check};
+
 }  // namespace cudacheck

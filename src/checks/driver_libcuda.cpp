@@ -166,4 +166,6 @@ std::unique_ptr<Check> make_libcuda_check() {
         });
 }
 
+const CheckRegistration libcuda_registration{400, make_libcuda_check};
+
 }  // namespace cudacheck

@@ -52,4 +52,6 @@ std::unique_ptr<Check> make_driver_nvml_check() {
         [](CheckContext& context, ResultBuilder& result) { judge_nvml(context.probes.nvml(), context.probes.kernel_module(), context.probes.host(), result); });
 }
 
+const CheckRegistration driver_nvml_registration{500, make_driver_nvml_check};
+
 }  // namespace cudacheck

@@ -137,4 +137,6 @@ std::unique_ptr<Check> make_env_variables_check() {
         [](CheckContext& context, ResultBuilder& result) { judge_environment(context.environment, context.probes.toolkits(), result); });
 }
 
+const CheckRegistration env_variables_registration{200, make_env_variables_check};
+
 }  // namespace cudacheck

@@ -201,4 +201,6 @@ std::unique_ptr<Check> make_gpu_memtest_check() {
         });
 }
 
+const CheckRegistration gpu_memtest_registration{1900, make_gpu_memtest_check};
+
 }  // namespace cudacheck

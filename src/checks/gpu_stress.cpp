@@ -387,4 +387,6 @@ std::unique_ptr<Check> make_gpu_stress_check() {
     });
 }
 
+const CheckRegistration gpu_stress_registration{1800, make_gpu_stress_check};
+
 }  // namespace cudacheck

@@ -33,4 +33,6 @@ std::unique_ptr<Check> make_host_os_check() {
         [](CheckContext& context, ResultBuilder& result) { judge_host_os(context.probes.host(), result); });
 }
 
+const CheckRegistration host_os_registration{100, make_host_os_check};
+
 }  // namespace cudacheck

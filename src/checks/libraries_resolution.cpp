@@ -342,4 +342,6 @@ std::unique_ptr<Check> make_libraries_resolution_check() {
         [](CheckContext& context, ResultBuilder& result) { judge_library_resolution(context.probes.library_locations(), result); });
 }
 
+const CheckRegistration libraries_resolution_registration{700, make_libraries_resolution_check};
+
 }  // namespace cudacheck

@@ -285,4 +285,6 @@ std::unique_ptr<Check> make_nccl_allreduce_check() {
         [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, nccl_soname); });
 }
 
+const CheckRegistration nccl_allreduce_registration{2100, make_nccl_allreduce_check};
+
 }  // namespace cudacheck

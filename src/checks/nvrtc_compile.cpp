@@ -390,4 +390,6 @@ std::unique_ptr<Check> make_nvrtc_compile_check() {
         [](CheckContext& context, ResultBuilder& result) { run_check(context, result); });
 }
 
+const CheckRegistration nvrtc_compile_registration{1700, make_nvrtc_compile_check};
+
 }  // namespace cudacheck

@@ -60,4 +60,6 @@ std::unique_ptr<Check> make_toolkit_nvcc_check() {
         [](CheckContext& context, ResultBuilder& result) { judge_toolkits(context.probes.toolkits(), result); });
 }
 
+const CheckRegistration toolkit_nvcc_registration{600, make_toolkit_nvcc_check};
+
 }  // namespace cudacheck

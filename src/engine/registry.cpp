@@ -108,4 +108,34 @@ Selection select_checks(const Registry& registry, const std::vector<std::string>
     return selection;
 }
 
+namespace {
+
+struct Registered {
+    int position = 0;
+    CheckRegistration::Factory make = nullptr;
+};
+
+// A function-local static: registrations run during static initialisation, in an order across
+// files that C++ leaves open, and this list must exist before the first of them.
+std::vector<Registered>& registrations() {
+    static std::vector<Registered> list;
+    return list;
+}
+
+}  // namespace
+
+CheckRegistration::CheckRegistration(int position, Factory make) { registrations().push_back({position, make}); }
+
+CheckList builtin_checks() {
+    std::vector<Registered> sorted = registrations();
+    std::sort(sorted.begin(), sorted.end(), [](const Registered& a, const Registered& b) { return a.position < b.position; });
+    CheckList checks;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (i > 0 && sorted[i].position == sorted[i - 1].position)
+            throw std::logic_error(fmt::format("two checks are registered at report position {}", sorted[i].position));
+        checks.push_back(sorted[i].make());
+    }
+    return checks;
+}
+
 }  // namespace cudacheck

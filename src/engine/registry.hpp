@@ -3,8 +3,9 @@
 
 #include "engine/check.hpp"
 
-#include <string>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,7 +45,20 @@ public:
 [[nodiscard]] Selection select_checks(const Registry& registry, const std::vector<std::string>& only,
                                       const std::vector<std::string>& skip);
 
-// The checks cudacheck ships, in report order (src/checks/builtin_checks.cpp).
+// Every check registers itself from its own file (src/checks/<area>_<name>.cpp), when the program
+// starts: adding a check adds one file and edits no list (docs/architecture.md).
+//   const CheckRegistration host_os_registration{100, make_host_os_check};
+// `position` is the check's place in the report and in `cudacheck list`, ascending; a check's
+// dependencies must have lower positions (the Registry refuses otherwise). The built-in checks take
+// multiples of 100, so that a new check fits between two without renumbering.
+class CheckRegistration {
+public:
+    using Factory = std::unique_ptr<Check> (*)();
+    CheckRegistration(int position, Factory make);
+};
+
+// A new instance of every registered check, by position. Throws std::logic_error when two
+// registrations share a position (the report order would depend on the link order).
 [[nodiscard]] CheckList builtin_checks();
 
 }  // namespace cudacheck

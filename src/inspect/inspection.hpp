@@ -6,6 +6,7 @@
 #include "cuda/cuda_facts.hpp"
 #include "cudacheck/result.hpp"
 #include "cuda/gpu_code.hpp"
+#include "util/json_read.hpp"
 
 #include <optional>
 #include <string>
@@ -59,5 +60,10 @@ struct InspectReport {
 [[nodiscard]] InspectedFile inspect_and_judge(const std::string& path, const std::vector<InspectTarget>& targets, std::optional<CudaVersion> driver_cuda);
 // 2 when a file could not be read, else 1 when a file cannot run on a target, else 0.
 [[nodiscard]] int inspect_exit_code(const std::vector<InspectedFile>& files);
+
+// The `cudacheck inspect` JSON document (inspection_json.cpp), versioned like the report
+// (report/report_json.hpp).
+inline constexpr std::string_view inspect_json_schema_version = "1.0.0";
+[[nodiscard]] ordered_json to_json(const InspectReport& report);
 
 }  // namespace cudacheck

@@ -5,6 +5,7 @@
 #include "inspect/inspection.hpp"
 #include "report/fleet.hpp"
 #include "report/report_diff.hpp"
+#include "report/report_json.hpp"
 #include "cudacheck/catalog.hpp"
 #include "engine/registry.hpp"
 #include "cudacheck/report.hpp"
@@ -15,18 +16,6 @@
 #include <string_view>
 
 namespace cudacheck {
-
-// Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
-// minor for additions). docs/report.schema.json and tests/golden pin it. 1.3.0 added `redacted`
-// (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
-inline constexpr std::string_view json_schema_version = "1.3.0";
-
-// The `cudacheck inspect` and `cudacheck fleet` documents have their own versions, on the same rules.
-inline constexpr std::string_view inspect_json_schema_version = "1.0.0";
-inline constexpr std::string_view fleet_json_schema_version = "1.0.0";
-
-// The `diff --format json` document (docs/cli.md), versioned like the report.
-inline constexpr std::string_view diff_json_version = "1.0.0";
 
 enum class Format { table, json, markdown, junit, prometheus };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);

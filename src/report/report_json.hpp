@@ -4,7 +4,6 @@
 // reports written earlier, perhaps by another version of cudacheck.
 #pragma once
 
-#include "inspect/inspection.hpp"
 #include "util/json_read.hpp"
 #include "report/fleet.hpp"
 #include "cudacheck/report.hpp"
@@ -17,6 +16,17 @@
 
 namespace cudacheck {
 
+// Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
+// minor for additions). docs/report.schema.json and tests/golden pin it. 1.3.0 added `redacted`
+// (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
+inline constexpr std::string_view json_schema_version = "1.3.0";
+
+// The `cudacheck fleet` document has its own version, on the same rules (inspect's: inspect/inspection.hpp).
+inline constexpr std::string_view fleet_json_schema_version = "1.0.0";
+
+// The `diff --format json` document (docs/cli.md), versioned like the report.
+inline constexpr std::string_view diff_json_version = "1.0.0";
+
 [[nodiscard]] ordered_json to_json(const HostInfo& host);
 [[nodiscard]] ordered_json to_json(const VersionInfo& versions);
 [[nodiscard]] ordered_json to_json(const DeviceInfo& device);
@@ -24,11 +34,18 @@ namespace cudacheck {
 [[nodiscard]] ordered_json to_json(const Summary& summary, double duration_ms);
 // The whole `cudacheck fleet` document.
 [[nodiscard]] ordered_json to_json(const Fleet& fleet);
-// The whole `cudacheck inspect` document.
-[[nodiscard]] ordered_json to_json(const InspectReport& report);
 [[nodiscard]] ordered_json to_json(const Redaction& redaction);
 // The whole document, as `--format json` writes it.
 [[nodiscard]] ordered_json to_json(const Report& report);
+
+// For documents beside the report (inspect's): unknown (empty) text and absent values are null.
+[[nodiscard]] ordered_json text_or_null(const std::string& text);
+template <typename T>
+[[nodiscard]] ordered_json optional_or_null(const std::optional<T>& value) {
+    return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+// "docs/errors.md#cc210" for "CC210".
+[[nodiscard]] std::string docs_anchor_of(std::string_view code);
 
 // The inverse of to_json; throw JsonShapeError on a document of another shape.
 [[nodiscard]] HostInfo host_from_json(const ordered_json& document);

@@ -246,7 +246,7 @@ TEST(GpuSupervisor, spinning_kernel_times_out_and_the_gpu_serves_the_next_checks
     const std::string path = dir.path() + "/report.json";
     const test::BinaryRun run = test::run_cudacheck(
         {"--only", "cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory", "--devices", "0", "--timeout", "5", "-o", path, "-q"},
-        {{"CUDACHECK_FAULT_CHECKS", "1"}});
+        {}, test::Build::with_faults);
     EXPECT_FALSE(run.timed_out);
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 30000.0);

@@ -55,7 +55,12 @@ std::string TempDir::symlink(const std::string& target, const std::string& relat
 
 std::string read_text(const std::string& path) { return sys::read_file(path).value_or(""); }
 
-BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides) {
+namespace {
+const char* binary_path(Build build) { return build == Build::with_faults ? CUDACHECK_WITH_FAULTS_BINARY : CUDACHECK_BINARY; }
+}  // namespace
+
+BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides,
+                        Build build) {
     std::map<std::string, std::string> variables;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string text = *entry;
@@ -68,7 +73,7 @@ BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::ve
     }
     std::vector<std::string> environment;
     for (const auto& [name, value] : variables) environment.push_back(name + "=" + value);
-    std::vector<std::string> argv{CUDACHECK_BINARY};
+    std::vector<std::string> argv{binary_path(build)};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     const auto start = std::chrono::steady_clock::now();
     const sys::CommandResult result = sys::run_command(argv, std::chrono::seconds(60), &environment);
@@ -86,10 +91,10 @@ const nlohmann::json* find_check(const nlohmann::json& report, std::string_view 
     return nullptr;
 }
 
-pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra) {
+pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra, Build build) {
     std::vector<std::string> environment(extra);
     for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
-    std::vector<std::string> argv{CUDACHECK_BINARY};
+    std::vector<std::string> argv{binary_path(build)};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     std::vector<char*> args;
     for (std::string& arg : argv) args.push_back(arg.data());

@@ -36,17 +36,23 @@ struct BinaryRun {
     double wall_ms = 0.0;
 };
 
+// Which binary a test runs: the shipped cudacheck, or the test build that also has the fault
+// checks (fault.segfault, fault.hang, ...: tests/support/fault_checks.cpp).
+enum class Build { shipped, with_faults };
+
 // Runs the built cudacheck with the current environment plus `overrides` (NAME, value); a value of
 // "\x01unset" removes the variable.
 [[nodiscard]] BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
-                                      const std::vector<std::pair<std::string, std::string>>& overrides = {});
+                                      const std::vector<std::pair<std::string, std::string>>& overrides = {},
+                                      Build build = Build::shipped);
 inline constexpr const char* unset_marker = "\x01unset";
 
 // Starts the built cudacheck in the background with the current environment plus `extra`
 // ("NAME=value" entries, taking precedence), its output discarded, as the leader of its own process
 // group (as a shell starts a foreground job: kill(-pid, SIGINT) is a terminal's Ctrl-C); returns
 // its pid (-1 on failure), for tests that signal it.
-[[nodiscard]] pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra = {});
+[[nodiscard]] pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra = {},
+                                    Build build = Build::shipped);
 
 // The first check result with this id in a JSON report, or nullptr.
 [[nodiscard]] const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id);

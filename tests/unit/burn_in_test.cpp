@@ -3,6 +3,7 @@
 // same function the kernels run); --duration's validation; and the binary end to end with the fake
 // driver (skipped below --level full, failing cleanly where the runtime cannot start).
 #include "checks/checks.hpp"
+#include "engine/registry.hpp"
 #include "cli/cli.hpp"
 #include "kernels/memtest.cuh"
 #include "support/test_support.hpp"
@@ -279,8 +280,11 @@ TEST(MemtestJudging, fails_with_the_mismatched_ranges_and_says_when_time_ran_out
 // --- registration, levels and --duration -----------------------------------------------------
 
 TEST(BurnIn, both_checks_run_per_device_at_full_level_only_after_cuda_devices) {
-    for (const auto& check : {make_gpu_stress_check(), make_gpu_memtest_check()}) {
-        SCOPED_TRACE(check->info().id);
+    const Registry registry(builtin_checks());
+    for (const char* id : {"gpu.stress", "gpu.memtest"}) {
+        SCOPED_TRACE(id);
+        const Check* check = registry.find(id);
+        ASSERT_NE(check, nullptr);
         EXPECT_EQ(check->info().min_level, Level::full);
         EXPECT_EQ(check->info().scope, Scope::device);
         EXPECT_EQ(check->info().depends_on, std::vector<std::string>{"cuda.devices"});

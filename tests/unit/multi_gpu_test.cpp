@@ -1,6 +1,7 @@
 // cuda.p2p and nccl.allreduce without a GPU: judging of peer access, copies and bandwidth against
 // NVML's link facts, the link rates, the skips (fewer than two GPUs, no NCCL), and NCCL's numbers.
 #include "checks/checks.hpp"
+#include "engine/registry.hpp"
 #include "probes/probes.hpp"
 
 #include <gtest/gtest.h>
@@ -116,10 +117,11 @@ struct Context {
 
 TEST(MultiGpuChecks, skip_with_the_reason_when_fewer_than_two_gpus_are_selected) {
     Context harness;
+    const Registry registry(builtin_checks());
     for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{3}}) {
         CheckContext context = harness.make(devices);
         ResultBuilder p2p;
-        make_cuda_p2p_check()->run(context, p2p);
+        registry.find("cuda.p2p")->run(context, p2p);
         const CheckResult p2p_result = std::move(p2p).finish("cuda.p2p", std::nullopt);
         EXPECT_EQ(p2p_result.status, Status::skip);
         EXPECT_NE(p2p_result.skip_reason.find("needs 2 or more GPUs"), std::string::npos) << p2p_result.skip_reason;
@@ -163,10 +165,13 @@ TEST(NcclAllreduce, version_codes_and_result_names_read_as_nccl_h_defines_them) 
 }
 
 TEST(NcclAllreduce, runs_at_full_level_only_and_spans_devices) {
-    const auto check = make_nccl_allreduce_check();
+    const Registry registry(builtin_checks());
+    const Check* check = registry.find("nccl.allreduce");
+    ASSERT_NE(check, nullptr);
     EXPECT_EQ(check->info().min_level, Level::full);
     EXPECT_EQ(check->info().scope, Scope::multi_device);
-    EXPECT_EQ(make_cuda_p2p_check()->info().min_level, Level::standard);
+    ASSERT_NE(registry.find("cuda.p2p"), nullptr);
+    EXPECT_EQ(registry.find("cuda.p2p")->info().min_level, Level::standard);
 }
 
 }  // namespace

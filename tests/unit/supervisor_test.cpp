@@ -1,5 +1,5 @@
 // Supervised execution (isolation/supervisor.hpp), end to end through the binary with the test-only
-// fault checks (CUDACHECK_FAULT_CHECKS=1, src/checks/fault_injection.cpp): a check that crashes,
+// fault checks (the test build cudacheck-with-faults, tests/support/fault_checks.cpp): a check that crashes,
 // aborts, hangs, eats memory or prints garbage costs only itself; SIGINT and SIGTERM leave a
 // complete report. No GPU needed (fault.gpu_spin, the GPU one, is in tests/gpu).
 #include "isolation/supervisor.hpp"
@@ -15,12 +15,11 @@
 namespace cudacheck {
 namespace {
 
-using test::run_cudacheck;
+// The build with the fault checks, for every test here.
+test::BinaryRun run_cudacheck(const std::vector<std::string>& arguments) { return test::run_cudacheck(arguments, {}, test::Build::with_faults); }
 using Clock = std::chrono::steady_clock;
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
-const std::pair<std::string, std::string> faults_on{"CUDACHECK_FAULT_CHECKS", "1"};
 
 std::string text_of(const nlohmann::json& check, const char* key) { return check.at(key).is_null() ? "" : check.at(key).get<std::string>(); }
 
@@ -32,8 +31,7 @@ TEST(Supervisor, pins_each_fault_on_its_own_check_and_runs_every_other_check) {
     // one crashed by rerunning the survivors one at a time.
     const test::BinaryRun run =
         run_cudacheck({"--level", "quick", "--only", "host.os,fault.segfault,fault.abort,fault.hang,fault.memory,fault.garbage,toolkit.nvcc",
-                       "--timeout", "2", "--memory-limit", "256", "-o", path, "-q"},
-                      {faults_on});
+                       "--timeout", "2", "--memory-limit", "256", "-o", path, "-q"});
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_EQ(run.output, "") << "nothing the checks print reaches the terminal";
@@ -72,7 +70,7 @@ TEST(Supervisor, keeps_the_facts_a_worker_learnt_before_a_later_check_crashed_it
     // toolkit.nvcc finishes in a worker that fault.segfault then kills; the last worker runs
     // neither, yet the report keeps the nvcc version the first one found.
     const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc,fault.segfault", "-o", path, "-q"}, {faults_on});
+        run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc,fault.segfault", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 1) << run.output;
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
     const auto* nvcc = test::find_check(report, "toolkit.nvcc");
@@ -81,7 +79,7 @@ TEST(Supervisor, keeps_the_facts_a_worker_learnt_before_a_later_check_crashed_it
 }
 
 TEST(Supervisor, keeps_stdout_a_valid_document_when_a_check_prints_garbage) {
-    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--format", "json"}, {faults_on});
+    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--format", "json"});
     EXPECT_EQ(run.exit_status, 0) << run.output;
     const nlohmann::json report = nlohmann::json::parse(run.output);  // stdout and stderr together: only the report
     EXPECT_EQ(report.at("checks").size(), 2u);
@@ -92,7 +90,7 @@ TEST(Supervisor, bounds_the_whole_run_and_skips_what_it_did_not_reach) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
     const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "host.os,fault.hang", "--timeout", "60", "--run-timeout", "1", "-o", path, "-q"}, {faults_on});
+        run_cudacheck({"--level", "quick", "--only", "host.os,fault.hang", "--timeout", "60", "--run-timeout", "1", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 10000.0);
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
@@ -108,7 +106,7 @@ TEST(Supervisor, blames_the_hung_check_not_the_one_waiting_for_it) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
     const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "fault.lock_wait,fault.lock_hold", "--timeout", "1", "-o", path, "-q"}, {faults_on});
+        run_cudacheck({"--level", "quick", "--only", "fault.lock_wait,fault.lock_hold", "--timeout", "1", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 10000.0);
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
@@ -121,14 +119,14 @@ TEST(Supervisor, blames_the_hung_check_not_the_one_waiting_for_it) {
 TEST(Supervisor, runs_in_process_when_isolation_is_off) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--no-isolation", "-o", path, "-q"}, {faults_on});
+    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--no-isolation", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 0) << run.output;
     EXPECT_TRUE(contains(run.output, "printed") || contains(run.output, "event")) << "the check prints straight to this process's output";
     EXPECT_EQ(nlohmann::json::parse(test::read_text(path)).at("checks").size(), 2u);
 }
 
 // Starts cudacheck with the fault checks on, and its output discarded; returns its pid.
-pid_t start_cudacheck(const std::vector<std::string>& arguments) { return test::start_cudacheck(arguments, {"CUDACHECK_FAULT_CHECKS=1"}); }
+pid_t start_cudacheck(const std::vector<std::string>& arguments) { return test::start_cudacheck(arguments, {}, test::Build::with_faults); }
 
 class Interrupt : public ::testing::TestWithParam<int> {};
 

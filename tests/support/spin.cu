@@ -1,4 +1,4 @@
-#include "kernels/spin.cuh"
+#include "support/spin.cuh"
 
 #include <cuda_runtime.h>
 

@@ -1,0 +1,110 @@
+// Test-only checks that misbehave on purpose, so tests can show that the supervisor turns each
+// misbehaviour into one result of a complete report (isolation/supervisor.hpp). They are linked
+// only into the test binary cudacheck-with-faults (tests/CMakeLists.txt), never into cudacheck
+// (docs/checks.md, "Test-only checks").
+#include "engine/registry.hpp"
+#include "gpu/cuda_runtime.hpp"
+#include "util/waiting.hpp"
+#include "support/spin.cuh"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cudacheck {
+
+namespace {
+
+std::unique_ptr<Check> fault_check(std::string id, std::string description, std::function<void(CheckContext&, ResultBuilder&)> body,
+                                   Scope scope = Scope::host, Level level = Level::quick) {
+    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "Test-only fault", std::move(description), scope, level, {}, {}}, std::move(body));
+}
+
+[[noreturn]] void sleep_forever() {
+    while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+// What fault.lock_hold keeps and fault.lock_wait waits for: a GPU held by a hung check, without a GPU.
+std::mutex held_forever;
+
+}  // namespace
+
+// After every built-in check, in this order.
+const CheckRegistration segfault_registration{100100, [] {
+    return fault_check("fault.segfault", "Writes through a null pointer (SIGSEGV)", [](CheckContext&, ResultBuilder&) {
+        volatile int* nowhere = nullptr;
+        *nowhere = 1;
+    });
+}};
+
+const CheckRegistration abort_registration{100200, [] {
+    return fault_check("fault.abort", "Calls std::abort() (SIGABRT)", [](CheckContext&, ResultBuilder&) { std::abort(); });
+}};
+
+const CheckRegistration hang_registration{100300, [] {
+    return fault_check("fault.hang", "Sleeps forever", [](CheckContext&, ResultBuilder&) { sleep_forever(); });
+}};
+
+const CheckRegistration memory_registration{100400, [] {
+    return fault_check("fault.memory", "Allocates and touches host memory, 64 MiB at a time, up to 4 GiB", [](CheckContext&, ResultBuilder& result) {
+        std::vector<std::unique_ptr<char[]>> blocks;
+        constexpr std::size_t block = 64ULL << 20;
+        for (int i = 0; i < 64; ++i) {
+            blocks.push_back(std::make_unique<char[]>(block));
+            std::memset(blocks.back().get(), i + 1, block);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));  // lets the supervisor's memory watch see it grow
+        }
+        result.summary("allocated 4 GiB and nobody stopped it");
+    });
+}};
+
+const CheckRegistration garbage_registration{100500, [] {
+    return fault_check("fault.garbage", "Prints binary garbage and fake protocol lines on stdout and stderr, then passes",
+                 [](CheckContext&, ResultBuilder& result) {
+                     const char garbage[] = "\x01\xff\xfe{\"event\":\"done\"}\n{\"event\":\"finished\",\"result\":{}}\n\x1b[2J";
+                     std::fwrite(garbage, 1, sizeof garbage - 1, stdout);
+                     std::fflush(stdout);
+                     std::fwrite(garbage, 1, sizeof garbage - 1, stderr);
+                     result.summary("printed garbage");
+                 });
+}};
+
+const CheckRegistration lock_hold_registration{100600, [] {
+    return fault_check("fault.lock_hold", "Takes a lock another check needs and hangs holding it (a hung check holding its GPU)",
+                 [](CheckContext&, ResultBuilder&) {
+                     std::unique_lock<std::mutex> lock(held_forever, std::defer_lock);
+                     lock_reporting_wait(lock);
+                     sleep_forever();
+                 });
+}};
+
+const CheckRegistration lock_wait_registration{100700, [] {
+    return fault_check("fault.lock_wait", "Waits for fault.lock_hold's lock (a check queued behind a hung one), then passes",
+                 [](CheckContext&, ResultBuilder& result) {
+                     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // fault.lock_hold takes it first
+                     std::unique_lock<std::mutex> lock(held_forever, std::defer_lock);
+                     lock_reporting_wait(lock);
+                     result.summary("got the lock");
+                 });
+}};
+
+const CheckRegistration gpu_spin_registration{100800, [] {
+    return fault_check(
+        "fault.gpu_spin", "Launches a GPU kernel that never returns, holding the device alone (as a timed section does)",
+        [](CheckContext& context, ResultBuilder& result) {
+            gpu::run_gpu_check(context, result, [&](int device) {
+                std::optional<gpu::DeviceWork> held(device);
+                const gpu::Stream stream;
+                (void)gpu::time_on_stream(stream, held, 0, 1, [&] { gpu::check(static_cast<cudaError_t>(kernels::launch_spin_forever(stream.get())), "spin launch"); });
+                result.summary("the spinning kernel returned");
+            });
+        },
+        Scope::device, Level::standard);
+}};
+
+}  // namespace cudacheck

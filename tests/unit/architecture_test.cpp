@@ -1,0 +1,95 @@
+// The shape of the source tree (docs/architecture.md): each folder of src/ is a layer, and a file
+// includes only its own layer's headers and those of the layers below; the shipped binary carries
+// no test-only check.
+#include "support/test_support.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <gtest/gtest.h>
+#include <map>
+#include <regex>
+#include <string>
+
+namespace cudacheck {
+namespace {
+
+// Lowest first; the same order as docs/architecture.md and src/CMakeLists.txt. `cudacheck` is
+// include/cudacheck, the report model, which sits with src/report. `kernels` (the .cu files) depend
+// on nothing of the project.
+const std::map<std::string, int>& layer_ranks() {
+    static const std::map<std::string, int> ranks{
+        {"util", 0},    {"kernels", 0}, {"cuda", 1},   {"bind", 2},   {"cudacheck", 3}, {"report", 3},     {"probes", 4},
+        {"engine", 5},  {"gpu", 6},     {"checks", 7}, {"inspect", 8}, {"render", 9},   {"isolation", 10}, {"cli", 11},
+    };
+    return ranks;
+}
+
+struct Violation {
+    std::string file;
+    std::string include;
+};
+
+std::vector<Violation> upward_includes(const std::filesystem::path& root, const std::string& folder, int rank) {
+    static const std::regex include_line(R"re(^\s*#\s*include\s+"([a-z_]+)/[^"]+")re");
+    std::vector<Violation> found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root / folder)) {
+        if (!entry.is_regular_file()) continue;
+        std::ifstream in(entry.path());
+        std::string line;
+        while (std::getline(in, line)) {
+            std::smatch match;
+            if (!std::regex_search(line, match, include_line)) continue;
+            const auto target = layer_ranks().find(match[1]);
+            if (target == layer_ranks().end() || target->second > rank)
+                found.push_back({std::filesystem::relative(entry.path(), root).string(), line});
+        }
+    }
+    return found;
+}
+
+TEST(Architecture, no_layer_includes_a_higher_one) {
+    const std::filesystem::path root(CUDACHECK_SOURCE_DIR);
+    std::size_t folders = 0;
+    for (const auto& [layer, rank] : layer_ranks()) {
+        const std::string folder = layer == "cudacheck" ? "include/cudacheck" : layer == "kernels" ? "kernels" : "src/" + layer;
+        ASSERT_TRUE(std::filesystem::is_directory(root / folder)) << folder;
+        ++folders;
+        for (const Violation& violation : upward_includes(root, folder, rank))
+            ADD_FAILURE() << violation.file << " (" << layer << ") includes a higher layer: " << violation.include;
+    }
+    EXPECT_EQ(folders, layer_ranks().size());
+}
+
+TEST(Architecture, every_source_folder_is_a_known_layer) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(CUDACHECK_SOURCE_DIR) / "src"))
+        if (entry.is_directory())
+            EXPECT_TRUE(layer_ranks().count(entry.path().filename().string())) << entry.path() << " is in no layer";
+}
+
+// The whole file (sys::read_file stops at a size meant for text files; a binary is larger).
+bool file_contains(const std::string& path, const std::string& needle) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_GT(bytes.size(), 1u << 20) << path << " was not read";
+    return bytes.find(needle) != std::string::npos;
+}
+
+// The fault checks crash, hang and eat memory on purpose: only the test build has them. Short ids
+// can be compiled into instructions rather than stored as text, so the binary is asked for its
+// list, and searched for the checks' descriptions and the variable that once enabled them.
+TEST(Architecture, shipped_binary_has_no_fault_checks) {
+    const test::BinaryRun shipped = test::run_cudacheck({"list"});
+    ASSERT_EQ(shipped.exit_status, 0) << shipped.output;
+    EXPECT_EQ(shipped.output.find("fault."), std::string::npos) << shipped.output;
+    for (const char* needle : {"Writes through a null pointer", "Launches a GPU kernel that never returns", "CUDACHECK_FAULT_CHECKS"})
+        EXPECT_FALSE(file_contains(CUDACHECK_BINARY, needle)) << CUDACHECK_BINARY << " contains " << needle;
+    // The same questions find them where they are.
+    const test::BinaryRun with_faults = test::run_cudacheck({"list"}, {}, test::Build::with_faults);
+    EXPECT_NE(with_faults.output.find("fault.segfault"), std::string::npos) << with_faults.output;
+    EXPECT_NE(with_faults.output.find("fault.gpu_spin"), std::string::npos) << with_faults.output;
+    EXPECT_TRUE(file_contains(CUDACHECK_WITH_FAULTS_BINARY, "Writes through a null pointer"));
+}
+
+}  // namespace
+}  // namespace cudacheck
