@@ -1,27 +1,12 @@
 #include "cuda/cuda_facts.hpp"
 
-#include "util/system.hpp"
-
 #include <array>
-#include <charconv>
 #include <fmt/format.h>
+#include <utility>
 
 namespace cudacheck {
 
 std::string CudaVersion::to_string() const { return fmt::format("{}.{}", major, minor); }
-
-int compare_dotted_versions(std::string_view a, std::string_view b) {
-    const auto parts_a = sys::split(a, '.');
-    const auto parts_b = sys::split(b, '.');
-    for (std::size_t i = 0; i < std::max(parts_a.size(), parts_b.size()); ++i) {
-        long value_a = 0;
-        long value_b = 0;
-        if (i < parts_a.size()) std::from_chars(parts_a[i].data(), parts_a[i].data() + parts_a[i].size(), value_a);
-        if (i < parts_b.size()) std::from_chars(parts_b[i].data(), parts_b[i].data() + parts_b[i].size(), value_b);
-        if (value_a != value_b) return value_a < value_b ? -1 : 1;
-    }
-    return 0;
-}
 
 namespace {
 
@@ -90,13 +75,6 @@ std::optional<std::string_view> family_minimum_driver(int cuda_major) {
         case 13: return "580";
         default: return std::nullopt;
     }
-}
-
-std::optional<CudaVersion> newest_cuda_for_driver(std::string_view driver_version) {
-    std::optional<CudaVersion> newest;
-    for (const DriverRequirement& requirement : driver_requirements)
-        if (compare_dotted_versions(requirement.minimum_driver, driver_version) <= 0) newest = requirement.cuda;
-    return newest;
 }
 
 std::optional<CudaVersion> minimum_cuda_for_ptx_isa(int isa_major, int isa_minor) {

@@ -18,17 +18,12 @@ struct CudaVersion {
     auto operator<=>(const CudaVersion&) const = default;
 };
 
-// Dotted version comparison ("580.65.06" < "580.159.04"): numeric per component.
-[[nodiscard]] int compare_dotted_versions(std::string_view a, std::string_view b);
-
 // Minimum Linux driver for the full feature set of a toolkit release (CUDA release notes, Table 3).
 // Empty for releases not in the table.
 [[nodiscard]] std::optional<std::string_view> minimum_driver_for(CudaVersion cuda);
 // The lowest driver any release of a CUDA major runs on through minor-version compatibility
 // (docs.nvidia.com/deploy/cuda-compatibility): 11 -> 450.80.02, 12 -> 525.60.13, 13 -> 580.
 [[nodiscard]] std::optional<std::string_view> family_minimum_driver(int cuda_major);
-// The newest CUDA release whose minimum driver is <= the given driver (for "driver X supports CUDA <= Y").
-[[nodiscard]] std::optional<CudaVersion> newest_cuda_for_driver(std::string_view driver_version);
 
 // PTX from CUDA `ptx` needs a driver of at least that CUDA version to be JIT-compiled: minor
 // version compatibility lets a 13.1 program run on a 13.0 driver, but not its PTX (CUDA

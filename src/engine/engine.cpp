@@ -46,20 +46,17 @@ std::string dependency_reason(const std::string& id, const CheckResult& dependen
 // Runs one check, turning anything it throws into an `error` result.
 CheckResult run_one(const Check& check, CheckContext& context) {
     const auto start = std::chrono::steady_clock::now();
-    CheckResult result;
+    // One builder for the whole run: a check that throws keeps the evidence, metrics and findings
+    // it gathered before the throw, which are what explains it.
+    ResultBuilder builder;
     try {
-        ResultBuilder builder;
         check.run(context, builder);
-        result = std::move(builder).finish(check.info().id, context.device);
     } catch (const std::exception& exception) {
-        ResultBuilder builder;
         builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
-        result = std::move(builder).finish(check.info().id, context.device);
     } catch (...) {
-        ResultBuilder builder;
         builder.add(Code::check_raised_exception, fmt::format("{} stopped with an unknown exception", check.info().id));
-        result = std::move(builder).finish(check.info().id, context.device);
     }
+    CheckResult result = std::move(builder).finish(check.info().id, context.device);
     result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

@@ -163,6 +163,27 @@ TEST(Engine, turns_exception_into_error_result_and_keeps_going) {
     EXPECT_EQ(results[2].status, Status::pass);
 }
 
+// What a check found before it threw is what explains the throw: it stays in the result.
+TEST(Engine, keeps_the_evidence_and_findings_gathered_before_an_exception) {
+    Harness harness;
+    CheckList checks;
+    checks.push_back(make_check("a.throws_late", [](CheckContext&, ResultBuilder& result) {
+        result.evidence("libcuda_path", "/usr/lib/libcuda.so.1");
+        result.metric("bandwidth", 12.5, "GB/s");
+        result.add(Code::cuda_launch_blocking, "CUDA_LAUNCH_BLOCKING=1");
+        throw std::runtime_error("boom");
+    }));
+    const auto results = harness.run(std::move(checks));
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::error);
+    EXPECT_EQ(results[0].code, "CC901");
+    EXPECT_EQ(results[0].evidence, (std::vector<Evidence>{{"libcuda_path", "/usr/lib/libcuda.so.1"}}));
+    ASSERT_EQ(results[0].metrics.size(), 1u);
+    EXPECT_EQ(results[0].metrics[0].name, "bandwidth");
+    ASSERT_EQ(results[0].findings.size(), 2u);
+    EXPECT_EQ(results[0].findings[1].code, "CC115");
+}
+
 TEST(Engine, skips_check_above_requested_level) {
     Harness harness;
     harness.options.level = Level::quick;

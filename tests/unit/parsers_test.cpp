@@ -997,18 +997,6 @@ TEST(CudaVersionValue, orders_by_major_then_minor_when_compared) {
     EXPECT_EQ((CudaVersion{12, 4}), CudaVersion::from_encoded(12040));
 }
 
-TEST(DottedVersions, compares_numerically_when_components_differ_in_width) {
-    EXPECT_LT(compare_dotted_versions("580.65.06", "580.159.04"), 0);
-    EXPECT_GT(compare_dotted_versions("580.159.04", "580.65.06"), 0);
-    EXPECT_LT(compare_dotted_versions("535.104.05", "550.54.14"), 0);
-}
-
-TEST(DottedVersions, treats_missing_component_as_zero_when_lengths_differ) {
-    EXPECT_EQ(compare_dotted_versions("570.26", "570.26.0"), 0);
-    EXPECT_EQ(compare_dotted_versions("580.159.04", "580.159.04"), 0);
-    EXPECT_LT(compare_dotted_versions("580", "580.65.06"), 0);
-}
-
 TEST(MinimumDriver, gives_table_value_when_cuda_13_0) {
     const auto driver = minimum_driver_for({13, 0});
     ASSERT_TRUE(driver.has_value());
@@ -1033,33 +1021,6 @@ TEST(FamilyMinimumDriver, gives_compatibility_floor_when_known_major) {
 TEST(FamilyMinimumDriver, is_absent_when_unknown_major) {
     EXPECT_FALSE(family_minimum_driver(10).has_value());
     EXPECT_FALSE(family_minimum_driver(14).has_value());
-}
-
-TEST(NewestCudaForDriver, gives_12_2_when_driver_535_104_05) {
-    const auto cuda = newest_cuda_for_driver("535.104.05");
-    ASSERT_TRUE(cuda.has_value());
-    EXPECT_EQ(*cuda, (CudaVersion{12, 2}));
-}
-
-TEST(NewestCudaForDriver, gives_13_0_when_driver_580_159_04) {
-    const auto cuda = newest_cuda_for_driver("580.159.04");
-    ASSERT_TRUE(cuda.has_value());
-    EXPECT_EQ(*cuda, (CudaVersion{13, 0}));
-}
-
-TEST(NewestCudaForDriver, gives_13_0_when_driver_from_proc_fixture_580) {
-    const auto module = parse_proc_driver_version(fixture("proc/proc-driver-version-open-580.txt"));
-    ASSERT_TRUE(module.has_value());
-    EXPECT_EQ(newest_cuda_for_driver(module->version).value_or(CudaVersion{}).to_string(), "13.0");
-}
-
-TEST(NewestCudaForDriver, gives_12_8_when_driver_exactly_570_26) {
-    EXPECT_EQ(newest_cuda_for_driver("570.26").value_or(CudaVersion{}), (CudaVersion{12, 8}));
-}
-
-TEST(NewestCudaForDriver, is_absent_when_driver_older_than_cuda_11_0) {
-    EXPECT_FALSE(newest_cuda_for_driver("450.0").has_value());
-    EXPECT_FALSE(newest_cuda_for_driver("384.98").has_value());
 }
 
 TEST(ArchitectureName, names_known_compute_capabilities_when_in_table) {
