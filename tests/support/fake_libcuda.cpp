@@ -10,6 +10,8 @@
 //   FAKE_CUDA_COMPUTE_MODE    CU_COMPUTEMODE_* value (default 0)
 //   FAKE_CUDA_SEEN_FILE       a file cuInit writes the CUDA_DEVICE_MAX_CONNECTIONS it saw into
 //                             ("unset" if none), for tests of what cudacheck sets up before cuInit
+// The name, compute capability and compute mode can be set per GPU through FAKE_GPU_STATE
+// (support/fake_env.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,8 +21,9 @@
 
 namespace {
 
+using cudacheck::fake::device_int;
+using cudacheck::fake::device_text;
 using cudacheck::fake::env_int;
-using cudacheck::fake::env_text;
 
 bool valid_device(CUdevice device) { return device >= 0 && device < env_int("FAKE_CUDA_DEVICE_COUNT", 1); }
 
@@ -73,7 +76,7 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 
 CUresult cuDeviceGetName(char* name, int length, CUdevice device) {
     if (!valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
-    std::snprintf(name, static_cast<size_t>(length), "%s", env_text("FAKE_CUDA_DEVICE_NAME", "NVIDIA H200"));
+    std::snprintf(name, static_cast<size_t>(length), "%s", device_text(device, "FAKE_CUDA_DEVICE_NAME", "NVIDIA H200"));
     return CUDA_SUCCESS;
 }
 
@@ -87,7 +90,7 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
     if (!valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
     int major = 9;
     int minor = 0;
-    std::sscanf(env_text("FAKE_CUDA_CC", "9.0"), "%d.%d", &major, &minor);
+    std::sscanf(device_text(device, "FAKE_CUDA_CC", "9.0"), "%d.%d", &major, &minor);
     switch (attribute) {
         case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = major; break;
         case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = minor; break;
@@ -97,7 +100,7 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
         case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *value = 6144; break;
         case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *value = 52428800; break;
         case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: *value = 1; break;
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: *value = env_int("FAKE_CUDA_COMPUTE_MODE", 0); break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: *value = device_int(device, "FAKE_CUDA_COMPUTE_MODE", 0); break;
         case CU_DEVICE_ATTRIBUTE_INTEGRATED: *value = 0; break;
         case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: *value = 0; break;
         default: return CUDA_ERROR_INVALID_VALUE;

@@ -13,6 +13,8 @@
 //   FAKE_NVML_CLOCK_EVENTS  clocks-event reasons bit mask, e.g. 0x48 (default 0x1, idle)
 //   FAKE_NVML_PCIE          "generation,max generation,width,max width" (default 5,5,16,16)
 //   FAKE_NVML_PERSISTENCE   persistence mode, 1 or 0 (default 1)
+// Each of these except the driver-wide ones (init result, device count) can be set per GPU through
+// FAKE_GPU_STATE (support/fake_env.hpp).
 // Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
 #include <cstdio>
 #include <cstdlib>
@@ -22,8 +24,9 @@
 
 namespace {
 
+using cudacheck::fake::device_int;
+using cudacheck::fake::device_text;
 using cudacheck::fake::env_int;
-using cudacheck::fake::env_text;
 
 struct FakeDevice {
     unsigned int index;
@@ -32,9 +35,10 @@ FakeDevice fake_devices[16] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
 
 unsigned int index_of(void* device) { return static_cast<FakeDevice*>(device)->index; }
 
-// Up to `count` unsigned numbers from a comma list in `name`, into `values` (left as they are when unset).
-void read_numbers(const char* name, unsigned long long* values, int count) {
-    const char* text = std::getenv(name);
+// Up to `count` unsigned numbers from a comma list in `name` for GPU `device`, into `values` (left
+// as they are when unset).
+void read_numbers(unsigned int device, const char* name, unsigned long long* values, int count) {
+    const char* text = device_text(static_cast<int>(device), name, nullptr);
     for (int i = 0; text != nullptr && *text != '\0' && i < count; ++i) {
         char* end = nullptr;
         values[i] = std::strtoull(text, &end, 0);
@@ -43,9 +47,9 @@ void read_numbers(const char* name, unsigned long long* values, int count) {
 }
 
 // One reading of FAKE_NVML_PCIE: generation, max generation, width, max width.
-unsigned int pcie_field(int index) {
+unsigned int pcie_field(void* device, int index) {
     unsigned long long values[4] = {5, 5, 16, 16};
-    read_numbers("FAKE_NVML_PCIE", values, 4);
+    read_numbers(index_of(device), "FAKE_NVML_PCIE", values, 4);
     return static_cast<unsigned int>(values[index]);
 }
 
@@ -86,8 +90,8 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
     *device = &fake_devices[index];
     return 0;
 }
-int nvmlDeviceGetName(void*, char* name, unsigned int length) {
-    std::snprintf(name, length, "%s", env_text("FAKE_CUDA_DEVICE_NAME", "NVIDIA H200"));
+int nvmlDeviceGetName(void* device, char* name, unsigned int length) {
+    std::snprintf(name, length, "%s", device_text(index_of(device), "FAKE_CUDA_DEVICE_NAME", "NVIDIA H200"));
     return 0;
 }
 int nvmlDeviceGetUUID(void* device, char* uuid, unsigned int length) {
@@ -100,15 +104,15 @@ int nvmlDeviceGetPciInfo_v3(void* device, nvmlPciInfo_t* pci) {
     std::snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus);
     return 0;
 }
-int nvmlDeviceGetCudaComputeCapability(void*, int* major, int* minor) {
+int nvmlDeviceGetCudaComputeCapability(void* device, int* major, int* minor) {
     *major = 9;
     *minor = 0;
-    std::sscanf(env_text("FAKE_CUDA_CC", "9.0"), "%d.%d", major, minor);
+    std::sscanf(device_text(index_of(device), "FAKE_CUDA_CC", "9.0"), "%d.%d", major, minor);
     return 0;
 }
-int nvmlDeviceGetMemoryInfo(void*, nvmlMemory_t* memory) {
+int nvmlDeviceGetMemoryInfo(void* device, nvmlMemory_t* memory) {
     memory->total = 150754820096ULL;
-    const int free_mib = env_int("FAKE_NVML_FREE_MIB", -1);
+    const int free_mib = device_int(index_of(device), "FAKE_NVML_FREE_MIB", -1);
     memory->free = free_mib < 0 ? memory->total : static_cast<unsigned long long>(free_mib) << 20;
     memory->used = memory->total - memory->free;
     return 0;
@@ -129,17 +133,18 @@ int nvmlDeviceGetEccMode(void*, int* current, int* pending) {
     *current = *pending = 1;
     return 0;
 }
-int nvmlDeviceGetMigMode(void*, unsigned int* current, unsigned int* pending) {
-    if (env_int("FAKE_NVML_MIG", -1) < 0) return 3;  // NVML_ERROR_NOT_SUPPORTED: no MIG on this GPU
-    *current = *pending = static_cast<unsigned int>(env_int("FAKE_NVML_MIG", 0));
+int nvmlDeviceGetMigMode(void* device, unsigned int* current, unsigned int* pending) {
+    const int mig = device_int(index_of(device), "FAKE_NVML_MIG", -1);
+    if (mig < 0) return 3;  // NVML_ERROR_NOT_SUPPORTED: no MIG on this GPU
+    *current = *pending = static_cast<unsigned int>(mig);
     return 0;
 }
-int nvmlDeviceGetComputeMode(void*, int* mode) {
-    *mode = env_int("FAKE_CUDA_COMPUTE_MODE", 0);
+int nvmlDeviceGetComputeMode(void* device, int* mode) {
+    *mode = device_int(index_of(device), "FAKE_CUDA_COMPUTE_MODE", 0);
     return 0;
 }
-int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned int* count, nvmlProcessInfo_t* infos) {
-    const char* text = env_text("FAKE_NVML_PROCESSES", "");
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count, nvmlProcessInfo_t* infos) {
+    const char* text = device_text(index_of(device), "FAKE_NVML_PROCESSES", "");
     if (std::strcmp(text, "unsupported") == 0) return 3;  // NVML_ERROR_NOT_SUPPORTED
     unsigned int found = 0;
     for (const char* entry = text; *entry != '\0';) {
@@ -158,40 +163,40 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void*, unsigned int* count, nvmlProc
     return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 }
 
-int nvmlDeviceGetTotalEccErrors(void*, int error_type, int counter_type, unsigned long long* count) {
+int nvmlDeviceGetTotalEccErrors(void* device, int error_type, int counter_type, unsigned long long* count) {
     unsigned long long values[4] = {0, 0, 0, 0};
-    read_numbers("FAKE_NVML_ECC_ERRORS", values, 4);
+    read_numbers(index_of(device), "FAKE_NVML_ECC_ERRORS", values, 4);
     *count = values[(counter_type == 1 ? 2 : 0) + (error_type == 1 ? 1 : 0)];
     return 0;
 }
-int nvmlDeviceGetRetiredPages(void*, int cause, unsigned int* page_count, unsigned long long*) {
-    if (std::getenv("FAKE_NVML_RETIRED") == nullptr) return 3;  // NVML_ERROR_NOT_SUPPORTED
+int nvmlDeviceGetRetiredPages(void* device, int cause, unsigned int* page_count, unsigned long long*) {
+    if (device_text(index_of(device), "FAKE_NVML_RETIRED", nullptr) == nullptr) return 3;  // NVML_ERROR_NOT_SUPPORTED
     unsigned long long values[3] = {0, 0, 0};
-    read_numbers("FAKE_NVML_RETIRED", values, 3);
+    read_numbers(index_of(device), "FAKE_NVML_RETIRED", values, 3);
     const unsigned int pages = static_cast<unsigned int>(values[cause == 1 ? 1 : 0]);
     const bool fits = *page_count >= pages;
     *page_count = pages;
     return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE when asked with room for fewer
 }
-int nvmlDeviceGetRetiredPagesPendingStatus(void*, int* pending) {
-    if (std::getenv("FAKE_NVML_RETIRED") == nullptr) return 3;
+int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
+    if (device_text(index_of(device), "FAKE_NVML_RETIRED", nullptr) == nullptr) return 3;
     unsigned long long values[3] = {0, 0, 0};
-    read_numbers("FAKE_NVML_RETIRED", values, 3);
+    read_numbers(index_of(device), "FAKE_NVML_RETIRED", values, 3);
     *pending = values[2] != 0 ? 1 : 0;
     return 0;
 }
-int nvmlDeviceGetRemappedRows(void*, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending, unsigned int* failure) {
+int nvmlDeviceGetRemappedRows(void* device, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending, unsigned int* failure) {
     unsigned long long values[4] = {0, 0, 0, 0};
-    read_numbers("FAKE_NVML_REMAPPED", values, 4);
+    read_numbers(index_of(device), "FAKE_NVML_REMAPPED", values, 4);
     *corrected = static_cast<unsigned int>(values[0]);
     *uncorrected = static_cast<unsigned int>(values[1]);
     *pending = static_cast<unsigned int>(values[2]);
     *failure = static_cast<unsigned int>(values[3]);
     return 0;
 }
-int nvmlDeviceGetCurrentClocksEventReasons(void*, unsigned long long* reasons) {
+int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
     unsigned long long value[1] = {0x1};
-    read_numbers("FAKE_NVML_CLOCK_EVENTS", value, 1);
+    read_numbers(index_of(device), "FAKE_NVML_CLOCK_EVENTS", value, 1);
     *reasons = value[0];
     return 0;
 }
@@ -207,12 +212,12 @@ int nvmlDeviceGetEnforcedPowerLimit(void*, unsigned int* milliwatts) {
     *milliwatts = 700000;
     return 0;
 }
-int nvmlDeviceGetCurrPcieLinkGeneration(void*, unsigned int* value) { return *value = pcie_field(0), 0; }
-int nvmlDeviceGetMaxPcieLinkGeneration(void*, unsigned int* value) { return *value = pcie_field(1), 0; }
-int nvmlDeviceGetCurrPcieLinkWidth(void*, unsigned int* value) { return *value = pcie_field(2), 0; }
-int nvmlDeviceGetMaxPcieLinkWidth(void*, unsigned int* value) { return *value = pcie_field(3), 0; }
-int nvmlDeviceGetPersistenceMode(void*, int* mode) {
-    *mode = env_int("FAKE_NVML_PERSISTENCE", 1);
+int nvmlDeviceGetCurrPcieLinkGeneration(void* device, unsigned int* value) { return *value = pcie_field(device, 0), 0; }
+int nvmlDeviceGetMaxPcieLinkGeneration(void* device, unsigned int* value) { return *value = pcie_field(device, 1), 0; }
+int nvmlDeviceGetCurrPcieLinkWidth(void* device, unsigned int* value) { return *value = pcie_field(device, 2), 0; }
+int nvmlDeviceGetMaxPcieLinkWidth(void* device, unsigned int* value) { return *value = pcie_field(device, 3), 0; }
+int nvmlDeviceGetPersistenceMode(void* device, int* mode) {
+    *mode = device_int(index_of(device), "FAKE_NVML_PERSISTENCE", 1);
     return 0;
 }
 

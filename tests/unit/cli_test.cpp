@@ -254,6 +254,22 @@ TEST(EndToEnd, device_health_reads_every_field_through_nvml_at_quick_level) {
     EXPECT_EQ((*test::find_check(sick, "device.health"))["findings"].size(), 10u);
 }
 
+// One GPU healthy, the other not (FAKE_GPU_STATE): the findings name the sick GPU alone.
+TEST(EndToEnd, device_health_blames_only_the_gpu_whose_state_is_bad) {
+    test::TempDir dir;
+    const std::string state = dir.write("gpus.json", R"({"devices": [{}, {"FAKE_NVML_ECC_ERRORS": "0,3,0,3", "FAKE_NVML_CLOCK_EVENTS": "0x8"}]})");
+    const auto report = run_to_json(dir, {"--level", "quick", "--only", "device.health"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}, {"FAKE_GPU_STATE", state}}, 1);
+    const auto& findings = (*test::find_check(report, "device.health"))["findings"];
+    std::set<std::string> codes;
+    for (const auto& finding : findings) {
+        codes.insert(finding["code"].get<std::string>());
+        EXPECT_TRUE(contains(finding["message"].get<std::string>(), "GPU 1")) << finding["message"];
+        EXPECT_FALSE(contains(finding["message"].get<std::string>(), "GPU 0")) << finding["message"];
+    }
+    EXPECT_EQ(codes, (std::set<std::string>{"CC424", "CC425"}));
+}
+
 TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
     test::TempDir dir;
     const auto report = run_to_json(dir, {"--only", "cuda.devices"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
