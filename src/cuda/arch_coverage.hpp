@@ -1,6 +1,6 @@
 // Which GPUs a set of embedded code objects can run on (CUDA C++ Programming Guide, "Binary
-// Compatibility", "PTX Compatibility" and "Feature Set Compiler Targets"; ../shared/cuda-facts.md
-// §3): a cubin sm_XY runs on devices of the same major with minor >= Y; PTX compute_XY is
+// Compatibility", "PTX Compatibility" and "Feature Set Compiler Targets"; the nvcc documentation's
+// "GPU Feature List"): a cubin sm_XY runs on devices of the same major with minor >= Y; PTX compute_XY is
 // JIT-compiled for any device of compute capability >= X.Y. The `a` (architecture-specific)
 // targets run only on exactly X.Y, SASS and PTX alike; the `f` (family-specific) targets run on
 // the same major with minor >= Y, and their PTX is not carried forward to a newer major.

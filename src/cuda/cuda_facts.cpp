@@ -16,7 +16,8 @@ struct DriverRequirement {
 };
 
 // CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver Versions" (Linux x86_64,
-// GA releases), as tabulated in ../shared/cuda-facts.md §2. 13.2 is marked "verify" there.
+// GA releases; the same table is copied in meson's cuda module). 13.2's value has not been checked
+// against its release notes here.
 constexpr std::array driver_requirements{
     DriverRequirement{{11, 0}, "450.36.06"}, DriverRequirement{{11, 1}, "455.23"},
     DriverRequirement{{11, 2}, "460.27.03"}, DriverRequirement{{11, 3}, "465.19.01"},
@@ -38,7 +39,7 @@ struct Architecture {
     int fp32_lanes;  // 0: unknown
 };
 
-// Names: NVIDIA's CUDA GPUs list and nvcc documentation (../shared/cuda-facts.md §3).
+// Names: NVIDIA's CUDA GPUs list (developer.nvidia.com/cuda-gpus) and the nvcc documentation.
 // Lanes: cuda-samples Common/helper_cuda.h, _ConvertSMVer2Cores.
 constexpr std::array architectures{
     Architecture{3, -1, "Kepler", 192},   Architecture{5, -1, "Maxwell", 128},

@@ -1,5 +1,5 @@
 // Facts about CUDA releases, architectures and error codes that cudacheck judges against.
-// Every table cites its source; ../shared/cuda-facts.md collects them.
+// Every table cites its public source (NVIDIA documentation and headers) where it is defined.
 #pragma once
 
 #include <optional>
@@ -31,7 +31,7 @@ struct CudaVersion {
 [[nodiscard]] bool driver_can_jit(CudaVersion ptx, CudaVersion driver);
 
 // The first CUDA release whose driver JIT-compiles PTX of this ISA version (PTX ISA reference,
-// "Release History"; ../shared/cuda-facts.md §2): 7.8 -> 11.8, 8.5 -> 12.5, 8.6 -> 12.7, 9.0 -> 13.0.
+// "Release History"; cuda-python's cuda.bindings.utils): 7.8 -> 11.8, 8.5 -> 12.5, 8.6 -> 12.7, 9.0 -> 13.0.
 // Empty for an ISA outside this table (before 6.0, or newer than cudacheck).
 [[nodiscard]] std::optional<CudaVersion> minimum_cuda_for_ptx_isa(int isa_major, int isa_minor);
 
@@ -44,7 +44,7 @@ struct CudaVersion {
 // The last CUDA major that supports a compute capability, when it is dropped in a newer one.
 [[nodiscard]] std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor);
 
-// Dense datasheet peaks in TFLOP/s (../shared/cuda-facts.md §7: leads, not truths), by the exact
+// Dense peaks in TFLOP/s from NVIDIA's datasheets (leads, not truths: clocks vary), by the exact
 // name the driver reports; empty for other GPUs (variants such as "H200 NVL" or "H100 PCIe" have
 // other clocks and power limits, so a name match must be exact).
 struct DatasheetPeaks {

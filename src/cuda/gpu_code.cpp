@@ -24,7 +24,7 @@ constexpr std::uint16_t em_cuda = 190;
 constexpr std::uint32_t sht_nobits = 8;
 constexpr std::uint16_t shn_xindex = 0xffff;
 
-// Fatbinary (../shared/cuda-facts.md §4). The variant flags are not in the public headers: nvcc
+// Fatbinary (fatbinary_section.h; see gpu_code.hpp for the other sources). The variant flags are not in the public headers: nvcc
 // 13.0 sets 0x100000 on sm_XYa/compute_XYa entries and 0x200000 on sm_XYf/compute_XYf entries,
 // and cuobjdump names the entries accordingly (tests/unit/gpu_code_test.cpp compares).
 constexpr std::uint32_t fatbin_magic = 0xBA55ED50;

@@ -1,8 +1,9 @@
 // GPU code embedded in files, found without running or loading them: the ELF section headers
 // (read here, no libelf), the fatbinary containers in `.nv_fatbin` / `__nv_relfatbin`, and the
 // header of each entry. Payloads are never decompressed: the entry header already carries the
-// architecture, the sizes and, for PTX, the ISA version. Layout: ../shared/cuda-facts.md §4
-// (NVIDIA fatbinary_section.h, LLVM CGCUDANV.cpp, jiegec/fatbinary, ZLUDA), with the variant
+// architecture, the sizes and, for PTX, the ISA version. Layout: NVIDIA's fatbinary_section.h
+// (in the toolkit's include/), LLVM's clang/lib/CodeGen/CGCUDANV.cpp, the open readers
+// jiegec/fatbinary and ZLUDA, with the variant
 // flags and the ISA field confirmed against nvcc 13.0 and `cuobjdump --list-elf --list-ptx`
 // (tests/unit/gpu_code_test.cpp).
 //

@@ -40,7 +40,7 @@ struct Entry {
     std::uint64_t uncompressed_size = 0;
 };
 
-// A fatbinary as nvcc lays it out (../shared/cuda-facts.md §4): 16-byte header, 64-byte entry headers.
+// A fatbinary as nvcc lays it out (fatbinary_section.h): 16-byte header, 64-byte entry headers.
 ByteVector make_fatbin(const std::vector<Entry>& entries) {
     ByteVector bytes;
     std::size_t offset = 16;
