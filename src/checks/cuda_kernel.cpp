@@ -1,6 +1,8 @@
 // cuda.kernel: cudacheck's own kernel (the article's vector add) runs on this GPU and adds
 // correctly, and the code the binary embeds covers the GPU's architecture.
 #include "checks/checks.hpp"
+#include "checks/cuda_kernel.hpp"
+#include "checks/measure_then_judge.hpp"
 #include "cuda/arch_coverage.hpp"
 #include "util/build_info.hpp"
 #include "gpu/cuda_runtime.hpp"
@@ -25,29 +27,31 @@ void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion p
 namespace {
 
 // cudacheck's own PTX comes from the toolkit it was built with.
-void add_own_ptx_too_new(ResultBuilder& result, CudaVersion driver, const cudaDeviceProp& properties) {
-    add_ptx_too_new(result, fmt::format("the only code cudacheck carries for compute capability {}.{}", properties.major, properties.minor),
-                    CudaVersion::from_encoded(CUDART_VERSION), driver,
+void add_own_ptx_too_new(ResultBuilder& result, const KernelOutcome& outcome) {
+    const ComputeCapability& cc = *outcome.compute_capability;
+    add_ptx_too_new(result, fmt::format("the only code cudacheck carries for compute capability {}.{}", cc.major, cc.minor),
+                    CudaVersion::from_encoded(outcome.runtime_cuda), *outcome.driver,
                     fmt::format("rebuild cudacheck with SASS for this GPU: -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode "
                                 "arch=compute_{0}{1},code=sm_{0}{1})",
-                                properties.major, properties.minor));
+                                cc.major, cc.minor));
 }
 
-void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) {
+ImageVerdict expected_image(const KernelOutcome& outcome) {
+    return kernel_image_for(parse_cmake_architectures(outcome.embedded_architectures), outcome.compute_capability->major,
+                            outcome.compute_capability->minor);
+}
+
+void measure_kernel(CheckContext& context, int device, KernelOutcome& outcome) {
     cudaDeviceProp properties{};
     gpu::check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
-    const EmbeddedTargets targets = parse_cmake_architectures(build_info::cuda_architectures);
-    const ImageVerdict verdict = kernel_image_for(targets, properties.major, properties.minor);
-    result.evidence("embedded_architectures", std::string(build_info::cuda_architectures));
-    result.evidence("expected_image", verdict.describe());
+    outcome.compute_capability = ComputeCapability{properties.major, properties.minor};
+    outcome.embedded_architectures = std::string(build_info::cuda_architectures);
+    outcome.runtime_cuda = CUDART_VERSION;
     int driver_encoded = 0;
     gpu::check(cudaDriverGetVersion(&driver_encoded), "cudaDriverGetVersion");
-    const CudaVersion driver = CudaVersion::from_encoded(driver_encoded);
+    outcome.driver = CudaVersion::from_encoded(driver_encoded);
     // Known before launching: the launch would fail with cudaErrorUnsupportedPtxVersion.
-    if (verdict.kind == ImageKind::ptx_jit && !driver_can_jit(CudaVersion::from_encoded(CUDART_VERSION), driver)) {
-        add_own_ptx_too_new(result, driver, properties);
-        return;
-    }
+    if (own_ptx_unusable(outcome)) return;
 
     // Large enough for thousands of blocks on every SM, not a multiple of the block size.
     const std::size_t n = context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 20) + 3;
@@ -62,23 +66,61 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
     int ptx_version = 0;
     const kernels::KernelOutcome image = kernels::vector_add_image(&binary_version, &ptx_version);
     if (!image.ok()) {
-        if (image.cuda_error == cudaErrorNoKernelImageForDevice)
-            result.add(Code::no_kernel_image,
-                       fmt::format("cudacheck embeds {} but the GPU is compute capability {}.{}: no kernel image", build_info::cuda_architectures,
-                                   properties.major, properties.minor),
-                       fmt::format("Rebuild cudacheck with -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode arch=compute_{0}{1},code=sm_{0}{1}).",
-                                   properties.major, properties.minor));
-        else if (image.cuda_error == cudaErrorUnsupportedPtxVersion)
-            add_own_ptx_too_new(result, driver, properties);
+        if (image.cuda_error == cudaErrorNoKernelImageForDevice || image.cuda_error == cudaErrorUnsupportedPtxVersion)
+            outcome.image_error = image.cuda_error;
         else
             gpu::check(static_cast<cudaError_t>(image.cuda_error), image.failed_step);
         return;
     }
-    result.evidence("loaded_image", binary_version > 0 ? fmt::format("sm_{} SASS (PTX {})", binary_version, ptx_version)
-                                                       : fmt::format("PTX compute_{} JIT-compiled", ptx_version));
+    outcome.binary_version = binary_version;
+    outcome.ptx_version = ptx_version;
 
     const kernels::KernelOutcome added = kernels::vector_add(device, a.data(), b.data(), sum.data(), n);
     if (!added.ok()) gpu::check(static_cast<cudaError_t>(added.cuda_error), added.failed_step);
+    outcome.a = std::move(a);
+    outcome.b = std::move(b);
+    outcome.sum = std::move(sum);
+}
+
+}  // namespace
+
+bool own_ptx_unusable(const KernelOutcome& outcome) {
+    return outcome.compute_capability && outcome.driver && expected_image(outcome).kind == ImageKind::ptx_jit &&
+           !driver_can_jit(CudaVersion::from_encoded(outcome.runtime_cuda), *outcome.driver);
+}
+
+void judge_kernel(const KernelOutcome& outcome, ResultBuilder& result) {
+    if (!outcome.compute_capability) return;
+    const ComputeCapability& cc = *outcome.compute_capability;
+    const ImageVerdict verdict = expected_image(outcome);
+    result.evidence("embedded_architectures", outcome.embedded_architectures);
+    result.evidence("expected_image", verdict.describe());
+    if (!outcome.driver) return;
+    if (own_ptx_unusable(outcome)) {
+        add_own_ptx_too_new(result, outcome);
+        return;
+    }
+    if (outcome.image_error == cudaErrorNoKernelImageForDevice) {
+        result.add(Code::no_kernel_image,
+                   fmt::format("cudacheck embeds {} but the GPU is compute capability {}.{}: no kernel image", outcome.embedded_architectures,
+                               cc.major, cc.minor),
+                   fmt::format("Rebuild cudacheck with -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode arch=compute_{0}{1},code=sm_{0}{1}).",
+                               cc.major, cc.minor));
+        return;
+    }
+    if (outcome.image_error == cudaErrorUnsupportedPtxVersion) {
+        add_own_ptx_too_new(result, outcome);
+        return;
+    }
+    if (!outcome.binary_version) return;
+    result.evidence("loaded_image", *outcome.binary_version > 0 ? fmt::format("sm_{} SASS (PTX {})", *outcome.binary_version, outcome.ptx_version)
+                                                                : fmt::format("PTX compute_{} JIT-compiled", outcome.ptx_version));
+    if (outcome.sum.empty()) return;
+
+    const std::size_t n = outcome.sum.size();
+    const std::vector<float>& a = outcome.a;
+    const std::vector<float>& b = outcome.b;
+    const std::vector<float>& sum = outcome.sum;
     // One IEEE single-precision addition per element on each side: results must be bit-identical.
     std::size_t wrong = 0;
     std::size_t first_wrong = n;
@@ -95,14 +137,15 @@ void run_kernel_check(CheckContext& context, ResultBuilder& result, int device) 
     result.summary(fmt::format("vector add of {} floats exact; {}", n, verdict.kind == ImageKind::none ? "image loaded" : verdict.describe()));
 }
 
-}  // namespace
-
 std::unique_ptr<Check> make_cuda_kernel_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cuda.kernel", "Own kernel", "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
                   Scope::device, Level::standard, {"cuda.devices"}, {}},
         [](CheckContext& context, ResultBuilder& result) {
-            gpu::run_gpu_check(context, result, [&](int device) { run_kernel_check(context, result, device); });
+            gpu::run_gpu_check(context, result, [&](int device) {
+                measure_then_judge<KernelOutcome>([&](KernelOutcome& outcome) { measure_kernel(context, device, outcome); },
+                                                  [&](const KernelOutcome& outcome) { judge_kernel(outcome, result); });
+            });
         });
 }
 

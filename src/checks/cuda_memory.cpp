@@ -1,6 +1,8 @@
 // cuda.memory: allocation and copies in every direction, each verified, with bandwidth measured
 // by CUDA events (median after warm-up) and compared with the theoretical figure.
 #include "checks/checks.hpp"
+#include "checks/cuda_memory.hpp"
+#include "checks/measure_then_judge.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/compare.cuh"
@@ -30,8 +32,10 @@ MemorySizes sizes_for(Level level) {
 
 double gigabytes_per_second(std::size_t bytes, double milliseconds) { return static_cast<double>(bytes) / (milliseconds * 1e-3) / 1e9; }
 
-void run_memory_check(CheckContext& context, ResultBuilder& result, int device) {
+void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
     const MemorySizes sizes = sizes_for(context.options.level);
+    outcome.host_bytes = sizes.host_bytes;
+    outcome.runs = sizes.runs;
     // Host <-> device: pinned buffers, random content (xorshift: cheap, and no pattern a faulty
     // path could reproduce by accident), round trip compared byte for byte.
     gpu::PinnedArray<std::uint32_t> host_source(sizes.host_bytes / 4);
@@ -49,36 +53,36 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
     size_t free_bytes = 0;
     size_t total_bytes = 0;
     gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    result.evidence("memory", fmt::format("{} free of {}", format_bytes(free_bytes), format_bytes(total_bytes)));
+    outcome.free_bytes = free_bytes;
+    outcome.total_bytes = total_bytes;
     gpu::Stream stream;
     gpu::DeviceArray<std::uint32_t> device_staging(host_source.size());
-    const auto h2d = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
+    outcome.host_to_device_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
         gpu::check(cudaMemcpyAsync(device_staging.data(), host_source.data(), host_source.bytes(), cudaMemcpyHostToDevice, stream.get()),
                    "cudaMemcpyAsync(host to device)");
     });
-    const auto d2h = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
+    outcome.device_to_host_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
         gpu::check(cudaMemcpyAsync(host_back.data(), device_staging.data(), host_back.bytes(), cudaMemcpyDeviceToHost, stream.get()),
                    "cudaMemcpyAsync(device to host)");
     });
     stream.synchronize();
     gpu_work.reset();
-    if (std::memcmp(host_source.data(), host_back.data(), host_source.bytes()) != 0) {
-        result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data", format_bytes(host_source.bytes())));
-        return;
-    }
+    outcome.round_trip_intact = std::memcmp(host_source.data(), host_back.data(), host_source.bytes()) == 0;
+    if (!*outcome.round_trip_intact) return;
 
     // Device -> device: random content made on the GPU, copy compared on the GPU.
     // Every GPU check of this device runs at once: take at most an eighth of the free memory, so a
     // small GPU is tested with smaller copies rather than failing for want of memory.
     const std::size_t device_bytes = std::min(sizes.device_bytes, (free_bytes / 8) & ~((std::size_t{1} << 20) - 1));
     const std::size_t words = device_bytes / 4;
+    outcome.device_bytes = device_bytes;
     gpu_work.emplace(device);
     gpu::DeviceArray<std::uint32_t> source(words);
     gpu::DeviceArray<std::uint32_t> destination(words);
     gpu::DeviceArray<unsigned long long> mismatches(1);
     gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(source.data(), kernels::Element::f32, words, 7, stream.get())), "fill kernel");
     gpu::check(cudaMemsetAsync(destination.data(), 0xFF, destination.bytes(), stream.get()), "cudaMemsetAsync");
-    const auto d2d = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
+    outcome.device_to_device_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
         gpu::check(cudaMemcpyAsync(destination.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice, stream.get()),
                    "cudaMemcpyAsync(device to device)");
     });
@@ -87,41 +91,56 @@ void run_memory_check(CheckContext& context, ResultBuilder& result, int device) 
     unsigned long long wrong = 0;
     gpu::check(cudaMemcpyAsync(&wrong, mismatches.data(), sizeof wrong, cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
     stream.synchronize();
-    if (wrong > 0) {
-        result.add(Code::wrong_result, fmt::format("device-to-device copy of {}: {} of {} words differ", format_bytes(source.bytes()), wrong, words));
+    outcome.device_wrong_words = wrong;
+    for (const DeviceInfo& info : context.probes.initialised_driver().devices)
+        if (info.ordinal == device && info.theoretical_bandwidth_gbps) outcome.theoretical_bandwidth_gbps = *info.theoretical_bandwidth_gbps;
+}
+
+}  // namespace
+
+void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
+    if (!outcome.free_bytes) return;
+    result.evidence("memory", fmt::format("{} free of {}", format_bytes(*outcome.free_bytes), format_bytes(outcome.total_bytes)));
+    if (!outcome.round_trip_intact) return;
+    if (!*outcome.round_trip_intact) {
+        result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data", format_bytes(outcome.host_bytes)));
+        return;
+    }
+    if (!outcome.device_wrong_words) return;
+    if (*outcome.device_wrong_words > 0) {
+        result.add(Code::wrong_result, fmt::format("device-to-device copy of {}: {} of {} words differ", format_bytes(outcome.device_bytes),
+                                                   *outcome.device_wrong_words, outcome.device_bytes / 4));
         return;
     }
 
-    const double h2d_rate = gigabytes_per_second(host_source.bytes(), gpu::median(h2d));
-    const double d2h_rate = gigabytes_per_second(host_back.bytes(), gpu::median(d2h));
+    const double h2d_rate = gigabytes_per_second(outcome.host_bytes, gpu::median(outcome.host_to_device_ms));
+    const double d2h_rate = gigabytes_per_second(outcome.host_bytes, gpu::median(outcome.device_to_host_ms));
     // Counting bytes read plus bytes written, as bandwidth figures for copies usually do.
-    const double d2d_rate = gigabytes_per_second(2 * source.bytes(), gpu::median(d2d));
+    const double d2d_rate = gigabytes_per_second(2 * outcome.device_bytes, gpu::median(outcome.device_to_device_ms));
     result.metric("device_to_device_bandwidth", d2d_rate, "GB/s");
     result.metric("host_to_device_bandwidth", h2d_rate, "GB/s");
     result.metric("device_to_host_bandwidth", d2h_rate, "GB/s");
     std::string fraction;
-    const DriverFacts& driver = context.probes.initialised_driver();
-    for (const DeviceInfo& info : driver.devices)
-        if (info.ordinal == device && info.theoretical_bandwidth_gbps) {
-            result.metric("device_to_device_fraction_of_theoretical", 100.0 * d2d_rate / *info.theoretical_bandwidth_gbps, "%");
-            fraction = fmt::format(" ({:.0f}% of {:.0f} GB/s theoretical)", 100.0 * d2d_rate / *info.theoretical_bandwidth_gbps,
-                                   *info.theoretical_bandwidth_gbps);
-        }
+    if (const auto theoretical = outcome.theoretical_bandwidth_gbps) {
+        result.metric("device_to_device_fraction_of_theoretical", 100.0 * d2d_rate / *theoretical, "%");
+        fraction = fmt::format(" ({:.0f}% of {:.0f} GB/s theoretical)", 100.0 * d2d_rate / *theoretical, *theoretical);
+    }
     result.evidence("method", fmt::format("CUDA events, median of {} runs after 1 warm-up; {} pinned host buffers, {} device copy "
                                           "(read + write counted)",
-                                          sizes.runs, format_bytes(sizes.host_bytes), format_bytes(device_bytes)));
+                                          outcome.runs, format_bytes(outcome.host_bytes), format_bytes(outcome.device_bytes)));
     result.summary(fmt::format("copies verified; device {:.0f} GB/s{}, host->device {:.1f} GB/s, device->host {:.1f} GB/s", d2d_rate, fraction,
                                h2d_rate, d2h_rate));
 }
-
-}  // namespace
 
 std::unique_ptr<Check> make_cuda_memory_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cuda.memory", "GPU memory", "Pinned host<->device and device<->device copies, verified; bandwidth vs theoretical",
                   Scope::device, Level::standard, {"cuda.devices"}, {}},
         [](CheckContext& context, ResultBuilder& result) {
-            gpu::run_gpu_check(context, result, [&](int device) { run_memory_check(context, result, device); });
+            gpu::run_gpu_check(context, result, [&](int device) {
+                measure_then_judge<MemoryOutcome>([&](MemoryOutcome& outcome) { measure_memory(context, device, outcome); },
+                                                  [&](const MemoryOutcome& outcome) { judge_memory(outcome, result); });
+            });
         });
 }
 

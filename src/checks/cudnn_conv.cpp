@@ -8,7 +8,9 @@
 //  3. Which file each cuDNN 9 sub-library came from (the loader's record), judged against the
 //     directory and version of libcudnn.so.9 itself: missing (CC508) or mixed installs (CC509).
 #include "checks/checks.hpp"
+#include "checks/cudnn_conv.hpp"
 #include "checks/cudnn_nvrtc_support.hpp"
+#include "checks/reference/convolution.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
@@ -28,39 +30,6 @@ namespace cudacheck {
 
 namespace cudnn_nvrtc {
 
-std::size_t ConvShape::input_count() const { return static_cast<std::size_t>(n) * c * h * w; }
-std::size_t ConvShape::filter_count() const { return static_cast<std::size_t>(k) * c * r * s; }
-std::size_t ConvShape::output_count() const { return static_cast<std::size_t>(n) * k * out_h() * out_w(); }
-double ConvShape::multiply_adds() const { return static_cast<double>(output_count()) * c * r * s; }
-
-std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input, std::span<const float> filter) {
-    const int p_size = shape.out_h();
-    const int q_size = shape.out_w();
-    std::vector<double> output(shape.output_count(), 0.0);
-    if (input.size() < shape.input_count() || filter.size() < shape.filter_count()) return output;
-    std::size_t out = 0;
-    for (int n = 0; n < shape.n; ++n)
-        for (int k = 0; k < shape.k; ++k)
-            for (int p = 0; p < p_size; ++p)
-                for (int q = 0; q < q_size; ++q) {
-                    double sum = 0.0;
-                    for (int c = 0; c < shape.c; ++c)
-                        for (int r = 0; r < shape.r; ++r) {
-                            const int y = p * shape.stride - shape.pad + r;
-                            if (y < 0 || y >= shape.h) continue;
-                            for (int s = 0; s < shape.s; ++s) {
-                                const int x = q * shape.stride - shape.pad + s;
-                                if (x < 0 || x >= shape.w) continue;
-                                const std::size_t in_index = ((static_cast<std::size_t>(n) * shape.c + c) * shape.h + y) * shape.w + x;
-                                const std::size_t f_index = ((static_cast<std::size_t>(k) * shape.c + c) * shape.r + r) * shape.s + s;
-                                sum += static_cast<double>(input[in_index]) * static_cast<double>(filter[f_index]);
-                            }
-                        }
-                    output[out++] = sum;
-                }
-    return output;
-}
-
 std::string LibraryVersion::text() const { return fmt::format("{}.{}.{}", major, minor, patch); }
 
 LibraryVersion decode_cudnn_version(std::size_t encoded) {
@@ -77,6 +46,8 @@ std::span<const std::string_view> cudnn9_sublibraries() {
         "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9"};
     return names;
 }
+
+}  // namespace cudnn_nvrtc
 
 namespace {
 
@@ -153,6 +124,8 @@ SubLibraryVerdict judge_sublibraries(const std::string& main_path, const std::st
     return verdict;
 }
 
+namespace cudnn_nvrtc {
+
 Code code_for_cudnn_status(int status) {
     switch (status) {
         case CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED:            // 1008, cuDNN 9.2+
@@ -164,6 +137,8 @@ Code code_for_cudnn_status(int status) {
             return Code::library_call_failed;
     }
 }
+
+}  // namespace cudnn_nvrtc
 
 double convolution_tolerance(int algorithm) {
     // Direct and GEMM-based algorithms: each output is one dot product of C*R*S float32 products
@@ -185,11 +160,11 @@ double convolution_tolerance(int algorithm) {
     }
 }
 
-}  // namespace cudnn_nvrtc
-
 namespace {
 
 using namespace cudnn_nvrtc;
+using reference::ConvShape;
+using reference::reference_convolution;
 
 struct CudnnApi {
     decltype(&::cudnnGetVersion) get_version = nullptr;

@@ -2,7 +2,9 @@
 // transforms, C2C and R2C, for a power-of-two length and one that is not; every result is verified
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
 #include "checks/checks.hpp"
+#include "checks/cufft_fft.hpp"
 #include "checks/fft_rand_support.hpp"
+#include "checks/reference/fft.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
@@ -21,7 +23,7 @@ namespace cudacheck {
 
 namespace {
 
-using fft_rand::Complex;
+using reference::Complex;
 
 struct CufftApi {
     decltype(&::cufftGetVersion) get_version = nullptr;
@@ -73,7 +75,7 @@ private:
     bool created_ = false;
 };
 
-constexpr double tolerance = fft_rand::fft_tolerance;  // 1e-5, justified in fft_rand_support.hpp
+constexpr double tolerance = fft_tolerance;  // 1e-5, justified in cufft_fft.hpp
 
 constexpr int lengths[] = {4096, 1000};  // a power of two, and 2^3 * 5^3 (a mixed-radix plan)
 
@@ -195,7 +197,7 @@ LengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int n, 
 
     LengthOutcome outcome;
     outcome.forward_ms = gpu::median(times);
-    const fft_rand::ReferenceFft reference(static_cast<std::size_t>(n), -1);
+    const reference::ReferenceFft reference(static_cast<std::size_t>(n), -1);
     const auto length = static_cast<std::size_t>(n);
     VerdictBuilder forward(fmt::format("c2c_forward_n{}", n), fmt::format("C2C forward n={}", n));
     VerdictBuilder real(fmt::format("r2c_n{}", n), fmt::format("R2C n={}", n));

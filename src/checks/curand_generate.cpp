@@ -2,7 +2,9 @@
 // with a Philox generator; the samples must meet their distributions' moments and a chi-square
 // test, lie in the documented range, repeat bit for bit with the same seed and differ with another.
 #include "checks/checks.hpp"
+#include "checks/curand_generate.hpp"
 #include "checks/fft_rand_support.hpp"
+#include "checks/reference/random_statistics.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/compare.cuh"
@@ -118,7 +120,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     // are on the host.
     struct Statistics {
         std::size_t bad = 0;  // uniform: outside (0, 1]; normal: not finite
-        fft_rand::SampleMoments moments;
+        reference::SampleMoments moments;
         double chi = 0.0;
     };
     std::future<Statistics> uniform_statistics;
@@ -126,13 +128,13 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     const auto start_statistics = [&] {
         uniform_statistics = std::async(std::launch::async, [&] {
             const std::span<const float> samples(host_uniform.data(), n);
-            return Statistics{fft_rand::count_outside_unit_interval(samples), fft_rand::sample_moments(samples),
-                              fft_rand::chi_square(fft_rand::uniform_bin_counts(samples, chi_square_bins))};
+            return Statistics{reference::count_outside_unit_interval(samples), reference::sample_moments(samples),
+                              reference::chi_square(reference::uniform_bin_counts(samples, chi_square_bins))};
         });
         normal_statistics = std::async(std::launch::async, [&] {
             const std::span<const float> samples(host_normal.data(), n);
-            return Statistics{fft_rand::count_non_finite(samples), fft_rand::sample_moments(samples),
-                              fft_rand::chi_square(fft_rand::normal_bin_counts(samples, chi_square_bins))};
+            return Statistics{reference::count_non_finite(samples), reference::sample_moments(samples),
+                              reference::chi_square(reference::normal_bin_counts(samples, chi_square_bins))};
         });
     };
     try {
@@ -173,9 +175,9 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         return;
     }
 
-    std::vector<fft_rand::StatTest> failed;
+    std::vector<reference::StatTest> failed;
     std::vector<std::string> other_failures;
-    auto judge = [&](const fft_rand::StatTest& test) {
+    auto judge = [&](const reference::StatTest& test) {
         result.evidence(test.key(), test.bounds_text());
         if (!test.passed()) failed.push_back(test);
     };
@@ -186,17 +188,17 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     // Uniform floats: documented range (0, 1], first two moments, and the histogram.
     if (uniform_stats.bad > 0)
         other_failures.push_back(fmt::format("{} of {} uniform floats outside (0, 1] (cuRAND documents 0 excluded, 1 included)", uniform_stats.bad, n));
-    const fft_rand::SampleMoments& uniform_moments = uniform_stats.moments;
-    for (const auto& test : fft_rand::uniform_moment_tests(uniform_moments)) judge(test);
+    const reference::SampleMoments& uniform_moments = uniform_stats.moments;
+    for (const auto& test : reference::uniform_moment_tests(uniform_moments)) judge(test);
     const double uniform_chi = uniform_stats.chi;
-    judge(fft_rand::chi_square_test(fmt::format("uniform chi-square ({} bins)", chi_square_bins), uniform_chi, chi_square_bins - 1));
+    judge(reference::chi_square_test(fmt::format("uniform chi-square ({} bins)", chi_square_bins), uniform_chi, chi_square_bins - 1));
 
     // Normal floats (mean 0, standard deviation 1): finite, moments, histogram over equiprobable bins.
     if (normal_stats.bad > 0) other_failures.push_back(fmt::format("{} of {} normal floats are NaN or infinite", normal_stats.bad, n));
-    const fft_rand::SampleMoments& normal_moments = normal_stats.moments;
-    for (const auto& test : fft_rand::normal_moment_tests(normal_moments)) judge(test);
+    const reference::SampleMoments& normal_moments = normal_stats.moments;
+    for (const auto& test : reference::normal_moment_tests(normal_moments)) judge(test);
     const double normal_chi = normal_stats.chi;
-    judge(fft_rand::chi_square_test(fmt::format("normal chi-square ({} equiprobable bins)", chi_square_bins), normal_chi, chi_square_bins - 1));
+    judge(reference::chi_square_test(fmt::format("normal chi-square ({} equiprobable bins)", chi_square_bins), normal_chi, chi_square_bins - 1));
 
     // Seeds.
     result.evidence("same_seed", fmt::format("{} of {} words differ between two generators seeded {:#x}", differ_same_seed, n, seed));
@@ -204,9 +206,9 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         other_failures.push_back(fmt::format("two generators with the same seed gave different output: {} of {} words differ", differ_same_seed, n));
     const unsigned long long equal_other_seed = n - differ_other_seed;
     result.evidence("other_seed", fmt::format("{} of {} words equal between seeds {:#x} and {:#x}", equal_other_seed, n, seed, other_seed));
-    if (static_cast<double>(equal_other_seed) > fft_rand::max_equal_fraction_between_seeds * static_cast<double>(n))
+    if (static_cast<double>(equal_other_seed) > max_equal_fraction_between_seeds * static_cast<double>(n))
         other_failures.push_back(fmt::format("seeds {:#x} and {:#x} gave nearly the same output: {} of {} words equal (at most {:.0f} expected)", seed,
-                                             other_seed, equal_other_seed, n, fft_rand::max_equal_fraction_between_seeds * static_cast<double>(n)));
+                                             other_seed, equal_other_seed, n, max_equal_fraction_between_seeds * static_cast<double>(n)));
 
     const double uniform_rate = gigasamples_per_second(n, gpu::median(uniform_times));
     const double normal_rate = gigasamples_per_second(n, gpu::median(normal_times));
@@ -223,7 +225,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     result.evidence("method", fmt::format("CURAND_RNG_PSEUDO_PHILOX4_32_10, seed {:#x}, {} floats per distribution; moments and chi-square "
                                           "in float64 on the host, each within {} standard errors; rates by CUDA events, median of {} "
                                           "runs after 1 warm-up",
-                                          seed, sizes.count_text, fft_rand::standard_errors_allowed, sizes.timed_runs));
+                                          seed, sizes.count_text, reference::standard_errors_allowed, sizes.timed_runs));
 
     for (const std::string& failure : other_failures) result.add(Code::wrong_result, failure, std::string(statistics_remediation));
     for (const auto& test : failed) result.add(Code::wrong_result, fmt::format("cuRAND {} out of bounds: {}", test.name, test.describe()),
@@ -231,7 +233,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     if (!failed.empty() || !other_failures.empty()) return;
     result.summary(fmt::format("Philox, {} uniform and normal floats: moments within {:.0f} standard errors, chi-square({}) {:.1f} and "
                                "{:.1f}; same seed identical, other seed differs; uniform {:.1f}, normal {:.1f} Gsamples/s",
-                               sizes.count_text, fft_rand::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi,
+                               sizes.count_text, reference::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi,
                                uniform_rate, normal_rate));
 }
 

@@ -3,7 +3,7 @@
 // the driver JIT-compiles), the driver API loads it from memory and launches it, and every
 // element of the result is compared with the host's, bit for bit.
 #include "checks/checks.hpp"
-#include "checks/cudnn_nvrtc_support.hpp"
+#include "checks/nvrtc_compile.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
@@ -21,8 +21,6 @@
 #include <nvrtc.h>  // types only: NVRTC is opened at run time
 
 namespace cudacheck {
-
-namespace cudnn_nvrtc {
 
 NvrtcTarget choose_nvrtc_target(std::span<const int> supported_architectures, int major, int minor) {
     NvrtcTarget target;
@@ -68,11 +66,7 @@ std::string first_log_lines(std::string_view log, std::size_t max_lines) {
     return fmt::format("{}", fmt::join(lines, " | "));
 }
 
-}  // namespace cudnn_nvrtc
-
 namespace {
-
-using namespace cudnn_nvrtc;
 
 struct NvrtcApi {
     decltype(&::nvrtcVersion) version = nullptr;

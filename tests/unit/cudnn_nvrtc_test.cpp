@@ -1,7 +1,10 @@
 // Unit tests for cudnn.conv and nvrtc.compile: the pure parts (reference convolution, version
 // decoding, sub-library judgement, NVRTC target choice) with crafted inputs, and the binary end to
 // end with a broken libcudnn.so.9 and the fake driver (the GPU parts run on the GPU machine).
+#include "checks/cudnn_conv.hpp"
 #include "checks/cudnn_nvrtc_support.hpp"
+#include "checks/nvrtc_compile.hpp"
+#include "checks/reference/convolution.hpp"
 #include "bind/dynamic_library.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"
@@ -14,6 +17,7 @@ namespace cudacheck {
 namespace {
 
 using namespace cudnn_nvrtc;
+using namespace reference;
 namespace fs = std::filesystem;
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }

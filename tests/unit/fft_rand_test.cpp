@@ -1,7 +1,10 @@
 // Unit tests for cufft.fft and curand.generate: their pure parts (status names, version decoding,
 // the float64 reference transforms, the statistical bounds), and the binary end to end with a
 // broken cuFFT in front of the loader (the GPU parts run on the GPU machine).
+#include "checks/cufft_fft.hpp"
 #include "checks/fft_rand_support.hpp"
+#include "checks/reference/fft.hpp"
+#include "checks/reference/random_statistics.hpp"
 #include "util/environment.hpp"
 #include "gpu/library_support.hpp"
 #include "probes/cuda_libraries.hpp"
@@ -21,6 +24,7 @@ namespace cudacheck {
 namespace {
 
 using namespace fft_rand;
+using namespace reference;
 namespace fs = std::filesystem;
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
