@@ -2,6 +2,7 @@
 
 #include "cli/inspect_command.hpp"
 #include "isolation/supervisor.hpp"
+#include "isolation/protocol.hpp"
 #include "isolation/worker.hpp"
 
 #include "util/atomic_file.hpp"
@@ -346,7 +347,7 @@ int run_cli(int argc, char** argv) {
     CLI::App* run = app.add_subcommand("run", "Run the checks (the default)")->fallthrough();
     CLI::App* list = app.add_subcommand("list", "List the checks: id, scope, level, description");
     // The supervisor's worker process (isolation/worker.hpp); not for people, hence no group in --help.
-    CLI::App* worker = app.add_subcommand(worker_subcommand, "")->group("");
+    CLI::App* worker = app.add_subcommand(protocol::worker_subcommand, "")->group("");
     ExplainCommandOptions explain_options;
     CLI::App* explain = app.add_subcommand("explain", "Explain a finding code: cause, remediation, docs");
     explain->add_option("code", explain_options.code, "A code such as CC210, or its name (libcuda-not-found)");
