@@ -3,7 +3,7 @@
 // same function the kernels run); --duration's validation; and the binary end to end with the fake
 // driver (skipped below --level full, failing cleanly where the runtime cannot start).
 #include "checks/checks.hpp"
-#include "cli/cli.hpp"
+#include "cli/run_command.hpp"
 #include "kernels/memtest.cuh"
 #include "support/test_support.hpp"
 
