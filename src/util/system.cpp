@@ -141,8 +141,10 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
         result.error = std::strerror(errno);
         return result;
     }
-    SpawnRequest request{argv, environment, {}, false, false};
-    request.fds = {ChildFd::open("/dev/null", O_RDONLY, 0), ChildFd::copy(output->write.get(), 1), ChildFd::copy(output->write.get(), 2)};
+    const SpawnRequest request{.argv = argv,
+                               .environment = environment,
+                               .fds = {ChildFd::open("/dev/null", O_RDONLY, 0), ChildFd::copy(output->write.get(), 1),
+                                       ChildFd::copy(output->write.get(), 2)}};
     const std::optional<pid_t> pid = spawn(request, result.error);
     output->write.reset();
     if (!pid) return result;
