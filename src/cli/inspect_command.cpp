@@ -1,11 +1,13 @@
 #include "cli/inspect_command.hpp"
 
+#include "cli/command_support.hpp"
 #include "isolation/supervisor.hpp"
 #include "util/build_info.hpp"
 #include "util/system.hpp"
 #include "engine/registry.hpp"
 #include "render/renderer.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -65,7 +67,23 @@ std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& d
     return targets;
 }
 
-int inspect_command(const InspectCommandOptions& options, const std::vector<std::string>& argv, bool color) {
+CLI::App* setup_inspect(CLI::App& app, InspectCommandOptions& options) {
+    CLI::App* inspect = app.add_subcommand("inspect", "List the GPU code in executables, libraries, objects, cubins, fatbins and PTX "
+                                                      "files, and say which GPUs it runs on");
+    inspect->add_option("files", options.files, "Files to inspect (nothing in them is run or loaded)")->required();
+    inspect->add_option("--arch", options.arch,
+                        "Judge for these GPU architectures (sm_90, 90, 9.0; repeatable or a comma list) instead of the GPUs found here")
+        ->delimiter(',')
+        ->allow_extra_args(false);  // `--arch sm_90 FILE`: the file is not an architecture
+    inspect->add_option("--format", options.format, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+    inspect->add_flag("--no-color", options.no_color, "No colours");
+    inspect->add_flag("-v,--verbose", options.verbose, "One table row per code object, with where it lies in the file");
+    inspect->footer("Exit codes: 0 every file runs on every selected GPU; 1 a file does not; 2 unreadable or not a GPU binary.");
+    return inspect;
+}
+
+int run_inspect(const InspectCommandOptions& options, const std::vector<std::string>& argv) {
+    const bool color = colour_wanted(options.no_color, Environment::from_process());
     const auto start = std::chrono::steady_clock::now();
     InspectReport report;
     report.tool_version = std::string(build_info::version);
@@ -73,7 +91,7 @@ int inspect_command(const InspectCommandOptions& options, const std::vector<std:
     std::string error;
     const auto arch_targets = targets_from_arch(options.arch, error);
     if (!arch_targets) {
-        std::cerr << "cudacheck: " << error << '\n';
+        usage_error(error);
         return exit_usage;
     }
     if (!arch_targets->empty()) {

@@ -4,8 +4,13 @@
 #include "inspect/inspection.hpp"
 #include "engine/report_builder.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace cudacheck {
 
@@ -22,6 +27,8 @@ struct InspectCommandOptions {
 // Targets from what the supervisor's worker found (cuda.devices at --level quick).
 [[nodiscard]] std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& devices);
 
-[[nodiscard]] int inspect_command(const InspectCommandOptions& options, const std::vector<std::string>& argv, bool color);
+CLI::App* setup_inspect(CLI::App& app, InspectCommandOptions& options);
+// `argv`: the whole command line, for the report.
+[[nodiscard]] int run_inspect(const InspectCommandOptions& options, const std::vector<std::string>& argv);
 
 }  // namespace cudacheck

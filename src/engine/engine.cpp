@@ -178,9 +178,8 @@ std::vector<CheckResult> results_of(const Started& started) {
     return results;
 }
 
-}  // namespace
-
-std::vector<CheckResult> run_checks(const EngineInput& input) {
+// The results of a run, in no particular order.
+std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
     std::vector<const Check*> host_checks;
     std::vector<const Check*> device_checks;
     std::vector<const Check*> multi_device_checks;
@@ -195,7 +194,7 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
     const Started host = start_concurrently(host_checks, input, std::nullopt, {});
     if (device_checks.empty() && multi_device_checks.empty()) return results_of(host);
 
-    // GPU checks (per-device and multi-device) in registry order, for skipping them all at once.
+    // GPU checks (per-device and multi-device), for skipping them all at once.
     std::vector<const Check*> gpu_checks;
     for (const Check* check : input.selection.checks)
         if (check->info().scope != Scope::host) gpu_checks.push_back(check);
@@ -251,25 +250,33 @@ std::vector<CheckResult> run_checks(const EngineInput& input) {
         for (int ordinal : ordinals) per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
     const Started multi_device = start_concurrently(multi_device_checks, input, std::nullopt, host.by_id, ordinals);
     std::vector<CheckResult> results = results_of(host);
-    std::vector<CheckResult> multi_device_results = results_of(multi_device);
-    std::vector<std::vector<CheckResult>> device_results;
-    for (const Started& one_device : per_device) device_results.push_back(results_of(one_device));
-    // Deterministic order: by check in registry order; a per-device check's results by device.
-    std::size_t next_device_check = 0;
-    std::size_t next_multi_device_check = 0;
-    for (const Check* check : gpu_checks) {
-        if (check->info().scope == Scope::multi_device) {
-            results.push_back(std::move(multi_device_results[next_multi_device_check++]));
-            continue;
-        }
-        if (auto skipped_once = below_level.find(check->info().id); skipped_once != below_level.end()) {
-            results.push_back(std::move(skipped_once->second));
-            continue;
-        }
-        for (std::vector<CheckResult>& one_device : device_results) results.push_back(std::move(one_device[next_device_check]));
-        ++next_device_check;
-    }
+    for (CheckResult& result : results_of(multi_device)) results.push_back(std::move(result));
+    for (auto& [id, result] : below_level) results.push_back(std::move(result));
+    for (const Started& one_device : per_device)
+        for (CheckResult& result : results_of(one_device)) results.push_back(std::move(result));
     return results;
+}
+
+}  // namespace
+
+std::vector<CheckResult> run_checks(const EngineInput& input) {
+    std::vector<CheckResult> results = run_in_any_order(input);
+    sort_in_report_order(results, input.selection);
+    return results;
+}
+
+void sort_in_report_order(std::vector<CheckResult>& results, const Selection& selection) {
+    // (a GPU check, position in the selection, device); a result of a check not selected comes
+    // after the host checks.
+    std::map<std::string, std::pair<bool, std::size_t>> place;
+    for (std::size_t i = 0; i < selection.checks.size(); ++i)
+        place.emplace(selection.checks[i]->info().id, std::pair{selection.checks[i]->info().scope != Scope::host, i});
+    const auto key = [&](const CheckResult& result) {
+        const auto found = place.find(result.check_id);
+        const auto [gpu_check, index] = found != place.end() ? found->second : std::pair{false, selection.checks.size()};
+        return std::tuple{gpu_check, index, result.device.value_or(-1)};
+    };
+    std::stable_sort(results.begin(), results.end(), [&](const CheckResult& a, const CheckResult& b) { return key(a) < key(b); });
 }
 
 }  // namespace cudacheck

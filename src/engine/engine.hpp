@@ -43,7 +43,14 @@ struct EngineInput {
     bool one_at_a_time = false;
 };
 
-// Never throws because of a check: a check that throws becomes an `error` result.
+// Never throws because of a check: a check that throws becomes an `error` result. The results are
+// in report order (sort_in_report_order).
 [[nodiscard]] std::vector<CheckResult> run_checks(const EngineInput& input);
+
+// The report's order, whatever order the checks finished in: host checks, then GPU checks
+// (per-device and multi-device), each in the selection's (registry) order, a per-device check's
+// results by device. The supervisor, which gathers one run's results from several workers, puts
+// them in the same order.
+void sort_in_report_order(std::vector<CheckResult>& results, const Selection& selection);
 
 }  // namespace cudacheck

@@ -4,6 +4,10 @@
 // the remaining checks run in a fresh worker. SIGINT/SIGTERM stop the worker and leave a partial
 // report with the unfinished checks skipped as "interrupted". The supervisor itself never loads
 // libcuda, NVML or a CUDA library.
+//
+// The pieces: protocol.hpp (the job and the events), worker_process.hpp (starting and stopping a
+// worker), stop_signals.hpp (SIGINT/SIGTERM), and here the loop that watches a worker against the
+// limits and decides what its death means.
 #pragma once
 
 #include "engine/report_builder.hpp"
@@ -36,8 +40,5 @@ struct SupervisedRun {
 
 // Never throws for anything a worker does.
 [[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings);
-
-// "killed by SIGSEGV (Segmentation fault)", "exited with status 3", from a waitpid status.
-[[nodiscard]] std::string describe_wait_status(int status);
 
 }  // namespace cudacheck

@@ -7,10 +7,10 @@
 #include "engine/registry.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
-#include "report/report_json.hpp"
+#include "isolation/protocol.hpp"
+#include "util/process.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <fmt/format.h>
 #include <iostream>
@@ -23,60 +23,48 @@ namespace cudacheck {
 
 namespace {
 
-using json = ordered_json;
-
-// Writes each event as one line on fd 3; called from the checks' threads. After each result it
-// also sends the report's facts when they changed, so that what a worker learnt (driver and nvcc
-// versions, devices) survives it if it dies later.
+// Sends each event as one line to the supervisor; called from the checks' threads. After each
+// result it also sends the report's facts when they changed, so that what a worker learnt (driver
+// and nvcc versions, devices) survives it if it dies later.
 class EventStream final : public EngineObserver {
 public:
     EventStream(Probes& probes, const Environment& environment) : probes_(probes), environment_(environment) {}
-    void planned(const std::string& check_id, std::optional<int> device) override {
-        send(json{{"event", "planned"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
-    }
-    void started(const std::string& check_id, std::optional<int> device) override {
-        send(json{{"event", "started"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}});
-    }
+    void planned(const std::string& check_id, std::optional<int> device) override { send(protocol::Planned{{check_id, device}}); }
+    void started(const std::string& check_id, std::optional<int> device) override { send(protocol::Started{{check_id, device}}); }
     void waiting(const std::string& check_id, std::optional<int> device, bool waiting) override {
-        send(json{{"event", "waiting"}, {"id", check_id}, {"device", device ? json(*device) : json(nullptr)}, {"waiting", waiting}});
+        send(protocol::Waiting{{check_id, device}, waiting});
     }
     void finished(const CheckResult& result) override {
         // Facts first: a check crashing the process right after this one must not leave a result
         // whose facts (e.g. the nvcc version) never reached the supervisor.
         send_facts_if_changed();
-        send(json{{"event", "finished"}, {"result", to_json(result)}});
+        send(protocol::Finished{result});
     }
 
     void send_facts_if_changed() {
-        const ReportFacts facts = collect_report_facts(probes_, environment_);
-        json devices = json::array();
-        for (const DeviceInfo& device : facts.devices) devices.push_back(to_json(device));
-        const json event{{"event", "facts"}, {"versions", to_json(facts.versions)}, {"devices", devices}};
+        const std::string line = protocol::encode(protocol::Facts{collect_report_facts(probes_, environment_)});
         {
             const std::lock_guard<std::mutex> lock(facts_mutex_);
-            if (event == last_facts_) return;
-            last_facts_ = event;
+            if (line == last_facts_) return;
+            last_facts_ = line;
         }
-        send(event);
+        send_line(line);
     }
 
-    void send(const json& event) {
-        const std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
-        const std::lock_guard<std::mutex> lock(mutex_);
-        for (std::size_t written = 0; written < line.size();) {
-            const ssize_t n = ::write(worker_events_fd, line.data() + written, line.size() - written);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return;  // the supervisor is gone; it will not read the rest either
-            written += static_cast<std::size_t>(n);
-        }
-    }
+    void send(const protocol::Event& event) { send_line(protocol::encode(event)); }
 
 private:
+    void send_line(const std::string& line) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        // A failed write means the supervisor is gone; it will not read the rest either.
+        (void)sys::write_all(protocol::events_fd, line);
+    }
+
     Probes& probes_;
     const Environment& environment_;
     std::mutex mutex_;
     std::mutex facts_mutex_;
-    json last_facts_;
+    std::string last_facts_;
 };
 
 // Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of
@@ -130,31 +118,25 @@ int run_worker() {
     // already gone, stop now.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     const std::string input(std::istreambuf_iterator<char>(std::cin), {});
-    const json job = json::parse(input, nullptr, /*allow_exceptions=*/false);
-    if (!job.is_object() || job.value("parent_pid", 0) != static_cast<int>(::getppid())) return exit_usage;
+    const std::optional<protocol::Job> job = protocol::decode_job(input, static_cast<int>(::getppid()));
+    if (!job) return exit_usage;
 
     const Environment environment = Environment::from_process();
     const Registry registry(builtin_checks());
-    const Selection selection = select_checks(registry, job.at("checks").get<std::vector<std::string>>(), {});
-    RunOptions options;
-    options.level = *level_from_string(job.at("level").get<std::string>());
-    options.devices = job.at("devices").get<std::vector<int>>();
-    options.verbose = job.at("verbose").get<bool>();
-    options.stress_seconds = job.value("duration", default_stress_seconds);
-    std::vector<CheckResult> decided;
-    for (const json& result : job.at("decided")) decided.push_back(check_result_from_json(result));
+    const Selection selection = select_checks(registry, job->checks, {});
     ProbeSettings settings;
-    settings.initialise_cuda = options.level != Level::quick;
+    settings.initialise_cuda = job->options.level != Level::quick;
     Probes probes(environment, settings);
     EventStream events(probes, environment);
 
-    const ChecksRun run = run_checks_here(EngineInput{selection, options, environment, probes, &decided, &events, job.at("one_at_a_time").get<bool>()});
+    const ChecksRun run =
+        run_checks_here(EngineInput{selection, job->options, environment, probes, &job->decided, &events, job->one_at_a_time});
     if (run.usage_error) {
-        events.send(json{{"event", "usage_error"}, {"message", *run.usage_error}});
+        events.send(protocol::UsageError{*run.usage_error});
     } else {
         events.send_facts_if_changed();
     }
-    events.send(json{{"event", "done"}});
+    events.send(protocol::Done{});
     return exit_ok;
 }
 

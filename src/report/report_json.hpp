@@ -1,7 +1,7 @@
-// The report's parts as JSON, both ways. The key names live here and only here:
-// docs/report.schema.json describes them; the JSON renderer writes them, the supervisor reads
-// back what its worker process wrote (isolation/worker.cpp), and `diff` and `--expect` read
-// reports written earlier, perhaps by another version of cudacheck.
+// The report's parts as JSON, both ways. The report's key names live here and only here:
+// docs/report.schema.json describes them; the JSON renderer writes them, the isolation protocol
+// (isolation/protocol.hpp, which owns its own keys) carries results and facts in them, and `diff`
+// and `--expect` read reports written earlier, perhaps by another version of cudacheck.
 #pragma once
 
 #include "util/json_read.hpp"

@@ -1,5 +1,7 @@
 #include "util/system.hpp"
 
+#include "util/process.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -8,12 +10,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace cudacheck::sys {
 
@@ -137,38 +136,18 @@ std::string find_in_path(std::string_view name, std::string_view path_list) {
 CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,
                           const std::vector<std::string>* environment) {
     CommandResult result;
-    if (argv.empty()) {
-        result.error = "empty command";
-        return result;
-    }
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    std::optional<Pipe> output = Pipe::open();
+    if (!output) {
         result.error = std::strerror(errno);
         return result;
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> child_environment;
-    if (environment != nullptr) {
-        for (const std::string& entry : *environment) child_environment.push_back(const_cast<char*>(entry.c_str()));
-        child_environment.push_back(nullptr);
-    }
-    pid_t pid = 0;
-    const int spawn_error = ::posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(),
-                                          environment != nullptr ? child_environment.data() : environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(pipe_fds[1]);
-    if (spawn_error != 0) {
-        ::close(pipe_fds[0]);
-        result.error = std::strerror(spawn_error);
-        return result;
-    }
+    const SpawnRequest request{.argv = argv,
+                               .environment = environment,
+                               .fds = {ChildFd::open("/dev/null", O_RDONLY, 0), ChildFd::copy(output->write.get(), 1),
+                                       ChildFd::copy(output->write.get(), 2)}};
+    const std::optional<pid_t> pid = spawn(request, result.error);
+    output->write.reset();
+    if (!pid) return result;
     result.started = true;
     const auto deadline = std::chrono::steady_clock::now() + time_limit;
     char buffer[4096];
@@ -176,22 +155,20 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             result.timed_out = true;
-            ::kill(pid, SIGKILL);
+            ::kill(*pid, SIGKILL);
             break;
         }
-        pollfd poll_fd{pipe_fds[0], POLLIN, 0};
+        pollfd poll_fd{output->read.get(), POLLIN, 0};
         const int ready = ::poll(&poll_fd, 1, static_cast<int>(left.count()));
         if (ready < 0 && errno == EINTR) continue;
         if (ready <= 0) continue;  // timeout is handled at the top of the loop
-        const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+        const ssize_t n = ::read(output->read.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         if (result.output.size() < (1 << 20)) result.output.append(buffer, static_cast<std::size_t>(n));
     }
-    ::close(pipe_fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    output->read.reset();
+    const int status = wait_for(*pid);
     if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) result.exit_status = 128 + WTERMSIG(status);
     return result;

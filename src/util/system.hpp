@@ -41,7 +41,8 @@ struct CommandResult {
     std::string output;     // stdout and stderr together
     std::string error;      // why it could not start
 };
-// Runs argv[0] (a path) with arguments, no shell, stdin closed; kills it at the time limit.
+// Runs argv[0] (a path) with arguments, no shell (util/process.hpp's spawn), stdin closed; kills it
+// at the time limit.
 // `environment` ("NAME=value" entries) replaces the child's environment when given.
 [[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,
                                         const std::vector<std::string>* environment = nullptr);

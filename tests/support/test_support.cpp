@@ -1,5 +1,6 @@
 #include "support/test_support.hpp"
 
+#include "util/process.hpp"
 #include "util/system.hpp"
 
 #include <chrono>
@@ -9,7 +10,6 @@
 #include <map>
 #include <stdexcept>
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,27 +94,14 @@ const nlohmann::json* find_check(const nlohmann::json& report, std::string_view 
 pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra, Build build) {
     std::vector<std::string> environment(extra);
     for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
-    std::vector<std::string> argv{binary_path(build)};
-    argv.insert(argv.end(), arguments.begin(), arguments.end());
-    std::vector<char*> args;
-    for (std::string& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    std::vector<char*> env;
-    for (std::string& entry : environment) env.push_back(entry.data());
-    env.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    pid_t pid = -1;
-    if (::posix_spawn(&pid, argv[0].c_str(), &actions, &attributes, args.data(), env.data()) != 0) pid = -1;
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    return pid;
+    sys::SpawnRequest request;
+    request.argv = {binary_path(build)};
+    request.argv.insert(request.argv.end(), arguments.begin(), arguments.end());
+    request.environment = &environment;
+    request.fds = {sys::ChildFd::open("/dev/null", O_WRONLY, 1), sys::ChildFd::open("/dev/null", O_WRONLY, 2)};
+    request.own_process_group = true;
+    std::string error;
+    return sys::spawn(request, error).value_or(-1);
 }
 
 }  // namespace cudacheck::test

@@ -4,7 +4,7 @@
 // driver (skipped below --level full, failing cleanly where the runtime cannot start).
 #include "checks/checks.hpp"
 #include "engine/registry.hpp"
-#include "cli/cli.hpp"
+#include "cli/run_command.hpp"
 #include "kernels/memtest.cuh"
 #include "support/test_support.hpp"
 

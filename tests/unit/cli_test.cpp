@@ -1,6 +1,6 @@
 // The built binary, end to end: on this machine as it is (no driver in CI), with the fake driver
 // (tests/support/fake_libcuda.cpp) in various states, and with bad input.
-#include "cli/cli.hpp"
+#include "cli/run_command.hpp"
 #include "bind/dynamic_library.hpp"
 #include "support/test_support.hpp"
 

@@ -548,5 +548,29 @@ TEST(Probes, waiting_for_a_context_returns_at_once_without_a_prefetch) {
     EXPECT_EQ(wait.wait_for(std::chrono::seconds(5)), std::future_status::ready);
 }
 
+// The supervisor gathers one run's results from several workers in whatever order they came.
+TEST(Engine, sort_in_report_order_puts_host_checks_first_then_gpu_checks_by_selection_and_device) {
+    CheckList checks;
+    checks.push_back(make_check("gpu.first", passing(), {}, Scope::device));
+    checks.push_back(make_check("host.a", passing()));
+    checks.push_back(make_check("gpu.pairs", passing(), {}, Scope::multi_device));
+    checks.push_back(make_check("host.b", passing()));
+    const Registry registry(std::move(checks));
+    const Selection selection = select_checks(registry, {}, {});
+    const auto result = [](std::string id, std::optional<int> device) {
+        CheckResult made;
+        made.check_id = std::move(id);
+        made.device = device;
+        return made;
+    };
+    std::vector<CheckResult> results{result("gpu.pairs", std::nullopt), result("gpu.first", 1), result("host.b", std::nullopt),
+                                     result("gpu.first", 0), result("host.a", std::nullopt)};
+    sort_in_report_order(results, selection);
+    std::vector<std::pair<std::string, std::optional<int>>> order;
+    for (const CheckResult& sorted : results) order.emplace_back(sorted.check_id, sorted.device);
+    EXPECT_EQ(order, (std::vector<std::pair<std::string, std::optional<int>>>{
+                         {"host.a", std::nullopt}, {"host.b", std::nullopt}, {"gpu.first", 0}, {"gpu.first", 1}, {"gpu.pairs", std::nullopt}}));
+}
+
 }  // namespace
 }  // namespace cudacheck

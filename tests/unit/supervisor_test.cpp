@@ -2,7 +2,7 @@
 // fault checks (the test build cudacheck-with-faults, tests/support/fault_checks.cpp): a check that crashes,
 // aborts, hangs, eats memory or prints garbage costs only itself; SIGINT and SIGTERM leave a
 // complete report. No GPU needed (fault.gpu_spin, the GPU one, is in tests/gpu).
-#include "isolation/supervisor.hpp"
+#include "util/process.hpp"
 #include "support/test_support.hpp"
 
 #include <chrono>
@@ -157,8 +157,8 @@ INSTANTIATE_TEST_SUITE_P(SigintAndSigterm, Interrupt, ::testing::Values(SIGINT, 
                          [](const ::testing::TestParamInfo<int>& param) { return param.param == SIGINT ? std::string("sigint") : std::string("sigterm"); });
 
 TEST(WaitStatus, names_the_signal_or_the_exit_status) {
-    EXPECT_EQ(describe_wait_status(SIGSEGV), "killed by SIGSEGV (Segmentation fault)");  // WIFSIGNALED encoding
-    EXPECT_EQ(describe_wait_status(3 << 8), "exited with status 3");
+    EXPECT_EQ(sys::describe_wait_status(SIGSEGV), "killed by SIGSEGV (Segmentation fault)");  // WIFSIGNALED encoding
+    EXPECT_EQ(sys::describe_wait_status(3 << 8), "exited with status 3");
 }
 
 }  // namespace

@@ -1,0 +1,55 @@
+#include "cli/fleet_command.hpp"
+
+#include "cli/command_support.hpp"
+#include "cudacheck/report.hpp"
+#include "render/renderer.hpp"
+#include "report/fleet.hpp"
+#include "report/policy.hpp"
+#include "report/report_json.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <optional>
+
+namespace cudacheck {
+
+CLI::App* setup_fleet(CLI::App& app, FleetCommandOptions& options) {
+    CLI::App* fleet = app.add_subcommand("fleet", "Summarise many nodes' JSON reports: versions, GPUs, failures, and the outliers among them "
+                                                  "(exit 1 when a node failed or stands out)");
+    fleet->add_option("paths", options.paths, "Report files, or directories of *.json reports (one per node)")->required();
+    fleet->add_option("--format", options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
+    fleet->add_option("--threshold", options.threshold_percent, "A GPU is slow when a rate is more than PERCENT below the fleet's median (default 10)")
+        ->check(CLI::Range(0.0, 100.0));
+    fleet->add_option("--expect", options.expect, "Check every node's report against this JSON policy too");
+    fleet->footer("Exit codes: 0 every node passed and none stands out; 1 a node failed or stands out; 2 bad input.");
+    return fleet;
+}
+
+int run_fleet(const FleetCommandOptions& options) {
+    std::string error;
+    std::optional<Policy> policy;
+    if (!options.expect.empty() && !(policy = read_policy_file(options.expect, error))) {
+        usage_error(error);
+        return exit_usage;
+    }
+    const std::optional<std::vector<std::string>> files = fleet_files(options.paths, error);
+    if (!files) {
+        usage_error(error);
+        return exit_usage;
+    }
+    std::vector<FleetNode> nodes;
+    for (const std::string& file : *files) {
+        std::string read_error;
+        std::optional<Report> report = read_report_file(file, read_error);
+        FleetNode node = fleet_node(file, std::move(report), std::move(read_error));
+        // The policy's expect.* results join the node's report, and its exit code, as in a run.
+        if (policy && node.report) apply_policy(*policy, *node.report);
+        nodes.push_back(std::move(node));
+    }
+    const Fleet fleet = summarise_fleet(std::move(nodes), options.threshold_percent);
+    render_fleet(fleet, *format_from_string(options.format), std::cout);
+    std::cout.flush();
+    return fleet.exit_code;
+}
+
+}  // namespace cudacheck

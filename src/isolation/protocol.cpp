@@ -1,0 +1,139 @@
+#include "isolation/protocol.hpp"
+
+#include "report/report_json.hpp"
+
+#include <fmt/format.h>
+
+namespace cudacheck::protocol {
+
+namespace {
+
+using json = ordered_json;
+
+// Key names, each spelt once.
+constexpr const char* key_parent_pid = "parent_pid";
+constexpr const char* key_level = "level";
+constexpr const char* key_devices = "devices";
+constexpr const char* key_verbose = "verbose";
+constexpr const char* key_duration = "duration";
+constexpr const char* key_checks = "checks";
+constexpr const char* key_decided = "decided";
+constexpr const char* key_one_at_a_time = "one_at_a_time";
+
+constexpr const char* key_event = "event";
+constexpr const char* key_id = "id";
+constexpr const char* key_device = "device";
+constexpr const char* key_waiting = "waiting";
+constexpr const char* key_result = "result";
+constexpr const char* key_versions = "versions";
+constexpr const char* key_message = "message";
+
+// Event names; "waiting" is both an event and that event's flag.
+constexpr const char* event_planned = "planned";
+constexpr const char* event_started = "started";
+constexpr const char* event_waiting = "waiting";
+constexpr const char* event_finished = "finished";
+constexpr const char* event_facts = "facts";
+constexpr const char* event_usage_error = "usage_error";
+constexpr const char* event_done = "done";
+
+json task_event(const char* name, const Task& task) {
+    return json{{key_event, name}, {key_id, task.check_id}, {key_device, task.device ? json(*task.device) : json(nullptr)}};
+}
+
+Task task_of(const json& event) {
+    const json& device = event.at(key_device);
+    return Task{event.at(key_id).get<std::string>(), device.is_null() ? std::nullopt : std::optional<int>(device.get<int>())};
+}
+
+// Events are written from the checks' threads as they happen; a check's text that is not UTF-8
+// (a library's message) must not stop the stream.
+std::string line_of(const json& event) { return event.dump(-1, ' ', false, json::error_handler_t::replace) + '\n'; }
+
+// Overloads for std::visit.
+template <typename... Handlers>
+struct Overloaded : Handlers... {
+    using Handlers::operator()...;
+};
+template <typename... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
+
+}  // namespace
+
+std::string encode(const Job& job) {
+    json decided = json::array();
+    for (const CheckResult& result : job.decided) decided.push_back(to_json(result));
+    return json{{key_parent_pid, job.parent_pid},
+                {key_level, std::string(to_string(job.options.level))},
+                {key_devices, job.options.devices},
+                {key_verbose, job.options.verbose},
+                {key_duration, job.options.stress_seconds},
+                {key_checks, job.checks},
+                {key_decided, decided},
+                {key_one_at_a_time, job.one_at_a_time}}
+        .dump();
+}
+
+std::optional<Job> decode_job(std::string_view text, int parent_pid) {
+    const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!document.is_object() || document.value(key_parent_pid, 0) != parent_pid) return std::nullopt;
+    Job job;
+    job.parent_pid = parent_pid;
+    job.checks = document.at(key_checks).get<std::vector<std::string>>();
+    const std::string level = document.at(key_level).get<std::string>();
+    const std::optional<Level> known_level = level_from_string(level);
+    if (!known_level) throw JsonShapeError(fmt::format("/{}", key_level), fmt::format("unknown level '{}'", level));
+    job.options.level = *known_level;
+    job.options.devices = document.at(key_devices).get<std::vector<int>>();
+    job.options.verbose = document.at(key_verbose).get<bool>();
+    job.options.stress_seconds = document.value(key_duration, default_stress_seconds);
+    for (const json& result : document.at(key_decided)) job.decided.push_back(check_result_from_json(result));
+    job.one_at_a_time = document.at(key_one_at_a_time).get<bool>();
+    return job;
+}
+
+std::string encode(const Event& event) {
+    return line_of(std::visit(
+        Overloaded{
+            [](const Planned& planned) { return task_event(event_planned, planned.task); },
+            [](const Started& started) { return task_event(event_started, started.task); },
+            [](const Waiting& waiting) {
+                json line = task_event(event_waiting, waiting.task);
+                line[key_waiting] = waiting.waiting;
+                return line;
+            },
+            [](const Finished& finished) { return json{{key_event, event_finished}, {key_result, to_json(finished.result)}}; },
+            [](const Facts& facts) {
+                json devices = json::array();
+                for (const DeviceInfo& device : facts.facts.devices) devices.push_back(to_json(device));
+                return json{{key_event, event_facts}, {key_versions, to_json(facts.facts.versions)}, {key_devices, devices}};
+            },
+            [](const UsageError& usage_error) { return json{{key_event, event_usage_error}, {key_message, usage_error.message}}; },
+            [](const Done&) { return json{{key_event, event_done}}; },
+        },
+        event));
+}
+
+std::optional<Event> decode_event(std::string_view line) {
+    const json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!event.is_object() || !event.contains(key_event)) return std::nullopt;
+    try {
+        const std::string name = event.at(key_event).get<std::string>();
+        if (name == event_planned) return Planned{task_of(event)};
+        if (name == event_started) return Started{task_of(event)};
+        if (name == event_waiting) return Waiting{task_of(event), event.at(key_waiting).get<bool>()};
+        if (name == event_finished) return Finished{check_result_from_json(event.at(key_result))};
+        if (name == event_facts) {
+            Facts facts{{versions_from_json(event.at(key_versions)), {}}};
+            for (const json& device : event.at(key_devices)) facts.facts.devices.push_back(device_from_json(device));
+            return facts;
+        }
+        if (name == event_usage_error) return UsageError{event.at(key_message).get<std::string>()};
+        if (name == event_done) return Done{};
+    } catch (const std::exception&) {
+        // A malformed event is as good as none.
+    }
+    return std::nullopt;
+}
+
+}  // namespace cudacheck::protocol

@@ -1,0 +1,86 @@
+// What the supervisor (isolation/supervisor.hpp) and its worker (isolation/worker.hpp) say to each
+// other, and the only place that knows how it is spelt. Both ends are the same binary, so there
+// is no versioning; a line the supervisor cannot read is ignored, as if never sent.
+//
+//   stdin   one JSON job, the Job below:
+//             {"parent_pid", "level", "devices", "verbose", "duration", "checks" (ids, registry
+//              order), "decided" (results not to run again), "one_at_a_time"}
+//   fd 3    JSON lines, the Events below, as things happen:
+//             {"event":"planned","id","device"}   a check (per device) the run will report
+//             {"event":"started","id","device"}
+//             {"event":"waiting","id","device","waiting"}   a started check blocks on (true) or
+//                                                  gets (false) a GPU another check holds
+//             {"event":"finished","result":{...}}  a result (report/report_json's CheckResult)
+//             {"event":"usage_error","message"}    e.g. --devices naming a missing ordinal
+//             {"event":"facts","versions":{...},"devices":[...]}
+//             {"event":"done"}
+//   stdout, stderr   whatever the checks or libraries print; the supervisor keeps the tail
+#pragma once
+
+#include "engine/check.hpp"
+#include "engine/report_builder.hpp"
+#include "cudacheck/report.hpp"
+
+#include <compare>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace cudacheck::protocol {
+
+// `cudacheck __worker` is the worker; its events come on this descriptor, apart from the
+// checks' own output.
+inline constexpr const char* worker_subcommand = "__worker";
+inline constexpr int events_fd = 3;
+
+// What a worker runs.
+struct Job {
+    int parent_pid = 0;  // the supervisor's: a worker started by anyone else refuses the job
+    RunOptions options;
+    std::vector<std::string> checks;   // ids, in registry order
+    std::vector<CheckResult> decided;  // results that stand: those checks do not run again
+    bool one_at_a_time = false;        // engine.hpp's EngineInput::one_at_a_time
+};
+
+[[nodiscard]] std::string encode(const Job& job);
+// Empty optional when `text` is not a job from `parent_pid`; throws (nlohmann's exceptions,
+// JsonShapeError) when a job from it has the wrong shape.
+[[nodiscard]] std::optional<Job> decode_job(std::string_view text, int parent_pid);
+
+// One check of the run on one device (none for host and multi-device checks).
+struct Task {
+    std::string check_id;
+    std::optional<int> device;
+    auto operator<=>(const Task&) const = default;
+};
+
+struct Planned {
+    Task task;
+};
+struct Started {
+    Task task;
+};
+struct Waiting {
+    Task task;
+    bool waiting = false;
+};
+struct Finished {
+    CheckResult result;
+};
+struct Facts {
+    ReportFacts facts;
+};
+struct UsageError {
+    std::string message;
+};
+struct Done {};
+using Event = std::variant<Planned, Started, Waiting, Finished, Facts, UsageError, Done>;
+
+// One line, newline included.
+[[nodiscard]] std::string encode(const Event& event);
+// Empty optional for a line that is not a whole, well-formed event.
+[[nodiscard]] std::optional<Event> decode_event(std::string_view line);
+
+}  // namespace cudacheck::protocol
