@@ -274,8 +274,9 @@ int diff_command(const DiffCommandOptions& options) {
     return diff.differences.empty() ? exit_ok : exit_check_failed;
 }
 
-int list_command() {
-    render_check_list(Registry(builtin_checks()), std::cout);
+int list_command(bool markdown) {
+    if (markdown) render_check_index_markdown(Registry(builtin_checks()), std::cout);
+    else render_check_list(Registry(builtin_checks()), std::cout);
     return exit_ok;
 }
 
@@ -345,6 +346,8 @@ int run_cli(int argc, char** argv) {
     add_run_options(app, run_options);
     CLI::App* run = app.add_subcommand("run", "Run the checks (the default)")->fallthrough();
     CLI::App* list = app.add_subcommand("list", "List the checks: id, scope, level, description");
+    bool list_markdown = false;
+    list->add_flag("--markdown", list_markdown, "Print the check index as Markdown (README.md and docs/checks.md)");
     // The supervisor's worker process (isolation/worker.hpp); not for people, hence no group in --help.
     CLI::App* worker = app.add_subcommand(worker_subcommand, "")->group("");
     ExplainCommandOptions explain_options;
@@ -398,7 +401,7 @@ int run_cli(int argc, char** argv) {
         usage_error(fmt::format("{} (see `cudacheck --help`)", parse_error.what()));
         return exit_usage;
     }
-    if (list->parsed()) return list_command();
+    if (list->parsed()) return list_command(list_markdown);
     if (worker->parsed()) return run_worker();
     if (explain->parsed()) return explain_command(explain_options);
     if (inspect->parsed()) return inspect_command(inspect_options, arguments, colour_wanted(inspect_options.no_color, Environment::from_process()));
