@@ -61,12 +61,13 @@ TEST(CheckDeclarations, codes_outside_checks_name_policy_inspect_or_any_check) {
     for (const CatalogEntry& entry : catalog()) {
         const int number = static_cast<int>(entry.code);
         SCOPED_TRACE(code_string(entry.code));
-        if (number >= 700 && number < 800)
+        if (number >= 700 && number < 800) {
             for (const std::string& id : raised_by_ids(entry)) EXPECT_TRUE(id.starts_with("expect.")) << id;
-        else if (number >= 800 && number < 900)
+        } else if (number >= 800 && number < 900) {
             EXPECT_EQ(entry.raised_by, "inspect");
-        else if (number >= 900)
+        } else if (number >= 900) {
             EXPECT_TRUE(entry.raised_by == "any" || entry.raised_by == "any check (the supervisor raises it)") << entry.raised_by;
+        }
     }
 }
 
