@@ -135,7 +135,9 @@ void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
 std::unique_ptr<Check> make_cuda_memory_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"cuda.memory", "GPU memory", "Pinned host<->device and device<->device copies, verified; bandwidth vs theoretical",
-                  Scope::device, Level::standard, {"cuda.devices"}, {}},
+                  Scope::device, Level::standard, {"cuda.devices"}, {},
+                  {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result},
+                  "pinned host↔device and device↔device copies, verified, with bandwidth against the theoretical figure"},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) {
                 measure_then_judge<MemoryOutcome>([&](MemoryOutcome& outcome) { measure_memory(context, device, outcome); },

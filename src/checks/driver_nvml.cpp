@@ -48,7 +48,9 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
 std::unique_ptr<Check> make_driver_nvml_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"driver.nvml", "NVML", "Loads and initialises NVML (libnvidia-ml.so.1): driver version, GPU count, version mismatch",
-                  Scope::host, Level::quick, {}, {}},
+                  Scope::host, Level::quick, {}, {},
+                  {Code::nvml_not_found, Code::nvml_version_mismatch, Code::nvml_init_failed},
+                  "NVML loads and initialises; \"Driver/library version mismatch\""},
         [](CheckContext& context, ResultBuilder& result) { judge_nvml(context.probes.nvml(), context.probes.kernel_module(), context.probes.host(), result); });
 }
 

@@ -133,7 +133,15 @@ void judge_environment(const Environment& environment, const ToolkitFacts& toolk
 std::unique_ptr<Check> make_env_variables_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"env.variables", "Environment", "CUDA_HOME, PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and variables that change CUDA's behaviour",
-                  Scope::host, Level::quick, {}, {}},
+                  Scope::host, Level::quick, {}, {},
+                  {Code::cuda_home_missing, Code::cuda_home_differs_from_nvcc, Code::stub_dir_on_ld_library_path,
+                   Code::cuda_visible_devices_empty, Code::cuda_visible_devices_invalid, Code::cuda_launch_blocking,
+                   Code::cublas_workspace_config_invalid, Code::cuda_injection_path, Code::cuda_coredump_on_exception,
+                   Code::cuda_legacy_profiler, Code::cuda_cache_disabled, Code::cuda_module_loading_invalid,
+                   Code::cuda_device_order_invalid},
+                  "`CUDA_HOME`/`CUDA_PATH` vs the nvcc on `PATH`, `LD_LIBRARY_PATH` (stub directories, which CUDA "
+                  "libraries each entry holds), `CUDA_VISIBLE_DEVICES` as CUDA parses it, and variables that change "
+                  "CUDA's behaviour (`CUDA_LAUNCH_BLOCKING`, `CUBLAS_WORKSPACE_CONFIG`, `CUDA_INJECTION64_PATH`, ...)"},
         [](CheckContext& context, ResultBuilder& result) { judge_environment(context.environment, context.probes.toolkits(), result); });
 }
 

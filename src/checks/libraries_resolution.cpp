@@ -338,7 +338,12 @@ std::unique_ptr<Check> make_libraries_resolution_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"libraries.resolution", "CUDA library files",
                   "Which file each CUDA library resolves to for a C/C++ program, by which search rule, and every other copy installed", Scope::host,
-                  Level::quick, {}, {}},
+                  Level::quick, {}, {},
+                  {Code::libcuda_stub, Code::cudnn_sublibrary_missing, Code::library_outside_loader_path,
+                   Code::library_versions_differ, Code::cudnn_sublibraries_mixed, Code::library_cuda_major_mismatch},
+                  "which file each CUDA library (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE, cuDNN and its "
+                  "sub-libraries, NVRTC, nvJitLink, NCCL, NVML, libcuda) resolves to for a C/C++ program, by which "
+                  "loader rule, and every other copy installed; nothing is loaded"},
         [](CheckContext& context, ResultBuilder& result) { judge_library_resolution(context.probes.library_locations(), result); });
 }
 

@@ -56,7 +56,9 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
 std::unique_ptr<Check> make_toolkit_nvcc_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"toolkit.nvcc", "CUDA compiler", "nvcc on PATH and its version; every installed toolkit; /usr/local/cuda", Scope::host,
-                  Level::quick, {}, {}},
+                  Level::quick, {}, {},
+                  {Code::nvcc_not_found, Code::nvcc_not_on_path, Code::nvcc_unusable, Code::cuda_symlink_differs},
+                  "nvcc on `PATH` and its version, every installed toolkit, where `/usr/local/cuda` points"},
         [](CheckContext& context, ResultBuilder& result) { judge_toolkits(context.probes.toolkits(), result); });
 }
 

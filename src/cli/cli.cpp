@@ -39,7 +39,8 @@ int run_cli(int argc, char** argv) {
     // In the order --help lists them.
     RunCommandOptions run_options;
     setup_run(app, run_options);
-    CLI::App* list = setup_list(app);
+    ListCommandOptions list_options;
+    CLI::App* list = setup_list(app, list_options);
     CLI::App* worker = setup_worker(app);
     ExplainCommandOptions explain_options;
     CLI::App* explain = setup_explain(app, explain_options);
@@ -60,7 +61,7 @@ int run_cli(int argc, char** argv) {
         usage_error(fmt::format("{} (see `cudacheck --help`)", parse_error.what()));
         return exit_usage;
     }
-    if (list->parsed()) return run_list();
+    if (list->parsed()) return run_list(list_options);
     if (worker->parsed()) return run_worker();
     if (explain->parsed()) return run_explain(explain_options);
     if (inspect->parsed()) return run_inspect(inspect_options, arguments);

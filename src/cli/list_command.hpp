@@ -1,4 +1,5 @@
-// `cudacheck list`: the checks, with their scope, level and description.
+// `cudacheck list`: the checks, with their scope, level and description; with --markdown, the
+// check index of README.md and docs/checks.md.
 #pragma once
 
 namespace CLI {
@@ -7,7 +8,11 @@ class App;
 
 namespace cudacheck {
 
-CLI::App* setup_list(CLI::App& app);
-[[nodiscard]] int run_list();
+struct ListCommandOptions {
+    bool markdown = false;
+};
+
+CLI::App* setup_list(CLI::App& app, ListCommandOptions& options);
+[[nodiscard]] int run_list(const ListCommandOptions& options);
 
 }  // namespace cudacheck

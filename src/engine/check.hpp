@@ -37,6 +37,13 @@ struct CheckInfo {
     // Work to start as soon as the run begins, when CUDA will be initialised (e.g. opening a
     // large library in the background). Optional; must not fail or block.
     std::function<void(Probes&)> prepare;
+    // Every catalogue code this check's findings may carry, but CC901-903, which the engine and the
+    // supervisor give to any check. The catalogue's raised_by names exactly the checks that list a
+    // code here, and every result the tests see carries only listed codes (tests/unit).
+    std::vector<Code> raises = {};
+    // What the check answers, as Markdown, for the check index of README.md and docs/checks.md
+    // (`cudacheck list --markdown`); `list` prints the one-line description instead.
+    std::string answers = {};
 };
 
 // --duration: how long gpu.stress runs its GEMMs on each GPU, and after how long gpu.memtest

@@ -1,9 +1,9 @@
 // `cudacheck diff` output: a table for people, JSON for scripts. The diff document's key names
 // live here (docs/cli.md describes them); it is not a report and has its own version.
 #include "render/renderer.hpp"
+#include "render/text_table.hpp"
 #include "report/report_json.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 
 namespace cudacheck {
@@ -16,21 +16,13 @@ void render_diff_table(const ReportDiff& diff, const std::string& before_name, c
         out << "No differences.\n";
         return;
     }
-    std::size_t kind_width = 4;
-    std::size_t subject_width = 7;
-    std::size_t before_width = 1;
-    for (const Difference& difference : diff.differences) {
-        kind_width = std::max(kind_width, difference.kind.size());
-        subject_width = std::max(subject_width, difference.subject.size());
-        before_width = std::max(before_width, difference.before.size());
-    }
-    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "KIND", kind_width, "SUBJECT", subject_width, "A", before_width, "B");
+    TextTable table({{"KIND"}, {"SUBJECT"}, {"A"}, {"B"}});
     for (const Difference& difference : diff.differences) {
         std::string after = difference.after;
         if (difference.change_percent) after += fmt::format("  ({:+.1f}%)", *difference.change_percent);
-        out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", difference.kind, kind_width, difference.subject, subject_width, difference.before,
-                           before_width, after);
+        table.add_row({difference.kind, difference.subject, difference.before, std::move(after)});
     }
+    for (const std::string& line : table.lines()) out << line << '\n';
     out << fmt::format("\n{} difference(s)\n", diff.differences.size());
 }
 

@@ -1,6 +1,7 @@
 // `cudacheck fleet`: one row per node (status, versions, GPUs, failed checks, the slowest GPU's
 // key figures), an asterisk on every value that is an outlier, then the outliers in words.
 #include "render/renderer.hpp"
+#include "render/text_table.hpp"
 #include "report/report_json.hpp"
 #include "render/text_support.hpp"
 
@@ -51,15 +52,17 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     for (const auto& [key, heading] : key_columns)
         if (std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [&](const FleetNode& node) { return node.figures.count(key) > 0; }))
             columns.emplace_back(key, heading);
-    std::vector<std::vector<std::string>> rows{{"NODE", "STATUS", "DRIVER", "RUNTIME", "GPUS"}};
-    for (const auto& column : columns) rows[0].push_back(column.second);
-    rows[0].push_back("FAILED");
+    std::vector<TextTable::Column> headings{{"NODE"}, {"STATUS"}, {"DRIVER"}, {"RUNTIME"}, {"GPUS"}};
+    for (const auto& column : columns) headings.push_back({column.second});
+    headings.push_back({"FAILED"});
+    TextTable table(std::move(headings));
     const auto mark = [](std::string text, bool outlier) { return outlier ? text + "*" : text; };
     for (const FleetNode& node : fleet.nodes) {
         if (!node.report) {
-            rows.push_back({node.name, "UNREADABLE", "", "", ""});
-            for (std::size_t i = 0; i < columns.size(); ++i) rows.back().push_back("");
-            rows.back().push_back(node.error);
+            std::vector<std::string> row{node.name, "UNREADABLE", "", "", ""};
+            for (std::size_t i = 0; i < columns.size(); ++i) row.push_back("");
+            row.push_back(node.error);
+            table.add_row(std::move(row));
             continue;
         }
         const Report& report = *node.report;
@@ -70,17 +73,11 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
                                                                  is_outlier(fleet, node.name, "version", "GPU model"))};
         for (const auto& [key, heading] : columns) row.push_back(mark(figure_text(node, key), is_outlier(fleet, node.name, "slow", key)));
         row.push_back(failed_text(report));
-        rows.push_back(std::move(row));
+        table.add_row(std::move(row));
     }
-    std::vector<std::size_t> widths(rows[0].size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
     out << fmt::format("cudacheck fleet · {} node(s) · slow = more than {:g}% below the fleet median\n", fleet.nodes.size(), fleet.threshold_percent);
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format("{:<{}}  ", row[i], i + 1 < row.size() ? widths[i] : 0);
-        out << line.substr(0, line.find_last_not_of(' ') + 1) << '\n';
-    }
+    // Trailing cells may be empty (an unreadable node has no figures): no trailing spaces.
+    for (const std::string& line : table.lines()) out << line.substr(0, line.find_last_not_of(' ') + 1) << '\n';
     if (!fleet.outliers.empty()) {
         out << "\nOutliers (* above):\n";
         for (const FleetOutlier& outlier : fleet.outliers) out << "  " << outlier.node << ": " << outlier.message << '\n';

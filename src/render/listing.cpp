@@ -1,9 +1,9 @@
 // Text for `cudacheck list` and `cudacheck explain`, and the generated docs/errors.md.
 #include "render/renderer.hpp"
+#include "render/text_table.hpp"
 
 #include "util/system.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 
 namespace cudacheck {
@@ -42,9 +42,8 @@ void render_inspect(const InspectReport& report, Format format, RenderOptions op
 }
 
 void render_check_list(const Registry& registry, std::ostream& out) {
-    std::size_t width = 2;
-    for (const auto& check : registry.checks()) width = std::max(width, check->info().id.size());
-    out << fmt::format("{:<{}}  {:<6}  {:<8}  {}\n", "ID", width, "SCOPE", "LEVEL", "DESCRIPTION");
+    // SCOPE and LEVEL as wide as their longest words ("device", "standard"), whatever is listed.
+    TextTable table({{"ID"}, {"SCOPE", 6}, {"LEVEL", 8}, {"DESCRIPTION"}});
     for (const auto& check : registry.checks()) {
         const CheckInfo& info = check->info();
         std::string description = info.description;
@@ -53,8 +52,19 @@ void render_check_list(const Registry& registry, std::ostream& out) {
             for (std::size_t i = 0; i < info.depends_on.size(); ++i) description += (i > 0 ? ", " : "") + info.depends_on[i];
             description += ")";
         }
-        out << fmt::format("{:<{}}  {:<6}  {:<8}  {}\n", info.id, width, to_string(info.scope),
-                           to_string(info.min_level), description);
+        table.add_row({info.id, std::string(to_string(info.scope)), std::string(to_string(info.min_level)), std::move(description)});
+    }
+    for (const std::string& line : table.lines()) out << line << '\n';
+}
+
+void render_check_index_markdown(const Registry& registry, std::ostream& out) {
+    out << "| id | scope | level | needs | what it answers |\n|---|---|---|---|---|\n";
+    for (const auto& check : registry.checks()) {
+        const CheckInfo& info = check->info();
+        std::string needs;
+        for (const std::string& dependency : info.depends_on) needs += fmt::format("{}`{}`", needs.empty() ? "" : ", ", dependency);
+        out << fmt::format("| `{}` | {} | {} | {} | {} |\n", info.id, to_string(info.scope), to_string(info.min_level), needs,
+                           info.answers.empty() ? info.description : info.answers);
     }
 }
 

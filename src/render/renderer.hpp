@@ -48,6 +48,9 @@ void render_diff(const ReportDiff& diff, const std::string& before_name, const s
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);
+// `cudacheck list --markdown`: the check index table; README.md and docs/checks.md hold exactly
+// this between their check-index markers.
+void render_check_index_markdown(const Registry& registry, std::ostream& out);
 // `cudacheck explain CODE`
 void render_catalog_entry(const CatalogEntry& entry, std::ostream& out);
 // `cudacheck explain --markdown`: the whole catalog; docs/errors.md is exactly this output.

@@ -1,6 +1,7 @@
 // The human-readable table: one line per check (and device), remediation under problems, summary.
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
+#include "render/text_table.hpp"
 
 #include "util/units.hpp"
 
@@ -68,23 +69,23 @@ std::string size_text(const ObjectRow& row) {
 
 void render_objects(const InspectedFile& file, bool every_object, std::ostream& out) {
     if (file.scan.objects.empty()) return;
-    const std::vector<ObjectRow> rows = object_rows(file.scan.objects, every_object);
-    std::size_t arch_width = 4, size_width = 4;
-    for (const ObjectRow& row : rows) {
-        arch_width = std::max(arch_width, object_arch(*row.first).size());
-        size_width = std::max(size_width, size_text(row).size());
-    }
-    out << fmt::format("  {:<6}  {:<{}}  {:>5}  {:<11}  {:<{}}  {}\n", "KIND", "ARCH", arch_width, "COUNT", "COMPRESSION", "SIZE", size_width,
-                       every_object ? "PTX ISA  WHERE" : "PTX ISA");
-    for (const ObjectRow& row : rows) {
+    // KIND, COUNT and COMPRESSION hold short known values: fixed widths keep files aligned with each other.
+    TextTable table({{"KIND", 6},
+                     {"ARCH"},
+                     {"COUNT", 5, TextTable::Align::right},
+                     {"COMPRESSION", 11},
+                     {"SIZE"},
+                     {every_object ? "PTX ISA  WHERE" : "PTX ISA"}});
+    for (const ObjectRow& row : object_rows(file.scan.objects, every_object)) {
         std::string isa;
         for (const std::string& version : row.isas) isa += (isa.empty() ? "" : ", ") + version;
         std::string where;
         if (every_object && row.first->fatbin)
             where = fmt::format("{}{} fatbin {} @{:#x}", isa.empty() ? std::string(7, ' ') : "  ", row.first->section, *row.first->fatbin, row.first->offset);
-        out << fmt::format("  {:<6}  {:<{}}  {:>5}  {:<11}  {:<{}}  {}{}\n", to_string(row.first->kind), object_arch(*row.first), arch_width, row.count,
-                           to_string(row.first->compression), size_text(row), size_width, isa, where);
+        table.add_row({std::string(to_string(row.first->kind)), object_arch(*row.first), std::to_string(row.count),
+                       std::string(to_string(row.first->compression)), size_text(row), isa + where});
     }
+    for (const std::string& line : table.lines()) out << "  " << line << '\n';
 }
 
 }  // namespace
@@ -94,9 +95,10 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
     if (report.targets.empty()) out << " · " << report.note << '\n';
     else out << fmt::format(" · targets from {}{}\n", report.targets_from,
                             report.driver_cuda ? fmt::format(" (driver CUDA {})", report.driver_cuda->to_string()) : std::string());
-    std::size_t label_width = 6;
-    for (const InspectTarget& target : report.targets) label_width = std::max(label_width, target.label().size());
-    const std::string indent(10 + label_width, ' ');  // under the verdict column
+    // The target column after the painted status word; continuation lines start under the verdict.
+    TextTable verdicts({{"", 6}, {""}});
+    for (const InspectTarget& target : report.targets) verdicts.fit({target.label(), ""});
+    const std::string indent(8 + verdicts.offset(1), ' ');
     std::size_t runs = 0, cannot = 0;
     for (const InspectedFile& file : report.files) {
         out << '\n' << file.path;
@@ -118,7 +120,7 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
             if (verdict.status == Status::pass) ++runs;
             if (verdict.status == Status::fail) ++cannot;
             out << "  " << paint(options.color, verdict.status, fmt::format("{:<6}", status_word(verdict.status)))
-                << fmt::format("{:<{}}  {}\n", report.targets[i].label(), label_width, verdict.message);
+                << verdicts.row({report.targets[i].label(), verdict.message}) << '\n';
             if (verdict.fatbins_without_image > 0)
                 out << indent << fmt::format("{} of {} fatbinaries have no image for it (a library may launch those only on other GPUs)\n",
                                              verdict.fatbins_without_image, file.scan.fatbins);
@@ -142,16 +144,17 @@ private:
     std::string paint(Status status, std::string_view text) const { return cudacheck::paint(options_.color, status, text); }
 
     void do_render(const Report& report, std::ostream& out) const override {
-        std::size_t width = 5;
-        for (const CheckResult& result : report.checks) width = std::max(width, check_label(result).size());
+        // CHECK and RESULT after the painted status word (STATUS, 7 wide, and one space).
+        TextTable table({{"CHECK"}, {"RESULT"}});
+        for (const CheckResult& result : report.checks) table.fit({check_label(result), ""});
         out << fmt::format("cudacheck {} · level {} · {}\n", report.tool_version, report.level, report.timestamp_utc);
-        out << fmt::format("{:<7} {:<{}}  {}\n", "STATUS", "CHECK", width, "RESULT");
-        const std::string indent(10 + width, ' ');  // under the RESULT column
+        out << fmt::format("{:<7} ", "STATUS") << table.heading_row() << '\n';
+        const std::string indent(8 + table.offset(1), ' ');  // under the RESULT column
         for (const CheckResult& result : report.checks) {
             std::string line = result.message;
             if (const Metric* key = key_figure(result)) line += fmt::format("  [{}]", format_metric(*key));
             out << paint(result.status, fmt::format("{:<7}", status_word(result.status))) << ' '
-                << fmt::format("{:<{}}  {}\n", check_label(result), width, line);
+                << table.row({check_label(result), line}) << '\n';
             // Every finding after the headline, then each finding's fix.
             for (std::size_t i = 0; i < result.findings.size(); ++i) {
                 const Finding& finding = result.findings[i];

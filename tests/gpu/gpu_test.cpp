@@ -4,6 +4,7 @@
 #include "util/system.hpp"
 #include "kernels/memtest.cuh"
 #include "kernels/vector_add.cuh"
+#include "engine/registry.hpp"
 #include "probes/driver_probe.hpp"
 #include "support/test_support.hpp"
 
@@ -97,6 +98,7 @@ TEST(GpuBinary, reports_every_visible_device_with_passing_driver_checks) {
     const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "-o", dir.path() + "/report.json", "-q"});
     EXPECT_FALSE(run.timed_out);
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     for (const char* id : {"driver.kernel_module", "driver.libcuda", "cuda.pairing", "cuda.devices"}) {
         const auto* check = test::find_check(report, id);
         ASSERT_NE(check, nullptr) << id;
@@ -124,6 +126,7 @@ TEST(GpuBinary, device_facts_equal_nvidia_smi) {
     test::TempDir dir;
     (void)test::run_cudacheck({"--only", "cuda.devices,driver", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     std::size_t compared = 0;
     for (const std::string& line : sys::split(sys::trim(query.output), '\n')) {
         std::vector<std::string> fields;
@@ -163,14 +166,32 @@ TEST(GpuBinary, device_health_equals_nvidia_smi) {
     EXPECT_EQ(compared.exit_status, 0) << compared.output;
 }
 
+// The per-device checks of a default run (--level standard), from the registry: a new one is tested
+// here without an edit.
+std::vector<std::string> standard_device_check_ids() {
+    std::vector<std::string> ids;
+    for (const auto& check : builtin_checks())
+        if (check->info().scope == Scope::device && check->info().min_level == Level::standard) ids.push_back(check->info().id);
+    return ids;
+}
+
+// Runs without a GPU: an empty list would instantiate no GpuCheck test and hide every GPU check.
+TEST(GpuCheckIds, are_the_per_device_checks_of_a_standard_run) {
+    const std::vector<std::string> ids = standard_device_check_ids();
+    EXPECT_NE(std::find(ids.begin(), ids.end(), "cuda.kernel"), ids.end());
+    EXPECT_EQ(std::find(ids.begin(), ids.end(), "gpu.stress"), ids.end()) << "--level full only";
+    EXPECT_EQ(std::find(ids.begin(), ids.end(), "cuda.p2p"), ids.end()) << "over all GPUs, not per device";
+}
+
 // Every GPU check passes on a healthy GPU, with no finding, on every visible device.
-class GpuCheck : public ::testing::TestWithParam<const char*> {};
+class GpuCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuCheck, passes_on_every_device) {
     REQUIRE_GPU();
     test::TempDir dir;
     const test::BinaryRun run = test::run_cudacheck({"--only", GetParam(), "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     int results = 0;
     for (const auto& check : report["checks"]) {
         if (check["id"] != GetParam()) continue;
@@ -183,10 +204,8 @@ TEST_P(GpuCheck, passes_on_every_device) {
     EXPECT_EQ(run.exit_status, 0) << run.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllGpuChecks, GpuCheck,
-                         ::testing::Values("cuda.kernel", "cuda.memory", "cublas.gemm", "cufft.fft", "cudnn.conv", "curand.generate",
-                                           "nvrtc.compile"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
+INSTANTIATE_TEST_SUITE_P(AllGpuChecks, GpuCheck, ::testing::ValuesIn(standard_device_check_ids()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
                              std::string name = info.param;
                              std::replace(name.begin(), name.end(), '.', '_');
                              return name;
@@ -213,6 +232,7 @@ TEST_P(BrokenLibrary, fails_its_check_and_leaves_the_rest_intact) {
                                                     {{"LD_LIBRARY_PATH", library_path}});
     EXPECT_EQ(run.exit_status, 1);
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     for (const auto& check : report["checks"]) {
         if (check["device"].is_null()) continue;
         if (check["id"] == broken_check) {
@@ -251,6 +271,7 @@ TEST(GpuSupervisor, spinning_kernel_times_out_and_the_gpu_serves_the_next_checks
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 30000.0);
     const auto report = nlohmann::json::parse(test::read_text(path));
+    test::expect_codes_declared(report);
     const auto* spin = test::find_check(report, "fault.gpu_spin");
     ASSERT_NE(spin, nullptr);
     EXPECT_EQ((*spin)["status"], "timeout") << (*spin)["message"];
@@ -279,6 +300,7 @@ TEST(GpuMultiDevice, p2p_matrix_is_symmetric_and_every_copy_verified) {
     test::TempDir dir;
     const test::BinaryRun run = test::run_cudacheck({"--only", "cuda.p2p", "-v", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     const auto* check = test::find_check(report, "cuda.p2p");
     ASSERT_NE(check, nullptr);
     EXPECT_TRUE((*check)["device"].is_null());
@@ -325,6 +347,7 @@ TEST(GpuMultiDevice, nccl_allreduce_sum_is_correct_on_every_gpu) {
     test::TempDir dir;
     const test::BinaryRun run = test::run_cudacheck({"--only", "nccl.allreduce", "--level", "full", "-v", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     const auto* check = test::find_check(report, "nccl.allreduce");
     ASSERT_NE(check, nullptr);
     if ((*check)["status"] == "skip" && (*check)["skip_reason"].get<std::string>().find("NCCL is not installed") != std::string::npos)
@@ -353,6 +376,7 @@ TEST(GpuMultiDevice, p2p_runs_without_isolation_alongside_per_device_checks) {
         test::run_cudacheck({"--only", "cuda.p2p,cuda.memory,cuda.kernel", "--no-isolation", "-o", dir.path() + "/report.json", "-q"});
     EXPECT_FALSE(run.timed_out);
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     const auto* check = test::find_check(report, "cuda.p2p");
     ASSERT_NE(check, nullptr);
     EXPECT_EQ((*check)["status"], "pass") << (*check)["message"];
@@ -384,6 +408,7 @@ std::vector<nlohmann::json> burn_in_results(const char* id, const char* duration
     test::TempDir dir;
     run = test::run_cudacheck({"--only", id, "--level", "full", "--duration", duration, "-v", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     std::vector<nlohmann::json> results;
     for (const auto& check : report["checks"])
         if (check["id"] == id) results.push_back(check);
@@ -497,6 +522,7 @@ TEST(GpuBurnIn, full_run_stays_within_its_documented_bound) {
     EXPECT_FALSE(run.timed_out);
     EXPECT_LT(run.wall_ms, (2 * 5 + 30) * 1000.0);
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    test::expect_codes_declared(report);
     for (const char* id : {"gpu.stress", "gpu.memtest"}) {
         const auto* check = test::find_check(report, id);
         ASSERT_NE(check, nullptr) << id;
@@ -526,6 +552,7 @@ TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
     const auto report = nlohmann::json::parse(test::read_text(path));
+    test::expect_codes_declared(report);
     const auto* stress = test::find_check(report, "gpu.stress");
     ASSERT_NE(stress, nullptr);
     EXPECT_EQ((*stress)["status"], "skip");

@@ -1,7 +1,11 @@
 #include "support/test_support.hpp"
 
+#include "engine/registry.hpp"
 #include "util/process.hpp"
 #include "util/system.hpp"
+
+#include <algorithm>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -89,6 +93,40 @@ const nlohmann::json* find_check(const nlohmann::json& report, std::string_view 
     for (const nlohmann::json& check : report.at("checks"))
         if (check.at("id") == id) return &check;
     return nullptr;
+}
+
+std::size_t expect_codes_declared(std::string_view check_id, const std::vector<std::string>& codes) {
+    static const Registry registry(builtin_checks());
+    const Check* check = registry.find(check_id);
+    if (check == nullptr) return 0;
+    const std::vector<Code>& declared = check->info().raises;
+    for (const std::string& code : codes) {
+        const CatalogEntry* entry = find_catalog_entry(code);
+        if (entry == nullptr) {
+            ADD_FAILURE() << check_id << " reported " << code << ", which is not in the catalogue";
+            continue;
+        }
+        if (entry->code == Code::check_raised_exception || entry->code == Code::check_crashed || entry->code == Code::check_timed_out) continue;
+        EXPECT_NE(std::find(declared.begin(), declared.end(), entry->code), declared.end())
+            << check_id << " reported " << code << ", which its CheckInfo::raises does not list";
+    }
+    return codes.size();
+}
+
+std::size_t expect_codes_declared(const CheckResult& result) {
+    std::vector<std::string> codes;
+    for (const Finding& finding : result.findings) codes.push_back(finding.code);
+    return expect_codes_declared(result.check_id, codes);
+}
+
+std::size_t expect_codes_declared(const nlohmann::json& report) {
+    std::size_t judged = 0;
+    for (const nlohmann::json& check : report.at("checks")) {
+        std::vector<std::string> codes;
+        for (const nlohmann::json& finding : check.at("findings")) codes.push_back(finding.at("code").get<std::string>());
+        judged += expect_codes_declared(check.at("id").get<std::string>(), codes);
+    }
+    return judged;
 }
 
 pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra, Build build) {

@@ -1,6 +1,8 @@
 // Helpers shared by the tests: temporary directory trees and running the built binary.
 #pragma once
 
+#include "cudacheck/result.hpp"
+
 #include <nlohmann/json.hpp>
 #include <sys/types.h>
 #include <string>
@@ -56,5 +58,14 @@ inline constexpr const char* unset_marker = "\x01unset";
 
 // The first check result with this id in a JSON report, or nullptr.
 [[nodiscard]] const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id);
+
+// A test failure for each finding whose code its check does not declare (CheckInfo::raises). CC901-903
+// are the engine's and the supervisor's, for any check; an id that is no built-in check (a test's own
+// check, expect.*) is not judged. Returns the number of findings judged, so that a caller can show
+// it judged something.
+std::size_t expect_codes_declared(std::string_view check_id, const std::vector<std::string>& codes);
+std::size_t expect_codes_declared(const CheckResult& result);
+// Every result of a JSON report.
+std::size_t expect_codes_declared(const nlohmann::json& report);
 
 }  // namespace cudacheck::test

@@ -51,7 +51,9 @@ StressOutcome healthy_stress() {
 CheckResult judged(const StressOutcome& outcome) {
     ResultBuilder builder;
     judge_stress(outcome, builder);
-    return std::move(builder).finish("gpu.stress", 0);
+    CheckResult result = std::move(builder).finish("gpu.stress", 0);
+    test::expect_codes_declared(result);
+    return result;
 }
 
 const Metric* metric(const CheckResult& result, std::string_view name) {
@@ -253,6 +255,7 @@ TEST(MemtestJudging, passes_clean_memory_with_bytes_and_bandwidth) {
     const MemtestOutcome outcome = clean_memtest();
     judge_memtest(outcome, builder);
     const CheckResult result = std::move(builder).finish("gpu.memtest", 0);
+    test::expect_codes_declared(result);
     EXPECT_EQ(result.status, Status::pass) << result.message;
     ASSERT_NE(metric(result, "memtest_bandwidth"), nullptr);
     EXPECT_DOUBLE_EQ(metric(result, "memtest_bandwidth")->value, 2.0 * static_cast<double>(outcome.bytes) * 67 / 2.5 / 1e9);
@@ -268,6 +271,7 @@ TEST(MemtestJudging, fails_with_the_mismatched_ranges_and_says_when_time_ran_out
     ResultBuilder builder;
     judge_memtest(outcome, builder);
     const CheckResult result = std::move(builder).finish("gpu.memtest", 0);
+    test::expect_codes_declared(result);
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, code_string(Code::gpu_memory_pattern_mismatch));
     EXPECT_NE(result.message.find("5 word read(s)"), std::string::npos) << result.message;

@@ -13,11 +13,14 @@ namespace {
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
+// Runs a judge as check `check_id` does, and fails when it raised a code the check does not declare.
 template <typename Judge>
-CheckResult judge(Judge&& run) {
+CheckResult judge(std::string check_id, Judge&& run) {
     ResultBuilder builder;
     run(builder);
-    return std::move(builder).finish("test.check", std::nullopt);
+    CheckResult result = std::move(builder).finish(std::move(check_id), std::nullopt);
+    test::expect_codes_declared(result);
+    return result;
 }
 
 const Finding* finding_with(const CheckResult& result, std::string_view code) {
@@ -63,7 +66,7 @@ DeviceInfo h200(int ordinal = 0) {
 TEST(HostOsCheck, passes_and_names_container) {
     HostInfo host = bare_host();
     host.container = "docker";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_host_os(host, r); });
+    const CheckResult result = judge("host.os", [&](ResultBuilder& r) { judge_host_os(host, r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "Ubuntu 24.04.3 LTS"));
     EXPECT_TRUE(contains(result.message, "docker container"));
@@ -73,7 +76,7 @@ TEST(HostOsCheck, fails_under_wsl1) {
     HostInfo host = bare_host();
     host.wsl = "WSL1";
     host.kernel_release = "4.4.0-19041-Microsoft";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_host_os(host, r); });
+    const CheckResult result = judge("host.os", [&](ResultBuilder& r) { judge_host_os(host, r); });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC101");
     EXPECT_TRUE(contains(result.remediation, "wsl --set-version"));
@@ -82,7 +85,7 @@ TEST(HostOsCheck, fails_under_wsl1) {
 // --- driver.kernel_module ------------------------------------------------------------------
 
 TEST(KernelModuleCheck, passes_with_module_gpu_and_accessible_nodes) {
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(loaded_module(), bare_host(), r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(loaded_module(), bare_host(), r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "580.159.04"));
     EXPECT_TRUE(contains(result.message, "open"));
@@ -92,7 +95,7 @@ TEST(KernelModuleCheck, fails_without_module_with_container_hint_in_container) {
     KernelModuleFacts facts;
     HostInfo host = bare_host();
     host.container = "docker";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC201");
     EXPECT_TRUE(contains(result.remediation, "--gpus all"));
@@ -103,11 +106,11 @@ TEST(KernelModuleCheck, passes_under_wsl2_with_dxg_and_no_module) {
     facts.dxg = DeviceNode{"/dev/dxg", true, true, ""};
     HostInfo host = bare_host();
     host.wsl = "WSL2";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "/dev/dxg"));
     facts.dxg.reset();
-    const CheckResult missing = judge([&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    const CheckResult missing = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
     EXPECT_EQ(missing.code, "CC202");
     EXPECT_TRUE(contains(missing.remediation, "wsl --update"));
 }
@@ -115,7 +118,7 @@ TEST(KernelModuleCheck, passes_under_wsl2_with_dxg_and_no_module) {
 TEST(KernelModuleCheck, suggests_modprobe_when_gpu_present_but_module_absent) {
     KernelModuleFacts facts;
     facts.pci_devices.push_back({"0000:01:00.0", ""});
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     EXPECT_EQ(result.code, "CC201");
     EXPECT_TRUE(contains(result.remediation, "modprobe nvidia"));
     EXPECT_TRUE(contains(result.message, "1 NVIDIA GPU(s) on the PCI bus"));
@@ -125,7 +128,7 @@ TEST(KernelModuleCheck, fails_when_nouveau_drives_the_gpu) {
     KernelModuleFacts facts;
     facts.pci_devices.push_back({"0000:01:00.0", "nouveau"});
     facts.nouveau_loaded = true;
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     ASSERT_NE(finding_with(result, "CC204"), nullptr);
     EXPECT_TRUE(contains(finding_with(result, "CC204")->remediation, "blacklist nouveau"));
     EXPECT_TRUE(contains(finding_with(result, "CC204")->message, "0000:01:00.0"));
@@ -134,7 +137,7 @@ TEST(KernelModuleCheck, fails_when_nouveau_drives_the_gpu) {
 TEST(KernelModuleCheck, fails_when_device_files_missing) {
     KernelModuleFacts facts = loaded_module();
     facts.nodes = {{"/dev/nvidiactl", false, false, ""}, {"/dev/nvidia-uvm", false, false, ""}};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     EXPECT_EQ(result.code, "CC202");
     EXPECT_TRUE(contains(result.message, "/dev/nvidiactl"));
     EXPECT_TRUE(contains(result.message, "/dev/nvidia<N>"));
@@ -145,7 +148,7 @@ TEST(KernelModuleCheck, fails_when_device_files_missing) {
 TEST(KernelModuleCheck, fails_when_device_files_not_openable) {
     KernelModuleFacts facts = loaded_module();
     facts.nodes[1] = {"/dev/nvidia0", true, false, "Permission denied"};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     EXPECT_EQ(result.code, "CC203");
     EXPECT_TRUE(contains(result.message, "Permission denied"));
     EXPECT_TRUE(contains(result.remediation, "usermod"));
@@ -158,7 +161,7 @@ struct LibcudaFixture {
     HostInfo host = bare_host();
     VisibleDevicesSpec visible;
     CheckResult run(const DriverFacts& driver) {
-        return judge([&](ResultBuilder& r) { judge_libcuda(driver, LibcudaContext{kernel_module, host, visible}, r); });
+        return judge("driver.libcuda", [&](ResultBuilder& r) { judge_libcuda(driver, LibcudaContext{kernel_module, host, visible}, r); });
     }
 };
 
@@ -286,7 +289,7 @@ TEST(LibcudaCheck, passes_with_version_and_path) {
 TEST(NvmlCheck, warns_when_library_missing) {
     NvmlFacts nvml;
     nvml.library = DynamicLibrary::open("libnvidia-ml-does-not-exist.so.1");
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), bare_host(), r); });
+    const CheckResult result = judge("driver.nvml", [&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), bare_host(), r); });
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_EQ(result.code, "CC220");
     EXPECT_TRUE(contains(result.remediation, "utility"));
@@ -297,7 +300,7 @@ TEST(NvmlCheck, points_at_the_missing_driver_when_there_is_none) {
     nvml.library = DynamicLibrary::open("libnvidia-ml-does-not-exist.so.1");
     HostInfo host = bare_host();
     host.container = "docker";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, KernelModuleFacts{}, host, r); });
+    const CheckResult result = judge("driver.nvml", [&](ResultBuilder& r) { judge_nvml(nvml, KernelModuleFacts{}, host, r); });
     EXPECT_EQ(result.code, "CC220");
     EXPECT_TRUE(contains(result.remediation, "--gpus all"));
 }
@@ -307,7 +310,7 @@ TEST(NvmlCheck, fails_on_driver_library_version_mismatch) {
     nvml.library = DynamicLibrary::open("libc.so.6");
     nvml.init_result = 18;
     nvml.init_error = "NVML_ERROR_LIB_RM_VERSION_MISMATCH (Driver/library version mismatch)";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module("575.57.08"), bare_host(), r); });
+    const CheckResult result = judge("driver.nvml", [&](ResultBuilder& r) { judge_nvml(nvml, loaded_module("575.57.08"), bare_host(), r); });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC221");
     EXPECT_TRUE(contains(result.message, "575.57.08"));
@@ -320,7 +323,7 @@ TEST(NvmlCheck, passes_with_driver_version_and_gpu_count) {
     nvml.driver_version = "580.159.04";
     nvml.cuda_driver_version = 13000;
     nvml.devices = {h200()};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), bare_host(), r); });
+    const CheckResult result = judge("driver.nvml", [&](ResultBuilder& r) { judge_nvml(nvml, loaded_module(), bare_host(), r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_EQ(result.message, "NVML up: driver 580.159.04, CUDA 13.0, 1 GPU(s)");
 }
@@ -329,28 +332,28 @@ TEST(NvmlCheck, passes_with_driver_version_and_gpu_count) {
 
 TEST(PairingCheck, skips_when_driver_version_unknown) {
     PairingFacts facts{0, "", false, 13000, std::nullopt};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::skip);
     EXPECT_TRUE(contains(result.skip_reason, "cuDriverGetVersion"));
 }
 
 TEST(PairingCheck, native_when_driver_matches_runtime) {
     PairingFacts facts{13000, "580.159.04", false, 13000, NvccVersion{"13.0", "13.0.88"}};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "native"));
 }
 
 TEST(PairingCheck, minor_version_compatible_when_same_major_older_minor) {
     PairingFacts facts{13000, "580.65.06", false, 13010, std::nullopt};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "minor-version compatible"));
 }
 
 TEST(PairingCheck, insufficient_driver_names_versions_and_minimum) {
     PairingFacts facts{12020, "535.104.05", false, 13000, std::nullopt};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC401");
     EXPECT_TRUE(contains(result.message, "driver 535.104.05 supports CUDA <= 12.2"));
@@ -361,14 +364,14 @@ TEST(PairingCheck, insufficient_driver_names_versions_and_minimum) {
 
 TEST(PairingCheck, forward_compatibility_is_recognised) {
     PairingFacts facts{13000, "580.65.06", true, 13000, std::nullopt};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "forward compatibility"));
 }
 
 TEST(PairingCheck, warns_when_nvcc_major_newer_than_driver) {
     PairingFacts facts{12080, "570.86.15", false, 12080, NvccVersion{"13.0", "13.0.88"}};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_EQ(result.code, "CC402");
     EXPECT_TRUE(contains(result.remediation, "580"));
@@ -376,7 +379,7 @@ TEST(PairingCheck, warns_when_nvcc_major_newer_than_driver) {
 
 TEST(PairingCheck, notes_newer_nvcc_minor_without_warning) {
     PairingFacts facts{13000, "580.65.06", false, 13000, NvccVersion{"13.1", "13.1.80"}};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_pairing(facts, r); });
+    const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::pass);
     bool noted = false;
     for (const Evidence& evidence : result.evidence) noted |= evidence.key == "nvcc_note" && contains(evidence.value, "JIT");
@@ -390,7 +393,7 @@ struct DevicesFixture {
     VisibleDevicesSpec visible;
     NvmlFacts nvml;
     CheckResult run(const DriverFacts& driver, int runtime = 13000) {
-        return judge([&](ResultBuilder& r) { judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime, &nvml}, r); });
+        return judge("cuda.devices", [&](ResultBuilder& r) { judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime, &nvml}, r); });
     }
 };
 
@@ -552,14 +555,14 @@ TEST(ToolkitCheck, warns_with_directory_to_add_when_nvcc_not_on_path) {
     facts.toolkits.push_back({"/usr/local/cuda-12.4", "12.4.1", "/usr/local/cuda-12.4/bin/nvcc", {"/usr/local/cuda-12.4"}});
     facts.used_nvcc = "/usr/local/cuda-12.4/bin/nvcc";
     facts.nvcc_version = NvccVersion{"12.4", "12.4.131"};
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_toolkits(facts, r); });
+    const CheckResult result = judge("toolkit.nvcc", [&](ResultBuilder& r) { judge_toolkits(facts, r); });
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_EQ(result.code, "CC302");
     EXPECT_TRUE(contains(result.remediation, "export PATH=/usr/local/cuda-12.4/bin:$PATH"));
 }
 
 TEST(ToolkitCheck, warns_when_no_toolkit_anywhere) {
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_toolkits(ToolkitFacts{}, r); });
+    const CheckResult result = judge("toolkit.nvcc", [&](ResultBuilder& r) { judge_toolkits(ToolkitFacts{}, r); });
     EXPECT_EQ(result.code, "CC301");
     EXPECT_EQ(result.status, Status::warn);
 }
@@ -568,7 +571,7 @@ TEST(ToolkitCheck, warns_when_nvcc_does_not_run) {
     ToolkitFacts facts;
     facts.path_nvcc = facts.used_nvcc = "/opt/broken/bin/nvcc";
     facts.nvcc_failure = "exited with status 127";
-    const CheckResult result = judge([&](ResultBuilder& r) { judge_toolkits(facts, r); });
+    const CheckResult result = judge("toolkit.nvcc", [&](ResultBuilder& r) { judge_toolkits(facts, r); });
     EXPECT_EQ(result.code, "CC303");
     EXPECT_TRUE(contains(result.message, "status 127"));
 }
@@ -577,7 +580,7 @@ TEST(ToolkitCheck, warns_when_nvcc_does_not_run) {
 
 CheckResult judge_env(std::map<std::string, std::string, std::less<>> variables, const ToolkitFacts& toolkits = {}) {
     const Environment environment(std::move(variables));
-    return judge([&](ResultBuilder& r) { judge_environment(environment, toolkits, r); });
+    return judge("env.variables", [&](ResultBuilder& r) { judge_environment(environment, toolkits, r); });
 }
 
 TEST(EnvCheck, passes_for_plain_environment) {
@@ -665,7 +668,7 @@ TEST(PtxJit, needs_a_driver_of_at_least_the_ptx_cuda_version) {
 }
 
 TEST(PtxJit, names_both_versions_and_the_minimum_driver_when_too_new) {
-    const CheckResult result = judge([](ResultBuilder& builder) {
+    const CheckResult result = judge("nvrtc.compile", [](ResultBuilder& builder) {
         add_ptx_too_new(builder, "the kernel NVRTC 12.4 compiled for compute_90", {12, 4}, {12, 2}, "use the NVRTC of the driver's CUDA version");
     });
     EXPECT_EQ(result.status, Status::fail);
@@ -733,7 +736,7 @@ NvmlDeviceHealth healthy_h200() {
 }
 
 CheckResult judge_gpu(const NvmlDeviceHealth& gpu) {
-    return judge([&](ResultBuilder& r) { judge_health({gpu}, {h200()}, r); });
+    return judge("device.health", [&](ResultBuilder& r) { judge_health({gpu}, {h200()}, r); });
 }
 
 TEST(HealthCheck, passes_a_healthy_gpu_and_names_its_cuda_ordinal) {

@@ -29,7 +29,9 @@ nlohmann::json run_to_json(const test::TempDir& dir, std::vector<std::string> ar
     const test::BinaryRun run = run_cudacheck(arguments, overrides);
     EXPECT_EQ(run.exit_status, expected_exit) << run.output;
     EXPECT_EQ(run.output, "") << "-q prints nothing";
-    return nlohmann::json::parse(test::read_text(path));
+    nlohmann::json report = nlohmann::json::parse(test::read_text(path));
+    test::expect_codes_declared(report);
+    return report;
 }
 
 // --- parse_device_list -----------------------------------------------------------------------

@@ -89,7 +89,9 @@ public:
     [[nodiscard]] CheckResult judge() const {
         ResultBuilder builder;
         judge_library_resolution(locate(), builder);
-        return std::move(builder).finish("libraries.resolution", std::nullopt);
+        CheckResult result = std::move(builder).finish("libraries.resolution", std::nullopt);
+        test::expect_codes_declared(result);
+        return result;
     }
 
 private:

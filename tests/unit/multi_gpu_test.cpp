@@ -3,6 +3,7 @@
 #include "checks/checks.hpp"
 #include "engine/registry.hpp"
 #include "probes/probes.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +44,9 @@ PeerCopy copy(int source, int destination, bool access, double rate, std::option
 CheckResult judged(const std::vector<PeerCopy>& copies) {
     ResultBuilder builder;
     judge_p2p(copies, builder);
-    return std::move(builder).finish("cuda.p2p", std::nullopt);
+    CheckResult result = std::move(builder).finish("cuda.p2p", std::nullopt);
+    test::expect_codes_declared(result);
+    return result;
 }
 
 TEST(LinkRate, counts_twenty_gigabytes_per_nvlink_and_pcie_lanes_by_generation) {

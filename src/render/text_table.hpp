@@ -1,0 +1,43 @@
+// Columns of plain text for the table outputs (check table, `list`, `diff`, `fleet`, `inspect`):
+// each column as wide as its widest cell and at least its heading or minimum, two spaces between
+// columns, the last column never padded. Widths count bytes and cells are padded by fmt, exactly as
+// the renderers did when each computed its own widths; a painted (coloured) cell is written by its
+// renderer outside the table, so escape codes never count as width.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+class TextTable {
+public:
+    enum class Align { left, right };
+    struct Column {
+        std::string heading;
+        std::size_t min_width = 0;  // for cells of known short values, so that the width never varies
+        Align align = Align::left;
+    };
+
+    explicit TextTable(std::vector<Column> columns);
+
+    // Widens the columns to hold these cells (one per column; the last is never padded).
+    void fit(const std::vector<std::string>& cells);
+    // Fits the cells and keeps them as a row of lines().
+    void add_row(std::vector<std::string> cells);
+    // The heading row, then every added row, each without a newline.
+    [[nodiscard]] std::vector<std::string> lines() const;
+    // The cells as one line, without a newline.
+    [[nodiscard]] std::string row(const std::vector<std::string>& cells) const;
+    [[nodiscard]] std::string heading_row() const;
+    // Where a column starts in a row: continuation lines are indented to it.
+    [[nodiscard]] std::size_t offset(std::size_t column) const;
+
+private:
+    std::vector<Column> columns_;
+    std::vector<std::size_t> widths_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace cudacheck
