@@ -338,7 +338,7 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
                 try {
                     run_gemm_check(context, result, api, device);
                 } catch (const gpu::CublasFailure& failure) {
-                    gpu::report_cublas_failure(result, failure);
+                    gpu::report_failure(result, Code::library_call_failed, failure);
                 }
             });
         });

@@ -11,6 +11,7 @@
 #include "checks/cudnn_nvrtc_support.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 #include "probes/driver_probe.hpp"
@@ -218,72 +219,55 @@ struct CudnnApi {
     decltype(&::cudnnConvolutionForward) forward = nullptr;
 };
 
-void resolve(gpu::SymbolResolver& resolve, CudnnApi& api) {
-    resolve(api.get_version, "cudnnGetVersion");
-    resolve(api.get_cudart_version, "cudnnGetCudartVersion");
-    resolve(api.error_string, "cudnnGetErrorString");
-    resolve(api.last_error_string, "cudnnGetLastErrorString");
-    resolve(api.graph_version_check, "cudnnGraphVersionCheck");
-    resolve(api.ops_version_check, "cudnnOpsVersionCheck");
-    resolve(api.cnn_version_check, "cudnnCnnVersionCheck");
-    resolve(api.create, "cudnnCreate");
-    resolve(api.destroy, "cudnnDestroy");
-    resolve(api.set_stream, "cudnnSetStream");
-    resolve(api.create_tensor, "cudnnCreateTensorDescriptor");
-    resolve(api.destroy_tensor, "cudnnDestroyTensorDescriptor");
-    resolve(api.set_tensor_4d, "cudnnSetTensor4dDescriptor");
-    resolve(api.create_filter, "cudnnCreateFilterDescriptor");
-    resolve(api.destroy_filter, "cudnnDestroyFilterDescriptor");
-    resolve(api.set_filter_4d, "cudnnSetFilter4dDescriptor");
-    resolve(api.create_convolution, "cudnnCreateConvolutionDescriptor");
-    resolve(api.destroy_convolution, "cudnnDestroyConvolutionDescriptor");
-    resolve(api.set_convolution_2d, "cudnnSetConvolution2dDescriptor");
-    resolve(api.set_math_type, "cudnnSetConvolutionMathType");
-    resolve(api.output_dim, "cudnnGetConvolution2dForwardOutputDim");
-    resolve(api.forward_algorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
-    resolve(api.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
-    resolve(api.forward, "cudnnConvolutionForward");
-}
-
-// A cuDNN call failed; `status` decides the finding (code_for_cudnn_status).
-class CudnnFailure : public std::runtime_error {
-public:
-    CudnnFailure(cudnnStatus_t status, std::string message) : std::runtime_error(std::move(message)), status_(status) {}
-    [[nodiscard]] cudnnStatus_t status() const { return status_; }
-
-private:
-    cudnnStatus_t status_;
+constexpr LibrarySymbol<CudnnApi> cudnn_symbols[] = {
+    required_symbol<&CudnnApi::get_version>("cudnnGetVersion"),
+    required_symbol<&CudnnApi::get_cudart_version>("cudnnGetCudartVersion"),
+    required_symbol<&CudnnApi::error_string>("cudnnGetErrorString"),
+    required_symbol<&CudnnApi::last_error_string>("cudnnGetLastErrorString"),
+    required_symbol<&CudnnApi::graph_version_check>("cudnnGraphVersionCheck"),
+    required_symbol<&CudnnApi::ops_version_check>("cudnnOpsVersionCheck"),
+    required_symbol<&CudnnApi::cnn_version_check>("cudnnCnnVersionCheck"),
+    required_symbol<&CudnnApi::create>("cudnnCreate"),
+    required_symbol<&CudnnApi::destroy>("cudnnDestroy"),
+    required_symbol<&CudnnApi::set_stream>("cudnnSetStream"),
+    required_symbol<&CudnnApi::create_tensor>("cudnnCreateTensorDescriptor"),
+    required_symbol<&CudnnApi::destroy_tensor>("cudnnDestroyTensorDescriptor"),
+    required_symbol<&CudnnApi::set_tensor_4d>("cudnnSetTensor4dDescriptor"),
+    required_symbol<&CudnnApi::create_filter>("cudnnCreateFilterDescriptor"),
+    required_symbol<&CudnnApi::destroy_filter>("cudnnDestroyFilterDescriptor"),
+    required_symbol<&CudnnApi::set_filter_4d>("cudnnSetFilter4dDescriptor"),
+    required_symbol<&CudnnApi::create_convolution>("cudnnCreateConvolutionDescriptor"),
+    required_symbol<&CudnnApi::destroy_convolution>("cudnnDestroyConvolutionDescriptor"),
+    required_symbol<&CudnnApi::set_convolution_2d>("cudnnSetConvolution2dDescriptor"),
+    required_symbol<&CudnnApi::set_math_type>("cudnnSetConvolutionMathType"),
+    required_symbol<&CudnnApi::output_dim>("cudnnGetConvolution2dForwardOutputDim"),
+    required_symbol<&CudnnApi::forward_algorithm>("cudnnGetConvolutionForwardAlgorithm_v7"),
+    required_symbol<&CudnnApi::workspace_size>("cudnnGetConvolutionForwardWorkspaceSize"),
+    required_symbol<&CudnnApi::forward>("cudnnConvolutionForward"),
 };
+
+// A cuDNN call failed; `status` decides the finding (code_for_cudnn_status) and, with the path of
+// the library, its remediation (add_failure).
+struct Cudnn {
+    using Status = cudnnStatus_t;
+};
+using CudnnFailure = LibraryFailure<Cudnn>;
 
 void check(const CudnnApi& api, cudnnStatus_t status, const char* call) {
     if (status == CUDNN_STATUS_SUCCESS) return;
     std::array<char, 512> detail{};
     if (api.last_error_string != nullptr) api.last_error_string(detail.data(), detail.size());
     const std::string last(detail.data());
-    throw CudnnFailure(status, fmt::format("{} failed: {} ({}){}", call, api.error_string(status), static_cast<int>(status),
-                                           last.empty() ? "" : ": " + last));
+    throw CudnnFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)) + (last.empty() ? "" : ": " + last));
 }
 
-// Owner of one cuDNN handle or descriptor: created by `create`, destroyed by `destroy`.
-template <typename Handle>
-class Owned {
-public:
-    using Destroy = cudnnStatus_t (*)(Handle);
-    template <typename Create>
-    Owned(const CudnnApi& api, Create create, Destroy destroy, const char* call) : destroy_(destroy) {
-        check(api, create(&handle_), call);
-    }
-    Owned(const Owned&) = delete;
-    Owned& operator=(const Owned&) = delete;
-    ~Owned() {
-        if (handle_ != nullptr) destroy_(handle_);
-    }
-    [[nodiscard]] Handle get() const { return handle_; }
-
-private:
-    Handle handle_ = nullptr;
-    Destroy destroy_;
-};
+// One cuDNN handle or descriptor, created by `create` (a failure throws) and destroyed by `destroy`.
+template <typename Handle, typename Create, typename Destroy>
+[[nodiscard]] Owned<Handle, Destroy> create_owned(const CudnnApi& api, Create create, Destroy destroy, const char* call) {
+    Handle handle = nullptr;
+    check(api, create(&handle), call);
+    return Owned<Handle, Destroy>(handle, destroy);
+}
 
 ConvShape shape_for(Level level) {
     // Standard: the first layer of a small CNN (RGB in, 64 feature maps). Full: a middle layer,
@@ -313,13 +297,13 @@ constexpr std::uint64_t filter_seed = 32;
 void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& result) {
     const ConvShape shape = shape_for(context.options.level);
     gpu::Stream stream;
-    const Owned<cudnnHandle_t> handle(api, api.create, api.destroy, "cudnnCreate");
+    const auto handle = create_owned<cudnnHandle_t>(api, api.create, api.destroy, "cudnnCreate");
     check(api, api.set_stream(handle.get(), stream.get()), "cudnnSetStream");
 
-    const Owned<cudnnTensorDescriptor_t> x_desc(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
-    const Owned<cudnnTensorDescriptor_t> y_desc(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
-    const Owned<cudnnFilterDescriptor_t> w_desc(api, api.create_filter, api.destroy_filter, "cudnnCreateFilterDescriptor");
-    const Owned<cudnnConvolutionDescriptor_t> conv_desc(api, api.create_convolution, api.destroy_convolution, "cudnnCreateConvolutionDescriptor");
+    const auto x_desc = create_owned<cudnnTensorDescriptor_t>(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
+    const auto y_desc = create_owned<cudnnTensorDescriptor_t>(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
+    const auto w_desc = create_owned<cudnnFilterDescriptor_t>(api, api.create_filter, api.destroy_filter, "cudnnCreateFilterDescriptor");
+    const auto conv_desc = create_owned<cudnnConvolutionDescriptor_t>(api, api.create_convolution, api.destroy_convolution, "cudnnCreateConvolutionDescriptor");
     check(api, api.set_tensor_4d(x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, shape.n, shape.c, shape.h, shape.w), "cudnnSetTensor4dDescriptor");
     check(api, api.set_filter_4d(w_desc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, shape.k, shape.c, shape.r, shape.s), "cudnnSetFilter4dDescriptor");
     check(api,
@@ -458,9 +442,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
     const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cudnn);
     if (library == nullptr) return;
     CudnnApi api;
-    gpu::SymbolResolver resolver(*library);
-    resolve(resolver, api);
-    if (!resolver.report(result)) return;
+    if (!gpu::bind_library(*library, cudnn_symbols, api, result)) return;
 
     // 1. Versions. Neither call needs a GPU.
     const LibraryVersion version = decode_cudnn_version(api.get_version());

@@ -4,6 +4,7 @@
 #include "checks/checks.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 
@@ -32,45 +33,44 @@ struct CufftApi {
     decltype(&::cufftExecR2C) exec_r2c = nullptr;
 };
 
-// A cuFFT call returned an error; the check turns it into a library_call_failed finding.
-class CufftFailure : public std::runtime_error {
-public:
-    CufftFailure(const std::string& call, cufftResult status)
-        : std::runtime_error(fmt::format("{} failed: {}", call, fft_rand::describe_status(status))), status_(status) {}
-    [[nodiscard]] cufftResult status() const { return status_; }
-
-private:
-    cufftResult status_;
+constexpr LibrarySymbol<CufftApi> cufft_symbols[] = {
+    required_symbol<&CufftApi::get_version>("cufftGetVersion"),
+    required_symbol<&CufftApi::plan_many>("cufftPlanMany"),
+    required_symbol<&CufftApi::destroy>("cufftDestroy"),
+    required_symbol<&CufftApi::set_stream>("cufftSetStream"),
+    required_symbol<&CufftApi::exec_c2c>("cufftExecC2C"),
+    required_symbol<&CufftApi::exec_r2c>("cufftExecR2C"),
 };
 
+// A cuFFT call returned an error; the check turns it into a library_call_failed finding.
+struct Cufft {
+    using Status = cufftResult;
+    [[nodiscard]] static std::string remediation(Status status) { return fft_rand::remediation_for(status); }
+};
+using CufftFailure = LibraryFailure<Cufft>;
+
 void cufft_check(cufftResult status, const std::string& call) {
-    if (status != CUFFT_SUCCESS) throw CufftFailure(call, status);
+    if (status != CUFFT_SUCCESS) throw CufftFailure(status, call, fft_rand::describe_status(status));
 }
 
 // A batched 1-D plan in the default (contiguous) layout, bound to a stream; destroyed through the
 // resolved cufftDestroy.
 class Plan {
 public:
-    Plan(const CufftApi& api, cufftType type, int n, int batch, cudaStream_t stream) : api_(api) {
+    Plan(const CufftApi& api, cufftType type, int n, int batch, cudaStream_t stream) {
         int length = n;
+        cufftHandle handle = 0;
         // NULL inembed/onembed: the basic layout (members n apart on input; n, or n/2+1 complex for
         // R2C, apart on output); strides and distances are then ignored.
-        cufft_check(api.plan_many(&handle_, 1, &length, nullptr, 1, n, nullptr, 1, n, type, batch),
+        cufft_check(api.plan_many(&handle, 1, &length, nullptr, 1, n, nullptr, 1, n, type, batch),
                     fmt::format("cufftPlanMany({}, n={}, batch={})", type == CUFFT_R2C ? "R2C" : "C2C", n, batch));
-        created_ = true;
-        cufft_check(api.set_stream(handle_, stream), "cufftSetStream");
+        plan_ = Owned<cufftHandle, decltype(CufftApi::destroy)>(handle, api.destroy);
+        cufft_check(api.set_stream(plan_.get(), stream), "cufftSetStream");
     }
-    Plan(const Plan&) = delete;
-    Plan& operator=(const Plan&) = delete;
-    ~Plan() {
-        if (created_) api_.destroy(handle_);
-    }
-    [[nodiscard]] cufftHandle get() const { return handle_; }
+    [[nodiscard]] cufftHandle get() const { return plan_.get(); }
 
 private:
-    const CufftApi& api_;
-    cufftHandle handle_ = 0;
-    bool created_ = false;
+    Owned<cufftHandle, decltype(CufftApi::destroy)> plan_;
 };
 
 constexpr double tolerance = fft_rand::fft_tolerance;  // 1e-5, justified in fft_rand_support.hpp
@@ -266,7 +266,7 @@ void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& re
             for (Verdict& verdict : outcome.verdicts) verdicts.push_back(std::move(verdict));
         }
     } catch (const CufftFailure& failure) {
-        result.add(Code::library_call_failed, failure.what(), fft_rand::remediation_for(failure.status()));
+        gpu::report_failure(result, Code::library_call_failed, failure);
         return;
     }
     result.evidence("method", fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
@@ -307,14 +307,7 @@ std::unique_ptr<Check> make_cufft_fft_check() {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cufft);
             if (library == nullptr) return;
             CufftApi api;
-            gpu::SymbolResolver resolve(*library);
-            resolve(api.get_version, "cufftGetVersion");
-            resolve(api.plan_many, "cufftPlanMany");
-            resolve(api.destroy, "cufftDestroy");
-            resolve(api.set_stream, "cufftSetStream");
-            resolve(api.exec_c2c, "cufftExecC2C");
-            resolve(api.exec_r2c, "cufftExecR2C");
-            if (!resolve.report(result)) return;
+            if (!gpu::bind_library(*library, cufft_symbols, api, result)) return;
             // The library's own version; its major is compared with the soname's only as evidence
             // (a mismatch would already have made the symbols or the plan fail).
             int version = 0;

@@ -4,6 +4,7 @@
 #include "checks/checks.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/compare.cuh"
 
@@ -31,44 +32,47 @@ struct CurandApi {
     decltype(&::curandGenerateNormal) generate_normal = nullptr;
 };
 
-// A cuRAND call returned an error; the check turns it into a library_call_failed finding.
-class CurandFailure : public std::runtime_error {
-public:
-    CurandFailure(const std::string& call, curandStatus_t status)
-        : std::runtime_error(fmt::format("{} failed: {}", call, fft_rand::describe_status(status))), status_(status) {}
-    [[nodiscard]] curandStatus_t status() const { return status_; }
-
-private:
-    curandStatus_t status_;
+constexpr LibrarySymbol<CurandApi> curand_symbols[] = {
+    required_symbol<&CurandApi::get_version>("curandGetVersion"),
+    required_symbol<&CurandApi::create>("curandCreateGenerator"),
+    required_symbol<&CurandApi::destroy>("curandDestroyGenerator"),
+    required_symbol<&CurandApi::set_stream>("curandSetStream"),
+    required_symbol<&CurandApi::set_seed>("curandSetPseudoRandomGeneratorSeed"),
+    required_symbol<&CurandApi::generate_uniform>("curandGenerateUniform"),
+    required_symbol<&CurandApi::generate_normal>("curandGenerateNormal"),
 };
 
+// A cuRAND call returned an error; the check turns it into a library_call_failed finding.
+struct Curand {
+    using Status = curandStatus_t;
+    [[nodiscard]] static std::string remediation(Status status) { return fft_rand::remediation_for(status); }
+};
+using CurandFailure = LibraryFailure<Curand>;
+
 void curand_check(curandStatus_t status, const std::string& call) {
-    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(call, status);
+    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(status, call, fft_rand::describe_status(status));
 }
 
 // A Philox4x32-10 generator with a seed, on a stream; destroyed through the resolved function.
 class Generator {
 public:
     Generator(const CurandApi& api, unsigned long long seed, cudaStream_t stream) : api_(api) {
-        curand_check(api.create(&generator_, CURAND_RNG_PSEUDO_PHILOX4_32_10), "curandCreateGenerator(CURAND_RNG_PSEUDO_PHILOX4_32_10)");
-        curand_check(api.set_stream(generator_, stream), "curandSetStream");
-        curand_check(api.set_seed(generator_, seed), fmt::format("curandSetPseudoRandomGeneratorSeed({:#x})", seed));
-    }
-    Generator(const Generator&) = delete;
-    Generator& operator=(const Generator&) = delete;
-    ~Generator() {
-        if (generator_ != nullptr) api_.destroy(generator_);
+        curandGenerator_t generator = nullptr;
+        curand_check(api.create(&generator, CURAND_RNG_PSEUDO_PHILOX4_32_10), "curandCreateGenerator(CURAND_RNG_PSEUDO_PHILOX4_32_10)");
+        generator_ = Owned<curandGenerator_t, decltype(CurandApi::destroy)>(generator, api.destroy);
+        curand_check(api.set_stream(generator_.get(), stream), "curandSetStream");
+        curand_check(api.set_seed(generator_.get(), seed), fmt::format("curandSetPseudoRandomGeneratorSeed({:#x})", seed));
     }
     void uniform(float* output, std::size_t count) const {
-        curand_check(api_.generate_uniform(generator_, output, count), fmt::format("curandGenerateUniform(n={})", count));
+        curand_check(api_.generate_uniform(generator_.get(), output, count), fmt::format("curandGenerateUniform(n={})", count));
     }
     void normal(float* output, std::size_t count) const {
-        curand_check(api_.generate_normal(generator_, output, count, 0.0f, 1.0f), fmt::format("curandGenerateNormal(n={}, 0, 1)", count));
+        curand_check(api_.generate_normal(generator_.get(), output, count, 0.0f, 1.0f), fmt::format("curandGenerateNormal(n={}, 0, 1)", count));
     }
 
 private:
     const CurandApi& api_;
-    curandGenerator_t generator_ = nullptr;
+    Owned<curandGenerator_t, decltype(CurandApi::destroy)> generator_;
 };
 
 struct RandSizes {
@@ -169,7 +173,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         normal_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
         gpu_work.reset();
     } catch (const CurandFailure& failure) {
-        result.add(Code::library_call_failed, failure.what(), fft_rand::remediation_for(failure.status()));
+        gpu::report_failure(result, Code::library_call_failed, failure);
         return;
     }
 
@@ -246,15 +250,7 @@ std::unique_ptr<Check> make_curand_generate_check() {
             const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::curand);
             if (library == nullptr) return;
             CurandApi api;
-            gpu::SymbolResolver resolve(*library);
-            resolve(api.get_version, "curandGetVersion");
-            resolve(api.create, "curandCreateGenerator");
-            resolve(api.destroy, "curandDestroyGenerator");
-            resolve(api.set_stream, "curandSetStream");
-            resolve(api.set_seed, "curandSetPseudoRandomGeneratorSeed");
-            resolve(api.generate_uniform, "curandGenerateUniform");
-            resolve(api.generate_normal, "curandGenerateNormal");
-            if (!resolve.report(result)) return;
+            if (!gpu::bind_library(*library, curand_symbols, api, result)) return;
             // The library's own version; its major is compared with the soname's only as evidence.
             int version = 0;
             if (const curandStatus_t status = api.get_version(&version); status == CURAND_STATUS_SUCCESS)

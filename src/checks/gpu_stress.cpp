@@ -381,7 +381,7 @@ std::unique_ptr<Check> make_gpu_stress_check() {
                     result.evidence("datasheet_peak", fmt::format("BF16 {:.0f} TFLOP/s: the median is {:.0f}% of it", peaks->bf16,
                                                                   100.0 * median_of(outcome.tflops_per_second) / peaks->bf16));
             } catch (const gpu::CublasFailure& failure) {
-                gpu::report_cublas_failure(result, failure);
+                gpu::report_failure(result, Code::library_call_failed, failure);
             }
         });
     });

@@ -16,6 +16,7 @@
 #include "checks/checks.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 
@@ -26,7 +27,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string_view>
-#include <type_traits>
 
 namespace cudacheck {
 
@@ -52,40 +52,37 @@ struct NcclApi {
     const char* (*get_last_error)(ncclComm_t) = nullptr;  // NCCL 2.13 and later; optional
 };
 
-// An NCCL call failed; becomes a CC515 finding naming the ncclResult_t.
-class NcclError : public std::runtime_error {
-public:
-    NcclError(const NcclApi& api, ncclResult_t result, const std::string& call)
-        : std::runtime_error(fmt::format("{} failed: {} ({}){}", call, nccl_result_name(result),
-                                         api.get_error_string != nullptr ? api.get_error_string(result) : "",
-                                         last_error(api))) {}
-
-private:
-    static std::string last_error(const NcclApi& api) {
-        const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
-        return text != nullptr && *text != '\0' ? fmt::format("; NCCL says: {}", text) : "";
-    }
+constexpr LibrarySymbol<NcclApi> nccl_symbols[] = {
+    required_symbol<&NcclApi::get_version>("ncclGetVersion"),
+    required_symbol<&NcclApi::comm_init_all>("ncclCommInitAll"),
+    required_symbol<&NcclApi::comm_destroy>("ncclCommDestroy"),
+    required_symbol<&NcclApi::all_reduce>("ncclAllReduce"),
+    required_symbol<&NcclApi::group_start>("ncclGroupStart"),
+    required_symbol<&NcclApi::group_end>("ncclGroupEnd"),
+    required_symbol<&NcclApi::get_error_string>("ncclGetErrorString"),
+    optional_symbol<&NcclApi::get_last_error>("ncclGetLastError"),
 };
 
-void nccl_check(const NcclApi& api, ncclResult_t result, const std::string& call) {
-    if (result != 0) throw NcclError(api, result, call);
+// An NCCL call failed; becomes a CC515 finding naming the ncclResult_t (the catalogue's remediation).
+struct Nccl {
+    using Status = ncclResult_t;
+    [[nodiscard]] static std::string remediation(Status) { return {}; }
+};
+using NcclError = LibraryFailure<Nccl>;
+
+std::string last_error(const NcclApi& api) {
+    const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
+    return text != nullptr && *text != '\0' ? fmt::format("; NCCL says: {}", text) : "";
 }
 
-// Communicators, destroyed however the check ends.
-class Communicators {
-public:
-    explicit Communicators(const NcclApi& api) : api_(api) {}
-    Communicators(const Communicators&) = delete;
-    Communicators& operator=(const Communicators&) = delete;
-    ~Communicators() {
-        for (ncclComm_t comm : comms)
-            if (comm != nullptr) api_.comm_destroy(comm);
-    }
-    std::vector<ncclComm_t> comms;
+void nccl_check(const NcclApi& api, ncclResult_t result, const std::string& call) {
+    if (result != 0)
+        throw NcclError(result, call,
+                        fmt::format("{} ({}){}", nccl_result_name(result), api.get_error_string != nullptr ? api.get_error_string(result) : "",
+                                    last_error(api)));
+}
 
-private:
-    const NcclApi& api_;
-};
+using Communicator = Owned<ncclComm_t, decltype(NcclApi::comm_destroy)>;
 
 struct AllReduceSizes {
     std::size_t bytes;  // per GPU
@@ -139,17 +136,21 @@ void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& 
         for (const auto& own : buffers) own->stream.synchronize();
     }
 
-    Communicators communicators(api);
-    communicators.comms.assign(devices.size(), nullptr);
+    std::vector<ncclComm_t> comms(devices.size(), nullptr);
     const auto init_start = std::chrono::steady_clock::now();
-    nccl_check(api, api.comm_init_all(communicators.comms.data(), ranks, devices.data()), fmt::format("ncclCommInitAll({} GPUs)", ranks));
+    const ncclResult_t initialised = api.comm_init_all(comms.data(), ranks, devices.data());
+    // Destroyed however the check ends, including those a failed ncclCommInitAll left created.
+    std::vector<Communicator> communicators;
+    for (ncclComm_t comm : comms)
+        if (comm != nullptr) communicators.emplace_back(comm, api.comm_destroy);
+    nccl_check(api, initialised, fmt::format("ncclCommInitAll({} GPUs)", ranks));
     const double init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
 
     std::optional<gpu::DevicesWork> gpu_work(devices);
     const std::vector<float> samples = gpu::time_on_devices(streams, gpu_work, sizes.warmups, sizes.runs, [&] {
         nccl_check(api, api.group_start(), "ncclGroupStart");
         for (std::size_t i = 0; i < devices.size(); ++i)
-            nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, communicators.comms[i],
+            nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, comms[i],
                                            buffers[i]->stream.get()),
                        fmt::format("ncclAllReduce(device {})", devices[i]));
         nccl_check(api, api.group_end(), "ncclGroupEnd");
@@ -243,19 +244,7 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
     }
     result.evidence("nccl_path", library.loaded_path());
     NcclApi api;
-    std::vector<std::string> missing;
-    const auto resolve = [&](auto& slot, const char* name, bool required = true) {
-        slot = library.function<std::remove_reference_t<decltype(slot)>>(name);
-        if (slot == nullptr && required) missing.emplace_back(name);
-    };
-    resolve(api.get_version, "ncclGetVersion");
-    resolve(api.comm_init_all, "ncclCommInitAll");
-    resolve(api.comm_destroy, "ncclCommDestroy");
-    resolve(api.all_reduce, "ncclAllReduce");
-    resolve(api.group_start, "ncclGroupStart");
-    resolve(api.group_end, "ncclGroupEnd");
-    resolve(api.get_error_string, "ncclGetErrorString");
-    resolve(api.get_last_error, "ncclGetLastError", false);
+    const std::vector<std::string> missing = bind_symbols(library, nccl_symbols, api);
     if (!missing.empty()) {
         result.add(Code::library_symbol_missing, fmt::format("{} ({}) lacks {}", soname, library.loaded_path(), fmt::join(missing, ", ")),
                    "Install an NCCL 2.x built for this CUDA major (the nvidia-nccl-cu13 wheel or the libnccl2 package); the file loaded is damaged or not NCCL.");

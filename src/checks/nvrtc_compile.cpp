@@ -6,6 +6,7 @@
 #include "checks/cudnn_nvrtc_support.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
@@ -90,6 +91,22 @@ struct NvrtcApi {
     decltype(&::nvrtcGetPTX) ptx = nullptr;
 };
 
+constexpr LibrarySymbol<NvrtcApi> nvrtc_symbols[] = {
+    required_symbol<&NvrtcApi::version>("nvrtcVersion"),
+    required_symbol<&NvrtcApi::error_string>("nvrtcGetErrorString"),
+    required_symbol<&NvrtcApi::num_supported_archs>("nvrtcGetNumSupportedArchs"),
+    required_symbol<&NvrtcApi::supported_archs>("nvrtcGetSupportedArchs"),
+    required_symbol<&NvrtcApi::create_program>("nvrtcCreateProgram"),
+    required_symbol<&NvrtcApi::destroy_program>("nvrtcDestroyProgram"),
+    required_symbol<&NvrtcApi::compile_program>("nvrtcCompileProgram"),
+    required_symbol<&NvrtcApi::log_size>("nvrtcGetProgramLogSize"),
+    required_symbol<&NvrtcApi::log>("nvrtcGetProgramLog"),
+    required_symbol<&NvrtcApi::cubin_size>("nvrtcGetCUBINSize"),
+    required_symbol<&NvrtcApi::cubin>("nvrtcGetCUBIN"),
+    required_symbol<&NvrtcApi::ptx_size>("nvrtcGetPTXSize"),
+    required_symbol<&NvrtcApi::ptx>("nvrtcGetPTX"),
+};
+
 struct DriverApi {
     decltype(&::cuModuleLoadData) module_load_data = nullptr;
     decltype(&::cuModuleGetFunction) module_get_function = nullptr;
@@ -98,71 +115,89 @@ struct DriverApi {
     decltype(&::cuGetErrorName) error_name = nullptr;
 };
 
-// An NVRTC call other than the compilation failed: CC507 with the status name.
-class NvrtcFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
+    required_symbol<&DriverApi::module_load_data>("cuModuleLoadData"),
+    required_symbol<&DriverApi::module_get_function>("cuModuleGetFunction"),
+    required_symbol<&DriverApi::module_unload>("cuModuleUnload"),
+    required_symbol<&DriverApi::launch_kernel>("cuLaunchKernel"),
+    required_symbol<&DriverApi::error_name>("cuGetErrorName"),
 };
+
+// An NVRTC call other than the compilation failed: CC507 with the status name.
+struct Nvrtc {
+    using Status = nvrtcResult;
+    [[nodiscard]] static std::string remediation(Status) {
+        return fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000));
+    }
+};
+using NvrtcFailure = LibraryFailure<Nvrtc>;
+
+std::string driver_remediation(CUresult result) {
+    switch (result) {
+        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
+                   "containers, the NVIDIA container toolkit must mount it).";
+        case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        case CUDA_ERROR_INVALID_PTX:
+        case CUDA_ERROR_INVALID_IMAGE:
+            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
+                   "and a driver at least as new as that NVRTC's CUDA version.";
+        default:
+            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
+    }
+}
 
 // A driver API call failed: CC501 with the CUresult name and, where there is one, the fix.
-class DriverFailure : public std::runtime_error {
-public:
-    DriverFailure(CUresult result, std::string message) : std::runtime_error(std::move(message)), result_(result) {}
-    [[nodiscard]] CUresult result() const { return result_; }
-
-private:
-    CUresult result_;
+struct Driver {
+    using Status = CUresult;
+    [[nodiscard]] static std::string remediation(Status status) { return driver_remediation(status); }
 };
+using DriverFailure = LibraryFailure<Driver>;
 
 void check(const NvrtcApi& api, nvrtcResult status, const char* call) {
-    if (status != NVRTC_SUCCESS) throw NvrtcFailure(fmt::format("{} failed: {} ({})", call, api.error_string(status), static_cast<int>(status)));
+    if (status != NVRTC_SUCCESS) throw NvrtcFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)));
 }
 
 void check(const DriverApi& api, CUresult status, const char* call) {
     if (status == CUDA_SUCCESS) return;
     const char* name = nullptr;
     if (api.error_name(status, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
-    throw DriverFailure(status, fmt::format("{} failed: {} ({})", call, name, static_cast<int>(status)));
+    throw DriverFailure(status, call, describe_status(name, static_cast<int>(status)));
 }
 
 class Program {
 public:
     Program(const NvrtcApi& api, const char* source, const char* name) : api_(api) {
-        check(api_, api_.create_program(&program_, source, name, 0, nullptr, nullptr), "nvrtcCreateProgram");
+        nvrtcProgram program = nullptr;
+        check(api_, api_.create_program(&program, source, name, 0, nullptr, nullptr), "nvrtcCreateProgram");
+        program_ = Owned<nvrtcProgram, decltype(NvrtcApi::destroy_program)>(program, api_.destroy_program);
     }
-    Program(const Program&) = delete;
-    Program& operator=(const Program&) = delete;
-    ~Program() {
-        if (program_ != nullptr) api_.destroy_program(&program_);
-    }
-    [[nodiscard]] nvrtcProgram get() const { return program_; }
+    [[nodiscard]] nvrtcProgram get() const { return program_.get(); }
     [[nodiscard]] std::string log() const {
         std::size_t size = 0;
-        if (api_.log_size(program_, &size) != NVRTC_SUCCESS || size == 0) return {};
+        if (api_.log_size(get(), &size) != NVRTC_SUCCESS || size == 0) return {};
         std::string text(size, '\0');
-        if (api_.log(program_, text.data()) != NVRTC_SUCCESS) return {};
+        if (api_.log(get(), text.data()) != NVRTC_SUCCESS) return {};
         text.resize(std::min(text.size(), std::strlen(text.c_str())));
         return text;
     }
 
 private:
     const NvrtcApi& api_;
-    nvrtcProgram program_ = nullptr;
+    Owned<nvrtcProgram, decltype(NvrtcApi::destroy_program)> program_;
 };
 
 class Module {
 public:
-    Module(const DriverApi& api, const void* image) : api_(api) { check(api_, api_.module_load_data(&module_, image), "cuModuleLoadData"); }
-    Module(const Module&) = delete;
-    Module& operator=(const Module&) = delete;
-    ~Module() {
-        if (module_ != nullptr) api_.module_unload(module_);
+    Module(const DriverApi& api, const void* image) {
+        CUmodule module = nullptr;
+        check(api, api.module_load_data(&module, image), "cuModuleLoadData");
+        module_ = Owned<CUmodule, decltype(DriverApi::module_unload)>(module, api.module_unload);
     }
-    [[nodiscard]] CUmodule get() const { return module_; }
+    [[nodiscard]] CUmodule get() const { return module_.get(); }
 
 private:
-    const DriverApi& api_;
-    CUmodule module_ = nullptr;
+    Owned<CUmodule, decltype(DriverApi::module_unload)> module_;
 };
 
 // __fmaf_rn: one correctly rounded fused multiply-add, so the host reproduces every element
@@ -182,20 +217,6 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string driver_remediation(CUresult result) {
-    switch (result) {
-        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
-            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
-                   "containers, the NVIDIA container toolkit must mount it).";
-        case CUDA_ERROR_NO_BINARY_FOR_GPU:
-        case CUDA_ERROR_INVALID_PTX:
-        case CUDA_ERROR_INVALID_IMAGE:
-            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
-                   "and a driver at least as new as that NVRTC's CUDA version.";
-        default:
-            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
-    }
-}
 
 void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library, int device) {
     int nvrtc_major = 0, nvrtc_minor = 0;
@@ -205,17 +226,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
     // The driver API from the libcuda the probes opened (never a second copy).
     const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
     DriverApi driver;
-    driver.module_load_data = libcuda.function<decltype(driver.module_load_data)>("cuModuleLoadData");
-    driver.module_get_function = libcuda.function<decltype(driver.module_get_function)>("cuModuleGetFunction");
-    driver.module_unload = libcuda.function<decltype(driver.module_unload)>("cuModuleUnload");
-    driver.launch_kernel = libcuda.function<decltype(driver.launch_kernel)>("cuLaunchKernel");
-    driver.error_name = libcuda.function<decltype(driver.error_name)>("cuGetErrorName");
-    std::vector<std::string> missing;
-    if (driver.module_load_data == nullptr) missing.emplace_back("cuModuleLoadData");
-    if (driver.module_get_function == nullptr) missing.emplace_back("cuModuleGetFunction");
-    if (driver.module_unload == nullptr) missing.emplace_back("cuModuleUnload");
-    if (driver.launch_kernel == nullptr) missing.emplace_back("cuLaunchKernel");
-    if (driver.error_name == nullptr) missing.emplace_back("cuGetErrorName");
+    const std::vector<std::string> missing = bind_symbols(libcuda, driver_symbols, driver);
     if (!missing.empty()) {
         result.add(Code::library_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
                    "Reinstall the NVIDIA driver; see driver.libcuda.");
@@ -338,7 +349,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
                                    target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
                                    compile_ms, n));
     } catch (const DriverFailure& failure) {
-        if (failure.result() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
+        if (failure.status() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
             int driver_encoded = 0;
             gpu::check(cudaDriverGetVersion(&driver_encoded), "cudaDriverGetVersion");
             add_ptx_too_new(result, fmt::format("the kernel NVRTC {}.{} compiled for compute_{}", nvrtc_major, nvrtc_minor, target.architecture),
@@ -347,7 +358,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
             return;
         }
         result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what(), target.cubin ? "CUBIN" : "PTX"),
-                   driver_remediation(failure.result()));
+                   failure.remediation());
     }
 }
 
@@ -355,27 +366,12 @@ void run_check(CheckContext& context, ResultBuilder& result) {
     const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::nvrtc);
     if (library == nullptr) return;
     NvrtcApi api;
-    gpu::SymbolResolver resolve(*library);
-    resolve(api.version, "nvrtcVersion");
-    resolve(api.error_string, "nvrtcGetErrorString");
-    resolve(api.num_supported_archs, "nvrtcGetNumSupportedArchs");
-    resolve(api.supported_archs, "nvrtcGetSupportedArchs");
-    resolve(api.create_program, "nvrtcCreateProgram");
-    resolve(api.destroy_program, "nvrtcDestroyProgram");
-    resolve(api.compile_program, "nvrtcCompileProgram");
-    resolve(api.log_size, "nvrtcGetProgramLogSize");
-    resolve(api.log, "nvrtcGetProgramLog");
-    resolve(api.cubin_size, "nvrtcGetCUBINSize");
-    resolve(api.cubin, "nvrtcGetCUBIN");
-    resolve(api.ptx_size, "nvrtcGetPTXSize");
-    resolve(api.ptx, "nvrtcGetPTX");
-    if (!resolve.report(result)) return;
+    if (!gpu::bind_library(*library, nvrtc_symbols, api, result)) return;
     gpu::run_gpu_check(context, result, [&](int device) {
         try {
             run_nvrtc_check(context, result, api, *library, device);
         } catch (const NvrtcFailure& failure) {
-            result.add(Code::library_call_failed, failure.what(),
-                       fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000)));
+            gpu::report_failure(result, Code::library_call_failed, failure);
         }
     });
 }

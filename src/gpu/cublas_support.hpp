@@ -3,6 +3,7 @@
 // large product whose inputs came from kernels/random_fill.cuh.
 #pragma once
 
+#include "bind/owned.hpp"
 #include "engine/check.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
@@ -32,32 +33,41 @@ struct CublasApi {
                               cublasGemmAlgo_t) = nullptr;
 };
 
+inline constexpr LibrarySymbol<CublasApi> cublas_symbols[] = {
+    required_symbol<&CublasApi::create>("cublasCreate_v2"),
+    required_symbol<&CublasApi::destroy>("cublasDestroy_v2"),
+    required_symbol<&CublasApi::set_stream>("cublasSetStream_v2"),
+    required_symbol<&CublasApi::set_math_mode>("cublasSetMathMode"),
+    required_symbol<&CublasApi::get_property>("cublasGetProperty"),
+    required_symbol<&CublasApi::status_name>("cublasGetStatusName"),
+    required_symbol<&CublasApi::sgemm>("cublasSgemm_v2"),
+    required_symbol<&CublasApi::dgemm>("cublasDgemm_v2"),
+    required_symbol<&CublasApi::gemm_ex>("cublasGemmEx"),
+};
+
 // Resolves every entry point and records the cuBLAS version as evidence; false (with a
 // library_symbol_missing finding) when one is missing.
 [[nodiscard]] bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder& result);
 
-// A cuBLAS call failed: reported as a library finding with the status name (report_cublas_failure).
-class CublasFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+// A cuBLAS call failed: reported as a library_call_failed finding with the status name.
+struct Cublas {
+    using Status = cublasStatus_t;
+    [[nodiscard]] static std::string remediation(Status status);
 };
-void report_cublas_failure(ResultBuilder& result, const CublasFailure& failure);
+using CublasFailure = LibraryFailure<Cublas>;
 
 class CublasHandle {
 public:
     explicit CublasHandle(const CublasApi& api) : CublasHandle(api, nullptr) {}
     // Takes over a handle created earlier, or creates one when `early` is null.
     CublasHandle(const CublasApi& api, cublasHandle_t early);
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    ~CublasHandle();
-    [[nodiscard]] cublasHandle_t get() const { return handle_; }
+    [[nodiscard]] cublasHandle_t get() const { return handle_.get(); }
     // Throws CublasFailure naming `call` unless `status` is success.
     void check(cublasStatus_t status, const std::string& call) const;
 
 private:
     const CublasApi& api_;
-    cublasHandle_t handle_ = nullptr;
+    Owned<cublasHandle_t, decltype(CublasApi::destroy)> handle_;
 };
 
 // Column-major index of element (row, column) in a matrix with `rows` rows.

@@ -69,12 +69,12 @@ CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family
     return advice;
 }
 
-bool SymbolResolver::report(ResultBuilder& result) const {
-    if (missing_.empty()) return true;
+bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std::string>& missing, ResultBuilder& result) {
+    if (missing.empty()) return true;
     result.add(Code::library_symbol_missing,
-               fmt::format("{} ({}) lacks {}", library_.name, library_.library.loaded_path(), fmt::join(missing_, ", ")),
-               fmt::format("Install the {} matching CUDA {}: {}.", library_.name, CUDART_VERSION / 1000,
-                           library_install_hint(library_.id, CUDART_VERSION / 1000)));
+               fmt::format("{} ({}) lacks {}", library.name, library.library.loaded_path(), fmt::join(missing, ", ")),
+               fmt::format("Install the {} matching CUDA {}: {}.", library.name, CUDART_VERSION / 1000,
+                           library_install_hint(library.id, CUDART_VERSION / 1000)));
     return false;
 }
 
