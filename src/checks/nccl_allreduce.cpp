@@ -251,17 +251,19 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
         return;
     }
     int version = 0;
-    nccl_check(api, api.get_version(&version), "ncclGetVersion");
-    result.evidence("nccl_version", nccl_version_text(version));
-    set_nvls_off();
-    result.evidence("NCCL_NVLS_ENABLE", "0 (set by cudacheck: NVLink multicast stays off)");
-    gpu::run_gpu_check(context, result, [&](int) {
-        try {
-            run_allreduce(context, result, api, nccl_version_text(version));
-        } catch (const NcclError& error) {
-            result.add(Code::nccl_call_failed, fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()));
-        }
-    });
+    bool version_known = false;
+    try {
+        nccl_check(api, api.get_version(&version), "ncclGetVersion");
+        version_known = true;
+        result.evidence("nccl_version", nccl_version_text(version));
+        set_nvls_off();
+        result.evidence("NCCL_NVLS_ENABLE", "0 (set by cudacheck: NVLink multicast stays off)");
+        gpu::run_gpu_check(context, result, [&](int) { run_allreduce(context, result, api, nccl_version_text(version)); });
+    } catch (const NcclError& error) {
+        // Wherever NCCL failed, before the GPU work or in it, it is NCCL's finding (run_gpu_check
+        // reports only CUDA's errors; anything else would be reported as a cudacheck bug).
+        result.add(Code::nccl_call_failed, version_known ? fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()) : error.what());
+    }
 }
 
 std::unique_ptr<Check> make_nccl_allreduce_check() {

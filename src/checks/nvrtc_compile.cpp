@@ -226,12 +226,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
     // The driver API from the libcuda the probes opened (never a second copy).
     const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
     DriverApi driver;
-    const std::vector<std::string> missing = bind_symbols(libcuda, driver_symbols, driver);
-    if (!missing.empty()) {
-        result.add(Code::library_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
-                   "Reinstall the NVIDIA driver; see driver.libcuda.");
-        return;
-    }
+    if (!gpu::bind_libcuda(libcuda, driver_symbols, driver, result)) return;
 
     // The primary context the runtime uses (cudaSetDevice selected it; cudaFree creates it), which
     // the driver API calls below use too.

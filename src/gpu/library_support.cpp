@@ -78,6 +78,13 @@ bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std:
     return false;
 }
 
+bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda, const std::vector<std::string>& missing, ResultBuilder& result) {
+    if (missing.empty()) return true;
+    result.add(Code::libcuda_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
+               "Reinstall the NVIDIA driver; see driver.libcuda.");
+    return false;
+}
+
 void AccuracyAccumulator::add(double actual, double reference) {
     ++count_;
     if (!std::isfinite(actual)) {
