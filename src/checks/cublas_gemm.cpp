@@ -49,7 +49,7 @@ public:
             std::promise<void>& promise;
             ~Done() { promise.set_value(); }
         } done{done_};
-        const LoadedLibrary& library = probes.library(CudaLibrary::cublas);
+        const LoadedLibrary& library = probes.library(cuda_library::cublas);
         const auto create = library.ok() ? library.library.function<decltype(&::cublasCreate_v2)>("cublasCreate_v2") : nullptr;
         const DriverFacts& driver = probes.driver();
         if (create == nullptr || !driver.initialised()) return;
@@ -322,7 +322,7 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
 std::unique_ptr<Check> make_cublas_gemm_check() {
     CheckInfo info = gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
                                              "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
-                                             CudaLibrary::cublas);
+                                             cuda_library::cublas);
     info.prepare = [load = info.prepare](Probes& probes) {
         load(probes);
         probes.prefetch([&probes] { EarlyHandles::instance().create_all(probes); });
@@ -330,7 +330,7 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
     return std::make_unique<FunctionCheck>(
         std::move(info),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
+            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
             if (library == nullptr) return;
             CublasApi api;
             if (!gpu::resolve_cublas(*library, api, result)) return;

@@ -132,7 +132,7 @@ SubLibraryVerdict judge_sublibraries(const std::string& main_path, const std::st
     }
     const std::string main_described =
         fmt::format("{} ({}{})", main_path, origin_of(main_path), main_version.empty() ? "" : ", " + main_version);
-    const std::string install_hint = library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000);
+    const std::string install_hint = cuda_library::cudnn.install_hint(CUDART_VERSION / 1000);
     if (!missing.empty())
         verdict.findings.push_back(make_finding(
             Code::cudnn_sublibrary_missing,
@@ -427,7 +427,7 @@ void add_failure(const CudnnFailure& failure, const std::string& main_path, std:
     if (code == Code::cudnn_sublibrary_missing)
         remediation = fmt::format("cuDNN could not load one of its libcudnn_*.so.9 sub-libraries (or a library they need: libcublasLt, "
                                   "libnvrtc): install the complete cuDNN beside {} ({}).",
-                                  main_path, library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000));
+                                  main_path, cuda_library::cudnn.install_hint(CUDART_VERSION / 1000));
     else if (code == Code::cudnn_version_mismatch)
         remediation = fmt::format("The sub-libraries cuDNN loaded are from another cuDNN release than {}: keep one cuDNN install on the "
                                   "loader's path (LD_LIBRARY_PATH, ld.so.conf).",
@@ -439,7 +439,7 @@ void add_failure(const CudnnFailure& failure, const std::string& main_path, std:
 }
 
 void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
-    const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cudnn);
+    const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cudnn);
     if (library == nullptr) return;
     CudnnApi api;
     if (!gpu::bind_library(*library, cudnn_symbols, api, result)) return;
@@ -461,7 +461,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
         result.add(Code::cudnn_version_mismatch,
                    fmt::format("{} is cuDNN {}, cudacheck was built with cuDNN {} headers", main_path, version.text(), header.text()),
                    fmt::format("Install cuDNN {} ({}) and put it first on the loader's path.", header.major,
-                               library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000)));
+                               cuda_library::cudnn.install_hint(CUDART_VERSION / 1000)));
         return;
     }
     // An older library than the header (same major) is evidence, not a finding: cudacheck calls only
@@ -477,7 +477,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
                                "major, so the wrong build loaded",
                                main_path, version.text(), cudnn_cudart / 1000, CUDART_VERSION / 1000),
                    fmt::format("Install cuDNN for CUDA {} ({}) and put it first on the loader's path.", CUDART_VERSION / 1000,
-                               library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000)));
+                               cuda_library::cudnn.install_hint(CUDART_VERSION / 1000)));
         return;  // not run: a cuDNN of another CUDA major would pull in that major's libraries
     }
 
@@ -512,7 +512,7 @@ std::unique_ptr<Check> make_cudnn_conv_check() {
     return std::make_unique<FunctionCheck>(
         gpu::library_check_info("cudnn.conv", "cuDNN convolution",
                                 "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
-                                CudaLibrary::cudnn),
+                                cuda_library::cudnn),
         [](CheckContext& context, ResultBuilder& result) { run_cudnn_check(context, result); });
 }
 

@@ -302,9 +302,9 @@ std::unique_ptr<Check> make_cufft_fft_check() {
     return std::make_unique<FunctionCheck>(
         gpu::library_check_info("cufft.fft", "cuFFT transforms",
                                 "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
-                                CudaLibrary::cufft),
+                                cuda_library::cufft),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cufft);
+            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cufft);
             if (library == nullptr) return;
             CufftApi api;
             if (!gpu::bind_library(*library, cufft_symbols, api, result)) return;

@@ -245,9 +245,9 @@ std::unique_ptr<Check> make_curand_generate_check() {
     return std::make_unique<FunctionCheck>(
         gpu::library_check_info("curand.generate", "cuRAND generation",
                                 "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
-                                CudaLibrary::curand),
+                                cuda_library::curand),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::curand);
+            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::curand);
             if (library == nullptr) return;
             CurandApi api;
             if (!gpu::bind_library(*library, curand_symbols, api, result)) return;

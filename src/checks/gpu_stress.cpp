@@ -363,10 +363,10 @@ std::unique_ptr<Check> make_gpu_stress_check() {
     CheckInfo info = gpu::library_check_info("gpu.stress", "GPU stress (--level full)",
                                              "Sustained BF16 GEMMs for --duration seconds: every product bit-identical, the first against float64; "
                                              "TFLOP/s over time, clocks, slowdowns and temperature through NVML",
-                                             CudaLibrary::cublas);
+                                             cuda_library::cublas);
     info.min_level = Level::full;
     return std::make_unique<FunctionCheck>(std::move(info), [](CheckContext& context, ResultBuilder& result) {
-        const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
+        const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
         if (library == nullptr) return;
         gpu::CublasApi api;
         if (!gpu::resolve_cublas(*library, api, result)) return;

@@ -32,8 +32,6 @@ namespace cudacheck {
 
 namespace {
 
-constexpr const char* nccl_soname = "libnccl.so.2";
-
 // The few NCCL types and values used, from nccl.h (NCCL 2.28), declared here so that building
 // needs no nccl.h.
 using ncclResult_t = int;
@@ -273,7 +271,7 @@ std::unique_ptr<Check> make_nccl_allreduce_check() {
                   Scope::multi_device, Level::full, {"cuda.devices"},
                   // Before any check starts threads of its own: setenv races with getenv elsewhere.
                   [](Probes&) { set_nvls_off(); }},
-        [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, nccl_soname); });
+        [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, cuda_library::nccl.soname_for(CUDART_VERSION / 1000)); });
 }
 
 const CheckRegistration nccl_allreduce_registration{2100, make_nccl_allreduce_check};

@@ -127,7 +127,7 @@ constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
 struct Nvrtc {
     using Status = nvrtcResult;
     [[nodiscard]] static std::string remediation(Status) {
-        return fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000));
+        return fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000));
     }
 };
 using NvrtcFailure = LibraryFailure<Nvrtc>;
@@ -267,10 +267,10 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
                               nvrtc_minor, builtins,
                               builtins_beside ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)", builtins, nvrtc_dir)
                                               : fmt::format(" (absent from {})", nvrtc_dir),
-                              library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000))
+                              cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000))
                 : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
                               "this GPU.",
-                              target.option, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
+                              target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
         result.add(Code::nvrtc_compile_failed,
                    fmt::format("nvrtcCompileProgram({}) failed: {}{}", target.option, api.error_string(compiled),
                                log.empty() ? "" : "; log: " + first_log_lines(log, 3)),
@@ -358,7 +358,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
 }
 
 void run_check(CheckContext& context, ResultBuilder& result) {
-    const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::nvrtc);
+    const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::nvrtc);
     if (library == nullptr) return;
     NvrtcApi api;
     if (!gpu::bind_library(*library, nvrtc_symbols, api, result)) return;
@@ -377,7 +377,7 @@ std::unique_ptr<Check> make_nvrtc_compile_check() {
     return std::make_unique<FunctionCheck>(
         gpu::library_check_info("nvrtc.compile", "NVRTC compile",
                                 "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
-                                CudaLibrary::nvrtc),
+                                cuda_library::nvrtc),
         [](CheckContext& context, ResultBuilder& result) { run_check(context, result); });
 }
 

@@ -16,10 +16,11 @@ namespace cudacheck::gpu {
 
 // The CheckInfo of a per-device check built on a CUDA library: standard level, needs cuda.devices,
 // and opens the library in the background as soon as the run starts.
-[[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description, CudaLibrary library);
+[[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description,
+                                             const LibraryFamily& library);
 
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
-[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id);
+[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& library);
 
 // For a library that cannot be loaded: the copies libraries.resolution found elsewhere on this
 // machine, and what they mean for the fix: a copy of the same soname (add its directory to the

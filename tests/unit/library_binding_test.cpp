@@ -4,23 +4,27 @@
 #include "bind/library_failure.hpp"
 #include "bind/owned.hpp"
 #include "bind/symbols.hpp"
+#include "cuda/library_families.hpp"
+#include "engine/registry.hpp"
 #include "gpu/library_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <cstddef>
 #include <vector>
 
 namespace cudacheck {
 namespace {
 
+// Spelled out: decltype(&::strlen) would carry glibc's attributes into the template argument.
+using Length = std::size_t (*)(const char*);
 struct CApi {
-    decltype(&::strlen) length = nullptr;
-    decltype(&::strcmp) compare = nullptr;
-    decltype(&::strlen) renamed = nullptr;
-    decltype(&::strlen) absent_optional = nullptr;
-    decltype(&::strlen) absent_first = nullptr;
-    decltype(&::strlen) absent_second = nullptr;
+    Length length = nullptr;
+    int (*compare)(const char*, const char*) = nullptr;
+    Length renamed = nullptr;
+    Length absent_optional = nullptr;
+    Length absent_first = nullptr;
+    Length absent_second = nullptr;
 };
 
 constexpr LibrarySymbol<CApi> c_symbols[] = {
@@ -130,6 +134,25 @@ TEST(LibraryFailure, names_the_call_and_the_status_and_keeps_the_status_for_the_
     ASSERT_EQ(result.findings.size(), 1u);
     EXPECT_EQ(result.findings[0].code, code_string(Code::library_call_failed));
     EXPECT_EQ(result.findings[0].remediation, "do 3");
+}
+
+TEST(LibraryFamilies, install_hints_name_the_package_and_the_wheel_of_the_cuda_major) {
+    EXPECT_EQ(cuda_library::cublas.install_hint(13), "the libcublas-13-0 package (NVIDIA's repository) or `pip install nvidia-cublas`");
+    EXPECT_EQ(cuda_library::cublas.install_hint(12), "the libcublas-12-0 package (NVIDIA's repository) or `pip install nvidia-cublas-cu12`");
+    EXPECT_EQ(cuda_library::cudnn.install_hint(13), "the libcudnn9-cuda-13 package or `pip install nvidia-cudnn-cu13`");
+    EXPECT_EQ(cuda_library::nvrtc.install_hint(12), "the cuda-nvrtc-12-0 package or `pip install nvidia-cuda-nvrtc-cu12`");
+    EXPECT_EQ(find_library_family("cuSPARSE")->install_hint(13), "") << "no package named for a library no check opens";
+}
+
+TEST(LibraryFamilies, every_check_named_in_the_table_is_registered) {
+    const Registry registry(builtin_checks());
+    std::size_t named = 0;
+    for (const LibraryFamily& family : library_families()) {
+        if (family.check.empty()) continue;
+        ++named;
+        EXPECT_NE(registry.find(std::string(family.check)), nullptr) << family.name << " names " << family.check;
+    }
+    EXPECT_GE(named, 6u);
 }
 
 }  // namespace
