@@ -29,7 +29,6 @@ namespace cudacheck {
 namespace {
 
 using gpu::at;
-using gpu::CublasApi;
 using gpu::CublasHandle;
 using gpu::stored_value;
 
@@ -49,8 +48,9 @@ public:
             std::promise<void>& promise;
             ~Done() { promise.set_value(); }
         } done{done_};
-        const LoadedLibrary& library = probes.library(cuda_library::cublas);
-        const auto create = library.ok() ? library.library.function<decltype(&::cublasCreate_v2)>("cublasCreate_v2") : nullptr;
+        CublasApi api;
+        (void)bind_symbols(probes.library(cuda_library::cublas).library, cublas_symbols, api);  // the check reports what is missing
+        const auto create = api.create;
         const DriverFacts& driver = probes.driver();
         if (create == nullptr || !driver.initialised()) return;
         std::vector<std::future<void>> per_device;

@@ -1,5 +1,5 @@
 // The pure parts of cudnn.conv and nvrtc.compile, separated so that unit tests drive them with
-// crafted inputs: the float64 reference convolution, cuDNN version decoding, the judgement of
+// crafted inputs: the float64 reference convolution, the judgement of
 // which cuDNN sub-libraries loaded from where, and the NVRTC target choice. Defined in
 // cudnn_conv.cpp and nvrtc_compile.cpp (no build-file change needed).
 #pragma once
@@ -36,14 +36,6 @@ struct ConvShape {
 // Every output of the convolution, accumulated in float64 (exact products of floats, one rounding
 // per addition at 53 bits): the reference the GPU's float32 result is measured against.
 [[nodiscard]] std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input, std::span<const float> filter);
-
-// cudnnGetVersion()/CUDNN_VERSION: cuDNN 9+ M*10000+m*100+p (90300 -> 9.3.0); cuDNN <= 8
-// M*1000+m*100+p (8005 -> 8.0.5) (cudnn_version.h; ../shared/cuda-facts.md §1).
-struct LibraryVersion {
-    int major = 0, minor = 0, patch = 0;
-    [[nodiscard]] std::string text() const;
-};
-[[nodiscard]] LibraryVersion decode_cudnn_version(std::size_t encoded);
 
 // The seven sonames libcudnn.so.9 (a shim) loads its implementation from.
 [[nodiscard]] std::span<const std::string_view> cudnn9_sublibraries();

@@ -2,6 +2,8 @@
 // transforms, C2C and R2C, for a power-of-two length and one that is not; every result is verified
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
 #include "checks/checks.hpp"
+#include "bind/cufft.hpp"
+#include "bind/library_version.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "bind/owned.hpp"
@@ -24,33 +26,8 @@ namespace {
 
 using fft_rand::Complex;
 
-struct CufftApi {
-    decltype(&::cufftGetVersion) get_version = nullptr;
-    decltype(&::cufftPlanMany) plan_many = nullptr;
-    decltype(&::cufftDestroy) destroy = nullptr;
-    decltype(&::cufftSetStream) set_stream = nullptr;
-    decltype(&::cufftExecC2C) exec_c2c = nullptr;
-    decltype(&::cufftExecR2C) exec_r2c = nullptr;
-};
-
-constexpr LibrarySymbol<CufftApi> cufft_symbols[] = {
-    required_symbol<&CufftApi::get_version>("cufftGetVersion"),
-    required_symbol<&CufftApi::plan_many>("cufftPlanMany"),
-    required_symbol<&CufftApi::destroy>("cufftDestroy"),
-    required_symbol<&CufftApi::set_stream>("cufftSetStream"),
-    required_symbol<&CufftApi::exec_c2c>("cufftExecC2C"),
-    required_symbol<&CufftApi::exec_r2c>("cufftExecR2C"),
-};
-
-// A cuFFT call returned an error; the check turns it into a library_call_failed finding.
-struct Cufft {
-    using Status = cufftResult;
-    [[nodiscard]] static std::string remediation(Status status) { return fft_rand::remediation_for(status); }
-};
-using CufftFailure = LibraryFailure<Cufft>;
-
 void cufft_check(cufftResult status, const std::string& call) {
-    if (status != CUFFT_SUCCESS) throw CufftFailure(status, call, fft_rand::describe_status(status));
+    if (status != CUFFT_SUCCESS) throw CufftFailure(status, call, describe_status(status));
 }
 
 // A batched 1-D plan in the default (contiguous) layout, bound to a stream; destroyed through the
@@ -312,9 +289,9 @@ std::unique_ptr<Check> make_cufft_fft_check() {
             // (a mismatch would already have made the symbols or the plan fail).
             int version = 0;
             if (const cufftResult status = api.get_version(&version); status == CUFFT_SUCCESS)
-                result.evidence("cufft_version", fft_rand::describe_version(version, library->soname));
+                result.evidence("cufft_version", describe_version(version, library->soname));
             else
-                result.evidence("cufft_version", fmt::format("cufftGetVersion failed: {}", fft_rand::describe_status(status)));
+                result.evidence("cufft_version", fmt::format("cufftGetVersion failed: {}", describe_status(status)));
             gpu::run_gpu_check(context, result, [&](int device) { run_fft_check(api, context, result, device); });
         });
 }

@@ -2,6 +2,8 @@
 // with a Philox generator; the samples must meet their distributions' moments and a chi-square
 // test, lie in the documented range, repeat bit for bit with the same seed and differ with another.
 #include "checks/checks.hpp"
+#include "bind/curand.hpp"
+#include "bind/library_version.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "bind/owned.hpp"
@@ -22,35 +24,8 @@ namespace cudacheck {
 
 namespace {
 
-struct CurandApi {
-    decltype(&::curandGetVersion) get_version = nullptr;
-    decltype(&::curandCreateGenerator) create = nullptr;
-    decltype(&::curandDestroyGenerator) destroy = nullptr;
-    decltype(&::curandSetStream) set_stream = nullptr;
-    decltype(&::curandSetPseudoRandomGeneratorSeed) set_seed = nullptr;
-    decltype(&::curandGenerateUniform) generate_uniform = nullptr;
-    decltype(&::curandGenerateNormal) generate_normal = nullptr;
-};
-
-constexpr LibrarySymbol<CurandApi> curand_symbols[] = {
-    required_symbol<&CurandApi::get_version>("curandGetVersion"),
-    required_symbol<&CurandApi::create>("curandCreateGenerator"),
-    required_symbol<&CurandApi::destroy>("curandDestroyGenerator"),
-    required_symbol<&CurandApi::set_stream>("curandSetStream"),
-    required_symbol<&CurandApi::set_seed>("curandSetPseudoRandomGeneratorSeed"),
-    required_symbol<&CurandApi::generate_uniform>("curandGenerateUniform"),
-    required_symbol<&CurandApi::generate_normal>("curandGenerateNormal"),
-};
-
-// A cuRAND call returned an error; the check turns it into a library_call_failed finding.
-struct Curand {
-    using Status = curandStatus_t;
-    [[nodiscard]] static std::string remediation(Status status) { return fft_rand::remediation_for(status); }
-};
-using CurandFailure = LibraryFailure<Curand>;
-
 void curand_check(curandStatus_t status, const std::string& call) {
-    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(status, call, fft_rand::describe_status(status));
+    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(status, call, describe_status(status));
 }
 
 // A Philox4x32-10 generator with a seed, on a stream; destroyed through the resolved function.
@@ -254,9 +229,9 @@ std::unique_ptr<Check> make_curand_generate_check() {
             // The library's own version; its major is compared with the soname's only as evidence.
             int version = 0;
             if (const curandStatus_t status = api.get_version(&version); status == CURAND_STATUS_SUCCESS)
-                result.evidence("curand_version", fft_rand::describe_version(version, library->soname));
+                result.evidence("curand_version", describe_version(version, library->soname));
             else
-                result.evidence("curand_version", fmt::format("curandGetVersion failed: {}", fft_rand::describe_status(status)));
+                result.evidence("curand_version", fmt::format("curandGetVersion failed: {}", describe_status(status)));
             gpu::run_gpu_check(context, result, [&](int device) { run_rand_check(api, context, result, device); });
         });
 }

@@ -116,7 +116,7 @@ private:
 
 // The GPU half of the check: one product kept as the reference, then batches of products each
 // timed with events and compared with it, until the duration is spent.
-StressOutcome run_stress(const CheckContext& context, const gpu::CublasApi& api, int device, const DeviceInfo* info) {
+StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int device, const DeviceInfo* info) {
     const gpu::Stream stream;
     const gpu::CublasHandle handle(api);
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
@@ -368,7 +368,7 @@ std::unique_ptr<Check> make_gpu_stress_check() {
     return std::make_unique<FunctionCheck>(std::move(info), [](CheckContext& context, ResultBuilder& result) {
         const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
         if (library == nullptr) return;
-        gpu::CublasApi api;
+        CublasApi api;
         if (!gpu::resolve_cublas(*library, api, result)) return;
         gpu::run_gpu_check(context, result, [&](int device) {
             const DeviceInfo* device_info = nullptr;

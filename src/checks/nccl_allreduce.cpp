@@ -13,6 +13,7 @@
 // Level full, not standard: ncclCommInitAll takes hundreds of milliseconds with two GPUs and
 // seconds with eight, and libnccl.so.2 is a 200 MiB library to load: either alone is a large share
 // of the one second the default run aims at (docs/performance.md).
+#include "bind/nccl.hpp"
 #include "checks/checks.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
@@ -31,42 +32,6 @@
 namespace cudacheck {
 
 namespace {
-
-// The few NCCL types and values used, from nccl.h (NCCL 2.28), declared here so that building
-// needs no nccl.h.
-using ncclResult_t = int;
-using ncclComm_t = struct ncclComm*;
-constexpr int nccl_float32 = 7;  // ncclFloat32
-constexpr int nccl_sum = 0;      // ncclSum
-
-struct NcclApi {
-    ncclResult_t (*get_version)(int*) = nullptr;
-    ncclResult_t (*comm_init_all)(ncclComm_t*, int, const int*) = nullptr;
-    ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
-    ncclResult_t (*all_reduce)(const void*, void*, std::size_t, int, int, ncclComm_t, cudaStream_t) = nullptr;
-    ncclResult_t (*group_start)() = nullptr;
-    ncclResult_t (*group_end)() = nullptr;
-    const char* (*get_error_string)(ncclResult_t) = nullptr;
-    const char* (*get_last_error)(ncclComm_t) = nullptr;  // NCCL 2.13 and later; optional
-};
-
-constexpr LibrarySymbol<NcclApi> nccl_symbols[] = {
-    required_symbol<&NcclApi::get_version>("ncclGetVersion"),
-    required_symbol<&NcclApi::comm_init_all>("ncclCommInitAll"),
-    required_symbol<&NcclApi::comm_destroy>("ncclCommDestroy"),
-    required_symbol<&NcclApi::all_reduce>("ncclAllReduce"),
-    required_symbol<&NcclApi::group_start>("ncclGroupStart"),
-    required_symbol<&NcclApi::group_end>("ncclGroupEnd"),
-    required_symbol<&NcclApi::get_error_string>("ncclGetErrorString"),
-    optional_symbol<&NcclApi::get_last_error>("ncclGetLastError"),
-};
-
-// An NCCL call failed; becomes a CC515 finding naming the ncclResult_t (the catalogue's remediation).
-struct Nccl {
-    using Status = ncclResult_t;
-    [[nodiscard]] static std::string remediation(Status) { return {}; }
-};
-using NcclError = LibraryFailure<Nccl>;
 
 std::string last_error(const NcclApi& api) {
     const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
@@ -207,26 +172,6 @@ void set_nvls_off() {
 double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks) {
     if (ranks <= 0) return 0.0;
     return algorithm_bandwidth * 2.0 * (ranks - 1) / ranks;
-}
-
-std::string nccl_version_text(int code) {
-    // NCCL_VERSION(X,Y,Z): X*1000 + Y*100 + Z up to 2.8, X*10000 + Y*100 + Z after (nccl.h).
-    if (code < 10000) return fmt::format("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100);
-    return fmt::format("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100);
-}
-
-std::string nccl_result_name(int result) {
-    switch (result) {
-        case 0: return "ncclSuccess";
-        case 1: return "ncclUnhandledCudaError";
-        case 2: return "ncclSystemError";
-        case 3: return "ncclInternalError";
-        case 4: return "ncclInvalidArgument";
-        case 5: return "ncclInvalidUsage";
-        case 6: return "ncclRemoteError";
-        case 7: return "ncclInProgress";
-        default: return fmt::format("ncclResult_t {}", result);
-    }
 }
 
 void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::string_view soname) {

@@ -3,6 +3,7 @@
 // the driver JIT-compiles), the driver API loads it from memory and launches it, and every
 // element of the result is compared with the host's, bit for bit.
 #include "checks/checks.hpp"
+#include "bind/nvrtc.hpp"
 #include "checks/cudnn_nvrtc_support.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
@@ -19,7 +20,6 @@
 #include <fmt/format.h>
 #include <optional>
 #include <fmt/ranges.h>
-#include <nvrtc.h>  // types only: NVRTC is opened at run time
 
 namespace cudacheck {
 
@@ -75,38 +75,6 @@ namespace {
 
 using namespace cudnn_nvrtc;
 
-struct NvrtcApi {
-    decltype(&::nvrtcVersion) version = nullptr;
-    decltype(&::nvrtcGetErrorString) error_string = nullptr;
-    decltype(&::nvrtcGetNumSupportedArchs) num_supported_archs = nullptr;
-    decltype(&::nvrtcGetSupportedArchs) supported_archs = nullptr;
-    decltype(&::nvrtcCreateProgram) create_program = nullptr;
-    decltype(&::nvrtcDestroyProgram) destroy_program = nullptr;
-    decltype(&::nvrtcCompileProgram) compile_program = nullptr;
-    decltype(&::nvrtcGetProgramLogSize) log_size = nullptr;
-    decltype(&::nvrtcGetProgramLog) log = nullptr;
-    decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
-    decltype(&::nvrtcGetCUBIN) cubin = nullptr;
-    decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
-    decltype(&::nvrtcGetPTX) ptx = nullptr;
-};
-
-constexpr LibrarySymbol<NvrtcApi> nvrtc_symbols[] = {
-    required_symbol<&NvrtcApi::version>("nvrtcVersion"),
-    required_symbol<&NvrtcApi::error_string>("nvrtcGetErrorString"),
-    required_symbol<&NvrtcApi::num_supported_archs>("nvrtcGetNumSupportedArchs"),
-    required_symbol<&NvrtcApi::supported_archs>("nvrtcGetSupportedArchs"),
-    required_symbol<&NvrtcApi::create_program>("nvrtcCreateProgram"),
-    required_symbol<&NvrtcApi::destroy_program>("nvrtcDestroyProgram"),
-    required_symbol<&NvrtcApi::compile_program>("nvrtcCompileProgram"),
-    required_symbol<&NvrtcApi::log_size>("nvrtcGetProgramLogSize"),
-    required_symbol<&NvrtcApi::log>("nvrtcGetProgramLog"),
-    required_symbol<&NvrtcApi::cubin_size>("nvrtcGetCUBINSize"),
-    required_symbol<&NvrtcApi::cubin>("nvrtcGetCUBIN"),
-    required_symbol<&NvrtcApi::ptx_size>("nvrtcGetPTXSize"),
-    required_symbol<&NvrtcApi::ptx>("nvrtcGetPTX"),
-};
-
 struct DriverApi {
     decltype(&::cuModuleLoadData) module_load_data = nullptr;
     decltype(&::cuModuleGetFunction) module_get_function = nullptr;
@@ -122,15 +90,6 @@ constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
     required_symbol<&DriverApi::launch_kernel>("cuLaunchKernel"),
     required_symbol<&DriverApi::error_name>("cuGetErrorName"),
 };
-
-// An NVRTC call other than the compilation failed: CC507 with the status name.
-struct Nvrtc {
-    using Status = nvrtcResult;
-    [[nodiscard]] static std::string remediation(Status) {
-        return fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000));
-    }
-};
-using NvrtcFailure = LibraryFailure<Nvrtc>;
 
 std::string driver_remediation(CUresult result) {
     switch (result) {

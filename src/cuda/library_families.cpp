@@ -40,6 +40,19 @@ std::string LibraryFamily::install_hint(int cuda_major) const {
                        fmt::format(fmt::runtime(package), fmt::arg("toolkit", fmt::format("{}-0", cuda_major)), fmt::arg("major", cuda_major)), pip);
 }
 
+int soname_major(std::string_view soname) {
+    const std::size_t at = soname.rfind(".so.");
+    if (at == std::string_view::npos) return -1;
+    int value = 0;
+    bool any = false;
+    for (std::size_t i = at + 4; i < soname.size() && soname[i] != '.'; ++i) {
+        if (soname[i] < '0' || soname[i] > '9') return -1;
+        value = value * 10 + (soname[i] - '0');
+        any = true;
+    }
+    return any ? value : -1;
+}
+
 std::span<const LibraryFamily> library_families() { return library_family_table; }
 
 const LibraryFamily* find_library_family(std::string_view name) {

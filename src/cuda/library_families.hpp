@@ -86,6 +86,9 @@ inline constexpr std::array library_family_table{
 [[nodiscard]] std::span<const LibraryFamily> library_families();
 // By name ("cuBLAS"); nullptr when none.
 [[nodiscard]] const LibraryFamily* find_library_family(std::string_view name);
+// The number after the last ".so." of a soname: 13 for "libcublas.so.13", 11 for "libnvrtc.so.11.2"
+// and "libcufft.so.11.2.1.3"; -1 when there is none ("libcufft.so", "libcufft.so.x").
+[[nodiscard]] int soname_major(std::string_view soname);
 // Its position in library_family_table, for tables indexed like it.
 [[nodiscard]] std::size_t index_of(const LibraryFamily& family);
 

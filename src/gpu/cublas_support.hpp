@@ -1,15 +1,15 @@
-// What the checks built on cuBLAS share (cublas.gemm, gpu.stress): the entry points they resolve
-// from the library opened at run time, a handle owner, and the sampled float64 verification of a
+// What the checks built on cuBLAS share (cublas.gemm, gpu.stress): binding the library opened at
+// run time (bind/cublas.hpp), a handle owner, and the sampled float64 verification of a
 // large product whose inputs came from kernels/random_fill.cuh.
 #pragma once
 
+#include "bind/cublas.hpp"
 #include "bind/owned.hpp"
 #include "engine/check.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 
-#include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,33 +17,6 @@
 #include <vector>
 
 namespace cudacheck::gpu {
-
-struct CublasApi {
-    decltype(&::cublasCreate_v2) create = nullptr;
-    decltype(&::cublasDestroy_v2) destroy = nullptr;
-    decltype(&::cublasSetStream_v2) set_stream = nullptr;
-    decltype(&::cublasSetMathMode) set_math_mode = nullptr;
-    decltype(&::cublasGetProperty) get_property = nullptr;
-    decltype(&::cublasGetStatusName) status_name = nullptr;
-    decltype(&::cublasSgemm_v2) sgemm = nullptr;
-    decltype(&::cublasDgemm_v2) dgemm = nullptr;
-    // cublasGemmEx is overloaded in C++ (a legacy cudaDataType compute type): name the C one.
-    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType, int,
-                              const void*, cudaDataType, int, const void*, void*, cudaDataType, int, cublasComputeType_t,
-                              cublasGemmAlgo_t) = nullptr;
-};
-
-inline constexpr LibrarySymbol<CublasApi> cublas_symbols[] = {
-    required_symbol<&CublasApi::create>("cublasCreate_v2"),
-    required_symbol<&CublasApi::destroy>("cublasDestroy_v2"),
-    required_symbol<&CublasApi::set_stream>("cublasSetStream_v2"),
-    required_symbol<&CublasApi::set_math_mode>("cublasSetMathMode"),
-    required_symbol<&CublasApi::get_property>("cublasGetProperty"),
-    required_symbol<&CublasApi::status_name>("cublasGetStatusName"),
-    required_symbol<&CublasApi::sgemm>("cublasSgemm_v2"),
-    required_symbol<&CublasApi::dgemm>("cublasDgemm_v2"),
-    required_symbol<&CublasApi::gemm_ex>("cublasGemmEx"),
-};
 
 // Resolves every entry point and records the cuBLAS version as evidence; false (with a
 // library_symbol_missing finding) when one is missing.

@@ -157,19 +157,6 @@ std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names
     return std::nullopt;
 }
 
-int soname_major(std::string_view soname) {
-    const std::size_t at = soname.rfind(".so.");
-    if (at == std::string_view::npos) return -1;
-    int value = 0;
-    bool any = false;
-    for (std::size_t i = at + 4; i < soname.size() && soname[i] != '.'; ++i) {
-        if (soname[i] < '0' || soname[i] > '9') return -1;
-        value = value * 10 + (soname[i] - '0');
-        any = true;
-    }
-    return any ? value : -1;
-}
-
 bool same_release(std::string_view a, std::string_view b) {
     if (a.empty() || b.empty()) return true;
     const std::vector<std::string> left = sys::split(a, '.');

@@ -52,9 +52,6 @@ struct WheelInfo {
     std::string version;
 };
 [[nodiscard]] std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names, std::string_view wheel, int soname_major);
-// The number after the last ".so." of a soname: 13 for "libcublas.so.13", 11 for "libnvrtc.so.11.2"
-// and "libcufft.so.11.2.1.3"; -1 when there is none ("libcufft.so", "libcufft.so.x").
-[[nodiscard]] int soname_major(std::string_view soname);
 
 // Directory listings, each read once per run: the search touches the same directories for every
 // library, and a stat per candidate file would be thousands of system calls.

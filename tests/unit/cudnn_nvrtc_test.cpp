@@ -1,6 +1,7 @@
 // Unit tests for cudnn.conv and nvrtc.compile: the pure parts (reference convolution, version
 // decoding, sub-library judgement, NVRTC target choice) with crafted inputs, and the binary end to
 // end with a broken libcudnn.so.9 and the fake driver (the GPU parts run on the GPU machine).
+#include "bind/cudnn.hpp"
 #include "checks/cudnn_nvrtc_support.hpp"
 #include "bind/dynamic_library.hpp"
 #include "probes/cuda_libraries.hpp"

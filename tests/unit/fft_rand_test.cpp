@@ -1,6 +1,9 @@
 // Unit tests for cufft.fft and curand.generate: their pure parts (status names, version decoding,
 // the float64 reference transforms, the statistical bounds), and the binary end to end with a
 // broken cuFFT in front of the loader (the GPU parts run on the GPU machine).
+#include "bind/cufft.hpp"
+#include "bind/curand.hpp"
+#include "bind/library_version.hpp"
 #include "checks/fft_rand_support.hpp"
 #include "util/environment.hpp"
 #include "gpu/library_support.hpp"

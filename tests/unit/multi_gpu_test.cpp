@@ -1,5 +1,6 @@
 // cuda.p2p and nccl.allreduce without a GPU: judging of peer access, copies and bandwidth against
 // NVML's link facts, the link rates, the skips (fewer than two GPUs, no NCCL), and NCCL's numbers.
+#include "bind/nccl.hpp"
 #include "checks/checks.hpp"
 #include "engine/registry.hpp"
 #include "probes/probes.hpp"
