@@ -175,9 +175,5 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
 // nccl-tests' bus bandwidth of an all-reduce over `ranks` GPUs: algbw * 2 (n - 1) / n, the rate
 // each link carries, comparable across GPU counts (nccl-tests doc/PERFORMANCE.md).
 [[nodiscard]] double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks);
-// ncclGetVersion's code as text: "2.28.9" for 22809 (X*10000+Y*100+Z since 2.9), "2.8.4" for 2804.
-[[nodiscard]] std::string nccl_version_text(int code);
-// "ncclUnhandledCudaError" for 1 (nccl.h ncclResult_t).
-[[nodiscard]] std::string nccl_result_name(int result);
 
 }  // namespace cudacheck

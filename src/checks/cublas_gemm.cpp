@@ -29,7 +29,6 @@ namespace cudacheck {
 namespace {
 
 using gpu::at;
-using gpu::CublasApi;
 using gpu::CublasHandle;
 using gpu::stored_value;
 
@@ -49,8 +48,9 @@ public:
             std::promise<void>& promise;
             ~Done() { promise.set_value(); }
         } done{done_};
-        const LoadedLibrary& library = probes.library(CudaLibrary::cublas);
-        const auto create = library.ok() ? library.library.function<decltype(&::cublasCreate_v2)>("cublasCreate_v2") : nullptr;
+        CublasApi api;
+        (void)bind_symbols(probes.library(cuda_library::cublas).library, cublas_symbols, api);  // the check reports what is missing
+        const auto create = api.create;
         const DriverFacts& driver = probes.driver();
         if (create == nullptr || !driver.initialised()) return;
         std::vector<std::future<void>> per_device;
@@ -322,7 +322,7 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
 std::unique_ptr<Check> make_cublas_gemm_check() {
     CheckInfo info = gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
                                              "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
-                                             CudaLibrary::cublas);
+                                             cuda_library::cublas);
     info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
                    Code::library_symbol_missing, Code::library_call_failed};
     info.answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32/FP16/BF16 throughput at 8192³, sampled and "
@@ -334,7 +334,7 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
     return std::make_unique<FunctionCheck>(
         std::move(info),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
+            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
             if (library == nullptr) return;
             CublasApi api;
             if (!gpu::resolve_cublas(*library, api, result)) return;
@@ -342,7 +342,7 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
                 try {
                     run_gemm_check(context, result, api, device);
                 } catch (const gpu::CublasFailure& failure) {
-                    gpu::report_cublas_failure(result, failure);
+                    gpu::report_failure(result, Code::library_call_failed, failure);
                 }
             });
         });

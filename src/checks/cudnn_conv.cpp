@@ -9,10 +9,11 @@
 //     directory and version of libcudnn.so.9 itself: missing (CC508) or mixed installs (CC509).
 #include "checks/checks.hpp"
 #include "checks/cudnn_conv.hpp"
-#include "checks/cudnn_nvrtc_support.hpp"
+#include "bind/cudnn.hpp"
 #include "checks/reference/convolution.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 #include "probes/driver_probe.hpp"
@@ -30,17 +31,9 @@ namespace cudacheck {
 
 namespace cudnn_nvrtc {
 
-std::string LibraryVersion::text() const { return fmt::format("{}.{}.{}", major, minor, patch); }
-
-LibraryVersion decode_cudnn_version(std::size_t encoded) {
-    const int value = static_cast<int>(encoded);
-    // cuDNN 8 and older: M*1000+m*100+p (8.9.7 -> 8907, always below 10000); 9+: M*10000+m*100+p.
-    if (value < 10000) return {value / 1000, (value % 1000) / 100, value % 100};
-    return {value / 10000, (value % 10000) / 100, value % 100};
-}
-
 std::span<const std::string_view> cudnn9_sublibraries() {
-    // ../shared/cuda-facts.md §5: what libcudnn.so.9 (a shim) dlopens.
+    // What libcudnn.so.9, a shim, opens with dlopen (cuDNN 9 documentation, "Backend API" library
+    // structure; NVIDIA/cuda-python pathfinder's supported_libs.py lists the same sonames).
     static constexpr std::array<std::string_view, 7> names{
         "libcudnn_graph.so.9",   "libcudnn_ops.so.9",  "libcudnn_cnn.so.9", "libcudnn_adv.so.9", "libcudnn_engines_precompiled.so.9",
         "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9"};
@@ -102,7 +95,7 @@ SubLibraryVerdict judge_sublibraries(const std::string& main_path, const std::st
     }
     const std::string main_described =
         fmt::format("{} ({}{})", main_path, origin_of(main_path), main_version.empty() ? "" : ", " + main_version);
-    const std::string install_hint = library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000);
+    const std::string install_hint = cuda_library::cudnn.install_hint(CUDART_VERSION / 1000);
     if (!missing.empty())
         verdict.findings.push_back(make_finding(
             Code::cudnn_sublibrary_missing,
@@ -166,99 +159,21 @@ using namespace cudnn_nvrtc;
 using reference::ConvShape;
 using reference::reference_convolution;
 
-struct CudnnApi {
-    decltype(&::cudnnGetVersion) get_version = nullptr;
-    decltype(&::cudnnGetCudartVersion) get_cudart_version = nullptr;
-    decltype(&::cudnnGetErrorString) error_string = nullptr;
-    decltype(&::cudnnGetLastErrorString) last_error_string = nullptr;
-    decltype(&::cudnnGraphVersionCheck) graph_version_check = nullptr;
-    decltype(&::cudnnOpsVersionCheck) ops_version_check = nullptr;
-    decltype(&::cudnnCnnVersionCheck) cnn_version_check = nullptr;
-    decltype(&::cudnnCreate) create = nullptr;
-    decltype(&::cudnnDestroy) destroy = nullptr;
-    decltype(&::cudnnSetStream) set_stream = nullptr;
-    decltype(&::cudnnCreateTensorDescriptor) create_tensor = nullptr;
-    decltype(&::cudnnDestroyTensorDescriptor) destroy_tensor = nullptr;
-    decltype(&::cudnnSetTensor4dDescriptor) set_tensor_4d = nullptr;
-    decltype(&::cudnnCreateFilterDescriptor) create_filter = nullptr;
-    decltype(&::cudnnDestroyFilterDescriptor) destroy_filter = nullptr;
-    decltype(&::cudnnSetFilter4dDescriptor) set_filter_4d = nullptr;
-    decltype(&::cudnnCreateConvolutionDescriptor) create_convolution = nullptr;
-    decltype(&::cudnnDestroyConvolutionDescriptor) destroy_convolution = nullptr;
-    decltype(&::cudnnSetConvolution2dDescriptor) set_convolution_2d = nullptr;
-    decltype(&::cudnnSetConvolutionMathType) set_math_type = nullptr;
-    decltype(&::cudnnGetConvolution2dForwardOutputDim) output_dim = nullptr;
-    decltype(&::cudnnGetConvolutionForwardAlgorithm_v7) forward_algorithm = nullptr;
-    decltype(&::cudnnGetConvolutionForwardWorkspaceSize) workspace_size = nullptr;
-    decltype(&::cudnnConvolutionForward) forward = nullptr;
-};
-
-void resolve(gpu::SymbolResolver& resolve, CudnnApi& api) {
-    resolve(api.get_version, "cudnnGetVersion");
-    resolve(api.get_cudart_version, "cudnnGetCudartVersion");
-    resolve(api.error_string, "cudnnGetErrorString");
-    resolve(api.last_error_string, "cudnnGetLastErrorString");
-    resolve(api.graph_version_check, "cudnnGraphVersionCheck");
-    resolve(api.ops_version_check, "cudnnOpsVersionCheck");
-    resolve(api.cnn_version_check, "cudnnCnnVersionCheck");
-    resolve(api.create, "cudnnCreate");
-    resolve(api.destroy, "cudnnDestroy");
-    resolve(api.set_stream, "cudnnSetStream");
-    resolve(api.create_tensor, "cudnnCreateTensorDescriptor");
-    resolve(api.destroy_tensor, "cudnnDestroyTensorDescriptor");
-    resolve(api.set_tensor_4d, "cudnnSetTensor4dDescriptor");
-    resolve(api.create_filter, "cudnnCreateFilterDescriptor");
-    resolve(api.destroy_filter, "cudnnDestroyFilterDescriptor");
-    resolve(api.set_filter_4d, "cudnnSetFilter4dDescriptor");
-    resolve(api.create_convolution, "cudnnCreateConvolutionDescriptor");
-    resolve(api.destroy_convolution, "cudnnDestroyConvolutionDescriptor");
-    resolve(api.set_convolution_2d, "cudnnSetConvolution2dDescriptor");
-    resolve(api.set_math_type, "cudnnSetConvolutionMathType");
-    resolve(api.output_dim, "cudnnGetConvolution2dForwardOutputDim");
-    resolve(api.forward_algorithm, "cudnnGetConvolutionForwardAlgorithm_v7");
-    resolve(api.workspace_size, "cudnnGetConvolutionForwardWorkspaceSize");
-    resolve(api.forward, "cudnnConvolutionForward");
-}
-
-// A cuDNN call failed; `status` decides the finding (code_for_cudnn_status).
-class CudnnFailure : public std::runtime_error {
-public:
-    CudnnFailure(cudnnStatus_t status, std::string message) : std::runtime_error(std::move(message)), status_(status) {}
-    [[nodiscard]] cudnnStatus_t status() const { return status_; }
-
-private:
-    cudnnStatus_t status_;
-};
-
 void check(const CudnnApi& api, cudnnStatus_t status, const char* call) {
     if (status == CUDNN_STATUS_SUCCESS) return;
     std::array<char, 512> detail{};
     if (api.last_error_string != nullptr) api.last_error_string(detail.data(), detail.size());
     const std::string last(detail.data());
-    throw CudnnFailure(status, fmt::format("{} failed: {} ({}){}", call, api.error_string(status), static_cast<int>(status),
-                                           last.empty() ? "" : ": " + last));
+    throw CudnnFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)) + (last.empty() ? "" : ": " + last));
 }
 
-// Owner of one cuDNN handle or descriptor: created by `create`, destroyed by `destroy`.
-template <typename Handle>
-class Owned {
-public:
-    using Destroy = cudnnStatus_t (*)(Handle);
-    template <typename Create>
-    Owned(const CudnnApi& api, Create create, Destroy destroy, const char* call) : destroy_(destroy) {
-        check(api, create(&handle_), call);
-    }
-    Owned(const Owned&) = delete;
-    Owned& operator=(const Owned&) = delete;
-    ~Owned() {
-        if (handle_ != nullptr) destroy_(handle_);
-    }
-    [[nodiscard]] Handle get() const { return handle_; }
-
-private:
-    Handle handle_ = nullptr;
-    Destroy destroy_;
-};
+// One cuDNN handle or descriptor, created by `create` (a failure throws) and destroyed by `destroy`.
+template <typename Handle, typename Create, typename Destroy>
+[[nodiscard]] Owned<Handle, Destroy> create_owned(const CudnnApi& api, Create create, Destroy destroy, const char* call) {
+    Handle handle = nullptr;
+    check(api, create(&handle), call);
+    return Owned<Handle, Destroy>(handle, destroy);
+}
 
 ConvShape shape_for(Level level) {
     // Standard: the first layer of a small CNN (RGB in, 64 feature maps). Full: a middle layer,
@@ -288,13 +203,13 @@ constexpr std::uint64_t filter_seed = 32;
 void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& result) {
     const ConvShape shape = shape_for(context.options.level);
     gpu::Stream stream;
-    const Owned<cudnnHandle_t> handle(api, api.create, api.destroy, "cudnnCreate");
+    const auto handle = create_owned<cudnnHandle_t>(api, api.create, api.destroy, "cudnnCreate");
     check(api, api.set_stream(handle.get(), stream.get()), "cudnnSetStream");
 
-    const Owned<cudnnTensorDescriptor_t> x_desc(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
-    const Owned<cudnnTensorDescriptor_t> y_desc(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
-    const Owned<cudnnFilterDescriptor_t> w_desc(api, api.create_filter, api.destroy_filter, "cudnnCreateFilterDescriptor");
-    const Owned<cudnnConvolutionDescriptor_t> conv_desc(api, api.create_convolution, api.destroy_convolution, "cudnnCreateConvolutionDescriptor");
+    const auto x_desc = create_owned<cudnnTensorDescriptor_t>(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
+    const auto y_desc = create_owned<cudnnTensorDescriptor_t>(api, api.create_tensor, api.destroy_tensor, "cudnnCreateTensorDescriptor");
+    const auto w_desc = create_owned<cudnnFilterDescriptor_t>(api, api.create_filter, api.destroy_filter, "cudnnCreateFilterDescriptor");
+    const auto conv_desc = create_owned<cudnnConvolutionDescriptor_t>(api, api.create_convolution, api.destroy_convolution, "cudnnCreateConvolutionDescriptor");
     check(api, api.set_tensor_4d(x_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, shape.n, shape.c, shape.h, shape.w), "cudnnSetTensor4dDescriptor");
     check(api, api.set_filter_4d(w_desc.get(), CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, shape.k, shape.c, shape.r, shape.s), "cudnnSetFilter4dDescriptor");
     check(api,
@@ -418,7 +333,7 @@ void add_failure(const CudnnFailure& failure, const std::string& main_path, std:
     if (code == Code::cudnn_sublibrary_missing)
         remediation = fmt::format("cuDNN could not load one of its libcudnn_*.so.9 sub-libraries (or a library they need: libcublasLt, "
                                   "libnvrtc): install the complete cuDNN beside {} ({}).",
-                                  main_path, library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000));
+                                  main_path, cuda_library::cudnn.install_hint(CUDART_VERSION / 1000));
     else if (code == Code::cudnn_version_mismatch)
         remediation = fmt::format("The sub-libraries cuDNN loaded are from another cuDNN release than {}: keep one cuDNN install on the "
                                   "loader's path (LD_LIBRARY_PATH, ld.so.conf).",
@@ -430,12 +345,10 @@ void add_failure(const CudnnFailure& failure, const std::string& main_path, std:
 }
 
 void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
-    const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cudnn);
+    const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cudnn);
     if (library == nullptr) return;
     CudnnApi api;
-    gpu::SymbolResolver resolver(*library);
-    resolve(resolver, api);
-    if (!resolver.report(result)) return;
+    if (!gpu::bind_library(*library, cudnn_symbols, api, result)) return;
 
     // 1. Versions. Neither call needs a GPU.
     const LibraryVersion version = decode_cudnn_version(api.get_version());
@@ -454,7 +367,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
         result.add(Code::cudnn_version_mismatch,
                    fmt::format("{} is cuDNN {}, cudacheck was built with cuDNN {} headers", main_path, version.text(), header.text()),
                    fmt::format("Install cuDNN {} ({}) and put it first on the loader's path.", header.major,
-                               library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000)));
+                               cuda_library::cudnn.install_hint(CUDART_VERSION / 1000)));
         return;
     }
     // An older library than the header (same major) is evidence, not a finding: cudacheck calls only
@@ -470,7 +383,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
                                "major, so the wrong build loaded",
                                main_path, version.text(), cudnn_cudart / 1000, CUDART_VERSION / 1000),
                    fmt::format("Install cuDNN for CUDA {} ({}) and put it first on the loader's path.", CUDART_VERSION / 1000,
-                               library_install_hint(CudaLibrary::cudnn, CUDART_VERSION / 1000)));
+                               cuda_library::cudnn.install_hint(CUDART_VERSION / 1000)));
         return;  // not run: a cuDNN of another CUDA major would pull in that major's libraries
     }
 
@@ -504,7 +417,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
 std::unique_ptr<Check> make_cudnn_conv_check() {
     CheckInfo info = gpu::library_check_info("cudnn.conv", "cuDNN convolution",
                                              "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
-                                             CudaLibrary::cudnn);
+                                             cuda_library::cudnn);
     info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
                    Code::library_symbol_missing, Code::library_call_failed, Code::cudnn_sublibrary_missing,
                    Code::cudnn_version_mismatch};

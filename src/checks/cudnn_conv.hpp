@@ -2,7 +2,11 @@
 // (unit tests drive them without a GPU).
 #pragma once
 
+#include "cudacheck/catalog.hpp"
 #include "cudacheck/result.hpp"
+
+#include <span>
+#include <string_view>
 
 #include <string>
 #include <vector>
@@ -29,5 +33,16 @@ struct SubLibraryVerdict {
 // Tolerance on the relative Frobenius error for a float32 convolution by algorithm family
 // (cudnnConvolutionFwdAlgo_t value); see cudnn_conv.cpp for the reasoning.
 [[nodiscard]] double convolution_tolerance(int algorithm);
+
+namespace cudnn_nvrtc {
+
+// The seven sonames libcudnn.so.9 (a shim) loads its implementation from.
+[[nodiscard]] std::span<const std::string_view> cudnn9_sublibraries();
+
+// The finding a failed cuDNN status becomes: sub-library loading/version statuses are CC508 and
+// CC509 (with what they mean); everything else is CC507.
+[[nodiscard]] Code code_for_cudnn_status(int status);
+
+}  // namespace cudnn_nvrtc
 
 }  // namespace cudacheck

@@ -3,9 +3,11 @@
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
 #include "checks/checks.hpp"
 #include "checks/cufft_fft.hpp"
-#include "checks/fft_rand_support.hpp"
+#include "bind/cufft.hpp"
+#include "bind/library_version.hpp"
 #include "checks/reference/fft.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 
@@ -25,54 +27,28 @@ namespace {
 
 using reference::Complex;
 
-struct CufftApi {
-    decltype(&::cufftGetVersion) get_version = nullptr;
-    decltype(&::cufftPlanMany) plan_many = nullptr;
-    decltype(&::cufftDestroy) destroy = nullptr;
-    decltype(&::cufftSetStream) set_stream = nullptr;
-    decltype(&::cufftExecC2C) exec_c2c = nullptr;
-    decltype(&::cufftExecR2C) exec_r2c = nullptr;
-};
-
-// A cuFFT call returned an error; the check turns it into a library_call_failed finding.
-class CufftFailure : public std::runtime_error {
-public:
-    CufftFailure(const std::string& call, cufftResult status)
-        : std::runtime_error(fmt::format("{} failed: {}", call, fft_rand::describe_status(status))), status_(status) {}
-    [[nodiscard]] cufftResult status() const { return status_; }
-
-private:
-    cufftResult status_;
-};
-
 void cufft_check(cufftResult status, const std::string& call) {
-    if (status != CUFFT_SUCCESS) throw CufftFailure(call, status);
+    if (status != CUFFT_SUCCESS) throw CufftFailure(status, call, describe_status(status));
 }
 
 // A batched 1-D plan in the default (contiguous) layout, bound to a stream; destroyed through the
 // resolved cufftDestroy.
 class Plan {
 public:
-    Plan(const CufftApi& api, cufftType type, int n, int batch, cudaStream_t stream) : api_(api) {
+    Plan(const CufftApi& api, cufftType type, int n, int batch, cudaStream_t stream) {
         int length = n;
+        cufftHandle handle = 0;
         // NULL inembed/onembed: the basic layout (members n apart on input; n, or n/2+1 complex for
         // R2C, apart on output); strides and distances are then ignored.
-        cufft_check(api.plan_many(&handle_, 1, &length, nullptr, 1, n, nullptr, 1, n, type, batch),
+        cufft_check(api.plan_many(&handle, 1, &length, nullptr, 1, n, nullptr, 1, n, type, batch),
                     fmt::format("cufftPlanMany({}, n={}, batch={})", type == CUFFT_R2C ? "R2C" : "C2C", n, batch));
-        created_ = true;
-        cufft_check(api.set_stream(handle_, stream), "cufftSetStream");
+        plan_ = Owned<cufftHandle, decltype(CufftApi::destroy)>(handle, api.destroy);
+        cufft_check(api.set_stream(plan_.get(), stream), "cufftSetStream");
     }
-    Plan(const Plan&) = delete;
-    Plan& operator=(const Plan&) = delete;
-    ~Plan() {
-        if (created_) api_.destroy(handle_);
-    }
-    [[nodiscard]] cufftHandle get() const { return handle_; }
+    [[nodiscard]] cufftHandle get() const { return plan_.get(); }
 
 private:
-    const CufftApi& api_;
-    cufftHandle handle_ = 0;
-    bool created_ = false;
+    Owned<cufftHandle, decltype(CufftApi::destroy)> plan_;
 };
 
 constexpr double tolerance = fft_tolerance;  // 1e-5, justified in cufft_fft.hpp
@@ -268,7 +244,7 @@ void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& re
             for (Verdict& verdict : outcome.verdicts) verdicts.push_back(std::move(verdict));
         }
     } catch (const CufftFailure& failure) {
-        result.add(Code::library_call_failed, failure.what(), fft_rand::remediation_for(failure.status()));
+        gpu::report_failure(result, Code::library_call_failed, failure);
         return;
     }
     result.evidence("method", fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
@@ -303,31 +279,24 @@ void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& re
 std::unique_ptr<Check> make_cufft_fft_check() {
     CheckInfo info = gpu::library_check_info("cufft.fft", "cuFFT transforms",
                                              "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
-                                             CudaLibrary::cufft);
+                                             cuda_library::cufft);
     info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
                    Code::library_symbol_missing, Code::library_call_failed};
     info.answers = "C2C and R2C transforms (n = 4096 and 1000, batched) against a float64 FFT, round trip, throughput";
     return std::make_unique<FunctionCheck>(
         std::move(info),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cufft);
+            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cufft);
             if (library == nullptr) return;
             CufftApi api;
-            gpu::SymbolResolver resolve(*library);
-            resolve(api.get_version, "cufftGetVersion");
-            resolve(api.plan_many, "cufftPlanMany");
-            resolve(api.destroy, "cufftDestroy");
-            resolve(api.set_stream, "cufftSetStream");
-            resolve(api.exec_c2c, "cufftExecC2C");
-            resolve(api.exec_r2c, "cufftExecR2C");
-            if (!resolve.report(result)) return;
+            if (!gpu::bind_library(*library, cufft_symbols, api, result)) return;
             // The library's own version; its major is compared with the soname's only as evidence
             // (a mismatch would already have made the symbols or the plan fail).
             int version = 0;
             if (const cufftResult status = api.get_version(&version); status == CUFFT_SUCCESS)
-                result.evidence("cufft_version", fft_rand::describe_version(version, library->soname));
+                result.evidence("cufft_version", describe_version(version, library->soname));
             else
-                result.evidence("cufft_version", fmt::format("cufftGetVersion failed: {}", fft_rand::describe_status(status)));
+                result.evidence("cufft_version", fmt::format("cufftGetVersion failed: {}", describe_status(status)));
             gpu::run_gpu_check(context, result, [&](int device) { run_fft_check(api, context, result, device); });
         });
 }

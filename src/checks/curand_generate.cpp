@@ -3,9 +3,11 @@
 // test, lie in the documented range, repeat bit for bit with the same seed and differ with another.
 #include "checks/checks.hpp"
 #include "checks/curand_generate.hpp"
-#include "checks/fft_rand_support.hpp"
+#include "bind/curand.hpp"
+#include "bind/library_version.hpp"
 #include "checks/reference/random_statistics.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/compare.cuh"
 
@@ -23,54 +25,30 @@ namespace cudacheck {
 
 namespace {
 
-struct CurandApi {
-    decltype(&::curandGetVersion) get_version = nullptr;
-    decltype(&::curandCreateGenerator) create = nullptr;
-    decltype(&::curandDestroyGenerator) destroy = nullptr;
-    decltype(&::curandSetStream) set_stream = nullptr;
-    decltype(&::curandSetPseudoRandomGeneratorSeed) set_seed = nullptr;
-    decltype(&::curandGenerateUniform) generate_uniform = nullptr;
-    decltype(&::curandGenerateNormal) generate_normal = nullptr;
-};
-
-// A cuRAND call returned an error; the check turns it into a library_call_failed finding.
-class CurandFailure : public std::runtime_error {
-public:
-    CurandFailure(const std::string& call, curandStatus_t status)
-        : std::runtime_error(fmt::format("{} failed: {}", call, fft_rand::describe_status(status))), status_(status) {}
-    [[nodiscard]] curandStatus_t status() const { return status_; }
-
-private:
-    curandStatus_t status_;
-};
-
 void curand_check(curandStatus_t status, const std::string& call) {
-    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(call, status);
+    if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(status, call, describe_status(status));
 }
 
 // A Philox4x32-10 generator with a seed, on a stream; destroyed through the resolved function.
 class Generator {
 public:
     Generator(const CurandApi& api, unsigned long long seed, cudaStream_t stream) : api_(api) {
-        curand_check(api.create(&generator_, CURAND_RNG_PSEUDO_PHILOX4_32_10), "curandCreateGenerator(CURAND_RNG_PSEUDO_PHILOX4_32_10)");
-        curand_check(api.set_stream(generator_, stream), "curandSetStream");
-        curand_check(api.set_seed(generator_, seed), fmt::format("curandSetPseudoRandomGeneratorSeed({:#x})", seed));
-    }
-    Generator(const Generator&) = delete;
-    Generator& operator=(const Generator&) = delete;
-    ~Generator() {
-        if (generator_ != nullptr) api_.destroy(generator_);
+        curandGenerator_t generator = nullptr;
+        curand_check(api.create(&generator, CURAND_RNG_PSEUDO_PHILOX4_32_10), "curandCreateGenerator(CURAND_RNG_PSEUDO_PHILOX4_32_10)");
+        generator_ = Owned<curandGenerator_t, decltype(CurandApi::destroy)>(generator, api.destroy);
+        curand_check(api.set_stream(generator_.get(), stream), "curandSetStream");
+        curand_check(api.set_seed(generator_.get(), seed), fmt::format("curandSetPseudoRandomGeneratorSeed({:#x})", seed));
     }
     void uniform(float* output, std::size_t count) const {
-        curand_check(api_.generate_uniform(generator_, output, count), fmt::format("curandGenerateUniform(n={})", count));
+        curand_check(api_.generate_uniform(generator_.get(), output, count), fmt::format("curandGenerateUniform(n={})", count));
     }
     void normal(float* output, std::size_t count) const {
-        curand_check(api_.generate_normal(generator_, output, count, 0.0f, 1.0f), fmt::format("curandGenerateNormal(n={}, 0, 1)", count));
+        curand_check(api_.generate_normal(generator_.get(), output, count, 0.0f, 1.0f), fmt::format("curandGenerateNormal(n={}, 0, 1)", count));
     }
 
 private:
     const CurandApi& api_;
-    curandGenerator_t generator_ = nullptr;
+    Owned<curandGenerator_t, decltype(CurandApi::destroy)> generator_;
 };
 
 struct RandSizes {
@@ -171,7 +149,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         normal_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
         gpu_work.reset();
     } catch (const CurandFailure& failure) {
-        result.add(Code::library_call_failed, failure.what(), fft_rand::remediation_for(failure.status()));
+        gpu::report_failure(result, Code::library_call_failed, failure);
         return;
     }
 
@@ -242,7 +220,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
 std::unique_ptr<Check> make_curand_generate_check() {
     CheckInfo info = gpu::library_check_info("curand.generate", "cuRAND generation",
                                              "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
-                                             CudaLibrary::curand);
+                                             cuda_library::curand);
     info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
                    Code::library_symbol_missing, Code::library_call_failed};
     info.answers = "uniform and normal generation within statistical bounds; same seed same bits, other seed other "
@@ -250,24 +228,16 @@ std::unique_ptr<Check> make_curand_generate_check() {
     return std::make_unique<FunctionCheck>(
         std::move(info),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::curand);
+            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::curand);
             if (library == nullptr) return;
             CurandApi api;
-            gpu::SymbolResolver resolve(*library);
-            resolve(api.get_version, "curandGetVersion");
-            resolve(api.create, "curandCreateGenerator");
-            resolve(api.destroy, "curandDestroyGenerator");
-            resolve(api.set_stream, "curandSetStream");
-            resolve(api.set_seed, "curandSetPseudoRandomGeneratorSeed");
-            resolve(api.generate_uniform, "curandGenerateUniform");
-            resolve(api.generate_normal, "curandGenerateNormal");
-            if (!resolve.report(result)) return;
+            if (!gpu::bind_library(*library, curand_symbols, api, result)) return;
             // The library's own version; its major is compared with the soname's only as evidence.
             int version = 0;
             if (const curandStatus_t status = api.get_version(&version); status == CURAND_STATUS_SUCCESS)
-                result.evidence("curand_version", fft_rand::describe_version(version, library->soname));
+                result.evidence("curand_version", describe_version(version, library->soname));
             else
-                result.evidence("curand_version", fmt::format("curandGetVersion failed: {}", fft_rand::describe_status(status)));
+                result.evidence("curand_version", fmt::format("curandGetVersion failed: {}", describe_status(status)));
             gpu::run_gpu_check(context, result, [&](int device) { run_rand_check(api, context, result, device); });
         });
 }

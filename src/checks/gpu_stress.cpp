@@ -116,7 +116,7 @@ private:
 
 // The GPU half of the check: one product kept as the reference, then batches of products each
 // timed with events and compared with it, until the duration is spent.
-StressOutcome run_stress(const CheckContext& context, const gpu::CublasApi& api, int device, const DeviceInfo* info) {
+StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int device, const DeviceInfo* info) {
     const gpu::Stream stream;
     const gpu::CublasHandle handle(api);
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
@@ -363,7 +363,7 @@ std::unique_ptr<Check> make_gpu_stress_check() {
     CheckInfo info = gpu::library_check_info("gpu.stress", "GPU stress (--level full)",
                                              "Sustained BF16 GEMMs for --duration seconds: every product bit-identical, the first against float64; "
                                              "TFLOP/s over time, clocks, slowdowns and temperature through NVML",
-                                             CudaLibrary::cublas);
+                                             cuda_library::cublas);
     info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
                    Code::library_symbol_missing, Code::library_call_failed, Code::gpu_results_unstable,
                    Code::gpu_throttled_under_load, Code::gpu_rate_dropped};
@@ -374,9 +374,9 @@ std::unique_ptr<Check> make_gpu_stress_check() {
                    "more than 15%";
     info.min_level = Level::full;
     return std::make_unique<FunctionCheck>(std::move(info), [](CheckContext& context, ResultBuilder& result) {
-        const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::cublas);
+        const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
         if (library == nullptr) return;
-        gpu::CublasApi api;
+        CublasApi api;
         if (!gpu::resolve_cublas(*library, api, result)) return;
         gpu::run_gpu_check(context, result, [&](int device) {
             const DeviceInfo* device_info = nullptr;
@@ -389,7 +389,7 @@ std::unique_ptr<Check> make_gpu_stress_check() {
                     result.evidence("datasheet_peak", fmt::format("BF16 {:.0f} TFLOP/s: the median is {:.0f}% of it", peaks->bf16,
                                                                   100.0 * median_of(outcome.tflops_per_second) / peaks->bf16));
             } catch (const gpu::CublasFailure& failure) {
-                gpu::report_cublas_failure(result, failure);
+                gpu::report_failure(result, Code::library_call_failed, failure);
             }
         });
     });

@@ -13,9 +13,11 @@
 // Level full, not standard: ncclCommInitAll takes hundreds of milliseconds with two GPUs and
 // seconds with eight, and libnccl.so.2 is a 200 MiB library to load: either alone is a large share
 // of the one second the default run aims at (docs/performance.md).
+#include "bind/nccl.hpp"
 #include "checks/checks.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 
@@ -26,66 +28,24 @@
 #include <memory>
 #include <stdexcept>
 #include <string_view>
-#include <type_traits>
 
 namespace cudacheck {
 
 namespace {
 
-constexpr const char* nccl_soname = "libnccl.so.2";
-
-// The few NCCL types and values used, from nccl.h (NCCL 2.28), declared here so that building
-// needs no nccl.h.
-using ncclResult_t = int;
-using ncclComm_t = struct ncclComm*;
-constexpr int nccl_float32 = 7;  // ncclFloat32
-constexpr int nccl_sum = 0;      // ncclSum
-
-struct NcclApi {
-    ncclResult_t (*get_version)(int*) = nullptr;
-    ncclResult_t (*comm_init_all)(ncclComm_t*, int, const int*) = nullptr;
-    ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
-    ncclResult_t (*all_reduce)(const void*, void*, std::size_t, int, int, ncclComm_t, cudaStream_t) = nullptr;
-    ncclResult_t (*group_start)() = nullptr;
-    ncclResult_t (*group_end)() = nullptr;
-    const char* (*get_error_string)(ncclResult_t) = nullptr;
-    const char* (*get_last_error)(ncclComm_t) = nullptr;  // NCCL 2.13 and later; optional
-};
-
-// An NCCL call failed; becomes a CC515 finding naming the ncclResult_t.
-class NcclError : public std::runtime_error {
-public:
-    NcclError(const NcclApi& api, ncclResult_t result, const std::string& call)
-        : std::runtime_error(fmt::format("{} failed: {} ({}){}", call, nccl_result_name(result),
-                                         api.get_error_string != nullptr ? api.get_error_string(result) : "",
-                                         last_error(api))) {}
-
-private:
-    static std::string last_error(const NcclApi& api) {
-        const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
-        return text != nullptr && *text != '\0' ? fmt::format("; NCCL says: {}", text) : "";
-    }
-};
-
-void nccl_check(const NcclApi& api, ncclResult_t result, const std::string& call) {
-    if (result != 0) throw NcclError(api, result, call);
+std::string last_error(const NcclApi& api) {
+    const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
+    return text != nullptr && *text != '\0' ? fmt::format("; NCCL says: {}", text) : "";
 }
 
-// Communicators, destroyed however the check ends.
-class Communicators {
-public:
-    explicit Communicators(const NcclApi& api) : api_(api) {}
-    Communicators(const Communicators&) = delete;
-    Communicators& operator=(const Communicators&) = delete;
-    ~Communicators() {
-        for (ncclComm_t comm : comms)
-            if (comm != nullptr) api_.comm_destroy(comm);
-    }
-    std::vector<ncclComm_t> comms;
+void nccl_check(const NcclApi& api, ncclResult_t result, const std::string& call) {
+    if (result != 0)
+        throw NcclError(result, call,
+                        fmt::format("{} ({}){}", nccl_result_name(result), api.get_error_string != nullptr ? api.get_error_string(result) : "",
+                                    last_error(api)));
+}
 
-private:
-    const NcclApi& api_;
-};
+using Communicator = Owned<ncclComm_t, decltype(NcclApi::comm_destroy)>;
 
 struct AllReduceSizes {
     std::size_t bytes;  // per GPU
@@ -139,17 +99,21 @@ void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& 
         for (const auto& own : buffers) own->stream.synchronize();
     }
 
-    Communicators communicators(api);
-    communicators.comms.assign(devices.size(), nullptr);
+    std::vector<ncclComm_t> comms(devices.size(), nullptr);
     const auto init_start = std::chrono::steady_clock::now();
-    nccl_check(api, api.comm_init_all(communicators.comms.data(), ranks, devices.data()), fmt::format("ncclCommInitAll({} GPUs)", ranks));
+    const ncclResult_t initialised = api.comm_init_all(comms.data(), ranks, devices.data());
+    // Destroyed however the check ends, including those a failed ncclCommInitAll left created.
+    std::vector<Communicator> communicators;
+    for (ncclComm_t comm : comms)
+        if (comm != nullptr) communicators.emplace_back(comm, api.comm_destroy);
+    nccl_check(api, initialised, fmt::format("ncclCommInitAll({} GPUs)", ranks));
     const double init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
 
     std::optional<gpu::DevicesWork> gpu_work(devices);
     const std::vector<float> samples = gpu::time_on_devices(streams, gpu_work, sizes.warmups, sizes.runs, [&] {
         nccl_check(api, api.group_start(), "ncclGroupStart");
         for (std::size_t i = 0; i < devices.size(); ++i)
-            nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, communicators.comms[i],
+            nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, comms[i],
                                            buffers[i]->stream.get()),
                        fmt::format("ncclAllReduce(device {})", devices[i]));
         nccl_check(api, api.group_end(), "ncclGroupEnd");
@@ -210,26 +174,6 @@ double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks) {
     return algorithm_bandwidth * 2.0 * (ranks - 1) / ranks;
 }
 
-std::string nccl_version_text(int code) {
-    // NCCL_VERSION(X,Y,Z): X*1000 + Y*100 + Z up to 2.8, X*10000 + Y*100 + Z after (nccl.h).
-    if (code < 10000) return fmt::format("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100);
-    return fmt::format("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100);
-}
-
-std::string nccl_result_name(int result) {
-    switch (result) {
-        case 0: return "ncclSuccess";
-        case 1: return "ncclUnhandledCudaError";
-        case 2: return "ncclSystemError";
-        case 3: return "ncclInternalError";
-        case 4: return "ncclInvalidArgument";
-        case 5: return "ncclInvalidUsage";
-        case 6: return "ncclRemoteError";
-        case 7: return "ncclInProgress";
-        default: return fmt::format("ncclResult_t {}", result);
-    }
-}
-
 void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::string_view soname) {
     if (!require_two_devices(context, result)) return;
     const DynamicLibrary library = DynamicLibrary::open(soname);
@@ -243,36 +187,26 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
     }
     result.evidence("nccl_path", library.loaded_path());
     NcclApi api;
-    std::vector<std::string> missing;
-    const auto resolve = [&](auto& slot, const char* name, bool required = true) {
-        slot = library.function<std::remove_reference_t<decltype(slot)>>(name);
-        if (slot == nullptr && required) missing.emplace_back(name);
-    };
-    resolve(api.get_version, "ncclGetVersion");
-    resolve(api.comm_init_all, "ncclCommInitAll");
-    resolve(api.comm_destroy, "ncclCommDestroy");
-    resolve(api.all_reduce, "ncclAllReduce");
-    resolve(api.group_start, "ncclGroupStart");
-    resolve(api.group_end, "ncclGroupEnd");
-    resolve(api.get_error_string, "ncclGetErrorString");
-    resolve(api.get_last_error, "ncclGetLastError", false);
+    const std::vector<std::string> missing = bind_symbols(library, nccl_symbols, api);
     if (!missing.empty()) {
         result.add(Code::library_symbol_missing, fmt::format("{} ({}) lacks {}", soname, library.loaded_path(), fmt::join(missing, ", ")),
                    "Install an NCCL 2.x built for this CUDA major (the nvidia-nccl-cu13 wheel or the libnccl2 package); the file loaded is damaged or not NCCL.");
         return;
     }
     int version = 0;
-    nccl_check(api, api.get_version(&version), "ncclGetVersion");
-    result.evidence("nccl_version", nccl_version_text(version));
-    set_nvls_off();
-    result.evidence("NCCL_NVLS_ENABLE", "0 (set by cudacheck: NVLink multicast stays off)");
-    gpu::run_gpu_check(context, result, [&](int) {
-        try {
-            run_allreduce(context, result, api, nccl_version_text(version));
-        } catch (const NcclError& error) {
-            result.add(Code::nccl_call_failed, fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()));
-        }
-    });
+    bool version_known = false;
+    try {
+        nccl_check(api, api.get_version(&version), "ncclGetVersion");
+        version_known = true;
+        result.evidence("nccl_version", nccl_version_text(version));
+        set_nvls_off();
+        result.evidence("NCCL_NVLS_ENABLE", "0 (set by cudacheck: NVLink multicast stays off)");
+        gpu::run_gpu_check(context, result, [&](int) { run_allreduce(context, result, api, nccl_version_text(version)); });
+    } catch (const NcclError& error) {
+        // Wherever NCCL failed, before the GPU work or in it, it is NCCL's finding (run_gpu_check
+        // reports only CUDA's errors; anything else would be reported as a cudacheck bug).
+        result.add(Code::nccl_call_failed, version_known ? fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()) : error.what());
+    }
 }
 
 std::unique_ptr<Check> make_nccl_allreduce_check() {
@@ -287,7 +221,7 @@ std::unique_ptr<Check> make_nccl_allreduce_check() {
                   "with 2+ GPUs, at `--level full`: NCCL (`libnccl.so.2`, skipped when absent) communicators over all "
                   "GPUs, a float sum all-reduce verified on every GPU, bus bandwidth, NCCL version; NVLink multicast "
                   "kept off (`NCCL_NVLS_ENABLE=0`)"},
-        [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, nccl_soname); });
+        [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, cuda_library::nccl.soname_for(CUDART_VERSION / 1000)); });
 }
 
 const CheckRegistration nccl_allreduce_registration{2100, make_nccl_allreduce_check};

@@ -4,8 +4,10 @@
 // element of the result is compared with the host's, bit for bit.
 #include "checks/checks.hpp"
 #include "checks/nvrtc_compile.hpp"
+#include "bind/nvrtc.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
@@ -18,7 +20,6 @@
 #include <fmt/format.h>
 #include <optional>
 #include <fmt/ranges.h>
-#include <nvrtc.h>  // types only: NVRTC is opened at run time
 
 namespace cudacheck {
 
@@ -68,21 +69,6 @@ std::string first_log_lines(std::string_view log, std::size_t max_lines) {
 
 namespace {
 
-struct NvrtcApi {
-    decltype(&::nvrtcVersion) version = nullptr;
-    decltype(&::nvrtcGetErrorString) error_string = nullptr;
-    decltype(&::nvrtcGetNumSupportedArchs) num_supported_archs = nullptr;
-    decltype(&::nvrtcGetSupportedArchs) supported_archs = nullptr;
-    decltype(&::nvrtcCreateProgram) create_program = nullptr;
-    decltype(&::nvrtcDestroyProgram) destroy_program = nullptr;
-    decltype(&::nvrtcCompileProgram) compile_program = nullptr;
-    decltype(&::nvrtcGetProgramLogSize) log_size = nullptr;
-    decltype(&::nvrtcGetProgramLog) log = nullptr;
-    decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
-    decltype(&::nvrtcGetCUBIN) cubin = nullptr;
-    decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
-    decltype(&::nvrtcGetPTX) ptx = nullptr;
-};
 
 struct DriverApi {
     decltype(&::cuModuleLoadData) module_load_data = nullptr;
@@ -92,71 +78,80 @@ struct DriverApi {
     decltype(&::cuGetErrorName) error_name = nullptr;
 };
 
-// An NVRTC call other than the compilation failed: CC507 with the status name.
-class NvrtcFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
+    required_symbol<&DriverApi::module_load_data>("cuModuleLoadData"),
+    required_symbol<&DriverApi::module_get_function>("cuModuleGetFunction"),
+    required_symbol<&DriverApi::module_unload>("cuModuleUnload"),
+    required_symbol<&DriverApi::launch_kernel>("cuLaunchKernel"),
+    required_symbol<&DriverApi::error_name>("cuGetErrorName"),
 };
+
+std::string driver_remediation(CUresult result) {
+    switch (result) {
+        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
+                   "containers, the NVIDIA container toolkit must mount it).";
+        case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        case CUDA_ERROR_INVALID_PTX:
+        case CUDA_ERROR_INVALID_IMAGE:
+            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
+                   "and a driver at least as new as that NVRTC's CUDA version.";
+        default:
+            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
+    }
+}
 
 // A driver API call failed: CC501 with the CUresult name and, where there is one, the fix.
-class DriverFailure : public std::runtime_error {
-public:
-    DriverFailure(CUresult result, std::string message) : std::runtime_error(std::move(message)), result_(result) {}
-    [[nodiscard]] CUresult result() const { return result_; }
-
-private:
-    CUresult result_;
+struct Driver {
+    using Status = CUresult;
+    [[nodiscard]] static std::string remediation(Status status) { return driver_remediation(status); }
 };
+using DriverFailure = LibraryFailure<Driver>;
 
 void check(const NvrtcApi& api, nvrtcResult status, const char* call) {
-    if (status != NVRTC_SUCCESS) throw NvrtcFailure(fmt::format("{} failed: {} ({})", call, api.error_string(status), static_cast<int>(status)));
+    if (status != NVRTC_SUCCESS) throw NvrtcFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)));
 }
 
 void check(const DriverApi& api, CUresult status, const char* call) {
     if (status == CUDA_SUCCESS) return;
     const char* name = nullptr;
     if (api.error_name(status, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
-    throw DriverFailure(status, fmt::format("{} failed: {} ({})", call, name, static_cast<int>(status)));
+    throw DriverFailure(status, call, describe_status(name, static_cast<int>(status)));
 }
 
 class Program {
 public:
     Program(const NvrtcApi& api, const char* source, const char* name) : api_(api) {
-        check(api_, api_.create_program(&program_, source, name, 0, nullptr, nullptr), "nvrtcCreateProgram");
+        nvrtcProgram program = nullptr;
+        check(api_, api_.create_program(&program, source, name, 0, nullptr, nullptr), "nvrtcCreateProgram");
+        program_ = Owned<nvrtcProgram, decltype(NvrtcApi::destroy_program)>(program, api_.destroy_program);
     }
-    Program(const Program&) = delete;
-    Program& operator=(const Program&) = delete;
-    ~Program() {
-        if (program_ != nullptr) api_.destroy_program(&program_);
-    }
-    [[nodiscard]] nvrtcProgram get() const { return program_; }
+    [[nodiscard]] nvrtcProgram get() const { return program_.get(); }
     [[nodiscard]] std::string log() const {
         std::size_t size = 0;
-        if (api_.log_size(program_, &size) != NVRTC_SUCCESS || size == 0) return {};
+        if (api_.log_size(get(), &size) != NVRTC_SUCCESS || size == 0) return {};
         std::string text(size, '\0');
-        if (api_.log(program_, text.data()) != NVRTC_SUCCESS) return {};
+        if (api_.log(get(), text.data()) != NVRTC_SUCCESS) return {};
         text.resize(std::min(text.size(), std::strlen(text.c_str())));
         return text;
     }
 
 private:
     const NvrtcApi& api_;
-    nvrtcProgram program_ = nullptr;
+    Owned<nvrtcProgram, decltype(NvrtcApi::destroy_program)> program_;
 };
 
 class Module {
 public:
-    Module(const DriverApi& api, const void* image) : api_(api) { check(api_, api_.module_load_data(&module_, image), "cuModuleLoadData"); }
-    Module(const Module&) = delete;
-    Module& operator=(const Module&) = delete;
-    ~Module() {
-        if (module_ != nullptr) api_.module_unload(module_);
+    Module(const DriverApi& api, const void* image) {
+        CUmodule module = nullptr;
+        check(api, api.module_load_data(&module, image), "cuModuleLoadData");
+        module_ = Owned<CUmodule, decltype(DriverApi::module_unload)>(module, api.module_unload);
     }
-    [[nodiscard]] CUmodule get() const { return module_; }
+    [[nodiscard]] CUmodule get() const { return module_.get(); }
 
 private:
-    const DriverApi& api_;
-    CUmodule module_ = nullptr;
+    Owned<CUmodule, decltype(DriverApi::module_unload)> module_;
 };
 
 // __fmaf_rn: one correctly rounded fused multiply-add, so the host reproduces every element
@@ -176,20 +171,6 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string driver_remediation(CUresult result) {
-    switch (result) {
-        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
-            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
-                   "containers, the NVIDIA container toolkit must mount it).";
-        case CUDA_ERROR_NO_BINARY_FOR_GPU:
-        case CUDA_ERROR_INVALID_PTX:
-        case CUDA_ERROR_INVALID_IMAGE:
-            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
-                   "and a driver at least as new as that NVRTC's CUDA version.";
-        default:
-            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
-    }
-}
 
 void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library, int device) {
     int nvrtc_major = 0, nvrtc_minor = 0;
@@ -199,22 +180,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
     // The driver API from the libcuda the probes opened (never a second copy).
     const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
     DriverApi driver;
-    driver.module_load_data = libcuda.function<decltype(driver.module_load_data)>("cuModuleLoadData");
-    driver.module_get_function = libcuda.function<decltype(driver.module_get_function)>("cuModuleGetFunction");
-    driver.module_unload = libcuda.function<decltype(driver.module_unload)>("cuModuleUnload");
-    driver.launch_kernel = libcuda.function<decltype(driver.launch_kernel)>("cuLaunchKernel");
-    driver.error_name = libcuda.function<decltype(driver.error_name)>("cuGetErrorName");
-    std::vector<std::string> missing;
-    if (driver.module_load_data == nullptr) missing.emplace_back("cuModuleLoadData");
-    if (driver.module_get_function == nullptr) missing.emplace_back("cuModuleGetFunction");
-    if (driver.module_unload == nullptr) missing.emplace_back("cuModuleUnload");
-    if (driver.launch_kernel == nullptr) missing.emplace_back("cuLaunchKernel");
-    if (driver.error_name == nullptr) missing.emplace_back("cuGetErrorName");
-    if (!missing.empty()) {
-        result.add(Code::library_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
-                   "Reinstall the NVIDIA driver; see driver.libcuda.");
-        return;
-    }
+    if (!gpu::bind_libcuda(libcuda, driver_symbols, driver, result)) return;
 
     // The primary context the runtime uses (cudaSetDevice selected it; cudaFree creates it), which
     // the driver API calls below use too.
@@ -255,10 +221,10 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
                               nvrtc_minor, builtins,
                               builtins_beside ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)", builtins, nvrtc_dir)
                                               : fmt::format(" (absent from {})", nvrtc_dir),
-                              library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000))
+                              cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000))
                 : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
                               "this GPU.",
-                              target.option, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
+                              target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
         result.add(Code::nvrtc_compile_failed,
                    fmt::format("nvrtcCompileProgram({}) failed: {}{}", target.option, api.error_string(compiled),
                                log.empty() ? "" : "; log: " + first_log_lines(log, 3)),
@@ -332,7 +298,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
                                    target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
                                    compile_ms, n));
     } catch (const DriverFailure& failure) {
-        if (failure.result() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
+        if (failure.status() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
             int driver_encoded = 0;
             gpu::check(cudaDriverGetVersion(&driver_encoded), "cudaDriverGetVersion");
             add_ptx_too_new(result, fmt::format("the kernel NVRTC {}.{} compiled for compute_{}", nvrtc_major, nvrtc_minor, target.architecture),
@@ -341,35 +307,20 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
             return;
         }
         result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what(), target.cubin ? "CUBIN" : "PTX"),
-                   driver_remediation(failure.result()));
+                   failure.remediation());
     }
 }
 
 void run_check(CheckContext& context, ResultBuilder& result) {
-    const LoadedLibrary* library = gpu::require_library(context, result, CudaLibrary::nvrtc);
+    const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::nvrtc);
     if (library == nullptr) return;
     NvrtcApi api;
-    gpu::SymbolResolver resolve(*library);
-    resolve(api.version, "nvrtcVersion");
-    resolve(api.error_string, "nvrtcGetErrorString");
-    resolve(api.num_supported_archs, "nvrtcGetNumSupportedArchs");
-    resolve(api.supported_archs, "nvrtcGetSupportedArchs");
-    resolve(api.create_program, "nvrtcCreateProgram");
-    resolve(api.destroy_program, "nvrtcDestroyProgram");
-    resolve(api.compile_program, "nvrtcCompileProgram");
-    resolve(api.log_size, "nvrtcGetProgramLogSize");
-    resolve(api.log, "nvrtcGetProgramLog");
-    resolve(api.cubin_size, "nvrtcGetCUBINSize");
-    resolve(api.cubin, "nvrtcGetCUBIN");
-    resolve(api.ptx_size, "nvrtcGetPTXSize");
-    resolve(api.ptx, "nvrtcGetPTX");
-    if (!resolve.report(result)) return;
+    if (!gpu::bind_library(*library, nvrtc_symbols, api, result)) return;
     gpu::run_gpu_check(context, result, [&](int device) {
         try {
             run_nvrtc_check(context, result, api, *library, device);
         } catch (const NvrtcFailure& failure) {
-            result.add(Code::library_call_failed, failure.what(),
-                       fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, library_install_hint(CudaLibrary::nvrtc, CUDART_VERSION / 1000)));
+            gpu::report_failure(result, Code::library_call_failed, failure);
         }
     });
 }
@@ -379,10 +330,10 @@ void run_check(CheckContext& context, ResultBuilder& result) {
 std::unique_ptr<Check> make_nvrtc_compile_check() {
     CheckInfo info = gpu::library_check_info("nvrtc.compile", "NVRTC compile",
                                              "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
-                                             CudaLibrary::nvrtc);
+                                             cuda_library::nvrtc);
     info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
                    Code::library_symbol_missing, Code::library_call_failed, Code::nvrtc_compile_failed,
-                   Code::ptx_too_new};
+                   Code::ptx_too_new, Code::libcuda_symbol_missing};
     info.answers = "run-time compilation of a kernel for this GPU, loaded and run through the driver API, verified";
     return std::make_unique<FunctionCheck>(
         std::move(info),

@@ -7,17 +7,7 @@
 namespace cudacheck::gpu {
 
 bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder& result) {
-    SymbolResolver resolve(library);
-    resolve(api.create, "cublasCreate_v2");
-    resolve(api.destroy, "cublasDestroy_v2");
-    resolve(api.set_stream, "cublasSetStream_v2");
-    resolve(api.set_math_mode, "cublasSetMathMode");
-    resolve(api.get_property, "cublasGetProperty");
-    resolve(api.status_name, "cublasGetStatusName");
-    resolve(api.sgemm, "cublasSgemm_v2");
-    resolve(api.dgemm, "cublasDgemm_v2");
-    resolve(api.gemm_ex, "cublasGemmEx");
-    if (!resolve.report(result)) return false;
+    if (!bind_library(library, cublas_symbols, api, result)) return false;
     int major = 0, minor = 0, patch = 0;
     api.get_property(MAJOR_VERSION, &major);
     api.get_property(MINOR_VERSION, &minor);
@@ -26,23 +16,19 @@ bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder&
     return true;
 }
 
-void report_cublas_failure(ResultBuilder& result, const CublasFailure& failure) {
-    result.add(Code::library_call_failed, failure.what(),
-               "Check that cuBLAS matches the CUDA runtime and driver (cuda.pairing); CUBLAS_STATUS_NOT_INITIALIZED usually means "
-               "the GPU context could not be created, CUBLAS_STATUS_ALLOC_FAILED that GPU memory is exhausted.");
+std::string Cublas::remediation(Status) {
+    return "Check that cuBLAS matches the CUDA runtime and driver (cuda.pairing); CUBLAS_STATUS_NOT_INITIALIZED usually means "
+           "the GPU context could not be created, CUBLAS_STATUS_ALLOC_FAILED that GPU memory is exhausted.";
 }
 
-CublasHandle::CublasHandle(const CublasApi& api, cublasHandle_t early) : api_(api), handle_(early) {
-    if (handle_ == nullptr) check(api_.create(&handle_), "cublasCreate");
-}
-
-CublasHandle::~CublasHandle() {
-    if (handle_ != nullptr) api_.destroy(handle_);
+CublasHandle::CublasHandle(const CublasApi& api, cublasHandle_t early) : api_(api) {
+    if (early == nullptr) check(api_.create(&early), "cublasCreate");
+    handle_ = Owned<cublasHandle_t, decltype(CublasApi::destroy)>(early, api_.destroy);
 }
 
 void CublasHandle::check(cublasStatus_t status, const std::string& call) const {
     if (status != CUBLAS_STATUS_SUCCESS)
-        throw CublasFailure(fmt::format("{} failed: {} ({})", call, api_.status_name(status), static_cast<int>(status)));
+        throw CublasFailure(status, call, describe_status(api_.status_name(status), static_cast<int>(status)));
 }
 
 double stored_value(kernels::Element element, std::uint64_t seed, std::size_t index) {

@@ -1,14 +1,15 @@
-// What the checks built on cuBLAS share (cublas.gemm, gpu.stress): the entry points they resolve
-// from the library opened at run time, a handle owner, and the sampled float64 verification of a
+// What the checks built on cuBLAS share (cublas.gemm, gpu.stress): binding the library opened at
+// run time (bind/cublas.hpp), a handle owner, and the sampled float64 verification of a
 // large product whose inputs came from kernels/random_fill.cuh.
 #pragma once
 
+#include "bind/cublas.hpp"
+#include "bind/owned.hpp"
 #include "engine/check.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 
-#include <cublas_v2.h>  // types and enums only: cuBLAS is opened at run time
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,47 +18,29 @@
 
 namespace cudacheck::gpu {
 
-struct CublasApi {
-    decltype(&::cublasCreate_v2) create = nullptr;
-    decltype(&::cublasDestroy_v2) destroy = nullptr;
-    decltype(&::cublasSetStream_v2) set_stream = nullptr;
-    decltype(&::cublasSetMathMode) set_math_mode = nullptr;
-    decltype(&::cublasGetProperty) get_property = nullptr;
-    decltype(&::cublasGetStatusName) status_name = nullptr;
-    decltype(&::cublasSgemm_v2) sgemm = nullptr;
-    decltype(&::cublasDgemm_v2) dgemm = nullptr;
-    // cublasGemmEx is overloaded in C++ (a legacy cudaDataType compute type): name the C one.
-    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType, int,
-                              const void*, cudaDataType, int, const void*, void*, cudaDataType, int, cublasComputeType_t,
-                              cublasGemmAlgo_t) = nullptr;
-};
-
 // Resolves every entry point and records the cuBLAS version as evidence; false (with a
 // library_symbol_missing finding) when one is missing.
 [[nodiscard]] bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder& result);
 
-// A cuBLAS call failed: reported as a library finding with the status name (report_cublas_failure).
-class CublasFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+// A cuBLAS call failed: reported as a library_call_failed finding with the status name.
+struct Cublas {
+    using Status = cublasStatus_t;
+    [[nodiscard]] static std::string remediation(Status status);
 };
-void report_cublas_failure(ResultBuilder& result, const CublasFailure& failure);
+using CublasFailure = LibraryFailure<Cublas>;
 
 class CublasHandle {
 public:
     explicit CublasHandle(const CublasApi& api) : CublasHandle(api, nullptr) {}
     // Takes over a handle created earlier, or creates one when `early` is null.
     CublasHandle(const CublasApi& api, cublasHandle_t early);
-    CublasHandle(const CublasHandle&) = delete;
-    CublasHandle& operator=(const CublasHandle&) = delete;
-    ~CublasHandle();
-    [[nodiscard]] cublasHandle_t get() const { return handle_; }
+    [[nodiscard]] cublasHandle_t get() const { return handle_.get(); }
     // Throws CublasFailure naming `call` unless `status` is success.
     void check(cublasStatus_t status, const std::string& call) const;
 
 private:
     const CublasApi& api_;
-    cublasHandle_t handle_ = nullptr;
+    Owned<cublasHandle_t, decltype(CublasApi::destroy)> handle_;
 };
 
 // Column-major index of element (row, column) in a matrix with `rows` rows.

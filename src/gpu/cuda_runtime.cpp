@@ -84,8 +84,9 @@ std::vector<float> time_with_events(const std::vector<DeviceStream>& streams, in
     const CurrentDevice current;
     for (int i = 0; i < warmups; ++i) work();
     const std::size_t per_stream = static_cast<std::size_t>(runs) + 1;
-    std::vector<cudaEvent_t> events(streams.size() * per_stream, nullptr);
-    const auto event = [&](std::size_t stream, std::size_t index) -> cudaEvent_t& { return events[stream * per_stream + index]; };
+    std::vector<Event> events;
+    events.reserve(streams.size() * per_stream);
+    const auto event = [&](std::size_t stream, std::size_t index) { return events[stream * per_stream + index].get(); };
     const auto record = [&](std::size_t index) {
         for (std::size_t s = 0; s < streams.size(); ++s) {
             current.use(streams[s].device);
@@ -93,30 +94,23 @@ std::vector<float> time_with_events(const std::vector<DeviceStream>& streams, in
         }
     };
     std::vector<float> samples(static_cast<std::size_t>(runs), 0.0f);
-    try {
-        for (std::size_t s = 0; s < streams.size(); ++s) {
-            current.use(streams[s].device);
-            for (std::size_t index = 0; index < per_stream; ++index) check(cudaEventCreate(&event(s, index)), "cudaEventCreate");
-        }
-        record(0);
-        for (int i = 0; i < runs; ++i) {
-            work();
-            record(static_cast<std::size_t>(i) + 1);
-        }
-        for (std::size_t s = 0; s < streams.size(); ++s) {
-            check(cudaEventSynchronize(event(s, per_stream - 1)), "cudaEventSynchronize");
-            for (std::size_t i = 0; i < samples.size(); ++i) {
-                float milliseconds = 0;
-                check(cudaEventElapsedTime(&milliseconds, event(s, i), event(s, i + 1)), "cudaEventElapsedTime");
-                samples[i] = std::max(samples[i], milliseconds);
-            }
-        }
-    } catch (...) {
-        for (cudaEvent_t created : events)
-            if (created != nullptr) cudaEventDestroy(created);
-        throw;
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+        current.use(streams[s].device);  // an event belongs to the device current when it is created
+        for (std::size_t index = 0; index < per_stream; ++index) events.emplace_back();
     }
-    for (cudaEvent_t created : events) cudaEventDestroy(created);
+    record(0);
+    for (int i = 0; i < runs; ++i) {
+        work();
+        record(static_cast<std::size_t>(i) + 1);
+    }
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+        check(cudaEventSynchronize(event(s, per_stream - 1)), "cudaEventSynchronize");
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            float milliseconds = 0;
+            check(cudaEventElapsedTime(&milliseconds, event(s, i), event(s, i + 1)), "cudaEventElapsedTime");
+            samples[i] = std::max(samples[i], milliseconds);
+        }
+    }
     return samples;
 }
 

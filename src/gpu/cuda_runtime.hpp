@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudacheck::gpu {
@@ -68,6 +69,23 @@ template <typename T>
 using DeviceArray = CudaArray<T, Memory::device>;
 template <typename T>
 using PinnedArray = CudaArray<T, Memory::pinned>;
+
+// A CUDA event of the device current at its creation, destroyed with its owner.
+class Event {
+public:
+    Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+    Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+    Event& operator=(Event&&) = delete;
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    ~Event() {
+        if (event_ != nullptr) cudaEventDestroy(event_);
+    }
+    [[nodiscard]] cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
 
 class Stream {
 public:

@@ -11,17 +11,17 @@
 
 namespace cudacheck::gpu {
 
-CheckInfo library_check_info(std::string id, std::string title, std::string description, CudaLibrary library) {
+CheckInfo library_check_info(std::string id, std::string title, std::string description, const LibraryFamily& library) {
     return CheckInfo{std::move(id), std::move(title), std::move(description), Scope::device, Level::standard, {"cuda.devices"},
-                     [library](Probes& probes) { probes.prefetch_libraries({library}); }};
+                     [&library](Probes& probes) { probes.prefetch_libraries({&library}); }};
 }
 
-const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id) {
-    const LoadedLibrary& library = context.probes.library(id);
+const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& family) {
+    const LoadedLibrary& library = context.probes.library(family);
     result.evidence(fmt::format("{}_soname", sys::to_lower(library.name)), library.soname);
     if (!library.ok()) {
         for (const std::string& attempt : library.tried) result.evidence("tried", attempt);
-        const std::string install = library_install_hint(id, CUDART_VERSION / 1000);
+        const std::string install = family.install_hint(CUDART_VERSION / 1000);
         const CopiesAdvice advice = advise_on_copies(context.probes.library_locations(), library.name, library.soname, install);
         for (const std::string& copy : advice.copies) result.evidence("copy_elsewhere", copy);
         result.add(Code::library_not_found,
@@ -69,12 +69,19 @@ CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family
     return advice;
 }
 
-bool SymbolResolver::report(ResultBuilder& result) const {
-    if (missing_.empty()) return true;
+bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std::string>& missing, ResultBuilder& result) {
+    if (missing.empty()) return true;
     result.add(Code::library_symbol_missing,
-               fmt::format("{} ({}) lacks {}", library_.name, library_.library.loaded_path(), fmt::join(missing_, ", ")),
-               fmt::format("Install the {} matching CUDA {}: {}.", library_.name, CUDART_VERSION / 1000,
-                           library_install_hint(library_.id, CUDART_VERSION / 1000)));
+               fmt::format("{} ({}) lacks {}", library.name, library.library.loaded_path(), fmt::join(missing, ", ")),
+               fmt::format("Install the {} matching CUDA {}: {}.", library.name, CUDART_VERSION / 1000,
+                           library.family->install_hint(CUDART_VERSION / 1000)));
+    return false;
+}
+
+bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda, const std::vector<std::string>& missing, ResultBuilder& result) {
+    if (missing.empty()) return true;
+    result.add(Code::libcuda_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
+               "Reinstall the NVIDIA driver; see driver.libcuda.");
     return false;
 }
 

@@ -2,6 +2,8 @@
 // tried and the package to install), record which file loaded, and resolve the functions it uses.
 #pragma once
 
+#include "bind/library_failure.hpp"
+#include "bind/symbols.hpp"
 #include "engine/check.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/library_locator.hpp"
@@ -14,10 +16,11 @@ namespace cudacheck::gpu {
 
 // The CheckInfo of a per-device check built on a CUDA library: standard level, needs cuda.devices,
 // and opens the library in the background as soon as the run starts.
-[[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description, CudaLibrary library);
+[[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description,
+                                             const LibraryFamily& library);
 
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
-[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, CudaLibrary id);
+[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& library);
 
 // For a library that cannot be loaded: the copies libraries.resolution found elsewhere on this
 // machine, and what they mean for the fix: a copy of the same soname (add its directory to the
@@ -30,25 +33,29 @@ struct CopiesAdvice {
 [[nodiscard]] CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family, std::string_view soname,
                                             std::string_view install_hint);
 
-// Fills a struct of function pointers from a library by name; `ok()` after all slots.
-//   SymbolResolver resolve(library);
-//   resolve(api.create, "cublasCreate_v2");
-//   if (!resolve.report(result)) return;
-class SymbolResolver {
-public:
-    explicit SymbolResolver(const LoadedLibrary& library) : library_(library) {}
-    template <typename Function>
-    void operator()(Function& slot, const char* name) {
-        slot = library_.library.function<Function>(name);
-        if (slot == nullptr) missing_.emplace_back(name);
-    }
-    // True when every symbol resolved; otherwise adds a library_symbol_missing finding.
-    [[nodiscard]] bool report(ResultBuilder& result) const;
+// Binds `api` from the library by its symbol table (bind/symbols.hpp); false, after adding a
+// library_symbol_missing finding naming every symbol it lacks, when one is missing.
+//   if (!gpu::bind_library(*library, cublas_symbols, api, result)) return;
+[[nodiscard]] bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std::string>& missing, ResultBuilder& result);
+template <typename Api, std::size_t Size>
+[[nodiscard]] bool bind_library(const LoadedLibrary& library, const LibrarySymbol<Api> (&symbols)[Size], Api& api, ResultBuilder& result) {
+    return report_missing_symbols(library, bind_symbols(library.library, symbols, api), result);
+}
 
-private:
-    const LoadedLibrary& library_;
-    std::vector<std::string> missing_;
-};
+// The same for entry points of the libcuda the probes opened, whose absence is the driver's
+// defect (libcuda_symbol_missing, as driver.libcuda reports it), not a CUDA library's.
+[[nodiscard]] bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda, const std::vector<std::string>& missing, ResultBuilder& result);
+template <typename Api, std::size_t Size>
+[[nodiscard]] bool bind_libcuda(const DynamicLibrary& libcuda, const LibrarySymbol<Api> (&symbols)[Size], Api& api, ResultBuilder& result) {
+    return report_missing_libcuda_symbols(libcuda, bind_symbols(libcuda, symbols, api), result);
+}
+
+// A failed call of a library as a finding with `code`: the call and the status named, and what the
+// library's binding says to do about that status.
+template <typename Library>
+void report_failure(ResultBuilder& result, Code code, const LibraryFailure<Library>& failure) {
+    result.add(code, failure.what(), failure.remediation());
+}
 
 // Accuracy of a GPU result against a float64 reference: relative Frobenius error
 // ||actual - reference|| / ||reference||, and non-finite values (which never pass).

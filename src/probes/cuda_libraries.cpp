@@ -1,7 +1,5 @@
 #include "probes/cuda_libraries.hpp"
 
-#include "probes/library_locator.hpp"
-
 #include "util/system.hpp"
 #include "util/trace.hpp"
 #include "probes/driver_probe.hpp"
@@ -10,48 +8,11 @@
 
 namespace cudacheck {
 
-std::string_view library_name(CudaLibrary id) {
-    switch (id) {
-        case CudaLibrary::cublas: return "cuBLAS";
-        case CudaLibrary::cublas_lt: return "cuBLASLt";
-        case CudaLibrary::cufft: return "cuFFT";
-        case CudaLibrary::curand: return "cuRAND";
-        case CudaLibrary::cudnn: return "cuDNN";
-        case CudaLibrary::nvrtc: return "NVRTC";
-    }
-    return "?";
-}
-
-std::string library_soname(CudaLibrary id, int cuda_major) {
-    // One table of sonames for all of cudacheck (library_locator.cpp, ../shared/cuda-facts.md §5).
-    const LibraryFamily* family = find_library_family(library_name(id));
-    return family != nullptr ? std::string(family->soname_for(cuda_major)) : std::string();
-}
-
-std::string library_install_hint(CudaLibrary id, int cuda_major) {
-    const std::string toolkit = fmt::format("{}-0", cuda_major);
-    switch (id) {
-        case CudaLibrary::cublas:
-        case CudaLibrary::cublas_lt:
-            return fmt::format("the libcublas-{} package (NVIDIA's repository) or `pip install nvidia-cublas{}`", toolkit,
-                               cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
-        case CudaLibrary::cufft:
-            return fmt::format("the libcufft-{} package or `pip install nvidia-cufft{}`", toolkit, cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
-        case CudaLibrary::curand:
-            return fmt::format("the libcurand-{} package or `pip install nvidia-curand{}`", toolkit, cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
-        case CudaLibrary::cudnn:
-            return fmt::format("the libcudnn9-cuda-{} package or `pip install nvidia-cudnn-cu{}`", cuda_major, cuda_major);
-        case CudaLibrary::nvrtc:
-            return fmt::format("the cuda-nvrtc-{} package or `pip install nvidia-cuda-nvrtc{}`", toolkit, cuda_major >= 13 ? "" : fmt::format("-cu{}", cuda_major));
-    }
-    return {};
-}
-
-LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environment& environment) {
+LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment) {
     LoadedLibrary loaded;
-    loaded.id = id;
-    loaded.name = std::string(library_name(id));
-    loaded.soname = library_soname(id, cuda_major);
+    loaded.family = &family;
+    loaded.name = std::string(family.name);
+    loaded.soname = std::string(family.soname_for(cuda_major));
     {
         const trace::Span span("dlopen " + loaded.soname);
         loaded.library = DynamicLibrary::open(loaded.soname);

@@ -1,9 +1,10 @@
-// The CUDA libraries cudacheck exercises, opened at run time by soname so that a missing or broken
-// library is a finding, not a loader error at start-up. Each records what was asked for, every
-// path tried and the file that loaded.
+// The CUDA libraries cudacheck exercises (cuda/library_families.hpp), opened at run time by soname
+// so that a missing or broken library is a finding, not a loader error at start-up. Each records
+// what was asked for, every path tried and the file that loaded.
 #pragma once
 
 #include "bind/dynamic_library.hpp"
+#include "cuda/library_families.hpp"
 #include "util/environment.hpp"
 
 #include <string>
@@ -12,10 +13,8 @@
 
 namespace cudacheck {
 
-enum class CudaLibrary { cublas, cublas_lt, cufft, curand, cudnn, nvrtc };
-
 struct LoadedLibrary {
-    CudaLibrary id = CudaLibrary::cublas;
+    const LibraryFamily* family = nullptr;
     std::string name;                 // "cuBLAS"
     std::string soname;               // "libcublas.so.13"
     DynamicLibrary library;           // ok() when loaded
@@ -25,15 +24,9 @@ struct LoadedLibrary {
     [[nodiscard]] bool ok() const { return library.ok(); }
 };
 
-[[nodiscard]] std::string_view library_name(CudaLibrary id);
-// The soname matching a CUDA major version (pathfinder's table, ../shared/cuda-facts.md §5).
-[[nodiscard]] std::string library_soname(CudaLibrary id, int cuda_major);
-// How to install it, for the remediation ("the libcublas-13-0 package or pip nvidia-cublas").
-[[nodiscard]] std::string library_install_hint(CudaLibrary id, int cuda_major);
-
 // Opens the library through the loader's search path; if the loader finds none, in the toolkit
 // directories (CUDA_HOME, CUDA_PATH, /usr/local/cuda) a program built with the toolkit's rpath would
 // use. A library the loader finds but cannot load is not looked for elsewhere.
-[[nodiscard]] LoadedLibrary load_cuda_library(CudaLibrary id, int cuda_major, const Environment& environment);
+[[nodiscard]] LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment);
 
 }  // namespace cudacheck

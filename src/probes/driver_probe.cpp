@@ -3,6 +3,7 @@
 #include "cuda/cuda_facts.hpp"
 #include "util/system.hpp"
 #include "util/trace.hpp"
+#include "bind/symbols.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,11 +30,31 @@ struct DriverApi {
     CUresult (*device_get_uuid)(CUuuid*, CUdevice) = nullptr;
 };
 
-template <typename Function>
-void resolve(const DynamicLibrary& library, const char* name, Function& slot, std::vector<std::string>& missing) {
-    slot = library.function<Function>(name);
-    if (slot == nullptr) missing.emplace_back(name);
-}
+constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
+    required_symbol<&DriverApi::init>("cuInit"),
+    required_symbol<&DriverApi::driver_get_version>("cuDriverGetVersion"),
+    required_symbol<&DriverApi::device_get_count>("cuDeviceGetCount"),
+    required_symbol<&DriverApi::device_get>("cuDeviceGet"),
+    required_symbol<&DriverApi::device_get_name>("cuDeviceGetName"),
+    required_symbol<&DriverApi::device_total_mem>("cuDeviceTotalMem_v2"),
+    required_symbol<&DriverApi::device_get_attribute>("cuDeviceGetAttribute"),
+    // Present in every driver since CUDA 4-11, but not required to describe a device.
+    optional_symbol<&DriverApi::get_error_name>("cuGetErrorName"),
+    optional_symbol<&DriverApi::get_error_string>("cuGetErrorString"),
+    optional_symbol<&DriverApi::device_get_pci_bus_id>("cuDeviceGetPCIBusId"),
+    optional_symbol<&DriverApi::device_get_uuid>("cuDeviceGetUuid_v2"),
+};
+
+// What creating a primary context needs, from the libcuda the probes opened.
+struct ContextApi {
+    CUresult (*device_get)(CUdevice*, int) = nullptr;
+    CUresult (*primary_ctx_retain)(CUcontext*, CUdevice) = nullptr;
+};
+
+constexpr LibrarySymbol<ContextApi> context_symbols[] = {
+    required_symbol<&ContextApi::primary_ctx_retain>("cuDevicePrimaryCtxRetain"),
+    required_symbol<&ContextApi::device_get>("cuDeviceGet"),
+};
 
 std::string error_name(const DriverApi& api, CUresult result) {
     const char* name = nullptr;
@@ -156,19 +177,7 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
     facts.stub_path = path.find("/stubs/") != std::string::npos;
 
     DriverApi api;
-    resolve(facts.library, "cuInit", api.init, facts.missing_symbols);
-    resolve(facts.library, "cuDriverGetVersion", api.driver_get_version, facts.missing_symbols);
-    resolve(facts.library, "cuDeviceGetCount", api.device_get_count, facts.missing_symbols);
-    resolve(facts.library, "cuDeviceGet", api.device_get, facts.missing_symbols);
-    resolve(facts.library, "cuDeviceGetName", api.device_get_name, facts.missing_symbols);
-    resolve(facts.library, "cuDeviceTotalMem_v2", api.device_total_mem, facts.missing_symbols);
-    resolve(facts.library, "cuDeviceGetAttribute", api.device_get_attribute, facts.missing_symbols);
-    // Optional: present in every driver since CUDA 4-11, but not required to describe a device.
-    std::vector<std::string> optional_missing;
-    resolve(facts.library, "cuGetErrorName", api.get_error_name, optional_missing);
-    resolve(facts.library, "cuGetErrorString", api.get_error_string, optional_missing);
-    resolve(facts.library, "cuDeviceGetPCIBusId", api.device_get_pci_bus_id, optional_missing);
-    resolve(facts.library, "cuDeviceGetUuid_v2", api.device_get_uuid, optional_missing);
+    facts.missing_symbols = bind_symbols(facts.library, driver_symbols, api);
     if (!facts.missing_symbols.empty()) return facts;
 
     int version = 0;
@@ -208,15 +217,12 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
                              std::function<void(int ordinal)> create) {
     if (!driver.initialised() || !driver.device_count) return;
     if (!create) {
-        using Retain = CUresult (*)(CUcontext*, CUdevice);
-        using GetDevice = CUresult (*)(CUdevice*, int);
-        const auto retain = driver.library.function<Retain>("cuDevicePrimaryCtxRetain");
-        const auto get_device = driver.library.function<GetDevice>("cuDeviceGet");
-        if (retain == nullptr || get_device == nullptr) return;
-        create = [retain, get_device](int ordinal) {
+        ContextApi api;
+        if (!bind_symbols(driver.library, context_symbols, api).empty()) return;
+        create = [api](int ordinal) {
             CUdevice device = 0;
             CUcontext context = nullptr;
-            if (get_device(&device, ordinal) == CUDA_SUCCESS) (void)retain(&context, device);
+            if (api.device_get(&device, ordinal) == CUDA_SUCCESS) (void)api.primary_ctx_retain(&context, device);
         };
     }
     // One after another: the driver creates contexts one at a time even when asked from one thread

@@ -12,40 +12,6 @@ namespace cudacheck {
 
 namespace {
 
-// ../shared/cuda-facts.md §5 (NVIDIA/cuda-python pathfinder supported_libs.py): sonames for CUDA
-// 11, 12 and 13. cuSOLVER was .so.10 in CUDA 11.0 only; 11.1 to 11.8 ship .so.11.
-constexpr std::array families{
-    LibraryFamily{"cudart", "libcudart", {"libcudart.so.11.0", "libcudart.so.12", "libcudart.so.13"}, "nvidia_cuda_runtime"},
-    LibraryFamily{"cuBLAS", "libcublas", {"libcublas.so.11", "libcublas.so.12", "libcublas.so.13"}, "nvidia_cublas"},
-    LibraryFamily{"cuBLASLt", "libcublasLt", {"libcublasLt.so.11", "libcublasLt.so.12", "libcublasLt.so.13"}, "nvidia_cublas"},
-    LibraryFamily{"cuFFT", "libcufft", {"libcufft.so.10", "libcufft.so.11", "libcufft.so.12"}, "nvidia_cufft"},
-    LibraryFamily{"cuRAND", "libcurand", {"libcurand.so.10", "libcurand.so.10", "libcurand.so.10"}, "nvidia_curand"},
-    LibraryFamily{"cuSOLVER", "libcusolver", {"libcusolver.so.11", "libcusolver.so.11", "libcusolver.so.12"}, "nvidia_cusolver"},
-    LibraryFamily{"cuSPARSE", "libcusparse", {"libcusparse.so.11", "libcusparse.so.12", "libcusparse.so.12"}, "nvidia_cusparse"},
-    LibraryFamily{"cuDNN", "libcudnn", {"libcudnn.so.9", "libcudnn.so.9", "libcudnn.so.9"}, "nvidia_cudnn"},
-    LibraryFamily{"cuDNN graph", "libcudnn_graph", {"libcudnn_graph.so.9", "libcudnn_graph.so.9", "libcudnn_graph.so.9"}, "nvidia_cudnn", true},
-    LibraryFamily{"cuDNN ops", "libcudnn_ops", {"libcudnn_ops.so.9", "libcudnn_ops.so.9", "libcudnn_ops.so.9"}, "nvidia_cudnn", true},
-    LibraryFamily{"cuDNN cnn", "libcudnn_cnn", {"libcudnn_cnn.so.9", "libcudnn_cnn.so.9", "libcudnn_cnn.so.9"}, "nvidia_cudnn", true},
-    LibraryFamily{"cuDNN adv", "libcudnn_adv", {"libcudnn_adv.so.9", "libcudnn_adv.so.9", "libcudnn_adv.so.9"}, "nvidia_cudnn", true},
-    LibraryFamily{"cuDNN engines precompiled", "libcudnn_engines_precompiled",
-                  {"libcudnn_engines_precompiled.so.9", "libcudnn_engines_precompiled.so.9", "libcudnn_engines_precompiled.so.9"},
-                  "nvidia_cudnn", true},
-    LibraryFamily{"cuDNN engines runtime compiled", "libcudnn_engines_runtime_compiled",
-                  {"libcudnn_engines_runtime_compiled.so.9", "libcudnn_engines_runtime_compiled.so.9",
-                   "libcudnn_engines_runtime_compiled.so.9"},
-                  "nvidia_cudnn", true},
-    LibraryFamily{"cuDNN heuristic", "libcudnn_heuristic", {"libcudnn_heuristic.so.9", "libcudnn_heuristic.so.9", "libcudnn_heuristic.so.9"},
-                  "nvidia_cudnn", true},
-    LibraryFamily{"NVRTC", "libnvrtc", {"libnvrtc.so.11.2", "libnvrtc.so.12", "libnvrtc.so.13"}, "nvidia_cuda_nvrtc"},
-    LibraryFamily{"nvJitLink", "libnvJitLink", {"", "libnvJitLink.so.12", "libnvJitLink.so.13"}, "nvidia_nvjitlink"},
-    LibraryFamily{"NCCL", "libnccl", {"libnccl.so.2", "libnccl.so.2", "libnccl.so.2"}, "nvidia_nccl"},
-    // The driver's libraries: one soname whatever the CUDA version, never in a wheel.
-    LibraryFamily{"NVML", "libnvidia-ml", {"libnvidia-ml.so.1", "libnvidia-ml.so.1", "libnvidia-ml.so.1"}, ""},
-    LibraryFamily{"libcuda", "libcuda", {"libcuda.so.1", "libcuda.so.1", "libcuda.so.1"}, ""},
-};
-
-constexpr int first_cuda_major = 11;
-
 // The directory the loader's default search uses for this architecture (Debian's multiarch name).
 #if defined(__aarch64__)
 constexpr std::string_view multiarch = "aarch64-linux-gnu";
@@ -137,33 +103,6 @@ std::string_view to_string(LibraryOrigin origin) {
     return "other";
 }
 
-std::vector<int> LibraryFamily::cuda_majors_of(std::string_view soname) const {
-    std::vector<int> majors;
-    for (std::size_t i = 0; i < sonames.size(); ++i)
-        if (!soname.empty() && sonames[i] == soname) majors.push_back(first_cuda_major + static_cast<int>(i));
-    return majors;
-}
-
-std::string_view LibraryFamily::soname_for(int cuda_major) const {
-    const int index = cuda_major - first_cuda_major;
-    return index >= 0 && index < static_cast<int>(sonames.size()) ? sonames[static_cast<std::size_t>(index)] : std::string_view();
-}
-
-std::vector<std::string_view> LibraryFamily::distinct_sonames() const {
-    std::vector<std::string_view> distinct;
-    for (auto it = sonames.rbegin(); it != sonames.rend(); ++it)
-        if (!it->empty() && std::find(distinct.begin(), distinct.end(), *it) == distinct.end()) distinct.push_back(*it);
-    return distinct;
-}
-
-std::span<const LibraryFamily> library_families() { return families; }
-
-const LibraryFamily* find_library_family(std::string_view name) {
-    for (const LibraryFamily& family : families)
-        if (family.name == name) return &family;
-    return nullptr;
-}
-
 std::optional<std::vector<LdCacheEntry>> parse_ld_so_cache(std::string_view bytes) {
     constexpr std::string_view new_magic = "glibc-ld.so.cache1.1";
     constexpr std::string_view old_magic = "ld.so-1.7.0";
@@ -216,19 +155,6 @@ std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names
         return WheelInfo{std::move(package), std::string(version)};
     }
     return std::nullopt;
-}
-
-int soname_major(std::string_view soname) {
-    const std::size_t at = soname.rfind(".so.");
-    if (at == std::string_view::npos) return -1;
-    int value = 0;
-    bool any = false;
-    for (std::size_t i = at + 4; i < soname.size() && soname[i] != '.'; ++i) {
-        if (soname[i] < '0' || soname[i] > '9') return -1;
-        value = value * 10 + (soname[i] - '0');
-        any = true;
-    }
-    return any ? value : -1;
 }
 
 bool same_release(std::string_view a, std::string_view b) {
@@ -385,7 +311,7 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
     for (const std::string& directory : search.ld_library_path) add(directory, LibraryOrigin::ld_library_path);
     std::set<std::string> cache_directories;
     for (const LdCacheEntry& entry : search.cache)
-        for (const LibraryFamily& family : families)
+        for (const LibraryFamily& family : library_families())
             if (!soname_of_file(entry.soname, family).empty()) cache_directories.insert(directory_of(entry.path));
     for (const std::string& directory : cache_directories) add(directory, LibraryOrigin::system);
 
@@ -492,7 +418,7 @@ LibraryFacts locate_libraries(const Environment& environment, const std::string&
     DirectoryListings listings;
     const std::vector<CopyDirectory> directories = copy_directories(environment, search, listings, root);
     facts.directories_searched = directories.size();
-    for (const LibraryFamily& family : families) {
+    for (const LibraryFamily& family : library_families()) {
         LibraryLocation location;
         location.family = &family;
         for (std::string_view soname : family.distinct_sonames())

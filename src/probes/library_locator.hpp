@@ -5,6 +5,7 @@
 // this process already loaded would hide the copy a fresh program gets.
 #pragma once
 
+#include "cuda/library_families.hpp"
 #include "util/environment.hpp"
 
 #include <array>
@@ -21,30 +22,6 @@ namespace cudacheck {
 // Where a copy came from (who installed it); the search rule that picks it is separate.
 enum class LibraryOrigin { ld_library_path, system, toolkit, pip_wheel, conda, wsl, stub, other };
 [[nodiscard]] std::string_view to_string(LibraryOrigin origin);
-
-// One library of a family as the loader asks for it, for each CUDA major (11, 12, 13).
-struct LibraryFamily {
-    std::string_view name;                   // "cuBLAS", "cuDNN ops"
-    std::string_view stem;                   // "libcublas": files are <stem>.so[.<version>]
-    std::array<std::string_view, 3> sonames;  // for CUDA 11, 12, 13; "" where none exists
-    // The wheel's distribution name without the "_cu<major>" suffix, as in its *.dist-info directory
-    // ("nvidia_cublas" for nvidia_cublas_cu12-12.4.5.8 and nvidia_cublas-13.1.0.3); "" when none.
-    std::string_view wheel;
-    bool cudnn_sublibrary = false;  // one of the seven libraries cuDNN 9's libcudnn.so.9 loads
-    // The CUDA majors whose soname is `soname`: {12} for libcublas.so.12, {12, 13} for
-    // libcusparse.so.12, {11, 12, 13} for libcudnn.so.9 (which therefore tells nothing).
-    [[nodiscard]] std::vector<int> cuda_majors_of(std::string_view soname) const;
-    // The soname for a CUDA major; "" when the family has none for it (nvJitLink in CUDA 11).
-    [[nodiscard]] std::string_view soname_for(int cuda_major) const;
-    // Distinct sonames, newest CUDA first.
-    [[nodiscard]] std::vector<std::string_view> distinct_sonames() const;
-};
-
-// cudart, cuBLAS(Lt), cuFFT, cuRAND, cuSOLVER, cuSPARSE, cuDNN and its sub-libraries, NVRTC,
-// nvJitLink, NCCL, NVML, libcuda.
-[[nodiscard]] std::span<const LibraryFamily> library_families();
-// By name ("cuBLAS"); nullptr when none.
-[[nodiscard]] const LibraryFamily* find_library_family(std::string_view name);
 
 // One entry of /etc/ld.so.cache: a soname and the file the loader opens for it.
 struct LdCacheEntry {
@@ -75,9 +52,6 @@ struct WheelInfo {
     std::string version;
 };
 [[nodiscard]] std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names, std::string_view wheel, int soname_major);
-// The number after the last ".so." of a soname: 13 for "libcublas.so.13", 11 for "libnvrtc.so.11.2"
-// and "libcufft.so.11.2.1.3"; -1 when there is none ("libcufft.so", "libcufft.so.x").
-[[nodiscard]] int soname_major(std::string_view soname);
 
 // Directory listings, each read once per run: the search touches the same directories for every
 // library, and a stat per candidate file would be thousands of system calls.

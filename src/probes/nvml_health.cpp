@@ -1,6 +1,7 @@
 #include "probes/nvml_health.hpp"
 
 #include "probes/nvml_types.hpp"
+#include "bind/symbols.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,10 +43,6 @@ struct HealthApi {
     nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned int*) = nullptr;
 };
 
-template <typename Function>
-void resolve(const DynamicLibrary& library, const char* name, Function& slot) {
-    slot = library.function<Function>(name);
-}
 
 // Calls `query` when the entry point exists; the value when NVML answered, else nullopt.
 template <typename T, typename Function, typename... Arguments>
@@ -57,29 +54,32 @@ std::optional<T> ask(Function function, nvmlDevice_t device, Arguments... argume
 }
 
 // Every entry point device.health and the stress's sampler use; missing ones stay nullptr.
+constexpr LibrarySymbol<HealthApi> health_symbols[] = {
+    optional_symbol<&HealthApi::get_handle>("nvmlDeviceGetHandleByIndex_v2"),
+    optional_symbol<&HealthApi::ecc_mode>("nvmlDeviceGetEccMode"),
+    optional_symbol<&HealthApi::total_ecc_errors>("nvmlDeviceGetTotalEccErrors"),
+    optional_symbol<&HealthApi::retired_pages>("nvmlDeviceGetRetiredPages"),
+    optional_symbol<&HealthApi::retired_pages_pending>("nvmlDeviceGetRetiredPagesPendingStatus"),
+    optional_symbol<&HealthApi::remapped_rows>("nvmlDeviceGetRemappedRows"),
+    // Renamed in r535; the old name stays for older drivers.
+    optional_symbol<&HealthApi::clocks_event_reasons>("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"),
+    optional_symbol<&HealthApi::temperature>("nvmlDeviceGetTemperature"),
+    optional_symbol<&HealthApi::power_usage>("nvmlDeviceGetPowerUsage"),
+    optional_symbol<&HealthApi::power_limit>("nvmlDeviceGetEnforcedPowerLimit"),
+    optional_symbol<&HealthApi::pcie_generation>("nvmlDeviceGetCurrPcieLinkGeneration"),
+    optional_symbol<&HealthApi::pcie_max_generation>("nvmlDeviceGetMaxPcieLinkGeneration"),
+    optional_symbol<&HealthApi::pcie_width>("nvmlDeviceGetCurrPcieLinkWidth"),
+    optional_symbol<&HealthApi::pcie_max_width>("nvmlDeviceGetMaxPcieLinkWidth"),
+    optional_symbol<&HealthApi::persistence_mode>("nvmlDeviceGetPersistenceMode"),
+    optional_symbol<&HealthApi::mig_mode>("nvmlDeviceGetMigMode"),
+    optional_symbol<&HealthApi::max_mig_devices>("nvmlDeviceGetMaxMigDeviceCount"),
+    optional_symbol<&HealthApi::mig_device_by_index>("nvmlDeviceGetMigDeviceHandleByIndex"),
+    optional_symbol<&HealthApi::clock_info>("nvmlDeviceGetClockInfo"),
+};
+
 HealthApi resolve_health_api(const DynamicLibrary& library) {
     HealthApi api;
-    resolve(library, "nvmlDeviceGetHandleByIndex_v2", api.get_handle);
-    resolve(library, "nvmlDeviceGetEccMode", api.ecc_mode);
-    resolve(library, "nvmlDeviceGetTotalEccErrors", api.total_ecc_errors);
-    resolve(library, "nvmlDeviceGetRetiredPages", api.retired_pages);
-    resolve(library, "nvmlDeviceGetRetiredPagesPendingStatus", api.retired_pages_pending);
-    resolve(library, "nvmlDeviceGetRemappedRows", api.remapped_rows);
-    // Renamed in r535; the old name stays for older drivers.
-    resolve(library, "nvmlDeviceGetCurrentClocksEventReasons", api.clocks_event_reasons);
-    if (api.clocks_event_reasons == nullptr) resolve(library, "nvmlDeviceGetCurrentClocksThrottleReasons", api.clocks_event_reasons);
-    resolve(library, "nvmlDeviceGetTemperature", api.temperature);
-    resolve(library, "nvmlDeviceGetPowerUsage", api.power_usage);
-    resolve(library, "nvmlDeviceGetEnforcedPowerLimit", api.power_limit);
-    resolve(library, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_generation);
-    resolve(library, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_generation);
-    resolve(library, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width);
-    resolve(library, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
-    resolve(library, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
-    resolve(library, "nvmlDeviceGetMigMode", api.mig_mode);
-    resolve(library, "nvmlDeviceGetMaxMigDeviceCount", api.max_mig_devices);
-    resolve(library, "nvmlDeviceGetMigDeviceHandleByIndex", api.mig_device_by_index);
-    resolve(library, "nvmlDeviceGetClockInfo", api.clock_info);
+    (void)bind_symbols(library, health_symbols, api);  // every one optional: a missing query is not asked
     return api;
 }
 

@@ -6,6 +6,7 @@
 #include "util/units.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/nvml_types.hpp"
+#include "bind/symbols.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -56,11 +57,28 @@ struct NvmlApi {
     nvmlReturn_t (*device_get_compute_processes)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
 };
 
-template <typename Function>
-void resolve(const DynamicLibrary& library, const char* name, Function& slot, std::vector<std::string>* missing) {
-    slot = library.function<Function>(name);
-    if (slot == nullptr && missing != nullptr) missing->emplace_back(name);
-}
+constexpr LibrarySymbol<NvmlApi> nvml_symbols[] = {
+    required_symbol<&NvmlApi::init>("nvmlInit_v2"),
+    required_symbol<&NvmlApi::error_string>("nvmlErrorString"),
+    required_symbol<&NvmlApi::system_get_driver_version>("nvmlSystemGetDriverVersion"),
+    required_symbol<&NvmlApi::system_get_cuda_driver_version>("nvmlSystemGetCudaDriverVersion_v2"),
+    required_symbol<&NvmlApi::device_get_count>("nvmlDeviceGetCount_v2"),
+    required_symbol<&NvmlApi::device_get_handle_by_index>("nvmlDeviceGetHandleByIndex_v2"),
+    required_symbol<&NvmlApi::device_get_name>("nvmlDeviceGetName"),
+    required_symbol<&NvmlApi::device_get_uuid>("nvmlDeviceGetUUID"),
+    required_symbol<&NvmlApi::device_get_pci_info>("nvmlDeviceGetPciInfo_v3"),
+    required_symbol<&NvmlApi::device_get_cuda_compute_capability>("nvmlDeviceGetCudaComputeCapability"),
+    required_symbol<&NvmlApi::device_get_memory_info>("nvmlDeviceGetMemoryInfo"),
+    required_symbol<&NvmlApi::device_get_max_clock_info>("nvmlDeviceGetMaxClockInfo"),
+    required_symbol<&NvmlApi::device_get_ecc_mode>("nvmlDeviceGetEccMode"),
+    required_symbol<&NvmlApi::device_get_compute_mode>("nvmlDeviceGetComputeMode"),
+    optional_symbol<&NvmlApi::device_get_memory_bus_width>("nvmlDeviceGetMemoryBusWidth"),
+    optional_symbol<&NvmlApi::device_get_num_gpu_cores>("nvmlDeviceGetNumGpuCores"),
+    optional_symbol<&NvmlApi::device_get_mig_mode>("nvmlDeviceGetMigMode"),  // r450+, MIG-capable GPUs only
+    // _v3 (newer drivers) or _v2 (older ones): both fill nvmlProcessInfo_v2_t (nvml.h).
+    optional_symbol<&NvmlApi::device_get_compute_processes>("nvmlDeviceGetComputeRunningProcesses_v3",
+                                                            "nvmlDeviceGetComputeRunningProcesses_v2"),
+};
 
 std::string compute_mode_name(int mode) {
     switch (mode) {
@@ -222,28 +240,7 @@ NvmlFacts collect_nvml() {
     facts.library = DynamicLibrary::open("libnvidia-ml.so.1");
     if (!facts.library.ok()) return facts;
     NvmlApi api;
-    std::vector<std::string>* missing = &facts.missing_symbols;
-    resolve(facts.library, "nvmlInit_v2", api.init, missing);
-    resolve(facts.library, "nvmlErrorString", api.error_string, missing);
-    resolve(facts.library, "nvmlSystemGetDriverVersion", api.system_get_driver_version, missing);
-    resolve(facts.library, "nvmlSystemGetCudaDriverVersion_v2", api.system_get_cuda_driver_version, missing);
-    resolve(facts.library, "nvmlDeviceGetCount_v2", api.device_get_count, missing);
-    resolve(facts.library, "nvmlDeviceGetHandleByIndex_v2", api.device_get_handle_by_index, missing);
-    resolve(facts.library, "nvmlDeviceGetName", api.device_get_name, missing);
-    resolve(facts.library, "nvmlDeviceGetUUID", api.device_get_uuid, missing);
-    resolve(facts.library, "nvmlDeviceGetPciInfo_v3", api.device_get_pci_info, missing);
-    resolve(facts.library, "nvmlDeviceGetCudaComputeCapability", api.device_get_cuda_compute_capability, missing);
-    resolve(facts.library, "nvmlDeviceGetMemoryInfo", api.device_get_memory_info, missing);
-    resolve(facts.library, "nvmlDeviceGetMaxClockInfo", api.device_get_max_clock_info, missing);
-    resolve(facts.library, "nvmlDeviceGetEccMode", api.device_get_ecc_mode, missing);
-    resolve(facts.library, "nvmlDeviceGetComputeMode", api.device_get_compute_mode, missing);
-    resolve(facts.library, "nvmlDeviceGetMemoryBusWidth", api.device_get_memory_bus_width, nullptr);
-    resolve(facts.library, "nvmlDeviceGetNumGpuCores", api.device_get_num_gpu_cores, nullptr);
-    resolve(facts.library, "nvmlDeviceGetMigMode", api.device_get_mig_mode, nullptr);  // r450+, MIG-capable GPUs only
-    // _v3 (newer drivers) or _v2 (older ones): both fill nvmlProcessInfo_v2_t (nvml.h).
-    resolve(facts.library, "nvmlDeviceGetComputeRunningProcesses_v3", api.device_get_compute_processes, nullptr);
-    if (api.device_get_compute_processes == nullptr)
-        resolve(facts.library, "nvmlDeviceGetComputeRunningProcesses_v2", api.device_get_compute_processes, nullptr);
+    facts.missing_symbols = bind_symbols(facts.library, nvml_symbols, api);
     if (!facts.missing_symbols.empty()) return facts;
 
     const nvmlReturn_t init = api.init();

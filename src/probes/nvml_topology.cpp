@@ -2,6 +2,7 @@
 
 #include "probes/driver_probe.hpp"
 #include "probes/nvml_types.hpp"
+#include "bind/symbols.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -28,10 +29,16 @@ struct TopologyApi {
     nvmlReturn_t (*pcie_max_width)(nvmlDevice_t, unsigned int*) = nullptr;
 };
 
-template <typename Function>
-void resolve(const DynamicLibrary& library, const char* name, Function& slot) {
-    slot = library.function<Function>(name);
-}
+// Every one optional: a missing query leaves its fact unknown.
+constexpr LibrarySymbol<TopologyApi> topology_symbols[] = {
+    optional_symbol<&TopologyApi::get_handle>("nvmlDeviceGetHandleByIndex_v2"),
+    optional_symbol<&TopologyApi::common_ancestor>("nvmlDeviceGetTopologyCommonAncestor"),
+    optional_symbol<&TopologyApi::p2p_status>("nvmlDeviceGetP2PStatus"),
+    optional_symbol<&TopologyApi::nvlink_state>("nvmlDeviceGetNvLinkState"),
+    optional_symbol<&TopologyApi::nvlink_remote_pci>("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+    optional_symbol<&TopologyApi::pcie_max_generation>("nvmlDeviceGetMaxPcieLinkGeneration"),
+    optional_symbol<&TopologyApi::pcie_max_width>("nvmlDeviceGetMaxPcieLinkWidth"),
+};
 
 std::optional<unsigned int> ask(nvmlReturn_t (*function)(nvmlDevice_t, unsigned int*), nvmlDevice_t device) {
     unsigned int value = 0;
@@ -64,13 +71,7 @@ std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(co
     std::vector<std::vector<std::optional<NvmlPeerLink>>> links(pci_bus_ids.size(), std::vector<std::optional<NvmlPeerLink>>(pci_bus_ids.size()));
     if (!nvml.initialised()) return links;
     TopologyApi api;
-    resolve(nvml.library, "nvmlDeviceGetHandleByIndex_v2", api.get_handle);
-    resolve(nvml.library, "nvmlDeviceGetTopologyCommonAncestor", api.common_ancestor);
-    resolve(nvml.library, "nvmlDeviceGetP2PStatus", api.p2p_status);
-    resolve(nvml.library, "nvmlDeviceGetNvLinkState", api.nvlink_state);
-    resolve(nvml.library, "nvmlDeviceGetNvLinkRemotePciInfo_v2", api.nvlink_remote_pci);
-    resolve(nvml.library, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_generation);
-    resolve(nvml.library, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width);
+    (void)bind_symbols(nvml.library, topology_symbols, api);
     if (api.get_handle == nullptr) return links;
 
     std::vector<nvmlDevice_t> handles(pci_bus_ids.size(), nullptr);

@@ -13,9 +13,9 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       nvml_([] { return collect_nvml(); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }) {
-    for (std::size_t i = 0; i < libraries_.size(); ++i)
-        libraries_[i] = std::make_unique<Lazy<LoadedLibrary>>(
-            [&environment, id = static_cast<CudaLibrary>(i)] { return load_cuda_library(id, CUDART_VERSION / 1000, environment); });
+    for (const LibraryFamily& family : library_family_table)
+        libraries_[index_of(family)] = std::make_unique<Lazy<LoadedLibrary>>(
+            [&environment, &family] { return load_cuda_library(family, CUDART_VERSION / 1000, environment); });
 }
 
 DriverFacts Probes::collect_driver_facts(bool initialise) {
@@ -63,11 +63,11 @@ void Probes::wait_for_context(int ordinal) {
     contexts_changed_.wait(lock, [&] { return contexts_done_ || contexts_created_.count(ordinal) > 0; });
 }
 
-void Probes::prefetch_libraries(std::initializer_list<CudaLibrary> ids) {
-    for (CudaLibrary id : ids)
-        prefetches_.push_back(std::async(std::launch::async, [this, id] {
+void Probes::prefetch_libraries(std::initializer_list<const LibraryFamily*> families) {
+    for (const LibraryFamily* family : families)
+        prefetches_.push_back(std::async(std::launch::async, [this, family] {
             if (driver_prefetched_) libcuda_opened_future_.wait_for(std::chrono::milliseconds(500));
-            (void)library(id);
+            (void)library(*family);
         }));
 }
 

@@ -73,10 +73,8 @@ public:
     [[nodiscard]] const NvmlFacts& nvml() { return nvml_.get(); }
     [[nodiscard]] bool initialises_cuda() const { return settings_.initialise_cuda; }
     // A CUDA library for the runtime cudacheck was built with, opened on first use.
-    [[nodiscard]] const LoadedLibrary& library(CudaLibrary id) { return libraries_[static_cast<std::size_t>(id)]->get(); }
-    [[nodiscard]] const LoadedLibrary* library_if_loaded(CudaLibrary id) const {
-        return libraries_[static_cast<std::size_t>(id)]->peek();
-    }
+    [[nodiscard]] const LoadedLibrary& library(const LibraryFamily& family) { return libraries_[index_of(family)]->get(); }
+    [[nodiscard]] const LoadedLibrary* library_if_loaded(const LibraryFamily& family) const { return libraries_[index_of(family)]->peek(); }
     // Starts, in the background, querying NVML, then initialising the driver (cuInit), then creating
     // the primary contexts of `devices` (all when empty), one after another: the longest steps
     // before any GPU check can start (on the 2 x H200 machine ~45 ms, ~130 ms plus ~100 per GPU,
@@ -91,7 +89,7 @@ public:
     // and loading them overlaps cuInit and context creation instead of following them. Each load
     // waits until libcuda is open: the dynamic loader opens one library at a time, and cuInit
     // should not queue behind hundreds of megabytes of others (seen on the H200: 65 ms).
-    void prefetch_libraries(std::initializer_list<CudaLibrary> ids);
+    void prefetch_libraries(std::initializer_list<const LibraryFamily*> families);
     // Runs `task` in the background (a check's own preparation); joined when the probes go.
     void prefetch(std::function<void()> task);
     // The devices prefetch_driver() prepares (empty: all), for preparations that need a context.
@@ -119,7 +117,7 @@ private:
     Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
     Lazy<LibraryFacts> library_locations_;
-    std::array<std::unique_ptr<Lazy<LoadedLibrary>>, 6> libraries_;
+    std::array<std::unique_ptr<Lazy<LoadedLibrary>>, library_family_table.size()> libraries_;  // indexed like the table
     void mark_libcuda_opened();
     std::once_flag libcuda_opened_once_;
     std::promise<void> libcuda_opened_;

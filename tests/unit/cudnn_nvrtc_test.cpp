@@ -2,7 +2,7 @@
 // decoding, sub-library judgement, NVRTC target choice) with crafted inputs, and the binary end to
 // end with a broken libcudnn.so.9 and the fake driver (the GPU parts run on the GPU machine).
 #include "checks/cudnn_conv.hpp"
-#include "checks/cudnn_nvrtc_support.hpp"
+#include "bind/cudnn.hpp"
 #include "checks/nvrtc_compile.hpp"
 #include "checks/reference/convolution.hpp"
 #include "bind/dynamic_library.hpp"
@@ -261,7 +261,7 @@ TEST(EndToEnd, cudnn_reports_a_broken_library_file_while_nvrtc_loads) {
 
     const auto* nvrtc = test::find_check(report, "nvrtc.compile");
     ASSERT_NE(nvrtc, nullptr);
-    const std::string soname = library_soname(CudaLibrary::nvrtc, CUDART_VERSION / 1000);
+    const std::string soname = std::string(cuda_library::nvrtc.soname_for(CUDART_VERSION / 1000));
     if (!DynamicLibrary::open(soname).ok() && !fs::exists("/usr/local/cuda/lib64/" + soname))
         GTEST_SKIP() << soname << " is not installed here: nvrtc.compile cannot get past loading";
     EXPECT_NE((*nvrtc)["code"], "CC505") << (*nvrtc)["message"];

@@ -2,7 +2,9 @@
 // the float64 reference transforms, the statistical bounds), and the binary end to end with a
 // broken cuFFT in front of the loader (the GPU parts run on the GPU machine).
 #include "checks/cufft_fft.hpp"
-#include "checks/fft_rand_support.hpp"
+#include "bind/cufft.hpp"
+#include "bind/curand.hpp"
+#include "bind/library_version.hpp"
 #include "checks/reference/fft.hpp"
 #include "checks/reference/random_statistics.hpp"
 #include "util/environment.hpp"
@@ -23,7 +25,6 @@
 namespace cudacheck {
 namespace {
 
-using namespace fft_rand;
 using namespace reference;
 namespace fs = std::filesystem;
 
@@ -397,10 +398,10 @@ nlohmann::json run_to_json(const test::TempDir& dir, std::vector<std::string> ar
 
 TEST(EndToEnd, broken_cufft_fails_its_check_only_and_curand_reaches_the_gpu_step) {
     // curand must load here for its half of the test (it does where the CUDA toolkit is installed).
-    if (!load_cuda_library(CudaLibrary::curand, CUDART_VERSION / 1000, Environment::from_process()).ok())
+    if (!load_cuda_library(cuda_library::curand, CUDART_VERSION / 1000, Environment::from_process()).ok())
         GTEST_SKIP() << "cuRAND is not installed here";
     test::TempDir dir;
-    const std::string cufft_soname = library_soname(CudaLibrary::cufft, CUDART_VERSION / 1000);
+    const std::string cufft_soname = std::string(cuda_library::cufft.soname_for(CUDART_VERSION / 1000));
     const std::string broken = dir.write(cufft_soname, "not an ELF file\n");
     const auto report = run_to_json(dir, {"--only", "cufft.fft,curand.generate"},
                                     {{"LD_LIBRARY_PATH", dir.path() + ":" + fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "1"}}, 1);

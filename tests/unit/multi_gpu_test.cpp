@@ -1,5 +1,6 @@
 // cuda.p2p and nccl.allreduce without a GPU: judging of peer access, copies and bandwidth against
 // NVML's link facts, the link rates, the skips (fewer than two GPUs, no NCCL), and NCCL's numbers.
+#include "bind/nccl.hpp"
 #include "checks/checks.hpp"
 #include "engine/registry.hpp"
 #include "probes/probes.hpp"
@@ -149,6 +150,19 @@ TEST(NcclAllreduce, missing_library_is_a_skip_naming_where_to_get_it) {
     EXPECT_NE(result.skip_reason.find("libnccl-absent-for-test.so.2"), std::string::npos) << result.skip_reason;
     EXPECT_NE(result.skip_reason.find("nvidia-nccl-cu13"), std::string::npos) << result.skip_reason;
     EXPECT_NE(result.skip_reason.find("libnccl2"), std::string::npos) << result.skip_reason;
+}
+
+TEST(NcclAllreduce, failed_nccl_call_before_the_gpu_work_is_an_nccl_finding) {
+    Context harness;
+    CheckContext context = harness.make({0, 1});
+    ResultBuilder builder;
+    // Thrown out of the check, the engine would report NCCL's failure as a cudacheck bug (CC901).
+    ASSERT_NO_THROW(run_nccl_allreduce(context, builder, CUDACHECK_STUB_NCCL));
+    const CheckResult result = std::move(builder).finish("nccl.allreduce", std::nullopt);
+    ASSERT_EQ(result.findings.size(), 1u);
+    EXPECT_EQ(result.findings[0].code, code_string(Code::nccl_call_failed));
+    EXPECT_NE(result.findings[0].message.find("ncclGetVersion failed: ncclSystemError (unhandled system error (stub))"), std::string::npos)
+        << result.findings[0].message;
 }
 
 TEST(NcclAllreduce, bus_bandwidth_is_nccl_tests_formula) {
