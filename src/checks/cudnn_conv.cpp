@@ -11,6 +11,7 @@
 #include "checks/cudnn_conv.hpp"
 #include "bind/cudnn.hpp"
 #include "checks/reference/convolution.hpp"
+#include "util/path.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "bind/owned.hpp"
@@ -29,6 +30,8 @@
 
 namespace cudacheck {
 
+using sys::directory_of;
+
 namespace cudnn_nvrtc {
 
 std::span<const std::string_view> cudnn9_sublibraries() {
@@ -43,11 +46,6 @@ std::span<const std::string_view> cudnn9_sublibraries() {
 }  // namespace cudnn_nvrtc
 
 namespace {
-
-std::string directory_of(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-}
 
 // "pip wheel", "conda", "CUDA toolkit" or "system": where a copy of cuDNN usually comes from.
 std::string origin_of(const std::string& path) {

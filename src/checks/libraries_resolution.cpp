@@ -4,6 +4,7 @@
 // /etc/ld.so.cache, and it explains the "cannot open shared object file" and "version
 // incompatibility" failures before any GPU work is tried.
 #include "checks/checks.hpp"
+#include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/probes.hpp"
 
@@ -14,9 +15,10 @@
 
 namespace cudacheck {
 
+using sys::directory_of;
+
 namespace {
 
-std::string directory_of(std::string_view path) { return std::string(path.substr(0, path.find_last_of('/'))); }
 
 std::string version_text(const LibraryCopy* copy) {
     return copy == nullptr || copy->version.empty() ? "version unknown" : copy->version;

@@ -1,5 +1,6 @@
 #include "probes/library_locator.hpp"
 
+#include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/driver_probe.hpp"
 
@@ -10,6 +11,9 @@
 
 namespace cudacheck {
 
+using sys::directory_of;
+using sys::file_name_of;
+
 namespace {
 
 // The directory the loader's default search uses for this architecture (Debian's multiarch name).
@@ -18,13 +22,6 @@ constexpr std::string_view multiarch = "aarch64-linux-gnu";
 #else
 constexpr std::string_view multiarch = "x86_64-linux-gnu";
 #endif
-
-std::string directory_of(std::string_view path) {
-    const std::size_t slash = path.find_last_of('/');
-    return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
-}
-
-std::string_view file_name_of(std::string_view path) { return path.substr(path.find_last_of('/') + 1); }
 
 bool is_under(std::string_view path, std::string_view directory) {
     return !directory.empty() && (path == directory || (sys::starts_with(path, directory) && path.size() > directory.size() &&
