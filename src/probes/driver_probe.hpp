@@ -39,7 +39,8 @@ struct DriverFacts {
 // nvidia-smi's form of a PCI address, "00000000:00:06.0": the driver API gives "0000:00:06.0",
 // sysfs "0000:00:06.0", NVML "00000000:00:06.0"; one form lets them be compared.
 [[nodiscard]] std::string normalize_pci_bus_id(std::string_view bus_id);
-// Bandwidth (GB/s) and FP32 peak (TFLOP/s) derived from attributes (../shared/cuda-facts.md §7).
+// Bandwidth (GB/s: 2 x memory clock x bus width / 8) and FP32 peak (TFLOP/s: SMs x FP32 lanes per SM x 2 x
+// SM clock, lanes per SM as in cuda-samples helper_cuda.h _ConvertSMVer2Cores) derived from attributes.
 void derive_device_rates(DeviceInfo& device);
 
 // Creates (retains) the primary context of each device of `driver` among `ordinals` (all when

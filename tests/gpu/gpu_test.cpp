@@ -205,8 +205,8 @@ TEST_P(GpuCheck, passes_on_every_device) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllGpuChecks, GpuCheck, ::testing::ValuesIn(standard_device_check_ids()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                             std::string name = param_info.param;
                              std::replace(name.begin(), name.end(), '.', '_');
                              return name;
                          });
