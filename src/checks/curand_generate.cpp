@@ -94,10 +94,6 @@ void measure_random(const CurandApi& api, Level level, int device, RandomOutcome
     gpu::DeviceArray<float> normal(n);
     gpu::DeviceArray<float> other(n);
     gpu::DeviceArray<unsigned long long> mismatches(2);
-    // The two distributions' statistics are independent: each on its own core, once the samples
-    // are on the host.
-    std::future<RandomStatistics> uniform_statistics_done;
-    std::future<RandomStatistics> normal_statistics_done;
     const Generator first(api, seed, stream.get());
     const Generator again(api, seed, stream.get());
     const Generator different(api, other_seed, stream.get());
@@ -126,10 +122,11 @@ void measure_random(const CurandApi& api, Level level, int device, RandomOutcome
     gpu::check(cudaMemcpyAsync(host_normal.data(), normal.data(), normal.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
     stream.synchronize();
     // The statistics run on the CPU while the rates wait for the GPU to be free (on the H200
-    // they were the last thing of the whole run when computed after).
-    uniform_statistics_done =
+    // they were the last thing of the whole run when computed after). The two distributions'
+    // statistics are independent: each on its own core.
+    std::future<RandomStatistics> uniform_statistics_done =
         std::async(std::launch::async, [&] { return uniform_statistics(std::span<const float>(host_uniform.data(), n)); });
-    normal_statistics_done =
+    std::future<RandomStatistics> normal_statistics_done =
         std::async(std::launch::async, [&] { return normal_statistics(std::span<const float>(host_normal.data(), n)); });
     // Rates, on the generator whose output is no longer needed.
     outcome.uniform_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
