@@ -79,80 +79,77 @@ double gigasamples_per_second(std::size_t count, double milliseconds) {
     return static_cast<double>(count) / (milliseconds * 1e-3) / 1e9;
 }
 
-void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& result, int device) {
-    const RandSizes sizes = sizes_for(context.options.level);
+// Fills the outcome completely or throws (CurandFailure, or a GPU error for run_gpu_check).
+void measure_random(const CurandApi& api, Level level, int device, RandomOutcome& outcome) {
+    const RandSizes sizes = sizes_for(level);
     const std::size_t n = sizes.count;
+    outcome.count = n;
+    outcome.count_text = std::string(sizes.count_text);
+    outcome.timed_runs = sizes.timed_runs;
     gpu::PinnedArray<float> host_uniform(n);
     gpu::PinnedArray<float> host_normal(n);
-    std::optional<gpu::DeviceWork> gpu_work(device);  // GPU phase; the statistics below run without it
+    std::optional<gpu::DeviceWork> gpu_work(device);  // GPU phase; the statistics run without it
     gpu::Stream stream;
     gpu::DeviceArray<float> uniform(n);
     gpu::DeviceArray<float> normal(n);
     gpu::DeviceArray<float> other(n);
     gpu::DeviceArray<unsigned long long> mismatches(2);
-    unsigned long long differ_same_seed = 0;
-    unsigned long long differ_other_seed = 0;
-    std::vector<float> uniform_times;
-    std::vector<float> normal_times;
-    // The two distributions' statistics are independent: each on its own core, once the samples
-    // are on the host.
-    struct Statistics {
-        std::size_t bad = 0;  // uniform: outside (0, 1]; normal: not finite
-        reference::SampleMoments moments;
-        double chi = 0.0;
-    };
-    std::future<Statistics> uniform_statistics;
-    std::future<Statistics> normal_statistics;
-    const auto start_statistics = [&] {
-        uniform_statistics = std::async(std::launch::async, [&] {
-            const std::span<const float> samples(host_uniform.data(), n);
-            return Statistics{reference::count_outside_unit_interval(samples), reference::sample_moments(samples),
-                              reference::chi_square(reference::uniform_bin_counts(samples, chi_square_bins))};
-        });
-        normal_statistics = std::async(std::launch::async, [&] {
-            const std::span<const float> samples(host_normal.data(), n);
-            return Statistics{reference::count_non_finite(samples), reference::sample_moments(samples),
-                              reference::chi_square(reference::normal_bin_counts(samples, chi_square_bins))};
-        });
-    };
-    try {
-        const Generator first(api, seed, stream.get());
-        const Generator again(api, seed, stream.get());
-        const Generator different(api, other_seed, stream.get());
-        first.uniform(uniform.data(), n);
-        first.normal(normal.data(), n);
-        // Same seed, fresh generator: the same sequence, bit for bit (Philox is counter-based and
-        // cuRAND's output for a given seed, offset and ordering is deterministic).
-        again.uniform(other.data(), n);
-        gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(reinterpret_cast<const std::uint32_t*>(uniform.data()),
-                                                                      reinterpret_cast<const std::uint32_t*>(other.data()), n,
-                                                                      mismatches.data(), stream.get())),
-                   "compare kernel");
-        // Another seed: an independent stream, so almost every word differs.
-        different.uniform(other.data(), n);
-        gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(reinterpret_cast<const std::uint32_t*>(uniform.data()),
-                                                                      reinterpret_cast<const std::uint32_t*>(other.data()), n,
-                                                                      mismatches.data() + 1, stream.get())),
-                   "compare kernel");
-        gpu::check(cudaMemcpyAsync(&differ_same_seed, mismatches.data(), sizeof differ_same_seed, cudaMemcpyDeviceToHost, stream.get()),
-                   "cudaMemcpyAsync");
-        gpu::check(cudaMemcpyAsync(&differ_other_seed, mismatches.data() + 1, sizeof differ_other_seed, cudaMemcpyDeviceToHost, stream.get()),
-                   "cudaMemcpyAsync");
-        gpu::check(cudaMemcpyAsync(host_uniform.data(), uniform.data(), uniform.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-        gpu::check(cudaMemcpyAsync(host_normal.data(), normal.data(), normal.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-        stream.synchronize();
-        // The statistics run on the CPU while the rates wait for the GPU to be free (on the H200
-        // they were the last thing of the whole run when computed after).
-        start_statistics();
-        // Rates, on the generator whose output is no longer needed.
-        uniform_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
-        normal_times = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
-        gpu_work.reset();
-    } catch (const CurandFailure& failure) {
-        gpu::report_failure(result, Code::library_call_failed, failure);
-        return;
-    }
+    const Generator first(api, seed, stream.get());
+    const Generator again(api, seed, stream.get());
+    const Generator different(api, other_seed, stream.get());
+    first.uniform(uniform.data(), n);
+    first.normal(normal.data(), n);
+    // Same seed, fresh generator: the same sequence, bit for bit (Philox is counter-based and
+    // cuRAND's output for a given seed, offset and ordering is deterministic).
+    again.uniform(other.data(), n);
+    gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(reinterpret_cast<const std::uint32_t*>(uniform.data()),
+                                                                  reinterpret_cast<const std::uint32_t*>(other.data()), n,
+                                                                  mismatches.data(), stream.get())),
+               "compare kernel");
+    // Another seed: an independent stream, so almost every word differs.
+    different.uniform(other.data(), n);
+    gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(reinterpret_cast<const std::uint32_t*>(uniform.data()),
+                                                                  reinterpret_cast<const std::uint32_t*>(other.data()), n,
+                                                                  mismatches.data() + 1, stream.get())),
+               "compare kernel");
+    gpu::check(cudaMemcpyAsync(&outcome.differ_same_seed, mismatches.data(), sizeof outcome.differ_same_seed, cudaMemcpyDeviceToHost,
+                               stream.get()),
+               "cudaMemcpyAsync");
+    gpu::check(cudaMemcpyAsync(&outcome.differ_other_seed, mismatches.data() + 1, sizeof outcome.differ_other_seed, cudaMemcpyDeviceToHost,
+                               stream.get()),
+               "cudaMemcpyAsync");
+    gpu::check(cudaMemcpyAsync(host_uniform.data(), uniform.data(), uniform.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    gpu::check(cudaMemcpyAsync(host_normal.data(), normal.data(), normal.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    stream.synchronize();
+    // The statistics run on the CPU while the rates wait for the GPU to be free (on the H200
+    // they were the last thing of the whole run when computed after). The two distributions'
+    // statistics are independent: each on its own core.
+    std::future<RandomStatistics> uniform_statistics_done =
+        std::async(std::launch::async, [&] { return uniform_statistics(std::span<const float>(host_uniform.data(), n)); });
+    std::future<RandomStatistics> normal_statistics_done =
+        std::async(std::launch::async, [&] { return normal_statistics(std::span<const float>(host_normal.data(), n)); });
+    // Rates, on the generator whose output is no longer needed.
+    outcome.uniform_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
+    outcome.normal_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });
+    gpu_work.reset();
+    outcome.uniform = uniform_statistics_done.get();
+    outcome.normal = normal_statistics_done.get();
+}
 
+}  // namespace
+
+RandomStatistics uniform_statistics(std::span<const float> samples) {
+    return RandomStatistics{reference::count_outside_unit_interval(samples), reference::sample_moments(samples),
+                            reference::chi_square(reference::uniform_bin_counts(samples, chi_square_bins))};
+}
+
+RandomStatistics normal_statistics(std::span<const float> samples) {
+    return RandomStatistics{reference::count_non_finite(samples), reference::sample_moments(samples),
+                            reference::chi_square(reference::normal_bin_counts(samples, chi_square_bins))};
+}
+
+void judge_random(const RandomOutcome& outcome, ResultBuilder& result) {
+    const std::size_t n = outcome.count;
     std::vector<reference::StatTest> failed;
     std::vector<std::string> other_failures;
     auto judge = [&](const reference::StatTest& test) {
@@ -160,8 +157,8 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
         if (!test.passed()) failed.push_back(test);
     };
 
-    const Statistics uniform_stats = uniform_statistics.get();
-    const Statistics normal_stats = normal_statistics.get();
+    const RandomStatistics& uniform_stats = outcome.uniform;
+    const RandomStatistics& normal_stats = outcome.normal;
 
     // Uniform floats: documented range (0, 1], first two moments, and the histogram.
     if (uniform_stats.bad > 0)
@@ -179,17 +176,18 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     judge(reference::chi_square_test(fmt::format("normal chi-square ({} equiprobable bins)", chi_square_bins), normal_chi, chi_square_bins - 1));
 
     // Seeds.
+    const unsigned long long differ_same_seed = outcome.differ_same_seed;
     result.evidence("same_seed", fmt::format("{} of {} words differ between two generators seeded {:#x}", differ_same_seed, n, seed));
     if (differ_same_seed != 0)
         other_failures.push_back(fmt::format("two generators with the same seed gave different output: {} of {} words differ", differ_same_seed, n));
-    const unsigned long long equal_other_seed = n - differ_other_seed;
+    const unsigned long long equal_other_seed = n - outcome.differ_other_seed;
     result.evidence("other_seed", fmt::format("{} of {} words equal between seeds {:#x} and {:#x}", equal_other_seed, n, seed, other_seed));
     if (static_cast<double>(equal_other_seed) > max_equal_fraction_between_seeds * static_cast<double>(n))
         other_failures.push_back(fmt::format("seeds {:#x} and {:#x} gave nearly the same output: {} of {} words equal (at most {:.0f} expected)", seed,
                                              other_seed, equal_other_seed, n, max_equal_fraction_between_seeds * static_cast<double>(n)));
 
-    const double uniform_rate = gigasamples_per_second(n, gpu::median(uniform_times));
-    const double normal_rate = gigasamples_per_second(n, gpu::median(normal_times));
+    const double uniform_rate = gigasamples_per_second(n, gpu::median(outcome.uniform_ms));
+    const double normal_rate = gigasamples_per_second(n, gpu::median(outcome.normal_ms));
     result.metric("uniform_rate", uniform_rate, "Gsamples/s");
     result.metric("normal_rate", normal_rate, "Gsamples/s");
     if (std::isfinite(uniform_moments.mean) && std::isfinite(uniform_moments.variance)) {
@@ -203,7 +201,7 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     result.evidence("method", fmt::format("CURAND_RNG_PSEUDO_PHILOX4_32_10, seed {:#x}, {} floats per distribution; moments and chi-square "
                                           "in float64 on the host, each within {} standard errors; rates by CUDA events, median of {} "
                                           "runs after 1 warm-up",
-                                          seed, sizes.count_text, reference::standard_errors_allowed, sizes.timed_runs));
+                                          seed, outcome.count_text, reference::standard_errors_allowed, outcome.timed_runs));
 
     for (const std::string& failure : other_failures) result.add(Code::wrong_result, failure, std::string(statistics_remediation));
     for (const auto& test : failed) result.add(Code::wrong_result, fmt::format("cuRAND {} out of bounds: {}", test.name, test.describe()),
@@ -211,8 +209,21 @@ void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& 
     if (!failed.empty() || !other_failures.empty()) return;
     result.summary(fmt::format("Philox, {} uniform and normal floats: moments within {:.0f} standard errors, chi-square({}) {:.1f} and "
                                "{:.1f}; same seed identical, other seed differs; uniform {:.1f}, normal {:.1f} Gsamples/s",
-                               sizes.count_text, reference::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi,
+                               outcome.count_text, reference::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi,
                                uniform_rate, normal_rate));
+}
+
+namespace {
+
+void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& result, int device) {
+    RandomOutcome outcome;
+    try {
+        measure_random(api, context.options.level, device, outcome);
+    } catch (const CurandFailure& failure) {
+        gpu::report_failure(result, Code::library_call_failed, failure);
+        return;
+    }
+    judge_random(outcome, result);
 }
 
 }  // namespace

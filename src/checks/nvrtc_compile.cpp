@@ -4,6 +4,7 @@
 // element of the result is compared with the host's, bit for bit.
 #include "checks/checks.hpp"
 #include "checks/nvrtc_compile.hpp"
+#include "checks/measure_then_judge.hpp"
 #include "bind/nvrtc.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
@@ -166,74 +167,48 @@ extern "C" __global__ void cudacheck_saxpy(float a, const float* x, const float*
 constexpr const char* kernel_name = "cudacheck_saxpy";
 constexpr std::uint64_t x_seed = 41;
 constexpr std::uint64_t y_seed = 42;
+constexpr float saxpy_a = 0.70710678f;  // many mantissa bits: a*x is rarely exact, so a non-fused result would differ
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 
-void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library, int device) {
-    int nvrtc_major = 0, nvrtc_minor = 0;
-    check(api, api.version(&nvrtc_major, &nvrtc_minor), "nvrtcVersion");
-    result.evidence("nvrtc_version", fmt::format("{}.{}", nvrtc_major, nvrtc_minor));
-
-    // The driver API from the libcuda the probes opened (never a second copy).
-    const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
-    DriverApi driver;
-    if (!gpu::bind_libcuda(libcuda, driver_symbols, driver, result)) return;
-
+// Everything after NVRTC's version and the driver's symbols, into the outcome as it goes.
+void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const DriverApi& driver, const LoadedLibrary& library, int device,
+                   NvrtcOutcome& outcome) {
     // The primary context the runtime uses (cudaSetDevice selected it; cudaFree creates it), which
     // the driver API calls below use too.
     gpu::check(cudaFree(nullptr), "cudaFree(nullptr) (context creation)");
-    int major = 0, minor = 0;
-    gpu::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-    gpu::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+    gpu::check(cudaDeviceGetAttribute(&outcome.major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    gpu::check(cudaDeviceGetAttribute(&outcome.minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
 
     int architecture_count = 0;
     check(api, api.num_supported_archs(&architecture_count), "nvrtcGetNumSupportedArchs");
     std::vector<int> architectures(static_cast<std::size_t>(std::max(architecture_count, 0)));
     if (!architectures.empty()) check(api, api.supported_archs(architectures.data()), "nvrtcGetSupportedArchs");
-    result.evidence("nvrtc_architectures", fmt::format("{}", fmt::join(architectures, ",")));
-    const NvrtcTarget target = choose_nvrtc_target(architectures, major, minor);
-    result.evidence("target", target.verdict);
-    if (!target.possible) {
-        result.add(Code::nvrtc_compile_failed,
-                   fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}", nvrtc_major, nvrtc_minor, major, minor,
-                               target.verdict),
-                   fmt::format("Use the NVRTC of a CUDA release that still supports sm_{}{} (CUDA 12.x for sm_50..sm_72).", major, minor));
-        return;
-    }
+    const NvrtcTarget target = choose_nvrtc_target(architectures, outcome.major, outcome.minor);
+    outcome.architectures = std::move(architectures);
+    if (!target.possible) return;
 
     // Compile.
-    const std::string builtins = nvrtc_builtins_soname(nvrtc_major, nvrtc_minor);
+    const std::string builtins = nvrtc_builtins_soname(outcome.nvrtc_major, outcome.nvrtc_minor);
     const std::string nvrtc_dir = library.library.loaded_path().substr(0, library.library.loaded_path().find_last_of('/'));
     const Program program(api, kernel_source, "cudacheck_saxpy.cu");
     const std::vector<const char*> options{target.option.c_str()};
     const auto compile_start = std::chrono::steady_clock::now();
     const nvrtcResult compiled = api.compile_program(program.get(), static_cast<int>(options.size()), options.data());
-    const double compile_ms = milliseconds_since(compile_start);
+    outcome.compile_ms = milliseconds_since(compile_start);
+    outcome.compile_status = compiled;
     if (compiled != NVRTC_SUCCESS) {
-        const std::string log = program.log();
-        const bool builtins_beside = sys::exists(nvrtc_dir + "/" + builtins);
-        std::string remediation =
-            compiled == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE || !builtins_beside
-                ? fmt::format("NVRTC {}.{} needs {} from the same toolkit beside it{}: install the matching package ({}).", nvrtc_major,
-                              nvrtc_minor, builtins,
-                              builtins_beside ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)", builtins, nvrtc_dir)
-                                              : fmt::format(" (absent from {})", nvrtc_dir),
-                              cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000))
-                : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
-                              "this GPU.",
-                              target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
-        result.add(Code::nvrtc_compile_failed,
-                   fmt::format("nvrtcCompileProgram({}) failed: {}{}", target.option, api.error_string(compiled),
-                               log.empty() ? "" : "; log: " + first_log_lines(log, 3)),
-                   remediation);
+        outcome.log = program.log();
+        outcome.compile_error = api.error_string(compiled);
+        outcome.nvrtc_dir = nvrtc_dir;
+        outcome.builtins_beside = sys::exists(nvrtc_dir + "/" + builtins);
         return;
     }
-    result.metric("compile_time", compile_ms, "ms");
     const DynamicLibrary builtins_loaded = DynamicLibrary::find_loaded(builtins);
-    if (builtins_loaded.ok()) result.evidence("nvrtc_builtins_path", builtins_loaded.loaded_path());
+    if (builtins_loaded.ok()) outcome.builtins_path = builtins_loaded.loaded_path();
 
     std::string image;
     if (target.cubin) {
@@ -247,13 +222,13 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
         image.resize(size);
         check(api, api.ptx(program.get(), image.data()), "nvrtcGetPTX");
     }
-    result.evidence("image", fmt::format("{} bytes of {}", image.size(), target.cubin ? "CUBIN" : "PTX"));
+    outcome.image_bytes = image.size();
 
     try {
         // Load (the driver JIT-compiles PTX here) and launch.
         const auto load_start = std::chrono::steady_clock::now();
         const Module module(driver, image.data());
-        result.metric("module_load_time", milliseconds_since(load_start), "ms");
+        outcome.module_load_ms = milliseconds_since(load_start);
         CUfunction function = nullptr;
         check(driver, driver.module_get_function(&function, module.get(), kernel_name), "cuModuleGetFunction");
 
@@ -265,7 +240,7 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
         gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(x.data(), kernels::Element::f32, n, x_seed, stream.get())), "fill kernel");
         gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(y.data(), kernels::Element::f32, n, y_seed, stream.get())), "fill kernel");
         gpu::check(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: an unwritten element fails
-        float a = 0.70710678f;  // many mantissa bits: a*x is rarely exact, so a non-fused result would differ
+        float a = saxpy_a;
         float* x_pointer = x.data();
         float* y_pointer = y.data();
         float* out_pointer = out.data();
@@ -278,38 +253,124 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
         gpu::check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
         stream.synchronize();
         gpu_work.reset();
-
-        std::size_t wrong = 0;
-        std::size_t first_wrong = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const float expected = std::fma(a, kernels::uniform_value(x_seed, i), kernels::uniform_value(y_seed, i));
-            if (!(host[i] == expected) && wrong++ == 0) first_wrong = i;
-        }
-        result.metric("elements_checked", static_cast<double>(n), "count");
-        if (wrong > 0) {
-            result.add(Code::wrong_result,
-                       fmt::format("NVRTC-compiled saxpy ({}): {} of {} elements differ from the host's fma (first at {}: {} expected, {} computed)",
-                                   target.option, wrong, n, first_wrong,
-                                   std::fma(a, kernels::uniform_value(x_seed, first_wrong), kernels::uniform_value(y_seed, first_wrong)),
-                                   host[first_wrong]));
-            return;
-        }
-        result.summary(fmt::format("NVRTC {}.{} compiled saxpy for {} in {:.0f} ms; {} elements exact", nvrtc_major, nvrtc_minor,
-                                   target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
-                                   compile_ms, n));
+        outcome.out = std::move(host);
     } catch (const DriverFailure& failure) {
+        outcome.driver_failure = DriverCallFailure{failure.status(), failure.what(), failure.remediation()};
         if (failure.status() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
             int driver_encoded = 0;
             gpu::check(cudaDriverGetVersion(&driver_encoded), "cudaDriverGetVersion");
+            outcome.driver = CudaVersion::from_encoded(driver_encoded);
+        }
+    }
+}
+
+void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library, int device) {
+    int nvrtc_major = 0, nvrtc_minor = 0;
+    check(api, api.version(&nvrtc_major, &nvrtc_minor), "nvrtcVersion");
+    result.evidence("nvrtc_version", fmt::format("{}.{}", nvrtc_major, nvrtc_minor));
+
+    // The driver API from the libcuda the probes opened (never a second copy).
+    const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
+    DriverApi driver;
+    if (!gpu::bind_libcuda(libcuda, driver_symbols, driver, result)) return;
+
+    measure_then_judge<NvrtcOutcome>(
+        [&](NvrtcOutcome& outcome) {
+            outcome.nvrtc_major = nvrtc_major;
+            outcome.nvrtc_minor = nvrtc_minor;
+            measure_nvrtc(context, api, driver, library, device, outcome);
+        },
+        [&](const NvrtcOutcome& outcome) { judge_nvrtc(outcome, result); });
+}
+
+}  // namespace
+
+float expected_saxpy_element(std::size_t i) { return std::fma(saxpy_a, kernels::uniform_value(x_seed, i), kernels::uniform_value(y_seed, i)); }
+
+void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
+    if (!outcome.architectures) return;
+    const int nvrtc_major = outcome.nvrtc_major;
+    const int nvrtc_minor = outcome.nvrtc_minor;
+    const int major = outcome.major;
+    const int minor = outcome.minor;
+    result.evidence("nvrtc_architectures", fmt::format("{}", fmt::join(*outcome.architectures, ",")));
+    const NvrtcTarget target = choose_nvrtc_target(*outcome.architectures, major, minor);
+    result.evidence("target", target.verdict);
+    if (!target.possible) {
+        result.add(Code::nvrtc_compile_failed,
+                   fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}", nvrtc_major, nvrtc_minor, major, minor,
+                               target.verdict),
+                   fmt::format("Use the NVRTC of a CUDA release that still supports sm_{}{} (CUDA 12.x for sm_50..sm_72).", major, minor));
+        return;
+    }
+
+    if (!outcome.compile_status) return;
+    const nvrtcResult compiled = *outcome.compile_status;
+    const double compile_ms = outcome.compile_ms;
+    if (compiled != NVRTC_SUCCESS) {
+        const std::string builtins = nvrtc_builtins_soname(nvrtc_major, nvrtc_minor);
+        const std::string& log = outcome.log;
+        const std::string& nvrtc_dir = outcome.nvrtc_dir;
+        const bool builtins_beside = outcome.builtins_beside;
+        std::string remediation =
+            compiled == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE || !builtins_beside
+                ? fmt::format("NVRTC {}.{} needs {} from the same toolkit beside it{}: install the matching package ({}).", nvrtc_major,
+                              nvrtc_minor, builtins,
+                              builtins_beside ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)", builtins, nvrtc_dir)
+                                              : fmt::format(" (absent from {})", nvrtc_dir),
+                              cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000))
+                : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
+                              "this GPU.",
+                              target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
+        result.add(Code::nvrtc_compile_failed,
+                   fmt::format("nvrtcCompileProgram({}) failed: {}{}", target.option, outcome.compile_error,
+                               log.empty() ? "" : "; log: " + first_log_lines(log, 3)),
+                   remediation);
+        return;
+    }
+    result.metric("compile_time", compile_ms, "ms");
+    if (outcome.builtins_path) result.evidence("nvrtc_builtins_path", *outcome.builtins_path);
+
+    if (!outcome.image_bytes) return;
+    result.evidence("image", fmt::format("{} bytes of {}", *outcome.image_bytes, target.cubin ? "CUBIN" : "PTX"));
+
+    if (outcome.module_load_ms) result.metric("module_load_time", *outcome.module_load_ms, "ms");
+    if (outcome.driver_failure) {
+        const DriverCallFailure& failure = *outcome.driver_failure;
+        if (failure.status == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
+            if (!outcome.driver) return;  // cudaDriverGetVersion failed: run_gpu_check reports that
             add_ptx_too_new(result, fmt::format("the kernel NVRTC {}.{} compiled for compute_{}", nvrtc_major, nvrtc_minor, target.architecture),
-                            CudaVersion{nvrtc_major, nvrtc_minor}, CudaVersion::from_encoded(driver_encoded),
+                            CudaVersion{nvrtc_major, nvrtc_minor}, *outcome.driver,
                             "use the NVRTC of the driver's CUDA version (PyTorch, CuPy and Triton JIT-compile through NVRTC too)");
             return;
         }
-        result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what(), target.cubin ? "CUBIN" : "PTX"),
-                   failure.remediation());
+        result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what, target.cubin ? "CUBIN" : "PTX"),
+                   failure.remediation);
+        return;
     }
+    if (outcome.out.empty()) return;
+
+    const std::vector<float>& host = outcome.out;
+    const std::size_t n = host.size();
+    std::size_t wrong = 0;
+    std::size_t first_wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float expected = expected_saxpy_element(i);
+        if (!(host[i] == expected) && wrong++ == 0) first_wrong = i;
+    }
+    result.metric("elements_checked", static_cast<double>(n), "count");
+    if (wrong > 0) {
+        result.add(Code::wrong_result,
+                   fmt::format("NVRTC-compiled saxpy ({}): {} of {} elements differ from the host's fma (first at {}: {} expected, {} computed)",
+                               target.option, wrong, n, first_wrong, expected_saxpy_element(first_wrong), host[first_wrong]));
+        return;
+    }
+    result.summary(fmt::format("NVRTC {}.{} compiled saxpy for {} in {:.0f} ms; {} elements exact", nvrtc_major, nvrtc_minor,
+                               target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
+                               compile_ms, n));
 }
+
+namespace {
 
 void run_check(CheckContext& context, ResultBuilder& result) {
     const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::nvrtc);
