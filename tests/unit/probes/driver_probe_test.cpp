@@ -1,5 +1,6 @@
-// Unit tests of the driver probe's pure helpers (probes/driver_probe), fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of the driver probe's pure helpers (probes/driver_probe), fed with the real captures
+// under tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads
+// files.
 
 #include "support/fixtures.hpp"
 

@@ -1,5 +1,6 @@
-// Unit tests of host.os facts: /etc/os-release, WSL, containers, /proc/cpuinfo and /proc/meminfo (probes/host_probe), fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of host.os facts: /etc/os-release, WSL, containers, /proc/cpuinfo and /proc/meminfo
+// (probes/host_probe), fed with the real captures under tests/fixtures/ (tests/fixtures/README.md)
+// and crafted directory trees where a probe reads files.
 
 #include "support/fixtures.hpp"
 

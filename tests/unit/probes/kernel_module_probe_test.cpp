@@ -1,5 +1,6 @@
-// Unit tests of the kernel module: /proc/driver/nvidia and a crafted tree (probes/kernel_module_probe), fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of the kernel module: /proc/driver/nvidia and a crafted tree
+// (probes/kernel_module_probe), fed with the real captures under tests/fixtures/
+// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
 
 #include "support/fixtures.hpp"
 

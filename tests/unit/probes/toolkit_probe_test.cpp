@@ -1,5 +1,6 @@
-// Unit tests of toolkits: nvcc and ptxas output, version files, toolkit roots (probes/toolkit_probe), fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of toolkits: nvcc and ptxas output, version files, toolkit roots
+// (probes/toolkit_probe), fed with the real captures under tests/fixtures/
+// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
 
 #include "support/fixtures.hpp"
 

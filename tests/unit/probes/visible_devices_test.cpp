@@ -1,5 +1,6 @@
-// Unit tests of CUDA_VISIBLE_DEVICES as CUDA parses it (probes/visible_devices), fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of CUDA_VISIBLE_DEVICES as CUDA parses it (probes/visible_devices), fed with the real
+// captures under tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a
+// probe reads files.
 
 #include "cuda/cuda_facts.hpp"
 #include "util/system.hpp"

@@ -1,5 +1,5 @@
-// Unit tests of util/system, fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of util/system, fed with the real captures under tests/fixtures/
+// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
 
 #include "support/fixtures.hpp"
 

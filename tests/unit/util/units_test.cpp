@@ -1,5 +1,5 @@
-// Unit tests of util/units, fed with the real captures under
-// tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
+// Unit tests of util/units, fed with the real captures under tests/fixtures/
+// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
 
 #include "cuda/cuda_facts.hpp"
 #include "util/system.hpp"
