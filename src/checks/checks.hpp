@@ -169,11 +169,4 @@ struct PeerCopy {
 };
 void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result);
 
-// nccl.allreduce
-// Runs the check with NCCL opened from `soname` (tests pass a name that does not exist).
-void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::string_view soname);
-// nccl-tests' bus bandwidth of an all-reduce over `ranks` GPUs: algbw * 2 (n - 1) / n, the rate
-// each link carries, comparable across GPU counts (nccl-tests doc/PERFORMANCE.md).
-[[nodiscard]] double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks);
-
 }  // namespace cudacheck

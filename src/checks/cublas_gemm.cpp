@@ -4,7 +4,9 @@
 //  2. cublasGemmEx throughput for FP32, TF32, FP16 and BF16 on square matrices large enough to fill
 //     the GPU: CUDA events, median after warm-up, random inputs; a sample of entries of every
 //     product is checked against a float64 reference, so a fast wrong answer cannot pass.
+#include "checks/cublas_gemm.hpp"
 #include "checks/checks.hpp"
+#include "checks/measure_then_judge.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "util/system.hpp"
 #include "util/trace.hpp"
@@ -132,37 +134,13 @@ gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& hand
 
 // --- 2. throughput, with sampled verification --------------------------------------------
 
-struct Precision {
-    const char* name;        // "FP32", "TF32", "FP16", "BF16"
-    kernels::Element element;
-    cudaDataType_t type;
-    cublasComputeType_t compute;
-    double tolerance;        // relative Frobenius error over the sampled entries
-    double DatasheetPeaks::*peak;
-};
-
-// Tolerances for K = 8192 with random inputs in [-1, 1): FP32 accumulates ~sqrt(K) * 2^-24 ≈ 5e-6
-// of relative error; TF32 rounds inputs to 10-bit mantissas (~3e-4 observed); FP16 and BF16 round
-// the output to 11 and 8 bits (2^-11 ≈ 5e-4, 2^-8 ≈ 4e-3). Each limit leaves a margin of ~5-10x.
-constexpr std::array precisions{
-    Precision{"FP32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F, 5e-5, &DatasheetPeaks::fp32},
-    Precision{"TF32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 3e-3, &DatasheetPeaks::tf32},
-    Precision{"FP16", kernels::Element::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, 5e-3, &DatasheetPeaks::fp16},
-    Precision{"BF16", kernels::Element::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 3e-2, &DatasheetPeaks::bf16},
-};
-
-struct Throughput {
-    double tflops = 0;
-    gpu::Accuracy accuracy;
-};
-
 // Three size x size matrices of the widest element, allocated once and reused by every precision.
 struct GemmBuffers {
     explicit GemmBuffers(std::size_t size) : a(size * size * 4), b(size * size * 4), c(size * size * 4) {}
     gpu::DeviceArray<unsigned char> a, b, c;
 };
 
-Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const Precision& precision,
+GemmThroughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const GemmPrecision& precision,
                         std::size_t size, int warmups, int runs, int samples, GemmBuffers& buffers, int device) {
     const std::size_t bytes = gpu::element_bytes(precision.element);
     std::optional<gpu::DeviceWork> gpu_work(device);  // time_on_stream makes it exclusive while timing
@@ -181,7 +159,8 @@ Throughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const 
                                  &beta, c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT),
                      fmt::format("cublasGemmEx({}, {}^3)", precision.name, size));
     });
-    Throughput throughput;
+    GemmThroughput throughput;
+    throughput.precision = &precision;
     throughput.tflops = 2.0 * static_cast<double>(size) * size * size / (gpu::median(times) * 1e-3) / 1e12;
 
     // Entries spread over the whole output, each recomputed in float64 from the inputs.
@@ -213,7 +192,7 @@ private:
 class FirstUse {
 public:
     FirstUse(const CublasApi& api, GemmBuffers& buffers, std::size_t size, int device) {
-        for (const Precision& precision : precisions)
+        for (const GemmPrecision& precision : gemm_precisions)
             loads_.push_back(std::async(std::launch::async, [&api, &buffers, size, device, &precision] {
                 try {
                     const trace::Span span(fmt::format("first use of {}", precision.name));
@@ -243,15 +222,13 @@ private:
     std::vector<std::future<void>> loads_;
 };
 
-void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasApi& api, int device) {
+void measure_gemm_check(CheckContext& context, const CublasApi& api, int device, GemmOutcome& outcome) {
     Phases phases;
     gpu::Stream stream;
     CublasHandle handle(api, EarlyHandles::instance().take(device));
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
     handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     phases.done("handle");
-    gpu::Accuracy single;
-    gpu::Accuracy dual;
 
     // 8192^3 fills an H100/H200 (and keeps each FP32 product ~20 ms there); full repeats more. Its
     // three 256 MiB matrices may take at most a quarter of the free memory (the other checks of
@@ -267,57 +244,69 @@ void run_gemm_check(CheckContext& context, ResultBuilder& result, const CublasAp
         // loaded side by side here, while the small products below are checked, they stop
         // lengthening the timed phases one after another.
         const FirstUse first_use(api, buffers, size, device);
-
-        // SGEMM in float32 arithmetic: ~sqrt(K) * 2^-24 ≈ 1e-6 expected for K = 328; DGEMM ~1e-15.
-        constexpr double sgemm_tolerance = 1e-5;
-        constexpr double dgemm_tolerance = 1e-13;
-        single = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
-        dual = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64, device);
-        result.evidence("sgemm_256x192x328", describe(single, sgemm_tolerance));
-        result.evidence("dgemm_256x192x328", describe(dual, dgemm_tolerance));
-        if (!single.within(sgemm_tolerance)) result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(single, sgemm_tolerance));
-        if (!dual.within(dgemm_tolerance)) result.add(Code::wrong_result, "DGEMM 256x192x328: " + describe(dual, dgemm_tolerance));
+        outcome.sgemm = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
+        outcome.dgemm = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64, device);
         phases.done("SGEMM/DGEMM with references");
     }
     phases.done("first use of each precision");
 
     const bool full = context.options.level == Level::full;
-    const int warmups = full ? 3 : 1;
-    const int runs = full ? 20 : 3;
+    outcome.warmups = full ? 3 : 1;
+    outcome.runs = full ? 20 : 3;
     // Each sample is a 8192-long float64 dot product of host-regenerated inputs (FP16/BF16 rounding
     // in software): 32 keep the standard run short, full checks 128.
-    const int samples = full ? 128 : 32;
+    outcome.samples = full ? 128 : 32;
     cudaDeviceProp properties{};
     gpu::check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
-    const auto peaks = datasheet_peaks(properties.name);
+    outcome.device_name = properties.name;
+    outcome.size = size;
+    for (const GemmPrecision& precision : gemm_precisions) {
+        outcome.throughput.push_back(measure_gemm(api, handle, stream, precision, size, outcome.warmups, outcome.runs, outcome.samples, buffers, device));
+        phases.done(precision.name);
+    }
+    outcome.phases = phases.text();
+}
+
+}  // namespace
+
+void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
+    if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance));
+    if (outcome.dgemm) result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance));
+    if (outcome.sgemm && !outcome.sgemm->within(sgemm_tolerance))
+        result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(*outcome.sgemm, sgemm_tolerance));
+    if (outcome.dgemm && !outcome.dgemm->within(dgemm_tolerance))
+        result.add(Code::wrong_result, "DGEMM 256x192x328: " + describe(*outcome.dgemm, dgemm_tolerance));
+
+    const auto peaks = datasheet_peaks(outcome.device_name);
     std::string figures;
-    for (const Precision& precision : precisions) {
-        const Throughput measured = measure_gemm(api, handle, stream, precision, size, warmups, runs, samples, buffers, device);
+    for (const GemmThroughput& measured : outcome.throughput) {
+        const GemmPrecision& precision = *measured.precision;
         const std::string label = sys::to_lower(precision.name);
-        result.metric(fmt::format("gemm_{}_{}", label, size), measured.tflops, "TFLOP/s");
+        result.metric(fmt::format("gemm_{}_{}", label, outcome.size), measured.tflops, "TFLOP/s");
         std::string of_peak;
         if (peaks) {
             const double peak = (*peaks).*precision.peak;
             result.metric(fmt::format("gemm_{}_fraction_of_peak", label), 100.0 * measured.tflops / peak, "%");
             of_peak = fmt::format(" ({:.0f}% of {:.0f})", 100.0 * measured.tflops / peak, peak);
         }
-        result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", size, measured.tflops, of_peak,
+        result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", outcome.size, measured.tflops, of_peak,
                                                                   describe(measured.accuracy, precision.tolerance)));
         if (!measured.accuracy.within(precision.tolerance))
-            result.add(Code::wrong_result, fmt::format("{} GEMM {}^3: {}", precision.name, size, describe(measured.accuracy, precision.tolerance)));
+            result.add(Code::wrong_result,
+                       fmt::format("{} GEMM {}^3: {}", precision.name, outcome.size, describe(measured.accuracy, precision.tolerance)));
         figures += fmt::format("{}{} {:.0f}", figures.empty() ? "" : ", ", precision.name, measured.tflops);
-        phases.done(precision.name);
     }
-    result.evidence("phases", phases.text());
-    result.metric("sgemm_relative_error", single.relative_error, "ratio");
-    result.metric("dgemm_relative_error", dual.relative_error, "ratio");
+    // The rest describes a complete measurement; a failure part-way is reported by its own finding.
+    if (outcome.phases.empty() || !outcome.sgemm || !outcome.dgemm) return;
+    result.evidence("phases", outcome.phases);
+    result.metric("sgemm_relative_error", outcome.sgemm->relative_error, "ratio");
+    result.metric("dgemm_relative_error", outcome.dgemm->relative_error, "ratio");
     result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs uniform in [-1,1), "
                                           "{} sampled entries per product checked in float64",
-                                          runs, warmups, samples));
-    result.summary(fmt::format("SGEMM/DGEMM match float64 ({:.1e}/{:.1e}); {}^3 TFLOP/s: {}", single.relative_error, dual.relative_error, size, figures));
+                                          outcome.runs, outcome.warmups, outcome.samples));
+    result.summary(fmt::format("SGEMM/DGEMM match float64 ({:.1e}/{:.1e}); {}^3 TFLOP/s: {}", outcome.sgemm->relative_error,
+                               outcome.dgemm->relative_error, outcome.size, figures));
 }
-
-}  // namespace
 
 std::unique_ptr<Check> make_cublas_gemm_check() {
     CheckInfo info = gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
@@ -340,7 +329,8 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
             if (!gpu::resolve_cublas(*library, api, result)) return;
             gpu::run_gpu_check(context, result, [&](int device) {
                 try {
-                    run_gemm_check(context, result, api, device);
+                    measure_then_judge<GemmOutcome>([&](GemmOutcome& outcome) { measure_gemm_check(context, api, device, outcome); },
+                                                    [&](const GemmOutcome& outcome) { judge_gemm(outcome, result); });
                 } catch (const gpu::CublasFailure& failure) {
                     gpu::report_failure(result, Code::library_call_failed, failure);
                 }

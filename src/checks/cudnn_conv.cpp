@@ -9,6 +9,8 @@
 //     directory and version of libcudnn.so.9 itself: missing (CC508) or mixed installs (CC509).
 #include "checks/checks.hpp"
 #include "checks/cudnn_conv.hpp"
+#include "checks/measure_then_judge.hpp"
+#include "cuda/library_families.hpp"
 #include "bind/cudnn.hpp"
 #include "checks/reference/convolution.hpp"
 #include "util/path.hpp"
@@ -25,6 +27,7 @@
 #include <cudnn.h>  // types, enums and CUDNN_VERSION only: cuDNN is opened at run time
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -35,11 +38,12 @@ using sys::directory_of;
 namespace cudnn_nvrtc {
 
 std::span<const std::string_view> cudnn9_sublibraries() {
-    // What libcudnn.so.9, a shim, opens with dlopen (cuDNN 9 documentation, "Backend API" library
-    // structure; NVIDIA/cuda-python pathfinder's supported_libs.py lists the same sonames).
-    static constexpr std::array<std::string_view, 7> names{
-        "libcudnn_graph.so.9",   "libcudnn_ops.so.9",  "libcudnn_cnn.so.9", "libcudnn_adv.so.9", "libcudnn_engines_precompiled.so.9",
-        "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9"};
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> sonames;
+        for (const LibraryFamily& family : library_family_table)
+            if (family.cudnn_sublibrary) sonames.push_back(family.soname_for(CUDART_VERSION / 1000));
+        return sonames;
+    }();
     return names;
 }
 
@@ -180,7 +184,7 @@ ConvShape shape_for(Level level) {
     return {.n = 2, .c = 3, .h = 32, .w = 32, .k = 64, .r = 3, .s = 3, .pad = 1, .stride = 1};
 }
 
-std::string_view algorithm_name(cudnnConvolutionFwdAlgo_t algorithm) {
+std::string_view algorithm_name(int algorithm) {
     switch (algorithm) {
         case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
         case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
@@ -198,8 +202,9 @@ std::string_view algorithm_name(cudnnConvolutionFwdAlgo_t algorithm) {
 constexpr std::uint64_t input_seed = 31;
 constexpr std::uint64_t filter_seed = 32;
 
-void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& result) {
+void measure_convolution(const CudnnApi& api, CheckContext& context, ConvolutionOutcome& outcome) {
     const ConvShape shape = shape_for(context.options.level);
+    outcome.shape = shape;
     gpu::Stream stream;
     const auto handle = create_owned<cudnnHandle_t>(api, api.create, api.destroy, "cudnnCreate");
     check(api, api.set_stream(handle.get(), stream.get()), "cudnnSetStream");
@@ -219,13 +224,8 @@ void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& 
     check(api, api.set_math_type(conv_desc.get(), CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
     int out_n = 0, out_c = 0, out_h = 0, out_w = 0;
     check(api, api.output_dim(conv_desc.get(), x_desc.get(), w_desc.get(), &out_n, &out_c, &out_h, &out_w), "cudnnGetConvolution2dForwardOutputDim");
-    if (out_n != shape.n || out_c != shape.k || out_h != shape.out_h() || out_w != shape.out_w()) {
-        result.add(Code::wrong_result, fmt::format("cuDNN gives output {}x{}x{}x{} for a {}x{}x{}x{} input and {}x{}x{}x{} filter, padding {}; "
-                                                   "expected {}x{}x{}x{}",
-                                                   out_n, out_c, out_h, out_w, shape.n, shape.c, shape.h, shape.w, shape.k, shape.c, shape.r,
-                                                   shape.s, shape.pad, shape.n, shape.k, shape.out_h(), shape.out_w()));
-        return;
-    }
+    outcome.output_dims = {out_n, out_c, out_h, out_w};
+    if (out_n != shape.n || out_c != shape.k || out_h != shape.out_h() || out_w != shape.out_w()) return;  // the judge says so
     check(api, api.set_tensor_4d(y_desc.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, out_n, out_c, out_h, out_w), "cudnnSetTensor4dDescriptor");
 
     // The algorithm cuDNN's heuristics rank first among those that work with FMA math; otherwise
@@ -246,7 +246,9 @@ void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& 
     std::size_t workspace_bytes = 0;
     check(api, api.workspace_size(handle.get(), x_desc.get(), w_desc.get(), conv_desc.get(), y_desc.get(), algorithm, &workspace_bytes),
           "cudnnGetConvolutionForwardWorkspaceSize");
-    result.evidence("algorithm", fmt::format("{} by {}; workspace {} bytes; math CUDNN_FMA_MATH", algorithm_name(algorithm), chosen_by, workspace_bytes));
+    outcome.algorithm = static_cast<int>(algorithm);
+    outcome.chosen_by = chosen_by;
+    outcome.workspace_bytes = workspace_bytes;
 
     std::optional<gpu::DeviceWork> gpu_work(context.device.value_or(0));  // GPU phase; the float64 reference runs without it
     gpu::DeviceArray<float> input(shape.input_count());
@@ -272,34 +274,17 @@ void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& 
     gpu::check(cudaMemcpyAsync(gpu_output.data(), output.data(), output.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
     stream.synchronize();
     gpu_work.reset();
+    outcome.accuracy = convolution_accuracy(shape, gpu_output);
+    if (!outcome.accuracy->within(convolution_tolerance(outcome.algorithm.value()))) return;  // a wrong answer is not timed
 
-    std::vector<float> host_input(shape.input_count());
-    std::vector<float> host_filter(shape.filter_count());
-    for (std::size_t i = 0; i < host_input.size(); ++i) host_input[i] = kernels::uniform_value(input_seed, i);
-    for (std::size_t i = 0; i < host_filter.size(); ++i) host_filter[i] = kernels::uniform_value(filter_seed, i);
-    const std::vector<double> reference = reference_convolution(shape, host_input, host_filter);
-    gpu::AccuracyAccumulator accumulator;
-    for (std::size_t i = 0; i < reference.size(); ++i) accumulator.add(static_cast<double>(gpu_output[i]), reference[i]);
-    const gpu::Accuracy accuracy = accumulator.result();
-    const double tolerance = convolution_tolerance(algorithm);
-    const std::string problem = fmt::format("{}x{}x{}x{} * {}x{}x{}x{} (NCHW float, pad {}, stride {})", shape.n, shape.c, shape.h, shape.w, shape.k,
-                                            shape.c, shape.r, shape.s, shape.pad, shape.stride);
-    result.evidence("problem", problem);
-    result.metric("relative_error", accuracy.relative_error, "ratio");
-    result.metric("elements_checked", static_cast<double>(accuracy.count), "count");
-    if (!accuracy.within(tolerance)) {
-        result.add(Code::wrong_result, fmt::format("cuDNN convolution {} with {}: {} over all {} outputs", problem, algorithm_name(algorithm),
-                                                   gpu::describe(accuracy, tolerance), accuracy.count));
-        return;
-    }
-
-    const int runs = context.options.level == Level::full ? 20 : 5;
+    outcome.timed_runs = context.options.level == Level::full ? 20 : 5;
     gpu_work.emplace(context.device.value_or(0));
-    const double milliseconds = gpu::median(gpu::time_on_stream(stream, gpu_work, 1, runs, forward));
-    result.metric("convolution_time", milliseconds, "ms");
-    if (milliseconds > 0) result.metric("convolution_throughput", 2.0 * shape.multiply_adds() / (milliseconds * 1e-3) / 1e9, "GFLOP/s");
-    result.summary(fmt::format("convolution {} correct ({}, {}); {:.3f} ms", problem, algorithm_name(algorithm), gpu::describe(accuracy, tolerance),
-                               milliseconds));
+    outcome.times_ms = gpu::time_on_stream(stream, gpu_work, 1, outcome.timed_runs, forward);
+}
+
+void run_convolution(const CudnnApi& api, CheckContext& context, ResultBuilder& result) {
+    measure_then_judge<ConvolutionOutcome>([&](ConvolutionOutcome& outcome) { measure_convolution(api, context, outcome); },
+                                           [&](const ConvolutionOutcome& outcome) { judge_convolution(outcome, result); });
 }
 
 // Where each sub-library came from, after cuDNN loaded what it needed.
@@ -411,6 +396,57 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
 }
 
 }  // namespace
+
+ConvolutionInputs seeded_convolution_inputs(const ConvShape& shape) {
+    ConvolutionInputs inputs{std::vector<float>(shape.input_count()), std::vector<float>(shape.filter_count())};
+    for (std::size_t i = 0; i < inputs.input.size(); ++i) inputs.input[i] = kernels::uniform_value(input_seed, i);
+    for (std::size_t i = 0; i < inputs.filter.size(); ++i) inputs.filter[i] = kernels::uniform_value(filter_seed, i);
+    return inputs;
+}
+
+gpu::Accuracy convolution_accuracy(const ConvShape& shape, std::span<const float> output) {
+    const ConvolutionInputs inputs = seeded_convolution_inputs(shape);
+    const std::vector<double> reference = reference_convolution(shape, inputs.input, inputs.filter);
+    gpu::AccuracyAccumulator accumulator;
+    for (std::size_t i = 0; i < reference.size(); ++i)
+        accumulator.add(i < output.size() ? static_cast<double>(output[i]) : std::numeric_limits<double>::quiet_NaN(), reference[i]);
+    return accumulator.result();
+}
+
+void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result) {
+    const ConvShape& shape = outcome.shape;
+    if (outcome.output_dims) {
+        const auto [out_n, out_c, out_h, out_w] = *outcome.output_dims;
+        if (out_n != shape.n || out_c != shape.k || out_h != shape.out_h() || out_w != shape.out_w()) {
+            result.add(Code::wrong_result, fmt::format("cuDNN gives output {}x{}x{}x{} for a {}x{}x{}x{} input and {}x{}x{}x{} filter, padding {}; "
+                                                       "expected {}x{}x{}x{}",
+                                                       out_n, out_c, out_h, out_w, shape.n, shape.c, shape.h, shape.w, shape.k, shape.c, shape.r,
+                                                       shape.s, shape.pad, shape.n, shape.k, shape.out_h(), shape.out_w()));
+            return;
+        }
+    }
+    if (!outcome.algorithm) return;
+    const std::string_view algorithm = algorithm_name(*outcome.algorithm);
+    result.evidence("algorithm", fmt::format("{} by {}; workspace {} bytes; math CUDNN_FMA_MATH", algorithm, outcome.chosen_by, outcome.workspace_bytes));
+    if (!outcome.accuracy) return;
+    const gpu::Accuracy& accuracy = *outcome.accuracy;
+    const double tolerance = convolution_tolerance(*outcome.algorithm);
+    const std::string problem = fmt::format("{}x{}x{}x{} * {}x{}x{}x{} (NCHW float, pad {}, stride {})", shape.n, shape.c, shape.h, shape.w, shape.k,
+                                            shape.c, shape.r, shape.s, shape.pad, shape.stride);
+    result.evidence("problem", problem);
+    result.metric("relative_error", accuracy.relative_error, "ratio");
+    result.metric("elements_checked", static_cast<double>(accuracy.count), "count");
+    if (!accuracy.within(tolerance)) {
+        result.add(Code::wrong_result, fmt::format("cuDNN convolution {} with {}: {} over all {} outputs", problem, algorithm,
+                                                   gpu::describe(accuracy, tolerance), accuracy.count));
+        return;
+    }
+    if (outcome.times_ms.empty()) return;
+    const double milliseconds = gpu::median(outcome.times_ms);
+    result.metric("convolution_time", milliseconds, "ms");
+    if (milliseconds > 0) result.metric("convolution_throughput", 2.0 * shape.multiply_adds() / (milliseconds * 1e-3) / 1e9, "GFLOP/s");
+    result.summary(fmt::format("convolution {} correct ({}, {}); {:.3f} ms", problem, algorithm, gpu::describe(accuracy, tolerance), milliseconds));
+}
 
 std::unique_ptr<Check> make_cudnn_conv_check() {
     CheckInfo info = gpu::library_check_info("cudnn.conv", "cuDNN convolution",

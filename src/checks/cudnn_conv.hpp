@@ -2,13 +2,18 @@
 // (unit tests drive them without a GPU).
 #pragma once
 
+#include "checks/reference/convolution.hpp"
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/result.hpp"
+#include "engine/check.hpp"
+#include "gpu/library_support.hpp"
 
+#include <array>
+#include <cstddef>
+#include <optional>
 #include <span>
-#include <string_view>
-
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
@@ -34,9 +39,38 @@ struct SubLibraryVerdict {
 // (cudnnConvolutionFwdAlgo_t value); see cudnn_conv.cpp for the reasoning.
 [[nodiscard]] double convolution_tolerance(int algorithm);
 
+// What the GPU part of the convolution found, filled as it goes: a cuDNN or GPU error that stops it
+// leaves the later fields unset, and the judge reports what was measured before it.
+struct ConvolutionOutcome {
+    reference::ConvShape shape;
+    std::optional<std::array<int, 4>> output_dims;  // N, K, P, Q as cudnnGetConvolution2dForwardOutputDim gives them
+    // The forward algorithm (cudnnConvolutionFwdAlgo_t), why it was taken, and its workspace.
+    std::optional<int> algorithm;
+    std::string chosen_by;  // "heuristics (rank 1 of 8)"
+    std::size_t workspace_bytes = 0;
+    std::optional<gpu::Accuracy> accuracy;  // every output against the float64 reference
+    int timed_runs = 0;
+    std::vector<float> times_ms;  // each timed run; only a correct convolution is timed
+};
+
+// The random input and filter of `shape`, recomputed on the host exactly as the GPU fills them
+// (kernels::uniform_value of fixed seeds).
+struct ConvolutionInputs {
+    std::vector<float> input;   // NCHW
+    std::vector<float> filter;  // KCRS
+};
+[[nodiscard]] ConvolutionInputs seeded_convolution_inputs(const reference::ConvShape& shape);
+
+// `output` (NKPQ) against the float64 convolution of the seeded inputs, element by element; a
+// missing element counts as non-finite.
+[[nodiscard]] gpu::Accuracy convolution_accuracy(const reference::ConvShape& shape, std::span<const float> output);
+
+void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result);
+
 namespace cudnn_nvrtc {
 
-// The seven sonames libcudnn.so.9 (a shim) loads its implementation from.
+// The seven sonames libcudnn.so.9 (a shim) loads its implementation from: the table's
+// (cuda/library_families.hpp) cuDNN sub-libraries, in its order.
 [[nodiscard]] std::span<const std::string_view> cudnn9_sublibraries();
 
 // The finding a failed cuDNN status becomes: sub-library loading/version statuses are CC508 and

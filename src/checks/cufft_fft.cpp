@@ -3,6 +3,7 @@
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
 #include "checks/checks.hpp"
 #include "checks/cufft_fft.hpp"
+#include "checks/measure_then_judge.hpp"
 #include "bind/cufft.hpp"
 #include "bind/library_version.hpp"
 #include "checks/reference/fft.hpp"
@@ -76,58 +77,12 @@ std::vector<int> members_to_compare(int batch) {
     return members;
 }
 
-// One verified quantity: the whole error, and the batch member where it was worst.
-struct Verdict {
-    std::string key;   // "c2c_forward_n1000"
-    std::string what;  // "C2C forward n=1000"
-    gpu::Accuracy accuracy;
-    int worst_member = 0;
-    double worst_member_error = 0.0;
-    int members = 0;
-};
-
-class VerdictBuilder {
-public:
-    VerdictBuilder(std::string key, std::string what) {
-        verdict_.key = std::move(key);
-        verdict_.what = std::move(what);
-    }
-    void add(double actual, double reference) {
-        member_.add(actual, reference);
-        total_.add(actual, reference);
-    }
-    void end_member(int member) {
-        const gpu::Accuracy accuracy = member_.result();
-        const double error = accuracy.non_finite > 0 ? INFINITY : accuracy.relative_error;
-        if (verdict_.members == 0 || error > verdict_.worst_member_error) {
-            verdict_.worst_member = member;
-            verdict_.worst_member_error = error;
-        }
-        ++verdict_.members;
-        member_ = {};
-    }
-    [[nodiscard]] Verdict finish() {
-        verdict_.accuracy = total_.result();
-        return verdict_;
-    }
-
-private:
-    Verdict verdict_;
-    gpu::AccuracyAccumulator member_;
-    gpu::AccuracyAccumulator total_;
-};
-
 // Complex test input: element i of the interleaved float array is uniform_value(seed, i).
 Complex complex_input(std::uint64_t seed, std::size_t element) {
     return {kernels::uniform_value(seed, 2 * element), kernels::uniform_value(seed, 2 * element + 1)};
 }
 
-struct LengthOutcome {
-    std::vector<Verdict> verdicts;
-    double forward_ms = 0.0;
-};
-
-LengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int n, const FftSizes& sizes, int device) {
+FftLengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int n, const FftSizes& sizes, int device) {
     const int batch = sizes.batch;
     const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(batch);
     const std::size_t bins = static_cast<std::size_t>(n) / 2 + 1;
@@ -171,12 +126,13 @@ LengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int n, 
     stream.synchronize();
     gpu_work.reset();
 
-    LengthOutcome outcome;
+    FftLengthOutcome outcome;
+    outcome.n = n;
     outcome.forward_ms = gpu::median(times);
     const reference::ReferenceFft reference(static_cast<std::size_t>(n), -1);
     const auto length = static_cast<std::size_t>(n);
-    VerdictBuilder forward(fmt::format("c2c_forward_n{}", n), fmt::format("C2C forward n={}", n));
-    VerdictBuilder real(fmt::format("r2c_n{}", n), fmt::format("R2C n={}", n));
+    FftVerdictBuilder forward(fmt::format("c2c_forward_n{}", n), fmt::format("C2C forward n={}", n));
+    FftVerdictBuilder real(fmt::format("r2c_n{}", n), fmt::format("R2C n={}", n));
     std::vector<Complex> signal(length);
     for (const int member : members_to_compare(batch)) {
         const std::size_t base = static_cast<std::size_t>(member) * length;
@@ -200,7 +156,7 @@ LengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int n, 
         real.end_member(member);
     }
     // (2) inverse(forward(x)) / n against x, every member (cuFFT does not normalise).
-    VerdictBuilder inverse(fmt::format("c2c_round_trip_n{}", n), fmt::format("C2C inverse(forward(x))/n n={}", n));
+    FftVerdictBuilder inverse(fmt::format("c2c_round_trip_n{}", n), fmt::format("C2C inverse(forward(x))/n n={}", n));
     const double scale = 1.0 / static_cast<double>(n);
     for (int member = 0; member < batch; ++member) {
         const std::size_t base = static_cast<std::size_t>(member) * length;
@@ -221,57 +177,99 @@ double gflops(int n, int batch, double milliseconds) {
     return 5.0 * n * std::log2(static_cast<double>(n)) * batch / (milliseconds * 1e-3) / 1e9;
 }
 
-void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& result, int device) {
-    const FftSizes sizes = sizes_for(context.options.level);
-    std::vector<Verdict> verdicts;
-    std::vector<std::string> timings;
-    try {
-        // The lengths are independent: each on its own thread and stream, so one length's plan
-        // creation and float64 reference overlap the other's GPU work.
-        std::vector<std::future<LengthOutcome>> outcomes;
-        for (const int n : lengths)
-            outcomes.push_back(std::async(std::launch::async, [&api, &sizes, n, device] {
-                gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
-                const gpu::Stream stream;
-                return run_length(api, stream, n, sizes, device);
-            }));
-        for (std::size_t i = 0; i < outcomes.size(); ++i) {
-            const int n = lengths[i];
-            LengthOutcome outcome = outcomes[i].get();
-            result.metric(fmt::format("c2c_forward_time_n{}", n), outcome.forward_ms, "ms");
-            result.metric(fmt::format("c2c_forward_gflops_n{}", n), gflops(n, sizes.batch, outcome.forward_ms), "GFLOP/s");
-            timings.push_back(fmt::format("n={} {:.0f} GFLOP/s", n, gflops(n, sizes.batch, outcome.forward_ms)));
-            for (Verdict& verdict : outcome.verdicts) verdicts.push_back(std::move(verdict));
-        }
-    } catch (const CufftFailure& failure) {
-        gpu::report_failure(result, Code::library_call_failed, failure);
-        return;
+void measure_fft(const CufftApi& api, Level level, int device, FftOutcome& outcome) {
+    const FftSizes sizes = sizes_for(level);
+    outcome.batch = sizes.batch;
+    outcome.timed_runs = sizes.timed_runs;
+    outcome.members_compared = std::min(sizes.batch, members_compared);
+    // The lengths are independent: each on its own thread and stream, so one length's plan
+    // creation and float64 reference overlap the other's GPU work.
+    std::vector<std::future<FftLengthOutcome>> lengths_done;
+    for (const int n : lengths)
+        lengths_done.push_back(std::async(std::launch::async, [&api, &sizes, n, device] {
+            gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
+            const gpu::Stream stream;
+            return run_length(api, stream, n, sizes, device);
+        }));
+    for (auto& length : lengths_done) outcome.lengths.push_back(length.get());
+    outcome.complete = true;
+}
+
+}  // namespace
+
+FftVerdictBuilder::FftVerdictBuilder(std::string key, std::string what) {
+    verdict_.key = std::move(key);
+    verdict_.what = std::move(what);
+}
+
+void FftVerdictBuilder::add(double actual, double reference) {
+    member_.add(actual, reference);
+    total_.add(actual, reference);
+}
+
+void FftVerdictBuilder::end_member(int member) {
+    const gpu::Accuracy accuracy = member_.result();
+    const double error = accuracy.non_finite > 0 ? INFINITY : accuracy.relative_error;
+    if (verdict_.members == 0 || error > verdict_.worst_member_error) {
+        verdict_.worst_member = member;
+        verdict_.worst_member_error = error;
     }
-    result.evidence("method", fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
-                                          "float64 mixed-radix FFT, inverse(forward(x))/n with x for all {}; forward C2C timed with CUDA "
-                                          "events, median of {} runs after 1 warm-up, 5 n log2(n) flops per transform",
-                                          std::min(sizes.batch, members_compared), sizes.batch, sizes.timed_runs));
+    ++verdict_.members;
+    member_ = {};
+}
+
+FftVerdict FftVerdictBuilder::finish() {
+    verdict_.accuracy = total_.result();
+    return verdict_;
+}
+
+void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
+    std::vector<std::string> timings;
+    for (const FftLengthOutcome& length : outcome.lengths) {
+        const double rate = gflops(length.n, outcome.batch, length.forward_ms);
+        result.metric(fmt::format("c2c_forward_time_n{}", length.n), length.forward_ms, "ms");
+        result.metric(fmt::format("c2c_forward_gflops_n{}", length.n), rate, "GFLOP/s");
+        timings.push_back(fmt::format("n={} {:.0f} GFLOP/s", length.n, rate));
+    }
+    if (outcome.complete)
+        result.evidence("method", fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
+                                              "float64 mixed-radix FFT, inverse(forward(x))/n with x for all {}; forward C2C timed with CUDA "
+                                              "events, median of {} runs after 1 warm-up, 5 n log2(n) flops per transform",
+                                              outcome.members_compared, outcome.batch, outcome.timed_runs));
 
     double worst = 0.0;  // over the finite values
     bool all_finite = true;
     bool all_passed = true;
-    for (const Verdict& verdict : verdicts) {
-        const gpu::Accuracy& accuracy = verdict.accuracy;
-        result.evidence(verdict.key, gpu::describe(accuracy, tolerance));
-        worst = std::max(worst, accuracy.relative_error);
-        all_finite = all_finite && accuracy.non_finite == 0;
-        if (accuracy.within(tolerance)) continue;
-        all_passed = false;
-        result.add(Code::wrong_result,
-                   fmt::format("{} x {} batches: {} over {} members (worst: member {}, {:.2e})", verdict.what, sizes.batch,
-                               gpu::describe(accuracy, tolerance), verdict.members, verdict.worst_member, verdict.worst_member_error),
-                   "cuFFT computed a wrong transform on this GPU: check `dmesg` for Xid errors, `nvidia-smi -q -d ECC` for memory "
-                   "errors, and that the installed cuFFT matches the CUDA runtime; rerun to see whether it is reproducible.");
-    }
+    for (const FftLengthOutcome& length : outcome.lengths)
+        for (const FftVerdict& verdict : length.verdicts) {
+            const gpu::Accuracy& accuracy = verdict.accuracy;
+            result.evidence(verdict.key, gpu::describe(accuracy, tolerance));
+            worst = std::max(worst, accuracy.relative_error);
+            all_finite = all_finite && accuracy.non_finite == 0;
+            if (accuracy.within(tolerance)) continue;
+            all_passed = false;
+            result.add(Code::wrong_result,
+                       fmt::format("{} x {} batches: {} over {} members (worst: member {}, {:.2e})", verdict.what, outcome.batch,
+                                   gpu::describe(accuracy, tolerance), verdict.members, verdict.worst_member, verdict.worst_member_error),
+                       "cuFFT computed a wrong transform on this GPU: check `dmesg` for Xid errors, `nvidia-smi -q -d ECC` for memory "
+                       "errors, and that the installed cuFFT matches the CUDA runtime; rerun to see whether it is reproducible.");
+        }
+    if (!outcome.complete) return;  // the failure that stopped the measurement is its own finding
     if (all_finite) result.metric("max_relative_error", worst, "ratio");
     if (!all_passed) return;
     result.summary(fmt::format("C2C and R2C, n=4096 and 1000 x {} batches: max relative error {:.1e} (tolerance {:.0e}); forward C2C {}",
-                               sizes.batch, worst, tolerance, fmt::join(timings, ", ")));
+                               outcome.batch, worst, tolerance, fmt::join(timings, ", ")));
+}
+
+namespace {
+
+void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& result, int device) {
+    try {
+        measure_then_judge<FftOutcome>([&](FftOutcome& outcome) { measure_fft(api, context.options.level, device, outcome); },
+                                       [&](const FftOutcome& outcome) { judge_fft(outcome, result); });
+    } catch (const CufftFailure& failure) {
+        gpu::report_failure(result, Code::library_call_failed, failure);
+    }
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 // of the one second the default run aims at (docs/performance.md).
 #include "bind/nccl.hpp"
 #include "checks/checks.hpp"
+#include "checks/measure_then_judge.hpp"
+#include "checks/nccl_allreduce.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "bind/owned.hpp"
@@ -67,8 +69,6 @@ bool sampled(std::size_t index, std::size_t count) {
     return index < (std::size_t{1} << 20) || index + (std::size_t{1} << 16) >= count || index % 997 == 0;
 }
 
-constexpr double tolerance = 1e-5;
-
 struct GpuBuffers {
     explicit GpuBuffers(std::size_t count) : send(count), receive(count) {}
     gpu::Stream stream;
@@ -76,12 +76,16 @@ struct GpuBuffers {
     gpu::DeviceArray<float> receive;
 };
 
-void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& api, const std::string& version) {
+void measure_allreduce(CheckContext& context, const NcclApi& api, AllReduceOutcome& outcome) {
     const std::vector<int>& devices = context.devices;
     const int ranks = static_cast<int>(devices.size());
     const AllReduceSizes sizes = sizes_for(context.options.level);
     const std::size_t bytes = gpu::bytes_fitting(devices, sizes.bytes, 8);
     const std::size_t count = std::max<std::size_t>(bytes / sizeof(float), 1);
+    outcome.devices = devices;
+    outcome.count = count;
+    outcome.warmups = sizes.warmups;
+    outcome.runs = sizes.runs;
 
     std::vector<std::unique_ptr<GpuBuffers>> buffers;
     std::vector<gpu::DeviceStream> streams;
@@ -107,10 +111,10 @@ void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& 
     for (ncclComm_t comm : comms)
         if (comm != nullptr) communicators.emplace_back(comm, api.comm_destroy);
     nccl_check(api, initialised, fmt::format("ncclCommInitAll({} GPUs)", ranks));
-    const double init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
+    outcome.init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_start).count();
 
     std::optional<gpu::DevicesWork> gpu_work(devices);
-    const std::vector<float> samples = gpu::time_on_devices(streams, gpu_work, sizes.warmups, sizes.runs, [&] {
+    outcome.times_ms = gpu::time_on_devices(streams, gpu_work, sizes.warmups, sizes.runs, [&] {
         nccl_check(api, api.group_start(), "ncclGroupStart");
         for (std::size_t i = 0; i < devices.size(); ++i)
             nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, comms[i],
@@ -123,9 +127,6 @@ void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& 
 
     // Every GPU must hold the sum of every GPU's data.
     std::vector<float> back(count);
-    std::vector<std::string> errors;
-    bool correct = true;
-    double worst = 0.0;
     for (std::size_t i = 0; i < devices.size(); ++i) {
         gpu::check(cudaSetDevice(devices[i]), fmt::format("cudaSetDevice({})", devices[i]));
         gpu::check(cudaMemcpy(back.data(), buffers[i]->receive.data(), buffers[i]->receive.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
@@ -136,30 +137,9 @@ void run_allreduce(CheckContext& context, ResultBuilder& result, const NcclApi& 
             for (int device : devices) reference += kernels::uniform_value(seed_of(device), index);
             accuracy.add(back[index], reference);
         }
-        const gpu::Accuracy measured = accuracy.result();
-        worst = std::max(worst, measured.relative_error);
-        if (!measured.within(tolerance)) {
-            correct = false;
-            result.add_for_device(devices[i], Code::wrong_result,
-                                  fmt::format("NCCL all-reduce (float sum over {} GPUs) on device {}: relative error {}", ranks, devices[i],
-                                              gpu::describe(measured, tolerance)));
-        }
+        outcome.accuracy.push_back({devices[i], accuracy.result()});
     }
-
-    const double milliseconds = gpu::median(samples);
-    const double algorithm_bandwidth = static_cast<double>(count * sizeof(float)) / (milliseconds * 1e-3) / 1e9;
-    const double bus_bandwidth = nccl_allreduce_bus_bandwidth(algorithm_bandwidth, ranks);
-    result.metric("bus_bandwidth", bus_bandwidth, "GB/s");
-    result.metric("algorithm_bandwidth", algorithm_bandwidth, "GB/s");
-    result.metric("comm_init_time", init_ms, "ms");
-    result.evidence("method", fmt::format("ncclCommInitAll over devices {}; ncclAllReduce of {} floats ({}) per GPU, out of place, one group call; "
-                                          "CUDA events on every GPU's stream, the slowest per run, median of {} runs after {} warm-up(s); "
-                                          "on every GPU, the first 2^20, the last 2^16 and every 997th element compared with a float64 reference",
-                                          fmt::join(devices, ","), count, format_bytes(count * sizeof(float)), sizes.runs, sizes.warmups));
-    if (correct)
-        result.summary(fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU (relative error {:.1e}); bus {:.1f} GB/s, algorithm "
-                                   "{:.1f} GB/s; ncclCommInitAll {:.0f} ms",
-                                   version, ranks, format_bytes(count * sizeof(float)), worst, bus_bandwidth, algorithm_bandwidth, init_ms));
+    outcome.complete = true;
 }
 
 void set_nvls_off() {
@@ -168,6 +148,37 @@ void set_nvls_off() {
 }
 
 }  // namespace
+
+void judge_allreduce(const AllReduceOutcome& outcome, ResultBuilder& result) {
+    const int ranks = static_cast<int>(outcome.devices.size());
+    bool correct = true;
+    double worst = 0.0;
+    for (const AllReduceAccuracy& measured : outcome.accuracy) {
+        worst = std::max(worst, measured.accuracy.relative_error);
+        if (measured.accuracy.within(allreduce_tolerance)) continue;
+        correct = false;
+        result.add_for_device(measured.device, Code::wrong_result,
+                              fmt::format("NCCL all-reduce (float sum over {} GPUs) on device {}: relative error {}", ranks, measured.device,
+                                          gpu::describe(measured.accuracy, allreduce_tolerance)));
+    }
+    if (!outcome.complete) return;  // the failure that stopped the measurement is its own finding
+
+    const std::size_t bytes = outcome.count * sizeof(float);
+    const double milliseconds = gpu::median(outcome.times_ms);
+    const double algorithm_bandwidth = static_cast<double>(bytes) / (milliseconds * 1e-3) / 1e9;
+    const double bus_bandwidth = nccl_allreduce_bus_bandwidth(algorithm_bandwidth, ranks);
+    result.metric("bus_bandwidth", bus_bandwidth, "GB/s");
+    result.metric("algorithm_bandwidth", algorithm_bandwidth, "GB/s");
+    result.metric("comm_init_time", outcome.init_ms, "ms");
+    result.evidence("method", fmt::format("ncclCommInitAll over devices {}; ncclAllReduce of {} floats ({}) per GPU, out of place, one group call; "
+                                          "CUDA events on every GPU's stream, the slowest per run, median of {} runs after {} warm-up(s); "
+                                          "on every GPU, the first 2^20, the last 2^16 and every 997th element compared with a float64 reference",
+                                          fmt::join(outcome.devices, ","), outcome.count, format_bytes(bytes), outcome.runs, outcome.warmups));
+    if (correct)
+        result.summary(fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU (relative error {:.1e}); bus {:.1f} GB/s, algorithm "
+                                   "{:.1f} GB/s; ncclCommInitAll {:.0f} ms",
+                                   outcome.version, ranks, format_bytes(bytes), worst, bus_bandwidth, algorithm_bandwidth, outcome.init_ms));
+}
 
 double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks) {
     if (ranks <= 0) return 0.0;
@@ -201,7 +212,14 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
         result.evidence("nccl_version", nccl_version_text(version));
         set_nvls_off();
         result.evidence("NCCL_NVLS_ENABLE", "0 (set by cudacheck: NVLink multicast stays off)");
-        gpu::run_gpu_check(context, result, [&](int) { run_allreduce(context, result, api, nccl_version_text(version)); });
+        gpu::run_gpu_check(context, result, [&](int) {
+            measure_then_judge<AllReduceOutcome>(
+                [&](AllReduceOutcome& outcome) {
+                    outcome.version = nccl_version_text(version);
+                    measure_allreduce(context, api, outcome);
+                },
+                [&](const AllReduceOutcome& outcome) { judge_allreduce(outcome, result); });
+        });
     } catch (const NcclError& error) {
         // Wherever NCCL failed, before the GPU work or in it, it is NCCL's finding (run_gpu_check
         // reports only CUDA's errors; anything else would be reported as a cudacheck bug).

@@ -124,5 +124,41 @@ TEST(JudgeNvrtc, reports_the_failed_driver_call_when_the_cubin_does_not_load) {
     EXPECT_EQ(result.metrics[0].name, "compile_time");
 }
 
+// --- target choice and log ----------------------------------------------------------------
+
+const std::vector<int> nvrtc13_architectures{75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
+
+TEST(NvrtcTarget, chooses_cubin_for_the_exact_architecture_when_listed) {
+    const NvrtcTarget target = choose_nvrtc_target(nvrtc13_architectures, 9, 0);
+    EXPECT_TRUE(target.possible);
+    EXPECT_TRUE(target.cubin);
+    EXPECT_EQ(target.option, "--gpu-architecture=sm_90");
+    EXPECT_TRUE(target.verdict.find("CUBIN") != std::string::npos) << target.verdict;
+}
+
+TEST(NvrtcTarget, falls_back_to_ptx_of_the_newest_older_architecture_when_not_listed) {
+    const NvrtcTarget target = choose_nvrtc_target(std::vector<int>{75, 80, 86, 90}, 8, 9);
+    EXPECT_TRUE(target.possible);
+    EXPECT_FALSE(target.cubin);
+    EXPECT_EQ(target.architecture, 86);
+    EXPECT_EQ(target.option, "--gpu-architecture=compute_86");
+    EXPECT_TRUE(target.verdict.find("JIT") != std::string::npos) << target.verdict;
+}
+
+TEST(NvrtcTarget, is_impossible_when_the_gpu_is_older_than_every_listed_architecture) {
+    const NvrtcTarget target = choose_nvrtc_target(nvrtc13_architectures, 7, 0);
+    EXPECT_FALSE(target.possible);
+    EXPECT_TRUE(target.option.empty());
+    EXPECT_TRUE(target.verdict.find("sm_75") != std::string::npos) << target.verdict;
+    EXPECT_FALSE(choose_nvrtc_target(std::vector<int>{}, 9, 0).possible);
+}
+
+TEST(NvrtcSupport, names_the_builtins_library_and_trims_the_log) {
+    EXPECT_EQ(nvrtc_builtins_soname(13, 0), "libnvrtc-builtins.so.13.0");
+    EXPECT_EQ(first_log_lines("\na.cu(3): error: x\n\n  b\nc\nd\n", 2), "a.cu(3): error: x | b | ...");
+    EXPECT_EQ(first_log_lines("only\n", 3), "only");
+    EXPECT_EQ(first_log_lines("", 3), "");
+}
+
 }  // namespace
 }  // namespace cudacheck

@@ -1,17 +1,22 @@
-// Unit tests for cudnn.conv and nvrtc.compile: the pure parts (reference convolution, version
-// decoding, sub-library judgement, NVRTC target choice) with crafted inputs, and the binary end to
-// end with a broken libcudnn.so.9 and the fake driver (the GPU parts run on the GPU machine).
+// cudnn.conv without a GPU: the convolution's tolerance and judge from hand-built outcomes (a wrong
+// convolution, a wrong output shape), cuDNN statuses as codes, the sub-library judgement, and a broken
+// libcudnn.so.9 end to end.
 #include "checks/cudnn_conv.hpp"
-#include "bind/cudnn.hpp"
-#include "checks/nvrtc_compile.hpp"
-#include "checks/reference/convolution.hpp"
 #include "bind/dynamic_library.hpp"
+#include "checks/reference/convolution.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION
 #include <filesystem>
+#include <limits>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace cudacheck {
 namespace {
@@ -24,42 +29,6 @@ bool contains(const std::string& text, std::string_view part) { return text.find
 
 const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
 
-// --- reference convolution --------------------------------------------------------------------
-
-TEST(ReferenceConvolution, sums_the_window_with_zero_padding_when_padded) {
-    // 3x3 input 1..9, 3x3 filter of ones, padding 1: each output sums the in-bounds neighbours.
-    const ConvShape shape{.n = 1, .c = 1, .h = 3, .w = 3, .k = 1, .r = 3, .s = 3, .pad = 1, .stride = 1};
-    const std::vector<float> input{1, 2, 3, 4, 5, 6, 7, 8, 9};
-    const std::vector<float> filter(9, 1.0f);
-    const std::vector<double> output = reference_convolution(shape, input, filter);
-    const std::vector<double> expected{1 + 2 + 4 + 5,     1 + 2 + 3 + 4 + 5 + 6,         2 + 3 + 5 + 6,
-                                       1 + 2 + 4 + 5 + 7 + 8, 45,                        2 + 3 + 5 + 6 + 8 + 9,
-                                       4 + 5 + 7 + 8,     4 + 5 + 6 + 7 + 8 + 9,         5 + 6 + 8 + 9};
-    EXPECT_EQ(output, expected);
-}
-
-TEST(ReferenceConvolution, correlates_without_flipping_the_filter_when_strided) {
-    // 4x4 input 0..15, filter [[1,0],[0,-1]], stride 2, no padding: out = in[y][x] - in[y+1][x+1].
-    // Cross-correlation (cuDNN's CUDNN_CROSS_CORRELATION): a flipped filter would give +5 instead.
-    const ConvShape shape{.n = 1, .c = 1, .h = 4, .w = 4, .k = 1, .r = 2, .s = 2, .pad = 0, .stride = 2};
-    std::vector<float> input(16);
-    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i);
-    const std::vector<float> filter{1, 0, 0, -1};
-    EXPECT_EQ(shape.out_h(), 2);
-    EXPECT_EQ(shape.out_w(), 2);
-    EXPECT_EQ(reference_convolution(shape, input, filter), (std::vector<double>{-5, -5, -5, -5}));
-}
-
-TEST(ReferenceConvolution, sums_channels_and_orders_output_as_nkpq_when_batched) {
-    // N=2, C=2, 1x1 images, K=2 1x1 filters: out[n][k] = sum_c in[n][c] * f[k][c].
-    const ConvShape shape{.n = 2, .c = 2, .h = 1, .w = 1, .k = 2, .r = 1, .s = 1, .pad = 0, .stride = 1};
-    const std::vector<float> input{1, 2, 3, 4};      // n0: (1,2), n1: (3,4)
-    const std::vector<float> filter{10, 100, -1, 1};  // k0: (10,100), k1: (-1,1)
-    EXPECT_EQ(reference_convolution(shape, input, filter), (std::vector<double>{210, 1, 430, 1}));
-    EXPECT_EQ(shape.output_count(), 4u);
-    EXPECT_DOUBLE_EQ(shape.multiply_adds(), 8.0);
-}
-
 TEST(ConvolutionTolerance, is_wider_for_transform_algorithms_and_below_tf32_error_when_compared) {
     const double gemm = convolution_tolerance(0);      // IMPLICIT_GEMM
     const double winograd = convolution_tolerance(6);  // WINOGRAD
@@ -68,27 +37,81 @@ TEST(ConvolutionTolerance, is_wider_for_transform_algorithms_and_below_tf32_erro
     EXPECT_LT(winograd, 5e-4) << "TF32's unit roundoff must still fail";
 }
 
-// --- versions ---------------------------------------------------------------------------------
-
-TEST(CudnnVersion, decodes_cudnn9_form_when_above_ten_thousand) {
-    EXPECT_EQ(decode_cudnn_version(90300).text(), "9.3.0");
-    EXPECT_EQ(decode_cudnn_version(91400).text(), "9.14.0");
-    EXPECT_EQ(decode_cudnn_version(91902).text(), "9.19.2");
-    EXPECT_EQ(decode_cudnn_version(91400).major, 9);
-}
-
-TEST(CudnnVersion, decodes_cudnn8_form_when_below_ten_thousand) {
-    EXPECT_EQ(decode_cudnn_version(8005).text(), "8.0.5");
-    EXPECT_EQ(decode_cudnn_version(8907).text(), "8.9.7");
-    EXPECT_EQ(decode_cudnn_version(8907).major, 8);
-}
-
 TEST(CudnnStatus, maps_sublibrary_statuses_to_their_codes_when_failed) {
     EXPECT_EQ(code_for_cudnn_status(1008), Code::cudnn_sublibrary_missing);  // SUBLIBRARY_LOADING_FAILED
     EXPECT_EQ(code_for_cudnn_status(3009), Code::cudnn_sublibrary_missing);  // NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE
     EXPECT_EQ(code_for_cudnn_status(1002), Code::cudnn_version_mismatch);    // SUBLIBRARY_VERSION_MISMATCH
     EXPECT_EQ(code_for_cudnn_status(5000), Code::library_call_failed);       // EXECUTION_FAILED
     EXPECT_EQ(code_for_cudnn_status(2000), Code::library_call_failed);       // BAD_PARAM
+}
+
+// --- the convolution's judge ------------------------------------------------------------------
+
+// The standard level's problem: 2x3x32x32 input, 64 3x3 filters, padding 1.
+const ConvShape standard_shape{.n = 2, .c = 3, .h = 32, .w = 32, .k = 64, .r = 3, .s = 3, .pad = 1, .stride = 1};
+
+std::vector<float> as_floats(const std::vector<double>& values) { return {values.begin(), values.end()}; }
+
+ConvolutionOutcome measured(const std::vector<float>& output) {
+    ConvolutionOutcome outcome;
+    outcome.shape = standard_shape;
+    outcome.output_dims = {{standard_shape.n, standard_shape.k, standard_shape.out_h(), standard_shape.out_w()}};
+    outcome.algorithm = 1;  // IMPLICIT_PRECOMP_GEMM
+    outcome.chosen_by = "heuristics (rank 1 of 8)";
+    outcome.workspace_bytes = 0;
+    outcome.accuracy = convolution_accuracy(standard_shape, output);
+    outcome.timed_runs = 5;
+    outcome.times_ms = {0.02f, 0.01f, 0.01f, 0.03f, 0.01f};
+    return outcome;
+}
+
+CheckResult judged(const ConvolutionOutcome& outcome) {
+    ResultBuilder builder;
+    judge_convolution(outcome, builder);
+    CheckResult result = std::move(builder).finish("cudnn.conv", 0);
+    test::expect_codes_declared(result);
+    return result;
+}
+
+TEST(JudgeConvolution, passes_the_float_rounded_cross_correlation_with_its_median_time) {
+    const ConvolutionInputs inputs = seeded_convolution_inputs(standard_shape);
+    const CheckResult result = judged(measured(as_floats(reference_convolution(standard_shape, inputs.input, inputs.filter))));
+    EXPECT_EQ(result.status, Status::pass) << result.message;
+    EXPECT_TRUE(contains(result.message, "convolution 2x3x32x32 * 64x3x3x3 (NCHW float, pad 1, stride 1) correct (IMPLICIT_PRECOMP_GEMM"))
+        << result.message;
+    EXPECT_TRUE(contains(result.message, "0.010 ms")) << result.message;
+}
+
+TEST(JudgeConvolution, fails_a_true_convolution_that_flips_the_filter) {
+    // Convolution in the textbook sense (the filter rotated by 180 degrees) where deep learning
+    // frameworks, and cuDNN's CUDNN_CROSS_CORRELATION, mean cross-correlation.
+    ConvolutionInputs inputs = seeded_convolution_inputs(standard_shape);
+    std::vector<float> flipped(inputs.filter.size());
+    const auto rs = static_cast<std::size_t>(standard_shape.r * standard_shape.s);
+    for (std::size_t plane = 0; plane < inputs.filter.size() / rs; ++plane)
+        for (std::size_t i = 0; i < rs; ++i) flipped[plane * rs + i] = inputs.filter[plane * rs + rs - 1 - i];
+    const CheckResult result = judged(measured(as_floats(reference_convolution(standard_shape, inputs.input, flipped))));
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC504");
+    EXPECT_TRUE(contains(result.message, "cuDNN convolution 2x3x32x32 * 64x3x3x3")) << result.message;
+    EXPECT_TRUE(contains(result.message, "over all 131072 outputs")) << result.message;
+}
+
+TEST(JudgeConvolution, fails_an_output_with_one_unwritten_element) {
+    const ConvolutionInputs inputs = seeded_convolution_inputs(standard_shape);
+    std::vector<float> output = as_floats(reference_convolution(standard_shape, inputs.input, inputs.filter));
+    output[4321] = std::numeric_limits<float>::quiet_NaN();  // the poison cudaMemset left
+    EXPECT_EQ(judged(measured(output)).code, "CC504");
+}
+
+TEST(JudgeConvolution, fails_when_cudnn_gives_another_output_shape) {
+    ConvolutionOutcome outcome;
+    outcome.shape = standard_shape;
+    outcome.output_dims = {{2, 64, 30, 30}};  // as if padding were ignored
+    const CheckResult result = judged(outcome);
+    EXPECT_EQ(result.code, "CC504");
+    EXPECT_TRUE(contains(result.message, "cuDNN gives output 2x64x30x30")) << result.message;
+    EXPECT_TRUE(contains(result.message, "expected 2x64x32x32")) << result.message;
 }
 
 // --- sub-libraries ----------------------------------------------------------------------------
@@ -192,54 +215,6 @@ TEST(SubLibraries, reports_both_codes_when_one_is_missing_and_another_mixed) {
     EXPECT_EQ(verdict.findings[0].code, "CC508");
     EXPECT_EQ(verdict.findings[1].code, "CC509");
     EXPECT_TRUE(contains(verdict.findings[1].message, "pip wheel")) << verdict.findings[1].message;
-}
-
-// --- NVRTC ------------------------------------------------------------------------------------
-
-const std::vector<int> nvrtc13_architectures{75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
-
-TEST(NvrtcTarget, chooses_cubin_for_the_exact_architecture_when_listed) {
-    const NvrtcTarget target = choose_nvrtc_target(nvrtc13_architectures, 9, 0);
-    EXPECT_TRUE(target.possible);
-    EXPECT_TRUE(target.cubin);
-    EXPECT_EQ(target.option, "--gpu-architecture=sm_90");
-    EXPECT_TRUE(contains(target.verdict, "CUBIN")) << target.verdict;
-}
-
-TEST(NvrtcTarget, falls_back_to_ptx_of_the_newest_older_architecture_when_not_listed) {
-    const NvrtcTarget target = choose_nvrtc_target(std::vector<int>{75, 80, 86, 90}, 8, 9);
-    EXPECT_TRUE(target.possible);
-    EXPECT_FALSE(target.cubin);
-    EXPECT_EQ(target.architecture, 86);
-    EXPECT_EQ(target.option, "--gpu-architecture=compute_86");
-    EXPECT_TRUE(contains(target.verdict, "JIT")) << target.verdict;
-}
-
-TEST(NvrtcTarget, is_impossible_when_the_gpu_is_older_than_every_listed_architecture) {
-    const NvrtcTarget target = choose_nvrtc_target(nvrtc13_architectures, 7, 0);
-    EXPECT_FALSE(target.possible);
-    EXPECT_TRUE(target.option.empty());
-    EXPECT_TRUE(contains(target.verdict, "sm_75")) << target.verdict;
-    EXPECT_FALSE(choose_nvrtc_target(std::vector<int>{}, 9, 0).possible);
-}
-
-TEST(NvrtcSupport, names_the_builtins_library_and_trims_the_log) {
-    EXPECT_EQ(nvrtc_builtins_soname(13, 0), "libnvrtc-builtins.so.13.0");
-    EXPECT_EQ(first_log_lines("\na.cu(3): error: x\n\n  b\nc\nd\n", 2), "a.cu(3): error: x | b | ...");
-    EXPECT_EQ(first_log_lines("only\n", 3), "only");
-    EXPECT_EQ(first_log_lines("", 3), "");
-}
-
-// --- DynamicLibrary::find_loaded --------------------------------------------------------------
-
-TEST(DynamicLibraryFindLoaded, finds_a_library_by_soname_only_when_already_loaded) {
-    const DynamicLibrary libc = DynamicLibrary::find_loaded("libc.so.6");  // every process has it
-    ASSERT_TRUE(libc.ok()) << libc.error();
-    EXPECT_TRUE(contains(libc.loaded_path(), "libc")) << libc.loaded_path();
-    EXPECT_EQ(libc.loaded_path().front(), '/');
-    const DynamicLibrary absent = DynamicLibrary::find_loaded("libcudacheck-never-loaded.so.1");
-    EXPECT_FALSE(absent.ok());
-    EXPECT_TRUE(absent.loaded_path().empty());
 }
 
 // --- end to end -------------------------------------------------------------------------------

@@ -1,15 +1,18 @@
-// cuda.p2p and nccl.allreduce without a GPU: judging of peer access, copies and bandwidth against
-// NVML's link facts, the link rates, the skips (fewer than two GPUs, no NCCL), and NCCL's numbers.
-#include "bind/nccl.hpp"
+// cuda.p2p without a GPU: judging of peer access, copies and bandwidth against NVML's link facts,
+// the link rates, and the skip of both multi-GPU checks with fewer than two GPUs.
 #include "checks/checks.hpp"
+#include "checks/nccl_allreduce.hpp"
 #include "engine/registry.hpp"
-#include "probes/probes.hpp"
+#include "support/check_harness.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace cudacheck {
 namespace {
+
 
 NvmlPeerLink nvlink(int links) {
     NvmlPeerLink link;
@@ -112,15 +115,8 @@ TEST(JudgeP2p, warns_only_far_below_the_link_rate) {
     EXPECT_EQ(judged({copy(0, 1, true, 1, std::nullopt), copy(1, 0, true, 1, std::nullopt)}).status, Status::pass);
 }
 
-struct Context {
-    Environment environment;
-    RunOptions options;
-    Probes probes{environment};
-    CheckContext make(std::vector<int> devices) { return CheckContext{options, environment, probes, std::nullopt, std::move(devices)}; }
-};
-
 TEST(MultiGpuChecks, skip_with_the_reason_when_fewer_than_two_gpus_are_selected) {
-    Context harness;
+    test::CheckHarness harness;
     const Registry registry(builtin_checks());
     for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{3}}) {
         CheckContext context = harness.make(devices);
@@ -137,58 +133,6 @@ TEST(MultiGpuChecks, skip_with_the_reason_when_fewer_than_two_gpus_are_selected)
     ResultBuilder builder;
     EXPECT_FALSE(require_two_devices(one, builder));
     EXPECT_NE(std::move(builder).finish("x.y", std::nullopt).skip_reason.find("device 3"), std::string::npos);
-}
-
-TEST(NcclAllreduce, missing_library_is_a_skip_naming_where_to_get_it) {
-    Context harness;
-    CheckContext context = harness.make({0, 1});
-    ResultBuilder builder;
-    run_nccl_allreduce(context, builder, "libnccl-absent-for-test.so.2");
-    const CheckResult result = std::move(builder).finish("nccl.allreduce", std::nullopt);
-    EXPECT_EQ(result.status, Status::skip);
-    EXPECT_TRUE(result.findings.empty());
-    EXPECT_NE(result.skip_reason.find("libnccl-absent-for-test.so.2"), std::string::npos) << result.skip_reason;
-    EXPECT_NE(result.skip_reason.find("nvidia-nccl-cu13"), std::string::npos) << result.skip_reason;
-    EXPECT_NE(result.skip_reason.find("libnccl2"), std::string::npos) << result.skip_reason;
-}
-
-TEST(NcclAllreduce, failed_nccl_call_before_the_gpu_work_is_an_nccl_finding) {
-    Context harness;
-    CheckContext context = harness.make({0, 1});
-    ResultBuilder builder;
-    // Thrown out of the check, the engine would report NCCL's failure as a cudacheck bug (CC901).
-    ASSERT_NO_THROW(run_nccl_allreduce(context, builder, CUDACHECK_STUB_NCCL));
-    const CheckResult result = std::move(builder).finish("nccl.allreduce", std::nullopt);
-    ASSERT_EQ(result.findings.size(), 1u);
-    EXPECT_EQ(result.findings[0].code, code_string(Code::nccl_call_failed));
-    EXPECT_NE(result.findings[0].message.find("ncclGetVersion failed: ncclSystemError (unhandled system error (stub))"), std::string::npos)
-        << result.findings[0].message;
-}
-
-TEST(NcclAllreduce, bus_bandwidth_is_nccl_tests_formula) {
-    EXPECT_DOUBLE_EQ(nccl_allreduce_bus_bandwidth(100.0, 2), 100.0);
-    EXPECT_DOUBLE_EQ(nccl_allreduce_bus_bandwidth(100.0, 8), 175.0);
-    EXPECT_DOUBLE_EQ(nccl_allreduce_bus_bandwidth(100.0, 1), 0.0);
-    EXPECT_DOUBLE_EQ(nccl_allreduce_bus_bandwidth(100.0, 0), 0.0);
-}
-
-TEST(NcclAllreduce, version_codes_and_result_names_read_as_nccl_h_defines_them) {
-    EXPECT_EQ(nccl_version_text(22809), "2.28.9");
-    EXPECT_EQ(nccl_version_text(21903), "2.19.3");
-    EXPECT_EQ(nccl_version_text(2804), "2.8.4");
-    EXPECT_EQ(nccl_result_name(1), "ncclUnhandledCudaError");
-    EXPECT_EQ(nccl_result_name(6), "ncclRemoteError");
-    EXPECT_EQ(nccl_result_name(42), "ncclResult_t 42");
-}
-
-TEST(NcclAllreduce, runs_at_full_level_only_and_spans_devices) {
-    const Registry registry(builtin_checks());
-    const Check* check = registry.find("nccl.allreduce");
-    ASSERT_NE(check, nullptr);
-    EXPECT_EQ(check->info().min_level, Level::full);
-    EXPECT_EQ(check->info().scope, Scope::multi_device);
-    ASSERT_NE(registry.find("cuda.p2p"), nullptr);
-    EXPECT_EQ(registry.find("cuda.p2p")->info().min_level, Level::standard);
 }
 
 }  // namespace
