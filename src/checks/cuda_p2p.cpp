@@ -3,6 +3,7 @@
 // where possible) verified on the receiving GPU, its bandwidth (CUDA events, median after warm-up,
 // both GPUs held alone), and the link between them as NVML reports it (NVLink or the PCIe path).
 #include "checks/checks.hpp"
+#include "checks/cuda_p2p.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/compare.cuh"

@@ -5,6 +5,7 @@
 // starting patterns once --duration has passed. Any word read back wrong fails with its offset,
 // the bits that flipped and the patterns that saw it (CC519).
 #include "checks/checks.hpp"
+#include "checks/gpu_memtest.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/memtest.cuh"

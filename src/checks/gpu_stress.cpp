@@ -10,6 +10,7 @@
 // The id's area is `gpu` rather than `cublas`: this checks the GPU under load (cuBLAS is only the
 // way to load it), like gpu.memtest beside it, and `--only gpu` selects exactly the two burn-in checks.
 #include "checks/checks.hpp"
+#include "checks/gpu_stress.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "gpu/cublas_support.hpp"
 #include "gpu/cuda_runtime.hpp"

@@ -3,6 +3,8 @@
 // same function the kernels run); --duration's validation; and the binary end to end with the fake
 // driver (skipped below --level full, failing cleanly where the runtime cannot start).
 #include "checks/checks.hpp"
+#include "checks/gpu_memtest.hpp"
+#include "checks/gpu_stress.hpp"
 #include "engine/registry.hpp"
 #include "cli/run_command.hpp"
 #include "kernels/memtest.cuh"

@@ -1,6 +1,7 @@
 // cuda.p2p without a GPU: judging of peer access, copies and bandwidth against NVML's link facts,
 // the link rates, and the skip of both multi-GPU checks with fewer than two GPUs.
 #include "checks/checks.hpp"
+#include "checks/cuda_p2p.hpp"
 #include "checks/nccl_allreduce.hpp"
 #include "engine/registry.hpp"
 #include "support/check_harness.hpp"
