@@ -45,8 +45,10 @@ struct CatalogEntry {
 [[nodiscard]] const CatalogEntry* find_catalog_entry(std::string_view code_or_slug);
 // Up to `count` codes (with their slugs) closest to an unknown code or slug, e.g. "CC210 (libcuda-not-found)".
 [[nodiscard]] std::string closest_catalog_codes(std::string_view code_or_slug, std::size_t count = 3);
-// The docs anchor of a code in docs/errors.md, e.g. "docs/errors.md#cc201".
+// The docs anchor of a code in docs/errors.md, e.g. "docs/errors.md#cc201"; the string form takes
+// a code as a report spells it ("CC201"), known to this build or not.
 [[nodiscard]] std::string docs_anchor(Code code);
+[[nodiscard]] std::string docs_anchor(std::string_view code);
 
 // A finding built from the catalog: status from the entry unless given, remediation required
 // (specific to what was found; the catalog's generic text is the fallback).

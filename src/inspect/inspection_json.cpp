@@ -1,5 +1,6 @@
 // The `cudacheck inspect` document as JSON (docs/cli.md, "inspect"): the inspect layer's own
 // document, written with the report's JSON conventions (report/report_json.hpp).
+#include "cudacheck/catalog.hpp"
 #include "inspect/inspection.hpp"
 #include "report/report_json.hpp"
 
@@ -65,7 +66,7 @@ json to_json(const TargetVerdict& verdict, std::size_t target) {
                 {"message", verdict.message},
                 {"code", verdict.finding ? json(verdict.finding->code) : json(nullptr)},
                 {"remediation", verdict.finding ? json(verdict.finding->remediation) : json(nullptr)},
-                {"docs", verdict.finding ? json(docs_anchor_of(verdict.finding->code)) : json(nullptr)}};
+                {"docs", verdict.finding ? json(docs_anchor(verdict.finding->code)) : json(nullptr)}};
 }
 
 json to_json(const InspectedFile& file) {
@@ -78,7 +79,7 @@ json to_json(const InspectedFile& file) {
         error = json{{"code", file.input_error->code},
                      {"message", file.input_error->message},
                      {"remediation", file.input_error->remediation},
-                     {"docs", docs_anchor_of(file.input_error->code)}};
+                     {"docs", docs_anchor(file.input_error->code)}};
     return json{{"path", file.path},
                 {"type", file.scan.kind ? json(to_string(*file.scan.kind)) : json(nullptr)},
                 {"error", error},

@@ -65,7 +65,9 @@ std::string closest_catalog_codes(std::string_view code_or_slug, std::size_t cou
     return text;
 }
 
-std::string docs_anchor(Code code) { return "docs/errors.md#" + sys::to_lower(code_string(code)); }
+std::string docs_anchor(std::string_view code) { return "docs/errors.md#" + sys::to_lower(code); }
+
+std::string docs_anchor(Code code) { return docs_anchor(code_string(code)); }
 
 Finding make_finding(Code code, std::string message, std::string remediation, std::optional<Status> status) {
     const CatalogEntry& entry = catalog_entry(code);

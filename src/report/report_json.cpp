@@ -1,10 +1,10 @@
 #include "report/report_json.hpp"
 
+#include "cudacheck/catalog.hpp"
 #include "util/json_read.hpp"
 
 #include "util/system.hpp"
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -26,12 +26,6 @@ Status read_status(const json& object, std::string_view key) {
 }  // namespace
 
 json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
-
-std::string docs_anchor_of(std::string_view code) {
-    std::string anchor = "docs/errors.md#";
-    for (char c : code) anchor += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return anchor;
-}
 
 json to_json(const HostInfo& host) {
     return json{{"hostname", host.hostname},
@@ -98,7 +92,7 @@ json to_json(const CheckResult& result) {
                 {"code", text_or_null(result.code)},
                 {"message", result.message},
                 {"remediation", text_or_null(result.remediation)},
-                {"docs", result.code.empty() ? json(nullptr) : json(docs_anchor_of(result.code))},
+                {"docs", result.code.empty() ? json(nullptr) : json(docs_anchor(result.code))},
                 {"findings", findings},
                 {"evidence", evidence},
                 {"metrics", metrics},

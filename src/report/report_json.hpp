@@ -44,8 +44,6 @@ template <typename T>
 [[nodiscard]] ordered_json optional_or_null(const std::optional<T>& value) {
     return value ? ordered_json(*value) : ordered_json(nullptr);
 }
-// "docs/errors.md#cc210" for "CC210".
-[[nodiscard]] std::string docs_anchor_of(std::string_view code);
 
 // The inverse of to_json; throw JsonShapeError on a document of another shape.
 [[nodiscard]] HostInfo host_from_json(const ordered_json& document);

@@ -2,6 +2,7 @@
 // datasheet, a NaN in a GEMM and a precision whose samples stray fail, and a run stopped part-way
 // reports what it measured.
 #include "checks/cublas_gemm.hpp"
+#include "support/check_harness.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -37,13 +38,7 @@ GemmOutcome correct_run() {
     return outcome;
 }
 
-CheckResult judged(const GemmOutcome& outcome) {
-    ResultBuilder builder;
-    judge_gemm(outcome, builder);
-    CheckResult result = std::move(builder).finish("cublas.gemm", 0);
-    test::expect_codes_declared(result);
-    return result;
-}
+CheckResult judged(const GemmOutcome& outcome) { return test::judged("cublas.gemm", judge_gemm, outcome); }
 
 const Metric* find_metric(const CheckResult& result, std::string_view name) {
     for (const Metric& metric : result.metrics)

@@ -1,6 +1,7 @@
 // cuda.kernel's judge from hand-built outcomes: an exact vector add passes, a wrong sum fails with
 // where it was wrong, and the image verdicts (no image, PTX too new) come without a launch.
 #include "checks/cuda_kernel.hpp"
+#include "support/check_harness.hpp"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -24,11 +25,7 @@ KernelOutcome exact_vector_add() {
     return outcome;
 }
 
-CheckResult judged(const KernelOutcome& outcome) {
-    ResultBuilder builder;
-    judge_kernel(outcome, builder);
-    return std::move(builder).finish("cuda.kernel", 0);
-}
+CheckResult judged(const KernelOutcome& outcome) { return test::judged("cuda.kernel", judge_kernel, outcome); }
 
 TEST(JudgeKernel, passes_when_every_sum_is_exact) {
     const CheckResult result = judged(exact_vector_add());

@@ -1,6 +1,7 @@
 // cuda.memory's judge from hand-built outcomes: verified copies pass with their rates, a corrupted
 // copy fails naming how much of it was wrong.
 #include "checks/cuda_memory.hpp"
+#include "support/check_harness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,11 +26,7 @@ MemoryOutcome verified_copies() {
     return outcome;
 }
 
-CheckResult judged(const MemoryOutcome& outcome) {
-    ResultBuilder builder;
-    judge_memory(outcome, builder);
-    return std::move(builder).finish("cuda.memory", 0);
-}
+CheckResult judged(const MemoryOutcome& outcome) { return test::judged("cuda.memory", judge_memory, outcome); }
 
 TEST(JudgeMemory, passes_with_the_median_rates_when_every_copy_is_verified) {
     const CheckResult result = judged(verified_copies());

@@ -46,13 +46,7 @@ PeerCopy copy(int source, int destination, bool access, double rate, std::option
     return result;
 }
 
-CheckResult judged(const std::vector<PeerCopy>& copies) {
-    ResultBuilder builder;
-    judge_p2p(copies, builder);
-    CheckResult result = std::move(builder).finish("cuda.p2p", std::nullopt);
-    test::expect_codes_declared(result);
-    return result;
-}
+CheckResult judged(const std::vector<PeerCopy>& copies) { return test::judged("cuda.p2p", judge_p2p, copies, std::nullopt); }
 
 TEST(LinkRate, counts_twenty_gigabytes_per_nvlink_and_pcie_lanes_by_generation) {
     EXPECT_DOUBLE_EQ(*link_rate_gbps(nvlink(18)), 360.0);

@@ -2,6 +2,7 @@
 // convolution, a wrong output shape), cuDNN statuses as codes, the sub-library judgement, and a broken
 // libcudnn.so.9 end to end.
 #include "checks/cudnn_conv.hpp"
+#include "support/check_harness.hpp"
 #include "bind/dynamic_library.hpp"
 #include "checks/reference/convolution.hpp"
 #include "probes/cuda_libraries.hpp"
@@ -65,13 +66,7 @@ ConvolutionOutcome measured(const std::vector<float>& output) {
     return outcome;
 }
 
-CheckResult judged(const ConvolutionOutcome& outcome) {
-    ResultBuilder builder;
-    judge_convolution(outcome, builder);
-    CheckResult result = std::move(builder).finish("cudnn.conv", 0);
-    test::expect_codes_declared(result);
-    return result;
-}
+CheckResult judged(const ConvolutionOutcome& outcome) { return test::judged("cudnn.conv", judge_convolution, outcome); }
 
 TEST(JudgeConvolution, passes_the_float_rounded_cross_correlation_with_its_median_time) {
     const ConvolutionInputs inputs = seeded_convolution_inputs(standard_shape);

@@ -1,6 +1,7 @@
 // cufft.fft without a GPU: the tolerance against float rounding and real defects, the judge from
 // hand-built outcomes (a wrong transform, a NaN, a failure part-way), and a broken libcufft end to end.
 #include "checks/cufft_fft.hpp"
+#include "support/check_harness.hpp"
 #include "checks/reference/fft.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"
@@ -132,13 +133,7 @@ FftOutcome outcome_with(std::vector<FftVerdict> verdicts) {
     return outcome;
 }
 
-CheckResult judged(const FftOutcome& outcome) {
-    ResultBuilder builder;
-    judge_fft(outcome, builder);
-    CheckResult result = std::move(builder).finish("cufft.fft", 0);
-    test::expect_codes_declared(result);
-    return result;
-}
+CheckResult judged(const FftOutcome& outcome) { return test::judged("cufft.fft", judge_fft, outcome); }
 
 TEST(JudgeFft, passes_a_float_rounded_transform_with_its_rate) {
     const CheckResult result = judged(outcome_with({verdict_of(64, 4, rounded_forward)}));

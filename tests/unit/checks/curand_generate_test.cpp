@@ -1,6 +1,7 @@
 // curand.generate's judge from hand-built outcomes: samples from a correct generator pass, a biased
 // generator fails its moment tests, and two generators of one seed that disagree fail.
 #include "checks/curand_generate.hpp"
+#include "support/check_harness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -44,11 +45,7 @@ RandomOutcome correct_generator() {
     return outcome;
 }
 
-CheckResult judged(const RandomOutcome& outcome) {
-    ResultBuilder builder;
-    judge_random(outcome, builder);
-    return std::move(builder).finish("curand.generate", 0);
-}
+CheckResult judged(const RandomOutcome& outcome) { return test::judged("curand.generate", judge_random, outcome); }
 
 TEST(JudgeRandom, passes_with_the_median_rates_when_the_samples_meet_their_distributions) {
     const CheckResult result = judged(correct_generator());

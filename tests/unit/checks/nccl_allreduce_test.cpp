@@ -81,13 +81,7 @@ AllReduceOutcome correct_allreduce() {
     return outcome;
 }
 
-CheckResult judged(const AllReduceOutcome& outcome) {
-    ResultBuilder builder;
-    judge_allreduce(outcome, builder);
-    CheckResult result = std::move(builder).finish("nccl.allreduce", std::nullopt);
-    test::expect_codes_declared(result);
-    return result;
-}
+CheckResult judged(const AllReduceOutcome& outcome) { return test::judged("nccl.allreduce", judge_allreduce, outcome, std::nullopt); }
 
 double metric(const CheckResult& result, std::string_view name) {
     for (const Metric& metric : result.metrics)

@@ -1,6 +1,7 @@
 // nvrtc.compile's judge from hand-built outcomes: an exact saxpy passes, a compile that failed
 // reports NVRTC's log, a wrong element fails naming it, and the driver's verdicts on the image.
 #include "checks/nvrtc_compile.hpp"
+#include "support/check_harness.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,11 +26,7 @@ NvrtcOutcome exact_saxpy() {
     return outcome;
 }
 
-CheckResult judged(const NvrtcOutcome& outcome) {
-    ResultBuilder builder;
-    judge_nvrtc(outcome, builder);
-    return std::move(builder).finish("nvrtc.compile", 0);
-}
+CheckResult judged(const NvrtcOutcome& outcome) { return test::judged("nvrtc.compile", judge_nvrtc, outcome); }
 
 TEST(JudgeNvrtc, passes_with_the_compile_time_when_every_element_is_exact) {
     const CheckResult result = judged(exact_saxpy());
