@@ -133,4 +133,11 @@ TEST(CuResultName, names_known_codes_when_in_table) {
 
 TEST(CuResultName, uses_number_when_code_unknown) { EXPECT_EQ(cu_result_name(12345), "CUDA_ERROR_12345"); }
 
+TEST(PtxJit, needs_a_driver_of_at_least_the_ptx_cuda_version) {
+    EXPECT_TRUE(driver_can_jit({13, 0}, {13, 0}));
+    EXPECT_TRUE(driver_can_jit({12, 4}, {13, 0}));
+    EXPECT_FALSE(driver_can_jit({13, 1}, {13, 0})) << "minor version compatibility does not cover PTX";
+    EXPECT_FALSE(driver_can_jit({13, 0}, {12, 9}));
+}
+
 }  // namespace

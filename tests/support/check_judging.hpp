@@ -1,0 +1,65 @@
+// Judging a check without a machine: judge() runs a judge as its check does, on hand-built facts
+// of an Ubuntu host with one H200 (tests/unit/checks/).
+#pragma once
+
+#include "cudacheck/report.hpp"
+#include "cudacheck/result_builder.hpp"
+#include "probes/kernel_module_probe.hpp"
+#include "support/test_support.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace cudacheck::test {
+
+// Runs a judge as check `check_id` does, and fails when it raised a code the check does not declare.
+template <typename Judge>
+CheckResult judge(std::string check_id, Judge&& run) {
+    ResultBuilder builder;
+    run(builder);
+    CheckResult result = std::move(builder).finish(std::move(check_id), std::nullopt);
+    test::expect_codes_declared(result);
+    return result;
+}
+
+inline const Finding* finding_with(const CheckResult& result, std::string_view code) {
+    for (const Finding& finding : result.findings)
+        if (finding.code == code) return &finding;
+    return nullptr;
+}
+
+inline HostInfo bare_host() {
+    HostInfo host;
+    host.os_pretty_name = "Ubuntu 24.04.3 LTS";
+    host.kernel_release = "6.8.0-45-generic";
+    host.architecture = "x86_64";
+    host.libc_version = "glibc 2.39";
+    return host;
+}
+
+inline KernelModuleFacts loaded_module(std::string version = "580.159.04") {
+    KernelModuleFacts facts;
+    facts.module = ModuleVersion{std::move(version), true, "x86_64"};
+    facts.gpus.push_back({"0000:00:06.0", "NVIDIA H200", "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa"});
+    facts.nodes = {{"/dev/nvidiactl", true, true, ""}, {"/dev/nvidia0", true, true, ""}, {"/dev/nvidia-uvm", true, true, ""}};
+    facts.pci_devices.push_back({"0000:00:06.0", "nvidia"});
+    return facts;
+}
+
+inline DeviceInfo h200(int ordinal = 0) {
+    DeviceInfo device;
+    device.ordinal = ordinal;
+    device.name = "NVIDIA H200";
+    device.cc_major = 9;
+    device.cc_minor = 0;
+    device.architecture = "Hopper";
+    device.multiprocessors = 132;
+    device.total_memory_bytes = 150754820096ULL;
+    device.compute_mode = "default";
+    device.pci_bus_id = "00000000:00:06.0";
+    return device;
+}
+
+}  // namespace cudacheck::test
