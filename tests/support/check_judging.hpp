@@ -30,6 +30,12 @@ inline const Finding* finding_with(const CheckResult& result, std::string_view c
     return nullptr;
 }
 
+inline const Metric* metric(const CheckResult& result, std::string_view name) {
+    for (const Metric& entry : result.metrics)
+        if (entry.name == name) return &entry;
+    return nullptr;
+}
+
 inline HostInfo bare_host() {
     HostInfo host;
     host.os_pretty_name = "Ubuntu 24.04.3 LTS";

@@ -397,5 +397,93 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
     }
 }
 
+// --- --duration and the burn-in checks ------------------------------------------------------
+
+RunCommandOptions at_level(std::string level, double duration = 0, double timeout = 120, double run_timeout = 600) {
+    RunCommandOptions options;
+    options.level = std::move(level);
+    options.duration_seconds = duration;
+    options.timeout_seconds = timeout;
+    options.run_timeout_seconds = run_timeout;
+    return options;
+}
+
+TEST(DurationOption, accepted_at_full_level_below_the_time_limits) {
+    EXPECT_FALSE(duration_error(at_level("full"), true).has_value());
+    EXPECT_FALSE(duration_error(at_level("full", 60), true).has_value());
+    EXPECT_FALSE(duration_error(at_level("standard"), true).has_value()) << "the default is not a choice the user made";
+    EXPECT_FALSE(duration_error(at_level("full", 0, 5), false).has_value()) << "no time limit matters when neither check runs";
+}
+
+TEST(DurationOption, refused_below_full_level_and_at_or_above_the_time_limits) {
+    const auto refused = [](const RunCommandOptions& options, std::string_view text) {
+        const auto error = duration_error(options, true);
+        ASSERT_TRUE(error.has_value());
+        EXPECT_NE(error->find(text), std::string::npos) << *error;
+    };
+    refused(at_level("standard", 10), "--level full");
+    refused(at_level("quick", 10), "--level full");
+    refused(at_level("full", 120), "--timeout 120");
+    refused(at_level("full", 150), "shorter than the per-check --timeout");
+    refused(at_level("full", 0, 20), "--duration 20") ;  // the default against a short --timeout
+    refused(at_level("full", 100, 300, 200), "--run-timeout 200");
+}
+
+// Once each, not once per GPU, whether or not another GPU check runs (cuda.kernel does here).
+TEST(BurnInEndToEnd, skipped_once_below_full_level) {
+    for (const char* only : {"gpu", "gpu,cuda.kernel"})
+        for (const char* level : {"quick", "standard"}) {
+            SCOPED_TRACE(std::string(only) + " at " + level);
+            test::TempDir dir;
+            const std::string path = dir.path() + "/report.json";
+            const test::BinaryRun run = test::run_cudacheck({"--only", only, "--level", level, "-o", path, "-q"},
+                                                            {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
+            EXPECT_NE(run.exit_status, 2) << run.output;
+            const auto report = nlohmann::json::parse(test::read_text(path));
+            std::vector<std::string> skipped;
+            for (const auto& check : report["checks"]) {
+                if (check["id"] != "gpu.stress" && check["id"] != "gpu.memtest") continue;
+                skipped.push_back(check["id"]);
+                EXPECT_EQ(check["status"], "skip");
+                EXPECT_TRUE(check["device"].is_null());
+                EXPECT_EQ(check["skip_reason"], "runs at --level full and above");
+            }
+            EXPECT_EQ(skipped, (std::vector<std::string>{"gpu.stress", "gpu.memtest"})) << "in registry order";
+        }
+}
+
+TEST(BurnInEndToEnd, fails_cleanly_and_at_once_where_the_runtime_cannot_start) {
+    // The fake libcuda answers the driver API but not the runtime: both checks must fail with
+    // CC501 on both devices long before their duration, never hang or crash.
+    test::TempDir dir;
+    const std::string path = dir.path() + "/report.json";
+    const test::BinaryRun run = test::run_cudacheck({"--only", "gpu", "--level", "full", "--duration", "60", "-o", path, "-q"},
+                                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
+    EXPECT_EQ(run.exit_status, 1) << run.output;
+    EXPECT_LT(run.wall_ms, 30000.0);
+    const auto report = nlohmann::json::parse(test::read_text(path));
+    int failed = 0;
+    for (const auto& check : report["checks"]) {
+        if (check["id"] != "gpu.stress" && check["id"] != "gpu.memtest") continue;
+        ++failed;
+        EXPECT_EQ(check["status"], "fail") << check["id"] << ": " << check["message"];
+        EXPECT_NE(check["code"], "CC901") << check["message"];
+    }
+    EXPECT_EQ(failed, 4);
+}
+
+TEST(BurnInEndToEnd, bad_durations_are_usage_errors) {
+    for (const std::vector<std::string>& arguments : std::vector<std::vector<std::string>>{
+             {"--level", "full", "--duration", "130"},
+             {"--level", "full", "--duration", "30", "--timeout", "30"},
+             {"--duration", "10"},
+             {"--level", "full", "--duration", "0.5"},
+             {"--level", "full", "--duration", "abc"}}) {
+        const test::BinaryRun run = test::run_cudacheck(arguments);
+        EXPECT_EQ(run.exit_status, 2) << arguments[arguments.size() - 1] << ": " << run.output;
+        EXPECT_NE(run.output.find("--duration"), std::string::npos) << run.output;
+    }
+}
+
 }  // namespace
 }  // namespace cudacheck
