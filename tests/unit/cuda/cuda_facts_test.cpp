@@ -140,4 +140,11 @@ TEST(PtxJit, needs_a_driver_of_at_least_the_ptx_cuda_version) {
     EXPECT_FALSE(driver_can_jit({13, 0}, {12, 9}));
 }
 
+TEST(CudaFacts, knows_which_cuda_first_jit_compiles_a_ptx_isa) {
+    EXPECT_EQ(minimum_cuda_for_ptx_isa(9, 0), (CudaVersion{13, 0}));
+    EXPECT_EQ(minimum_cuda_for_ptx_isa(8, 6), (CudaVersion{12, 7}));
+    EXPECT_EQ(minimum_cuda_for_ptx_isa(7, 8), (CudaVersion{11, 8}));
+    EXPECT_FALSE(minimum_cuda_for_ptx_isa(9, 9).has_value());
+}
+
 }  // namespace
