@@ -1,5 +1,6 @@
-// The table of CUDA libraries (cuda/library_families.cpp): the sonames of each CUDA major.
+// The table of CUDA libraries (cuda/library_families.cpp): sonames, install hints, their checks.
 #include "cuda/library_families.hpp"
+#include "engine/registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,25 @@ TEST(LibraryFamilies, sonames_follow_cuda_facts_section_5) {
     int sublibraries = 0;
     for (const LibraryFamily& family : library_families()) sublibraries += family.cudnn_sublibrary ? 1 : 0;
     EXPECT_EQ(sublibraries, 7);
+}
+
+TEST(LibraryFamilies, install_hints_name_the_package_and_the_wheel_of_the_cuda_major) {
+    EXPECT_EQ(cuda_library::cublas.install_hint(13), "the libcublas-13-0 package (NVIDIA's repository) or `pip install nvidia-cublas`");
+    EXPECT_EQ(cuda_library::cublas.install_hint(12), "the libcublas-12-0 package (NVIDIA's repository) or `pip install nvidia-cublas-cu12`");
+    EXPECT_EQ(cuda_library::cudnn.install_hint(13), "the libcudnn9-cuda-13 package or `pip install nvidia-cudnn-cu13`");
+    EXPECT_EQ(cuda_library::nvrtc.install_hint(12), "the cuda-nvrtc-12-0 package or `pip install nvidia-cuda-nvrtc-cu12`");
+    EXPECT_EQ(find_library_family("cuSPARSE")->install_hint(13), "") << "no package named for a library no check opens";
+}
+
+TEST(LibraryFamilies, every_check_named_in_the_table_is_registered) {
+    const Registry registry(builtin_checks());
+    std::size_t named = 0;
+    for (const LibraryFamily& family : library_families()) {
+        if (family.check.empty()) continue;
+        ++named;
+        EXPECT_NE(registry.find(std::string(family.check)), nullptr) << family.name << " names " << family.check;
+    }
+    EXPECT_GE(named, 6u);
 }
 
 }  // namespace

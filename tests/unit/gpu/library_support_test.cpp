@@ -1,11 +1,17 @@
-// gpu/library_support.cpp: advice on the copies of a library that does not load.
+// gpu/library_support.cpp: advice on the copies of a library that does not load; binding libcuda.
+#include "bind/dynamic_library.hpp"
+#include "bind/symbols.hpp"
 #include "cuda/library_families.hpp"
+#include "cudacheck/catalog.hpp"
+#include "cudacheck/result_builder.hpp"
 #include "gpu/library_support.hpp"
 #include "probes/library_locator.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,6 +49,31 @@ TEST(LibraryCopies, asks_for_the_right_major_when_only_others_exist_and_ignores_
     const gpu::CopiesAdvice none = gpu::advise_on_copies(facts, "cuFFT", "libcufft.so.12", "the libcufft-13-0 package");
     EXPECT_TRUE(none.copies.empty());
     EXPECT_TRUE(none.remediation.empty());
+}
+
+// --- binding the driver API --------------------------------------------------------------------
+
+struct DriverModuleApi {
+    int (*module_load_data)(void**, const void*) = nullptr;
+    int (*get_error_name)(int, const char**) = nullptr;
+};
+constexpr LibrarySymbol<DriverModuleApi> driver_module_symbols[] = {
+    required_symbol<&DriverModuleApi::module_load_data>("cuModuleLoadData"),
+    required_symbol<&DriverModuleApi::get_error_name>("cuGetErrorName"),
+};
+
+TEST(BindLibcuda, a_missing_driver_entry_point_is_libcuda_symbol_missing) {
+    // The fake libcuda answers the device queries but has no module API, like a damaged driver.
+    const DynamicLibrary libcuda = DynamicLibrary::open(CUDACHECK_FAKE_DRIVER);
+    ASSERT_TRUE(libcuda.ok()) << libcuda.error();
+    DriverModuleApi api;
+    ResultBuilder builder;
+    EXPECT_FALSE(gpu::bind_libcuda(libcuda, driver_module_symbols, api, builder));
+    const CheckResult result = std::move(builder).finish("nvrtc.compile", std::nullopt);
+    ASSERT_EQ(result.findings.size(), 1u);
+    EXPECT_EQ(result.findings[0].code, code_string(Code::libcuda_symbol_missing));
+    EXPECT_NE(result.findings[0].message.find("lacks cuModuleLoadData"), std::string::npos) << result.findings[0].message;
+    EXPECT_EQ(result.findings[0].message.find("cuGetErrorName"), std::string::npos) << result.findings[0].message;
 }
 
 }  // namespace
