@@ -1,36 +1,13 @@
-// Unit tests of CUDA facts: versions, drivers, architectures (cuda/cuda_facts), fed with the real
-// captures under tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a
-// probe reads files.
-
+// CUDA facts (cuda/cuda_facts): versions, minimum drivers, architectures, error names, PTX ISAs.
 #include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
-#include "util/units.hpp"
-#include "util/environment.hpp"
-#include "cudacheck/report.hpp"
-#include "probes/driver_probe.hpp"
-#include "probes/host_probe.hpp"
-#include "probes/kernel_module_probe.hpp"
-#include "probes/toolkit_probe.hpp"
-#include "probes/visible_devices.hpp"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <sys/stat.h>
-#include <vector>
+#include <utility>
 
 namespace {
 
 using namespace cudacheck;
-namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------
 // CUDA facts
