@@ -49,7 +49,7 @@ fi
 
 # cuobjdump: the toolkit's own when it has one, else NVIDIA's wheel for the toolkit's major version
 # (nvidia-cuda-cuobjdump; the binary lands in site-packages/nvidia/cu<major>/bin, where
-# tests/unit/gpu_code_test.cpp looks). Without it those comparisons skip, so a failure here warns.
+# tests/unit/cuda/gpu_code_test.cpp looks). Without it those comparisons skip, so a failure here warns.
 nvcc="$(command -v nvcc || echo "${CUDACXX:-/usr/local/cuda/bin/nvcc}")"
 if ! command -v cuobjdump >/dev/null && [ ! -x "$(dirname "$nvcc")/cuobjdump" ]; then
   cuda_major="$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')"

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 #include <sys/types.h>
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +32,11 @@ private:
 };
 
 [[nodiscard]] std::string read_text(const std::string& path);
+
+// Whether `part` occurs in `text`: what most assertions on a message or a remediation ask.
+[[nodiscard]] inline bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+[[nodiscard]] inline std::size_t line_count(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
 struct BinaryRun {
     int exit_status = -1;

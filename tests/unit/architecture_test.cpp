@@ -1,3 +1,4 @@
+// Cross-cutting, so at the top level: it reads every layer of src/ and the shipped binary.
 // The shape of the source tree (docs/architecture.md): each folder of src/ is a layer, and a file
 // includes only its own layer's headers and those of the layers below; the shipped binary carries
 // no test-only check.

@@ -1,3 +1,4 @@
+// Cross-cutting, so at the top level: one mutation engine for both readers, reports and policies.
 // The report and policy readers take files from anywhere (a ticket's attachment, a CI artefact of
 // another version): whatever the bytes, they return a value or a one-line error, never crash,
 // throw or hang. Mutations of the real example reports and policies: truncation, random bytes,

@@ -2,7 +2,7 @@
 // datasheet, a NaN in a GEMM and a precision whose samples stray fail, and a run stopped part-way
 // reports what it measured.
 #include "checks/cublas_gemm.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -40,20 +40,14 @@ GemmOutcome correct_run() {
 
 CheckResult judged(const GemmOutcome& outcome) { return test::judged("cublas.gemm", judge_gemm, outcome); }
 
-const Metric* find_metric(const CheckResult& result, std::string_view name) {
-    for (const Metric& metric : result.metrics)
-        if (metric.name == name) return &metric;
-    return nullptr;
-}
-
 TEST(JudgeGemm, passes_with_each_rate_against_the_datasheet_peak_when_every_product_matches) {
     const CheckResult result = judged(correct_run());
     EXPECT_EQ(result.status, Status::pass) << result.message;
     EXPECT_NE(result.message.find("8192^3 TFLOP/s: FP32 50, TF32 380, FP16 700, BF16 720"), std::string::npos) << result.message;
-    const Metric* fp16 = find_metric(result, "gemm_fp16_8192");
+    const Metric* fp16 = test::metric(result, "gemm_fp16_8192");
     ASSERT_NE(fp16, nullptr);
     EXPECT_DOUBLE_EQ(fp16->value, 700.0);
-    const Metric* fp16_share = find_metric(result, "gemm_fp16_fraction_of_peak");
+    const Metric* fp16_share = test::metric(result, "gemm_fp16_fraction_of_peak");
     ASSERT_NE(fp16_share, nullptr);
     EXPECT_DOUBLE_EQ(fp16_share->value, 100.0 * 700.0 / 989.0);  // the H200's dense FP16 datasheet figure
 }
@@ -79,7 +73,7 @@ TEST(JudgeGemm, fails_only_the_precision_whose_samples_stray_from_float64) {
     EXPECT_EQ(result.status, Status::fail);
     ASSERT_EQ(result.findings.size(), 1u);
     EXPECT_NE(result.findings[0].message.find("BF16 GEMM 8192^3"), std::string::npos) << result.findings[0].message;
-    ASSERT_NE(find_metric(result, "gemm_bf16_8192"), nullptr) << "its rate is still reported";
+    ASSERT_NE(test::metric(result, "gemm_bf16_8192"), nullptr) << "its rate is still reported";
 }
 
 TEST(JudgeGemm, reports_no_share_of_peak_for_a_gpu_without_datasheet_figures) {
@@ -87,8 +81,8 @@ TEST(JudgeGemm, reports_no_share_of_peak_for_a_gpu_without_datasheet_figures) {
     outcome.device_name = "NVIDIA H200 NVL";  // another clock and power limit: no exact match
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.status, Status::pass);
-    EXPECT_EQ(find_metric(result, "gemm_fp32_fraction_of_peak"), nullptr);
-    EXPECT_NE(find_metric(result, "gemm_fp32_8192"), nullptr);
+    EXPECT_EQ(test::metric(result, "gemm_fp32_fraction_of_peak"), nullptr);
+    EXPECT_NE(test::metric(result, "gemm_fp32_8192"), nullptr);
 }
 
 TEST(JudgeGemm, reports_what_was_measured_without_a_summary_when_stopped_part_way) {
@@ -97,9 +91,9 @@ TEST(JudgeGemm, reports_what_was_measured_without_a_summary_when_stopped_part_wa
     outcome.phases.clear();
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.message, "");
-    EXPECT_NE(find_metric(result, "gemm_tf32_8192"), nullptr);
-    EXPECT_EQ(find_metric(result, "gemm_fp16_8192"), nullptr);
-    EXPECT_EQ(find_metric(result, "sgemm_relative_error"), nullptr);
+    EXPECT_NE(test::metric(result, "gemm_tf32_8192"), nullptr);
+    EXPECT_EQ(test::metric(result, "gemm_fp16_8192"), nullptr);
+    EXPECT_EQ(test::metric(result, "sgemm_relative_error"), nullptr);
 }
 
 }  // namespace

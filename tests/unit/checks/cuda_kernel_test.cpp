@@ -1,7 +1,9 @@
 // cuda.kernel's judge from hand-built outcomes: an exact vector add passes, a wrong sum fails with
-// where it was wrong, and the image verdicts (no image, PTX too new) come without a launch.
+// where it was wrong, and the image verdicts (no image, PTX too new) come without a launch; CC511's
+// text (add_ptx_too_new).
+#include "checks/checks.hpp"
 #include "checks/cuda_kernel.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -77,6 +79,19 @@ TEST(JudgeKernel, keeps_the_image_evidence_when_the_measurement_stopped_early) {
     EXPECT_EQ(result.evidence[1].key, "expected_image");
     EXPECT_TRUE(result.metrics.empty());
     EXPECT_TRUE(result.findings.empty());
+}
+
+// add_ptx_too_new, which nvrtc.compile uses too.
+TEST(PtxJit, names_both_versions_and_the_minimum_driver_when_too_new) {
+    const CheckResult result = test::judge("nvrtc.compile", [](ResultBuilder& builder) {
+        add_ptx_too_new(builder, "the kernel NVRTC 12.4 compiled for compute_90", {12, 4}, {12, 2}, "use the NVRTC of the driver's CUDA version");
+    });
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC511");
+    EXPECT_TRUE(test::contains(result.message, "CUDA 12.4")) << result.message;
+    EXPECT_TRUE(test::contains(result.message, "(CUDA 12.2)")) << result.message;
+    EXPECT_TRUE(test::contains(result.remediation, "550.54.14")) << "CUDA 12.4's minimum driver: " << result.remediation;
+    EXPECT_TRUE(test::contains(result.remediation, "use the NVRTC of the driver's CUDA version")) << result.remediation;
 }
 
 }  // namespace

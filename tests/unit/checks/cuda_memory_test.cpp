@@ -1,7 +1,7 @@
 // cuda.memory's judge from hand-built outcomes: verified copies pass with their rates, a corrupted
 // copy fails naming how much of it was wrong.
 #include "checks/cuda_memory.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 
 #include <gtest/gtest.h>
 

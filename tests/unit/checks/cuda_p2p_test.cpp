@@ -4,7 +4,7 @@
 #include "checks/cuda_p2p.hpp"
 #include "checks/nccl_allreduce.hpp"
 #include "engine/registry.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -46,7 +46,7 @@ PeerCopy copy(int source, int destination, bool access, double rate, std::option
     return result;
 }
 
-CheckResult judged(const std::vector<PeerCopy>& copies) { return test::judged("cuda.p2p", judge_p2p, copies, std::nullopt); }
+CheckResult judged(const std::vector<PeerCopy>& copies) { return test::judged("cuda.p2p", judge_p2p, copies); }
 
 TEST(LinkRate, counts_twenty_gigabytes_per_nvlink_and_pcie_lanes_by_generation) {
     EXPECT_DOUBLE_EQ(*link_rate_gbps(nvlink(18)), 360.0);

@@ -2,7 +2,7 @@
 // convolution, a wrong output shape), cuDNN statuses as codes, the sub-library judgement, and a broken
 // libcudnn.so.9 end to end.
 #include "checks/cudnn_conv.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 #include "bind/dynamic_library.hpp"
 #include "checks/reference/convolution.hpp"
 #include "probes/cuda_libraries.hpp"

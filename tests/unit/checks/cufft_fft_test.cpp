@@ -1,7 +1,7 @@
 // cufft.fft without a GPU: the tolerance against float rounding and real defects, the judge from
 // hand-built outcomes (a wrong transform, a NaN, a failure part-way), and a broken libcufft end to end.
 #include "checks/cufft_fft.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 #include "checks/reference/fft.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"

@@ -1,7 +1,7 @@
 // curand.generate's judge from hand-built outcomes: samples from a correct generator pass, a biased
 // generator fails its moment tests, and two generators of one seed that disagree fail.
 #include "checks/curand_generate.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include "bind/nccl.hpp"
 #include "checks/nccl_allreduce.hpp"
 #include "engine/registry.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -81,22 +81,18 @@ AllReduceOutcome correct_allreduce() {
     return outcome;
 }
 
-CheckResult judged(const AllReduceOutcome& outcome) { return test::judged("nccl.allreduce", judge_allreduce, outcome, std::nullopt); }
-
-double metric(const CheckResult& result, std::string_view name) {
-    for (const Metric& metric : result.metrics)
-        if (metric.name == name) return metric.value;
-    ADD_FAILURE() << "no metric " << name;
-    return 0.0;
-}
+CheckResult judged(const AllReduceOutcome& outcome) { return test::judged("nccl.allreduce", judge_allreduce, outcome); }
 
 TEST(JudgeAllReduce, passes_with_the_median_run_as_nccl_tests_bandwidths_when_every_gpu_holds_the_sum) {
     const CheckResult result = judged(correct_allreduce());
     EXPECT_EQ(result.status, Status::pass) << result.message;
     // 64 MiB in the median 10 ms: 6.71 GB/s algorithm bandwidth; over 2 ranks the bus carries the same.
-    EXPECT_DOUBLE_EQ(metric(result, "algorithm_bandwidth"), 67108864.0 / 10e-3 / 1e9);
-    EXPECT_DOUBLE_EQ(metric(result, "bus_bandwidth"), 67108864.0 / 10e-3 / 1e9);
-    EXPECT_DOUBLE_EQ(metric(result, "comm_init_time"), 250.0);
+    ASSERT_NE(test::metric(result, "algorithm_bandwidth"), nullptr);
+    EXPECT_DOUBLE_EQ(test::metric(result, "algorithm_bandwidth")->value, 67108864.0 / 10e-3 / 1e9);
+    ASSERT_NE(test::metric(result, "bus_bandwidth"), nullptr);
+    EXPECT_DOUBLE_EQ(test::metric(result, "bus_bandwidth")->value, 67108864.0 / 10e-3 / 1e9);
+    ASSERT_NE(test::metric(result, "comm_init_time"), nullptr);
+    EXPECT_DOUBLE_EQ(test::metric(result, "comm_init_time")->value, 250.0);
     EXPECT_NE(result.message.find("NCCL 2.28.9, 2 GPUs"), std::string::npos) << result.message;
     EXPECT_NE(result.message.find("correct on every GPU"), std::string::npos) << result.message;
 }

@@ -1,7 +1,7 @@
 // nvrtc.compile's judge from hand-built outcomes: an exact saxpy passes, a compile that failed
 // reports NVRTC's log, a wrong element fails naming it, and the driver's verdicts on the image.
 #include "checks/nvrtc_compile.hpp"
-#include "support/check_harness.hpp"
+#include "support/check_judging.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,36 +1,13 @@
-// Unit tests of CUDA facts: versions, drivers, architectures (cuda/cuda_facts), fed with the real
-// captures under tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a
-// probe reads files.
-
+// CUDA facts (cuda/cuda_facts): versions, minimum drivers, architectures, error names, PTX ISAs.
 #include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
-#include "util/units.hpp"
-#include "util/environment.hpp"
-#include "cudacheck/report.hpp"
-#include "probes/driver_probe.hpp"
-#include "probes/host_probe.hpp"
-#include "probes/kernel_module_probe.hpp"
-#include "probes/toolkit_probe.hpp"
-#include "probes/visible_devices.hpp"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <sys/stat.h>
-#include <vector>
+#include <utility>
 
 namespace {
 
 using namespace cudacheck;
-namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------
 // CUDA facts
@@ -132,5 +109,19 @@ TEST(CuResultName, names_known_codes_when_in_table) {
 }
 
 TEST(CuResultName, uses_number_when_code_unknown) { EXPECT_EQ(cu_result_name(12345), "CUDA_ERROR_12345"); }
+
+TEST(PtxJit, needs_a_driver_of_at_least_the_ptx_cuda_version) {
+    EXPECT_TRUE(driver_can_jit({13, 0}, {13, 0}));
+    EXPECT_TRUE(driver_can_jit({12, 4}, {13, 0}));
+    EXPECT_FALSE(driver_can_jit({13, 1}, {13, 0})) << "minor version compatibility does not cover PTX";
+    EXPECT_FALSE(driver_can_jit({13, 0}, {12, 9}));
+}
+
+TEST(CudaFacts, knows_which_cuda_first_jit_compiles_a_ptx_isa) {
+    EXPECT_EQ(minimum_cuda_for_ptx_isa(9, 0), (CudaVersion{13, 0}));
+    EXPECT_EQ(minimum_cuda_for_ptx_isa(8, 6), (CudaVersion{12, 7}));
+    EXPECT_EQ(minimum_cuda_for_ptx_isa(7, 8), (CudaVersion{11, 8}));
+    EXPECT_FALSE(minimum_cuda_for_ptx_isa(9, 9).has_value());
+}
 
 }  // namespace

@@ -1,41 +1,15 @@
-// Unit tests of the kernel module: /proc/driver/nvidia and a crafted tree
-// (probes/kernel_module_probe), fed with the real captures under tests/fixtures/
-// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
-
+// The kernel module (probes/kernel_module_probe): /proc/driver/nvidia, captured and in crafted trees.
 #include "support/fixtures.hpp"
 
-#include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
-#include "util/units.hpp"
-#include "util/environment.hpp"
-#include "cudacheck/report.hpp"
-#include "probes/driver_probe.hpp"
-#include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
-#include "probes/toolkit_probe.hpp"
-#include "probes/visible_devices.hpp"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <sys/stat.h>
-#include <vector>
 
 namespace {
 
 using namespace cudacheck;
 using cudacheck::test::fixture;
-using cudacheck::test::fixture_path;
 using cudacheck::test::ScratchTree;
-namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------
 // /proc/driver/nvidia/version

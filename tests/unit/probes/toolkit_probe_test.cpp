@@ -1,32 +1,13 @@
-// Unit tests of toolkits: nvcc and ptxas output, version files, toolkit roots
-// (probes/toolkit_probe), fed with the real captures under tests/fixtures/
-// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
-
+// Toolkits (probes/toolkit_probe): nvcc and ptxas output, version files, roots, crafted installs.
 #include "support/fixtures.hpp"
 
-#include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
-#include "util/units.hpp"
-#include "util/environment.hpp"
-#include "cudacheck/report.hpp"
-#include "probes/driver_probe.hpp"
-#include "probes/host_probe.hpp"
-#include "probes/kernel_module_probe.hpp"
 #include "probes/toolkit_probe.hpp"
-#include "probes/visible_devices.hpp"
+#include "util/environment.hpp"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <string_view>
-#include <sys/stat.h>
 #include <vector>
 
 namespace {

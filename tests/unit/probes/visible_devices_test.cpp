@@ -1,36 +1,17 @@
-// Unit tests of CUDA_VISIBLE_DEVICES as CUDA parses it (probes/visible_devices), fed with the real
-// captures under tests/fixtures/ (tests/fixtures/README.md) and crafted directory trees where a
-// probe reads files.
-
-#include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
-#include "util/units.hpp"
-#include "util/environment.hpp"
+// CUDA_VISIBLE_DEVICES as CUDA parses it (probes/visible_devices), and the CUDA view it predicts.
 #include "cudacheck/report.hpp"
-#include "probes/driver_probe.hpp"
-#include "probes/host_probe.hpp"
-#include "probes/kernel_module_probe.hpp"
-#include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <initializer_list>
 #include <optional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <sys/stat.h>
 #include <vector>
 
 namespace {
 
 using namespace cudacheck;
-namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------
 // CUDA_VISIBLE_DEVICES

@@ -1,35 +1,11 @@
-// Unit tests of util/units, fed with the real captures under tests/fixtures/
-// (tests/fixtures/README.md) and crafted directory trees where a probe reads files.
-
-#include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
+// util/units: byte counts and clock rates as the reports print them.
 #include "util/units.hpp"
-#include "util/environment.hpp"
-#include "cudacheck/report.hpp"
-#include "probes/driver_probe.hpp"
-#include "probes/host_probe.hpp"
-#include "probes/kernel_module_probe.hpp"
-#include "probes/toolkit_probe.hpp"
-#include "probes/visible_devices.hpp"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <sys/stat.h>
-#include <vector>
 
 namespace {
 
 using namespace cudacheck;
-namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------
 // util/units

@@ -1,169 +1,36 @@
-// `cudacheck inspect` underneath: architecture rules, the ELF/fatbinary reader on crafted bytes and
-// on real nvcc output (compared with cuobjdump), judging, and the reader's robustness on damaged
-// input (a bounded property test over mutated seeds).
+// The GPU code reader (cuda/gpu_code.cpp): crafted bytes, nvcc output against cuobjdump, damage.
 #include "cuda/arch_coverage.hpp"
-#include "cuda/cuda_facts.hpp"
-#include "inspect/inspection.hpp"
-#include "util/system.hpp"
 #include "cuda/gpu_code.hpp"
+#include "support/crafted_gpu_code.hpp"
 #include "support/test_support.hpp"
+#include "util/system.hpp"
 
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <regex>
+#include <string>
+#include <vector>
 
 namespace cudacheck {
 namespace {
 
-namespace fs = std::filesystem;
-using ByteVector = std::vector<std::uint8_t>;
-
-// --- crafted files ---------------------------------------------------------------------------
-
-void put(ByteVector& bytes, std::size_t offset, std::uint64_t value, int width) {
-    if (bytes.size() < offset + static_cast<std::size_t>(width)) bytes.resize(offset + static_cast<std::size_t>(width));
-    for (int i = 0; i < width; ++i) bytes[offset + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
-}
-
-struct Entry {
-    std::uint16_t kind = 2;  // 1 PTX, 2 ELF
-    std::uint32_t arch = 80;
-    std::uint64_t flags = 0x11;
-    std::size_t payload_size = 24;
-    PtxIsa isa{};
-    std::uint64_t uncompressed_size = 0;
-};
-
-// A fatbinary as nvcc lays it out (fatbinary_section.h): 16-byte header, 64-byte entry headers.
-ByteVector make_fatbin(const std::vector<Entry>& entries) {
-    ByteVector bytes;
-    std::size_t offset = 16;
-    for (const Entry& entry : entries) {
-        put(bytes, offset, entry.kind, 2);
-        put(bytes, offset + 2, 0x101, 2);
-        put(bytes, offset + 4, 64, 4);
-        put(bytes, offset + 8, entry.payload_size, 8);
-        put(bytes, offset + 24, static_cast<std::uint64_t>(entry.isa.minor), 2);
-        put(bytes, offset + 26, static_cast<std::uint64_t>(entry.isa.major), 2);
-        put(bytes, offset + 28, entry.arch, 4);
-        put(bytes, offset + 40, entry.flags, 8);
-        put(bytes, offset + 56, entry.uncompressed_size, 8);
-        offset += 64 + entry.payload_size;
-        bytes.resize(offset, 0xcc);
-    }
-    put(bytes, 0, 0xBA55ED50, 4);
-    put(bytes, 4, 1, 2);
-    put(bytes, 6, 16, 2);
-    put(bytes, 8, offset - 16, 8);
-    return bytes;
-}
-
-// An ELF64 file whose sections hold the given bytes (plus the null section and .shstrtab).
-ByteVector make_elf(std::uint16_t type, const std::vector<std::pair<std::string, ByteVector>>& sections) {
-    ByteVector bytes(64, 0);
-    const char ident[] = "\x7f" "ELF\x02\x01\x01";
-    std::memcpy(bytes.data(), ident, 7);
-    put(bytes, 16, type, 2);
-    put(bytes, 18, 62, 2);  // x86-64
-    std::string names(1, '\0');
-    std::vector<std::array<std::uint64_t, 3>> headers;  // name, offset, size
-    for (const auto& [name, data] : sections) {
-        bytes.resize((bytes.size() + 7) / 8 * 8, 0);
-        headers.push_back({names.size(), bytes.size(), data.size()});
-        names += name + '\0';
-        bytes.insert(bytes.end(), data.begin(), data.end());
-    }
-    headers.push_back({names.size(), bytes.size(), 0});
-    names += ".shstrtab";
-    names += '\0';
-    headers.back()[2] = names.size();
-    bytes.insert(bytes.end(), names.begin(), names.end());
-    bytes.resize((bytes.size() + 7) / 8 * 8, 0);
-    const std::size_t table = bytes.size();
-    bytes.resize(table + 64 * (headers.size() + 1), 0);
-    for (std::size_t i = 0; i < headers.size(); ++i) {
-        const std::size_t header = table + 64 * (i + 1);
-        put(bytes, header, headers[i][0], 4);
-        put(bytes, header + 4, 1, 4);  // PROGBITS
-        put(bytes, header + 24, headers[i][1], 8);
-        put(bytes, header + 32, headers[i][2], 8);
-    }
-    put(bytes, 0x28, table, 8);
-    put(bytes, 0x3a, 64, 2);
-    put(bytes, 0x3c, headers.size() + 1, 2);
-    put(bytes, 0x3e, headers.size(), 2);
-    return bytes;
-}
-
-GpuCodeScan scan(const ByteVector& bytes) { return scan_gpu_code(bytes); }
+using test::ByteVector;
+using test::make_elf;
+using test::make_fatbin;
+using test::put;
+using test::scan;
 
 std::vector<std::string> arch_names(const GpuCodeScan& result) {
     std::vector<std::string> names;
     for (const CodeObject& object : result.objects) names.push_back(object.kind == CodeKind::sass ? object.arch.sass_name() : object.arch.virtual_name());
     return names;
-}
-
-// --- architecture rules ----------------------------------------------------------------------
-
-TEST(GpuArch, parses_the_forms_users_type) {
-    EXPECT_EQ(parse_gpu_arch("sm_90"), (GpuArch{90, ArchVariant::generic}));
-    EXPECT_EQ(parse_gpu_arch("90"), (GpuArch{90, ArchVariant::generic}));
-    EXPECT_EQ(parse_gpu_arch("8.6"), (GpuArch{86, ArchVariant::generic}));
-    EXPECT_EQ(parse_gpu_arch("compute_100f"), (GpuArch{100, ArchVariant::family}));
-    EXPECT_EQ(parse_gpu_arch("12.0a"), (GpuArch{120, ArchVariant::arch_specific}));
-    for (const char* bad : {"", "sm_", "9.10", "abc", "sm_90x", "-90", "9.", "7"}) EXPECT_FALSE(parse_gpu_arch(bad).has_value()) << bad;
-}
-
-TEST(GpuArch, names_sass_and_virtual_targets_with_their_variant) {
-    EXPECT_EQ((GpuArch{90, ArchVariant::arch_specific}).sass_name(), "sm_90a");
-    EXPECT_EQ((GpuArch{103, ArchVariant::family}).virtual_name(), "compute_103f");
-    EXPECT_EQ((GpuArch{120, ArchVariant::generic}).major(), 12);
-}
-
-TEST(ArchCoverage, sass_runs_on_the_same_major_with_a_newer_minor) {
-    EXPECT_TRUE(sass_runs_on({80, ArchVariant::generic}, 8, 6));
-    EXPECT_FALSE(sass_runs_on({86, ArchVariant::generic}, 8, 0));
-    EXPECT_FALSE(sass_runs_on({80, ArchVariant::generic}, 9, 0));
-}
-
-TEST(ArchCoverage, arch_specific_targets_run_only_on_their_exact_capability) {
-    EXPECT_TRUE(sass_runs_on({100, ArchVariant::arch_specific}, 10, 0));
-    EXPECT_FALSE(sass_runs_on({100, ArchVariant::arch_specific}, 10, 3));
-    EXPECT_FALSE(ptx_compiles_for({90, ArchVariant::arch_specific}, 10, 0));
-    EXPECT_TRUE(ptx_compiles_for({90, ArchVariant::arch_specific}, 9, 0));
-}
-
-TEST(ArchCoverage, family_targets_run_within_their_major_only) {
-    EXPECT_TRUE(sass_runs_on({100, ArchVariant::family}, 10, 3));
-    EXPECT_TRUE(ptx_compiles_for({100, ArchVariant::family}, 10, 3));
-    EXPECT_FALSE(ptx_compiles_for({100, ArchVariant::family}, 12, 0));
-    EXPECT_TRUE(ptx_compiles_for({100, ArchVariant::generic}, 12, 0));
-}
-
-TEST(ArchCoverage, prefers_sass_then_the_newest_ptx) {
-    const EmbeddedTargets targets{{{75, ArchVariant::generic}, {90, ArchVariant::arch_specific}}, {{80, ArchVariant::generic}, {86, ArchVariant::generic}}};
-    EXPECT_EQ(kernel_image_for(targets, 9, 0).describe(), "runs natively (sm_90a SASS)");
-    EXPECT_EQ(kernel_image_for(targets, 8, 9).describe(), "runs through PTX JIT (compute_86; the first launch compiles)");
-    EXPECT_EQ(kernel_image_for(targets, 7, 0).kind, ImageKind::none);
-}
-
-TEST(ArchCoverage, reads_variants_in_cmake_architectures) {
-    const EmbeddedTargets targets = parse_cmake_architectures("75-real;90a-real;100f;120-virtual;native");
-    EXPECT_EQ(targets.sass, (std::vector<GpuArch>{{75, ArchVariant::generic}, {90, ArchVariant::arch_specific}, {100, ArchVariant::family}}));
-    EXPECT_EQ(targets.ptx, (std::vector<GpuArch>{{100, ArchVariant::family}, {120, ArchVariant::generic}}));
-}
-
-TEST(CudaFacts, knows_which_cuda_first_jit_compiles_a_ptx_isa) {
-    EXPECT_EQ(minimum_cuda_for_ptx_isa(9, 0), (CudaVersion{13, 0}));
-    EXPECT_EQ(minimum_cuda_for_ptx_isa(8, 6), (CudaVersion{12, 7}));
-    EXPECT_EQ(minimum_cuda_for_ptx_isa(7, 8), (CudaVersion{11, 8}));
-    EXPECT_FALSE(minimum_cuda_for_ptx_isa(9, 9).has_value());
 }
 
 // --- the reader on crafted bytes -------------------------------------------------------------
@@ -241,64 +108,6 @@ TEST(GpuCodeScan, reports_truncated_and_inconsistent_headers_as_malformed) {
     const auto partial = scan(entry);
     EXPECT_EQ(partial.error, ScanError::malformed);
     EXPECT_NE(partial.error_message.find("offset 0x10"), std::string::npos) << partial.error_message;
-}
-
-// --- judging ---------------------------------------------------------------------------------
-
-GpuCodeScan crafted(const std::vector<Entry>& entries) { return scan(make_fatbin(entries)); }
-
-TEST(InspectJudge, runs_natively_when_sass_matches) {
-    const auto verdict = judge_target(crafted({{2, 80}, {1, 80, 0x11, 16, {9, 0}}}), InspectTarget{8, 6, std::nullopt, {}}, std::nullopt);
-    EXPECT_EQ(verdict.status, Status::pass);
-    EXPECT_EQ(verdict.message, "runs natively (sm_80 SASS)");
-}
-
-TEST(InspectJudge, names_the_ptx_isa_and_the_driver_it_needs_for_jit) {
-    const auto verdict = judge_target(crafted({{2, 80}, {1, 80, 0x11, 16, {9, 0}}}), InspectTarget{9, 0, 0, "NVIDIA H200"}, CudaVersion{13, 0});
-    EXPECT_EQ(verdict.status, Status::pass);
-    EXPECT_EQ(verdict.image.kind, ImageKind::ptx_jit);
-    EXPECT_EQ(verdict.ptx_needs_cuda, (CudaVersion{13, 0}));
-    EXPECT_NE(verdict.message.find("PTX ISA 9.0 needs driver CUDA >= 13.0"), std::string::npos) << verdict.message;
-}
-
-TEST(InspectJudge, fails_with_cc511_when_the_driver_is_too_old_for_the_ptx) {
-    const auto verdict = judge_target(crafted({{1, 80, 0x11, 16, {9, 0}}}), InspectTarget{9, 0, 0, "NVIDIA H200"}, CudaVersion{12, 8});
-    EXPECT_EQ(verdict.status, Status::fail);
-    ASSERT_TRUE(verdict.finding.has_value());
-    EXPECT_EQ(verdict.finding->code, "CC511");
-    EXPECT_NE(verdict.finding->remediation.find("580.65.06"), std::string::npos) << verdict.finding->remediation;
-}
-
-TEST(InspectJudge, fails_with_cc503_and_names_the_gencode_and_torch_fix) {
-    const auto verdict = judge_target(crafted({{2, 75}, {2, 90, 0x100011}}), InspectTarget{8, 6, std::nullopt, {}}, std::nullopt);
-    EXPECT_EQ(verdict.status, Status::fail);
-    ASSERT_TRUE(verdict.finding.has_value());
-    EXPECT_EQ(verdict.finding->code, "CC503");
-    EXPECT_NE(verdict.finding->message.find("SASS sm_75, sm_90a"), std::string::npos) << verdict.finding->message;
-    EXPECT_NE(verdict.finding->remediation.find("-gencode arch=compute_86,code=sm_86"), std::string::npos);
-    EXPECT_NE(verdict.finding->remediation.find("TORCH_CUDA_ARCH_LIST=\"8.6\""), std::string::npos);
-    EXPECT_EQ(verdict.finding->remediation.find("toolkit"), std::string::npos) << "every current toolkit builds for 8.6";
-}
-
-TEST(InspectJudge, names_the_last_toolkit_for_an_architecture_current_ones_dropped) {
-    const auto verdict = judge_target(crafted({{2, 75}}), InspectTarget{7, 0, std::nullopt, {}}, std::nullopt);
-    ASSERT_TRUE(verdict.finding.has_value());
-    EXPECT_NE(verdict.finding->remediation.find("with a CUDA 12.x toolkit, the last that builds for it"), std::string::npos) << verdict.finding->remediation;
-}
-
-TEST(InspectJudge, counts_fatbins_without_an_image_but_judges_the_file_as_a_whole) {
-    ByteVector section = make_fatbin({{2, 80}});
-    const ByteVector hopper_only = make_fatbin({{2, 90, 0x100011}});
-    section.insert(section.end(), hopper_only.begin(), hopper_only.end());
-    const auto verdict = judge_target(scan(make_elf(3, {{".nv_fatbin", section}})), InspectTarget{8, 0, std::nullopt, {}}, std::nullopt);
-    EXPECT_EQ(verdict.status, Status::pass);
-    EXPECT_EQ(verdict.fatbins_without_image, 1u);
-}
-
-TEST(InspectJudge, skips_files_without_loadable_code) {
-    const auto verdict = judge_target(scan(make_elf(3, {{".text", ByteVector(8, 0)}})), InspectTarget{9, 0, std::nullopt, {}}, std::nullopt);
-    EXPECT_EQ(verdict.status, Status::skip);
-    EXPECT_EQ(inspect_exit_code({InspectedFile{"x", {}, std::nullopt, {verdict}}}), 0);
 }
 
 // --- real nvcc output, compared with cuobjdump -----------------------------------------------

@@ -1,45 +1,26 @@
-// The engine and the result model: statuses, dependency skips, exceptions, levels, per-device
-// concurrency and ordering, overall status and exit codes.
+// The engine (engine/engine.cpp): dependency skips, exceptions, levels, concurrency and ordering.
 #include "engine/engine.hpp"
 #include "probes/probes.hpp"
+#include "support/function_checks.hpp"
+
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
-#include <future>
-#include <gtest/gtest.h>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace cudacheck {
 namespace {
 
-using Body = FunctionCheck::Body;
-
-std::unique_ptr<Check> make_check(std::string id, Body body, std::vector<std::string> depends_on = {}, Scope scope = Scope::host,
-                                  Level level = Level::quick) {
-    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "title", "description", scope, level, std::move(depends_on), {}},
-                                           std::move(body));
-}
-
-Body passing(std::string message = "fine") {
-    return [message](CheckContext&, ResultBuilder& result) { result.summary(message); };
-}
-
-Body failing(Code code) {
-    return [code](CheckContext&, ResultBuilder& result) { result.add(code, "broken"); };
-}
-
-DriverFacts two_fake_devices(bool) {
-    DriverFacts facts;
-    facts.init_result = 0;
-    facts.device_count = 2;
-    for (int ordinal = 0; ordinal < 2; ++ordinal) {
-        DeviceInfo device;
-        device.ordinal = ordinal;
-        device.name = "Fake GPU";
-        facts.devices.push_back(device);
-    }
-    return facts;
-}
+using test::Body;
+using test::failing;
+using test::make_check;
+using test::passing;
+using test::two_fake_devices;
 
 struct Harness {
     Environment environment;
@@ -52,78 +33,6 @@ struct Harness {
         return run_checks(EngineInput{selection, options, environment, probes});
     }
 };
-
-TEST(ResultBuilder, takes_status_and_headline_from_worst_finding) {
-    ResultBuilder builder;
-    builder.summary("ignored when findings exist");
-    builder.add(Code::cuda_launch_blocking, "a warning");
-    builder.add(Code::libcuda_not_found, "a failure", "do this");
-    const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
-    EXPECT_EQ(result.status, Status::fail);
-    EXPECT_EQ(result.code, "CC210");
-    EXPECT_EQ(result.message, "a failure");
-    EXPECT_EQ(result.remediation, "do this");
-    ASSERT_EQ(result.findings.size(), 2u);
-    EXPECT_EQ(result.findings[1].code, "CC115");
-}
-
-TEST(ResultBuilder, uses_catalog_remediation_when_check_gives_none) {
-    ResultBuilder builder;
-    builder.add(Code::cuda_launch_blocking, "blocking");
-    const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
-    EXPECT_EQ(result.remediation, catalog_entry(Code::cuda_launch_blocking).remediation);
-    EXPECT_EQ(result.status, Status::warn);
-}
-
-TEST(ResultBuilder, passes_with_summary_when_nothing_found) {
-    ResultBuilder builder;
-    builder.summary("all good");
-    builder.evidence("k", "v");
-    const CheckResult result = std::move(builder).finish("x.y", 3);
-    EXPECT_EQ(result.status, Status::pass);
-    EXPECT_EQ(result.message, "all good");
-    EXPECT_TRUE(result.code.empty());
-    EXPECT_EQ(result.device, 3);
-    EXPECT_EQ(result.evidence.size(), 1u);
-}
-
-TEST(Summary, worst_status_wins_but_skip_does_not_hide_pass) {
-    std::vector<CheckResult> results(3);
-    results[0].status = Status::pass;
-    results[1].status = Status::skip;
-    results[2].status = Status::warn;
-    Summary summary = summarize(results);
-    EXPECT_EQ(summary.overall, Status::warn);
-    EXPECT_EQ(summary.count(Status::skip), 1);
-    results[2].status = Status::pass;
-    EXPECT_EQ(summarize(results).overall, Status::pass);
-    results[0].status = Status::error;
-    EXPECT_EQ(summarize(results).overall, Status::error);
-}
-
-TEST(Summary, is_skip_when_nothing_ran) { EXPECT_EQ(summarize({}).overall, Status::skip); }
-
-TEST(Summary, is_skip_only_when_everything_skipped) {
-    std::vector<CheckResult> results(2);
-    results[0].status = Status::skip;
-    results[1].status = Status::skip;
-    EXPECT_EQ(summarize(results).overall, Status::skip);
-}
-
-TEST(ExitCode, follows_overall_status_and_strict) {
-    Summary summary;
-    summary.overall = Status::pass;
-    EXPECT_EQ(exit_code_for(summary, false), 0);
-    summary.overall = Status::warn;
-    EXPECT_EQ(exit_code_for(summary, false), 0);
-    EXPECT_EQ(exit_code_for(summary, true), 1);
-    summary.overall = Status::skip;
-    EXPECT_EQ(exit_code_for(summary, false), 1) << "skip never counts as pass";
-    for (Status status : {Status::fail, Status::error, Status::timeout}) {
-        summary.overall = status;
-        EXPECT_EQ(exit_code_for(summary, false), 1);
-    }
-}
 
 TEST(Engine, skips_dependent_check_when_dependency_fails) {
     Harness harness;
@@ -373,60 +282,6 @@ TEST(Engine, device_check_skipped_when_host_dependency_failed) {
     EXPECT_EQ(results[2].status, Status::skip);
 }
 
-TEST(Registry, rejects_dependency_registered_later) {
-    CheckList checks;
-    checks.push_back(make_check("a.dependent", passing(), {"a.base"}));
-    checks.push_back(make_check("a.base", passing()));
-    EXPECT_THROW(Registry{std::move(checks)}, std::logic_error);
-}
-
-TEST(Registry, matches_ids_and_prefixes) {
-    const Registry registry(builtin_checks());
-    EXPECT_EQ(registry.match("driver"), (std::vector<std::string>{"driver.kernel_module", "driver.libcuda", "driver.nvml"}));
-    EXPECT_EQ(registry.match("driver."), registry.match("driver"));
-    EXPECT_EQ(registry.match("cuda.devices"), (std::vector<std::string>{"cuda.devices"}));
-    EXPECT_TRUE(registry.match("driv").empty()) << "a prefix must end at a dot";
-}
-
-TEST(Registry, suggests_closest_ids_for_a_typo) {
-    const Registry registry(builtin_checks());
-    EXPECT_EQ(registry.closest("driver.libcda").front(), "driver.libcuda");
-    EXPECT_EQ(registry.closest("nvcc").front(), "toolkit.nvcc");
-}
-
-TEST(Selection, adds_dependencies_of_selected_checks) {
-    const Registry registry(builtin_checks());
-    const Selection selection = select_checks(registry, {"cuda.pairing"}, {});
-    std::vector<std::string> ids;
-    for (const Check* check : selection.checks) ids.push_back(check->info().id);
-    EXPECT_EQ(ids, (std::vector<std::string>{"driver.libcuda", "cuda.pairing"}));
-}
-
-TEST(Selection, rejects_unknown_id_naming_closest) {
-    const Registry registry(builtin_checks());
-    try {
-        (void)select_checks(registry, {"cuda.device"}, {});
-        FAIL() << "expected SelectionError";
-    } catch (const SelectionError& error) {
-        EXPECT_NE(std::string(error.what()).find("cuda.devices"), std::string::npos);
-        EXPECT_NE(std::string(error.what()).find("unknown check 'cuda.device'"), std::string::npos);
-    }
-    EXPECT_THROW((void)select_checks(registry, {}, {"nonsense"}), SelectionError);
-}
-
-TEST(Selection, skip_removes_checks_and_only_limits) {
-    const Registry registry(builtin_checks());
-    EXPECT_EQ(select_checks(registry, {}, {}).checks.size(), registry.checks().size());
-    EXPECT_EQ(select_checks(registry, {}, {"env", "host"}).checks.size(), registry.checks().size() - 2);
-    EXPECT_EQ(select_checks(registry, {"env"}, {}).checks.size(), 1u);
-}
-
-}  // namespace
-}  // namespace cudacheck
-
-namespace cudacheck {
-namespace {
-
 TEST(Engine, runs_multi_device_checks_once_alongside_per_device_checks_in_registry_order) {
     Harness harness;
     harness.settings.collect_driver = two_fake_devices;
@@ -493,59 +348,6 @@ TEST(Engine, multi_device_check_skipped_with_the_dependency_reason_when_no_devic
     ASSERT_EQ(results.size(), 2u);
     EXPECT_EQ(results[1].status, Status::skip);
     EXPECT_NE(results[1].skip_reason.find("CC201"), std::string::npos) << results[1].skip_reason;
-}
-
-TEST(Registry, rejects_multi_device_check_depending_on_a_per_device_check) {
-    CheckList checks;
-    checks.push_back(make_check("gpu.single", passing(), {}, Scope::device));
-    checks.push_back(make_check("gpu.pairs", passing(), {"gpu.single"}, Scope::multi_device));
-    EXPECT_THROW(Registry{std::move(checks)}, std::logic_error);
-}
-
-// Probes::prefetch_driver creates the primary contexts one after another; a GPU's checks wait for
-// their own GPU's context (Probes::wait_for_context), not for every GPU's.
-TEST(Probes, a_gpus_checks_wait_for_their_own_context_only) {
-    std::promise<void> release_second;
-    const std::shared_future<void> second_released = release_second.get_future().share();
-    std::vector<int> order;
-    ProbeSettings settings;
-    settings.collect_driver = two_fake_devices;
-    settings.create_context = [&](int ordinal) {
-        order.push_back(ordinal);
-        if (ordinal == 1) (void)second_released.wait_for(std::chrono::seconds(10));
-    };
-    const Environment environment;
-    Probes probes(environment, settings);
-    probes.prefetch_driver({});
-    auto first = std::async(std::launch::async, [&] { probes.wait_for_context(0); });
-    auto second = std::async(std::launch::async, [&] { probes.wait_for_context(1); });
-    EXPECT_EQ(first.wait_for(std::chrono::seconds(5)), std::future_status::ready) << "GPU 0 waited for GPU 1's context";
-    EXPECT_EQ(second.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "GPU 1 went on before its context existed";
-    release_second.set_value();
-    EXPECT_EQ(second.wait_for(std::chrono::seconds(5)), std::future_status::ready);
-    EXPECT_EQ(order, (std::vector<int>{0, 1}));
-}
-
-// However context creation ends (here it throws on the first GPU), no check waits for ever.
-TEST(Probes, waiting_for_a_context_ends_when_creating_them_fails) {
-    ProbeSettings settings;
-    settings.collect_driver = two_fake_devices;
-    settings.create_context = [](int) { throw std::runtime_error("the driver fell over"); };
-    const Environment environment;
-    Probes probes(environment, settings);
-    probes.prefetch_driver({});
-    auto waits = std::async(std::launch::async, [&] {
-        probes.wait_for_context(0);
-        probes.wait_for_context(1);
-    });
-    EXPECT_EQ(waits.wait_for(std::chrono::seconds(5)), std::future_status::ready);
-}
-
-TEST(Probes, waiting_for_a_context_returns_at_once_without_a_prefetch) {
-    const Environment environment;
-    Probes probes(environment, {});
-    auto wait = std::async(std::launch::async, [&] { probes.wait_for_context(0); });
-    EXPECT_EQ(wait.wait_for(std::chrono::seconds(5)), std::future_status::ready);
 }
 
 // The supervisor gathers one run's results from several workers in whatever order they came.

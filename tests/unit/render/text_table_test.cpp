@@ -1,4 +1,4 @@
-// The column layout every plain-text table shares (render/text_table.hpp).
+// The column layout every plain-text table shares (render/text_table.cpp).
 #include "render/text_table.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The finding catalogue: complete, unique, explained, and in sync with docs/errors.md.
+// The finding catalogue (report/catalog.cpp): complete, unique, explained, and in docs/errors.md.
 #include "cudacheck/catalog.hpp"
 #include "render/renderer.hpp"
 #include "support/test_support.hpp"

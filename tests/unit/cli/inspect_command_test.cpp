@@ -1,5 +1,4 @@
-// `cudacheck inspect` end to end: the built binary on the nvcc fixtures (tests/CMakeLists.txt),
-// with --arch, with the fake driver's GPUs, with no GPU at all, and with bad input.
+// `cudacheck inspect` end to end (cli/inspect_command.cpp): fixtures, --arch, fake GPUs, bad input.
 #include "bind/dynamic_library.hpp"
 #include "support/test_support.hpp"
 
@@ -9,10 +8,9 @@
 namespace cudacheck {
 namespace {
 
+using test::contains;
 using test::run_cudacheck;
 namespace fs = std::filesystem;
-
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 const std::string fixtures = CUDACHECK_GPU_CODE_FIXTURES;
 const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();

@@ -1,6 +1,4 @@
-// `cudacheck fleet` on real reports (the H200 and no-driver recordings in docs/examples) and on
-// edited copies of the H200 one that inject what a fleet summary must catch: a node on another
-// driver, a slow GPU, a node with a GPU missing, a failed node and an unreadable file.
+// `cudacheck fleet` (report/fleet.cpp) on the recorded reports and on copies edited to stand out.
 #include "support/test_support.hpp"
 
 #include <fstream>
@@ -9,7 +7,7 @@
 namespace cudacheck {
 namespace {
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 const std::string h200_report = CUDACHECK_SOURCE_DIR "/docs/examples/h200/cudacheck.json";
 

@@ -1,5 +1,4 @@
-// The supervisor-worker protocol (isolation/protocol.hpp): every event and the job survive the
-// trip through their text, and the supervisor can tell a line that is not an event.
+// The supervisor-worker protocol (isolation/protocol.cpp): each event and the job survive as text.
 #include "isolation/protocol.hpp"
 
 #include "cudacheck/result_builder.hpp"

@@ -1,23 +1,24 @@
-// The built binary, end to end: on this machine as it is (no driver in CI), with the fake driver
-// (tests/support/fake_libcuda.cpp) in various states, and with bad input.
-#include "cli/run_command.hpp"
+// The run subcommand (cli/run_command.cpp): its options; the binary end to end, fake driver too.
 #include "bind/dynamic_library.hpp"
+#include "cli/run_command.hpp"
 #include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
-#include <gtest/gtest.h>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace cudacheck {
 namespace {
 
+using test::contains;
+using test::line_count;
 using test::run_cudacheck;
 namespace fs = std::filesystem;
-
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
-std::size_t line_count(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
 const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
 
@@ -396,73 +397,92 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
     }
 }
 
-// Each subcommand's help states its own exit codes, not the run's.
-TEST(EndToEnd, subcommand_help_gives_its_own_exit_codes) {
-    for (const auto& [subcommand, expected] : std::vector<std::pair<std::string, std::string>>{
-             {"inspect", "2 unreadable or not a GPU binary"}, {"diff", "1 differences"}, {"fleet", "1 a node failed or stands out"}}) {
-        const test::BinaryRun run = run_cudacheck({subcommand, "--help"});
-        EXPECT_EQ(run.exit_status, 0) << subcommand;
-        EXPECT_TRUE(contains(run.output, expected)) << subcommand << ": " << run.output;
-        EXPECT_FALSE(contains(run.output, "--strict")) << subcommand << " shows the run's exit codes";
-    }
+// --- --duration and the burn-in checks ------------------------------------------------------
+
+RunCommandOptions at_level(std::string level, double duration = 0, double timeout = 120, double run_timeout = 600) {
+    RunCommandOptions options;
+    options.level = std::move(level);
+    options.duration_seconds = duration;
+    options.timeout_seconds = timeout;
+    options.run_timeout_seconds = run_timeout;
+    return options;
 }
 
-// --- bad input -------------------------------------------------------------------------------
+TEST(DurationOption, accepted_at_full_level_below_the_time_limits) {
+    EXPECT_FALSE(duration_error(at_level("full"), true).has_value());
+    EXPECT_FALSE(duration_error(at_level("full", 60), true).has_value());
+    EXPECT_FALSE(duration_error(at_level("standard"), true).has_value()) << "the default is not a choice the user made";
+    EXPECT_FALSE(duration_error(at_level("full", 0, 5), false).has_value()) << "no time limit matters when neither check runs";
+}
 
-struct BadInput {
-    std::vector<std::string> arguments;
-    std::string expected_text;
-};
-
-TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
-    test::TempDir dir;
-    dir.write("a-file", "x");
-    const std::vector<BadInput> cases{
-        {{"--bogus"}, "--bogus"},
-        {{"--only", "cuda.device"}, "closest: cuda.devices"},
-        {{"--skip", "driverr"}, "unknown check 'driverr'"},
-        {{"--format", "xml"}, "xml"},
-        {{"--level", "insane"}, "insane"},
-        {{"--devices", "abc"}, "--devices 'abc'"},
-        {{"--devices", "0,,1"}, "--devices"},
-        {{"-o", "/nonexistent-dir/report.json"}, "No such file or directory"},
-        {{"-o", dir.path() + "/a-file/report.json"}, "Not a directory"},
-        {{"-o", dir.path()}, "is a directory"},
-        {{"-o", dir.path() + "/a.json", "-o", "/nonexistent-dir/b.prom"}, "No such file or directory"},
-        {{"--format", "json", "-o", dir.path() + "/a.json", "-o", dir.path() + "/b.json"}, "--format applies to one output"},
-        {{"explain", "CC999"}, "closest"},
-        {{"explain"}, "needs a code"},
-        {{"run", "extra-argument"}, "extra-argument"},
+TEST(DurationOption, refused_below_full_level_and_at_or_above_the_time_limits) {
+    const auto refused = [](const RunCommandOptions& options, std::string_view text) {
+        const auto error = duration_error(options, true);
+        ASSERT_TRUE(error.has_value());
+        EXPECT_NE(error->find(text), std::string::npos) << *error;
     };
-    for (const BadInput& bad : cases) {
-        const test::BinaryRun run = run_cudacheck(bad.arguments);
-        SCOPED_TRACE(bad.arguments.front() + (bad.arguments.size() > 1 ? " " + bad.arguments[1] : ""));
-        EXPECT_EQ(run.exit_status, 2) << run.output;
-        EXPECT_EQ(line_count(run.output), 1u) << run.output;
-        EXPECT_TRUE(contains(run.output, bad.expected_text)) << run.output;
-    }
-    EXPECT_FALSE(fs::exists("/nonexistent-dir/report.json"));
-    std::size_t files = 0;
-    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++files;
-    EXPECT_EQ(files, 1u) << "no partial or temporary output left behind";
+    refused(at_level("standard", 10), "--level full");
+    refused(at_level("quick", 10), "--level full");
+    refused(at_level("full", 120), "--timeout 120");
+    refused(at_level("full", 150), "shorter than the per-check --timeout");
+    refused(at_level("full", 0, 20), "--duration 20") ;  // the default against a short --timeout
+    refused(at_level("full", 100, 300, 200), "--run-timeout 200");
 }
 
-TEST(Commands, list_explain_version_and_help) {
-    const test::BinaryRun list = run_cudacheck({"list"});
-    EXPECT_EQ(list.exit_status, 0);
-    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "driver.nvml", "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
-        EXPECT_TRUE(contains(list.output, id)) << id;
-    const test::BinaryRun explain = run_cudacheck({"explain", "libcuda-stub"});
-    EXPECT_EQ(explain.exit_status, 0);
-    EXPECT_TRUE(contains(explain.output, "CC211"));
-    EXPECT_TRUE(contains(explain.output, "CUDA_ERROR_STUB_LIBRARY"));
-    const test::BinaryRun version = run_cudacheck({"--version"});
-    EXPECT_EQ(version.exit_status, 0);
-    EXPECT_TRUE(contains(version.output, "cudacheck 0.1.0"));
-    const test::BinaryRun help = run_cudacheck({"--help"});
-    EXPECT_EQ(help.exit_status, 0);
-    EXPECT_TRUE(contains(help.output, "Exit codes: 0"));
-    EXPECT_TRUE(contains(help.output, "--strict"));
+// Once each, not once per GPU, whether or not another GPU check runs (cuda.kernel does here).
+TEST(BurnInEndToEnd, skipped_once_below_full_level) {
+    for (const char* only : {"gpu", "gpu,cuda.kernel"})
+        for (const char* level : {"quick", "standard"}) {
+            SCOPED_TRACE(std::string(only) + " at " + level);
+            test::TempDir dir;
+            const std::string path = dir.path() + "/report.json";
+            const test::BinaryRun run = test::run_cudacheck({"--only", only, "--level", level, "-o", path, "-q"},
+                                                            {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
+            EXPECT_NE(run.exit_status, 2) << run.output;
+            const auto report = nlohmann::json::parse(test::read_text(path));
+            std::vector<std::string> skipped;
+            for (const auto& check : report["checks"]) {
+                if (check["id"] != "gpu.stress" && check["id"] != "gpu.memtest") continue;
+                skipped.push_back(check["id"]);
+                EXPECT_EQ(check["status"], "skip");
+                EXPECT_TRUE(check["device"].is_null());
+                EXPECT_EQ(check["skip_reason"], "runs at --level full and above");
+            }
+            EXPECT_EQ(skipped, (std::vector<std::string>{"gpu.stress", "gpu.memtest"})) << "in registry order";
+        }
+}
+
+TEST(BurnInEndToEnd, fails_cleanly_and_at_once_where_the_runtime_cannot_start) {
+    // The fake libcuda answers the driver API but not the runtime: both checks must fail with
+    // CC501 on both devices long before their duration, never hang or crash.
+    test::TempDir dir;
+    const std::string path = dir.path() + "/report.json";
+    const test::BinaryRun run = test::run_cudacheck({"--only", "gpu", "--level", "full", "--duration", "60", "-o", path, "-q"},
+                                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
+    EXPECT_EQ(run.exit_status, 1) << run.output;
+    EXPECT_LT(run.wall_ms, 30000.0);
+    const auto report = nlohmann::json::parse(test::read_text(path));
+    int failed = 0;
+    for (const auto& check : report["checks"]) {
+        if (check["id"] != "gpu.stress" && check["id"] != "gpu.memtest") continue;
+        ++failed;
+        EXPECT_EQ(check["status"], "fail") << check["id"] << ": " << check["message"];
+        EXPECT_NE(check["code"], "CC901") << check["message"];
+    }
+    EXPECT_EQ(failed, 4);
+}
+
+TEST(BurnInEndToEnd, bad_durations_are_usage_errors) {
+    for (const std::vector<std::string>& arguments : std::vector<std::vector<std::string>>{
+             {"--level", "full", "--duration", "130"},
+             {"--level", "full", "--duration", "30", "--timeout", "30"},
+             {"--duration", "10"},
+             {"--level", "full", "--duration", "0.5"},
+             {"--level", "full", "--duration", "abc"}}) {
+        const test::BinaryRun run = test::run_cudacheck(arguments);
+        EXPECT_EQ(run.exit_status, 2) << arguments[arguments.size() - 1] << ": " << run.output;
+        EXPECT_NE(run.output.find("--duration"), std::string::npos) << run.output;
+    }
 }
 
 }  // namespace

@@ -1,16 +1,16 @@
-// Supervised execution (isolation/supervisor.hpp), end to end through the binary with the test-only
-// fault checks (the test build cudacheck-with-faults, tests/support/fault_checks.cpp): a check that crashes,
-// aborts, hangs, eats memory or prints garbage costs only itself; SIGINT and SIGTERM leave a
-// complete report. No GPU needed (fault.gpu_spin, the GPU one, is in tests/gpu).
-#include "util/process.hpp"
+// The supervisor (isolation/supervisor.cpp) end to end: a faulty check costs only itself; signals.
 #include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <csignal>
-#include <gtest/gtest.h>
+#include <string>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace cudacheck {
 namespace {
@@ -18,8 +18,7 @@ namespace {
 // The build with the fault checks, for every test here.
 test::BinaryRun run_cudacheck(const std::vector<std::string>& arguments) { return test::run_cudacheck(arguments, {}, test::Build::with_faults); }
 using Clock = std::chrono::steady_clock;
-
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 std::string text_of(const nlohmann::json& check, const char* key) { return check.at(key).is_null() ? "" : check.at(key).get<std::string>(); }
 
@@ -155,11 +154,6 @@ TEST_P(Interrupt, writes_the_partial_report_and_exits_128_plus_the_signal) {
 
 INSTANTIATE_TEST_SUITE_P(SigintAndSigterm, Interrupt, ::testing::Values(SIGINT, SIGTERM),
                          [](const ::testing::TestParamInfo<int>& param) { return param.param == SIGINT ? std::string("sigint") : std::string("sigterm"); });
-
-TEST(WaitStatus, names_the_signal_or_the_exit_status) {
-    EXPECT_EQ(sys::describe_wait_status(SIGSEGV), "killed by SIGSEGV (Segmentation fault)");  // WIFSIGNALED encoding
-    EXPECT_EQ(sys::describe_wait_status(3 << 8), "exited with status 3");
-}
 
 }  // namespace
 }  // namespace cudacheck

@@ -1,0 +1,58 @@
+// The recorded example reports (docs/examples/) as tests edit them: a result or a metric by name,
+// and a libraries.resolution result of a chosen cuDNN version.
+#pragma once
+
+#include "cudacheck/report.hpp"
+#include "report/report_json.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace cudacheck::test {
+
+inline const std::string source_dir = CUDACHECK_SOURCE_DIR;
+
+inline Report example_report(const std::string& relative) {
+    std::string error;
+    std::optional<Report> report = read_report_file(source_dir + "/docs/examples/" + relative, error);
+    if (!report) throw std::runtime_error(error);
+    return *report;
+}
+
+inline CheckResult* find_result(Report& report, std::string_view id) {
+    for (CheckResult& result : report.checks)
+        if (result.check_id == id) return &result;
+    return nullptr;
+}
+
+inline Metric* find_metric(Report& report, std::string_view id, std::string_view name) {
+    CheckResult* result = find_result(report, id);
+    if (result == nullptr) return nullptr;
+    for (Metric& metric : result->metrics)
+        if (metric.name == name) return &metric;
+    return nullptr;
+}
+
+// A libraries.resolution result as the check writes it (see checks/libraries_resolution.cpp).
+inline CheckResult resolution_result(const std::string& cudnn_version) {
+    CheckResult result;
+    result.check_id = "libraries.resolution";
+    result.message = "every CUDA library resolves once";
+    result.evidence = {{"libcublas.so.13", "13.0.2.14 toolkit /usr/local/cuda/lib64/libcublas.so.13 -> /usr/local/cuda/lib64/libcublas.so.13.0.2.14 (ld.so.cache)"},
+                       {"libcudnn.so.9", cudnn_version + " system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9 (ld.so.cache)"},
+                       {"libcudnn.so.9", "also 9.8.0.87 pip_wheel (nvidia-cudnn-cu12) /venv/lib/libcudnn.so.9"},
+                       {"ld_so_cache", "read"}};
+    return result;
+}
+
+// The recorded report with its libraries.resolution replaced by resolution_result(cudnn_version).
+inline Report example_with_resolution(const std::string& relative, const std::string& cudnn_version) {
+    Report report = example_report(relative);
+    if (CheckResult* recorded = find_result(report, "libraries.resolution")) *recorded = resolution_result(cudnn_version);
+    else report.checks.push_back(resolution_result(cudnn_version));
+    return report;
+}
+
+}  // namespace cudacheck::test

@@ -1,0 +1,87 @@
+// The command line as a whole (cli/cli.cpp): each subcommand's help, bad input, list and explain.
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cudacheck {
+namespace {
+
+using test::contains;
+using test::line_count;
+using test::run_cudacheck;
+namespace fs = std::filesystem;
+
+// Each subcommand's help states its own exit codes, not the run's.
+TEST(EndToEnd, subcommand_help_gives_its_own_exit_codes) {
+    for (const auto& [subcommand, expected] : std::vector<std::pair<std::string, std::string>>{
+             {"inspect", "2 unreadable or not a GPU binary"}, {"diff", "1 differences"}, {"fleet", "1 a node failed or stands out"}}) {
+        const test::BinaryRun run = run_cudacheck({subcommand, "--help"});
+        EXPECT_EQ(run.exit_status, 0) << subcommand;
+        EXPECT_TRUE(contains(run.output, expected)) << subcommand << ": " << run.output;
+        EXPECT_FALSE(contains(run.output, "--strict")) << subcommand << " shows the run's exit codes";
+    }
+}
+
+struct BadInput {
+    std::vector<std::string> arguments;
+    std::string expected_text;
+};
+
+TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
+    test::TempDir dir;
+    dir.write("a-file", "x");
+    const std::vector<BadInput> cases{
+        {{"--bogus"}, "--bogus"},
+        {{"--only", "cuda.device"}, "closest: cuda.devices"},
+        {{"--skip", "driverr"}, "unknown check 'driverr'"},
+        {{"--format", "xml"}, "xml"},
+        {{"--level", "insane"}, "insane"},
+        {{"--devices", "abc"}, "--devices 'abc'"},
+        {{"--devices", "0,,1"}, "--devices"},
+        {{"-o", "/nonexistent-dir/report.json"}, "No such file or directory"},
+        {{"-o", dir.path() + "/a-file/report.json"}, "Not a directory"},
+        {{"-o", dir.path()}, "is a directory"},
+        {{"-o", dir.path() + "/a.json", "-o", "/nonexistent-dir/b.prom"}, "No such file or directory"},
+        {{"--format", "json", "-o", dir.path() + "/a.json", "-o", dir.path() + "/b.json"}, "--format applies to one output"},
+        {{"explain", "CC999"}, "closest"},
+        {{"explain"}, "needs a code"},
+        {{"run", "extra-argument"}, "extra-argument"},
+    };
+    for (const BadInput& bad : cases) {
+        const test::BinaryRun run = run_cudacheck(bad.arguments);
+        SCOPED_TRACE(bad.arguments.front() + (bad.arguments.size() > 1 ? " " + bad.arguments[1] : ""));
+        EXPECT_EQ(run.exit_status, 2) << run.output;
+        EXPECT_EQ(line_count(run.output), 1u) << run.output;
+        EXPECT_TRUE(contains(run.output, bad.expected_text)) << run.output;
+    }
+    EXPECT_FALSE(fs::exists("/nonexistent-dir/report.json"));
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++files;
+    EXPECT_EQ(files, 1u) << "no partial or temporary output left behind";
+}
+
+TEST(Commands, list_explain_version_and_help) {
+    const test::BinaryRun list = run_cudacheck({"list"});
+    EXPECT_EQ(list.exit_status, 0);
+    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "driver.nvml", "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
+        EXPECT_TRUE(contains(list.output, id)) << id;
+    const test::BinaryRun explain = run_cudacheck({"explain", "libcuda-stub"});
+    EXPECT_EQ(explain.exit_status, 0);
+    EXPECT_TRUE(contains(explain.output, "CC211"));
+    EXPECT_TRUE(contains(explain.output, "CUDA_ERROR_STUB_LIBRARY"));
+    const test::BinaryRun version = run_cudacheck({"--version"});
+    EXPECT_EQ(version.exit_status, 0);
+    EXPECT_TRUE(contains(version.output, "cudacheck 0.1.0"));
+    const test::BinaryRun help = run_cudacheck({"--help"});
+    EXPECT_EQ(help.exit_status, 0);
+    EXPECT_TRUE(contains(help.output, "Exit codes: 0"));
+    EXPECT_TRUE(contains(help.output, "--strict"));
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -1,0 +1,86 @@
+// The result model (report/result.cpp): a result from its findings, the summary and the exit code.
+#include "cudacheck/catalog.hpp"
+#include "cudacheck/report.hpp"
+#include "cudacheck/result_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace cudacheck {
+namespace {
+
+TEST(ResultBuilder, takes_status_and_headline_from_worst_finding) {
+    ResultBuilder builder;
+    builder.summary("ignored when findings exist");
+    builder.add(Code::cuda_launch_blocking, "a warning");
+    builder.add(Code::libcuda_not_found, "a failure", "do this");
+    const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC210");
+    EXPECT_EQ(result.message, "a failure");
+    EXPECT_EQ(result.remediation, "do this");
+    ASSERT_EQ(result.findings.size(), 2u);
+    EXPECT_EQ(result.findings[1].code, "CC115");
+}
+
+TEST(ResultBuilder, uses_catalog_remediation_when_check_gives_none) {
+    ResultBuilder builder;
+    builder.add(Code::cuda_launch_blocking, "blocking");
+    const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
+    EXPECT_EQ(result.remediation, catalog_entry(Code::cuda_launch_blocking).remediation);
+    EXPECT_EQ(result.status, Status::warn);
+}
+
+TEST(ResultBuilder, passes_with_summary_when_nothing_found) {
+    ResultBuilder builder;
+    builder.summary("all good");
+    builder.evidence("k", "v");
+    const CheckResult result = std::move(builder).finish("x.y", 3);
+    EXPECT_EQ(result.status, Status::pass);
+    EXPECT_EQ(result.message, "all good");
+    EXPECT_TRUE(result.code.empty());
+    EXPECT_EQ(result.device, 3);
+    EXPECT_EQ(result.evidence.size(), 1u);
+}
+
+TEST(Summary, worst_status_wins_but_skip_does_not_hide_pass) {
+    std::vector<CheckResult> results(3);
+    results[0].status = Status::pass;
+    results[1].status = Status::skip;
+    results[2].status = Status::warn;
+    Summary summary = summarize(results);
+    EXPECT_EQ(summary.overall, Status::warn);
+    EXPECT_EQ(summary.count(Status::skip), 1);
+    results[2].status = Status::pass;
+    EXPECT_EQ(summarize(results).overall, Status::pass);
+    results[0].status = Status::error;
+    EXPECT_EQ(summarize(results).overall, Status::error);
+}
+
+TEST(Summary, is_skip_when_nothing_ran) { EXPECT_EQ(summarize({}).overall, Status::skip); }
+
+TEST(Summary, is_skip_only_when_everything_skipped) {
+    std::vector<CheckResult> results(2);
+    results[0].status = Status::skip;
+    results[1].status = Status::skip;
+    EXPECT_EQ(summarize(results).overall, Status::skip);
+}
+
+TEST(ExitCode, follows_overall_status_and_strict) {
+    Summary summary;
+    summary.overall = Status::pass;
+    EXPECT_EQ(exit_code_for(summary, false), 0);
+    summary.overall = Status::warn;
+    EXPECT_EQ(exit_code_for(summary, false), 0);
+    EXPECT_EQ(exit_code_for(summary, true), 1);
+    summary.overall = Status::skip;
+    EXPECT_EQ(exit_code_for(summary, false), 1) << "skip never counts as pass";
+    for (Status status : {Status::fail, Status::error, Status::timeout}) {
+        summary.overall = status;
+        EXPECT_EQ(exit_code_for(summary, false), 1);
+    }
+}
+
+}  // namespace
+}  // namespace cudacheck
