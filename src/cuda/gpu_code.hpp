@@ -5,7 +5,7 @@
 // (in the toolkit's include/), LLVM's clang/lib/CodeGen/CGCUDANV.cpp, the open readers
 // jiegec/fatbinary and ZLUDA, with the variant
 // flags and the ISA field confirmed against nvcc 13.0 and `cuobjdump --list-elf --list-ptx`
-// (tests/unit/gpu_code_test.cpp).
+// (tests/unit/cuda/gpu_code_test.cpp).
 //
 // scan_gpu_code is pure (bytes in, listing out) so tests and the fuzz target drive it directly;
 // inspect_file adds the I/O: it memory-maps the file, so only the pages holding headers are read.

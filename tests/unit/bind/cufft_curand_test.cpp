@@ -3,6 +3,7 @@
 #include "bind/cufft.hpp"
 #include "bind/curand.hpp"
 #include "bind/library_version.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 namespace cudacheck {
 namespace {
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 // --- status names ----------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // DynamicLibrary::find_loaded (bind/dynamic_library.hpp): a library already in the process, by soname.
 #include "bind/dynamic_library.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +10,7 @@
 namespace cudacheck {
 namespace {
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 TEST(DynamicLibraryFindLoaded, finds_a_library_by_soname_only_when_already_loaded) {
     const DynamicLibrary libc = DynamicLibrary::find_loaded("libc.so.6");  // every process has it

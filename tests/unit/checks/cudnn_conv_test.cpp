@@ -26,7 +26,7 @@ using namespace cudnn_nvrtc;
 using namespace reference;
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
 

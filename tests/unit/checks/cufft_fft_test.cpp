@@ -3,6 +3,7 @@
 #include "checks/cufft_fft.hpp"
 #include "support/check_judging.hpp"
 #include "checks/reference/fft.hpp"
+#include "support/random_signal.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "support/test_support.hpp"
 #include "util/environment.hpp"
@@ -24,18 +25,10 @@ namespace cudacheck {
 namespace {
 
 using namespace reference;
+using test::random_signal;
 namespace fs = std::filesystem;
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
-
-// A random complex signal, uniform in [-1, 1) in both parts.
-std::vector<Complex> random_signal(std::size_t n, unsigned seed) {
-    std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<double> value(-1.0, 1.0);
-    std::vector<Complex> signal(n);
-    for (Complex& x : signal) x = {value(engine), value(engine)};
-    return signal;
-}
+using test::contains;
 
 // The tolerance separates single-precision rounding from real defects.
 double relative_error(const std::vector<Complex>& actual, const std::vector<Complex>& reference) {

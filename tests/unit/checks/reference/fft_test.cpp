@@ -1,5 +1,6 @@
 // The float64 reference FFT (checks/reference/fft.hpp) against the naive DFT and known spectra.
 #include "checks/reference/fft.hpp"
+#include "support/random_signal.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,16 +14,9 @@ namespace cudacheck {
 namespace {
 
 using namespace reference;
+using test::random_signal;
 
 // --- reference transforms --------------------------------------------------------------------
-
-std::vector<Complex> random_signal(std::size_t n, unsigned seed) {
-    std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<double> value(-1.0, 1.0);
-    std::vector<Complex> signal(n);
-    for (Complex& x : signal) x = {value(engine), value(engine)};
-    return signal;
-}
 
 double max_abs_difference(const std::vector<Complex>& a, const std::vector<Complex>& b) {
     double worst = 0.0;
