@@ -278,8 +278,6 @@ std::unique_ptr<Check> make_cufft_fft_check() {
     CheckInfo info = gpu::library_check_info("cufft.fft", "cuFFT transforms",
                                              "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
                                              cuda_library::cufft);
-    info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
-                   Code::library_symbol_missing, Code::library_call_failed};
     info.answers = "C2C and R2C transforms (n = 4096 and 1000, batched) against a float64 FFT, round trip, throughput";
     return std::make_unique<FunctionCheck>(
         std::move(info),

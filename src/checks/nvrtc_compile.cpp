@@ -391,10 +391,8 @@ void run_check(CheckContext& context, ResultBuilder& result) {
 std::unique_ptr<Check> make_nvrtc_compile_check() {
     CheckInfo info = gpu::library_check_info("nvrtc.compile", "NVRTC compile",
                                              "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
-                                             cuda_library::nvrtc);
-    info.raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_not_found,
-                   Code::library_symbol_missing, Code::library_call_failed, Code::nvrtc_compile_failed,
-                   Code::ptx_too_new, Code::libcuda_symbol_missing};
+                                             cuda_library::nvrtc,
+                                             {Code::nvrtc_compile_failed, Code::ptx_too_new, Code::libcuda_symbol_missing});
     info.answers = "run-time compilation of a kernel for this GPU, loaded and run through the driver API, verified";
     return std::make_unique<FunctionCheck>(
         std::move(info),

@@ -11,9 +11,13 @@
 
 namespace cudacheck::gpu {
 
-CheckInfo library_check_info(std::string id, std::string title, std::string description, const LibraryFamily& library) {
+CheckInfo library_check_info(std::string id, std::string title, std::string description, const LibraryFamily& library,
+                             std::vector<Code> more_raises) {
+    std::vector<Code> raises{Code::cuda_call_failed,       Code::gpu_out_of_memory,     Code::wrong_result,
+                             Code::library_not_found,      Code::library_symbol_missing, Code::library_call_failed};
+    raises.insert(raises.end(), more_raises.begin(), more_raises.end());
     return CheckInfo{std::move(id), std::move(title), std::move(description), Scope::device, Level::standard, {"cuda.devices"},
-                     [&library](Probes& probes) { probes.prefetch_libraries({&library}); }};
+                     [&library](Probes& probes) { probes.prefetch_libraries({&library}); }, std::move(raises)};
 }
 
 const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& family) {

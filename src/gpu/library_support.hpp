@@ -15,9 +15,11 @@
 namespace cudacheck::gpu {
 
 // The CheckInfo of a per-device check built on a CUDA library: standard level, needs cuda.devices,
-// and opens the library in the background as soon as the run starts.
+// opens the library in the background as soon as the run starts, and raises what every such check
+// can (a CUDA error, out of memory, a wrong result, the library missing, lacking a symbol or failing
+// a call) and `more_raises`.
 [[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description,
-                                             const LibraryFamily& library);
+                                             const LibraryFamily& library, std::vector<Code> more_raises = {});
 
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
 [[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& library);
