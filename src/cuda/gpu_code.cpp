@@ -1,15 +1,12 @@
 #include "cuda/gpu_code.hpp"
 
+#include "util/byte_view.hpp"
+#include "util/mapped_file.hpp"
+
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <string_view>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace cudacheck {
 
@@ -26,7 +23,7 @@ constexpr std::uint16_t shn_xindex = 0xffff;
 
 // Fatbinary (fatbinary_section.h; see gpu_code.hpp for the other sources). The variant flags are not in the public headers: nvcc
 // 13.0 sets 0x100000 on sm_XYa/compute_XYa entries and 0x200000 on sm_XYf/compute_XYf entries,
-// and cuobjdump names the entries accordingly (tests/unit/gpu_code_test.cpp compares).
+// and cuobjdump names the entries accordingly (tests/unit/cuda/gpu_code_test.cpp compares).
 constexpr std::uint32_t fatbin_magic = 0xBA55ED50;
 constexpr std::uint64_t fatbin_header_size = 16;
 constexpr std::uint64_t entry_header_min_size = 64;
@@ -36,29 +33,7 @@ constexpr std::uint64_t flag_arch_specific = 0x100000, flag_family = 0x200000;
 // Architectures are three digits at most (sm_121); a larger number is a corrupt header.
 constexpr std::uint32_t largest_arch = 999;
 
-// Bounds-checked little-endian reads over the mapped file. Every offset comes from the file, so
-// every read is checked first, without overflowing: `has` compares against what is left.
-class Bytes {
-public:
-    explicit Bytes(std::span<const std::uint8_t> data) : data_(data) {}
-    [[nodiscard]] std::uint64_t size() const { return data_.size(); }
-    [[nodiscard]] bool has(std::uint64_t offset, std::uint64_t length) const { return offset <= size() && length <= size() - offset; }
-    [[nodiscard]] std::uint8_t u8(std::uint64_t offset) const { return data_[offset]; }
-    [[nodiscard]] std::uint16_t u16(std::uint64_t offset) const { return static_cast<std::uint16_t>(little_endian(offset, 2)); }
-    [[nodiscard]] std::uint32_t u32(std::uint64_t offset) const { return static_cast<std::uint32_t>(little_endian(offset, 4)); }
-    [[nodiscard]] std::uint64_t u64(std::uint64_t offset) const { return little_endian(offset, 8); }
-    [[nodiscard]] std::string_view text(std::uint64_t offset, std::uint64_t length) const {
-        return {reinterpret_cast<const char*>(data_.data() + offset), static_cast<std::size_t>(length)};
-    }
-
-private:
-    [[nodiscard]] std::uint64_t little_endian(std::uint64_t offset, int width) const {
-        std::uint64_t value = 0;
-        for (int i = width - 1; i >= 0; --i) value = (value << 8) | data_[offset + static_cast<std::uint64_t>(i)];
-        return value;
-    }
-    std::span<const std::uint8_t> data_;
-};
+using Bytes = ByteView;
 
 struct Section {
     std::uint32_t name_offset = 0;  // into the section name table
@@ -295,22 +270,6 @@ void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
     scan.objects.push_back(std::move(object));
 }
 
-// A read-only private mapping of a whole file; move-only.
-class MappedFile {
-public:
-    MappedFile(const void* data, std::size_t size) : data_(data), size_(size) {}
-    MappedFile(const MappedFile&) = delete;
-    MappedFile& operator=(const MappedFile&) = delete;
-    ~MappedFile() {
-        if (size_ > 0) ::munmap(const_cast<void*>(data_), size_);
-    }
-    [[nodiscard]] std::span<const std::uint8_t> bytes() const { return {static_cast<const std::uint8_t*>(data_), size_}; }
-
-private:
-    const void* data_;
-    std::size_t size_;
-};
-
 }  // namespace
 
 std::string_view to_string(FileKind kind) {
@@ -360,32 +319,14 @@ GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> data) {
 }
 
 GpuCodeScan inspect_file(const std::string& path) {
-    GpuCodeScan scan;
-    const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (descriptor < 0) {
-        fail(scan, ScanError::unreadable, std::strerror(errno));
+    std::string error;
+    const std::optional<MappedFile> mapped = MappedFile::open(path, error);
+    if (!mapped) {
+        GpuCodeScan scan;
+        fail(scan, ScanError::unreadable, error);
         return scan;
     }
-    struct stat status {};
-    const bool stat_ok = ::fstat(descriptor, &status) == 0;
-    const int stat_errno = errno;
-    if (!stat_ok || !S_ISREG(status.st_mode)) {
-        ::close(descriptor);
-        fail(scan, ScanError::unreadable, !stat_ok ? std::strerror(stat_errno) : S_ISDIR(status.st_mode) ? "is a directory" : "not a regular file");
-        return scan;
-    }
-    const auto size = static_cast<std::size_t>(status.st_size);
-    void* data = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0) : nullptr;
-    const int map_errno = errno;
-    ::close(descriptor);  // the mapping stays valid
-    if (data == MAP_FAILED) {
-        fail(scan, ScanError::unreadable, fmt::format("cannot map it: {}", std::strerror(map_errno)));
-        return scan;
-    }
-    // Headers are scattered through the file: no read-ahead of the code between them.
-    if (size > 0) ::madvise(data, size, MADV_RANDOM);
-    const MappedFile mapped(data, size);
-    return scan_gpu_code(mapped.bytes());
+    return scan_gpu_code(mapped->bytes());
 }
 
 }  // namespace cudacheck

@@ -1,0 +1,152 @@
+#include "util/elf_dynamic.hpp"
+
+#include "util/byte_view.hpp"
+#include "util/mapped_file.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+namespace {
+
+// ELF64 (System V gABI): the file header's fields used here, and the program header's.
+constexpr std::uint64_t elf64_header_size = 64;
+constexpr std::uint64_t program_header_size = 56;
+constexpr std::uint32_t pt_load = 1, pt_dynamic = 2;
+constexpr std::uint16_t pn_xnum = 0xffff;  // the real count is in section header 0's sh_info
+// Dynamic entry tags (d_tag), each 16 bytes: tag, value.
+constexpr std::uint64_t dt_null = 0, dt_needed = 1, dt_strtab = 5, dt_strsz = 10, dt_soname = 14, dt_rpath = 15, dt_runpath = 29;
+
+struct Segment {
+    std::uint32_t type = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t address = 0;
+    std::uint64_t file_size = 0;
+};
+
+// The file offset of a virtual address, through the PT_LOAD segment that maps it from the file.
+std::optional<std::uint64_t> file_offset(const std::vector<Segment>& segments, std::uint64_t address) {
+    for (const Segment& segment : segments)
+        if (segment.type == pt_load && address >= segment.address && address - segment.address < segment.file_size)
+            return segment.offset + (address - segment.address);
+    return std::nullopt;
+}
+
+std::optional<std::vector<Segment>> read_segments(const ByteView& bytes, std::string& error) {
+    const std::uint64_t table = bytes.u64(0x20);
+    const std::uint64_t entry_size = bytes.u16(0x36);
+    std::uint64_t count = bytes.u16(0x38);
+    if (count == pn_xnum) {
+        const std::uint64_t sections = bytes.u64(0x28);
+        if (!bytes.has(sections, 64)) {
+            error = "the program header count lies in a section header outside the file";
+            return std::nullopt;
+        }
+        count = bytes.u32(sections + 44);
+    }
+    std::vector<Segment> segments;
+    if (count == 0) return segments;
+    if (entry_size < program_header_size || !bytes.has(table, entry_size) || count > (bytes.size() - table) / entry_size) {
+        error = fmt::format("{} program headers at offset {:#x} ({}-byte entries) do not fit in the file ({} bytes)", count, table, entry_size,
+                            bytes.size());
+        return std::nullopt;
+    }
+    segments.reserve(static_cast<std::size_t>(count));
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::uint64_t header = table + i * entry_size;
+        segments.push_back({bytes.u32(header), bytes.u64(header + 8), bytes.u64(header + 16), bytes.u64(header + 32)});
+    }
+    return segments;
+}
+
+}  // namespace
+
+std::optional<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data, std::string& error) {
+    const ByteView bytes(data);
+    if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f) {  // "\x7fELF"
+        error = "not an ELF file";
+        return std::nullopt;
+    }
+    constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
+    if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian) {
+        error = bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian" : "truncated ELF header";
+        return std::nullopt;
+    }
+    const std::optional<std::vector<Segment>> segments = read_segments(bytes, error);
+    if (!segments) return std::nullopt;
+    ElfDynamic dynamic;
+    const Segment* dynamic_segment = nullptr;
+    for (const Segment& segment : *segments)
+        if (segment.type == pt_dynamic) dynamic_segment = &segment;
+    if (dynamic_segment == nullptr) return dynamic;  // statically linked
+    dynamic.has_dynamic_segment = true;
+    if (!bytes.has(dynamic_segment->offset, dynamic_segment->file_size)) {
+        error = fmt::format("the dynamic segment (offset {:#x}, {} bytes) lies outside the file ({} bytes)", dynamic_segment->offset,
+                            dynamic_segment->file_size, bytes.size());
+        return std::nullopt;
+    }
+
+    // First the string table's place, then the strings: entries may come in any order.
+    struct Entry {
+        std::uint64_t tag;
+        std::uint64_t value;
+    };
+    std::vector<Entry> entries;
+    std::optional<std::uint64_t> strtab_address;
+    std::uint64_t strtab_size = 0;
+    for (std::uint64_t at = dynamic_segment->offset; at + 16 <= dynamic_segment->offset + dynamic_segment->file_size; at += 16) {
+        const Entry entry{bytes.u64(at), bytes.u64(at + 8)};
+        if (entry.tag == dt_null) break;
+        if (entry.tag == dt_strtab) strtab_address = entry.value;
+        if (entry.tag == dt_strsz) strtab_size = entry.value;
+        if (entry.tag == dt_needed || entry.tag == dt_soname || entry.tag == dt_rpath || entry.tag == dt_runpath) entries.push_back(entry);
+    }
+    if (entries.empty()) return dynamic;
+    const std::optional<std::uint64_t> strtab = strtab_address ? file_offset(*segments, *strtab_address) : std::nullopt;
+    if (!strtab || !bytes.has(*strtab, strtab_size)) {
+        error = strtab_address ? fmt::format("the dynamic string table (address {:#x}, {} bytes) is not in the file", *strtab_address, strtab_size)
+                               : "dynamic entries name strings, but there is no DT_STRTAB";
+        return std::nullopt;
+    }
+    for (const Entry& entry : entries) {
+        const std::optional<std::string_view> text = bytes.c_string(*strtab, strtab_size, entry.value);
+        if (!text) {
+            error = fmt::format("a dynamic entry (tag {}) names string offset {}, outside the {}-byte string table", entry.tag, entry.value, strtab_size);
+            return std::nullopt;
+        }
+        switch (entry.tag) {
+            case dt_needed: dynamic.needed.emplace_back(*text); break;
+            case dt_soname: dynamic.soname = std::string(*text); break;
+            case dt_rpath: dynamic.rpath = std::string(*text); break;
+            default: dynamic.runpath = std::string(*text); break;
+        }
+    }
+    return dynamic;
+}
+
+std::optional<ElfDynamic> read_elf_dynamic_file(const std::string& path, std::string& error) {
+    const std::optional<MappedFile> mapped = MappedFile::open(path, error);
+    if (!mapped) return std::nullopt;
+    return read_elf_dynamic(mapped->bytes(), error);
+}
+
+std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin) {
+    std::vector<std::string> directories;
+    std::size_t start = 0;
+    while (start <= value.size()) {
+        const std::size_t end = std::min(value.find(':', start), value.size());
+        std::string entry(value.substr(start, end - start));
+        start = end + 1;
+        if (entry.empty()) continue;
+        for (const std::string_view token : {std::string_view("${ORIGIN}"), std::string_view("$ORIGIN")})
+            for (std::size_t at = entry.find(token); at != std::string::npos; at = entry.find(token, at + origin.size()))
+                entry.replace(at, token.size(), origin);
+        std::string normal = std::filesystem::path(entry).lexically_normal().string();
+        if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+        directories.push_back(std::move(normal));
+    }
+    return directories;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,55 @@
+#include "util/mapped_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace cudacheck {
+
+std::optional<MappedFile> MappedFile::open(const std::string& path, std::string& error) {
+    const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) {
+        error = std::strerror(errno);
+        return std::nullopt;
+    }
+    struct stat status {};
+    const bool stat_ok = ::fstat(descriptor, &status) == 0;
+    const int stat_errno = errno;
+    if (!stat_ok || !S_ISREG(status.st_mode)) {
+        ::close(descriptor);
+        error = !stat_ok ? std::strerror(stat_errno) : S_ISDIR(status.st_mode) ? "is a directory" : "not a regular file";
+        return std::nullopt;
+    }
+    const auto size = static_cast<std::size_t>(status.st_size);
+    void* data = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0) : nullptr;
+    const int map_errno = errno;
+    ::close(descriptor);  // the mapping stays valid
+    if (data == MAP_FAILED) {
+        error = std::string("cannot map it: ") + std::strerror(map_errno);
+        return std::nullopt;
+    }
+    if (size > 0) ::madvise(data, size, MADV_RANDOM);
+    return MappedFile(data, size);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+    if (this != &other) {
+        if (size_ > 0) ::munmap(const_cast<void*>(data_), size_);
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+}
+
+MappedFile::~MappedFile() {
+    if (size_ > 0) ::munmap(const_cast<void*>(data_), size_);
+}
+
+}  // namespace cudacheck
