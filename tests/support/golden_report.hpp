@@ -61,7 +61,7 @@ inline Report golden_report() {
     env.code = "CC115";
     env.message = "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for completion";
     env.remediation = "`unset CUDA_LAUNCH_BLOCKING` outside debugging sessions.";
-    env.findings = {{Status::warn, env.code, env.message, env.remediation},
+    env.findings = {{Status::warn, env.code, env.message, env.remediation, std::nullopt},
                     {Status::warn, "CC117", "CUDA_INJECTION64_PATH=/opt/x.so is injected into every CUDA process", "`unset CUDA_INJECTION64_PATH`.", std::nullopt}};
     env.duration_ms = 1.25;
     CheckResult devices;
