@@ -1,0 +1,46 @@
+// What each Python framework in a site-packages directory was built for, read from its own files
+// and never imported (issue 17): PyTorch (torch/version.py, which its build generates; METADATA's
+// pins of the CUDA wheels), torchvision and torchaudio (their version.py and the torch they
+// require), JAX (jaxlib, and the CUDA plugin whose package name carries the CUDA major:
+// jax-cuda13-plugin, with minimum library versions under its "with-cuda" extra), CuPy (the package
+// name cupy-cuda13x and cupy/.data/_wheel.json) and triton. A file that is missing or cannot be
+// read is a problem naming it, never a crash.
+#pragma once
+
+#include "probes/python_packages.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck {
+
+enum class Accelerator { cuda, rocm, cpu, unknown };
+[[nodiscard]] std::string_view to_string(Accelerator accelerator);
+
+struct FrameworkBuild {
+    std::string framework;     // "PyTorch", "torchvision", "torchaudio", "JAX", "CuPy", "triton"
+    std::string distribution;  // the distribution that carries the CUDA build: "torch", "jax-cuda13-plugin", "cupy-cuda13x"
+    std::string version;       // the framework's own version: "2.11.0+cu130"
+    Accelerator accelerator = Accelerator::unknown;
+    std::optional<std::string> cuda;  // as the framework states it: "13.0" (torch), "13.x" (CuPy's _wheel.json)
+    std::optional<int> cuda_major;
+    std::optional<std::string> rocm;  // torch.version.hip
+    // The CUDA wheels it pins (torch: nvidia-cudnn-cu13==9.19.0.56) or needs at least (the JAX
+    // plugin's with-cuda extra: nvidia-cudnn-cu13>=9.12.0.46).
+    std::vector<Requirement> cuda_wheels;
+    std::optional<std::string> requires_torch;  // torchvision/torchaudio: the torch specifier, "==2.11.0"
+    std::vector<std::string> files;     // what was read, for evidence
+    std::vector<std::string> problems;  // "<file>: <what is wrong>"
+};
+
+// The CUDA release of a PyTorch-style local version: "2.11.0+cu130" -> "13.0", "0.21.0+cu118" ->
+// "11.8"; nullopt for "+cpu", "+rocm6.2" or no local part.
+[[nodiscard]] std::optional<std::string> cuda_of_local_version(std::string_view version);
+
+// Every framework build in `site_packages`, given its installed distributions.
+[[nodiscard]] std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packages,
+                                                                const std::vector<InstalledDistribution>& installed);
+
+}  // namespace cudacheck
