@@ -32,7 +32,8 @@ for so in torch/lib/libtorch_cuda.so torch/lib/libtorch.so torch/lib/libtorch_cp
           $(cd "$site" && ls cupy_backends/cuda/api/runtime*.so cupy/cuda/*.so 2>/dev/null | head -4); do
     [ -f "$site/$so" ] && { echo "== $so $(stat -c %s "$site/$so")"; readelf -d "$site/$so" | grep -E 'NEEDED|RPATH|RUNPATH|SONAME'; }
 done > "$out/readelf-dynamic.txt" 2>&1
-sed -n '/def _load_global_deps/,/^def [a-z]/p' "$site/torch/__init__.py" > "$out/torch-load-global-deps.py"
+awk '/^def _load_global_deps/{on=1} on && /^(if|class) /{exit} on' "$site/torch/__init__.py" > "$out/torch-load-global-deps.py"
+awk '/^def _preload_cuda_deps/{on=1; print; next} on && /^def /{exit} on' "$site/torch/__init__.py" > "$out/torch-preload-cuda-deps.py"
 grep -n "PYTORCH_RELEASES_CODE_CC" -A30 "$site/torch/cuda/__init__.py" | head -60 > "$out/torch-cuda-cc-table.txt"
 cd /tmp || exit 1
 timeout 120 "$venv/bin/python" - > "$out/torch-self-report.json" 2> "$out/torch-self-report.err" <<'PY'
