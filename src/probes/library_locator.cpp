@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <set>
 
 namespace cudacheck {
@@ -205,7 +206,7 @@ LoaderSearch loader_search(const Environment& environment, const std::string& ro
     return search;
 }
 
-Resolution resolve(std::string_view soname, const LoaderSearch& search, DirectoryListings& listings) {
+Resolution resolve(std::string_view soname, const LoaderSearch& search, DirectoryListings& listings, const ObjectSearchPaths* object) {
     Resolution resolution;
     resolution.soname = std::string(soname);
     // The loader opens <directory>/<soname>; a name it cannot open (dangling link) is passed over.
@@ -219,8 +220,15 @@ Resolution resolve(std::string_view soname, const LoaderSearch& search, Director
         resolution.real_path = std::move(real);
         return true;
     };
+    if (object != nullptr && object->runpath.empty())
+        for (const ObjectSearchPaths::Rpath& rpath : object->rpath_chain)
+            for (const std::string& directory : rpath.directories)
+                if (try_path(directory, soname, fmt::format("DT_RPATH of {} ({})", rpath.object, directory))) return resolution;
     for (const std::string& directory : search.ld_library_path)
         if (try_path(directory, soname, "LD_LIBRARY_PATH entry " + directory)) return resolution;
+    if (object != nullptr)
+        for (const std::string& directory : object->runpath)
+            if (try_path(directory, soname, fmt::format("DT_RUNPATH of {} ({})", object->object, directory))) return resolution;
     for (const LdCacheEntry& entry : search.cache)
         if (entry.soname == soname) {
             if (try_path(directory_of(entry.path), file_name_of(entry.path), "ld.so.cache")) return resolution;

@@ -80,11 +80,26 @@ struct Resolution {
     std::string real_path;  // symlinks resolved
     [[nodiscard]] bool found() const { return !path.empty(); }
 };
-// The file the loader would open for `soname`: LD_LIBRARY_PATH, then ld.so.cache, then the default
-// directories. Like the loader it passes over names it cannot open (dangling links, entries in the
-// cache whose file was removed). Not modelled: glibc-hwcaps subdirectories, wrong-architecture files
-// on LD_LIBRARY_PATH (the loader skips them, this takes them), and RPATH/RUNPATH of the program.
-[[nodiscard]] Resolution resolve(std::string_view soname, const LoaderSearch& search, DirectoryListings& listings);
+// The search paths of the object that needs a library (ld.so(8)): the DT_RPATH directories of it
+// and of the objects that loaded it, nearest first (each object's own list, $ORIGIN expanded;
+// used only when the needing object has no DT_RUNPATH), and its DT_RUNPATH directories.
+struct ObjectSearchPaths {
+    struct Rpath {
+        std::string object;  // file name, for the rule: "libtorch_cuda.so"
+        std::vector<std::string> directories;
+    };
+    std::vector<Rpath> rpath_chain;
+    std::string object;                   // the needing object's file name
+    std::vector<std::string> runpath;     // its DT_RUNPATH directories
+};
+
+// The file the loader would open for `soname`: with `object`, the DT_RPATH chain first (unless the
+// object has a DT_RUNPATH); LD_LIBRARY_PATH; with `object`, its DT_RUNPATH; ld.so.cache; the
+// default directories. Like the loader it passes over names it cannot open (dangling links, entries
+// in the cache whose file was removed). Not modelled: glibc-hwcaps subdirectories and
+// wrong-architecture files (the loader skips them, this takes them).
+[[nodiscard]] Resolution resolve(std::string_view soname, const LoaderSearch& search, DirectoryListings& listings,
+                                 const ObjectSearchPaths* object = nullptr);
 
 struct LibraryCopy {
     std::string soname;     // which soname it provides ("libcublas.so.13")

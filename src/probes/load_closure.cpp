@@ -1,0 +1,106 @@
+#include "probes/load_closure.hpp"
+
+#include "util/elf_dynamic.hpp"
+#include "util/path.hpp"
+#include "util/system.hpp"
+
+#include <deque>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+
+namespace cudacheck {
+
+const LoadedObject* LoadClosure::find(std::string_view soname) const {
+    for (const LoadedObject& object : objects)
+        if (object.soname == soname) return &object;
+    return nullptr;
+}
+
+namespace {
+
+bool is_c_runtime(std::string_view soname) {
+    for (const std::string_view base : {"libc.so", "libm.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so", "libgcc_s.so", "libstdc++.so"})
+        if (sys::starts_with(soname, base)) return true;
+    return false;
+}
+
+// One object in the loader's chain: its search paths and the object that loaded it.
+struct Node {
+    std::string path;
+    std::string name;  // file name
+    ElfDynamic dynamic;
+    std::vector<std::string> rpath;    // expanded
+    std::vector<std::string> runpath;  // expanded
+    const Node* loader = nullptr;
+};
+
+}  // namespace
+
+LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
+                         const std::vector<std::pair<std::string, std::string>>& preloaded, std::size_t limit) {
+    LoadClosure closure;
+    closure.root_object = object_path;
+    std::map<std::string, std::string> loaded;  // soname -> path
+    for (const auto& [soname, path] : preloaded) loaded.emplace(soname, path);
+
+    std::vector<std::unique_ptr<Node>> nodes;
+    std::deque<Node*> queue;
+    const auto open = [&](const std::string& path, const Node* loader) -> Node* {
+        std::string error;
+        std::optional<ElfDynamic> dynamic = read_elf_dynamic_file(path, error);
+        if (!dynamic) {
+            closure.problems.push_back(fmt::format("{}: {}", path, error));
+            return nullptr;
+        }
+        auto node = std::make_unique<Node>();
+        node->path = path;
+        node->name = std::string(sys::file_name_of(path));
+        const std::string origin = sys::directory_of(path);
+        // glibc ignores DT_RPATH when the object also has DT_RUNPATH.
+        if (dynamic->runpath) node->runpath = expand_search_path(*dynamic->runpath, origin);
+        else if (dynamic->rpath) node->rpath = expand_search_path(*dynamic->rpath, origin);
+        node->dynamic = std::move(*dynamic);
+        node->loader = loader;
+        if (!node->dynamic.soname.empty()) loaded.emplace(node->dynamic.soname, path);
+        nodes.push_back(std::move(node));
+        return nodes.back().get();
+    };
+    if (Node* root = open(object_path, nullptr)) queue.push_back(root);
+    while (!queue.empty() && closure.objects.size() < limit) {
+        const Node* node = queue.front();
+        queue.pop_front();
+        ObjectSearchPaths paths;
+        paths.object = node->name;
+        paths.runpath = node->runpath;
+        for (const Node* in_chain = node; in_chain != nullptr; in_chain = in_chain->loader)
+            if (!in_chain->rpath.empty()) paths.rpath_chain.push_back({in_chain->name, in_chain->rpath});
+        for (const std::string& soname : node->dynamic.needed) {
+            if (closure.objects.size() >= limit) break;
+            LoadedObject object{.soname = soname, .needed_by = node->name};
+            if (const auto seen = loaded.find(soname); seen != loaded.end()) {
+                // Loaded once per process: the first object that named it decided where from.
+                bool listed = false;
+                for (const LoadedObject& earlier : closure.objects) listed = listed || earlier.soname == soname;
+                if (listed) continue;
+                object.already_loaded = true;
+                object.resolution.soname = soname;
+                object.resolution.path = seen->second;
+                object.resolution.real_path = sys::real_path(seen->second);
+                object.resolution.rule = "already loaded";
+                closure.objects.push_back(std::move(object));
+                continue;
+            }
+            object.resolution = resolve(soname, search, listings, &paths);
+            if (object.resolution.found()) {
+                loaded.emplace(soname, object.resolution.path);
+                if (!is_c_runtime(soname))
+                    if (Node* next = open(object.resolution.path, node)) queue.push_back(next);
+            }
+            closure.objects.push_back(std::move(object));
+        }
+    }
+    return closure;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,38 @@
+// What the dynamic loader loads for one object and everything it needs, without loading anything:
+// each DT_NEEDED resolved as glibc's ld.so does (ld.so(8); resolve() in library_locator.hpp has the
+// order), breadth first, a soname already loaded reused. This is how cudacheck knows which cuDNN a
+// PyTorch wheel loads: libtorch_cuda.so's DT_RPATH ($ORIGIN/../../nvidia/cudnn/lib) comes before
+// LD_LIBRARY_PATH and ld.so.cache (issue 17).
+#pragma once
+
+#include "probes/library_locator.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cudacheck {
+
+struct LoadedObject {
+    std::string soname;     // as DT_NEEDED names it
+    std::string needed_by;  // the file name of the object that needs it
+    Resolution resolution;  // path and rule; not found() when it resolves nowhere
+    bool already_loaded = false;  // preloaded, or loaded earlier for another object
+};
+
+struct LoadClosure {
+    std::string root_object;             // the object opened
+    std::vector<LoadedObject> objects;   // in the order the loader loads them
+    std::vector<std::string> problems;   // "<path>: <why its dynamic section cannot be read>"
+    [[nodiscard]] const LoadedObject* find(std::string_view soname) const;
+};
+
+// The closure of `object_path` as dlopen() loads it into a process that already holds `preloaded`
+// (soname and path, e.g. what torch's _load_global_deps loads first). The C library's own
+// objects (libc, libm, ld-linux, libpthread, libdl, librt, libgcc_s, libstdc++) are resolved but
+// not followed. At most `limit` objects.
+[[nodiscard]] LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
+                                       const std::vector<std::pair<std::string, std::string>>& preloaded = {}, std::size_t limit = 256);
+
+}  // namespace cudacheck
