@@ -1,9 +1,11 @@
 #include "probes/load_closure.hpp"
 
+#include "cuda/library_families.hpp"
 #include "util/elf_dynamic.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 
+#include <cuda_runtime_api.h>  // CUDART_VERSION
 #include <deque>
 #include <fmt/format.h>
 #include <map>
@@ -23,6 +25,22 @@ bool is_c_runtime(std::string_view soname) {
     for (const std::string_view base : {"libc.so", "libm.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so", "libgcc_s.so", "libstdc++.so"})
         if (sys::starts_with(soname, base)) return true;
     return false;
+}
+
+// What an object opens itself with dlopen() once loaded, by soname: cuDNN 9's libcudnn.so.9 is a
+// shim that opens its seven sub-libraries (the library table's cudnn_sublibrary entries). It calls
+// dlopen from its own code, so its own search paths apply: the pip wheel's shim has DT_RUNPATH
+// $ORIGIN, which LD_LIBRARY_PATH precedes (LD_DEBUG=libs on the GPU machine,
+// docs/examples/h200/frameworks/system-cudnn-first: with the system cuDNN 9.14 first on
+// LD_LIBRARY_PATH, torch's wheel shim 9.19 took the system's libcudnn_graph.so.9, and torch
+// refused the mix). The shim first tries names with its full version (libcudnn_graph.so.9.19.0,
+// then .so.9.19); only the plain soname is modelled, which is what pip's and Debian's files carry.
+std::vector<std::string> dlopened_by(std::string_view soname) {
+    std::vector<std::string> opened;
+    if (soname != "libcudnn.so.9") return opened;
+    for (const LibraryFamily& family : library_family_table)
+        if (family.cudnn_sublibrary) opened.emplace_back(family.soname_for(CUDART_VERSION / 1000));
+    return opened;
 }
 
 // One object in the loader's chain: its search paths and the object that loaded it.
@@ -75,9 +93,12 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         paths.runpath = node->runpath;
         for (const Node* in_chain = node; in_chain != nullptr; in_chain = in_chain->loader)
             if (!in_chain->rpath.empty()) paths.rpath_chain.push_back({in_chain->name, in_chain->rpath});
-        for (const std::string& soname : node->dynamic.needed) {
+        std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
+        for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
+        for (std::string& soname : dlopened_by(node->dynamic.soname)) wanted.emplace_back(std::move(soname), true);
+        for (const auto& [soname, dlopened] : wanted) {
             if (closure.objects.size() >= limit) break;
-            LoadedObject object{.soname = soname, .needed_by = node->name};
+            LoadedObject object{.soname = soname, .needed_by = node->name, .dlopened = dlopened};
             if (const auto seen = loaded.find(soname); seen != loaded.end()) {
                 // Loaded once per process: the first object that named it decided where from.
                 bool listed = false;

@@ -1,5 +1,6 @@
 // What the dynamic loader loads for one object and everything it needs, without loading anything:
-// each DT_NEEDED resolved as glibc's ld.so does (ld.so(8); resolve() in library_locator.hpp has the
+// each DT_NEEDED (and each library an object is known to dlopen: cuDNN's sub-libraries) resolved
+// as glibc's ld.so does (ld.so(8); resolve() in library_locator.hpp has the
 // order), breadth first, a soname already loaded reused. This is how cudacheck knows which cuDNN a
 // PyTorch wheel loads: libtorch_cuda.so's DT_RPATH ($ORIGIN/../../nvidia/cudnn/lib) comes before
 // LD_LIBRARY_PATH and ld.so.cache (issue 17).
@@ -17,6 +18,7 @@ namespace cudacheck {
 struct LoadedObject {
     std::string soname;     // as DT_NEEDED names it
     std::string needed_by;  // the file name of the object that needs it
+    bool dlopened = false;  // opened by `needed_by` with dlopen (cuDNN's sub-libraries), not a DT_NEEDED
     Resolution resolution;  // path and rule; not found() when it resolves nowhere
     bool already_loaded = false;  // preloaded, or loaded earlier for another object
 };
