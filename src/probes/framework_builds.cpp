@@ -4,6 +4,7 @@
 #include "util/system.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 namespace cudacheck {
@@ -69,8 +70,9 @@ std::vector<Requirement> cuda_wheels_of(const DistributionMetadata& metadata, st
     std::vector<Requirement> wheels;
     for (const Requirement& requirement : metadata.requires_dist) {
         if (!sys::starts_with(requirement.name, "nvidia-") && requirement.name != "cuda-toolkit") continue;
+        // Extras compare normalised (PEP 685): jax-cuda12-plugin 0.4.30 says 'with_cuda', 0.11 "with-cuda".
         const std::optional<std::string> needs_extra = requirement.extra();
-        if (needs_extra && (!extra || *needs_extra != *extra)) continue;
+        if (needs_extra && (!extra || normalise_distribution_name(*needs_extra) != normalise_distribution_name(*extra))) continue;
         wheels.push_back(requirement);
     }
     return wheels;
@@ -180,6 +182,75 @@ std::optional<FrameworkBuild> read_cupy(const std::string& site, const std::vect
     return build;
 }
 
+// TensorFlow: its build writes tensorflow/python/platform/build_info.py; the CUDA wheels it needs
+// are under its "and-cuda" extra.
+std::optional<FrameworkBuild> read_tensorflow(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+    const InstalledDistribution* tensorflow = nullptr;
+    for (const char* name : {"tensorflow", "tensorflow-cpu", "tf-nightly"})
+        if (tensorflow == nullptr) tensorflow = find(installed, name);
+    if (tensorflow == nullptr) return std::nullopt;
+    FrameworkBuild build{.framework = "TensorFlow", .distribution = tensorflow->name, .version = tensorflow->version};
+    if (const std::optional<std::string> text = read_noted(site, "tensorflow/python/platform/build_info.py", build)) {
+        const std::map<std::string, std::string> info = parse_tensorflow_build_info(*text);
+        const auto value = [&](const char* key) -> std::optional<std::string> {
+            const auto found = info.find(key);
+            return found == info.end() || found->second == "None" ? std::nullopt : std::optional<std::string>(found->second);
+        };
+        if (info.empty()) build.problems.push_back(fmt::format("{}/tensorflow/python/platform/build_info.py: no build_info entries", site));
+        build.accelerator = value("is_cuda_build") == "True"   ? Accelerator::cuda
+                            : value("is_rocm_build") == "True" ? Accelerator::rocm
+                            : info.empty()                     ? Accelerator::unknown
+                                                               : Accelerator::cpu;
+        if (build.accelerator == Accelerator::cuda) {
+            build.cuda = value("cuda_version");
+            if (build.cuda) build.cuda_major = major_of(*build.cuda);
+            build.cudnn = value("cudnn_version");
+            if (const auto capabilities = value("cuda_compute_capabilities")) build.architectures = sys::split(*capabilities, ',');
+        }
+    }
+    if (const auto metadata = metadata_noted(*tensorflow, build)) build.cuda_wheels = cuda_wheels_of(*metadata, "and-cuda");
+    return build;
+}
+
+// xformers: its build writes xformers/cpp_lib.json with the CUDA (1206 for 12.6), the torch and the
+// TORCH_CUDA_ARCH_LIST it was compiled with; it refuses to load its C++/CUDA part under another
+// torch ("xFormers was built for: PyTorch ... with CUDA ...").
+std::optional<FrameworkBuild> read_xformers(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+    const InstalledDistribution* xformers = find(installed, "xformers");
+    if (xformers == nullptr) return std::nullopt;
+    FrameworkBuild build{.framework = "xformers", .distribution = "xformers", .version = xformers->version};
+    const std::string path = site + "/xformers/cpp_lib.json";
+    std::string error;
+    if (const std::optional<ordered_json> lib = read_json_file(path, error)) {
+        build.files.push_back(path);
+        const ordered_json* version = lib->is_object() && lib->contains("version") ? &(*lib)["version"] : nullptr;
+        if (version != nullptr && version->is_object()) {
+            if (version->contains("cuda") && (*version)["cuda"].is_number_integer()) {
+                const int cuda = (*version)["cuda"].get<int>();
+                build.accelerator = Accelerator::cuda;
+                build.cuda = fmt::format("{}.{}", cuda / 100, cuda % 100);
+                build.cuda_major = cuda / 100;
+            } else if (version->contains("hip") && (*version)["hip"].is_string()) {
+                build.accelerator = Accelerator::rocm;
+                build.rocm = (*version)["hip"].get<std::string>();
+            }
+            if (version->contains("torch") && (*version)["torch"].is_string()) build.built_with_torch = (*version)["torch"].get<std::string>();
+        } else {
+            build.problems.push_back(fmt::format("{}: no \"version\" object", path));
+        }
+        if (lib->is_object() && lib->contains("env") && (*lib)["env"].is_object() && (*lib)["env"].contains("TORCH_CUDA_ARCH_LIST") &&
+            (*lib)["env"]["TORCH_CUDA_ARCH_LIST"].is_string())
+            for (const std::string& arch : sys::split((*lib)["env"]["TORCH_CUDA_ARCH_LIST"].get<std::string>(), ' '))
+                if (!arch.empty()) build.architectures.push_back(arch);
+    } else {
+        build.problems.push_back(fmt::format("{}: {}", path, error));
+    }
+    if (const auto metadata = metadata_noted(*xformers, build))
+        for (const Requirement& requirement : metadata->requires_dist)
+            if (requirement.name == "torch" && !requirement.extra()) build.requires_torch = requirement.specifier;
+    return build;
+}
+
 std::optional<FrameworkBuild> read_triton(const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* triton = find(installed, "triton");
     if (triton == nullptr) return std::nullopt;
@@ -189,6 +260,71 @@ std::optional<FrameworkBuild> read_triton(const std::vector<InstalledDistributio
 }
 
 }  // namespace
+
+std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view text) {
+    std::map<std::string, std::string> info;
+    const std::size_t start = text.find("OrderedDict([");
+    if (start == std::string_view::npos) return info;
+    std::size_t at = start + 13;
+    // One Python literal at `at`: a quoted string, a bare word, or a list of those; its text.
+    const auto skip_spaces = [&] {
+        while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+    };
+    const auto atom = [&]() -> std::optional<std::string> {
+        skip_spaces();
+        if (at >= text.size()) return std::nullopt;
+        if (text[at] == '\'' || text[at] == '"') {
+            const char quote = text[at];
+            const std::size_t close = text.find(quote, at + 1);
+            if (close == std::string_view::npos) return std::nullopt;
+            std::string value(text.substr(at + 1, close - at - 1));
+            at = close + 1;
+            return value;
+        }
+        const std::size_t end = text.find_first_of(",)]", at);
+        if (end == std::string_view::npos) return std::nullopt;
+        std::string word(sys::trim(text.substr(at, end - at)));
+        at = end;
+        return word;
+    };
+    while (true) {
+        skip_spaces();
+        if (at >= text.size() || text[at] != '(') break;
+        ++at;
+        const std::optional<std::string> key = atom();
+        skip_spaces();
+        if (!key || at >= text.size() || text[at] != ',') break;
+        ++at;
+        skip_spaces();
+        std::string value;
+        if (at < text.size() && text[at] == '[') {
+            ++at;
+            std::vector<std::string> items;
+            while (true) {
+                skip_spaces();
+                if (at < text.size() && text[at] == ']') break;
+                const std::optional<std::string> item = atom();
+                if (!item) return info;
+                items.push_back(*item);
+                skip_spaces();
+                if (at < text.size() && text[at] == ',') ++at;
+            }
+            ++at;  // ]
+            for (const std::string& item : items) value += (value.empty() ? "" : ",") + item;
+        } else if (const std::optional<std::string> single = atom()) {
+            value = *single;
+        } else {
+            break;
+        }
+        skip_spaces();
+        if (at >= text.size() || text[at] != ')') break;
+        ++at;
+        info[*key] = value;
+        skip_spaces();
+        if (at < text.size() && text[at] == ',') ++at;
+    }
+    return info;
+}
 
 std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packages, const std::vector<InstalledDistribution>& installed) {
     std::vector<FrameworkBuild> builds;
@@ -200,6 +336,8 @@ std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packag
     add(read_torch_extension(site_packages, installed, "torchaudio"));
     add(read_jax(site_packages, installed));
     add(read_cupy(site_packages, installed));
+    add(read_tensorflow(site_packages, installed));
+    add(read_xformers(site_packages, installed));
     add(read_triton(installed));
     return builds;
 }

@@ -16,10 +16,10 @@
 namespace cudacheck {
 
 struct LoadedObject {
-    std::string soname;     // as DT_NEEDED names it
-    std::string needed_by;  // the file name of the object that needs it
+    std::string soname = {};     // as DT_NEEDED names it
+    std::string needed_by = {};  // the file name of the object that needs it
     bool dlopened = false;  // opened by `needed_by` with dlopen (cuDNN's sub-libraries), not a DT_NEEDED
-    Resolution resolution;  // path and rule; not found() when it resolves nowhere
+    Resolution resolution = {};  // path and rule; not found() when it resolves nowhere
     bool already_loaded = false;  // preloaded, or loaded earlier for another object
 };
 

@@ -134,5 +134,86 @@ TEST(FrameworkBuilds, names_each_damaged_file_and_keeps_what_it_could_read) {
     EXPECT_NE(without->problems[0].find("torch/version.py: missing or unreadable"), std::string::npos) << without->problems[0];
 }
 
+// A site-packages assembled from real files of released wheels (tests/fixtures/frameworks/wheels,
+// each fetched by tools/fetch-wheel-files.py; SOURCE names the wheel and its sha256).
+struct ReleasedWheels {
+    test::ScratchTree tree;
+    std::string site = tree.path() + "/site-packages";
+    explicit ReleasedWheels(std::initializer_list<const char*> wheels) {
+        std::filesystem::create_directories(site);
+        for (const char* wheel : wheels) {
+            const std::filesystem::path from = test::fixture_path(std::string("frameworks/wheels/") + wheel);
+            for (const auto& entry : std::filesystem::directory_iterator(from))
+                if (entry.path().filename() != "SOURCE")
+                    std::filesystem::copy(entry.path(), site + "/" + entry.path().filename().string(),
+                                          std::filesystem::copy_options::recursive);
+        }
+    }
+};
+
+TEST(FrameworkBuilds, reads_older_and_cpu_builds_of_torch_from_their_released_files) {
+    const ReleasedWheels cu126({"torch-2.7.1"});
+    const std::vector<FrameworkBuild> cu126_builds = builds_in(cu126.site);
+    const FrameworkBuild* torch = find(cu126_builds, "PyTorch");
+    ASSERT_NE(torch, nullptr);
+    EXPECT_EQ(torch->version, "2.7.1+cu126");
+    EXPECT_EQ(torch->cuda, "12.6");
+    ASSERT_NE(wheel(*torch, "nvidia-cudnn-cu12"), nullptr);
+    EXPECT_EQ(wheel(*torch, "nvidia-cudnn-cu12")->specifier, "==9.5.1.17");
+    const ReleasedWheels cu117({"torch-2.0.1"});  // version.py without annotations: cuda = '11.7'
+    const std::vector<FrameworkBuild> cu117_builds = builds_in(cu117.site);
+    ASSERT_NE(find(cu117_builds, "PyTorch"), nullptr);
+    EXPECT_EQ(find(cu117_builds, "PyTorch")->cuda, "11.7");
+    const ReleasedWheels cpu({"torch-2.5.1-aarch64"});  // PyPI's aarch64 torch 2.5.1: cuda = None
+    const std::vector<FrameworkBuild> cpu_builds = builds_in(cpu.site);
+    ASSERT_NE(find(cpu_builds, "PyTorch"), nullptr);
+    EXPECT_EQ(find(cpu_builds, "PyTorch")->accelerator, Accelerator::cpu);
+}
+
+TEST(FrameworkBuilds, reads_what_xformers_and_torchvision_were_built_against) {
+    const ReleasedWheels wheels({"torch-2.7.1", "xformers-0.0.30", "torchvision-0.22.1"});
+    const std::vector<FrameworkBuild> builds = builds_in(wheels.site);
+    const FrameworkBuild* xformers = find(builds, "xformers");
+    ASSERT_NE(xformers, nullptr);
+    EXPECT_EQ(xformers->cuda, "12.6");  // cpp_lib.json: "cuda": 1206
+    EXPECT_EQ(xformers->built_with_torch, "2.7.0+cu126");
+    EXPECT_EQ(xformers->requires_torch, "==2.7.0");
+    EXPECT_EQ(xformers->architectures, (std::vector<std::string>{"6.0+PTX", "7.0", "7.5", "8.0+PTX", "9.0a"}));
+    EXPECT_TRUE(xformers->problems.empty()) << xformers->problems.front();
+    const FrameworkBuild* vision = find(builds, "torchvision");
+    ASSERT_NE(vision, nullptr);
+    EXPECT_EQ(vision->requires_torch, "==2.7.1");
+    EXPECT_EQ(vision->cuda, "12.6");
+}
+
+TEST(FrameworkBuilds, reads_tensorflows_generated_build_info) {
+    const ReleasedWheels wheels({"tensorflow-2.17.0"});
+    const std::vector<FrameworkBuild> builds = builds_in(wheels.site);
+    const FrameworkBuild* tensorflow = find(builds, "TensorFlow");
+    ASSERT_NE(tensorflow, nullptr);
+    EXPECT_EQ(tensorflow->accelerator, Accelerator::cuda);
+    EXPECT_EQ(tensorflow->cuda, "12.3");
+    EXPECT_EQ(tensorflow->cudnn, "8");
+    EXPECT_EQ(tensorflow->architectures, (std::vector<std::string>{"sm_60", "sm_70", "sm_80", "sm_89", "compute_90"}));
+    ASSERT_NE(wheel(*tensorflow, "nvidia-cudnn-cu12"), nullptr);  // under its "and-cuda" extra
+    EXPECT_EQ(wheel(*tensorflow, "nvidia-cudnn-cu12")->specifier, "==8.9.7.29");
+    EXPECT_TRUE(parse_tensorflow_build_info("build_info = collections.OrderedDict([('a', ").empty());
+    EXPECT_EQ(parse_tensorflow_build_info("x = OrderedDict([('a', 'b'), ('c', [1, 2]), ('d'").size(), 2u);
+}
+
+TEST(FrameworkBuilds, reads_an_older_jax_plugin_whose_extra_is_spelt_with_an_underscore) {
+    const ReleasedWheels wheels({"jax-cuda12-plugin-0.4.30", "cupy-cuda12x-13.4.1"});
+    const std::vector<FrameworkBuild> builds = builds_in(wheels.site);
+    const FrameworkBuild* jax = find(builds, "JAX");
+    ASSERT_NE(jax, nullptr);
+    EXPECT_EQ(jax->cuda_major, 12);
+    ASSERT_NE(wheel(*jax, "nvidia-cudnn-cu12"), nullptr) << "extra == 'with_cuda' is the with-cuda extra (PEP 685)";
+    EXPECT_EQ(wheel(*jax, "nvidia-cudnn-cu12")->specifier, "<10.0,>=9.0");
+    const FrameworkBuild* cupy = find(builds, "CuPy");
+    ASSERT_NE(cupy, nullptr);
+    EXPECT_EQ(cupy->cuda, "12.x");
+    EXPECT_EQ(cupy->cuda_major, 12);
+}
+
 }  // namespace
 }  // namespace cudacheck
