@@ -35,19 +35,6 @@ namespace cudacheck {
 
 using sys::directory_of;
 
-namespace cudnn_nvrtc {
-
-std::span<const std::string_view> cudnn9_sublibraries() {
-    static const std::vector<std::string_view> names = [] {
-        std::vector<std::string_view> sonames;
-        for (const LibraryFamily& family : library_family_table)
-            if (family.cudnn_sublibrary) sonames.push_back(family.soname_for(CUDART_VERSION / 1000));
-        return sonames;
-    }();
-    return names;
-}
-
-}  // namespace cudnn_nvrtc
 
 namespace {
 

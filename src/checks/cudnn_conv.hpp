@@ -69,9 +69,6 @@ void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result)
 
 namespace cudnn_nvrtc {
 
-// The seven sonames libcudnn.so.9 (a shim) loads its implementation from: the table's
-// (cuda/library_families.hpp) cuDNN sub-libraries, in its order.
-[[nodiscard]] std::span<const std::string_view> cudnn9_sublibraries();
 
 // The finding a failed cuDNN status becomes: sub-library loading/version statuses are CC508 and
 // CC509 (with what they mean); everything else is CC507.

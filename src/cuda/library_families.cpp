@@ -63,4 +63,14 @@ const LibraryFamily* find_library_family(std::string_view name) {
 
 std::size_t index_of(const LibraryFamily& family) { return static_cast<std::size_t>(&family - library_family_table.data()); }
 
+std::span<const std::string_view> cudnn9_sublibraries() {
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> sonames;
+        for (const LibraryFamily& family : library_family_table)
+            if (family.cudnn_sublibrary) sonames.push_back(family.sonames.back());  // one soname for every CUDA major
+        return sonames;
+    }();
+    return names;
+}
+
 }  // namespace cudacheck

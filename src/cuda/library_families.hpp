@@ -84,6 +84,11 @@ inline constexpr std::array library_family_table{
 // cudart, cuBLAS(Lt), cuFFT, cuRAND, cuSOLVER, cuSPARSE, cuDNN and its sub-libraries, NVRTC,
 // nvJitLink, NCCL, NVML, libcuda.
 [[nodiscard]] std::span<const LibraryFamily> library_families();
+
+// The seven sonames libcudnn.so.9 (a shim) loads its implementation from: the table's cuDNN
+// sub-libraries, in its order (cudnn.conv judges where they came from; the loader simulation
+// follows the shim's dlopen of them).
+[[nodiscard]] std::span<const std::string_view> cudnn9_sublibraries();
 // By name ("cuBLAS"); nullptr when none.
 [[nodiscard]] const LibraryFamily* find_library_family(std::string_view name);
 // The number after the last ".so." of a soname: 13 for "libcublas.so.13", 11 for "libnvrtc.so.11.2"

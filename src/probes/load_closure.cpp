@@ -5,7 +5,6 @@
 #include "util/path.hpp"
 #include "util/system.hpp"
 
-#include <cuda_runtime_api.h>  // CUDART_VERSION
 #include <deque>
 #include <fmt/format.h>
 #include <map>
@@ -35,12 +34,9 @@ bool is_c_runtime(std::string_view soname) {
 // LD_LIBRARY_PATH, torch's wheel shim 9.19 took the system's libcudnn_graph.so.9, and torch
 // refused the mix). The shim first tries names with its full version (libcudnn_graph.so.9.19.0,
 // then .so.9.19); only the plain soname is modelled, which is what pip's and Debian's files carry.
-std::vector<std::string> dlopened_by(std::string_view soname) {
-    std::vector<std::string> opened;
-    if (soname != "libcudnn.so.9") return opened;
-    for (const LibraryFamily& family : library_family_table)
-        if (family.cudnn_sublibrary) opened.emplace_back(family.soname_for(CUDART_VERSION / 1000));
-    return opened;
+std::span<const std::string_view> dlopened_by(std::string_view soname) {
+    if (soname != "libcudnn.so.9") return {};
+    return cudnn9_sublibraries();
 }
 
 // One object in the loader's chain: its search paths and the object that loaded it.
@@ -95,7 +91,7 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
             if (!in_chain->rpath.empty()) paths.rpath_chain.push_back({in_chain->name, in_chain->rpath});
         std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
         for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
-        for (std::string& soname : dlopened_by(node->dynamic.soname)) wanted.emplace_back(std::move(soname), true);
+        for (const std::string_view soname : dlopened_by(node->dynamic.soname)) wanted.emplace_back(std::string(soname), true);
         for (const auto& [soname, dlopened] : wanted) {
             if (closure.objects.size() >= limit) break;
             LoadedObject object{.soname = soname, .needed_by = node->name, .dlopened = dlopened};
