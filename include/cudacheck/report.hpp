@@ -73,6 +73,53 @@ struct DeviceInfo {
     bool operator==(const DeviceInfo&) const = default;
 };
 
+// The `frameworks` section: each Python environment found and the frameworks in it, with what
+// each was built for, the CUDA libraries its process loads and which GPU code runs on each GPU
+// (probes/frameworks_probe.hpp gathers the facts; the verdicts are the frameworks.builds
+// findings whose subject names the framework).
+struct FrameworkLibraryInfo {
+    std::string name = {};     // the library table's name, "cuDNN"
+    std::string soname = {};   // "libcudnn.so.9"
+    std::string path = {};     // as the loader opens it
+    std::string version = {};  // "9.19.0.56"; "" when unknown
+    std::string origin = {};   // "pip_wheel", "system", "toolkit", ...
+    std::string package = {};  // the wheel, "nvidia-cudnn-cu13"; "" when none
+    std::string rule = {};     // "DT_RPATH of libtorch_cuda.so", "LD_LIBRARY_PATH entry /x", ...
+    bool operator==(const FrameworkLibraryInfo&) const = default;
+};
+struct FrameworkGpuInfo {
+    int device = 0;
+    std::string runs = {};  // "native", "ptx_jit", "none", "nvrtc" (compiled at run time), "unknown"
+    std::string how = {};   // "sm_90 SASS", "compute_90 PTX", "NVRTC 13 compiles for sm_90", ...
+    bool operator==(const FrameworkGpuInfo&) const = default;
+};
+struct FrameworkInfo {
+    std::string subject = {};  // "<environment prefix>: <framework>", as findings name it
+    std::string framework = {};     // "PyTorch"
+    std::string distribution = {};  // "torch", "jax-cuda13-plugin"
+    std::string version = {};       // "2.11.0+cu130"
+    std::string accelerator = {};   // "cuda", "rocm", "cpu", "unknown"
+    std::string cuda = {};          // the CUDA it was built for, "13.0"; "" when none
+    std::vector<std::string> gpu_code = {};  // targets its binary embeds: "sm_90", "compute_120"
+    std::vector<FrameworkLibraryInfo> libraries = {};
+    std::vector<std::string> unresolved = {};  // CUDA sonames it needs that resolve nowhere
+    std::vector<FrameworkGpuInfo> gpus = {};
+    std::vector<std::string> files = {};  // read to learn its build
+    std::string status = "pass";     // its worst finding's; "pass" when none
+    std::vector<std::string> codes = {};  // of its findings
+    bool operator==(const FrameworkInfo&) const = default;
+};
+struct PythonEnvironmentInfo {
+    std::string prefix = {};  // sys.prefix
+    std::string kind = {};    // "virtual environment", "conda environment", "pyenv installation", "system Python", ...
+    std::string interpreter = {};
+    std::string python_version = {};
+    bool bare_python3 = false;  // the environment a bare `python3` uses
+    std::vector<std::string> found_by = {};
+    std::vector<FrameworkInfo> frameworks = {};
+    bool operator==(const PythonEnvironmentInfo&) const = default;
+};
+
 struct Summary {
     // Counts indexed by Status (pass, skip, warn, fail, timeout, error).
     std::array<int, 6> counts{};
@@ -101,6 +148,8 @@ struct Report {
     VersionInfo versions;
     std::vector<DeviceInfo> devices;
     std::vector<CheckResult> checks;
+    // Set when a check looked at the Python environments (frameworks.builds); empty otherwise.
+    std::optional<std::vector<PythonEnvironmentInfo>> frameworks;
     Summary summary;
     int exit_code = exit_ok;
     double duration_ms = 0.0;

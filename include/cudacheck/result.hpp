@@ -44,6 +44,9 @@ struct Finding {
     // The CUDA device this finding concerns, when it concerns only one (e.g. one GPU of several in
     // Prohibited compute mode): per-device checks still run on the other devices.
     std::optional<int> device;
+    // What it concerns when a check looks at several things of one kind: a Python framework,
+    // "<environment prefix>: <framework>" (the report's `frameworks` section names it so).
+    std::optional<std::string> subject = {};
     bool operator==(const Finding&) const = default;
 };
 

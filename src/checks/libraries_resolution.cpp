@@ -7,6 +7,7 @@
 #include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/probes.hpp"
+#include "probes/python_packages.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -78,13 +79,6 @@ bool serves_runtime(const LibraryFamily& family, std::string_view soname, const 
     return false;
 }
 
-// 12 for "nvidia-cudnn-cu12"; 0 when the package names no CUDA major.
-int wheel_cuda_major(std::string_view package) {
-    const std::size_t suffix = package.rfind("-cu");
-    if (suffix == std::string_view::npos || package.substr(suffix + 3).find_first_not_of("0123456789") != std::string_view::npos) return 0;
-    return std::atoi(std::string(package.substr(suffix + 3)).c_str());
-}
-
 // "cuBLAS" -> "nvidia-cublas" for CUDA 13, "nvidia-cublas-cu12" before.
 std::string pip_package(const LibraryFamily& family, int cuda_major) {
     std::string package(family.wheel);
@@ -145,53 +139,32 @@ void judge_outside_loader_path(const LibraryFacts& facts, const RuntimeMajors& r
     }
 }
 
-// CC602: one soname, copies of different versions. cuDNN's sub-libraries follow libcudnn.so.9
-// (a difference among them is CC603), so they are not reported one by one.
-void judge_versions(const LibraryFacts& facts, const RuntimeMajors& runtime, ResultBuilder& result) {
+// CC602: a C/C++ program built with a toolkit here loads an older copy of one of its libraries
+// than the toolkit's own: the headers it was compiled with promise functions and fixes the copy it
+// gets lacks. Copies that only differ (the system cuDNN beside a wheel's) are no finding: each
+// consumer loads a consistent copy (issue 17), frameworks.builds judges what each framework loads
+// against what it was built for, and the evidence lists every copy.
+void judge_versions(const LibraryFacts& facts, ResultBuilder& result) {
     for (const LibraryLocation& location : facts.libraries) {
         const LibraryFamily& family = *location.family;
         if (family.cudnn_sublibrary) continue;
-        for (std::string_view soname : family.distinct_sonames()) {
-            const std::vector<const LibraryCopy*> copies = usable_copies(location, soname);
-            bool differ = false;
-            for (const LibraryCopy* a : copies)
-                for (const LibraryCopy* b : copies) differ = differ || !same_release(a->version, b->version);
-            if (!differ) continue;
-            const Resolution* resolution = location.resolution_of(soname);
-            const LibraryCopy* loaded = resolution != nullptr ? location.copy_at(resolution->real_path) : nullptr;
-            const auto wheel = std::find_if(copies.begin(), copies.end(), [](const LibraryCopy* copy) { return copy->origin == LibraryOrigin::pip_wheel; });
-            const LibraryCopy* python = wheel != copies.end() ? *wheel : nullptr;
-            std::vector<std::string> listed;
-            std::vector<std::string> unused;
-            for (const LibraryCopy* copy : copies) {
-                listed.push_back(describe(*copy));
-                if (copy != loaded && copy != python) unused.push_back(copy->path);
+        for (const Resolution& resolution : location.resolutions) {
+            const LibraryCopy* loaded = location.copy_at(resolution.real_path);
+            if (loaded == nullptr || loaded->version.empty() || loaded->origin == LibraryOrigin::toolkit) continue;
+            for (const LibraryCopy& toolkit : location.copies) {
+                if (toolkit.origin != LibraryOrigin::toolkit || toolkit.soname != resolution.soname || toolkit.version.empty() ||
+                    satisfies(loaded->version, ">=" + toolkit.version))
+                    continue;
+                const std::string toolkit_lib = directory_of(toolkit.path);
+                result.add(Code::library_versions_differ,
+                           fmt::format("{} ({}): a C/C++ program built with the toolkit in {} ({} {}) loads the older {} from {} ({})", resolution.soname,
+                                       family.name, directory_of(toolkit_lib), family.name, toolkit.version, loaded->version, resolution.path,
+                                       resolution.rule),
+                           fmt::format("Give programs the toolkit's copy: `export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH` (or link with -Wl,-rpath,{}), "
+                                       "or remove the older {} from {}.",
+                                       toolkit_lib, toolkit_lib, family.name, directory_of(loaded->path)));
+                break;
             }
-            std::string loads = loaded != nullptr ? fmt::format("a C/C++ program loads {} ({})", version_text(loaded), resolution->rule)
-                                                  : std::string("none is on the loader's path for C/C++ programs");
-            if (python != nullptr)
-                loads += fmt::format(", a Python process that preloads pip wheels (PyTorch) loads {} from {}", version_text(python),
-                                     python->package.empty() ? python->path : python->package);
-            std::string remediation;
-            const int wheel_cuda = python != nullptr ? wheel_cuda_major(python->package) : 0;
-            const bool wheel_for_other_cuda = wheel_cuda != 0 && !runtime.majors.empty() &&
-                                              std::find(runtime.majors.begin(), runtime.majors.end(), wheel_cuda) == runtime.majors.end();
-            if (python != nullptr && loaded != nullptr && python != loaded && wheel_for_other_cuda)
-                remediation = fmt::format("The wheel {} is built for CUDA {} and serves only its Python; C/C++ programs here (CUDA {}) should keep {}: "
-                                          "do not put the wheel's directory on LD_LIBRARY_PATH. Remove whichever copy no program uses.",
-                                          python->package, wheel_cuda, fmt::join(runtime.majors, "/"), version_text(loaded));
-            else if (python != nullptr && loaded != nullptr && python != loaded)
-                remediation = fmt::format("Make them agree: `export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH` gives C/C++ programs the wheel's {}, "
-                                          "or remove one of the two ({} or {}).",
-                                          directory_of(python->path), version_text(python), loaded->path, python->path);
-            else
-                remediation = fmt::format("Keep one {}: remove {}, or put the directory of the one you want first on LD_LIBRARY_PATH.", family.name,
-                                          unused.empty() ? std::string("the copies you do not use") : fmt::format("{}", fmt::join(unused, " and ")));
-            if (!unused.empty() && python != nullptr && loaded != nullptr && python != loaded)
-                remediation += fmt::format(" Unused: {}.", fmt::join(unused, ", "));
-            result.add(Code::library_versions_differ,
-                       fmt::format("{} ({}): {} copies with different versions: {}; {}", soname, family.name, copies.size(), fmt::join(listed, "; "), loads),
-                       std::move(remediation));
         }
     }
 }
@@ -329,7 +302,7 @@ void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result) 
     const RuntimeMajors runtime = runtime_majors(facts);
     judge_stub_libcuda(facts, result);
     judge_outside_loader_path(facts, runtime, result);
-    judge_versions(facts, runtime, result);
+    judge_versions(facts, result);
     judge_cudnn_sublibraries(facts, result);
     judge_cuda_majors(facts, runtime, result);
 

@@ -90,6 +90,10 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--memory-limit", options.memory_limit_mib,
                    "Host memory the checks' process may use, in MiB, before it is stopped (default: half the host's memory, at least 8 GiB)")
         ->check(CLI::Range(std::uint64_t{64}, std::uint64_t{1} << 40));
+    app.add_option("--python", options.python,
+                   "A Python interpreter or environment root whose frameworks to check too (repeatable; those on PATH, "
+                   "VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's environments are found without it)")
+        ->check(CLI::ExistingPath);
     app.add_flag("--no-isolation", options.no_isolation,
                  "Run the checks inside this process (debugging): a crash or hang then takes the whole run down");
     app.add_flag("--redact", options.redact,
@@ -158,8 +162,14 @@ int run_run(const RunCommandOptions& options, const std::vector<std::string>& ar
     run_options.devices = *devices;
     run_options.verbose = options.verbose;
     if (options.duration_seconds > 0) run_options.stress_seconds = options.duration_seconds;
+    // Absolute, as the report names environments (and the worker may run elsewhere).
+    for (const std::string& python : options.python) {
+        const std::string real = sys::real_path(python);
+        run_options.python.push_back(real.empty() ? python : real);
+    }
     ProbeSettings probe_settings;
     probe_settings.initialise_cuda = run_options.level != Level::quick;
+    probe_settings.python = run_options.python;
     // Under supervision this process only reads host facts; the worker probes the driver.
     Probes probes(environment, probe_settings);
     const HostInfo host = probes.host();

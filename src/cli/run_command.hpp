@@ -35,6 +35,7 @@ struct RunCommandOptions {
     bool no_isolation = false;  // run the checks in this process: no crash or hang protection
     bool redact = false;        // --redact: no host, user, home, device ids or secrets in the output
     std::string expect;         // --expect FILE: a policy the report must meet (report/policy.hpp)
+    std::vector<std::string> python;  // --python PATH, repeatable
 };
 
 // Adds the run options to `app` (the top level) and the `run` subcommand, which passes them through.

@@ -55,6 +55,7 @@ struct RunOptions {
     std::vector<int> devices;  // CUDA ordinals to check; empty means every visible device
     bool verbose = false;
     double stress_seconds = default_stress_seconds;
+    std::vector<std::string> python;  // --python: interpreters or environment roots to look at too
 };
 
 // What a running check can see: the options, the environment and the shared probes.

@@ -5,6 +5,7 @@
 #include "cuda/cuda_facts.hpp"
 #include "probes/visible_devices.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cuda_runtime_api.h>  // CUDART_VERSION only
@@ -30,7 +31,51 @@ ReportFacts collect_report_facts(Probes& probes, const Environment& environment)
                                                    environment.get("CUDA_DEVICE_ORDER"));
         facts.devices = view.certain ? std::move(view.devices) : nvml->devices;
     }
+    if (const PythonFacts* python = probes.python_if_collected()) {
+        std::optional<CudaVersion> driver_cuda;
+        if (driver != nullptr && driver->driver_version && *driver->driver_version > 0) driver_cuda = CudaVersion::from_encoded(*driver->driver_version);
+        facts.frameworks = frameworks_section(*python, facts.devices, driver_cuda);
+    }
     return facts;
+}
+
+std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python, const std::vector<DeviceInfo>& devices,
+                                                      std::optional<CudaVersion> driver_cuda) {
+    std::vector<PythonEnvironmentInfo> section;
+    for (const EnvironmentFacts& environment : python.environments) {
+        PythonEnvironmentInfo info{.prefix = environment.environment.prefix,
+                                   .kind = std::string(to_string(environment.environment.kind)),
+                                   .interpreter = environment.environment.interpreter,
+                                   .python_version = environment.environment.python_version,
+                                   .bare_python3 = environment.bare_python3,
+                                   .found_by = environment.environment.found_by,
+                                   .frameworks = {}};
+        for (const FrameworkFacts& framework : environment.frameworks) {
+            const FrameworkBuild& build = framework.build;
+            FrameworkInfo entry{.subject = framework_subject(environment, framework),
+                                .framework = build.framework,
+                                .distribution = build.distribution,
+                                .version = build.version,
+                                .accelerator = std::string(to_string(build.accelerator)),
+                                .cuda = build.cuda.value_or(""),
+                                .gpu_code = framework_gpu_targets(framework),
+                                .libraries = {},
+                                .unresolved = framework.unresolved,
+                                .gpus = {},
+                                .files = build.files};
+            for (const FrameworkLibrary& library : framework.libraries)
+                entry.libraries.push_back({library.family, library.object.soname, library.object.resolution.path, library.version,
+                                           std::string(to_string(library.origin)), library.package, library.object.resolution.rule});
+            if (build.accelerator == Accelerator::cuda)
+                for (const DeviceInfo& device : devices) {
+                    const GpuCoverage coverage = framework_gpu_coverage(framework, device.cc_major, device.cc_minor, driver_cuda);
+                    entry.gpus.push_back({device.ordinal, std::string(to_string(coverage.coverage)), coverage.how});
+                }
+            info.frameworks.push_back(std::move(entry));
+        }
+        section.push_back(std::move(info));
+    }
+    return section;
 }
 
 Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts, const RunMetadata& metadata) {
@@ -45,6 +90,19 @@ Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, c
     report.versions = facts.versions;
     report.devices = facts.devices;
     report.checks = std::move(results);
+    report.frameworks = facts.frameworks;
+    // Each framework's verdict: the worst of the findings about it.
+    if (report.frameworks)
+        for (PythonEnvironmentInfo& environment : *report.frameworks)
+            for (FrameworkInfo& framework : environment.frameworks)
+                for (const CheckResult& result : report.checks)
+                    for (const Finding& finding : result.findings) {
+                        if (finding.subject != framework.subject) continue;
+                        if (std::find(framework.codes.begin(), framework.codes.end(), finding.code) == framework.codes.end())
+                            framework.codes.push_back(finding.code);
+                        const std::optional<Status> current = status_from_string(framework.status);
+                        if (!current || severity_rank(finding.status) > severity_rank(*current)) framework.status = std::string(to_string(finding.status));
+                    }
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, report.strict);
     return report;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cudacheck/report.hpp"
+#include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
 
 #include <string>
@@ -23,7 +24,14 @@ struct RunMetadata {
 struct ReportFacts {
     VersionInfo versions;
     std::vector<DeviceInfo> devices;
+    // The `frameworks` section, once a check gathered the Python facts; its status and codes are
+    // filled in by assemble_report from the findings.
+    std::optional<std::vector<PythonEnvironmentInfo>> frameworks;
 };
+// The section from the gathered facts: per framework its build, libraries and, per device, where
+// its GPU code runs.
+[[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python, const std::vector<DeviceInfo>& devices,
+                                                                    std::optional<CudaVersion> driver_cuda);
 [[nodiscard]] ReportFacts collect_report_facts(Probes& probes, const Environment& environment);
 
 // Host facts come from the caller (they are cheap, and known even when no check ran).

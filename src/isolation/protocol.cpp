@@ -16,6 +16,7 @@ constexpr const char* key_level = "level";
 constexpr const char* key_devices = "devices";
 constexpr const char* key_verbose = "verbose";
 constexpr const char* key_duration = "duration";
+constexpr const char* key_python = "python";
 constexpr const char* key_checks = "checks";
 constexpr const char* key_decided = "decided";
 constexpr const char* key_one_at_a_time = "one_at_a_time";
@@ -26,6 +27,7 @@ constexpr const char* key_device = "device";
 constexpr const char* key_waiting = "waiting";
 constexpr const char* key_result = "result";
 constexpr const char* key_versions = "versions";
+constexpr const char* key_frameworks = "frameworks";
 constexpr const char* key_message = "message";
 
 // Event names; "waiting" is both an event and that event's flag.
@@ -68,6 +70,7 @@ std::string encode(const Job& job) {
                 {key_devices, job.options.devices},
                 {key_verbose, job.options.verbose},
                 {key_duration, job.options.stress_seconds},
+                {key_python, job.options.python},
                 {key_checks, job.checks},
                 {key_decided, decided},
                 {key_one_at_a_time, job.one_at_a_time}}
@@ -87,6 +90,7 @@ std::optional<Job> decode_job(std::string_view text, int parent_pid) {
     job.options.devices = document.at(key_devices).get<std::vector<int>>();
     job.options.verbose = document.at(key_verbose).get<bool>();
     job.options.stress_seconds = document.value(key_duration, default_stress_seconds);
+    if (document.contains(key_python)) job.options.python = document.at(key_python).get<std::vector<std::string>>();
     for (const json& result : document.at(key_decided)) job.decided.push_back(check_result_from_json(result));
     job.one_at_a_time = document.at(key_one_at_a_time).get<bool>();
     return job;
@@ -106,7 +110,9 @@ std::string encode(const Event& event) {
             [](const Facts& facts) {
                 json devices = json::array();
                 for (const DeviceInfo& device : facts.facts.devices) devices.push_back(to_json(device));
-                return json{{key_event, event_facts}, {key_versions, to_json(facts.facts.versions)}, {key_devices, devices}};
+                json line{{key_event, event_facts}, {key_versions, to_json(facts.facts.versions)}, {key_devices, devices}};
+                if (facts.facts.frameworks) line[key_frameworks] = to_json(*facts.facts.frameworks);
+                return line;
             },
             [](const UsageError& usage_error) { return json{{key_event, event_usage_error}, {key_message, usage_error.message}}; },
             [](const Done&) { return json{{key_event, event_done}}; },
@@ -124,8 +130,9 @@ std::optional<Event> decode_event(std::string_view line) {
         if (name == event_waiting) return Waiting{task_of(event), event.at(key_waiting).get<bool>()};
         if (name == event_finished) return Finished{check_result_from_json(event.at(key_result))};
         if (name == event_facts) {
-            Facts facts{{versions_from_json(event.at(key_versions)), {}}};
+            Facts facts{{versions_from_json(event.at(key_versions)), {}, std::nullopt}};
             for (const json& device : event.at(key_devices)) facts.facts.devices.push_back(device_from_json(device));
+            if (event.contains(key_frameworks)) facts.facts.frameworks = frameworks_from_json(event.at(key_frameworks));
             return facts;
         }
         if (name == event_usage_error) return UsageError{event.at(key_message).get<std::string>()};

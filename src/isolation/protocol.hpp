@@ -3,7 +3,7 @@
 // is no versioning; a line the supervisor cannot read is ignored, as if never sent.
 //
 //   stdin   one JSON job, the Job below:
-//             {"parent_pid", "level", "devices", "verbose", "duration", "checks" (ids, registry
+//             {"parent_pid", "level", "devices", "verbose", "duration", "python", "checks" (ids, registry
 //              order), "decided" (results not to run again), "one_at_a_time"}
 //   fd 3    JSON lines, the Events below, as things happen:
 //             {"event":"planned","id","device"}   a check (per device) the run will report
@@ -12,7 +12,8 @@
 //                                                  gets (false) a GPU another check holds
 //             {"event":"finished","result":{...}}  a result (report/report_json's CheckResult)
 //             {"event":"usage_error","message"}    e.g. --devices naming a missing ordinal
-//             {"event":"facts","versions":{...},"devices":[...]}
+//             {"event":"facts","versions":{...},"devices":[...],"frameworks":[...]}  (frameworks
+//                                                  once frameworks.builds gathered them)
 //             {"event":"done"}
 //   stdout, stderr   whatever the checks or libraries print; the supervisor keeps the tail
 #pragma once

@@ -178,6 +178,7 @@ private:
                                        {&facts.versions.runtime, &versions.runtime}, {&facts.versions.nvcc, &versions.nvcc}})
                 if (!seen->empty()) *known = *seen;
             if (!learnt->facts.devices.empty()) facts.devices = learnt->facts.devices;
+            if (learnt->facts.frameworks) facts.frameworks = learnt->facts.frameworks;
         } else if (const auto* refused = std::get_if<protocol::UsageError>(&event)) {
             return WorkerEnd{WorkerEnd::usage_error, refused->message, {}};
         } else if (std::holds_alternative<protocol::Done>(event)) {

@@ -11,9 +11,9 @@ namespace cudacheck {
 
 std::string_view to_string(Accelerator accelerator) {
     switch (accelerator) {
-        case Accelerator::cuda: return "CUDA";
-        case Accelerator::rocm: return "ROCm";
-        case Accelerator::cpu: return "CPU only";
+        case Accelerator::cuda: return "cuda";
+        case Accelerator::rocm: return "rocm";
+        case Accelerator::cpu: return "cpu";
         case Accelerator::unknown: return "unknown";
     }
     return "";

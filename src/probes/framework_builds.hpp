@@ -20,7 +20,7 @@
 namespace cudacheck {
 
 enum class Accelerator { cuda, rocm, cpu, unknown };
-[[nodiscard]] std::string_view to_string(Accelerator accelerator);
+[[nodiscard]] std::string_view to_string(Accelerator accelerator);  // "cuda", "rocm", "cpu", "unknown" (the report's words)
 
 struct FrameworkBuild {
     std::string framework = {};     // "PyTorch", "torchvision", "torchaudio", "JAX", "CuPy", "TensorFlow", "xformers", "triton"

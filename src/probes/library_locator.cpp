@@ -1,5 +1,7 @@
 #include "probes/library_locator.hpp"
 
+#include "probes/python_environments.hpp"
+
 #include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/driver_probe.hpp"
@@ -260,58 +262,31 @@ LibraryOrigin classify_directory(const std::string& directory, LibraryOrigin fal
     return fallback;
 }
 
-// The site-packages (and Debian dist-packages) directories of a Python installation prefix.
-std::vector<std::string> site_packages_of(const std::string& prefix, DirectoryListings& listings) {
-    std::vector<std::string> found;
-    for (const char* lib : {"/lib", "/lib64"}) {
-        const std::string directory = prefix + lib;
-        for (const std::string& name : listings.names(directory))
-            if (sys::starts_with(name, "python3"))
-                for (const char* packages : {"/site-packages", "/dist-packages"}) found.push_back(directory + "/" + name + packages);
-    }
-    return found;
-}
-
-// Python installation prefixes whose wheels a Python process here would import, most specific first.
-std::vector<std::string> python_prefixes(const Environment& environment, DirectoryListings& listings) {
-    std::vector<std::string> prefixes;
-    for (const char* variable : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-        if (auto value = environment.get(variable); value && !value->empty()) prefixes.push_back(*value);
-    // <prefix>/bin/python3, read from the link, not by running Python (which may import site hooks).
-    const std::string python = sys::find_in_path("python3", environment.get("PATH").value_or(""));
-    if (!python.empty()) {
-        const std::string bin = directory_of(python);
-        if (file_name_of(bin) == "shims") {
-            // pyenv: bin/python3 is a script choosing among <pyenv root>/versions/*.
-            const std::string versions = directory_of(bin) + "/versions";
-            for (const std::string& version : listings.names(versions)) prefixes.push_back(versions + "/" + version);
-        } else if (const std::string real = sys::real_path(python); !real.empty()) {
-            // A virtual environment's bin/python3 links to its base interpreter, whose prefix is
-            // not the environment's: pyvenv.cfg beside bin/ marks the environment (seen on the GPU
-            // machine: PyTorch's wheels in /opt/torch/.venv, python3 -> /usr/bin/python3.12).
-            if (const std::string environment_root = directory_of(bin); sys::exists(environment_root + "/pyvenv.cfg"))
-                prefixes.push_back(environment_root);
-            prefixes.push_back(directory_of(directory_of(real)));
-            // Debian's pip installs into /usr/local for the system Python.
-            if (prefixes.back() == "/usr") prefixes.emplace_back("/usr/local");
-        }
-    }
-    if (auto home = environment.get("HOME"); home && !home->empty()) prefixes.push_back(*home + "/.local");
-    return prefixes;
-}
-
 }  // namespace
+
+CopyDirectory copy_directory(std::string path, LibraryOrigin fallback, const Environment& environment, const std::string& root, std::string metadata) {
+    const LibraryOrigin origin = classify_directory(path, fallback, environment, root);
+    // A wheel's directory (site-packages/nvidia/<package>/lib), however it was found, has its
+    // *.dist-info in site-packages. torch/lib has not: torch's own version says nothing of them.
+    if (const std::size_t nvidia = path.find("/nvidia/"); metadata.empty() && origin == LibraryOrigin::pip_wheel && nvidia != std::string::npos)
+        metadata = path.substr(0, nvidia);
+    return {std::move(path), origin, std::move(metadata)};
+}
+
+std::optional<LibraryCopy> describe_copy(const std::string& path, const LibraryFamily& family, DirectoryListings& listings,
+                                         const Environment& environment, const std::string& root) {
+    const CopyDirectory directory = copy_directory(directory_of(path), LibraryOrigin::other, environment, root, {});
+    const std::string real = sys::real_path(path);
+    for (LibraryCopy& copy : find_copies(family, std::span(&directory, 1), listings))
+        if (copy.real_path == real) return std::move(copy);
+    return std::nullopt;
+}
 
 std::vector<CopyDirectory> copy_directories(const Environment& environment, const LoaderSearch& search, DirectoryListings& listings,
                                             const std::string& root) {
     std::vector<CopyDirectory> candidates;
     const auto add = [&](std::string path, LibraryOrigin fallback, std::string metadata = {}) {
-        const LibraryOrigin origin = classify_directory(path, fallback, environment, root);
-        // A wheel's directory (site-packages/nvidia/<package>/lib), however it was found, has its
-        // *.dist-info in site-packages. torch/lib has not: torch's own version says nothing of them.
-        if (const std::size_t nvidia = path.find("/nvidia/"); metadata.empty() && origin == LibraryOrigin::pip_wheel && nvidia != std::string::npos)
-            metadata = path.substr(0, nvidia);
-        candidates.push_back({std::move(path), origin, std::move(metadata)});
+        candidates.push_back(copy_directory(std::move(path), fallback, environment, root, std::move(metadata)));
     };
     for (const std::string& directory : search.ld_library_path) add(directory, LibraryOrigin::ld_library_path);
     std::set<std::string> cache_directories;
@@ -339,11 +314,16 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
     add(root + "/usr/local/lib", LibraryOrigin::system);
     add(root + "/usr/lib/wsl/lib", LibraryOrigin::wsl);
     if (auto conda = environment.get("CONDA_PREFIX"); conda && !conda->empty()) add(*conda + "/lib", LibraryOrigin::conda);
-    for (const std::string& prefix : python_prefixes(environment, listings))
-        for (const std::string& site : site_packages_of(prefix, listings)) {
-            for (const std::string& package : listings.names(site + "/nvidia")) add(site + "/nvidia/" + package + "/lib", LibraryOrigin::pip_wheel);
-            add(site + "/torch/lib", LibraryOrigin::pip_wheel);
-        }
+    // Every Python environment's wheels (probes/python_environments: the interpreters on PATH,
+    // VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's environments), and the user sites.
+    std::vector<std::string> sites;
+    for (const PythonEnvironment& python : find_python_environments(environment, {}, root).environments)
+        sites.insert(sites.end(), python.site_packages.begin(), python.site_packages.end());
+    for (std::string& site : user_site_packages(environment)) sites.push_back(std::move(site));
+    for (const std::string& site : sites) {
+        for (const std::string& package : listings.names(site + "/nvidia")) add(site + "/nvidia/" + package + "/lib", LibraryOrigin::pip_wheel);
+        add(site + "/torch/lib", LibraryOrigin::pip_wheel);
+    }
 
     // The first way a directory was found names it; a later one may know where its metadata is
     // (/usr/local/cuda-13.0/lib is an ld.so.cache directory and a toolkit's).

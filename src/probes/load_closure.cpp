@@ -52,7 +52,8 @@ struct Node {
 }  // namespace
 
 LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
-                         const std::vector<std::pair<std::string, std::string>>& preloaded, std::size_t limit) {
+                         const std::vector<std::pair<std::string, std::string>>& preloaded, const std::vector<std::string>& root_dlopens,
+                         std::size_t limit) {
     LoadClosure closure;
     closure.root_object = object_path;
     std::map<std::string, std::string> loaded;  // soname -> path
@@ -92,6 +93,8 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
         for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
         for (const std::string_view soname : dlopened_by(node->dynamic.soname)) wanted.emplace_back(std::string(soname), true);
+        if (node->loader == nullptr)
+            for (const std::string& soname : root_dlopens) wanted.emplace_back(soname, true);
         for (const auto& [soname, dlopened] : wanted) {
             if (closure.objects.size() >= limit) break;
             LoadedObject object{.soname = soname, .needed_by = node->name, .dlopened = dlopened};

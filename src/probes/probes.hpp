@@ -5,6 +5,7 @@
 #include "util/environment.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/driver_probe.hpp"
+#include "probes/frameworks_probe.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
@@ -56,6 +57,10 @@ struct ProbeSettings {
     // How prefetch_driver() creates a primary context; tests substitute one. Empty: the driver's
     // (none for substituted devices).
     std::function<void(int ordinal)> create_context;
+    // `--python`: interpreters or environment roots to look at besides those found.
+    std::vector<std::string> python = {};
+    // Where the GPU code of the frameworks' binaries is cached; "" for none. Unset: cache_directory().
+    std::optional<std::string> cache_directory = {};
 };
 
 class Probes {
@@ -97,6 +102,9 @@ public:
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
     // Where each CUDA library resolves for a C/C++ program, and every copy; nothing is loaded.
     [[nodiscard]] const LibraryFacts& library_locations() { return library_locations_.get(); }
+    // The Python environments, their frameworks and what each loads; files only.
+    [[nodiscard]] const PythonFacts& python() { return python_.get(); }
+    [[nodiscard]] const PythonFacts* python_if_collected() const { return python_.peek(); }
 
     // For the report: what was gathered, without gathering anything new.
     [[nodiscard]] const DriverFacts* driver_if_collected() const {
@@ -117,6 +125,7 @@ private:
     Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
     Lazy<LibraryFacts> library_locations_;
+    Lazy<PythonFacts> python_;
     std::array<std::unique_ptr<Lazy<LoadedLibrary>>, library_family_table.size()> libraries_;  // indexed like the table
     void mark_libcuda_opened();
     std::once_flag libcuda_opened_once_;

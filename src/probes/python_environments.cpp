@@ -267,4 +267,15 @@ PythonEnvironments find_python_environments(const Environment& environment, std:
     return std::move(finder).take();
 }
 
+std::vector<std::string> user_site_packages(const Environment& environment) {
+    std::vector<std::string> sites;
+    const std::optional<std::string> home = environment.get("HOME");
+    if (!home || home->empty()) return sites;
+    const std::string lib = *home + "/.local/lib";
+    for (const std::string& name : sys::list_directory(lib))
+        if (sys::starts_with(name, "python3") && sys::is_directory(lib + "/" + name + "/site-packages")) sites.push_back(lib + "/" + name + "/site-packages");
+    std::sort(sites.begin(), sites.end());
+    return sites;
+}
+
 }  // namespace cudacheck

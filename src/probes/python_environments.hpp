@@ -59,4 +59,8 @@ struct PythonEnvironments {
 [[nodiscard]] PythonEnvironments find_python_environments(const Environment& environment, std::span<const std::string> extra = {},
                                                           const std::string& root = "");
 
+// Every user site-packages (~/.local/lib/python3.X/site-packages) that exists, whichever
+// interpreter uses it: pip --user installs there, and no interpreter need be on PATH.
+[[nodiscard]] std::vector<std::string> user_site_packages(const Environment& environment);
+
 }  // namespace cudacheck

@@ -70,6 +70,7 @@ class MarkdownRenderer final : public Renderer {
         if (report.redaction) out << '\n' << escape(redaction_note(*report.redaction)) << '\n';
         render_findings(report, out);
         render_devices(report, out);
+        render_frameworks(report, out);
         render_figures(report, out);
         render_evidence(report, out);
         render_host(report, out);
@@ -107,6 +108,18 @@ class MarkdownRenderer final : public Renderer {
             out << fmt::format("| {} | {} | {}.{} {} | {:.1f} | {} | {} | {} | {} |\n", device.ordinal, escape(device.name), device.cc_major, device.cc_minor,
                                escape(device.architecture), static_cast<double>(device.total_memory_bytes) / (1ULL << 30), device.multiprocessors,
                                device.ecc_enabled ? "on" : "off", escape(device.compute_mode), escape(or_unknown(device.uuid)));
+        close_details(out);
+    }
+
+    static void render_frameworks(const Report& report, std::ostream& out) {
+        if (!report.frameworks) return;
+        const std::vector<FrameworkRow> rows = framework_rows(*report.frameworks);
+        if (rows.empty()) return;
+        open_details(out, fmt::format("Python frameworks ({})", rows.size()));
+        out << "| status | environment | framework | CUDA | loads | GPUs |\n|---|---|---|---|---|---|\n";
+        for (const FrameworkRow& row : rows)
+            out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", status_word(row.status), code(row.environment), escape(row.framework), escape(row.cuda),
+                               escape(row.loads), escape(row.gpus));
         close_details(out);
     }
 

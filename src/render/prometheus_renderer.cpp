@@ -58,6 +58,15 @@ class PrometheusRenderer final : public Renderer {
         out << fmt::format("cudacheck_info{{version=\"{}\",driver=\"{}\",driver_cuda=\"{}\",runtime=\"{}\",nvcc=\"{}\",level=\"{}\"}} 1\n",
                            label_value(report.tool_version), label_value(report.versions.driver), label_value(report.versions.driver_cuda),
                            label_value(report.versions.runtime), label_value(report.versions.nvcc), label_value(report.level));
+        if (!report.frameworks) return;
+        family(out, "cudacheck_framework_status",
+               "Each Python framework found (frameworks.builds): 1 for the status its findings give it, 0 for the others.");
+        for (const PythonEnvironmentInfo& environment : *report.frameworks)
+            for (const FrameworkInfo& framework : environment.frameworks)
+                for (Status status : {Status::pass, Status::warn, Status::fail})
+                    out << fmt::format("cudacheck_framework_status{{environment=\"{}\",framework=\"{}\",version=\"{}\",cuda=\"{}\",status=\"{}\"}} {}\n",
+                                       label_value(environment.prefix), label_value(framework.framework), label_value(framework.version),
+                                       label_value(framework.cuda), to_string(status), framework.status == to_string(status) ? 1 : 0);
     }
 };
 

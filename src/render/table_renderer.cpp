@@ -164,6 +164,7 @@ private:
             if (options_.verbose)
                 for (const Evidence& evidence : result.evidence) out << indent << "· " << evidence.key << ": " << evidence.value << '\n';
         }
+        if (report.frameworks) render_frameworks(*report.frameworks, out);
         const Summary& summary = report.summary;
         const std::string counts = summary_counts(summary);
         out << '\n'
@@ -173,6 +174,18 @@ private:
         if (summary.overall == Status::skip) out << "Nothing was verified: every selected check was skipped.\n";
         if (summary.count(Status::warn) + summary.count(Status::fail) + summary.count(Status::error) > 0)
             out << "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.\n";
+    }
+
+    // One row per framework found; the verdicts themselves are frameworks.builds' findings above.
+    void render_frameworks(const std::vector<PythonEnvironmentInfo>& environments, std::ostream& out) const {
+        const std::vector<FrameworkRow> rows = framework_rows(environments);
+        if (rows.empty()) return;
+        TextTable table({{"ENVIRONMENT"}, {"FRAMEWORK"}, {"CUDA"}, {"LOADS"}, {"GPUS"}});
+        for (const FrameworkRow& row : rows) table.fit({row.environment, row.framework, row.cuda, row.loads, row.gpus});
+        out << "\nPython frameworks\n" << fmt::format("{:<7} ", "STATUS") << table.heading_row() << '\n';
+        for (const FrameworkRow& row : rows)
+            out << paint(row.status, fmt::format("{:<7}", status_word(row.status))) << ' '
+                << table.row({row.environment, row.framework, row.cuda, row.loads, row.gpus}) << '\n';
     }
 
     RenderOptions options_;

@@ -60,4 +60,32 @@ std::string summary_counts(const Summary& summary) {
     return counts;
 }
 
+std::vector<FrameworkRow> framework_rows(const std::vector<PythonEnvironmentInfo>& environments) {
+    std::vector<FrameworkRow> rows;
+    for (const PythonEnvironmentInfo& environment : environments)
+        for (const FrameworkInfo& framework : environment.frameworks) {
+            FrameworkRow row;
+            row.status = status_from_string(framework.status).value_or(Status::pass);
+            row.environment = environment.prefix + (environment.bare_python3 ? " (python3)" : "");
+            row.framework = fmt::format("{} {}", framework.framework, framework.version);
+            row.cuda = framework.accelerator == "cuda" ? (framework.cuda.empty() ? std::string("cuda") : framework.cuda) : framework.accelerator;
+            std::vector<std::string> loads;
+            // The libraries that decide most failures; the JSON has them all.
+            for (const char* name : {"cuDNN", "cuBLAS", "NCCL", "NVRTC"})
+                for (const FrameworkLibraryInfo& library : framework.libraries)
+                    if (library.name == name) {
+                        loads.push_back(fmt::format("{} {} {}", library.name, library.version.empty() ? "?" : library.version,
+                                                    library.origin == "pip_wheel" ? std::string("wheel") : library.origin));
+                        break;
+                    }
+            for (const std::string& soname : framework.unresolved) loads.push_back(soname + " MISSING");
+            row.loads = loads.empty() ? std::string("-") : fmt::format("{}", fmt::join(loads, ", "));
+            std::vector<std::string> gpus;
+            for (const FrameworkGpuInfo& gpu : framework.gpus) gpus.push_back(fmt::format("{} {}", gpu.device, gpu.runs == "native" ? gpu.how : gpu.runs));
+            row.gpus = gpus.empty() ? std::string("-") : fmt::format("{}", fmt::join(gpus, "; "));
+            rows.push_back(std::move(row));
+        }
+    return rows;
+}
+
 }  // namespace cudacheck

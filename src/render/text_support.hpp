@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cudacheck {
 
@@ -20,5 +21,16 @@ namespace cudacheck {
 [[nodiscard]] std::string redaction_note(const Redaction& redaction);
 // "3 passed, 1 warned, 2 failed, 9 skipped"
 [[nodiscard]] std::string summary_counts(const Summary& summary);
+
+// One row per framework of the `frameworks` section: what the table and Markdown show.
+struct FrameworkRow {
+    Status status = Status::pass;
+    std::string environment;  // the prefix, "(python3)" after the one a bare python3 uses
+    std::string framework;    // "PyTorch 2.11.0+cu130"
+    std::string cuda;         // "13.0", "cpu"
+    std::string loads;        // "cuDNN 9.19.0.56 wheel, cuBLAS 13.1.0.3 wheel, NCCL 2.28.9 wheel"
+    std::string gpus;         // "0 native sm_90 SASS"
+};
+[[nodiscard]] std::vector<FrameworkRow> framework_rows(const std::vector<PythonEnvironmentInfo>& environments);
 
 }  // namespace cudacheck

@@ -55,12 +55,27 @@ void for_each_text(Report& report, Visit&& visit) {
             visit(*text);
     for (CheckResult& result : report.checks) {
         for (std::string* text : {&result.message, &result.remediation, &result.skip_reason}) visit(*text);
-        for (Finding& finding : result.findings)
+        for (Finding& finding : result.findings) {
             for (std::string* text : {&finding.message, &finding.remediation}) visit(*text);
+            if (finding.subject) visit(*finding.subject);
+        }
         for (Evidence& evidence : result.evidence)
             for (std::string* text : {&evidence.key, &evidence.value}) visit(*text);
         for (Metric& metric : result.metrics) visit(metric.name);
     }
+    // Virtual environments live in home directories (~/venvs/x, /home/alice/.local/...).
+    if (report.frameworks)
+        for (PythonEnvironmentInfo& environment : *report.frameworks) {
+            for (std::string* text : {&environment.prefix, &environment.interpreter}) visit(*text);
+            for (std::string& text : environment.found_by) visit(text);
+            for (FrameworkInfo& framework : environment.frameworks) {
+                visit(framework.subject);
+                for (std::string& file : framework.files) visit(file);
+                for (FrameworkLibraryInfo& library : framework.libraries)
+                    for (std::string* text : {&library.path, &library.rule}) visit(*text);
+                for (FrameworkGpuInfo& gpu : framework.gpus) visit(gpu.how);
+            }
+        }
 }
 
 // Flags like FOO_KEY=1 are not secrets, and replacing every "1" would ruin the report.

@@ -80,7 +80,8 @@ json to_json(const CheckResult& result) {
                                 {"code", finding.code},
                                 {"message", finding.message},
                                 {"remediation", finding.remediation},
-                                {"device", optional_or_null(finding.device)}});
+                                {"device", optional_or_null(finding.device)},
+                                {"subject", optional_or_null(finding.subject)}});
     json evidence = json::array();
     for (const Evidence& item : result.evidence) evidence.push_back(json{{"key", item.key}, {"value", item.value}});
     json metrics = json::array();
@@ -154,6 +155,87 @@ json to_json(const Redaction& redaction) {
     return json{{"kinds", redaction.kinds}, {"environment_variables", redaction.environment_variables}, {"replacements", redaction.replacements}};
 }
 
+json to_json(const std::vector<PythonEnvironmentInfo>& environments) {
+    json list = json::array();
+    for (const PythonEnvironmentInfo& environment : environments) {
+        json frameworks = json::array();
+        for (const FrameworkInfo& framework : environment.frameworks) {
+            json libraries = json::array();
+            for (const FrameworkLibraryInfo& library : framework.libraries)
+                libraries.push_back(json{{"name", library.name},
+                                         {"soname", library.soname},
+                                         {"path", library.path},
+                                         {"version", text_or_null(library.version)},
+                                         {"origin", library.origin},
+                                         {"package", text_or_null(library.package)},
+                                         {"rule", library.rule}});
+            json gpus = json::array();
+            for (const FrameworkGpuInfo& gpu : framework.gpus) gpus.push_back(json{{"device", gpu.device}, {"runs", gpu.runs}, {"how", gpu.how}});
+            frameworks.push_back(json{{"subject", framework.subject},
+                                      {"framework", framework.framework},
+                                      {"distribution", framework.distribution},
+                                      {"version", framework.version},
+                                      {"accelerator", framework.accelerator},
+                                      {"cuda", text_or_null(framework.cuda)},
+                                      {"gpu_code", framework.gpu_code},
+                                      {"libraries", libraries},
+                                      {"unresolved", framework.unresolved},
+                                      {"gpus", gpus},
+                                      {"files", framework.files},
+                                      {"status", framework.status},
+                                      {"codes", framework.codes}});
+        }
+        list.push_back(json{{"prefix", environment.prefix},
+                            {"kind", environment.kind},
+                            {"interpreter", text_or_null(environment.interpreter)},
+                            {"python_version", text_or_null(environment.python_version)},
+                            {"bare_python3", environment.bare_python3},
+                            {"found_by", environment.found_by},
+                            {"frameworks", frameworks}});
+    }
+    return list;
+}
+
+std::vector<PythonEnvironmentInfo> frameworks_from_json(const json& document) {
+    if (!document.is_array()) throw JsonShapeError("", "expected an array of Python environments");
+    std::vector<PythonEnvironmentInfo> environments;
+    for (const json& item : document) {
+        PythonEnvironmentInfo environment;
+        environment.prefix = read<std::string>(item, "prefix");
+        environment.kind = read<std::string>(item, "kind");
+        environment.interpreter = read_text(item, "interpreter");
+        environment.python_version = read_text(item, "python_version");
+        environment.bare_python3 = read<bool>(item, "bare_python3");
+        environment.found_by = read_strings(item, "found_by");
+        for_each_element(item, "frameworks", [&](const json& entry) {
+            FrameworkInfo framework;
+            framework.subject = read<std::string>(entry, "subject");
+            framework.framework = read<std::string>(entry, "framework");
+            framework.distribution = read<std::string>(entry, "distribution");
+            framework.version = read<std::string>(entry, "version");
+            framework.accelerator = read<std::string>(entry, "accelerator");
+            framework.cuda = read_text(entry, "cuda");
+            framework.gpu_code = read_strings(entry, "gpu_code");
+            for_each_element(entry, "libraries", [&](const json& library) {
+                framework.libraries.push_back(FrameworkLibraryInfo{read<std::string>(library, "name"), read<std::string>(library, "soname"),
+                                                                   read<std::string>(library, "path"), read_text(library, "version"),
+                                                                   read<std::string>(library, "origin"), read_text(library, "package"),
+                                                                   read<std::string>(library, "rule")});
+            });
+            framework.unresolved = read_strings(entry, "unresolved");
+            for_each_element(entry, "gpus", [&](const json& gpu) {
+                framework.gpus.push_back(FrameworkGpuInfo{read<int>(gpu, "device"), read<std::string>(gpu, "runs"), read<std::string>(gpu, "how")});
+            });
+            framework.files = read_strings(entry, "files");
+            framework.status = read<std::string>(entry, "status");
+            framework.codes = read_strings(entry, "codes");
+            environment.frameworks.push_back(std::move(framework));
+        });
+        environments.push_back(std::move(environment));
+    }
+    return environments;
+}
+
 json to_json(const Report& report) {
     json devices = json::array();
     for (const DeviceInfo& device : report.devices) devices.push_back(to_json(device));
@@ -168,6 +250,7 @@ json to_json(const Report& report) {
                 {"versions", to_json(report.versions)},
                 {"devices", devices},
                 {"checks", checks},
+                {"frameworks", report.frameworks ? to_json(*report.frameworks) : json(nullptr)},
                 {"summary", to_json(report.summary, report.duration_ms)},
                 {"exit_code", report.exit_code},
                 {"redacted", report.redaction ? to_json(*report.redaction) : json(nullptr)}};
@@ -236,7 +319,9 @@ CheckResult check_result_from_json(const json& document) {
         result.findings.push_back(Finding{read_status(finding, "status"), read<std::string>(finding, "code"), read<std::string>(finding, "message"),
                                           read<std::string>(finding, "remediation"),
                                           // Reports before schema 1.2.0 have no device per finding.
-                                          finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt});
+                                          finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt,
+                                          // Added in schema 1.4.0.
+                                          finding.contains("subject") ? read_optional<std::string>(finding, "subject") : std::nullopt});
     });
     for_each_element(document, "evidence", [&](const json& item) {
         result.evidence.push_back(Evidence{read<std::string>(item, "key"), read<std::string>(item, "value")});
@@ -285,6 +370,9 @@ Report report_from_json(const json& document) {
     report.summary = summarize(report.checks);
     report.duration_ms = read_part(document, "summary", [](const json& summary) { return read<double>(summary, "duration_ms"); });
     report.exit_code = read<int>(document, "exit_code");
+    // Added in schema 1.4.0.
+    if (document.contains("frameworks") && !document.at("frameworks").is_null())
+        report.frameworks = read_part(document, "frameworks", frameworks_from_json);
     // Added in schema 1.3.0: older reports have no such field.
     if (document.contains("redacted") && !document.at("redacted").is_null()) report.redaction = read_part(document, "redacted", redaction_from_json);
     return report;

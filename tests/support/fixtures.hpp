@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,22 @@ public:
 
 private:
     std::string path_;
+};
+
+// A site-packages assembled from real files of released wheels (tests/fixtures/frameworks/wheels,
+// each fetched by tools/fetch-wheel-files.py; SOURCE names the wheel and its sha256).
+struct ReleasedWheels {
+    ScratchTree tree;
+    std::string site = tree.path() + "/site-packages";
+    explicit ReleasedWheels(std::initializer_list<const char*> wheels) {
+        fs::create_directories(site);
+        for (const char* wheel : wheels) {
+            const fs::path from = fixture_path(std::string("frameworks/wheels/") + wheel);
+            for (const auto& entry : fs::directory_iterator(from))
+                if (entry.path().filename() != "SOURCE")
+                    fs::copy(entry.path(), site + "/" + entry.path().filename().string(), fs::copy_options::recursive);
+        }
+    }
 };
 
 }  // namespace cudacheck::test

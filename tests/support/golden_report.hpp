@@ -81,7 +81,36 @@ inline Report golden_report() {
     skipped.check_id = "cuda.pairing";
     skipped.status = Status::skip;
     skipped.message = skipped.skip_reason = "needs driver.libcuda, which ended with fail (CC210)";
-    report.checks = {host, env, devices, kernel, skipped};
+    CheckResult frameworks;
+    frameworks.check_id = "frameworks.builds";
+    frameworks.status = Status::warn;
+    frameworks.code = "CC622";
+    frameworks.message = "PyTorch 2.11.0+cu130 in /opt/torch/.venv runs on GPU 0 (NVIDIA H200, sm_90) only through compute_80 PTX";
+    frameworks.remediation = "Install a build with SASS for sm_90.";
+    frameworks.findings = {{Status::warn, frameworks.code, frameworks.message, frameworks.remediation, 0, "/opt/torch/.venv: PyTorch"}};
+    frameworks.duration_ms = 3.0;
+    report.checks = {host, env, devices, kernel, skipped, frameworks};
+    report.frameworks = std::vector<PythonEnvironmentInfo>{
+        {.prefix = "/opt/torch/.venv",
+         .kind = "virtual environment",
+         .interpreter = "/opt/torch/.venv/bin/python3",
+         .python_version = "3.12.3",
+         .bare_python3 = true,
+         .found_by = {"python3 on PATH"},
+         .frameworks = {{.subject = "/opt/torch/.venv: PyTorch",
+                         .framework = "PyTorch",
+                         .distribution = "torch",
+                         .version = "2.11.0+cu130",
+                         .accelerator = "cuda",
+                         .cuda = "13.0",
+                         .gpu_code = {"compute_80"},
+                         .libraries = {{"cuDNN", "libcudnn.so.9", "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                                        "9.19.0.56", "pip_wheel", "nvidia-cudnn-cu13", "DT_RPATH of libtorch_cuda.so"}},
+                         .unresolved = {},
+                         .gpus = {{0, "ptx_jit", "compute_80 PTX, JIT-compiled by the driver"}},
+                         .files = {"/opt/torch/.venv/lib/python3.12/site-packages/torch/version.py"},
+                         .status = "warn",
+                         .codes = {"CC622"}}}}};
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, false);
     report.duration_ms = 42.0;

@@ -134,22 +134,7 @@ TEST(FrameworkBuilds, names_each_damaged_file_and_keeps_what_it_could_read) {
     EXPECT_NE(without->problems[0].find("torch/version.py: missing or unreadable"), std::string::npos) << without->problems[0];
 }
 
-// A site-packages assembled from real files of released wheels (tests/fixtures/frameworks/wheels,
-// each fetched by tools/fetch-wheel-files.py; SOURCE names the wheel and its sha256).
-struct ReleasedWheels {
-    test::ScratchTree tree;
-    std::string site = tree.path() + "/site-packages";
-    explicit ReleasedWheels(std::initializer_list<const char*> wheels) {
-        std::filesystem::create_directories(site);
-        for (const char* wheel : wheels) {
-            const std::filesystem::path from = test::fixture_path(std::string("frameworks/wheels/") + wheel);
-            for (const auto& entry : std::filesystem::directory_iterator(from))
-                if (entry.path().filename() != "SOURCE")
-                    std::filesystem::copy(entry.path(), site + "/" + entry.path().filename().string(),
-                                          std::filesystem::copy_options::recursive);
-        }
-    }
-};
+using test::ReleasedWheels;
 
 TEST(FrameworkBuilds, reads_older_and_cpu_builds_of_torch_from_their_released_files) {
     const ReleasedWheels cu126({"torch-2.7.1"});

@@ -24,7 +24,7 @@ TEST(MarkdownRenderer, folds_details_and_escapes_system_text) {
     make_renderer(Format::markdown, {})->render(report, out);
     const std::string markdown = out.str();
     EXPECT_NE(markdown.find("| PASS | `host.os` | a \\| b &lt;script&gt; \\`x\\` |"), std::string::npos) << markdown;
-    EXPECT_NE(markdown.find("<details><summary>Findings and fixes (3)</summary>"), std::string::npos);
+    EXPECT_NE(markdown.find("<details><summary>Findings and fixes (4)</summary>"), std::string::npos);
     EXPECT_NE(markdown.find("````text\n"), std::string::npos) << "a fence longer than any backtick run in the evidence";
     EXPECT_EQ(markdown.find("<script>"), std::string::npos);
 }

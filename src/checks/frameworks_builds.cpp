@@ -1,0 +1,445 @@
+// frameworks.builds: the CUDA inside Python (issue 17). For each framework of each environment:
+// does the driver run the CUDA it was built for, does its GPU code run on each GPU, does its
+// process load the libraries it was built for (and only one install of each), and do the
+// frameworks and extensions of one environment agree. Everything is read from files
+// (probes/frameworks_probe.hpp), so it runs at --level quick; frameworks.run (--level full)
+// proves the verdicts with each framework's own interpreter.
+#include "checks/frameworks_builds.hpp"
+
+#include "engine/check.hpp"
+#include "engine/registry.hpp"
+#include "engine/report_builder.hpp"
+#include "probes/probes.hpp"
+#include "util/path.hpp"
+#include "util/system.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+
+namespace cudacheck {
+
+const std::vector<PytorchVariant>& pytorch_variants() {
+    // PYTORCH_RELEASES_CODE_CC in torch/cuda/__init__.py (2.11), the CUDA builds of the release
+    // and the compute capabilities each carries code for.
+    static const std::vector<PytorchVariant> variants = {
+        {{12, 6}, {50, 60, 70, 80, 86, 90}},
+        {{12, 8}, {70, 80, 86, 90, 100, 120}},
+        {{13, 0}, {75, 80, 86, 90, 100, 110, 120}},
+    };
+    return variants;
+}
+
+namespace {
+
+// PyTorch's _code_compatible_with_device: code for X.Y runs on devices of major X, minor >= Y.
+bool code_runs_on(int code_cc, const DeviceInfo& device) { return code_cc / 10 == device.cc_major && code_cc % 10 <= device.cc_minor; }
+
+bool variant_covers(const PytorchVariant& variant, const std::vector<DeviceInfo>& devices) {
+    return std::all_of(devices.begin(), devices.end(), [&](const DeviceInfo& device) {
+        return std::any_of(variant.code_ccs.begin(), variant.code_ccs.end(), [&](int cc) { return code_runs_on(cc, device); });
+    });
+}
+
+}  // namespace
+
+std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda, const std::vector<DeviceInfo>& devices) {
+    const std::vector<PytorchVariant>& variants = pytorch_variants();
+    for (auto it = variants.rbegin(); it != variants.rend(); ++it)
+        if ((!driver_cuda || it->cuda.major <= driver_cuda->major) && variant_covers(*it, devices)) return *it;
+    return std::nullopt;
+}
+
+namespace {
+
+std::string pip(const EnvironmentFacts& environment) {
+    const std::string& interpreter = environment.environment.interpreter;
+    return fmt::format("{} -m pip", interpreter.empty() ? std::string("python3") : interpreter);
+}
+
+const FrameworkFacts* find_framework(const EnvironmentFacts& environment, std::string_view name) {
+    for (const FrameworkFacts& framework : environment.frameworks)
+        if (framework.build.framework == name) return &framework;
+    return nullptr;
+}
+
+std::string driver_text(const FrameworkJudgeInput& input) {
+    if (!input.driver_cuda) return "no driver answered";
+    return input.driver_version.empty() ? fmt::format("the driver supports CUDA <= {}", input.driver_cuda->to_string())
+                                        : fmt::format("driver {} supports CUDA <= {}", input.driver_version, input.driver_cuda->to_string());
+}
+
+// PyTorch's name for a CUDA release in its wheel indexes: "13.0" -> "130".
+std::string cuda_tag(const std::string& cuda) {
+    std::string tag = cuda;
+    std::erase(tag, '.');
+    return tag;
+}
+
+std::string cuda_of(const FrameworkBuild& build) {
+    return build.cuda ? *build.cuda : build.cuda_major ? std::to_string(*build.cuda_major) : std::string("?");
+}
+
+// The command that installs the framework's CUDA build for a driver of `cuda_major` (and, for
+// PyTorch, the GPUs here); "" when the framework has none.
+std::string install_command(const EnvironmentFacts& environment, const FrameworkFacts& framework, const FrameworkJudgeInput& input,
+                            std::optional<CudaVersion> driver_cuda) {
+    const std::string& name = framework.build.framework;
+    if (name == "PyTorch") {
+        const std::optional<PytorchVariant> variant = pytorch_variant_for(driver_cuda, input.devices);
+        if (!variant) return {};
+        std::string packages = "torch";
+        for (const char* extension : {"torchvision", "torchaudio"})
+            if (find_framework(environment, extension) != nullptr) packages += std::string(" ") + extension;
+        return fmt::format("{} install --force-reinstall {} --index-url https://download.pytorch.org/whl/cu{}{}", pip(environment), packages,
+                           variant->cuda.major, variant->cuda.minor);
+    }
+    const int major = driver_cuda ? std::min(driver_cuda->major, 13) : 13;
+    if (major < 12) return {};
+    if (name == "JAX") return fmt::format("{} install -U \"jax[cuda{}]\"", pip(environment), major);
+    if (name == "CuPy")
+        return fmt::format("{} uninstall -y {} && {} install cupy-cuda{}x", pip(environment), framework.build.distribution, pip(environment), major);
+    if (name == "TensorFlow" && major == 12) return fmt::format("{} install -U \"tensorflow[and-cuda]\"", pip(environment));
+    return {};
+}
+
+// The frameworks that decide which CUDA a process gets; the extensions follow torch.
+bool is_framework(const FrameworkBuild& build) {
+    return build.framework == "PyTorch" || build.framework == "JAX" || build.framework == "CuPy" || build.framework == "TensorFlow";
+}
+
+class FrameworkJudge {
+public:
+    FrameworkJudge(const FrameworkJudgeInput& input, ResultBuilder& result) : input_(input), result_(result) {}
+
+    void judge(const EnvironmentFacts& environment) {
+        for (const FrameworkFacts& framework : environment.frameworks) {
+            subject_ = framework_subject(environment, framework);
+            metadata(framework);
+            cpu_only(environment, framework);
+            if (framework.build.accelerator != Accelerator::cuda) continue;
+            const bool driver_runs_it = driver(environment, framework);
+            if (driver_runs_it) coverage(environment, framework);
+            libraries(environment, framework);
+            mixed_copies(framework);
+        }
+        subject_.clear();
+        cuda_majors(environment);
+        extensions(environment);
+    }
+
+private:
+    const FrameworkJudgeInput& input_;
+    ResultBuilder& result_;
+    std::string subject_;
+
+    void add(Code code, std::string message, std::string remediation, std::optional<int> device = std::nullopt,
+             std::optional<Status> status = std::nullopt) {
+        Finding finding = make_finding(code, std::move(message), std::move(remediation), status);
+        finding.device = device;
+        if (!subject_.empty()) finding.subject = subject_;
+        result_.add(std::move(finding));
+    }
+
+    void metadata(const FrameworkFacts& framework) {
+        std::vector<std::string> problems = framework.build.problems;
+        problems.insert(problems.end(), framework.load_problems.begin(), framework.load_problems.end());
+        if (framework.gpu_code && !framework.gpu_code->problem.empty())
+            problems.push_back(fmt::format("{}: {}", framework.gpu_code->path, framework.gpu_code->problem));
+        for (const std::string& problem : problems)
+            add(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, problem),
+                fmt::format("Reinstall it: `pip install --force-reinstall --no-deps {}`.", framework.build.distribution));
+    }
+
+    void cpu_only(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+        if (framework.build.accelerator != Accelerator::cpu || !input_.gpu_present) return;
+        if (framework.build.framework != "PyTorch" && framework.build.framework != "JAX" && framework.build.framework != "TensorFlow") return;
+        const std::string command = install_command(environment, framework, input_, input_.driver_cuda);
+        add(Code::framework_cpu_only,
+            fmt::format("{} {} in {} is a CPU-only build: it will not use the GPU{} here", framework.build.framework, framework.build.version,
+                        environment.environment.prefix, input_.devices.size() == 1 ? "" : "s"),
+            command.empty() ? std::string("Install the framework's CUDA build for this driver.") : fmt::format("Install its CUDA build: `{}`.", command));
+    }
+
+    // false when the driver cannot run it at all (the coverage verdicts would only repeat that).
+    bool driver(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+        const FrameworkBuild& build = framework.build;
+        if (!input_.driver_cuda || !build.cuda_major) return true;
+        if (*build.cuda_major <= input_.driver_cuda->major) return true;
+        const std::string command = install_command(environment, framework, input_, input_.driver_cuda);
+        const std::string needs = std::string(family_minimum_driver(*build.cuda_major).value_or("a newer one"));
+        const std::string own_words =
+            build.framework == "PyTorch" ? fmt::format(": torch.cuda says \"The NVIDIA driver on your system is too old (found version {})\"",
+                                                       input_.driver_cuda->encoded())
+                                         : "";
+        add(Code::framework_driver_too_old,
+            fmt::format("{} {} in {} is built for CUDA {}; {}{}", build.framework, build.version, environment.environment.prefix, cuda_of(build),
+                        driver_text(input_), own_words),
+            fmt::format("Install NVIDIA driver >= {} (CUDA {}){}.", needs, *build.cuda_major,
+                        command.empty() ? std::string() : fmt::format(", or the build for this driver: `{}`", command)));
+        return false;
+    }
+
+    void coverage(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+        for (const DeviceInfo& device : input_.devices) {
+            const GpuCoverage verdict = framework_gpu_coverage(framework, device.cc_major, device.cc_minor, input_.driver_cuda);
+            const std::string gpu = fmt::format("GPU {} ({}, sm_{}{})", device.ordinal, device.name, device.cc_major, device.cc_minor);
+            const std::string head = fmt::format("{} {} in {}", framework.build.framework, framework.build.version, environment.environment.prefix);
+            std::string torch_table;
+            if (framework.build.framework == "PyTorch" && framework.build.cuda) {
+                for (const PytorchVariant& variant : pytorch_variants())
+                    if (variant.cuda.to_string() == *framework.build.cuda && !variant_covers(variant, {device}))
+                        torch_table = fmt::format("; PyTorch's own table lists no code for CC {}.{} in its CUDA {} builds, and torch warns \"{} with "
+                                                  "CUDA capability sm_{}{} is not compatible with the current PyTorch installation\"",
+                                                  device.cc_major, device.cc_minor, *framework.build.cuda, device.name, device.cc_major,
+                                                  device.cc_minor);
+            }
+            if (verdict.coverage == Coverage::none || verdict.coverage == Coverage::ptx_too_new) {
+                std::string command;
+                if (framework.build.framework == "PyTorch")
+                    if (const auto variant = pytorch_variant_for(input_.driver_cuda, {device}))
+                        command = install_command(environment, framework, input_, variant->cuda);
+                const std::string cause =
+                    verdict.coverage == Coverage::none
+                        ? fmt::format("has no GPU code for {}: {}{}; its kernels fail with \"no kernel image is available for execution on the device\"", gpu,
+                                      verdict.how, torch_table)
+                        : fmt::format("runs on {} only through {}, and {} cannot compile PTX that new (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)", gpu,
+                                      verdict.how, driver_text(input_));
+                std::string remediation =
+                    verdict.coverage == Coverage::ptx_too_new
+                        ? fmt::format("Install NVIDIA driver >= {} (CUDA {}), or a build with SASS for sm_{}{}.",
+                                      minimum_driver_for(*verdict.ptx_needs).value_or(family_minimum_driver(verdict.ptx_needs->major).value_or("newer")),
+                                      verdict.ptx_needs->to_string(), device.cc_major, device.cc_minor)
+                    : !command.empty()
+                        ? fmt::format("Install the build that carries code for sm_{}{}: `{}`.", device.cc_major, device.cc_minor, command)
+                        : fmt::format("Install a build of {} whose architecture list includes sm_{}{} (or build it from source with "
+                                      "TORCH_CUDA_ARCH_LIST=\"{}.{}\" / its own architecture option).",
+                                      framework.build.framework, device.cc_major, device.cc_minor, device.cc_major, device.cc_minor);
+                add(Code::framework_no_kernel_image, fmt::format("{} {}", head, cause), std::move(remediation), device.ordinal);
+            } else if (verdict.coverage == Coverage::ptx_jit) {
+                add(Code::framework_ptx_jit,
+                    fmt::format("{} runs on {} only through {}: every kernel is compiled at first use (minutes for a large framework)", head, gpu,
+                                verdict.how),
+                    fmt::format("Install a build with SASS for sm_{}{}; keep the JIT cache meanwhile (CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE "
+                                "of a few GiB).",
+                                device.cc_major, device.cc_minor),
+                    device.ordinal);
+            }
+        }
+    }
+
+    // A pin or minimum on a CUDA wheel, against the copy the process loads.
+    void libraries(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+        const FrameworkBuild& build = framework.build;
+        for (const std::string& soname : framework.unresolved) {
+            std::string wheel;
+            for (const Requirement& requirement : build.cuda_wheels)
+                for (const LibraryFamily& family : library_families())
+                    if (!family.cuda_majors_of(soname).empty() && family.wheel.size() > 0 &&
+                        sys::starts_with(requirement.name, normalise_distribution_name(family.wheel)))
+                        wheel = requirement.name + requirement.specifier;
+            add(Code::framework_library_missing,
+                fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the default directories): "
+                            "importing it fails with \"{}: cannot open shared object file\"",
+                            build.framework, build.version, environment.environment.prefix, soname, framework.loader_model, soname),
+                wheel.empty() ? fmt::format("Reinstall {} with its CUDA dependencies: `{} install --force-reinstall {}`.", build.distribution,
+                                            pip(environment), build.distribution)
+                              : fmt::format("Install the wheel that carries it: `{} install \"{}\"`.", pip(environment), wheel));
+        }
+        for (const Requirement& requirement : build.cuda_wheels) {
+            if (requirement.specifier.empty()) continue;
+            for (const LibraryFamily& family : library_families()) {
+                if (family.wheel.empty() || family.cudnn_sublibrary) continue;
+                const std::string stem = normalise_distribution_name(family.wheel);
+                const std::string rest = requirement.name.size() >= stem.size() && sys::starts_with(requirement.name, stem)
+                                             ? requirement.name.substr(stem.size())
+                                             : std::string("x");
+                if (!(rest.empty() || (sys::starts_with(rest, "-cu") && rest.find_first_not_of("0123456789", 3) == std::string::npos))) continue;
+                const FrameworkLibrary* loaded = framework.library(family.name);
+                if (loaded == nullptr || loaded->version.empty() || satisfies(loaded->version, requirement.specifier)) continue;
+                const std::string own_words =
+                    build.framework == "JAX"
+                        ? fmt::format(": JAX says \"Outdated {} installation found\" and runs on the CPU", family.name)
+                        : build.framework == "PyTorch" && family.name == "cuDNN" ? ": torch refuses it (\"cuDNN version incompatibility\")" : "";
+                const bool shadowed = loaded->origin != LibraryOrigin::pip_wheel;
+                add(Code::framework_library_version,
+                    fmt::format("{} {} in {} requires {}{} but its process loads {} {} from {} ({}){}", build.framework, build.version,
+                                environment.environment.prefix, requirement.name, requirement.specifier, family.name, loaded->version,
+                                loaded->object.resolution.path, loaded->object.resolution.rule, own_words),
+                    shadowed && sys::starts_with(loaded->object.resolution.rule, "LD_LIBRARY_PATH")
+                        ? fmt::format("Take {} off LD_LIBRARY_PATH for this framework, and install the wheel it asks for: `{} install \"{}{}\"`.",
+                                      sys::directory_of(loaded->object.resolution.path), pip(environment), requirement.name, requirement.specifier)
+                        : fmt::format("Install the version it asks for: `{} install \"{}{}\"`.", pip(environment), requirement.name,
+                                      requirement.specifier));
+            }
+        }
+    }
+
+    // cuDNN 9's shim opens its sub-libraries by soname: they must come from the shim's own install.
+    void mixed_copies(const FrameworkFacts& framework) {
+        const FrameworkLibrary* shim = framework.library("cuDNN");
+        if (shim == nullptr) return;
+        const std::string shim_directory = sys::directory_of(shim->object.resolution.real_path);
+        std::vector<std::string> others;
+        std::string other_directory;
+        for (const FrameworkLibrary& library : framework.libraries) {
+            if (library.family == "cuDNN" || !sys::starts_with(library.family, "cuDNN ")) continue;
+            const std::string directory = sys::directory_of(library.object.resolution.real_path);
+            if (directory == shim_directory) continue;
+            others.push_back(fmt::format("{} {} from {} ({})", library.object.soname, library.version.empty() ? "version unknown" : library.version,
+                                         library.object.resolution.path, library.object.resolution.rule));
+            other_directory = sys::directory_of(library.object.resolution.path);
+        }
+        if (others.empty()) return;
+        add(Code::framework_loads_mixed_copies,
+            fmt::format("{} {}'s process would take cuDNN {} from {} but {}", framework.build.framework, framework.build.version,
+                        shim->version.empty() ? "(version unknown)" : shim->version, shim->object.resolution.path, fmt::join(others, "; ")),
+            fmt::format("Take {} off LD_LIBRARY_PATH when running {} (e.g. `env LD_LIBRARY_PATH= python ...`), so that its own cuDNN in {} is "
+                        "found for every part.",
+                        other_directory, framework.build.framework, shim_directory));
+    }
+
+    void cuda_majors(const EnvironmentFacts& environment) {
+        std::map<int, std::vector<std::string>> by_major;
+        for (const FrameworkFacts& framework : environment.frameworks)
+            if (is_framework(framework.build) && framework.build.accelerator == Accelerator::cuda && framework.build.cuda_major)
+                by_major[*framework.build.cuda_major].push_back(fmt::format("{} {} (CUDA {})", framework.build.framework, framework.build.version,
+                                                                            cuda_of(framework.build)));
+        if (by_major.size() < 2) return;
+        std::vector<std::string> groups;
+        for (const auto& [major, names] : by_major) groups.push_back(fmt::format("{}", fmt::join(names, ", ")));
+        const int newest = by_major.rbegin()->first;
+        const int target = input_.driver_cuda ? std::min(newest, input_.driver_cuda->major) : newest;
+        std::vector<std::string> commands;
+        for (const FrameworkFacts& framework : environment.frameworks)
+            if (is_framework(framework.build) && framework.build.cuda_major && *framework.build.cuda_major != target)
+                if (std::string command = install_command(environment, framework, input_, CudaVersion{target, 9}); !command.empty())
+                    commands.push_back(fmt::format("`{}`", command));
+        add(Code::framework_cuda_majors_differ,
+            fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, the first one's CUDA libraries "
+                        "serve both",
+                        environment.environment.prefix, fmt::join(groups, " and ")),
+            commands.empty() ? fmt::format("Install the CUDA {} builds of all of them, or keep them in separate environments.", target)
+                             : fmt::format("Install the CUDA {} builds: {}; or keep them in separate environments.", target, fmt::join(commands, ", ")));
+    }
+
+    // torchvision/torchaudio/xformers against the torch installed beside them.
+    void extensions(const EnvironmentFacts& environment) {
+        const FrameworkFacts* torch = find_framework(environment, "PyTorch");
+        if (torch == nullptr) return;
+        const std::string torch_version = torch->build.version;
+        const std::string torch_release = torch_version.substr(0, torch_version.find('+'));
+        for (const FrameworkFacts& extension : environment.frameworks) {
+            const FrameworkBuild& build = extension.build;
+            if (build.framework != "torchvision" && build.framework != "torchaudio" && build.framework != "xformers") continue;
+            subject_ = framework_subject(environment, extension);
+            std::vector<std::string> differences;
+            if (build.requires_torch && !build.requires_torch->empty() && !satisfies(torch_release, *build.requires_torch))
+                differences.push_back(fmt::format("requires torch{}", *build.requires_torch));
+            if (build.built_with_torch) {
+                const std::string built_release = build.built_with_torch->substr(0, build.built_with_torch->find('+'));
+                if (built_release != torch_release) differences.push_back(fmt::format("was compiled against torch {}", *build.built_with_torch));
+            }
+            if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cuda && build.cuda && torch->build.cuda &&
+                build.cuda_major != torch->build.cuda_major)
+                differences.push_back(fmt::format("is built for CUDA {} (torch for {})", *build.cuda, *torch->build.cuda));
+            else if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cpu)
+                differences.push_back(fmt::format("is a CUDA {} build beside a CPU-only torch", cuda_of(build)));
+            if (differences.empty()) continue;
+            const std::string own_words = build.framework == "xformers" ? "; it says \"xFormers can't load C++/CUDA extensions\"" : "";
+            add(Code::framework_extension_mismatch,
+                fmt::format("{} {} in {} {}, but torch {} is installed{}", build.framework, build.version, environment.environment.prefix,
+                            fmt::join(differences, " and "), torch_version, own_words),
+                fmt::format("Install the {} build for torch {}: `{} install --force-reinstall {} torch=={}{}` (one command keeps them matched), "
+                            "or the torch it was built for.",
+                            build.framework, torch_release, pip(environment), build.framework, torch_release,
+                            torch->build.cuda ? fmt::format(" --index-url https://download.pytorch.org/whl/cu{}", cuda_tag(*torch->build.cuda))
+                                              : std::string()));
+        }
+        subject_.clear();
+    }
+};
+
+std::string describe(const FrameworkFacts& framework) {
+    std::vector<std::string> parts;
+    const FrameworkBuild& build = framework.build;
+    if (build.accelerator == Accelerator::cuda) parts.push_back(fmt::format("CUDA {}", cuda_of(build)));
+    else if (build.accelerator == Accelerator::rocm) parts.push_back(fmt::format("ROCm {}", build.rocm.value_or("")));
+    else parts.emplace_back(build.accelerator == Accelerator::cpu ? "CPU only" : "accelerator unknown");
+    if (const FrameworkLibrary* cudnn = framework.library("cuDNN"); cudnn != nullptr && !cudnn->version.empty())
+        parts.push_back(fmt::format("cuDNN {}", cudnn->version));
+    return fmt::format("{} {} ({})", build.framework, build.version, fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
+    FrameworkJudge judge(input, result);
+    std::size_t count = 0;
+    std::vector<std::string> environments;
+    for (const EnvironmentFacts& environment : input.python.environments) {
+        judge.judge(environment);
+        if (environment.frameworks.empty()) continue;
+        count += environment.frameworks.size();
+        std::vector<std::string> frameworks;
+        for (const FrameworkFacts& framework : environment.frameworks) {
+            frameworks.push_back(describe(framework));
+            for (const FrameworkLibrary& library : framework.libraries)
+                if (!library.family.starts_with("cuDNN ") && !library.object.already_loaded)
+                    result.evidence(framework_subject(environment, framework) + " " + library.family,
+                                    fmt::format("{} {} ({})", library.version.empty() ? "version unknown" : library.version, library.object.resolution.path,
+                                                library.object.resolution.rule));
+        }
+        environments.push_back(fmt::format("{}{}: {}", environment.environment.prefix, environment.bare_python3 ? " (python3)" : "",
+                                           fmt::join(frameworks, ", ")));
+    }
+    for (const std::string& note : input.python.notes) result.evidence("python_note", note);
+    if (!input.python.cache_problem.empty()) result.evidence("gpu_code_cache", input.python.cache_problem);
+    if (count == 0) {
+        result.skip(fmt::format("no Python framework installed ({} Python environment{} looked at)", input.python.environments.size(),
+                                input.python.environments.size() == 1 ? "" : "s"));
+        return;
+    }
+    result.summary(fmt::format("{}", fmt::join(environments, "; ")));
+}
+
+namespace {
+
+FrameworkJudgeInput judge_input(CheckContext& context, const PythonFacts& python) {
+    FrameworkJudgeInput input{.python = python, .driver_cuda = std::nullopt};
+    const DriverFacts& driver = context.probes.driver();
+    if (driver.driver_version && *driver.driver_version > 0) input.driver_cuda = CudaVersion::from_encoded(*driver.driver_version);
+    input.driver_version = driver.library_file_version.empty() ? driver_package_version(&context.probes.kernel_module(), &driver)
+                                                               : driver.library_file_version;
+    if (!context.probes.initialises_cuda()) (void)context.probes.nvml();
+    input.devices = collect_report_facts(context.probes, context.environment).devices;
+    const KernelModuleFacts& module = context.probes.kernel_module();
+    input.gpu_present = !input.devices.empty() || !module.gpus.empty() || !module.pci_devices.empty();
+    return input;
+}
+
+}  // namespace
+
+std::unique_ptr<Check> make_frameworks_builds_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"frameworks.builds", "Python frameworks",
+                  "What each Python framework (PyTorch, JAX, CuPy, TensorFlow, torch extensions) was built for, which CUDA libraries its "
+                  "process loads, and whether it runs on this driver and these GPUs",
+                  Scope::host, Level::quick, {}, [](Probes& probes) { probes.prefetch([&probes] { (void)probes.python(); }); },
+                  {Code::framework_driver_too_old, Code::framework_no_kernel_image, Code::framework_ptx_jit, Code::framework_cpu_only,
+                   Code::framework_library_missing, Code::framework_library_version, Code::framework_loads_mixed_copies,
+                   Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable},
+                  "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): what PyTorch, "
+                  "JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "
+                  "which copy of each CUDA library their process loads (the loader's rules on their binaries), whether the driver runs "
+                  "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
+        [](CheckContext& context, ResultBuilder& result) {
+            const PythonFacts& python = context.probes.python();
+            judge_frameworks(judge_input(context, python), result);
+        });
+}
+
+const CheckRegistration frameworks_builds_registration{750, make_frameworks_builds_check};
+
+}  // namespace cudacheck

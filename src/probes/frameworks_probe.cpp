@@ -1,0 +1,383 @@
+#include "probes/frameworks_probe.hpp"
+
+#include "util/atomic_file.hpp"
+#include "util/json_read.hpp"
+#include "util/path.hpp"
+#include "util/system.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+
+namespace cudacheck {
+
+namespace {
+
+bool same_isa_or_newer(const PtxIsa& a, const PtxIsa& b) { return a.major > b.major || (a.major == b.major && a.minor >= b.minor); }
+
+void add_unique(std::vector<GpuArch>& archs, const GpuArch& arch) {
+    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
+}
+
+// The cache key: a reinstalled or rebuilt file has another size or modification time.
+std::optional<std::string> cache_key(const std::string& path) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) return std::nullopt;
+    const long long mtime_ns = static_cast<long long>(status.st_mtim.tv_sec) * 1'000'000'000LL + status.st_mtim.tv_nsec;
+    return fmt::format("{}\n{}\n{}", sys::real_path(path), static_cast<long long>(status.st_size), mtime_ns);
+}
+
+std::vector<std::string> arch_names(const std::vector<GpuArch>& archs, bool sass) {
+    std::vector<std::string> names;
+    for (const GpuArch& arch : archs) names.push_back(sass ? arch.sass_name() : arch.virtual_name());
+    return names;
+}
+
+std::vector<GpuArch> parse_archs(const ordered_json& names) {
+    std::vector<GpuArch> archs;
+    if (!names.is_array()) return archs;
+    for (const ordered_json& name : names)
+        if (name.is_string())
+            if (const std::optional<GpuArch> arch = parse_gpu_arch(name.get<std::string>())) archs.push_back(*arch);
+    return archs;
+}
+
+}  // namespace
+
+GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& scan) {
+    GpuCodeSummary summary{.path = path, .fatbins = scan.fatbins};
+    for (const CodeObject& object : scan.objects) {
+        if (object.kind == CodeKind::sass) add_unique(summary.targets.sass, object.arch);
+        if (object.kind != CodeKind::ptx) continue;
+        add_unique(summary.targets.ptx, object.arch);
+        if (object.ptx_isa && (!summary.newest_ptx_isa || !same_isa_or_newer(*summary.newest_ptx_isa, *object.ptx_isa)))
+            summary.newest_ptx_isa = object.ptx_isa;
+    }
+    const auto by_number = [](const GpuArch& a, const GpuArch& b) { return a.number < b.number || (a.number == b.number && a.variant < b.variant); };
+    std::sort(summary.targets.sass.begin(), summary.targets.sass.end(), by_number);
+    std::sort(summary.targets.ptx.begin(), summary.targets.ptx.end(), by_number);
+    if (scan.error != ScanError::none) summary.problem = scan.error_message;
+    return summary;
+}
+
+GpuCodeCache::GpuCodeCache(std::string directory) : file_(directory.empty() ? std::string() : directory + "/gpu-code-v1.json") {}
+
+void GpuCodeCache::load() {
+    loaded_ = true;
+    if (file_.empty() || !sys::exists(file_)) return;
+    std::string error;
+    const std::optional<ordered_json> document = read_json_file(file_, error);
+    if (!document || !document->is_object() || !document->contains("entries") || !(*document)["entries"].is_array()) return;
+    for (const ordered_json& entry : (*document)["entries"]) {
+        if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() || !entry.contains("path") || !entry["path"].is_string())
+            continue;
+        GpuCodeSummary summary{.path = entry["path"].get<std::string>(), .from_cache = true};
+        if (entry.contains("sass")) summary.targets.sass = parse_archs(entry["sass"]);
+        if (entry.contains("ptx")) summary.targets.ptx = parse_archs(entry["ptx"]);
+        if (entry.contains("ptx_isa") && entry["ptx_isa"].is_array() && entry["ptx_isa"].size() == 2 && entry["ptx_isa"][0].is_number_integer() &&
+            entry["ptx_isa"][1].is_number_integer())
+            summary.newest_ptx_isa = PtxIsa{entry["ptx_isa"][0].get<int>(), entry["ptx_isa"][1].get<int>()};
+        if (entry.contains("fatbins") && entry["fatbins"].is_number_unsigned()) summary.fatbins = entry["fatbins"].get<std::size_t>();
+        if (entry.contains("problem") && entry["problem"].is_string()) summary.problem = entry["problem"].get<std::string>();
+        entries_.emplace(entry["key"].get<std::string>(), std::move(summary));
+    }
+}
+
+GpuCodeSummary GpuCodeCache::summary_of(const std::string& path) {
+    const std::optional<std::string> key = cache_key(path);
+    std::lock_guard lock(mutex_);
+    if (!loaded_) load();
+    if (key)
+        if (const auto found = entries_.find(*key); found != entries_.end()) {
+            GpuCodeSummary summary = found->second;
+            summary.path = path;
+            return summary;
+        }
+    GpuCodeSummary summary = summarize_gpu_code(path, inspect_file(path));
+    // A file that cannot be read now (removed, no permission) is not remembered.
+    if (key && !file_.empty() && summary.problem.empty()) {
+        entries_.emplace(*key, summary);
+        changed_ = true;
+    }
+    return summary;
+}
+
+std::optional<std::string> GpuCodeCache::save() {
+    std::lock_guard lock(mutex_);
+    if (!changed_ || file_.empty()) return std::nullopt;
+    changed_ = false;
+    ordered_json entries = ordered_json::array();
+    for (const auto& [key, summary] : entries_) {
+        // Entries of files that are gone or changed are dropped as the cache is written.
+        const std::string path = key.substr(0, key.find('\n'));
+        if (cache_key(path) != key) continue;
+        ordered_json entry = {{"key", key},
+                              {"path", summary.path},
+                              {"sass", arch_names(summary.targets.sass, true)},
+                              {"ptx", arch_names(summary.targets.ptx, false)},
+                              {"fatbins", summary.fatbins}};
+        if (summary.newest_ptx_isa) entry["ptx_isa"] = {summary.newest_ptx_isa->major, summary.newest_ptx_isa->minor};
+        entries.push_back(std::move(entry));
+    }
+    const std::string directory = sys::directory_of(file_);
+    if (!sys::is_directory(directory)) {
+        // The cache directory and, for ~/.cache/cudacheck, its parent.
+        ::mkdir(sys::directory_of(directory).c_str(), 0700);
+        if (::mkdir(directory.c_str(), 0700) != 0 && !sys::is_directory(directory))
+            return fmt::format("cannot create {}: {}", directory, std::strerror(errno));
+    }
+    std::string error;
+    std::optional<AtomicFile> file = AtomicFile::create(file_, error);
+    if (!file) return error;
+    return file->commit(ordered_json{{"format", "cudacheck GPU code cache"}, {"version", 1}, {"entries", entries}}.dump() + "\n");
+}
+
+std::string cache_directory(const Environment& environment) {
+    if (auto chosen = environment.get("CUDACHECK_CACHE_DIR"); chosen && !chosen->empty()) return *chosen == "off" ? std::string() : *chosen;
+    if (auto xdg = environment.get("XDG_CACHE_HOME"); xdg && sys::starts_with(*xdg, "/")) return *xdg + "/cudacheck";
+    if (auto home = environment.get("HOME"); home && sys::starts_with(*home, "/")) return *home + "/.cache/cudacheck";
+    return {};
+}
+
+std::string framework_subject(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+    return fmt::format("{}: {}", environment.environment.prefix, framework.build.framework);
+}
+
+const FrameworkLibrary* FrameworkFacts::library(std::string_view family) const {
+    for (const FrameworkLibrary& library : libraries)
+        if (library.family == family) return &library;
+    return nullptr;
+}
+
+namespace {
+
+// The library family a soname belongs to; nullptr for one cudacheck does not track.
+const LibraryFamily* family_of_soname(std::string_view soname) {
+    for (const LibraryFamily& family : library_families())
+        if (!family.cuda_majors_of(soname).empty()) return &family;
+    return nullptr;
+}
+
+// The first file in `directory` whose name starts with `prefix` and ends with ".so" (CPython
+// extension modules carry the interpreter's tag: runtime.cpython-312-x86_64-linux-gnu.so).
+std::string module_in(const std::string& directory, std::string_view prefix, DirectoryListings& listings) {
+    for (const std::string& name : listings.names(directory))
+        if (sys::starts_with(name, prefix) && name.size() > 3 && name.substr(name.size() - 3) == ".so") return directory + "/" + name;
+    return {};
+}
+
+// How a framework's process finds its CUDA libraries, from each framework's own loader:
+struct LoadingModel {
+    std::string root = {};                      // the binary whose closure is followed
+    std::vector<std::string> dlopens = {};      // sonames the root opens with dlopen()
+    std::vector<std::string> wheel_first = {};  // of those, looked up in the NVIDIA wheels first
+    std::string gpu_code = {};                  // the binary whose embedded GPU code decides coverage
+    std::string description = {};
+};
+
+std::vector<std::string> sonames_for(int cuda_major, std::initializer_list<std::string_view> families) {
+    std::vector<std::string> sonames;
+    for (const std::string_view name : families)
+        if (const LibraryFamily* family = find_library_family(name))
+            if (const std::string_view soname = family->soname_for(cuda_major); !soname.empty()) sonames.emplace_back(soname);
+    return sonames;
+}
+
+std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std::string& site, DirectoryListings& listings) {
+    if (build.accelerator != Accelerator::cuda) return std::nullopt;
+    const int major = build.cuda_major.value_or(0);
+    if (build.framework == "PyTorch") {
+        // libtorch_cuda.so needs the CUDA libraries as DT_NEEDED and finds them through its DT_RPATH
+        // ($ORIGIN/../../nvidia/cudnn/lib:...: readelf -d of the 2.11 wheel,
+        // docs/examples/h200/frameworks/readelf-dynamic.txt); torch/__init__.py's _load_global_deps
+        // preloads the wheels only after that load has failed.
+        const std::string root = site + "/torch/lib/libtorch_cuda.so";
+        return LoadingModel{.root = root, .gpu_code = root,
+                            .description = "libtorch_cuda.so's DT_NEEDED through its DT_RPATH, then the loader's search"};
+    }
+    if (build.framework == "JAX" && major > 0) {
+        // The PJRT plugin has no CUDA DT_NEEDED: XLA opens the libraries with dlopen() from the
+        // plugin, whose DT_RPATH names the wheels ($ORIGIN/../../nvidia/cu13/lib, .../cudnn/lib,
+        // .../nccl/lib).
+        const std::string root = fmt::format("{}/jax_plugins/xla_cuda{}/xla_cuda_plugin.so", site, major);
+        return LoadingModel{.root = root,
+                            .dlopens = sonames_for(major, {"cudart", "cuBLAS", "cuBLASLt", "cuFFT", "cuSOLVER", "cuSPARSE", "cuDNN", "NCCL"}),
+                            .gpu_code = root,
+                            .description = "xla_cuda_plugin.so dlopen()s the CUDA libraries through its DT_RPATH"};
+    }
+    if (build.framework == "CuPy" && major > 0) {
+        // CuPy links the runtime statically and opens the other libraries through
+        // cuda.pathfinder: the NVIDIA wheels in site-packages first, then the loader's search
+        // (NVIDIA/cuda-python, cuda_pathfinder/README.md, "Search Priority"). Its kernels are
+        // compiled at run time by NVRTC, so no embedded GPU code decides where it runs.
+        const std::string root = module_in(site + "/cupy_backends/cuda/api", "runtime.", listings);
+        if (root.empty()) return std::nullopt;
+        std::vector<std::string> dlopens = sonames_for(major, {"NVRTC", "cuBLAS", "cuBLASLt", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER"});
+        return LoadingModel{.root = root, .dlopens = dlopens, .wheel_first = dlopens,
+                            .description = "cuda.pathfinder: the NVIDIA wheels in site-packages, then the loader's search"};
+    }
+    return std::nullopt;
+}
+
+// Where an NVIDIA wheel of this site-packages holds `soname`: the CUDA 13 wheels share
+// nvidia/cu13/lib, the older ones have nvidia/<component>/lib.
+std::string wheel_file(const std::string& site, std::string_view soname, DirectoryListings& listings) {
+    const std::string nvidia = site + "/nvidia";
+    for (const std::string& package : listings.names(nvidia)) {
+        const std::string lib = nvidia + "/" + package + "/lib";
+        if (listings.contains(lib, soname)) return lib + "/" + std::string(soname);
+    }
+    return {};
+}
+
+}  // namespace
+
+FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search, DirectoryListings& listings,
+                                GpuCodeCache& cache, const Environment& environment, const std::string& root) {
+    FrameworkFacts facts{.build = std::move(build)};
+    const std::optional<LoadingModel> model = loading_model(facts.build, site_packages, listings);
+    if (!model) return facts;
+    facts.loader_root = model->root;
+    facts.loader_model = model->description;
+    if (!sys::exists(model->root)) {
+        facts.load_problems.push_back(fmt::format("{}: missing, though the {} build is for CUDA", model->root, facts.build.framework));
+        return facts;
+    }
+    std::vector<std::pair<std::string, std::string>> preloaded;
+    for (const std::string& soname : model->wheel_first)
+        if (std::string path = wheel_file(site_packages, soname, listings); !path.empty()) preloaded.emplace_back(soname, std::move(path));
+    const LoadClosure closure = load_closure(model->root, search, listings, preloaded, model->dlopens);
+    facts.load_problems = closure.problems;
+    for (const LoadedObject& object : closure.objects) {
+        const LibraryFamily* family = family_of_soname(object.soname);
+        if (family == nullptr) continue;
+        if (!object.resolution.found()) {
+            facts.unresolved.push_back(object.soname);
+            continue;
+        }
+        FrameworkLibrary library{.family = std::string(family->name), .object = object};
+        if (object.already_loaded && std::any_of(preloaded.begin(), preloaded.end(), [&](const auto& entry) { return entry.first == object.soname; }))
+            library.object.resolution.rule = "NVIDIA wheel (cuda.pathfinder)";
+        if (const std::optional<LibraryCopy> copy = describe_copy(object.resolution.path, *family, listings, environment, root)) {
+            library.version = copy->version;
+            library.origin = copy->origin;
+            library.package = copy->package;
+        }
+        facts.libraries.push_back(std::move(library));
+    }
+    if (!model->gpu_code.empty()) facts.gpu_code = cache.summary_of(model->gpu_code);
+    return facts;
+}
+
+std::string_view to_string(Coverage coverage) {
+    switch (coverage) {
+        case Coverage::native: return "native";
+        case Coverage::ptx_jit: return "ptx_jit";
+        case Coverage::ptx_too_new: return "ptx_too_new";
+        case Coverage::none: return "none";
+        case Coverage::nvrtc: return "nvrtc";
+        case Coverage::unknown: break;
+    }
+    return "unknown";
+}
+
+namespace {
+
+// The architectures a build states: TensorFlow's "sm_80" / "compute_90", xformers'
+// TORCH_CUDA_ARCH_LIST entries "8.0", "8.6+PTX", "9.0a" (PyTorch's cpp_extension: "+PTX" adds PTX of
+// that architecture to its SASS).
+std::optional<EmbeddedTargets> stated_targets(const std::vector<std::string>& architectures) {
+    EmbeddedTargets targets;
+    for (const std::string& entry : architectures) {
+        std::string text = entry;
+        bool ptx = sys::starts_with(text, "compute_");
+        bool sass = !ptx;
+        if (const std::size_t plus = text.find("+PTX"); plus != std::string::npos) text.erase(plus), ptx = true;
+        const std::optional<GpuArch> arch = parse_gpu_arch(text);
+        if (!arch) continue;
+        if (sass) add_unique(targets.sass, *arch);
+        if (ptx) add_unique(targets.ptx, *arch);
+    }
+    if (targets.sass.empty() && targets.ptx.empty()) return std::nullopt;
+    return targets;
+}
+
+}  // namespace
+
+std::vector<std::string> framework_gpu_targets(const FrameworkFacts& framework) {
+    std::optional<EmbeddedTargets> targets;
+    if (framework.gpu_code && framework.gpu_code->problem.empty()) targets = framework.gpu_code->targets;
+    else targets = stated_targets(framework.build.architectures);
+    if (!targets) return {};
+    std::vector<std::string> names = arch_names(targets->sass, true);
+    for (std::string& name : arch_names(targets->ptx, false)) names.push_back(std::move(name));
+    return names;
+}
+
+GpuCoverage framework_gpu_coverage(const FrameworkFacts& framework, int cc_major, int cc_minor, std::optional<CudaVersion> driver_cuda) {
+    std::optional<EmbeddedTargets> targets;
+    std::optional<PtxIsa> isa;
+    if (framework.gpu_code && framework.gpu_code->problem.empty() &&
+        (!framework.gpu_code->targets.sass.empty() || !framework.gpu_code->targets.ptx.empty())) {
+        targets = framework.gpu_code->targets;
+        isa = framework.gpu_code->newest_ptx_isa;
+    } else {
+        targets = stated_targets(framework.build.architectures);
+    }
+    if (!targets) {
+        if (framework.build.framework == "CuPy" && framework.build.cuda_major) {
+            const auto lowest = minimum_compute_capability(*framework.build.cuda_major);
+            const bool compiles = !lowest || std::pair(cc_major, cc_minor) >= *lowest;
+            return {compiles ? Coverage::nvrtc : Coverage::none,
+                    fmt::format("compiled at run time by NVRTC {} {}", *framework.build.cuda_major,
+                                compiles ? fmt::format("for sm_{}{}", cc_major, cc_minor)
+                                         : fmt::format("for sm_{}{} and newer only", lowest->first, lowest->second))};
+        }
+        return {Coverage::unknown, "the build states no GPU architectures"};
+    }
+    const ImageVerdict image = kernel_image_for(*targets, cc_major, cc_minor);
+    if (image.kind == ImageKind::native) return {Coverage::native, fmt::format("{} SASS", image.target.sass_name())};
+    if (image.kind == ImageKind::none) {
+        std::vector<std::string> names = arch_names(targets->sass, true);
+        for (std::string& name : arch_names(targets->ptx, false)) names.push_back(std::move(name));
+        return {Coverage::none, fmt::format("no SASS for sm_{}{} and no PTX at or below it (carries {})", cc_major, cc_minor, fmt::join(names, " "))};
+    }
+    GpuCoverage coverage{Coverage::ptx_jit, fmt::format("{} PTX, JIT-compiled by the driver", image.target.virtual_name())};
+    if (isa) {
+        coverage.ptx_needs = minimum_cuda_for_ptx_isa(isa->major, isa->minor);
+        if (coverage.ptx_needs) coverage.how += fmt::format(" (PTX ISA {}.{}: needs a CUDA {} driver)", isa->major, isa->minor, coverage.ptx_needs->to_string());
+        if (coverage.ptx_needs && driver_cuda && !driver_can_jit(*coverage.ptx_needs, *driver_cuda)) coverage.coverage = Coverage::ptx_too_new;
+    }
+    return coverage;
+}
+
+PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra, const std::string& root,
+                                 const std::string& cache_dir) {
+    PythonFacts facts;
+    PythonEnvironments found = find_python_environments(environment, extra, root);
+    facts.notes = std::move(found.notes);
+    const LoaderSearch search = loader_search(environment, root);
+    DirectoryListings listings;
+    GpuCodeCache cache(cache_dir);
+    for (std::size_t index = 0; index < found.environments.size(); ++index) {
+        EnvironmentFacts environment_facts{.environment = std::move(found.environments[index]), .bare_python3 = found.bare_python3 == index};
+        // The first site-packages that holds a distribution is the one Python imports it from.
+        std::vector<std::string> seen;
+        for (const std::string& site : environment_facts.environment.site_packages) {
+            const std::vector<InstalledDistribution> installed = installed_distributions(site);
+            for (FrameworkBuild& build : read_framework_builds(site, installed)) {
+                if (std::find(seen.begin(), seen.end(), build.framework) != seen.end()) continue;
+                seen.push_back(build.framework);
+                environment_facts.frameworks.push_back(gather_framework(std::move(build), site, search, listings, cache, environment, root));
+            }
+        }
+        facts.environments.push_back(std::move(environment_facts));
+    }
+    if (std::optional<std::string> problem = cache.save()) facts.cache_problem = std::move(*problem);
+    return facts;
+}
+
+}  // namespace cudacheck

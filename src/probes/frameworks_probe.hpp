@@ -1,0 +1,129 @@
+// The Python side of the machine, gathered once per run for the framework checks (issue 17): each
+// Python environment (python_environments), the frameworks installed in it and what each was
+// built for (framework_builds), which copy of each CUDA library its process loads (load_closure,
+// the dynamic loader's own rules applied to the framework's binaries) and the GPU code its
+// binaries carry (cuda/gpu_code, as `cudacheck inspect` reads it). Only files are read: nothing
+// is imported, loaded or run.
+//
+// Reading the GPU code of libtorch_cuda.so (456 MB) touches the header of each of its thousands
+// of fatbinary entries, ~0.2 s cold; the summary is cached by real path, size and modification
+// time in the user's cache directory (GpuCodeCache), so a standard run reads it once per install.
+#pragma once
+
+#include "cuda/arch_coverage.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "cuda/gpu_code.hpp"
+#include "probes/framework_builds.hpp"
+#include "probes/library_locator.hpp"
+#include "probes/load_closure.hpp"
+#include "probes/python_environments.hpp"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+// The GPU code of one binary, as much as the judges need: which SASS and PTX targets it embeds
+// and the newest PTX ISA among them.
+struct GpuCodeSummary {
+    std::string path = {};
+    EmbeddedTargets targets = {};
+    std::optional<PtxIsa> newest_ptx_isa = {};
+    std::size_t fatbins = 0;
+    std::string problem = {};  // why it could not be read ("malformed: ..."); "" when read
+    bool from_cache = false;
+};
+[[nodiscard]] GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& scan);
+
+// GpuCodeSummary per file, kept in one JSON file (`<cache directory>/gpu-code-v1.json`) and keyed
+// by real path, size and mtime, so a reinstalled wheel is read again. An unreadable or damaged
+// cache is ignored (and rewritten); one that cannot be written only costs the next run the scan.
+class GpuCodeCache {
+public:
+    explicit GpuCodeCache(std::string directory);  // "" disables the cache
+    [[nodiscard]] GpuCodeSummary summary_of(const std::string& path);
+    // Writes the cache back if anything new was read; the error when it could not be written.
+    std::optional<std::string> save();
+
+private:
+    std::string file_;
+    bool loaded_ = false;
+    bool changed_ = false;
+    std::map<std::string, GpuCodeSummary> entries_;  // key: "<real path>\n<size>\n<mtime ns>"
+    std::mutex mutex_;
+    void load();
+};
+// $CUDACHECK_CACHE_DIR, else $XDG_CACHE_HOME/cudacheck, else $HOME/.cache/cudacheck; "" when
+// none can be named or CUDACHECK_CACHE_DIR is "off".
+[[nodiscard]] std::string cache_directory(const Environment& environment);
+
+// One CUDA library a framework's process loads.
+struct FrameworkLibrary {
+    std::string family = {};  // the library table's name: "cuDNN", "cuBLAS"
+    LoadedObject object = {};  // soname, who needs it, where it resolves and by which rule
+    std::string version = {};  // "9.19.0.56"; "" when unknown
+    LibraryOrigin origin = LibraryOrigin::other;
+    std::string package = {};  // the wheel, "nvidia-cudnn-cu13"; "" when not from one
+};
+
+// One framework of one environment.
+struct FrameworkFacts {
+    FrameworkBuild build = {};
+    // The binary whose loading is modelled ("<site>/torch/lib/libtorch_cuda.so"); "" when the
+    // framework has no CUDA binary of its own (a CPU build, triton, the torch extensions).
+    std::string loader_root = {};
+    std::string loader_model = {};  // how its libraries are found, one line, for evidence
+    std::vector<FrameworkLibrary> libraries = {};  // the CUDA libraries of its closure, load order
+    std::vector<std::string> unresolved = {};  // CUDA sonames it needs that resolve nowhere
+    std::vector<std::string> load_problems = {};  // binaries whose dynamic section cannot be read
+    std::optional<GpuCodeSummary> gpu_code = {};  // of its GPU-code binary, when it has one
+    [[nodiscard]] const FrameworkLibrary* library(std::string_view family) const;
+};
+
+// Where a framework's GPU code runs on one GPU with this driver: from its binary's embedded code
+// (the rules of cuda/arch_coverage.hpp, and PTX no newer than the driver can compile), from the
+// architecture list its build states (TensorFlow, xformers), or, for CuPy, whether its NVRTC
+// compiles for the GPU at all.
+enum class Coverage { native, ptx_jit, ptx_too_new, none, nvrtc, unknown };
+[[nodiscard]] std::string_view to_string(Coverage coverage);  // "native", "ptx_jit", ...
+struct GpuCoverage {
+    Coverage coverage = Coverage::unknown;
+    std::string how;  // "sm_90 SASS", "compute_90 PTX (ISA 9.0, needs a CUDA 13.0 driver)", ...
+    std::optional<CudaVersion> ptx_needs = {};  // the driver CUDA its PTX needs, for ptx_jit/ptx_too_new
+};
+[[nodiscard]] GpuCoverage framework_gpu_coverage(const FrameworkFacts& framework, int cc_major, int cc_minor,
+                                                 std::optional<CudaVersion> driver_cuda);
+// The targets a framework carries, as its binary or its build list them: "sm_90", "compute_120".
+[[nodiscard]] std::vector<std::string> framework_gpu_targets(const FrameworkFacts& framework);
+
+struct EnvironmentFacts {
+    PythonEnvironment environment = {};
+    bool bare_python3 = false;  // the environment a bare `python3` on PATH uses
+    std::vector<FrameworkFacts> frameworks = {};
+};
+
+// "<environment prefix>: <framework>", the subject of a framework's findings and its report entry.
+[[nodiscard]] std::string framework_subject(const EnvironmentFacts& environment, const FrameworkFacts& framework);
+
+struct PythonFacts {
+    std::vector<EnvironmentFacts> environments = {};
+    std::vector<std::string> notes = {};  // from find_python_environments
+    std::string cache_problem = {};       // why the GPU code cache could not be written; "" when fine
+};
+
+// What a framework's process loads, for one framework build in `site_packages`: the loading rules
+// of each framework (see frameworks_probe.cpp) applied with the loader's search.
+[[nodiscard]] FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search,
+                                              DirectoryListings& listings, GpuCodeCache& cache, const Environment& environment,
+                                              const std::string& root = "");
+
+// Everything, for every environment found (`extra`: the --python arguments).
+[[nodiscard]] PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra, const std::string& root,
+                                               const std::string& cache_directory);
+
+}  // namespace cudacheck

@@ -1,0 +1,241 @@
+// frameworks.builds' judge on the builds of released wheels (tests/fixtures/frameworks: the real
+// version.py, METADATA, cpp_lib.json of torch 2.7.1 cu126, 2.0.1 cu117, 2.5.1 CPU, xformers 0.0.30,
+// the JAX CUDA 12 plugin 0.4.30, and the GPU machine's torch 2.11 cu130), with the libraries and
+// GPU code their process would load set by hand, and the driver and GPUs of each scenario.
+#include "checks/frameworks_builds.hpp"
+#include "support/check_judging.hpp"
+#include "support/fixtures.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace cudacheck {
+namespace {
+
+using test::finding_with;
+using test::ReleasedWheels;
+
+const std::string h200_site = test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages");
+
+DeviceInfo gpu(int ordinal, std::string name, int major, int minor) {
+    DeviceInfo device;
+    device.ordinal = ordinal;
+    device.name = std::move(name);
+    device.cc_major = major;
+    device.cc_minor = minor;
+    return device;
+}
+const DeviceInfo h200 = gpu(0, "NVIDIA H200", 9, 0);
+
+FrameworkFacts framework_from(const std::string& site, std::string_view name) {
+    for (FrameworkBuild& build : read_framework_builds(site, installed_distributions(site)))
+        if (build.framework == name) return FrameworkFacts{.build = std::move(build)};
+    ADD_FAILURE() << "no " << name << " in " << site;
+    return {};
+}
+
+// What `cudacheck inspect` reads from the 2.11 cu130 wheel's libtorch_cuda.so on the GPU machine:
+// SASS for 7.5 8.0 8.6 9.0 10.0 12.0, no PTX (docs/examples/h200/frameworks).
+GpuCodeSummary sass_of(std::initializer_list<int> numbers) {
+    GpuCodeSummary code{.path = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
+    for (int number : numbers) code.targets.sass.push_back({number, ArchVariant::generic});
+    return code;
+}
+
+FrameworkLibrary library(std::string family, std::string soname, std::string path, std::string version, LibraryOrigin origin,
+                         std::string rule = "DT_RPATH of libtorch_cuda.so") {
+    FrameworkLibrary loaded{.family = std::move(family), .version = std::move(version), .origin = origin};
+    loaded.object.soname = soname;
+    loaded.object.resolution = Resolution{soname, std::move(rule), path, path};
+    return loaded;
+}
+
+EnvironmentFacts venv(std::vector<FrameworkFacts> frameworks) {
+    EnvironmentFacts environment;
+    environment.environment.prefix = "/venv";
+    environment.environment.interpreter = "/venv/bin/python3";
+    environment.bare_python3 = true;
+    environment.frameworks = std::move(frameworks);
+    return environment;
+}
+
+CheckResult judged(const std::vector<EnvironmentFacts>& environments, std::optional<CudaVersion> driver, std::vector<DeviceInfo> devices,
+                   std::string driver_version = "") {
+    PythonFacts python{.environments = environments};
+    const FrameworkJudgeInput input{.python = python,
+                                    .driver_cuda = driver,
+                                    .driver_version = std::move(driver_version),
+                                    .devices = devices,
+                                    .gpu_present = !devices.empty()};
+    return test::judge("frameworks.builds", [&](ResultBuilder& result) { judge_frameworks(input, result); });
+}
+
+FrameworkFacts h200_torch() {
+    FrameworkFacts torch = framework_from(h200_site, "PyTorch");
+    torch.gpu_code = sass_of({75, 80, 86, 90, 100, 120});
+    torch.libraries.push_back(library("cuDNN", "libcudnn.so.9", "/venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
+                                      LibraryOrigin::pip_wheel));
+    torch.libraries.push_back(library("NCCL", "libnccl.so.2", "/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2", "2.28.9",
+                                      LibraryOrigin::pip_wheel));
+    return torch;
+}
+
+TEST(FrameworksBuilds, the_gpu_machines_torch_passes_on_its_driver_and_h200) {
+    const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {h200}, "580.159.04");
+    EXPECT_EQ(result.status, Status::pass) << result.message;
+    EXPECT_NE(result.message.find("PyTorch 2.11.0+cu130 (CUDA 13.0, cuDNN 9.19.0.56)"), std::string::npos) << result.message;
+}
+
+TEST(FrameworksBuilds, a_cuda_11_torch_runs_on_a_driver_for_12) {
+    // No cu118 wheel is on PyPI; torch 2.0.1's cu117 stands for any older major.
+    const CheckResult cu117 = judged({venv({framework_from(ReleasedWheels({"torch-2.0.1"}).site, "PyTorch")})}, CudaVersion{12, 2}, {h200});
+    EXPECT_EQ(cu117.status, Status::pass) << cu117.message;
+    const CheckResult cu126 = judged({venv({framework_from(ReleasedWheels({"torch-2.7.1"}).site, "PyTorch")})}, CudaVersion{12, 2}, {h200});
+    EXPECT_EQ(cu126.status, Status::pass) << cu126.message;
+}
+
+TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_the_cu128_build) {
+    const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{12, 8}, {h200}, "570.86.15");
+    EXPECT_EQ(result.status, Status::fail);
+    const Finding* finding = finding_with(result, "CC620");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_NE(finding->message.find("built for CUDA 13.0; driver 570.86.15 supports CUDA <= 12.8"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->message.find("(found version 12080)"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->remediation.find("driver >= 580"), std::string::npos) << finding->remediation;
+    EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128"),
+              std::string::npos)
+        << finding->remediation;
+    EXPECT_EQ(finding->subject, "/venv: PyTorch");
+    // The GPU code would run: only the driver is named, not a missing kernel image as well.
+    EXPECT_EQ(finding_with(result, "CC621"), nullptr);
+}
+
+TEST(FrameworksBuilds, a_torch_without_code_for_the_gpu_fails_with_the_build_that_has_it) {
+    // A Pascal GPU (6.1): the cu130 build starts at 7.5; PyTorch's own table gives 12.6 for it.
+    const DeviceInfo pascal = gpu(0, "Tesla P100-PCIE-16GB", 6, 0);
+    const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {pascal});
+    const Finding* finding = finding_with(result, "CC621");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_EQ(finding->device, 0);
+    EXPECT_NE(finding->message.find("no SASS for sm_60 and no PTX at or below it"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->message.find("sm_60 is not compatible with the current PyTorch installation"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->remediation.find("https://download.pytorch.org/whl/cu126"), std::string::npos) << finding->remediation;
+    // The H200 beside it is fine: only GPU 0 is named.
+    const CheckResult both = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {pascal, gpu(1, "NVIDIA H200", 9, 0)});
+    std::size_t findings = 0;
+    for (const Finding& any : both.findings) findings += any.code == "CC621";
+    EXPECT_EQ(findings, 1u);
+}
+
+TEST(FrameworksBuilds, ptx_alone_runs_through_jit_and_ptx_newer_than_the_driver_does_not_run) {
+    FrameworkFacts torch = h200_torch();
+    torch.gpu_code = GpuCodeSummary{.path = "libtorch_cuda.so"};
+    torch.gpu_code->targets.ptx.push_back({80, ArchVariant::generic});
+    torch.gpu_code->newest_ptx_isa = PtxIsa{9, 0};  // CUDA 13.0's PTX ISA
+    const CheckResult jit = judged({venv({torch})}, CudaVersion{13, 0}, {h200});
+    ASSERT_NE(finding_with(jit, "CC622"), nullptr) << jit.message;
+    EXPECT_EQ(jit.status, Status::warn);
+    const CheckResult too_new = judged({venv({torch})}, CudaVersion{12, 8}, {h200});
+    // The driver for 12.8 cannot run a CUDA 13 torch at all: the driver is the finding.
+    ASSERT_NE(finding_with(too_new, "CC620"), nullptr);
+    FrameworkFacts jax = framework_from(ReleasedWheels({"jax-cuda12-plugin-0.4.30"}).site, "JAX");
+    jax.gpu_code = torch.gpu_code;
+    jax.gpu_code->newest_ptx_isa = PtxIsa{8, 8};  // CUDA 12.9's
+    const CheckResult jax_too_new = judged({venv({jax})}, CudaVersion{12, 4}, {h200});
+    const Finding* finding = finding_with(jax_too_new, "CC621");
+    ASSERT_NE(finding, nullptr) << jax_too_new.message;
+    EXPECT_NE(finding->message.find("cannot compile PTX that new"), std::string::npos) << finding->message;
+}
+
+TEST(FrameworksBuilds, a_cpu_only_torch_on_a_gpu_machine_warns_with_the_cuda_build_to_install) {
+    const FrameworkFacts cpu = framework_from(ReleasedWheels({"torch-2.5.1-aarch64"}).site, "PyTorch");
+    const CheckResult result = judged({venv({cpu})}, CudaVersion{13, 0}, {h200});
+    const Finding* finding = finding_with(result, "CC623");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->remediation.find("--index-url https://download.pytorch.org/whl/cu130"), std::string::npos) << finding->remediation;
+    // Without a GPU it is the right build.
+    EXPECT_EQ(judged({venv({cpu})}, std::nullopt, {}).status, Status::pass);
+}
+
+TEST(FrameworksBuilds, a_jax_plugin_loading_a_cudnn_below_its_minimum_fails) {
+    FrameworkFacts jax = framework_from(ReleasedWheels({"jax-cuda12-plugin-0.4.30"}).site, "JAX");
+    // The plugin's with_cuda extra asks nvidia-cudnn-cu12 <10.0,>=9.0; an older cuDNN 9 comes first.
+    jax.libraries.push_back(library("cuDNN", "libcudnn.so.9", "/opt/cudnn/lib/libcudnn.so.9", "8.9.7", LibraryOrigin::ld_library_path,
+                                    "LD_LIBRARY_PATH entry /opt/cudnn/lib"));
+    const CheckResult result = judged({venv({jax})}, CudaVersion{12, 4}, {h200});
+    const Finding* finding = finding_with(result, "CC625");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("requires nvidia-cudnn-cu12<10.0,>=9.0 but its process loads cuDNN 8.9.7"), std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->message.find("Outdated cuDNN installation found"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->remediation.find("Take /opt/cudnn/lib off LD_LIBRARY_PATH"), std::string::npos) << finding->remediation;
+    // The wheel's own 9.19 satisfies it.
+    jax.libraries.back() = library("cuDNN", "libcudnn.so.9", "/venv/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56", LibraryOrigin::pip_wheel);
+    EXPECT_EQ(finding_with(judged({venv({jax})}, CudaVersion{12, 4}, {h200}), "CC625"), nullptr);
+}
+
+TEST(FrameworksBuilds, an_xformers_built_for_another_torch_fails) {
+    const ReleasedWheels wheels({"torch-2.7.1", "xformers-0.0.30"});
+    const CheckResult result =
+        judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "xformers")})}, CudaVersion{12, 8}, {h200});
+    const Finding* finding = finding_with(result, "CC628");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("was compiled against torch 2.7.0+cu126"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->message.find("torch 2.7.1+cu126 is installed"), std::string::npos) << finding->message;
+    EXPECT_EQ(finding->subject, "/venv: xformers");
+    // torchvision 0.22.1 is the build for torch 2.7.1: no finding about it.
+    const ReleasedWheels matched({"torch-2.7.1", "torchvision-0.22.1"});
+    EXPECT_EQ(judged({venv({framework_from(matched.site, "PyTorch"), framework_from(matched.site, "torchvision")})}, CudaVersion{12, 8}, {h200}).status,
+              Status::pass);
+}
+
+TEST(FrameworksBuilds, frameworks_of_different_cuda_majors_in_one_environment_warn) {
+    const FrameworkFacts cupy = framework_from(ReleasedWheels({"cupy-cuda12x-13.4.1"}).site, "CuPy");
+    const CheckResult result = judged({venv({h200_torch(), cupy})}, CudaVersion{13, 0}, {h200});
+    const Finding* finding = finding_with(result, "CC627");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("CuPy 13.4.1 (CUDA 12.x)"), std::string::npos) << finding->message;
+    EXPECT_NE(finding->remediation.find("install cupy-cuda13x"), std::string::npos) << finding->remediation;
+}
+
+TEST(FrameworksBuilds, a_library_that_resolves_nowhere_and_a_mixed_cudnn_fail) {
+    FrameworkFacts torch = h200_torch();
+    torch.unresolved.push_back("libnccl.so.2");
+    torch.libraries.push_back(library("cuDNN graph", "libcudnn_graph.so.9", "/lib/x86_64-linux-gnu/libcudnn_graph.so.9", "9.14.0", LibraryOrigin::system,
+                                      "LD_LIBRARY_PATH entry /lib/x86_64-linux-gnu"));
+    const CheckResult result = judged({venv({torch})}, CudaVersion{13, 0}, {h200});
+    const Finding* missing = finding_with(result, "CC624");
+    ASSERT_NE(missing, nullptr);
+    EXPECT_NE(missing->remediation.find("install \"nvidia-nccl-cu13==2.28.9\""), std::string::npos) << missing->remediation;
+    const Finding* mixed = finding_with(result, "CC626");
+    ASSERT_NE(mixed, nullptr);
+    EXPECT_NE(mixed->message.find("libcudnn_graph.so.9 9.14.0 from /lib/x86_64-linux-gnu/libcudnn_graph.so.9"), std::string::npos) << mixed->message;
+    EXPECT_NE(mixed->remediation.find("Take /lib/x86_64-linux-gnu off LD_LIBRARY_PATH"), std::string::npos) << mixed->remediation;
+}
+
+TEST(FrameworksBuilds, broken_metadata_is_a_finding_naming_the_file) {
+    const ReleasedWheels wheels({"torch-2.7.1"});
+    std::ofstream(wheels.site + "/torch/version.py") << "garbage = (\n";
+    const CheckResult result = judged({venv({framework_from(wheels.site, "PyTorch")})}, CudaVersion{13, 0}, {h200});
+    const Finding* finding = finding_with(result, "CC629");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("torch/version.py"), std::string::npos) << finding->message;
+}
+
+TEST(FrameworksBuilds, pytorch_variant_for_follows_its_table_and_the_driver) {
+    EXPECT_EQ(pytorch_variant_for(CudaVersion{13, 0}, {h200})->cuda, (CudaVersion{13, 0}));
+    EXPECT_EQ(pytorch_variant_for(CudaVersion{12, 4}, {h200})->cuda, (CudaVersion{12, 8}));
+    EXPECT_EQ(pytorch_variant_for(CudaVersion{13, 0}, {gpu(0, "Tesla V100", 7, 0)})->cuda, (CudaVersion{12, 8}));
+    EXPECT_EQ(pytorch_variant_for(CudaVersion{13, 0}, {gpu(0, "Tesla P100", 6, 0)})->cuda, (CudaVersion{12, 6}));
+    EXPECT_FALSE(pytorch_variant_for(CudaVersion{11, 8}, {h200}).has_value());
+    EXPECT_FALSE(pytorch_variant_for(CudaVersion{13, 0}, {gpu(0, "Tesla K80", 3, 7)}).has_value());
+}
+
+TEST(FrameworksBuilds, no_framework_is_a_skip) {
+    EXPECT_EQ(judged({venv({})}, CudaVersion{13, 0}, {h200}).status, Status::skip);
+}
+
+}  // namespace
+}  // namespace cudacheck
