@@ -18,10 +18,10 @@ rm -rf "$CUDACHECK_CACHE_DIR"
 
 run() {  # name, then cudacheck's arguments
     local name=$1; shift
-    local start=$(date +%s.%N)
+    local start=$(date +%s%N)
     "$@" -o "$out/$name.json" -o "$out/$name.txt" > /dev/null 2> "$out/$name.stderr"
     local rc=$?
-    echo "$name: exit $rc in $(echo "$(date +%s.%N) - $start" | bc) s" | tee -a "$out/runs.txt"
+    echo "$name: exit $rc in $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$out/runs.txt"
 }
 
 # 1. As the machine is: cold cache, warm cache, quick, and the proof.
@@ -36,27 +36,34 @@ LD_LIBRARY_PATH=/lib/x86_64-linux-gnu run system-cudnn-first "$new" --level full
 # 3. CUDA_VISIBLE_DEVICES hiding the GPU.
 CUDA_VISIBLE_DEVICES= run no-visible-gpu "$new" --level full --only frameworks,env
 
-# 4. A copy of the environment without the cuDNN wheel (a partial uninstall): torch's DT_RPATH
-# finds nothing in nvidia/cudnn/lib and the loader falls back to the system cuDNN 9.14.
-copy=/tmp/venv-without-cudnn
-rm -rf "$copy"
+# 4. The cuDNN wheel gone (a partial uninstall): nvidia/cudnn moved aside and put back at once.
+# torch's DT_RPATH finds nothing in nvidia/cudnn/lib and the loader falls back to the system cuDNN.
 site=$(ls -d $venv/lib/python3*/site-packages | head -1)
-copy_site=$copy/lib/$(basename "$(dirname "$site")")/site-packages
-mkdir -p "$copy/bin" "$copy_site/nvidia"
-cp "$venv/pyvenv.cfg" "$copy/"
-ln -s "$(readlink -f "$venv/bin/python3")" "$copy/bin/python3"
-for entry in "$site"/*; do
-    case $(basename "$entry") in nvidia|nvidia_cudnn_cu13-*) ;; *) ln -s "$entry" "$copy_site/";; esac
-done
-for entry in "$site"/nvidia/*; do [ "$(basename "$entry")" = cudnn ] || ln -s "$entry" "$copy_site/nvidia/"; done
-run without-cudnn-wheel "$new" --level full --only frameworks --python "$copy"
-rm -rf "$copy"
+mv "$site/nvidia/cudnn" /tmp/cudnn-aside
+trap 'mv /tmp/cudnn-aside "$site/nvidia/cudnn"' EXIT
+run without-cudnn-wheel "$new" --level full --only frameworks
+mv /tmp/cudnn-aside "$site/nvidia/cudnn"
+trap - EXIT
+
+# How glibc expands $ORIGIN for a library opened through a symlinked directory: torch/ linked
+# into another site-packages whose nvidia/cudnn/lib holds a different libcudnn.so.9 (the system's).
+probe=/tmp/origin-probe/site
+rm -rf /tmp/origin-probe
+mkdir -p "$probe/nvidia/cudnn/lib"
+ln -s "$site/torch" "$probe/torch"
+cp -L /lib/x86_64-linux-gnu/libcudnn.so.9 "$probe/nvidia/cudnn/lib/libcudnn.so.9"
+LD_DEBUG=libs python3 -c "import ctypes; ctypes.CDLL('$probe/torch/lib/libtorch_cuda.so')" 2>&1 \
+    | grep -E 'find library=libcudnn.so.9|trying file=.*libcudnn.so.9|search path=.*cudnn' | head -8 > "$out/origin-through-symlink.txt"
+rm -rf /tmp/origin-probe
+python3 -c "import inspect, torch; print(inspect.getsource(torch._preload_cuda_deps))" > "$out/torch-preload-cuda-deps.py" 2>&1
 
 # 5. The cost: frameworks.builds in the default run against the build before it, and --level quick.
 if [ -n "$previous" ]; then
     python3 bench/compare_builds.py --runs 11 "$previous" "$new" > "$out/compare-default.txt" 2>&1
     python3 bench/compare_builds.py --runs 11 "$previous" "$new" -- --level quick > "$out/compare-quick.txt" 2>&1
 fi
+# What the cache saves: every run reading the GPU code of libtorch_cuda.so and the JAX plugin.
+python3 bench/compare_builds.py --runs 11 --env-b CUDACHECK_CACHE_DIR=off "$new" "$new" -- --level quick > "$out/compare-cache-off-quick.txt" 2>&1
 python3 - "$new" > "$out/quick-timing.txt" <<'PY'
 import statistics, subprocess, sys, time
 times = []

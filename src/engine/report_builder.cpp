@@ -69,6 +69,7 @@ std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python,
             if (build.accelerator == Accelerator::cuda)
                 for (const DeviceInfo& device : devices) {
                     const GpuCoverage coverage = framework_gpu_coverage(framework, device.cc_major, device.cc_minor, driver_cuda);
+                    if (coverage.coverage == Coverage::unknown) continue;  // an extension whose GPU code is not read
                     entry.gpus.push_back({device.ordinal, std::string(to_string(coverage.coverage)), coverage.how});
                 }
             info.frameworks.push_back(std::move(entry));

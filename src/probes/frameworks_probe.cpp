@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <set>
 #include <sys/stat.h>
 
 namespace cudacheck {
@@ -49,21 +50,32 @@ std::vector<GpuArch> parse_archs(const ordered_json& names) {
 
 GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& scan) {
     GpuCodeSummary summary{.path = path, .fatbins = scan.fatbins};
+    // Per kind, the fatbinaries carrying each target and those carrying any; a bare cubin or PTX
+    // file is one unit.
+    std::map<std::pair<int, int>, std::set<std::size_t>> carriers;  // (kind, arch number * 4 + variant)
+    std::map<int, std::set<std::size_t>> any;
+    std::map<std::pair<int, int>, GpuArch> archs;
     for (const CodeObject& object : scan.objects) {
-        if (object.kind == CodeKind::sass) add_unique(summary.targets.sass, object.arch);
-        if (object.kind != CodeKind::ptx) continue;
-        add_unique(summary.targets.ptx, object.arch);
-        if (object.ptx_isa && (!summary.newest_ptx_isa || !same_isa_or_newer(*summary.newest_ptx_isa, *object.ptx_isa)))
+        if (object.kind == CodeKind::lto_ir) continue;
+        const int kind = object.kind == CodeKind::sass ? 0 : 1;
+        const std::size_t unit = object.fatbin.value_or(0);
+        const std::pair key{kind, object.arch.number * 4 + static_cast<int>(object.arch.variant)};
+        carriers[key].insert(unit);
+        any[kind].insert(unit);
+        archs.emplace(key, object.arch);
+        if (object.kind == CodeKind::ptx && object.ptx_isa && (!summary.newest_ptx_isa || !same_isa_or_newer(*summary.newest_ptx_isa, *object.ptx_isa)))
             summary.newest_ptx_isa = object.ptx_isa;
     }
-    const auto by_number = [](const GpuArch& a, const GpuArch& b) { return a.number < b.number || (a.number == b.number && a.variant < b.variant); };
-    std::sort(summary.targets.sass.begin(), summary.targets.sass.end(), by_number);
-    std::sort(summary.targets.ptx.begin(), summary.targets.ptx.end(), by_number);
+    for (const auto& [key, units] : carriers) {  // ordered by kind, then arch
+        const bool full = units.size() * 2 >= any[key.first].size();
+        EmbeddedTargets& into = full ? summary.targets : summary.partial;
+        (key.first == 0 ? into.sass : into.ptx).push_back(archs.at(key));
+    }
     if (scan.error != ScanError::none) summary.problem = scan.error_message;
     return summary;
 }
 
-GpuCodeCache::GpuCodeCache(std::string directory) : file_(directory.empty() ? std::string() : directory + "/gpu-code-v1.json") {}
+GpuCodeCache::GpuCodeCache(std::string directory) : file_(directory.empty() ? std::string() : directory + "/gpu-code-v2.json") {}
 
 void GpuCodeCache::load() {
     loaded_ = true;
@@ -77,6 +89,8 @@ void GpuCodeCache::load() {
         GpuCodeSummary summary{.path = entry["path"].get<std::string>(), .from_cache = true};
         if (entry.contains("sass")) summary.targets.sass = parse_archs(entry["sass"]);
         if (entry.contains("ptx")) summary.targets.ptx = parse_archs(entry["ptx"]);
+        if (entry.contains("partial_sass")) summary.partial.sass = parse_archs(entry["partial_sass"]);
+        if (entry.contains("partial_ptx")) summary.partial.ptx = parse_archs(entry["partial_ptx"]);
         if (entry.contains("ptx_isa") && entry["ptx_isa"].is_array() && entry["ptx_isa"].size() == 2 && entry["ptx_isa"][0].is_number_integer() &&
             entry["ptx_isa"][1].is_number_integer())
             summary.newest_ptx_isa = PtxIsa{entry["ptx_isa"][0].get<int>(), entry["ptx_isa"][1].get<int>()};
@@ -118,6 +132,8 @@ std::optional<std::string> GpuCodeCache::save() {
                               {"path", summary.path},
                               {"sass", arch_names(summary.targets.sass, true)},
                               {"ptx", arch_names(summary.targets.ptx, false)},
+                              {"partial_sass", arch_names(summary.partial.sass, true)},
+                              {"partial_ptx", arch_names(summary.partial.ptx, false)},
                               {"fatbins", summary.fatbins}};
         if (summary.newest_ptx_isa) entry["ptx_isa"] = {summary.newest_ptx_isa->major, summary.newest_ptx_isa->minor};
         entries.push_back(std::move(entry));
@@ -173,7 +189,8 @@ std::string module_in(const std::string& directory, std::string_view prefix, Dir
 struct LoadingModel {
     std::string root = {};                      // the binary whose closure is followed
     std::vector<std::string> dlopens = {};      // sonames the root opens with dlopen()
-    std::vector<std::string> wheel_first = {};  // of those, looked up in the NVIDIA wheels first
+    std::vector<std::string> wheel_first = {};  // sonames loaded from the NVIDIA wheels first, by path
+    std::string preload_rule = {};              // the rule those are reported with
     std::string gpu_code = {};                  // the binary whose embedded GPU code decides coverage
     std::string description = {};
 };
@@ -195,8 +212,20 @@ std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std
         // docs/examples/h200/frameworks/readelf-dynamic.txt); torch/__init__.py's _load_global_deps
         // preloads the wheels only after that load has failed.
         const std::string root = site + "/torch/lib/libtorch_cuda.so";
-        return LoadingModel{.root = root, .gpu_code = root,
-                            .description = "libtorch_cuda.so's DT_NEEDED through its DT_RPATH, then the loader's search"};
+        LoadingModel model{.root = root, .gpu_code = root,
+                           .description = "libtorch_cuda.so's DT_NEEDED through its DT_RPATH, then the loader's search"};
+        // Newer releases (2.11 on the GPU machine) preload the wheels every time, once
+        // libtorch_global_deps.so has brought libcudart in: `if "libcudart.so" not in _maps:
+        // return` then `_preload_cuda_deps()`, which loads each library of its list by path from
+        // site-packages (docs/examples/h200/frameworks/torch-preload-cuda-deps.py).
+        if (const std::optional<std::string> init = sys::read_file(site + "/torch/__init__.py", 1 << 20);
+            init && init->find("\"libcudart.so\" not in _maps") != std::string::npos) {
+            model.wheel_first = sonames_for(major, {"cuBLASLt", "cuBLAS", "cuDNN", "NVRTC", "cudart", "cuFFT", "cuRAND", "nvJitLink", "cuSPARSE",
+                                                    "cuSOLVER", "NCCL"});
+            model.preload_rule = "preloaded by torch (_preload_cuda_deps)";
+            model.description = "torch's _preload_cuda_deps loads the wheels by path, then libtorch_cuda.so's DT_NEEDED through its DT_RPATH";
+        }
+        return model;
     }
     if (build.framework == "JAX" && major > 0) {
         // The PJRT plugin has no CUDA DT_NEEDED: XLA opens the libraries with dlopen() from the
@@ -216,7 +245,7 @@ std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std
         const std::string root = module_in(site + "/cupy_backends/cuda/api", "runtime.", listings);
         if (root.empty()) return std::nullopt;
         std::vector<std::string> dlopens = sonames_for(major, {"NVRTC", "cuBLAS", "cuBLASLt", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER"});
-        return LoadingModel{.root = root, .dlopens = dlopens, .wheel_first = dlopens,
+        return LoadingModel{.root = root, .dlopens = dlopens, .wheel_first = dlopens, .preload_rule = "NVIDIA wheel (cuda.pathfinder)",
                             .description = "cuda.pathfinder: the NVIDIA wheels in site-packages, then the loader's search"};
     }
     return std::nullopt;
@@ -246,9 +275,9 @@ FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_pa
         facts.load_problems.push_back(fmt::format("{}: missing, though the {} build is for CUDA", model->root, facts.build.framework));
         return facts;
     }
-    std::vector<std::pair<std::string, std::string>> preloaded;
+    std::vector<Preloaded> preloaded;
     for (const std::string& soname : model->wheel_first)
-        if (std::string path = wheel_file(site_packages, soname, listings); !path.empty()) preloaded.emplace_back(soname, std::move(path));
+        if (std::string path = wheel_file(site_packages, soname, listings); !path.empty()) preloaded.push_back({soname, std::move(path), model->preload_rule});
     const LoadClosure closure = load_closure(model->root, search, listings, preloaded, model->dlopens);
     facts.load_problems = closure.problems;
     for (const LoadedObject& object : closure.objects) {
@@ -259,8 +288,6 @@ FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_pa
             continue;
         }
         FrameworkLibrary library{.family = std::string(family->name), .object = object};
-        if (object.already_loaded && std::any_of(preloaded.begin(), preloaded.end(), [&](const auto& entry) { return entry.first == object.soname; }))
-            library.object.resolution.rule = "NVIDIA wheel (cuda.pathfinder)";
         if (const std::optional<LibraryCopy> copy = describe_copy(object.resolution.path, *family, listings, environment, root)) {
             library.version = copy->version;
             library.origin = copy->origin;

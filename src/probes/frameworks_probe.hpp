@@ -29,10 +29,15 @@
 namespace cudacheck {
 
 // The GPU code of one binary, as much as the judges need: which SASS and PTX targets it embeds
-// and the newest PTX ISA among them.
+// and the newest PTX ISA among them. A large library is many modules, one fatbinary each, and
+// some carry extra targets for a few kernels (libtorch_cuda.so 2.11: sm_89 and the `a` variants
+// in a few of its modules, while torch.cuda.get_arch_list() names 7.5 8.0 8.6 9.0 10.0 12.0): a
+// target in fewer than half of the fatbinaries that carry code of its kind is partial, and only
+// the others decide where the library runs.
 struct GpuCodeSummary {
     std::string path = {};
-    EmbeddedTargets targets = {};
+    EmbeddedTargets targets = {};  // those in at least half of the fatbinaries
+    EmbeddedTargets partial = {};  // those in fewer
     std::optional<PtxIsa> newest_ptx_isa = {};
     std::size_t fatbins = 0;
     std::string problem = {};  // why it could not be read ("malformed: ..."); "" when read
@@ -40,7 +45,7 @@ struct GpuCodeSummary {
 };
 [[nodiscard]] GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& scan);
 
-// GpuCodeSummary per file, kept in one JSON file (`<cache directory>/gpu-code-v1.json`) and keyed
+// GpuCodeSummary per file, kept in one JSON file (`<cache directory>/gpu-code-v2.json`) and keyed
 // by real path, size and mtime, so a reinstalled wheel is read again. An unreadable or damaged
 // cache is ignored (and rewritten); one that cannot be written only costs the next run the scan.
 class GpuCodeCache {

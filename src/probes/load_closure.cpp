@@ -52,12 +52,10 @@ struct Node {
 }  // namespace
 
 LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
-                         const std::vector<std::pair<std::string, std::string>>& preloaded, const std::vector<std::string>& root_dlopens,
-                         std::size_t limit) {
+                         const std::vector<Preloaded>& preloaded, const std::vector<std::string>& root_dlopens, std::size_t limit) {
     LoadClosure closure;
     closure.root_object = object_path;
     std::map<std::string, std::string> loaded;  // soname -> path
-    for (const auto& [soname, path] : preloaded) loaded.emplace(soname, path);
 
     std::vector<std::unique_ptr<Node>> nodes;
     std::deque<Node*> queue;
@@ -81,7 +79,18 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         nodes.push_back(std::move(node));
         return nodes.back().get();
     };
-    if (Node* root = open(object_path, nullptr)) queue.push_back(root);
+    // What the process loaded first, each followed like the object itself.
+    for (const Preloaded& early : preloaded) {
+        if (loaded.contains(early.soname)) continue;
+        closure.objects.push_back(LoadedObject{.soname = early.soname,
+                                               .needed_by = "",
+                                               .dlopened = true,
+                                               .resolution = Resolution{early.soname, early.rule, early.path, sys::real_path(early.path)}});
+        loaded.emplace(early.soname, early.path);
+        if (Node* node = open(early.path, nullptr)) queue.push_back(node);
+    }
+    Node* root_node = open(object_path, nullptr);
+    if (root_node != nullptr) queue.push_back(root_node);
     while (!queue.empty() && closure.objects.size() < limit) {
         const Node* node = queue.front();
         queue.pop_front();
@@ -93,7 +102,7 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
         for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
         for (const std::string_view soname : dlopened_by(node->dynamic.soname)) wanted.emplace_back(std::string(soname), true);
-        if (node->loader == nullptr)
+        if (node == root_node)
             for (const std::string& soname : root_dlopens) wanted.emplace_back(soname, true);
         for (const auto& [soname, dlopened] : wanted) {
             if (closure.objects.size() >= limit) break;

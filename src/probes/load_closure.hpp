@@ -30,14 +30,21 @@ struct LoadClosure {
     [[nodiscard]] const LoadedObject* find(std::string_view soname) const;
 };
 
-// The closure of `object_path` as dlopen() loads it into a process that already holds `preloaded`
-// (soname and path, e.g. what torch's _load_global_deps loads first). The C library's own
-// objects (libc, libm, ld-linux, libpthread, libdl, librt, libgcc_s, libstdc++) are resolved but
-// not followed. `root_dlopens` are sonames the object opens itself with dlopen() once loaded
-// (the JAX plugin opens the CUDA libraries so), resolved with its own search paths. At most
-// `limit` objects.
+// A library a process loads by its path before the object (torch's _preload_cuda_deps, CuPy's
+// cuda.pathfinder): loaded with everything it needs, so the object finds its soname loaded.
+struct Preloaded {
+    std::string soname;
+    std::string path;
+    std::string rule;  // why it is loaded: "preloaded by torch (_preload_cuda_deps)"
+};
+
+// The closure of `object_path` as dlopen() loads it into a process that first loaded `preloaded`
+// (in order, each with its own closure). The C library's own objects (libc, libm, ld-linux,
+// libpthread, libdl, librt, libgcc_s, libstdc++) are resolved but not followed. `root_dlopens`
+// are sonames the object opens itself with dlopen() once loaded (the JAX plugin opens the CUDA
+// libraries so), resolved with its own search paths. At most `limit` objects.
 [[nodiscard]] LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
-                                       const std::vector<std::pair<std::string, std::string>>& preloaded = {},
-                                       const std::vector<std::string>& root_dlopens = {}, std::size_t limit = 256);
+                                       const std::vector<Preloaded>& preloaded = {}, const std::vector<std::string>& root_dlopens = {},
+                                       std::size_t limit = 256);
 
 }  // namespace cudacheck

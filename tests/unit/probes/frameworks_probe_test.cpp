@@ -78,6 +78,24 @@ TEST(FrameworksProbe, the_system_cudnn_first_on_ld_library_path_gives_torch_its_
     EXPECT_EQ(graph->origin, LibraryOrigin::system);
 }
 
+TEST(FrameworksProbe, torch_that_preloads_its_wheels_takes_them_by_path_and_their_sub_libraries_by_search) {
+    // torch 2.11's _load_global_deps (docs/examples/h200/frameworks/torch-load-global-deps.py).
+    const H200Venv venv;
+    std::ofstream(venv.site + "/torch/__init__.py") << "            if \"libcudart.so\" not in _maps:\n                return\n            _preload_cuda_deps()\n";
+    LoaderSearch search;
+    search.ld_library_path = {venv.system};
+    const FrameworkFacts torch = venv.torch(search);
+    const FrameworkLibrary* cudnn = torch.library("cuDNN");
+    ASSERT_NE(cudnn, nullptr);
+    EXPECT_EQ(cudnn->object.resolution.rule, "preloaded by torch (_preload_cuda_deps)");
+    EXPECT_EQ(cudnn->object.resolution.path, venv.site + "/nvidia/cudnn/lib/libcudnn.so.9");
+    EXPECT_EQ(torch.library("cudart")->object.resolution.rule, "preloaded by torch (_preload_cuda_deps)");
+    // The shim's own dlopen of its sub-library still searches LD_LIBRARY_PATH before its DT_RUNPATH,
+    // as torch did on the GPU machine.
+    ASSERT_NE(torch.library("cuDNN graph"), nullptr);
+    EXPECT_EQ(torch.library("cuDNN graph")->object.resolution.path, venv.system + "/libcudnn_graph.so.9");
+}
+
 TEST(FrameworksProbe, a_missing_binary_is_a_problem_naming_it) {
     const H200Venv venv;
     fs::remove(venv.site + "/torch/lib/libtorch_cuda.so");
@@ -122,6 +140,34 @@ TEST(FrameworksProbe, the_gpu_code_cache_answers_until_the_file_changes) {
     std::ofstream(tree.path() + "/cache/gpu-code-v1.json") << "{\"entries\": [{\"key\": 3}, garbage";
     GpuCodeCache damaged(tree.path() + "/cache");
     EXPECT_FALSE(damaged.summary_of(binary).from_cache);
+}
+
+TEST(FrameworksProbe, targets_in_few_of_a_librarys_modules_are_partial) {
+    // As libtorch_cuda.so 2.11: sm_90 in every module, sm_89 in one of four (its FP8 kernels).
+    GpuCodeScan scan;
+    scan.fatbins = 4;
+    const auto object = [&](CodeKind kind, int arch, std::size_t fatbin) {
+        CodeObject code;
+        code.kind = kind;
+        code.arch = {arch, ArchVariant::generic};
+        code.fatbin = fatbin;
+        if (kind == CodeKind::ptx) code.ptx_isa = PtxIsa{9, 0};
+        scan.objects.push_back(code);
+    };
+    for (std::size_t fatbin = 0; fatbin < 4; ++fatbin) object(CodeKind::sass, 90, fatbin);
+    object(CodeKind::sass, 89, 2);
+    object(CodeKind::ptx, 90, 3);
+    const GpuCodeSummary summary = summarize_gpu_code("libtorch_cuda.so", scan);
+    EXPECT_EQ(summary.targets.sass, (std::vector<GpuArch>{{90, ArchVariant::generic}}));
+    EXPECT_EQ(summary.partial.sass, (std::vector<GpuArch>{{89, ArchVariant::generic}}));
+    // The only fatbinary with PTX carries it: PTX is judged among PTX-carrying modules.
+    EXPECT_EQ(summary.targets.ptx, (std::vector<GpuArch>{{90, ArchVariant::generic}}));
+    EXPECT_EQ(summary.newest_ptx_isa, (PtxIsa{9, 0}));
+    // An Ada GPU (8.9) is not covered by the partial sm_89: the judges see sm_90 SASS and compute_90 PTX only.
+    FrameworkFacts torch;
+    torch.gpu_code = summary;
+    EXPECT_EQ(framework_gpu_coverage(torch, 8, 9, CudaVersion{13, 0}).coverage, Coverage::none);
+    EXPECT_EQ(framework_gpu_coverage(torch, 9, 0, CudaVersion{13, 0}).coverage, Coverage::native);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ struct TorchVenv {
         search.ld_library_path = {system};
         return search;
     }
-    [[nodiscard]] LoadClosure closure(const std::vector<std::pair<std::string, std::string>>& preloaded = {}) const {
+    [[nodiscard]] LoadClosure closure(const std::vector<Preloaded>& preloaded = {}) const {
         DirectoryListings listings;
         return load_closure(site + "/torch/lib/libtorch_cuda.so", search(), listings, preloaded);
     }
@@ -76,14 +76,23 @@ TEST(LoadClosure, lets_ld_library_path_win_over_dt_runpath) {
     EXPECT_EQ(cudart->resolution.rule, "DT_RUNPATH of libtorch_cuda.so (" + venv.site + "/nvidia/cu13/lib)");
 }
 
-TEST(LoadClosure, reuses_a_library_the_process_already_holds) {
+TEST(LoadClosure, reuses_a_library_the_process_preloaded_and_follows_what_it_needs) {
+    // As torch 2.11's _preload_cuda_deps loads a cuDNN by path before libtorch_cuda.so.
     const TorchVenv venv;
-    const LoadClosure closure = venv.closure({{"libcudnn.so.9", "/opt/other/libcudnn.so.9"}});
-    const LoadedObject* cudnn = closure.find("libcudnn.so.9");
-    ASSERT_NE(cudnn, nullptr);
-    EXPECT_TRUE(cudnn->already_loaded);
-    EXPECT_EQ(cudnn->resolution.path, "/opt/other/libcudnn.so.9");
-    EXPECT_EQ(cudnn->resolution.rule, "already loaded");
+    const LoadClosure closure = venv.closure({{"libcudnn.so.9", venv.system + "/libcudnn.so.9", "preloaded by torch"}});
+    EXPECT_TRUE(closure.problems.empty()) << closure.problems.front();
+    ASSERT_FALSE(closure.objects.empty());
+    const LoadedObject& first = closure.objects.front();
+    EXPECT_EQ(first.soname, "libcudnn.so.9");
+    EXPECT_EQ(first.resolution.path, venv.system + "/libcudnn.so.9");
+    EXPECT_EQ(first.resolution.rule, "preloaded by torch");
+    // libtorch_cuda.so's DT_NEEDED finds it loaded: it is listed once, from where it was preloaded.
+    std::size_t listed = 0;
+    for (const LoadedObject& object : closure.objects) listed += object.soname == "libcudnn.so.9";
+    EXPECT_EQ(listed, 1u);
+    // The preloaded shim's own sub-library is followed, from its directory.
+    ASSERT_NE(closure.find("libcudnn_graph.so.9"), nullptr);
+    EXPECT_EQ(closure.find("libcudnn_graph.so.9")->needed_by, "libcudnn.so.9");
 }
 
 TEST(LoadClosure, falls_through_to_the_next_rule_when_the_wheel_folder_is_gone_and_says_when_nothing_has_it) {
