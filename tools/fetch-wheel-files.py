@@ -7,7 +7,9 @@ each output folder gets a SOURCE file naming the wheel, its URL and the sha256 P
     tools/fetch-wheel-files.py NAME VERSION WHEEL-FILENAME-SUBSTRING OUTDIR MEMBER-PATTERN...
 
 A member pattern is a path inside the wheel, or one ending in "/" for every member below it, or
-"*.dist-info/METADATA".
+"*.dist-info/METADATA". A pattern "names:PREFIX" copies no member: the names of the members that
+start with PREFIX are listed in OUTDIR/NAMES (bitsandbytes' one library per CUDA release: what
+matters is which exist, not their hundreds of megabytes).
 """
 import json
 import struct
@@ -92,10 +94,15 @@ def main():
     if len(sys.argv) < 6:
         sys.exit(__doc__)
     name, version, substring, out = sys.argv[1:5]
-    patterns = sys.argv[5:]
+    patterns = [p for p in sys.argv[5:] if not p.startswith("names:")]
+    listed = [p[len("names:"):] for p in sys.argv[5:] if p.startswith("names:")]
     filename, url, sha256, size = wheel_url(name, version, substring)
     members = central_directory(url, size)
     out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if listed:
+        names = sorted(path for path in members if any(path.startswith(prefix) for prefix in listed))
+        (out / "NAMES").write_text("".join(f"{path}\n" for path in names))
     written = []
     for path, (method, compressed, offset) in sorted(members.items()):
         if path.endswith("/") or not wanted(path, patterns):
@@ -108,7 +115,8 @@ def main():
         target.write_bytes(data)
         written.append(path)
     missing = [p for p in patterns if not any(wanted(w, [p]) for w in written)]
-    (out / "SOURCE").write_text(f"wheel: {filename}\nurl: {url}\nsha256: {sha256}\nmembers: {', '.join(written)}\n")
+    listing = f"names listed in NAMES: {', '.join(listed)}\n" if listed else ""
+    (out / "SOURCE").write_text(f"wheel: {filename}\nurl: {url}\nsha256: {sha256}\nmembers: {', '.join(written)}\n{listing}")
     print(f"{filename}: {len(written)} member(s) to {out}")
     if missing:
         sys.exit(f"not in the wheel: {', '.join(missing)}")

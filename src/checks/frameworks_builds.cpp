@@ -77,6 +77,17 @@ std::string cuda_tag(const std::string& cuda) {
     return tag;
 }
 
+// Whether a torch release an extension names ("2.7", "2.7.0+cu126") is the installed one
+// ("2.7.1"), in every component it gives.
+bool same_release_prefix(const std::string& built, const std::string& installed) {
+    const std::vector<std::string> want = sys::split(built.substr(0, built.find('+')), '.');
+    const std::vector<std::string> have = sys::split(installed, '.');
+    if (want.size() > have.size()) return false;
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (want[i] != have[i]) return false;
+    return true;
+}
+
 std::string cuda_of(const FrameworkBuild& build) {
     return build.cuda ? *build.cuda : build.cuda_major ? std::to_string(*build.cuda_major) : std::string("?");
 }
@@ -116,7 +127,7 @@ public:
     void judge(const EnvironmentFacts& environment) {
         for (const FrameworkFacts& framework : environment.frameworks) {
             subject_ = framework_subject(environment, framework);
-            metadata(framework);
+            metadata(environment, framework);
             cpu_only(environment, framework);
             if (framework.build.accelerator != Accelerator::cuda) continue;
             const bool driver_runs_it = driver(environment, framework);
@@ -142,14 +153,14 @@ private:
         result_.add(std::move(finding));
     }
 
-    void metadata(const FrameworkFacts& framework) {
+    void metadata(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
         std::vector<std::string> problems = framework.build.problems;
         problems.insert(problems.end(), framework.load_problems.begin(), framework.load_problems.end());
         if (framework.gpu_code && !framework.gpu_code->problem.empty())
             problems.push_back(fmt::format("{}: {}", framework.gpu_code->path, framework.gpu_code->problem));
         for (const std::string& problem : problems)
             add(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, problem),
-                fmt::format("Reinstall it: `pip install --force-reinstall --no-deps {}`.", framework.build.distribution));
+                fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment), framework.build.distribution));
     }
 
     void cpu_only(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
@@ -317,14 +328,14 @@ private:
                 if (std::string command = install_command(environment, framework, input_, CudaVersion{target, 9}); !command.empty())
                     commands.push_back(fmt::format("`{}`", command));
         add(Code::framework_cuda_majors_differ,
-            fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, the first one's CUDA libraries "
-                        "serve both",
+            fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, a library whose soname both "
+                        "majors share (libcudnn.so.9, libnccl.so.2) is loaded once, from whichever is imported first",
                         environment.environment.prefix, fmt::join(groups, " and ")),
             commands.empty() ? fmt::format("Install the CUDA {} builds of all of them, or keep them in separate environments.", target)
                              : fmt::format("Install the CUDA {} builds: {}; or keep them in separate environments.", target, fmt::join(commands, ", ")));
     }
 
-    // torchvision/torchaudio/xformers against the torch installed beside them.
+    // torchvision/torchaudio/xformers/vLLM/flash-attn/bitsandbytes against the torch installed beside them.
     void extensions(const EnvironmentFacts& environment) {
         const FrameworkFacts* torch = find_framework(environment, "PyTorch");
         if (torch == nullptr) return;
@@ -332,30 +343,41 @@ private:
         const std::string torch_release = torch_version.substr(0, torch_version.find('+'));
         for (const FrameworkFacts& extension : environment.frameworks) {
             const FrameworkBuild& build = extension.build;
-            if (build.framework != "torchvision" && build.framework != "torchaudio" && build.framework != "xformers") continue;
+            if (build.framework != "torchvision" && build.framework != "torchaudio" && build.framework != "xformers" && build.framework != "vLLM" &&
+                build.framework != "flash-attn" && build.framework != "bitsandbytes")
+                continue;
             subject_ = framework_subject(environment, extension);
             std::vector<std::string> differences;
             if (build.requires_torch && !build.requires_torch->empty() && !satisfies(torch_release, *build.requires_torch))
                 differences.push_back(fmt::format("requires torch{}", *build.requires_torch));
-            if (build.built_with_torch) {
-                const std::string built_release = build.built_with_torch->substr(0, build.built_with_torch->find('+'));
-                if (built_release != torch_release) differences.push_back(fmt::format("was compiled against torch {}", *build.built_with_torch));
-            }
-            if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cuda && build.cuda && torch->build.cuda &&
+            if (build.built_with_torch && !same_release_prefix(*build.built_with_torch, torch_release))
+                differences.push_back(fmt::format("was compiled against torch {}", *build.built_with_torch));
+            if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cuda && build.cuda_major && torch->build.cuda_major &&
                 build.cuda_major != torch->build.cuda_major)
-                differences.push_back(fmt::format("is built for CUDA {} (torch for {})", *build.cuda, *torch->build.cuda));
+                differences.push_back(fmt::format("is built for CUDA {} (torch for {})", cuda_of(build), cuda_of(torch->build)));
             else if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cpu)
                 differences.push_back(fmt::format("is a CUDA {} build beside a CPU-only torch", cuda_of(build)));
+            // bitsandbytes loads libbitsandbytes_cuda<torch's CUDA>.so.
+            if (!build.cuda_libraries.empty() && torch->build.cuda &&
+                std::find(build.cuda_libraries.begin(), build.cuda_libraries.end(), *torch->build.cuda) == build.cuda_libraries.end())
+                differences.push_back(fmt::format("carries libraries for CUDA {} but none for torch's {} (libbitsandbytes_cuda{}.so)",
+                                                  fmt::join(build.cuda_libraries, ", "), *torch->build.cuda, cuda_tag(*torch->build.cuda)));
             if (differences.empty()) continue;
             const std::string own_words = build.framework == "xformers" ? "; it says \"xFormers can't load C++/CUDA extensions\"" : "";
+            std::string remediation =
+                build.framework == "bitsandbytes"
+                    ? fmt::format("Install a bitsandbytes with a library for CUDA {}: `{} install -U bitsandbytes`; or set BNB_CUDA_VERSION to one it "
+                                  "carries that the driver runs.",
+                                  *torch->build.cuda, pip(environment))
+                    : fmt::format("Install the {} build for torch {}: `{} install --force-reinstall {} torch=={}{}` (one command keeps them matched), "
+                                  "or the torch it was built for.",
+                                  build.framework, torch_release, pip(environment), build.distribution, torch_release,
+                                  torch->build.cuda ? fmt::format(" --index-url https://download.pytorch.org/whl/cu{}", cuda_tag(*torch->build.cuda))
+                                                    : std::string());
             add(Code::framework_extension_mismatch,
                 fmt::format("{} {} in {} {}, but torch {} is installed{}", build.framework, build.version, environment.environment.prefix,
                             fmt::join(differences, " and "), torch_version, own_words),
-                fmt::format("Install the {} build for torch {}: `{} install --force-reinstall {} torch=={}{}` (one command keeps them matched), "
-                            "or the torch it was built for.",
-                            build.framework, torch_release, pip(environment), build.framework, torch_release,
-                            torch->build.cuda ? fmt::format(" --index-url https://download.pytorch.org/whl/cu{}", cuda_tag(*torch->build.cuda))
-                                              : std::string()));
+                std::move(remediation));
         }
         subject_.clear();
     }

@@ -36,8 +36,8 @@ struct FrameworkRunOutcome {
     bool started = false;
     bool timed_out = false;
     int exit_status = 0;
-    std::string output_tail;  // the last lines of its output, for the message
-    std::optional<FrameworkSelfReport> report;
+    std::string output_tail = {};  // the last lines of its output, for the message
+    std::optional<FrameworkSelfReport> report = {};
     double seconds = 0.0;
 };
 

@@ -64,6 +64,13 @@ std::optional<DistributionMetadata> metadata_noted(const InstalledDistribution& 
     return metadata;
 }
 
+// The torch a torch extension's METADATA requires (outside any extra), as its requires_torch.
+void note_required_torch(const InstalledDistribution& distribution, FrameworkBuild& build) {
+    if (const auto metadata = metadata_noted(distribution, build))
+        for (const Requirement& requirement : metadata->requires_dist)
+            if (requirement.name == "torch" && !requirement.extra()) build.requires_torch = requirement.specifier;
+}
+
 // nvidia-* and cuda-toolkit requirements: the CUDA wheels a framework pins or needs, those under
 // `extra` included ("with-cuda" for the JAX plugin) and those of other extras left out.
 std::vector<Requirement> cuda_wheels_of(const DistributionMetadata& metadata, std::optional<std::string_view> extra = std::nullopt) {
@@ -116,9 +123,7 @@ std::optional<FrameworkBuild> read_torch_extension(const std::string& site, cons
                         : build.version.find("+cpu") != std::string::npos ? Accelerator::cpu
                         : build.version.find("+rocm") != std::string::npos ? Accelerator::rocm
                                                                            : Accelerator::unknown;
-    if (const auto metadata = metadata_noted(*distribution, build))
-        for (const Requirement& requirement : metadata->requires_dist)
-            if (requirement.name == "torch" && !requirement.extra()) build.requires_torch = requirement.specifier;
+    note_required_torch(*distribution, build);
     return build;
 }
 
@@ -245,9 +250,7 @@ std::optional<FrameworkBuild> read_xformers(const std::string& site, const std::
     } else {
         build.problems.push_back(fmt::format("{}: {}", path, error));
     }
-    if (const auto metadata = metadata_noted(*xformers, build))
-        for (const Requirement& requirement : metadata->requires_dist)
-            if (requirement.name == "torch" && !requirement.extra()) build.requires_torch = requirement.specifier;
+    note_required_torch(*xformers, build);
     return build;
 }
 
@@ -257,6 +260,69 @@ std::optional<FrameworkBuild> read_triton(const std::vector<InstalledDistributio
     // Triton compiles its kernels at run time with the ptxas it ships; what matters is the torch it
     // serves, which pins it (torch's METADATA: triton==3.6.0).
     return FrameworkBuild{.framework = "triton", .distribution = "triton", .version = triton->version};
+}
+
+// vLLM pins the torch its kernels were compiled against (METADATA: torch==2.7.0 for 0.9.1).
+std::optional<FrameworkBuild> read_vllm(const std::vector<InstalledDistribution>& installed) {
+    const InstalledDistribution* vllm = find(installed, "vllm");
+    if (vllm == nullptr) return std::nullopt;
+    FrameworkBuild build{.framework = "vLLM", .distribution = "vllm", .version = vllm->version};
+    build.cuda = cuda_of_local_version(build.version);
+    if (build.cuda) build.cuda_major = major_of(*build.cuda), build.accelerator = Accelerator::cuda;
+    note_required_torch(*vllm, build);
+    return build;
+}
+
+// flash-attn's wheels are named "+cu{major}torch{M.m}cxx11abi{TRUE|FALSE}" (its setup.py,
+// get_wheel_url), and PyPI carries only its source: pip records the wheel's URL in the
+// distribution's direct_url.json (PEP 610), from which the torch and CUDA it was built for are read.
+std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+    const InstalledDistribution* flash = find(installed, "flash-attn");
+    if (flash == nullptr) return std::nullopt;
+    FrameworkBuild build{.framework = "flash-attn", .distribution = "flash-attn", .version = flash->version, .accelerator = Accelerator::cuda};
+    for (const std::string& name : sys::list_directory(site))
+        if (sys::starts_with(name, "flash_attn_2_cuda") && name.size() > 3 && name.substr(name.size() - 3) == ".so") build.gpu_binary = site + "/" + name;
+    const std::string path = flash->dist_info + "/direct_url.json";
+    if (!sys::exists(path)) return build;  // built here from source: nothing says for which torch
+    std::string error;
+    const std::optional<ordered_json> direct = read_json_file(path, error);
+    if (!direct || !direct->is_object() || !direct->contains("url") || !(*direct)["url"].is_string()) {
+        build.problems.push_back(fmt::format("{}: {}", path, direct ? "no \"url\" string" : error));
+        return build;
+    }
+    build.files.push_back(path);
+    const std::string url = (*direct)["url"].get<std::string>();
+    const std::size_t cu = url.find("+cu");
+    const std::size_t torch = url.find("torch", cu == std::string::npos ? 0 : cu);
+    if (cu == std::string::npos || torch == std::string::npos) return build;
+    const std::string cuda_digits = url.substr(cu + 3, torch - cu - 3);
+    if (!cuda_digits.empty() && cuda_digits.find_first_not_of("0123456789") == std::string::npos) {
+        build.cuda_major = std::atoi(cuda_digits.substr(0, 2).c_str());
+        build.cuda = cuda_digits.size() > 2 ? fmt::format("{}.{}", cuda_digits.substr(0, 2), cuda_digits.substr(2)) : cuda_digits;
+    }
+    const std::size_t abi = url.find("cxx11abi", torch);
+    if (abi != std::string::npos) build.built_with_torch = url.substr(torch + 5, abi - torch - 5);
+    return build;
+}
+
+// bitsandbytes carries one library per CUDA release and loads the one for torch.version.cuda
+// (BNB_CUDA_VERSION overrides it): bitsandbytes/cextension.py, get_cuda_bnb_library_path.
+std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+    const InstalledDistribution* bnb = find(installed, "bitsandbytes");
+    if (bnb == nullptr) return std::nullopt;
+    FrameworkBuild build{.framework = "bitsandbytes", .distribution = "bitsandbytes", .version = bnb->version};
+    constexpr std::string_view prefix = "libbitsandbytes_cuda";
+    for (const std::string& name : sys::list_directory(site + "/bitsandbytes")) {
+        if (!sys::starts_with(name, prefix)) continue;
+        const std::string digits = name.substr(prefix.size(), name.find('.') - prefix.size());
+        if (digits.size() < 3 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        build.cuda_libraries.push_back(fmt::format("{}.{}", digits.substr(0, digits.size() - 1), digits.substr(digits.size() - 1)));
+    }
+    std::sort(build.cuda_libraries.begin(), build.cuda_libraries.end(), [](const std::string& a, const std::string& b) {
+        return satisfies(b, ">" + a);
+    });
+    build.accelerator = build.cuda_libraries.empty() ? Accelerator::cpu : Accelerator::cuda;
+    return build;
 }
 
 }  // namespace
@@ -339,6 +405,9 @@ std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packag
     add(read_tensorflow(site_packages, installed));
     add(read_xformers(site_packages, installed));
     add(read_triton(installed));
+    add(read_vllm(installed));
+    add(read_flash_attn(site_packages, installed));
+    add(read_bitsandbytes(site_packages, installed));
     return builds;
 }
 

@@ -5,8 +5,9 @@
 // jax-cuda13-plugin, with minimum library versions under its "with-cuda" extra), CuPy (the package
 // name cupy-cuda13x and cupy/.data/_wheel.json), TensorFlow (the generated
 // tensorflow/python/platform/build_info.py), xformers (xformers/cpp_lib.json, written by its
-// build) and triton. A file that is missing or cannot be
-// read is a problem naming it, never a crash.
+// build), triton, vLLM (the torch its METADATA pins), flash-attn (the torch and CUDA its wheel's
+// name encodes, from the URL pip recorded in direct_url.json) and bitsandbytes (one library per
+// CUDA release). A file that is missing or cannot be read is a problem naming it, never a crash.
 #pragma once
 
 #include "probes/python_packages.hpp"
@@ -23,7 +24,8 @@ enum class Accelerator { cuda, rocm, cpu, unknown };
 [[nodiscard]] std::string_view to_string(Accelerator accelerator);  // "cuda", "rocm", "cpu", "unknown" (the report's words)
 
 struct FrameworkBuild {
-    std::string framework = {};     // "PyTorch", "torchvision", "torchaudio", "JAX", "CuPy", "TensorFlow", "xformers", "triton"
+    std::string framework = {};     // "PyTorch", "torchvision", "torchaudio", "JAX", "CuPy", "TensorFlow", "xformers", "triton",
+                                    // "vLLM", "flash-attn", "bitsandbytes"
     std::string distribution = {};  // the distribution that carries the CUDA build: "torch", "jax-cuda13-plugin", "cupy-cuda13x"
     std::string version = {};       // the framework's own version: "2.11.0+cu130"
     Accelerator accelerator = Accelerator::unknown;
@@ -39,6 +41,11 @@ struct FrameworkBuild {
     // "compute_90"), xformers' TORCH_CUDA_ARCH_LIST ("8.0+PTX", "9.0a"); empty when it says nothing.
     std::vector<std::string> architectures = {};
     std::optional<std::string> cudnn = {};  // the cuDNN it was built with, where it says: TensorFlow's "8"
+    // bitsandbytes: the CUDA releases it carries a library for (libbitsandbytes_cuda126.so -> "12.6").
+    std::vector<std::string> cuda_libraries = {};
+    // A binary of its own whose GPU code decides where it runs (flash-attn's flash_attn_2_cuda*.so);
+    // "" when none or when the framework's loading model names it (PyTorch, JAX).
+    std::string gpu_binary = {};
     std::vector<std::string> files = {};     // what was read, for evidence
     std::vector<std::string> problems = {};  // "<file>: <what is wrong>"
 };

@@ -267,6 +267,7 @@ std::string wheel_file(const std::string& site, std::string_view soname, Directo
 FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search, DirectoryListings& listings,
                                 GpuCodeCache& cache, const Environment& environment, const std::string& root) {
     FrameworkFacts facts{.build = std::move(build)};
+    if (!facts.build.gpu_binary.empty()) facts.gpu_code = cache.summary_of(facts.build.gpu_binary);
     const std::optional<LoadingModel> model = loading_model(facts.build, site_packages, listings);
     if (!model) return facts;
     facts.loader_root = model->root;

@@ -72,7 +72,8 @@ private:
 };
 
 // A site-packages assembled from real files of released wheels (tests/fixtures/frameworks/wheels,
-// each fetched by tools/fetch-wheel-files.py; SOURCE names the wheel and its sha256).
+// each fetched by tools/fetch-wheel-files.py; SOURCE names the wheel and its sha256). The members
+// a NAMES file lists (only their names were copied) are created empty.
 struct ReleasedWheels {
     ScratchTree tree;
     std::string site = tree.path() + "/site-packages";
@@ -80,9 +81,20 @@ struct ReleasedWheels {
         fs::create_directories(site);
         for (const char* wheel : wheels) {
             const fs::path from = fixture_path(std::string("frameworks/wheels/") + wheel);
-            for (const auto& entry : fs::directory_iterator(from))
-                if (entry.path().filename() != "SOURCE")
-                    fs::copy(entry.path(), site + "/" + entry.path().filename().string(), fs::copy_options::recursive);
+            for (const auto& entry : fs::directory_iterator(from)) {
+                const std::string name = entry.path().filename().string();
+                if (name == "SOURCE") continue;
+                if (name != "NAMES") {
+                    fs::copy(entry.path(), site + "/" + name, fs::copy_options::recursive);
+                    continue;
+                }
+                std::ifstream names(entry.path());
+                for (std::string member; std::getline(names, member);) {
+                    if (member.empty()) continue;
+                    fs::create_directories(fs::path(site + "/" + member).parent_path());
+                    std::ofstream(site + "/" + member).flush();
+                }
+            }
         }
     }
 };

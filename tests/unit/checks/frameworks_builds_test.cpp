@@ -191,6 +191,57 @@ TEST(FrameworksBuilds, an_xformers_built_for_another_torch_fails) {
               Status::pass);
 }
 
+TEST(FrameworksBuilds, vllm_pinning_another_torch_fails) {
+    const ReleasedWheels wheels({"torch-2.7.1", "vllm-0.9.1"});
+    const CheckResult result = judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "vLLM")})}, CudaVersion{12, 8}, {h200});
+    const Finding* finding = finding_with(result, "CC628");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("vLLM 0.9.1 in /venv requires torch==2.7.0, but torch 2.7.1+cu126 is installed"), std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remediation.find("install --force-reinstall vllm torch==2.7.1 --index-url https://download.pytorch.org/whl/cu126"),
+              std::string::npos)
+        << finding->remediation;
+}
+
+TEST(FrameworksBuilds, bitsandbytes_without_a_library_for_torchs_cuda_fails) {
+    // bitsandbytes 0.45.5 carries libbitsandbytes_cuda117.so ... cuda128.so: none for CUDA 13.0.
+    const ReleasedWheels wheels({"bitsandbytes-0.45.5"});
+    const FrameworkFacts bnb = framework_from(wheels.site, "bitsandbytes");
+    EXPECT_EQ(bnb.build.cuda_libraries.front(), "11.7");
+    EXPECT_EQ(bnb.build.cuda_libraries.back(), "12.8");
+    const CheckResult result = judged({venv({h200_torch(), bnb})}, CudaVersion{13, 0}, {h200});
+    const Finding* finding = finding_with(result, "CC628");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("but none for torch's 13.0 (libbitsandbytes_cuda130.so)"), std::string::npos) << finding->message;
+    // Beside a cu126 torch it has the library torch's CUDA names.
+    const ReleasedWheels older({"bitsandbytes-0.45.5", "torch-2.7.1"});
+    EXPECT_EQ(finding_with(judged({venv({framework_from(older.site, "PyTorch"), framework_from(older.site, "bitsandbytes")})}, CudaVersion{12, 8}, {h200}),
+                           "CC628"),
+              nullptr);
+}
+
+// flash-attn is source-only on PyPI; its release wheels are named +cu12torch2.7cxx11abiTRUE (its
+// setup.py) and pip records the URL in direct_url.json. This installation is crafted on that scheme.
+TEST(FrameworksBuilds, a_flash_attn_wheel_for_another_torch_and_cuda_fails) {
+    test::ScratchTree tree;
+    const std::string site = tree.path() + "/site-packages";
+    const std::string dist_info = site + "/flash_attn-2.7.4.post1.dist-info";
+    std::filesystem::create_directories(dist_info);
+    std::ofstream(dist_info + "/METADATA") << "Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.7.4.post1\nRequires-Dist: torch\n";
+    std::ofstream(dist_info + "/direct_url.json")
+        << R"({"url": "https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4.post1/flash_attn-2.7.4.post1+cu12torch2.7cxx11abiTRUE-cp312-cp312-linux_x86_64.whl", "archive_info": {}})";
+    const FrameworkFacts flash = framework_from(site, "flash-attn");
+    EXPECT_EQ(flash.build.built_with_torch, "2.7");
+    EXPECT_EQ(flash.build.cuda_major, 12);
+    const CheckResult result = judged({venv({h200_torch(), flash})}, CudaVersion{13, 0}, {h200});
+    const Finding* finding = finding_with(result, "CC628");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_NE(finding->message.find("was compiled against torch 2.7 and is built for CUDA 12 (torch for 13.0)"), std::string::npos) << finding->message;
+    // Beside the torch 2.7.1 cu126 it was built for: nothing to say.
+    const ReleasedWheels matched({"torch-2.7.1"});
+    EXPECT_EQ(finding_with(judged({venv({framework_from(matched.site, "PyTorch"), flash})}, CudaVersion{12, 8}, {h200}), "CC628"), nullptr);
+}
+
 TEST(FrameworksBuilds, frameworks_of_different_cuda_majors_in_one_environment_warn) {
     const FrameworkFacts cupy = framework_from(ReleasedWheels({"cupy-cuda12x-13.4.1"}).site, "CuPy");
     const CheckResult result = judged({venv({h200_torch(), cupy})}, CudaVersion{13, 0}, {h200});

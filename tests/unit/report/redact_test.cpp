@@ -68,6 +68,20 @@ Report identifying_report() {
     libcuda.evidence.push_back({"uuid", "MIG-11111111-2222-3333-4444-555555555555 of " + report.devices.front().uuid});
     libcuda.evidence.push_back({"gpu_serial", "1652922001234"});
     libcuda.evidence.push_back({"nvml_version", "kept: nvml on vm-less host"});
+    // A virtual environment in the home directory, as frameworks.builds reports it.
+    const std::string prefix = "/home/alice/venvs/train";
+    report.frameworks = std::vector<PythonEnvironmentInfo>{
+        {.prefix = prefix,
+         .kind = "virtual environment",
+         .interpreter = prefix + "/bin/python3",
+         .found_by = {"--python " + prefix},
+         .frameworks = {{.subject = prefix + ": PyTorch",
+                         .framework = "PyTorch",
+                         .libraries = {{"cuDNN", "libcudnn.so.9", prefix + "/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
+                                        "pip_wheel", "nvidia-cudnn-cu13", "DT_RPATH of libtorch_cuda.so (" + prefix + "/...)"}},
+                         .files = {prefix + "/lib/python3.12/site-packages/torch/version.py"}}}}};
+    Finding about_torch{Status::warn, "CC622", "PyTorch in " + prefix + " runs through PTX JIT", "Install a build with SASS.", 0, prefix + ": PyTorch"};
+    libcuda.findings.push_back(about_torch);
     return report;
 }
 
@@ -75,15 +89,19 @@ TEST(Redact, removes_every_identifying_string_from_every_format) {
     Report report = identifying_report();
     const std::string uuid = report.devices.front().uuid;
     redact(report, known_targets());
-    for (Format format : {Format::table, Format::json, Format::markdown, Format::junit}) {
+    for (Format format : {Format::table, Format::json, Format::markdown, Format::junit, Format::prometheus}) {
         const std::string text = render(report, format);
-        for (const std::string secret : {std::string("gpu-node-17"), std::string("alice"), std::string("hf_S3cretValue42"), uuid,
+        for (const std::string& secret : {std::string("gpu-node-17"), std::string("alice"), std::string("hf_S3cretValue42"), uuid,
                                          std::string("GPU-aaaaaaaa"), std::string("MIG-11111111"), std::string("1652922001234")})
             EXPECT_FALSE(contains(text, secret)) << secret << " in format " << static_cast<int>(format);
     }
     const CheckResult& libcuda = *find_result(report, "driver.libcuda");
     EXPECT_EQ(libcuda.message, "loaded $HOME/.local/lib/libcuda.so.1 on [redacted-host] as [redacted-user] (token [redacted:HF_TOKEN])");
     EXPECT_EQ(libcuda.evidence.back().value, "kept: nvml on vm-less host") << "only whole words are replaced";
+    ASSERT_TRUE(report.frameworks);
+    EXPECT_EQ(report.frameworks->front().prefix, "$HOME/venvs/train");
+    EXPECT_EQ(report.frameworks->front().frameworks.front().subject, "$HOME/venvs/train: PyTorch");
+    EXPECT_EQ(libcuda.findings.back().subject, "$HOME/venvs/train: PyTorch") << "the finding still names the framework it concerns";
     ASSERT_TRUE(report.redaction);
     EXPECT_EQ(report.redaction->kinds,
               (std::vector<std::string>{"hostname", "user_name", "home_directory", "device_ids", "serial_numbers", "environment_values"}));
