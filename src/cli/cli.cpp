@@ -13,7 +13,12 @@
 #include "util/build_info.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
+#include <iostream>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -51,24 +56,38 @@ int run_cli(int argc, char** argv) {
     InspectCommandOptions inspect_options;
     CLI::App* inspect = setup_inspect(app, inspect_options);
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& help) {
-        return app.exit(help);
-    } catch (const CLI::CallForVersion& version) {
-        return app.exit(version);
-    } catch (const CLI::ParseError& parse_error) {
-        usage_error(fmt::format("{} (see `cudacheck --help`)", parse_error.what()));
+    const auto dispatch = [&]() -> int {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::CallForHelp& help) {
+            return app.exit(help);
+        } catch (const CLI::CallForVersion& version) {
+            return app.exit(version);
+        } catch (const CLI::ParseError& parse_error) {
+            usage_error(fmt::format("{} (see `cudacheck --help`)", parse_error.what()));
+            return exit_usage;
+        }
+        if (list->parsed()) return run_list(list_options);
+        if (worker->parsed()) return run_worker();
+        if (explain->parsed()) return run_explain(explain_options);
+        if (inspect->parsed()) return run_inspect(inspect_options, arguments);
+        if (diff->parsed()) return run_diff(diff_options);
+        if (fleet->parsed()) return run_fleet(fleet_options);
+        // `cudacheck` alone, or `cudacheck run`.
+        return run_run(run_options, arguments);
+    };
+    const int code = dispatch();
+    // What was printed must have arrived: `> /dev/full` or a full filesystem is an error, not a
+    // normal exit with a report cut short (issue 18).
+    std::cout.flush();
+    const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good();
+    if (!flushed) {
+        // The failed write's errno is long gone; one more byte asks the descriptor why.
+        const int why = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
+        usage_error(fmt::format("cannot write to standard output: {}", why != 0 ? std::strerror(why) : "write error"));
         return exit_usage;
     }
-    if (list->parsed()) return run_list(list_options);
-    if (worker->parsed()) return run_worker();
-    if (explain->parsed()) return run_explain(explain_options);
-    if (inspect->parsed()) return run_inspect(inspect_options, arguments);
-    if (diff->parsed()) return run_diff(diff_options);
-    if (fleet->parsed()) return run_fleet(fleet_options);
-    // `cudacheck` alone, or `cudacheck run`.
-    return run_run(run_options, arguments);
+    return code;
 }
 
 }  // namespace cudacheck

@@ -1,5 +1,8 @@
 #include "cli/command_support.hpp"
 
+#include <cmath>
+#include <exception>
+
 #include <iostream>
 #include <unistd.h>
 
@@ -13,5 +16,17 @@ bool colour_wanted(bool no_color_option, const Environment& environment) {
     if (environment.get("TERM").value_or("") == "dumb") return false;
     return ::isatty(STDOUT_FILENO) == 1;
 }
+
+const CLI::Validator finite_number(
+    [](std::string& text) -> std::string {
+        try {
+            std::size_t used = 0;
+            const double value = std::stod(text, &used);
+            if (used == text.size() && std::isfinite(value)) return {};
+        } catch (const std::exception&) {
+        }
+        return "'" + text + "' is not a finite number";
+    },
+    "FINITE");
 
 }  // namespace cudacheck

@@ -18,7 +18,8 @@ CLI::App* setup_diff(CLI::App& app, DiffCommandOptions& options) {
     diff->add_option("b", options.after, "The second report (JSON)")->required();
     diff->add_option("--format", options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
     diff->add_option("--threshold", options.threshold_percent, "Report a performance figure only when it moved by more than PERCENT (default 10)")
-        ->check(CLI::Range(0.0, 1000000.0));
+        ->check(CLI::Range(0.0, 1000000.0))
+        ->check(finite_number);
     diff->footer("Exit codes: 0 no differences beyond the threshold; 1 differences; 2 bad input.");
     return diff;
 }

@@ -19,7 +19,8 @@ CLI::App* setup_fleet(CLI::App& app, FleetCommandOptions& options) {
     fleet->add_option("paths", options.paths, "Report files, or directories of *.json reports (one per node)")->required();
     fleet->add_option("--format", options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
     fleet->add_option("--threshold", options.threshold_percent, "A GPU is slow when a rate is more than PERCENT below the fleet's median (default 10)")
-        ->check(CLI::Range(0.0, 100.0));
+        ->check(CLI::Range(0.0, 100.0))
+        ->check(finite_number);
     fleet->add_option("--expect", options.expect, "Check every node's report against this JSON policy too");
     fleet->footer("Exit codes: 0 every node passed and none stands out; 1 a node failed or stands out; 2 bad input.");
     return fleet;

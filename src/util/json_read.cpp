@@ -55,16 +55,43 @@ std::string where(const std::string& name, const JsonShapeError& shape_error) {
 }
 
 std::optional<ordered_json> read_json_file(const std::string& path, std::string& error) {
-    // Reports are small; the cap only keeps a wrong file (a disk image) from filling memory.
-    const std::optional<std::string> text = sys::read_file(path, std::size_t{64} << 20);
+    // Reports are small (a 2 x H200 report is 60 kB); the cap keeps a wrong file (a disk image)
+    // from filling memory, and says so instead of cutting the file short.
+    std::string why;
+    const std::optional<std::string> text = sys::read_regular_file(path, std::uint64_t{64} << 20, why);
     if (!text) {
-        error = fmt::format("cannot read {}: {}", path, std::strerror(errno));
+        error = fmt::format("cannot read {}: {}", path, why);
         return std::nullopt;
     }
     return parse_json_text(*text, path, error);
 }
 
+std::optional<std::size_t> nesting_deeper_than(std::string_view text, std::size_t limit) {
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<ordered_json> parse_json_text(std::string_view text, const std::string& name, std::string& error) {
+    // No cudacheck document nests more than a few levels; deeper input would only exercise the
+    // recursion of the code that walks it (issue 18: SIGSEGV at 50,000 levels).
+    if (const std::optional<std::size_t> at = nesting_deeper_than(text, max_json_depth)) {
+        error = fmt::format("{}: nested deeper than {} levels (at byte {}): not a cudacheck document", name, max_json_depth, *at);
+        return std::nullopt;
+    }
     try {
         return ordered_json::parse(text);
     } catch (const nlohmann::json::exception& parse_error) {

@@ -45,6 +45,10 @@ private:
 // Parses JSON text. Empty optional and `error` set ("NAME: not valid JSON: parse error at line 3,
 // column 5: ...") when it is not JSON.
 [[nodiscard]] std::optional<ordered_json> parse_json_text(std::string_view text, const std::string& name, std::string& error);
+// The deepest nesting parse_json_text accepts, and where text first nests deeper than `limit`
+// (strings skipped; nothing is parsed).
+inline constexpr std::size_t max_json_depth = 1000;
+[[nodiscard]] std::optional<std::size_t> nesting_deeper_than(std::string_view text, std::size_t limit);
 // Runs `read` (a *_from_json function) on a document; a JsonShapeError becomes `error`, one line
 // naming the file and the place.
 template <typename Read>

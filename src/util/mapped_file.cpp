@@ -1,7 +1,10 @@
 #include "util/mapped_file.hpp"
 
+#include "util/system.hpp"
+
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,20 +14,15 @@
 namespace cudacheck {
 
 std::optional<MappedFile> MappedFile::open(const std::string& path, std::string& error) {
-    const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (descriptor < 0) {
-        error = std::strerror(errno);
-        return std::nullopt;
-    }
-    struct stat status {};
-    const bool stat_ok = ::fstat(descriptor, &status) == 0;
-    const int stat_errno = errno;
-    if (!stat_ok || !S_ISREG(status.st_mode)) {
+    std::uint64_t file_size = 0;
+    const int descriptor = sys::open_regular_file(path, file_size, error);
+    if (descriptor < 0) return std::nullopt;
+    if (file_size > std::numeric_limits<std::size_t>::max()) {
         ::close(descriptor);
-        error = !stat_ok ? std::strerror(stat_errno) : S_ISDIR(status.st_mode) ? "is a directory" : "not a regular file";
+        error = "too large to map";
         return std::nullopt;
     }
-    const auto size = static_cast<std::size_t>(status.st_size);
+    const auto size = static_cast<std::size_t>(file_size);
     void* data = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0) : nullptr;
     const int map_errno = errno;
     ::close(descriptor);  // the mapping stays valid

@@ -3,6 +3,7 @@
 #include "util/process.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -33,6 +34,71 @@ std::optional<std::string> read_file(const std::string& path, std::size_t limit)
     }
     ::close(fd);
     if (text.size() > limit) text.resize(limit);
+    return text;
+}
+
+std::string_view file_type_words(unsigned mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "a regular file";
+}
+
+int open_regular_file(const std::string& path, std::uint64_t& size, std::string& error) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        error = std::strerror(errno);
+        return -1;
+    }
+    struct stat status {};
+    if (::fstat(fd, &status) != 0) {
+        error = std::strerror(errno);
+        ::close(fd);
+        return -1;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        error = std::string(file_type_words(status.st_mode)) + ", not a regular file";
+        ::close(fd);
+        return -1;
+    }
+    // Reads of a regular file never block; clear the flag so they behave as usual.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    size = static_cast<std::uint64_t>(status.st_size);
+    return fd;
+}
+
+std::optional<std::string> read_regular_file(const std::string& path, std::uint64_t limit, std::string& error) {
+    std::uint64_t size = 0;
+    const int fd = open_regular_file(path, size, error);
+    if (fd < 0) return std::nullopt;
+    if (size > limit) {
+        error = fmt::format("{} bytes, more than the {} MiB this reads", size, limit >> 20);
+        ::close(fd);
+        return std::nullopt;
+    }
+    std::string text;
+    text.reserve(static_cast<std::size_t>(size));
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            error = std::strerror(errno);
+            ::close(fd);
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        text.append(buffer, static_cast<std::size_t>(n));
+        if (text.size() > limit) {  // grew while being read
+            error = fmt::format("more than the {} MiB this reads", limit >> 20);
+            ::close(fd);
+            return std::nullopt;
+        }
+    }
+    ::close(fd);
     return text;
 }
 

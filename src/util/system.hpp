@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,15 @@ namespace cudacheck::sys {
 
 // Whole file as text (for /proc and /sys files, which report size 0); empty optional on error.
 [[nodiscard]] std::optional<std::string> read_file(const std::string& path, std::size_t limit = 1 << 20);
+// A file given on the command line (a report, a policy, a binary to inspect), opened without
+// blocking, so that a FIFO or a device never hangs the command (issue 18): the descriptor of a
+// regular file, or -1 with `error` saying why ("No such file or directory", "a FIFO, not a regular
+// file"). `size` receives its size.
+[[nodiscard]] int open_regular_file(const std::string& path, std::uint64_t& size, std::string& error);
+// Such a file's whole text, refused (with `error` naming the limit) when larger than `limit`.
+[[nodiscard]] std::optional<std::string> read_regular_file(const std::string& path, std::uint64_t limit, std::string& error);
+// "a FIFO", "a character device", "a directory", ... for a st_mode; "a regular file" otherwise.
+[[nodiscard]] std::string_view file_type_words(unsigned mode);
 [[nodiscard]] bool exists(const std::string& path);
 [[nodiscard]] bool is_directory(const std::string& path);
 [[nodiscard]] bool is_executable_file(const std::string& path);

@@ -72,7 +72,7 @@ TEST(Diff, binary_exits_0_for_equal_reports_1_for_different_and_2_for_bad_input)
         {dir.write("other.json", R"({"name": "not a report"})"), "other.json: at /tool/name: not a cudacheck report"},
         {wrong_major, "v2.json: at /schema_version: schema 2.0.0 is incompatible"},
         {dir.path() + "/missing.json", "cannot read " + dir.path() + "/missing.json: No such file or directory"},
-        {dir.path(), "cannot read " + dir.path() + ": Is a directory"}};
+        {dir.path(), "cannot read " + dir.path() + ": a directory, not a regular file"}};
     for (const auto& [path, message] : bad_inputs) {
         const test::BinaryRun run = run_cudacheck({"diff", h200, path});
         EXPECT_EQ(run.exit_status, 2) << path;
