@@ -34,6 +34,13 @@ DynamicLibrary DynamicLibrary::open(std::string_view soname) {
     return library;
 }
 
+DynamicLibrary DynamicLibrary::refused(std::string_view soname, std::string error) {
+    DynamicLibrary library;
+    library.requested_ = std::string(soname);
+    library.error_ = std::move(error);
+    return library;
+}
+
 DynamicLibrary DynamicLibrary::find_loaded(std::string_view soname) {
     DynamicLibrary library;
     library.requested_ = std::string(soname);

@@ -18,6 +18,8 @@ public:
     // runs its constructors), matched by file name or DT_SONAME, recording which file that was;
     // not ok() when it is not loaded. For "which copy did cuDNN's shim pick for its sub-libraries".
     [[nodiscard]] static DynamicLibrary find_loaded(std::string_view soname);
+    // Not opened, on purpose, with `error` as the reason (a damaged file the loader would crash on).
+    [[nodiscard]] static DynamicLibrary refused(std::string_view soname, std::string error);
 
     DynamicLibrary(DynamicLibrary&& other) noexcept;
     DynamicLibrary& operator=(DynamicLibrary&& other) noexcept;

@@ -4,6 +4,7 @@
 // /etc/ld.so.cache, and it explains the "cannot open shared object file" and "version
 // incompatibility" failures before any GPU work is tried.
 #include "checks/checks.hpp"
+#include "util/elf_dynamic.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/probes.hpp"
@@ -245,6 +246,27 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
     }
 }
 
+// CC605: the copy a C/C++ program would load is not a loadable library of this machine (issue 18:
+// a truncated libcublas.so.13 first on LD_LIBRARY_PATH resolved "fine" while every program that
+// opened it died with SIGBUS). Only the headers are read.
+void judge_damaged(const LibraryFacts& facts, ResultBuilder& result) {
+    for (const LibraryLocation& location : facts.libraries)
+        for (const Resolution& resolution : location.resolutions) {
+            const std::optional<std::string> damage = elf_file_damage(resolution.real_path);
+            if (!damage) continue;
+            const LibraryCopy* copy = location.copy_at(resolution.real_path);
+            const std::string origin = copy == nullptr ? std::string() : copy->package.empty() ? std::string(to_string(copy->origin)) : copy->package;
+            result.add(Code::library_damaged,
+                       fmt::format("{} ({}) resolves to {} ({}), which is damaged: {}", resolution.soname, location.family->name, resolution.real_path,
+                                   resolution.rule, *damage),
+                       fmt::format("Reinstall what installed it{}, or remove {}{}.", origin.empty() ? "" : fmt::format(" ({})", origin),
+                                   resolution.real_path,
+                                   sys::starts_with(resolution.rule, "LD_LIBRARY_PATH")
+                                       ? fmt::format("; or take {} off LD_LIBRARY_PATH", directory_of(resolution.path))
+                                       : std::string()));
+        }
+}
+
 // CC211: the first libcuda.so.1 on the path is the toolkit's stub.
 void judge_stub_libcuda(const LibraryFacts& facts, ResultBuilder& result) {
     const LibraryLocation* libcuda = location_of(facts, "libcuda");
@@ -301,6 +323,7 @@ void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result) 
 
     const RuntimeMajors runtime = runtime_majors(facts);
     judge_stub_libcuda(facts, result);
+    judge_damaged(facts, result);
     judge_outside_loader_path(facts, runtime, result);
     judge_versions(facts, result);
     judge_cudnn_sublibraries(facts, result);
@@ -315,7 +338,7 @@ std::unique_ptr<Check> make_libraries_resolution_check() {
                   "Which file each CUDA library resolves to for a C/C++ program, by which search rule, and every other copy installed", Scope::host,
                   Level::quick, {}, {},
                   {Code::libcuda_stub, Code::cudnn_sublibrary_missing, Code::library_outside_loader_path,
-                   Code::library_versions_differ, Code::cudnn_sublibraries_mixed, Code::library_cuda_major_mismatch},
+                   Code::library_versions_differ, Code::cudnn_sublibraries_mixed, Code::library_cuda_major_mismatch, Code::library_damaged},
                   "which file each CUDA library (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE, cuDNN and its "
                   "sub-libraries, NVRTC, nvJitLink, NCCL, NVML, libcuda) resolves to for a C/C++ program, by which "
                   "loader rule, and every other copy installed; nothing is loaded"},

@@ -7,14 +7,16 @@
 #include <cmath>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fmt/ranges.h>
 
 namespace cudacheck::gpu {
 
 CheckInfo library_check_info(std::string id, std::string title, std::string description, const LibraryFamily& library,
                              std::vector<Code> more_raises) {
-    std::vector<Code> raises{Code::cuda_call_failed,       Code::gpu_out_of_memory,     Code::wrong_result,
-                             Code::library_not_found,      Code::library_symbol_missing, Code::library_call_failed};
+    std::vector<Code> raises{Code::cuda_call_failed,       Code::gpu_out_of_memory,      Code::wrong_result,
+                             Code::library_not_found,      Code::library_symbol_missing, Code::library_call_failed,
+                             Code::library_damaged};
     raises.insert(raises.end(), more_raises.begin(), more_raises.end());
     return CheckInfo{std::move(id), std::move(title), std::move(description), Scope::device, Level::standard, {"cuda.devices"},
                      [&library](Probes& probes) { probes.prefetch_libraries({&library}); }, std::move(raises)};
@@ -23,6 +25,18 @@ CheckInfo library_check_info(std::string id, std::string title, std::string desc
 const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& family) {
     const LoadedLibrary& library = context.probes.library(family);
     result.evidence(fmt::format("{}_soname", sys::to_lower(library.name)), library.soname);
+    if (!library.ok() && !library.damaged_path.empty()) {
+        std::error_code ignored;
+        const auto size = std::filesystem::file_size(library.damaged_path, ignored);
+        result.evidence("damaged_copy", library.damaged_path);
+        result.add(Code::library_damaged,
+                   fmt::format("{} resolves to {} ({} bytes), which is damaged: {}; loading it would crash the process, so it was not opened",
+                               library.soname, library.damaged_path, ignored ? 0 : size, library.damage),
+                   fmt::format("Reinstall the package {} came from, or remove it; if LD_LIBRARY_PATH puts {} first, take that directory off "
+                               "LD_LIBRARY_PATH.",
+                               library.damaged_path, std::filesystem::path(library.damaged_path).parent_path().string()));
+        return nullptr;
+    }
     if (!library.ok()) {
         for (const std::string& attempt : library.tried) result.evidence("tried", attempt);
         const std::string install = family.install_hint(CUDART_VERSION / 1000);

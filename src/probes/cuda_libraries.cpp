@@ -3,6 +3,8 @@
 #include "util/system.hpp"
 #include "util/trace.hpp"
 #include "probes/driver_probe.hpp"
+#include "probes/library_locator.hpp"
+#include "util/elf_dynamic.hpp"
 
 #include <fmt/format.h>
 
@@ -13,6 +15,19 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     loaded.family = &family;
     loaded.name = std::string(family.name);
     loaded.soname = std::string(family.soname_for(cuda_major));
+    // A damaged copy first in line is never opened: the loader maps it and the process dies with
+    // SIGBUS when a page past the end of a truncated file is touched (issue 18), which would cost
+    // every check of the run, not only those that use this library. The search is this process's.
+    DirectoryListings listings;
+    const Resolution first = resolve(loaded.soname, loader_search(environment), listings);
+    if (first.found())
+        if (std::optional<std::string> damage = elf_file_damage(first.real_path)) {
+            loaded.damaged_path = first.real_path;
+            loaded.damage = *damage;
+            loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} is damaged: {}", loaded.soname, first.real_path, *damage));
+            loaded.tried.push_back(fmt::format("{} ({}): {}, not opened: {}", loaded.soname, first.rule, first.real_path, *damage));
+            return loaded;
+        }
     {
         const trace::Span span("dlopen " + loaded.soname);
         loaded.library = DynamicLibrary::open(loaded.soname);

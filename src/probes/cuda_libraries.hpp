@@ -21,6 +21,9 @@ struct LoadedLibrary {
     std::vector<std::string> tried;   // "libcublas.so.13 (loader path): <error>", "/usr/local/cuda/lib64/...: <error>"
     bool outside_loader_path = false;  // found only in a toolkit directory the loader does not search
     std::string file_version;          // from the loaded file's name, e.g. "13.1.0.3"; empty if none
+    // The copy the loader would pick, when it is damaged and was therefore not opened (elf_damage).
+    std::string damaged_path;
+    std::string damage;                // why: "truncated: its headers describe ... bytes"
     [[nodiscard]] bool ok() const { return library.ok(); }
 };
 

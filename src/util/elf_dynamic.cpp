@@ -3,6 +3,7 @@
 #include "util/byte_view.hpp"
 #include "util/mapped_file.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -147,6 +148,48 @@ std::vector<std::string> expand_search_path(std::string_view value, std::string_
         directories.push_back(std::move(normal));
     }
     return directories;
+}
+
+std::uint16_t native_elf_machine() {
+#if defined(__x86_64__)
+    return 62;  // EM_X86_64
+#elif defined(__aarch64__)
+    return 183;  // EM_AARCH64
+#else
+    return 0;  // not checked
+#endif
+}
+
+std::optional<std::string> elf_damage(std::span<const std::uint8_t> data, std::uint16_t machine) {
+    const ByteView bytes(data);
+    if (bytes.size() == 0) return std::string("empty (0 bytes): an interrupted copy or download");
+    if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f) return fmt::format("not an ELF file ({} bytes of something else)", bytes.size());
+    if (!bytes.has(0, elf64_header_size)) return fmt::format("truncated: {} bytes, shorter than an ELF header", bytes.size());
+    if (bytes.u8(4) != 2 || bytes.u8(5) != 1) return std::string("a 32-bit or big-endian ELF file: not loadable by this 64-bit process");
+    const std::uint16_t file_machine = bytes.u16(0x12);
+    if (machine != 0 && file_machine != machine)
+        return fmt::format("built for another machine (ELF machine {}, this one is {})", file_machine, machine);
+    // The end of the file its headers describe: every PT_LOAD's bytes, and the section headers.
+    std::string error;
+    const std::optional<std::vector<Segment>> segments = read_segments(bytes, error);
+    if (!segments) return "truncated or corrupt: " + error;
+    std::uint64_t end = 0;
+    for (const Segment& segment : *segments)
+        if (segment.type == pt_load) end = std::max(end, segment.offset + segment.file_size);
+    const std::uint64_t sections = bytes.u64(0x28);
+    const std::uint64_t section_end = sections + std::uint64_t{bytes.u16(0x3a)} * bytes.u16(0x3c);
+    if (sections != 0) end = std::max(end, section_end);
+    if (end > bytes.size())
+        return fmt::format("truncated: its headers describe {} bytes, the file has {} ({:.0f}%)", end, bytes.size(),
+                           100.0 * static_cast<double>(bytes.size()) / static_cast<double>(end));
+    return std::nullopt;
+}
+
+std::optional<std::string> elf_file_damage(const std::string& path) {
+    std::string error;
+    const std::optional<MappedFile> file = MappedFile::open(path, error);
+    if (!file) return "cannot be read: " + error;
+    return elf_damage(file->bytes(), native_elf_machine());
 }
 
 }  // namespace cudacheck

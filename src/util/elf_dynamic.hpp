@@ -35,4 +35,15 @@ struct ElfDynamic {
 // exist, so such an entry finds nothing, as cudacheck cannot know the loader's expansion.
 [[nodiscard]] std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin);
 
+// Why a shared library's file cannot be what the loader maps (issue 18: a truncated libcublas.so.13
+// first on LD_LIBRARY_PATH killed the process that opened it with SIGBUS): empty, not ELF, not
+// 64-bit little-endian, built for another machine than `machine` (ELF e_machine: 62 x86-64, 183
+// AArch64), or shorter than its own program or section headers say. nullopt when none of these.
+// Reads only the headers.
+[[nodiscard]] std::optional<std::string> elf_damage(std::span<const std::uint8_t> bytes, std::uint16_t machine);
+// The same for a file; a file that cannot be opened is reported as such.
+[[nodiscard]] std::optional<std::string> elf_file_damage(const std::string& path);
+// This process's ELF machine.
+[[nodiscard]] std::uint16_t native_elf_machine();
+
 }  // namespace cudacheck

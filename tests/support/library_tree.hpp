@@ -3,10 +3,12 @@
 // the tree, so the machine's own libraries never leak in.
 #pragma once
 
+
 #include "checks/checks.hpp"
 #include "cuda/library_families.hpp"
 #include "probes/library_locator.hpp"
 #include "support/test_support.hpp"
+#include "util/elf_dynamic.hpp"
 #include "util/environment.hpp"
 
 #include <cstdint>
@@ -44,6 +46,20 @@ inline std::string ld_so_cache(const std::vector<std::pair<std::string, std::str
 
 inline const std::string system_directory = "usr/lib/x86_64-linux-gnu";
 
+// The smallest file elf_damage() accepts as a shared library of this machine: a 64-bit
+// little-endian ELF header (ET_DYN, this machine's e_machine) with no program or section headers.
+inline std::string minimal_shared_object() {
+    std::string header(64, '\0');
+    header[0] = 0x7f, header[1] = 'E', header[2] = 'L', header[3] = 'F';
+    header[4] = 2, header[5] = 1, header[6] = 1;  // ELFCLASS64, ELFDATA2LSB, EV_CURRENT
+    header[0x10] = 3;                              // ET_DYN
+    const std::uint16_t machine = native_elf_machine();
+    header[0x12] = static_cast<char>(machine & 0xff), header[0x13] = static_cast<char>(machine >> 8);
+    header[0x14] = 1;                                // e_version
+    header[0x34] = 64, header[0x36] = 56, header[0x3a] = 64;  // e_ehsize, e_phentsize, e_shentsize
+    return header;
+}
+
 // A crafted machine: libraries are files whose names carry their versions, with soname links, as
 // packages install them; the tree's ld.so.cache lists what `cache()` was told.
 class Machine {
@@ -51,7 +67,7 @@ public:
     Machine() { environment_.set("PATH", ""); }
     // <directory>/<file> plus links named `links` pointing at it; returns the directory's full path.
     std::string library(const std::string& directory, const std::string& file, std::initializer_list<std::string> links = {}) {
-        tree_.write(directory + "/" + file, "ELF");
+        tree_.write(directory + "/" + file, minimal_shared_object());
         for (const std::string& link : links) tree_.symlink(file, directory + "/" + link);
         return tree_.path() + "/" + directory;
     }

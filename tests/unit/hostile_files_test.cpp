@@ -2,11 +2,14 @@
 // they are not what they seem (issue 18). Through the binary: a FIFO as an input never hangs, input
 // nested a million levels deep is one error, `-o` replaces only regular files (and writes through a
 // symlink to one), a name at the filesystem's limit works, a full stdout is an error, and a
-// threshold of nan is refused.
+// threshold of nan is refused; a damaged CUDA library fails only the checks that use it.
+#include "cuda/library_families.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
 
+#include <cuda_runtime_api.h>  // CUDART_VERSION: the cuBLAS soname cudacheck opens
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -23,6 +26,7 @@ using test::run_cudacheck;
 namespace fs = std::filesystem;
 
 const std::string report = std::string(CUDACHECK_SOURCE_DIR) + "/docs/examples/h200/cudacheck.json";
+const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
 
 TEST(HostileFiles, a_fifo_as_any_input_is_refused_at_once) {
     test::TempDir dir;
@@ -105,6 +109,34 @@ TEST(HostileFiles, a_full_stdout_is_an_error_with_a_message) {
     ASSERT_TRUE(run.started) << run.error;
     EXPECT_EQ(run.exit_status, 2) << run.output;
     EXPECT_TRUE(contains(run.output, "cannot write to standard output: No space left on device")) << run.output;
+}
+
+TEST(HostileFiles, a_damaged_cuda_library_first_on_ld_library_path_fails_only_the_checks_that_use_it) {
+    // As a full disk leaves a copy: the first half of a real shared library, named as cuBLAS.
+    test::TempDir dir;
+    const std::string whole = test::read_text(std::string(CUDACHECK_ELF_FIXTURES) + "/librpath_shape.so");
+    const std::string soname(cuda_library::cublas.soname_for(CUDART_VERSION / 1000));
+    const std::string damaged = dir.write("lib/" + soname, whole.substr(0, whole.size() / 2));
+    const std::string report_path = dir.path() + "/report.json";
+    const test::BinaryRun run =
+        run_cudacheck({"--only", "host.os,env.variables,driver.libcuda,libraries.resolution,cublas.gemm", "-o", report_path, "-q"},
+                      {{"LD_LIBRARY_PATH", dir.path() + "/lib:" + fake_driver_dir}});
+    EXPECT_EQ(run.exit_status, 1) << run.output;
+    const auto report = nlohmann::json::parse(test::read_text(report_path));
+    for (const char* unaffected : {"host.os", "driver.libcuda"}) {
+        const auto* check = test::find_check(report, unaffected);
+        ASSERT_NE(check, nullptr) << unaffected;
+        EXPECT_EQ((*check)["status"], "pass") << unaffected << ": " << (*check)["message"];
+    }
+    for (const char* affected : {"libraries.resolution", "cublas.gemm"}) {
+        const auto* check = test::find_check(report, affected);
+        ASSERT_NE(check, nullptr) << affected;
+        EXPECT_EQ((*check)["status"], "fail") << affected;
+        EXPECT_EQ((*check)["code"], "CC605") << affected << ": " << (*check)["message"];
+        const std::string message = (*check)["message"].get<std::string>();
+        EXPECT_TRUE(contains(message, damaged) && contains(message, "truncated: its headers describe")) << affected << ": " << message;
+    }
+    EXPECT_FALSE(contains(report.dump(), "CC902")) << "nothing crashed";
 }
 
 TEST(HostileFiles, a_threshold_that_is_not_a_finite_number_is_refused) {

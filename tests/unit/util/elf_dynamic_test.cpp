@@ -139,6 +139,28 @@ TEST(ElfDynamic, never_reads_outside_a_damaged_file) {
     }
 }
 
+TEST(ElfDamage, accepts_real_libraries_and_names_each_kind_of_damage) {
+    const std::string text = test::read_text(fixtures + "/librpath_shape.so");
+    const std::vector<std::uint8_t> whole(text.begin(), text.end());
+    const std::uint16_t machine = native_elf_machine();
+    EXPECT_EQ(elf_damage(whole, machine), std::nullopt);
+    EXPECT_EQ(elf_file_damage(CUDACHECK_BINARY), std::nullopt) << "the shipped binary itself";
+    EXPECT_EQ(elf_damage({}, machine), "empty (0 bytes): an interrupted copy or download");
+    const std::vector<std::uint8_t> script{'/', '*', ' ', 'G', 'N', 'U'};
+    EXPECT_EQ(elf_damage(script, machine), "not an ELF file (6 bytes of something else)");
+    std::vector<std::uint8_t> elf32 = whole;
+    elf32[4] = 1;
+    EXPECT_EQ(elf_damage(elf32, machine), "a 32-bit or big-endian ELF file: not loadable by this 64-bit process");
+    std::vector<std::uint8_t> other = whole;
+    other[0x12] = 0x28, other[0x13] = 0;  // EM_ARM
+    EXPECT_NE(elf_damage(other, machine).value_or("").find("built for another machine (ELF machine 40"), std::string::npos);
+    // Cut in half, as a full disk leaves it: shorter than its own headers say.
+    const std::vector<std::uint8_t> half(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(whole.size() / 2));
+    const std::string truncated = elf_damage(half, machine).value_or("");
+    EXPECT_NE(truncated.find("truncated: its headers describe " + std::to_string(whole.size())), std::string::npos) << truncated;
+    EXPECT_NE(elf_file_damage(fixtures + "/absent.so").value_or("").find("cannot be read: No such file or directory"), std::string::npos);
+}
+
 TEST(ExpandSearchPath, replaces_origin_and_normalises_each_directory) {
     const std::string origin = "/venv/lib/python3.12/site-packages/torch/lib";
     EXPECT_EQ(expand_search_path("$ORIGIN/../../nvidia/cudnn/lib:${ORIGIN}/../../nvidia/cu13/lib:$ORIGIN", origin),
