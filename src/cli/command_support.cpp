@@ -1,5 +1,7 @@
 #include "cli/command_support.hpp"
 
+#include "util/system.hpp"
+
 #include <cmath>
 #include <exception>
 
@@ -8,7 +10,8 @@
 
 namespace cudacheck {
 
-void usage_error(const std::string& message) { std::cerr << "cudacheck: " << message << '\n'; }
+// One line, whatever the message carries (a file name with a newline or an escape sequence).
+void usage_error(const std::string& message) { std::cerr << "cudacheck: " << sys::printable(message) << '\n'; }
 
 bool colour_wanted(bool no_color_option, const Environment& environment) {
     if (no_color_option) return false;

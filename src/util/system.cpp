@@ -102,6 +102,20 @@ std::optional<std::string> read_regular_file(const std::string& path, std::uint6
     return text;
 }
 
+std::string printable(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '\n') out += "\\n";
+        else if (c == '\t') out += "\\t";
+        else if (c == '\r') out += "\\r";
+        else if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
+        else out += c;
+    }
+    return out;
+}
+
 bool exists(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0;

@@ -38,6 +38,10 @@ namespace cudacheck::sys {
 [[nodiscard]] bool starts_with(std::string_view text, std::string_view prefix);
 [[nodiscard]] std::string to_lower(std::string_view text);
 
+// `text` with control characters written as escapes ("\n", "\t", "\x1b", ...), so that a file name
+// or a library's message can neither break a one-line error nor drive the terminal (issue 18).
+[[nodiscard]] std::string printable(std::string_view text);
+
 // Levenshtein distance, for "did you mean" suggestions.
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -139,6 +139,16 @@ TEST(HostileFiles, a_damaged_cuda_library_first_on_ld_library_path_fails_only_th
     EXPECT_FALSE(contains(report.dump(), "CC902")) << "nothing crashed";
 }
 
+TEST(HostileFiles, a_file_name_with_a_newline_and_an_escape_sequence_stays_one_harmless_line) {
+    test::TempDir dir;
+    const std::string name = dir.path() + "/evil\n\x1b[2Jname.json";
+    const test::BinaryRun run = run_cudacheck({"diff", name, report});
+    EXPECT_EQ(run.exit_status, 2) << run.output;
+    EXPECT_EQ(test::line_count(run.output), 1u) << run.output;
+    EXPECT_TRUE(contains(run.output, "evil\\n\\x1b[2Jname.json")) << run.output;
+    EXPECT_FALSE(contains(run.output, "\x1b")) << "no raw escape reaches the terminal";
+}
+
 TEST(HostileFiles, a_threshold_that_is_not_a_finite_number_is_refused) {
     for (const char* command : {"diff", "fleet"}) {
         const std::vector<std::string> arguments = std::string(command) == "diff"
