@@ -280,8 +280,7 @@ std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std
     const InstalledDistribution* flash = find(installed, "flash-attn");
     if (flash == nullptr) return std::nullopt;
     FrameworkBuild build{.framework = "flash-attn", .distribution = "flash-attn", .version = flash->version, .accelerator = Accelerator::cuda};
-    for (const std::string& name : sys::list_directory(site))
-        if (sys::starts_with(name, "flash_attn_2_cuda") && name.size() > 3 && name.substr(name.size() - 3) == ".so") build.gpu_binary = site + "/" + name;
+    build.gpu_binary = extension_module(site, "flash_attn_2_cuda");
     const std::string path = flash->dist_info + "/direct_url.json";
     if (!sys::exists(path)) return build;  // built here from source: nothing says for which torch
     std::string error;

@@ -177,14 +177,6 @@ const LibraryFamily* family_of_soname(std::string_view soname) {
     return nullptr;
 }
 
-// The first file in `directory` whose name starts with `prefix` and ends with ".so" (CPython
-// extension modules carry the interpreter's tag: runtime.cpython-312-x86_64-linux-gnu.so).
-std::string module_in(const std::string& directory, std::string_view prefix, DirectoryListings& listings) {
-    for (const std::string& name : listings.names(directory))
-        if (sys::starts_with(name, prefix) && name.size() > 3 && name.substr(name.size() - 3) == ".so") return directory + "/" + name;
-    return {};
-}
-
 // How a framework's process finds its CUDA libraries, from each framework's own loader:
 struct LoadingModel {
     std::string root = {};                      // the binary whose closure is followed
@@ -203,7 +195,7 @@ std::vector<std::string> sonames_for(int cuda_major, std::initializer_list<std::
     return sonames;
 }
 
-std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std::string& site, DirectoryListings& listings) {
+std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std::string& site) {
     if (build.accelerator != Accelerator::cuda) return std::nullopt;
     const int major = build.cuda_major.value_or(0);
     if (build.framework == "PyTorch") {
@@ -242,7 +234,7 @@ std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std
         // cuda.pathfinder: the NVIDIA wheels in site-packages first, then the loader's search
         // (NVIDIA/cuda-python, cuda_pathfinder/README.md, "Search Priority"). Its kernels are
         // compiled at run time by NVRTC, so no embedded GPU code decides where it runs.
-        const std::string root = module_in(site + "/cupy_backends/cuda/api", "runtime.", listings);
+        const std::string root = extension_module(site + "/cupy_backends/cuda/api", "runtime.");
         if (root.empty()) return std::nullopt;
         std::vector<std::string> dlopens = sonames_for(major, {"NVRTC", "cuBLAS", "cuBLASLt", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER"});
         return LoadingModel{.root = root, .dlopens = dlopens, .wheel_first = dlopens, .preload_rule = "NVIDIA wheel (cuda.pathfinder)",
@@ -268,7 +260,7 @@ FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_pa
                                 GpuCodeCache& cache, const Environment& environment, const std::string& root) {
     FrameworkFacts facts{.build = std::move(build)};
     if (!facts.build.gpu_binary.empty()) facts.gpu_code = cache.summary_of(facts.build.gpu_binary);
-    const std::optional<LoadingModel> model = loading_model(facts.build, site_packages, listings);
+    const std::optional<LoadingModel> model = loading_model(facts.build, site_packages);
     if (!model) return facts;
     facts.loader_root = model->root;
     facts.loader_model = model->description;

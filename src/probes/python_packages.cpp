@@ -217,4 +217,10 @@ bool satisfies(std::string_view version, std::string_view specifier) {
     return true;
 }
 
+std::string extension_module(const std::string& directory, std::string_view prefix) {
+    for (const std::string& name : sys::list_directory(directory))
+        if (sys::starts_with(name, prefix) && name.size() > 3 && name.substr(name.size() - 3) == ".so") return directory + "/" + name;
+    return {};
+}
+
 }  // namespace cudacheck

@@ -60,4 +60,9 @@ using PythonLiterals = std::map<std::string, std::optional<std::string>, std::le
 // numbers; a trailing ".*" of == matches a prefix). Local and pre-release parts are ignored.
 [[nodiscard]] bool satisfies(std::string_view version, std::string_view specifier);
 
+// A CPython extension module of `directory` by the start of its name: its file carries the
+// interpreter's tag ("runtime.cpython-312-x86_64-linux-gnu.so", "flash_attn_2_cuda.cpython-312-...so").
+// "" when there is none.
+[[nodiscard]] std::string extension_module(const std::string& directory, std::string_view prefix);
+
 }  // namespace cudacheck
