@@ -70,6 +70,21 @@ std::string driver_text(const FrameworkJudgeInput& input) {
                                         : fmt::format("driver {} supports CUDA <= {}", input.driver_version, input.driver_cuda->to_string());
 }
 
+// The libraries a CUDA wheel carries, by its distribution name: the table's wheel, bare for CUDA 13
+// ("nvidia-cublas": cuBLAS and cuBLASLt) or with the CUDA major ("nvidia-cudnn-cu12").
+std::vector<const LibraryFamily*> families_of_wheel(std::string_view distribution) {
+    std::vector<const LibraryFamily*> families;
+    for (const LibraryFamily& family : library_families()) {
+        if (family.wheel.empty()) continue;
+        const std::string stem = normalise_distribution_name(family.wheel);
+        if (!sys::starts_with(distribution, stem)) continue;
+        const std::string_view rest = distribution.substr(stem.size());
+        if (rest.empty() || (sys::starts_with(rest, "-cu") && rest.size() > 3 && rest.find_first_not_of("0123456789", 3) == std::string_view::npos))
+            families.push_back(&family);
+    }
+    return families;
+}
+
 // PyTorch's name for a CUDA release in its wheel indexes: "13.0" -> "130".
 std::string cuda_tag(const std::string& cuda) {
     std::string tag = cuda;
@@ -246,10 +261,8 @@ private:
         for (const std::string& soname : framework.unresolved) {
             std::string wheel;
             for (const Requirement& requirement : build.cuda_wheels)
-                for (const LibraryFamily& family : library_families())
-                    if (!family.cuda_majors_of(soname).empty() && family.wheel.size() > 0 &&
-                        sys::starts_with(requirement.name, normalise_distribution_name(family.wheel)))
-                        wheel = requirement.name + requirement.specifier;
+                for (const LibraryFamily* family : families_of_wheel(requirement.name))
+                    if (!family->cuda_majors_of(soname).empty()) wheel = requirement.name + requirement.specifier;
             add(Code::framework_library_missing,
                 fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the default directories): "
                             "importing it fails with \"{}: cannot open shared object file\"",
@@ -260,13 +273,9 @@ private:
         }
         for (const Requirement& requirement : build.cuda_wheels) {
             if (requirement.specifier.empty()) continue;
-            for (const LibraryFamily& family : library_families()) {
-                if (family.wheel.empty() || family.cudnn_sublibrary) continue;
-                const std::string stem = normalise_distribution_name(family.wheel);
-                const std::string rest = requirement.name.size() >= stem.size() && sys::starts_with(requirement.name, stem)
-                                             ? requirement.name.substr(stem.size())
-                                             : std::string("x");
-                if (!(rest.empty() || (sys::starts_with(rest, "-cu") && rest.find_first_not_of("0123456789", 3) == std::string::npos))) continue;
+            for (const LibraryFamily* wheel_family : families_of_wheel(requirement.name)) {
+                const LibraryFamily& family = *wheel_family;
+                if (family.cudnn_sublibrary) continue;
                 const FrameworkLibrary* loaded = framework.library(family.name);
                 if (loaded == nullptr || loaded->version.empty() || satisfies(loaded->version, requirement.specifier)) continue;
                 const std::string own_words =
@@ -435,7 +444,7 @@ FrameworkJudgeInput judge_input(CheckContext& context, const PythonFacts& python
     input.driver_version = driver.library_file_version.empty() ? driver_package_version(&context.probes.kernel_module(), &driver)
                                                                : driver.library_file_version;
     if (!context.probes.initialises_cuda()) (void)context.probes.nvml();
-    input.devices = collect_report_facts(context.probes, context.environment).devices;
+    input.devices = report_devices(context.probes, context.environment);
     const KernelModuleFacts& module = context.probes.kernel_module();
     input.gpu_present = !input.devices.empty() || !module.gpus.empty() || !module.pci_devices.empty();
     return input;

@@ -21,22 +21,30 @@ ReportFacts collect_report_facts(Probes& probes, const Environment& environment)
     facts.versions.runtime = CudaVersion::from_encoded(CUDART_VERSION).to_string();
     if (const ToolkitFacts* toolkits = probes.toolkits_if_collected(); toolkits != nullptr && toolkits->nvcc_version)
         facts.versions.nvcc = toolkits->nvcc_version->full;
-    const NvmlFacts* nvml = probes.nvml_if_collected();
-    if (driver != nullptr && driver->initialised()) {
-        facts.devices = driver->devices;
-        if (nvml != nullptr) attach_nvml_facts(facts.devices, *nvml);
-    } else if (nvml != nullptr && nvml->initialised()) {
-        // --level quick: the GPUs CUDA would show, where NVML's list predicts them with certainty.
-        PredictedCudaView view = predict_cuda_view(nvml->devices, parse_cuda_visible_devices(environment.get("CUDA_VISIBLE_DEVICES")),
-                                                   environment.get("CUDA_DEVICE_ORDER"));
-        facts.devices = view.certain ? std::move(view.devices) : nvml->devices;
-    }
+    facts.devices = report_devices(probes, environment);
     if (const PythonFacts* python = probes.python_if_collected()) {
         std::optional<CudaVersion> driver_cuda;
         if (driver != nullptr && driver->driver_version && *driver->driver_version > 0) driver_cuda = CudaVersion::from_encoded(*driver->driver_version);
         facts.frameworks = frameworks_section(*python, facts.devices, driver_cuda);
     }
     return facts;
+}
+
+std::vector<DeviceInfo> report_devices(Probes& probes, const Environment& environment) {
+    const DriverFacts* driver = probes.driver_if_collected();
+    const NvmlFacts* nvml = probes.nvml_if_collected();
+    if (driver != nullptr && driver->initialised()) {
+        std::vector<DeviceInfo> devices = driver->devices;
+        if (nvml != nullptr) attach_nvml_facts(devices, *nvml);
+        return devices;
+    }
+    if (nvml != nullptr && nvml->initialised()) {
+        // --level quick: the GPUs CUDA would show, where NVML's list predicts them with certainty.
+        PredictedCudaView view = predict_cuda_view(nvml->devices, parse_cuda_visible_devices(environment.get("CUDA_VISIBLE_DEVICES")),
+                                                   environment.get("CUDA_DEVICE_ORDER"));
+        return view.certain ? std::move(view.devices) : nvml->devices;
+    }
+    return {};
 }
 
 std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python, const std::vector<DeviceInfo>& devices,

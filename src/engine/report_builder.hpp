@@ -33,6 +33,9 @@ struct ReportFacts {
 [[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python, const std::vector<DeviceInfo>& devices,
                                                                     std::optional<CudaVersion> driver_cuda);
 [[nodiscard]] ReportFacts collect_report_facts(Probes& probes, const Environment& environment);
+// The GPUs the report lists, from what was gathered: the driver's when it was initialised, else
+// (--level quick) those NVML's list predicts CUDA shows.
+[[nodiscard]] std::vector<DeviceInfo> report_devices(Probes& probes, const Environment& environment);
 
 // Host facts come from the caller (they are cheap, and known even when no check ran).
 [[nodiscard]] Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts, const RunMetadata& metadata);
