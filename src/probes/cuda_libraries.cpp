@@ -3,14 +3,13 @@
 #include "util/system.hpp"
 #include "util/trace.hpp"
 #include "probes/driver_probe.hpp"
-#include "probes/library_locator.hpp"
 #include "util/elf_dynamic.hpp"
 
 #include <fmt/format.h>
 
 namespace cudacheck {
 
-LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment) {
+LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment, const LoaderSearch* search) {
     LoadedLibrary loaded;
     loaded.family = &family;
     loaded.name = std::string(family.name);
@@ -19,7 +18,7 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     // SIGBUS when a page past the end of a truncated file is touched (issue 18), which would cost
     // every check of the run, not only those that use this library. The search is this process's.
     DirectoryListings listings;
-    const Resolution first = resolve(loaded.soname, loader_search(environment), listings);
+    const Resolution first = resolve(loaded.soname, search != nullptr ? *search : loader_search(environment), listings);
     if (first.found())
         if (std::optional<std::string> damage = elf_file_damage(first.real_path)) {
             loaded.damaged_path = first.real_path;

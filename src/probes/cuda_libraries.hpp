@@ -5,6 +5,7 @@
 
 #include "bind/dynamic_library.hpp"
 #include "cuda/library_families.hpp"
+#include "probes/library_locator.hpp"
 #include "util/environment.hpp"
 
 #include <string>
@@ -30,6 +31,9 @@ struct LoadedLibrary {
 // Opens the library through the loader's search path; if the loader finds none, in the toolkit
 // directories (CUDA_HOME, CUDA_PATH, /usr/local/cuda) a program built with the toolkit's rpath would
 // use. A library the loader finds but cannot load is not looked for elsewhere.
-[[nodiscard]] LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment);
+// `search` is the loader's search for this process (where the copy it picks is looked up, to check
+// it is not damaged before opening it); without one it is read from `environment`.
+[[nodiscard]] LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment,
+                                              const LoaderSearch* search = nullptr);
 
 }  // namespace cudacheck

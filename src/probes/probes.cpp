@@ -13,13 +13,14 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       nvml_([] { return collect_nvml(); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }),
+      loader_search_([&environment] { return loader_search(environment); }),
       python_([this, &environment] {
           return collect_python_facts(environment, settings_.python, settings_.root,
                                       settings_.cache_directory.value_or(cache_directory(environment)));
       }) {
     for (const LibraryFamily& family : library_family_table)
         libraries_[index_of(family)] = std::make_unique<Lazy<LoadedLibrary>>(
-            [&environment, &family] { return load_cuda_library(family, CUDART_VERSION / 1000, environment); });
+            [this, &environment, &family] { return load_cuda_library(family, CUDART_VERSION / 1000, environment, &loader_search_.get()); });
 }
 
 DriverFacts Probes::collect_driver_facts(bool initialise) {

@@ -125,6 +125,8 @@ private:
     Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
     Lazy<LibraryFacts> library_locations_;
+    // This process's loader search (ld.so.cache parsed once), for the library loads.
+    Lazy<LoaderSearch> loader_search_;
     Lazy<PythonFacts> python_;
     std::array<std::unique_ptr<Lazy<LoadedLibrary>>, library_family_table.size()> libraries_;  // indexed like the table
     void mark_libcuda_opened();
