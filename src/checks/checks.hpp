@@ -10,6 +10,7 @@
 #include "cudacheck/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
+#include "probes/process_limits.hpp"
 #include "probes/library_locator.hpp"
 #include "probes/nvml_health.hpp"
 #include "probes/nvml_probe.hpp"
@@ -41,11 +42,21 @@ struct LibcudaContext {
     const HostInfo& host;
     const VisibleDevicesSpec& visible_devices;
     const NvmlFacts* nvml = nullptr;  // consulted only to explain a cuInit failure (MIG)
+    const ProcessLimits* limits = nullptr;  // consulted only to explain a cuInit failure (an address-space limit)
 };
 void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result);
 
 // driver.nvml
-void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result);
+// `driver_copies`: the libnvidia-ml.so.1 files outside a stubs directory the loader knows of, to
+// name when the stub loads.
+void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result,
+                const std::vector<std::string>& driver_copies = {});
+
+// host.limits
+void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuilder& result);
+// The address-space finding (RLIMIT_AS, then RLIMIT_DATA) for a cuInit that failed with
+// CUDA_ERROR_OUT_OF_MEMORY, if a limit explains it; false when none is set.
+bool explain_out_of_memory_init(const ProcessLimits& limits, ResultBuilder& result);
 
 // toolkit.nvcc
 void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result);

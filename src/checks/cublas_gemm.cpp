@@ -63,7 +63,12 @@ public:
                 const trace::Span span(fmt::format("cublasCreate for device {} (prepared)", ordinal));
                 cublasHandle_t handle = nullptr;
                 probes.wait_for_context(ordinal);
-                if (cudaSetDevice(ordinal) != cudaSuccess || create(&handle) != CUBLAS_STATUS_SUCCESS) handle = nullptr;
+                // Not after a failed context or handle: the check reports those.
+                const actions::Action step = gpu::cublas_handle_step(ordinal);
+                if (actions::failed(gpu::context_step(ordinal)) == nullptr && actions::failed(step) == nullptr) {
+                    const actions::Announced announced(step);
+                    if (cudaSetDevice(ordinal) != cudaSuccess || create(&handle) != CUBLAS_STATUS_SUCCESS) handle = nullptr;
+                }
                 const std::lock_guard<std::mutex> lock(mutex_);
                 handles_[ordinal] = handle;
             }));

@@ -58,6 +58,11 @@ std::vector<std::string> nonexistent_visible_entries(const VisibleDevicesSpec& s
 void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result) {
     const DynamicLibrary& library = driver.library;
     result.evidence("requested", library.requested());
+    if (driver.step_failure) {
+        result.add(driver.step_failure->timed_out ? Code::step_timed_out : Code::step_crashed,
+                   fmt::format("{} {} earlier in this run, so it was not tried again", driver.failed_step, driver.step_failure->how));
+        return;
+    }
     if (!library.ok()) {
         result.evidence("loader_error", library.error());
         std::string remediation;
@@ -120,6 +125,7 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
                            fmt::format("cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH{}: libcuda and the kernel module differ", detail));
             return;
         }
+        if (code == 2 && context.limits != nullptr && explain_out_of_memory_init(*context.limits, result)) return;
         if (code == 100 && context.nvml != nullptr && !context.nvml->mig_enabled.empty()) {
             result.add(Code::mig_without_instances,
                        fmt::format("cuInit: CUDA_ERROR_NO_DEVICE, and MIG mode is enabled on GPU(s) {} (nvidia-smi indices): CUDA can only use "
@@ -159,14 +165,15 @@ std::unique_ptr<Check> make_libcuda_check() {
                   Scope::host, Level::quick, {}, {},
                   {Code::libcuda_not_found, Code::libcuda_stub, Code::cuinit_failed, Code::libcuda_module_mismatch,
                    Code::libcuda_symbol_missing, Code::wsl_libcuda_not_from_windows, Code::no_device_visible,
-                   Code::mig_without_instances},
+                   Code::mig_without_instances, Code::address_space_limited},
                   "which `libcuda.so.1` loads (real path), stub detection, `cuInit`, library vs kernel module version"},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             const DriverFacts& driver = context.probes.driver();
             // NVML only matters to explain a failed cuInit: do not wait for it otherwise.
             const NvmlFacts* nvml = driver.init_result == 100 ? &context.probes.nvml() : nullptr;
-            judge_libcuda(driver, LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible, nvml}, result);
+            judge_libcuda(driver, LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible, nvml, &context.probes.limits()},
+                          result);
         });
 }
 

@@ -4,12 +4,21 @@
 #include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
 
+#include "util/system.hpp"
+
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace cudacheck {
 
-void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result) {
+void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result,
+                const std::vector<std::string>& driver_copies) {
     result.evidence("requested", nvml.library.requested());
+    if (nvml.step_failure) {
+        result.add(nvml.step_failure->timed_out ? Code::step_timed_out : Code::step_crashed,
+                   fmt::format("{} {} earlier in this run, so it was not tried again", nvml.failed_step, nvml.step_failure->how));
+        return;
+    }
     if (!nvml.library.ok()) {
         result.evidence("loader_error", nvml.library.error());
         std::string remediation;  // the catalog's (install the utilities) fits when the driver is otherwise there
@@ -25,6 +34,23 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
     if (!nvml.missing_symbols.empty()) {
         result.add(Code::nvml_init_failed, fmt::format("{} lacks {} (driver older than NVML r450?)", nvml.library.loaded_path(),
                                                        nvml.missing_symbols.front()));
+        return;
+    }
+    if (!nvml.initialised() && nvml.stub) {
+        const std::string& path = nvml.library.loaded_path();
+        const std::string directory = path.substr(0, path.find_last_of('/'));
+        result.evidence("stub_banner", nvml.stub_banner);
+        for (const std::string& copy : driver_copies) result.evidence("driver_copy", copy);
+        result.add(Code::nvml_stub,
+                   fmt::format("the libnvidia-ml.so.1 loaded is the CUDA toolkit's stub: {} (nvmlInit: {}){}", path, nvml.init_error,
+                               driver_copies.empty() ? "; no copy from the driver was found"
+                                                     : fmt::format("; the driver's is {}", driver_copies.front())),
+                   driver_copies.empty()
+                       ? fmt::format("Take {} off LD_LIBRARY_PATH (the stub is for linking only) and install the driver, which provides "
+                                     "libnvidia-ml.so.1 (see driver.kernel_module).",
+                                     directory)
+                       : fmt::format("Take {} off LD_LIBRARY_PATH (the stub is for linking only); the driver's {} then loads.", directory,
+                                     driver_copies.front()));
         return;
     }
     if (!nvml.initialised()) {
@@ -45,13 +71,39 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
                                nvml.devices.size()));
 }
 
+namespace {
+
+// The libnvidia-ml.so.1 copies the loader knows of (ld.so.cache, then its default directories)
+// that are not a toolkit's stub, real paths, without the one loaded.
+std::vector<std::string> driver_nvml_copies(const LoaderSearch& search, const std::string& loaded) {
+    std::vector<std::string> candidates;
+    for (const LdCacheEntry& entry : search.cache)
+        if (entry.soname == "libnvidia-ml.so.1") candidates.push_back(entry.path);
+    for (const std::string& directory : search.default_directories) candidates.push_back(directory + "/libnvidia-ml.so.1");
+    std::vector<std::string> copies;
+    const std::string loaded_real = sys::real_path(loaded);
+    for (const std::string& candidate : candidates) {
+        const std::string real = sys::real_path(candidate);
+        if (real.empty() || real == loaded_real || real.find("/stubs/") != std::string::npos) continue;
+        if (std::find(copies.begin(), copies.end(), real) == copies.end()) copies.push_back(real);
+    }
+    return copies;
+}
+
+}  // namespace
+
 std::unique_ptr<Check> make_driver_nvml_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"driver.nvml", "NVML", "Loads and initialises NVML (libnvidia-ml.so.1): driver version, GPU count, version mismatch",
                   Scope::host, Level::quick, {}, {},
-                  {Code::nvml_not_found, Code::nvml_version_mismatch, Code::nvml_init_failed},
+                  {Code::nvml_not_found, Code::nvml_version_mismatch, Code::nvml_init_failed, Code::nvml_stub},
                   "NVML loads and initialises; \"Driver/library version mismatch\""},
-        [](CheckContext& context, ResultBuilder& result) { judge_nvml(context.probes.nvml(), context.probes.kernel_module(), context.probes.host(), result); });
+        [](CheckContext& context, ResultBuilder& result) {
+            const NvmlFacts& nvml = context.probes.nvml();
+            std::vector<std::string> driver_copies;
+            if (nvml.stub) driver_copies = driver_nvml_copies(context.probes.loader_search(), nvml.library.loaded_path());
+            judge_nvml(nvml, context.probes.kernel_module(), context.probes.host(), result, driver_copies);
+        });
 }
 
 const CheckRegistration driver_nvml_registration{500, make_driver_nvml_check};

@@ -252,7 +252,14 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
 void judge_damaged(const LibraryFacts& facts, ResultBuilder& result) {
     for (const LibraryLocation& location : facts.libraries)
         for (const Resolution& resolution : location.resolutions) {
-            const std::optional<std::string> damage = elf_file_damage(resolution.real_path);
+            std::optional<std::string> damage = elf_file_damage(resolution.real_path);
+            // A copy of another version renamed to the wanted soname ("libcublas.so.12 copied to
+            // libcublas.so.13"): the loader takes it, and its symbols are another release's.
+            if (std::string error; !damage)
+                if (const std::optional<ElfDynamic> dynamic = read_elf_dynamic_file(resolution.real_path, error);
+                    dynamic && !dynamic->soname.empty() && dynamic->soname != resolution.soname)
+                    damage = fmt::format("its SONAME is {}, not {}: a copy of another library or version under this name", dynamic->soname,
+                                         resolution.soname);
             if (!damage) continue;
             const LibraryCopy* copy = location.copy_at(resolution.real_path);
             const std::string origin = copy == nullptr ? std::string() : copy->package.empty() ? std::string(to_string(copy->origin)) : copy->package;

@@ -21,8 +21,17 @@ std::string Cublas::remediation(Status) {
            "the GPU context could not be created, CUBLAS_STATUS_ALLOC_FAILED that GPU memory is exhausted.";
 }
 
+actions::Action cublas_handle_step(int device) { return actions::Action{actions::Kind::handle, fmt::format("cuBLAS on device {}", device)}; }
+
 CublasHandle::CublasHandle(const CublasApi& api, cublasHandle_t early) : api_(api) {
-    if (early == nullptr) check(api_.create(&early), "cublasCreate");
+    if (early == nullptr) {
+        int device = 0;
+        (void)cudaGetDevice(&device);
+        const actions::Action step = cublas_handle_step(device);
+        refuse_if_failed(step);
+        const actions::Announced announced(step);
+        check(api_.create(&early), "cublasCreate");
+    }
     handle_ = Owned<cublasHandle_t, decltype(CublasApi::destroy)>(early, api_.destroy);
 }
 

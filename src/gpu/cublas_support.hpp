@@ -29,10 +29,15 @@ struct Cublas {
 };
 using CublasFailure = LibraryFailure<Cublas>;
 
+// The step of creating a cuBLAS handle on `device` (cuBLASLt's set-up in its context): announced,
+// so that a crash or hang there is charged to it (util/actions.hpp).
+[[nodiscard]] actions::Action cublas_handle_step(int device);
+
 class CublasHandle {
 public:
     explicit CublasHandle(const CublasApi& api) : CublasHandle(api, nullptr) {}
-    // Takes over a handle created earlier, or creates one when `early` is null.
+    // Takes over a handle created earlier, or creates one on the current device when `early` is
+    // null (throws StepRefused when that failed earlier in the run).
     CublasHandle(const CublasApi& api, cublasHandle_t early);
     [[nodiscard]] cublasHandle_t get() const { return handle_.get(); }
     // Throws CublasFailure naming `call` unless `status` is success.

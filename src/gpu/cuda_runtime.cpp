@@ -241,6 +241,16 @@ std::string other_processes_text(const CheckContext& context, int device) {
 
 }  // namespace
 
+StepRefused::StepRefused(const actions::Action& action, const actions::Failure& failure)
+    : std::runtime_error(fmt::format("{} {} earlier in this run, so it was not tried again", actions::describe(action), failure.how)),
+      failure_(failure) {}
+
+void refuse_if_failed(const actions::Action& action) {
+    if (const actions::Failure* failure = actions::failed(action)) throw StepRefused(action, *failure);
+}
+
+actions::Action context_step(int device) { return actions::Action{actions::Kind::context, std::to_string(device)}; }
+
 void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std::function<void(int device)>& body) {
     // A multi-device check starts on its first device and moves between them itself.
     const int device = context.device ? *context.device : context.devices.empty() ? 0 : context.devices.front();
@@ -251,9 +261,13 @@ void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std
             // for this check's rather than create it side by side.
             context.probes.wait_for_context(device);
             for (int other : context.devices) context.probes.wait_for_context(other);
+            refuse_if_failed(context_step(device));
+            for (int other : context.devices) refuse_if_failed(context_step(other));
             check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
         }
         body(device);
+    } catch (const StepRefused& refused) {
+        result.add(refused.failure().timed_out ? Code::step_timed_out : Code::step_crashed, refused.what());
     } catch (const CudaError& error) {
         if (error.error() == cudaErrorMemoryAllocation) {
             int current = device;

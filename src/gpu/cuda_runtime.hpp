@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/check.hpp"
+#include "util/actions.hpp"
 
 #include <cuda_runtime_api.h>
 #include <functional>
@@ -29,6 +30,22 @@ private:
     cudaError_t error_;
     std::string call_;
 };
+
+// A step outside the checks' own code (util/actions.hpp: a GPU's context, a library handle) killed
+// or hung an earlier check process of this run, so it is not taken again; run_gpu_check() turns it
+// into step_crashed or step_timed_out.
+class StepRefused : public std::runtime_error {
+public:
+    StepRefused(const actions::Action& action, const actions::Failure& failure);
+    [[nodiscard]] const actions::Failure& failure() const { return failure_; }
+
+private:
+    actions::Failure failure_;
+};
+// Throws StepRefused when `action` failed earlier in this run.
+void refuse_if_failed(const actions::Action& action);
+// The step of creating `device`'s context (Probes::prefetch_driver takes it for every device).
+[[nodiscard]] actions::Action context_step(int device);
 
 // Throws CudaError unless `error` is cudaSuccess.
 void check(cudaError_t error, const std::string& call);

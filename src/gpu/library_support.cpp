@@ -29,12 +29,24 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
         std::error_code ignored;
         const auto size = std::filesystem::file_size(library.damaged_path, ignored);
         result.evidence("damaged_copy", library.damaged_path);
-        result.add(Code::library_damaged,
-                   fmt::format("{} resolves to {} ({} bytes), which is damaged: {}; loading it would crash the process, so it was not opened",
-                               library.soname, library.damaged_path, ignored ? 0 : size, library.damage),
-                   fmt::format("Reinstall the package {} came from, or remove it; if LD_LIBRARY_PATH puts {} first, take that directory off "
-                               "LD_LIBRARY_PATH.",
-                               library.damaged_path, std::filesystem::path(library.damaged_path).parent_path().string()));
+        const std::string fix = fmt::format(
+            "Reinstall the package {} came from, or remove it; if LD_LIBRARY_PATH puts {} first, take that directory off LD_LIBRARY_PATH.",
+            library.damaged_path, std::filesystem::path(library.damaged_path).parent_path().string());
+        if (library.step_failure && library.step_failure->timed_out) {
+            result.add(Code::step_timed_out,
+                       fmt::format("{} resolves to {} ({} bytes); loading it {} earlier in this run, so it was not loaded again", library.soname,
+                                   library.damaged_path, ignored ? 0 : size, library.step_failure->how));
+        } else if (library.step_failure) {
+            result.add(Code::library_damaged,
+                       fmt::format("{} resolves to {} ({} bytes); loading it {} earlier in this run, so it was not loaded again", library.soname,
+                                   library.damaged_path, ignored ? 0 : size, library.step_failure->how),
+                       fix);
+        } else {
+            result.add(Code::library_damaged,
+                       fmt::format("{} resolves to {} ({} bytes), which is damaged: {}; loading it would crash the process, so it was not opened",
+                                   library.soname, library.damaged_path, ignored ? 0 : size, library.damage),
+                       fix);
+        }
         return nullptr;
     }
     if (!library.ok()) {

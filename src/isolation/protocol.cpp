@@ -20,6 +20,12 @@ constexpr const char* key_python = "python";
 constexpr const char* key_checks = "checks";
 constexpr const char* key_decided = "decided";
 constexpr const char* key_one_at_a_time = "one_at_a_time";
+constexpr const char* key_failed_actions = "failed_actions";
+constexpr const char* key_kind = "kind";
+constexpr const char* key_subject = "subject";
+constexpr const char* key_how = "how";
+constexpr const char* key_timed_out = "timed_out";
+constexpr const char* key_action = "action";
 
 constexpr const char* key_event = "event";
 constexpr const char* key_id = "id";
@@ -36,6 +42,8 @@ constexpr const char* event_started = "started";
 constexpr const char* event_waiting = "waiting";
 constexpr const char* event_finished = "finished";
 constexpr const char* event_facts = "facts";
+constexpr const char* event_begun = "begun";
+constexpr const char* event_ended = "ended";
 constexpr const char* event_usage_error = "usage_error";
 constexpr const char* event_done = "done";
 
@@ -46,6 +54,13 @@ json task_event(const char* name, const Task& task) {
 Task task_of(const json& event) {
     const json& device = event.at(key_device);
     return Task{event.at(key_id).get<std::string>(), device.is_null() ? std::nullopt : std::optional<int>(device.get<int>())};
+}
+
+actions::Action action_of(const json& object) {
+    const std::string kind = object.at(key_kind).get<std::string>();
+    const std::optional<actions::Kind> known = actions::kind_from_name(kind);
+    if (!known) throw JsonShapeError(fmt::format("/{}", key_kind), fmt::format("unknown action kind '{}'", kind));
+    return actions::Action{*known, object.at(key_subject).get<std::string>()};
 }
 
 // Events are written from the checks' threads as they happen; a check's text that is not UTF-8
@@ -65,6 +80,12 @@ Overloaded(Handlers...) -> Overloaded<Handlers...>;
 std::string encode(const Job& job) {
     json decided = json::array();
     for (const CheckResult& result : job.decided) decided.push_back(to_json(result));
+    json failed = json::array();
+    for (const actions::Failure& failure : job.failed_actions)
+        failed.push_back(json{{key_kind, actions::kind_name(failure.action.kind)},
+                              {key_subject, failure.action.subject},
+                              {key_how, failure.how},
+                              {key_timed_out, failure.timed_out}});
     return json{{key_parent_pid, job.parent_pid},
                 {key_level, std::string(to_string(job.options.level))},
                 {key_devices, job.options.devices},
@@ -73,8 +94,9 @@ std::string encode(const Job& job) {
                 {key_python, job.options.python},
                 {key_checks, job.checks},
                 {key_decided, decided},
-                {key_one_at_a_time, job.one_at_a_time}}
-        .dump();
+                {key_one_at_a_time, job.one_at_a_time},
+                {key_failed_actions, failed}}
+        .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::optional<Job> decode_job(std::string_view text, int parent_pid) {
@@ -93,6 +115,9 @@ std::optional<Job> decode_job(std::string_view text, int parent_pid) {
     if (document.contains(key_python)) job.options.python = document.at(key_python).get<std::vector<std::string>>();
     for (const json& result : document.at(key_decided)) job.decided.push_back(check_result_from_json(result));
     job.one_at_a_time = document.at(key_one_at_a_time).get<bool>();
+    for (const json& failure : document.at(key_failed_actions))
+        job.failed_actions.push_back(
+            actions::Failure{action_of(failure), failure.at(key_how).get<std::string>(), failure.at(key_timed_out).get<bool>()});
     return job;
 }
 
@@ -114,6 +139,13 @@ std::string encode(const Event& event) {
                 if (facts.facts.frameworks) line[key_frameworks] = to_json(*facts.facts.frameworks);
                 return line;
             },
+            [](const Begun& begun) {
+                return json{{key_event, event_begun},
+                            {key_action, begun.id},
+                            {key_kind, actions::kind_name(begun.action.kind)},
+                            {key_subject, begun.action.subject}};
+            },
+            [](const Ended& ended) { return json{{key_event, event_ended}, {key_action, ended.id}}; },
             [](const UsageError& usage_error) { return json{{key_event, event_usage_error}, {key_message, usage_error.message}}; },
             [](const Done&) { return json{{key_event, event_done}}; },
         },
@@ -135,6 +167,8 @@ std::optional<Event> decode_event(std::string_view line) {
             if (event.contains(key_frameworks)) facts.facts.frameworks = frameworks_from_json(event.at(key_frameworks));
             return facts;
         }
+        if (name == event_begun) return Begun{event.at(key_action).get<std::uint64_t>(), action_of(event)};
+        if (name == event_ended) return Ended{event.at(key_action).get<std::uint64_t>()};
         if (name == event_usage_error) return UsageError{event.at(key_message).get<std::string>()};
         if (name == event_done) return Done{};
     } catch (const std::exception&) {

@@ -4,13 +4,17 @@
 //
 //   stdin   one JSON job, the Job below:
 //             {"parent_pid", "level", "devices", "verbose", "duration", "python", "checks" (ids, registry
-//              order), "decided" (results not to run again), "one_at_a_time"}
+//              order), "decided" (results not to run again), "one_at_a_time", "failed_actions"
+//              ([{"kind","subject","how","timed_out"}]: steps an earlier worker died or hung in)}
 //   fd 3    JSON lines, the Events below, as things happen:
 //             {"event":"planned","id","device"}   a check (per device) the run will report
 //             {"event":"started","id","device"}
 //             {"event":"waiting","id","device","waiting"}   a started check blocks on (true) or
 //                                                  gets (false) a GPU another check holds
 //             {"event":"finished","result":{...}}  a result (report/report_json's CheckResult)
+//             {"event":"begun","action","kind","subject"}   a step outside the checks' own code
+//                                                  (util/actions.hpp) starts; "action" is its id
+//             {"event":"ended","action"}           ... and ended
 //             {"event":"usage_error","message"}    e.g. --devices naming a missing ordinal
 //             {"event":"facts","versions":{...},"devices":[...],"frameworks":[...]}  (frameworks
 //                                                  once frameworks.builds gathered them)
@@ -21,6 +25,7 @@
 #include "engine/check.hpp"
 #include "engine/report_builder.hpp"
 #include "cudacheck/report.hpp"
+#include "util/actions.hpp"
 
 #include <compare>
 #include <optional>
@@ -42,7 +47,8 @@ struct Job {
     RunOptions options;
     std::vector<std::string> checks;   // ids, in registry order
     std::vector<CheckResult> decided;  // results that stand: those checks do not run again
-    bool one_at_a_time = false;        // engine.hpp's EngineInput::one_at_a_time
+    bool one_at_a_time = false;        // engine.hpp's EngineInput::one_at_a_time, and no step in the background
+    std::vector<actions::Failure> failed_actions;  // not to be taken again
 };
 
 [[nodiscard]] std::string encode(const Job& job);
@@ -73,11 +79,18 @@ struct Finished {
 struct Facts {
     ReportFacts facts;
 };
+struct Begun {
+    std::uint64_t id = 0;
+    actions::Action action;
+};
+struct Ended {
+    std::uint64_t id = 0;
+};
 struct UsageError {
     std::string message;
 };
 struct Done {};
-using Event = std::variant<Planned, Started, Waiting, Finished, Facts, UsageError, Done>;
+using Event = std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Done>;
 
 // One line, newline included.
 [[nodiscard]] std::string encode(const Event& event);

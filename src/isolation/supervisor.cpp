@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <poll.h>
+#include <sys/resource.h>
 
 namespace cudacheck {
 
@@ -32,14 +33,21 @@ struct InFlight {
     }
 };
 
+// A step outside the checks' own code the worker announced (util/actions.hpp) and has not ended.
+struct ActionInFlight {
+    actions::Action action;
+    Clock::time_point started;
+};
+
 constexpr auto memory_poll_interval = std::chrono::milliseconds(100);
 
 // How one worker's life ended.
 struct WorkerEnd {
-    enum Kind { done, usage_error, interrupted, died, check_timed_out, run_timed_out } kind = done;
+    enum Kind { done, usage_error, interrupted, died, check_timed_out, action_timed_out, run_timed_out } kind = done;
     std::string reason;  // died: how; usage_error: the message
     Task culprit;        // check_timed_out: the check past its limit
     bool over_memory_limit = false;  // died: stopped for its memory
+    actions::Action action = {};     // action_timed_out: the step past its limit
 };
 
 // What the supervisor knows about the run, from the events of its workers and from their deaths.
@@ -55,6 +63,7 @@ public:
         for (const Check* check : selection_.checks) job.checks.push_back(check->info().id);
         for (const auto& [task, result] : results_) job.decided.push_back(result);
         job.one_at_a_time = one_at_a_time;
+        job.failed_actions = failed_actions_;
         return protocol::encode(job);
     }
 
@@ -67,6 +76,7 @@ public:
             Clock::time_point deadline = run_start + settings_.run_time_limit;
             for (const auto& [task, in_flight] : in_flight_)
                 if (!in_flight.waiting_since) deadline = std::min(deadline, now + (settings_.check_time_limit - in_flight.running(now)));
+            for (const auto& [id, step] : actions_in_flight_) deadline = std::min(deadline, step.started + settings_.check_time_limit);
             if (settings_.memory_limit_bytes > 0) deadline = std::min(deadline, next_memory_poll);
             const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
 
@@ -95,8 +105,16 @@ public:
             // The check that has run longest, not counting its waits for a GPU another check holds.
             const auto longest = std::max_element(in_flight_.begin(), in_flight_.end(),
                                                   [after](const auto& a, const auto& b) { return a.second.running(after) < b.second.running(after); });
-            if (longest != in_flight_.end() && longest->second.running(after) >= settings_.check_time_limit)
-                return kill(worker, WorkerEnd{WorkerEnd::check_timed_out, {}, longest->first});
+            // A step is bounded like a check. A check past its limit while a step it may be waiting
+            // for has run half as long is that step's doing (steps take milliseconds, rarely a second).
+            const auto oldest_step = std::min_element(actions_in_flight_.begin(), actions_in_flight_.end(),
+                                                      [](const auto& a, const auto& b) { return a.second.started < b.second.started; });
+            const auto step_running = [&] { return oldest_step == actions_in_flight_.end() ? Clock::duration{} : after - oldest_step->second.started; };
+            const bool check_over = longest != in_flight_.end() && longest->second.running(after) >= settings_.check_time_limit;
+            if (oldest_step != actions_in_flight_.end() &&
+                (step_running() >= settings_.check_time_limit || (check_over && step_running() >= settings_.check_time_limit / 2)))
+                return kill(worker, WorkerEnd{WorkerEnd::action_timed_out, {}, {}, false, oldest_step->second.action});
+            if (check_over) return kill(worker, WorkerEnd{WorkerEnd::check_timed_out, {}, longest->first});
             if (settings_.memory_limit_bytes > 0 && after >= next_memory_poll) {
                 next_memory_poll = after + memory_poll_interval;
                 if (const std::uint64_t resident = worker.resident_bytes(); resident > settings_.memory_limit_bytes)
@@ -109,7 +127,15 @@ public:
     }
 
     [[nodiscard]] const std::map<Task, InFlight>& in_flight() const { return in_flight_; }
-    void clear_in_flight() { in_flight_.clear(); }
+    [[nodiscard]] const std::map<std::uint64_t, ActionInFlight>& actions_in_flight() const { return actions_in_flight_; }
+    void clear_in_flight() {
+        in_flight_.clear();
+        actions_in_flight_.clear();
+    }
+    // `action` is not to be taken again in this run: the next workers' checks that need it say why.
+    void fail_action(const actions::Action& action, std::string how, bool timed_out) {
+        failed_actions_.push_back(actions::Failure{action, std::move(how), timed_out});
+    }
     [[nodiscard]] bool decided(const Task& task) const { return results_.count(task) > 0; }
 
     // The check `task` ends with `code` (and the worker's last output lines as evidence).
@@ -179,6 +205,10 @@ private:
                 if (!seen->empty()) *known = *seen;
             if (!learnt->facts.devices.empty()) facts.devices = learnt->facts.devices;
             if (learnt->facts.frameworks) facts.frameworks = learnt->facts.frameworks;
+        } else if (const auto* begun = std::get_if<protocol::Begun>(&event)) {
+            actions_in_flight_[begun->id] = ActionInFlight{begun->action, Clock::now()};
+        } else if (const auto* ended = std::get_if<protocol::Ended>(&event)) {
+            actions_in_flight_.erase(ended->id);
         } else if (const auto* refused = std::get_if<protocol::UsageError>(&event)) {
             return WorkerEnd{WorkerEnd::usage_error, refused->message, {}};
         } else if (std::holds_alternative<protocol::Done>(event)) {
@@ -199,15 +229,29 @@ private:
     std::vector<Task> planned_;
     std::map<Task, InFlight> in_flight_;
     std::map<Task, CheckResult> results_;
+    std::map<std::uint64_t, ActionInFlight> actions_in_flight_;
+    std::vector<actions::Failure> failed_actions_;
     WorkerOutput output_;
 };
 
 std::string seconds_text(std::chrono::milliseconds limit) { return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0); }
 
+// "; the open-files limit is 8 (ulimit -n; hard limit 8)", for a worker that could not be started.
+std::string open_files_limit_text() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
+    const auto text = [](rlim_t value) { return value == RLIM_INFINITY ? std::string("unlimited") : std::to_string(value); };
+    return fmt::format("; the open-files limit is {} (ulimit -n; hard limit {})", text(limit.rlim_cur), text(limit.rlim_max));
+}
+
 }  // namespace
 
 SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings) {
     const StopSignals signals;
+    return supervise(selection, settings, signals);
+}
+
+SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals) {
     RunState state(selection, settings, signals);
     SupervisedRun run;
     const auto run_start = Clock::now();
@@ -217,14 +261,17 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
     // decides a check), or counts towards giving up: this bound only guards against a bug.
     constexpr std::size_t max_workers = 256;
     for (std::size_t attempt = 0;; ++attempt) {
-        std::string error;
+        WorkerProcess::StartFailure failure;
         std::optional<WorkerProcess> worker =
-            attempt < max_workers ? WorkerProcess::start(settings.executable, state.job(one_at_a_time), error) : std::nullopt;
+            attempt < max_workers ? WorkerProcess::start(settings.executable, state.job(one_at_a_time), failure) : std::nullopt;
         if (!worker) {
+            const bool descriptors = failure.error_number == EMFILE || failure.error_number == ENFILE;
+            const std::string message = descriptors ? fmt::format("cannot start the check process: {}{}", failure.message, open_files_limit_text())
+                                        : failure.message.empty() ? std::string("the check processes kept dying; gave up")
+                                                                  : failure.message;
             for (const Check* check : selection.checks)
                 if (!state.decided({check->info().id, std::nullopt}))
-                    state.decide({check->info().id, std::nullopt}, Code::check_crashed,
-                                 error.empty() ? "the check processes kept dying; gave up" : error, {});
+                    state.decide({check->info().id, std::nullopt}, descriptors ? Code::open_files_too_few : Code::check_crashed, message, {});
             state.skip_undecided("not run: no check process could run it");
             break;
         }
@@ -255,12 +302,32 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             state.skip_undecided(fmt::format("not run: the run's time limit ({}, --run-timeout) was reached", seconds_text(settings.run_time_limit)));
             break;
         }
-        if (end.kind == WorkerEnd::check_timed_out) {
+        if (end.kind == WorkerEnd::action_timed_out) {
+            // The step is charged, not the checks in flight: they run again, and those that need
+            // the step report it.
+            state.fail_action(end.action,
+                              fmt::format("did not finish within {} (--timeout) and its process was killed", seconds_text(settings.check_time_limit)),
+                              true);
+        } else if (end.kind == WorkerEnd::check_timed_out) {
             // Only the check past its limit is blamed; the others in flight run again.
             state.decide(end.culprit, Code::check_timed_out,
                          fmt::format("{} did not finish within {} (--timeout); its process was killed", end.culprit.check_id,
                                      seconds_text(settings.check_time_limit)),
                          elapsed(end.culprit));
+        } else if (const auto& steps = state.actions_in_flight(); !steps.empty()) {
+            // Died in a step: charged to it when it is the only thing that could have done it (the
+            // only one in flight, and no check running beside it or one check at a time); otherwise
+            // the next worker runs one check at a time and takes no step in the background, to find
+            // which. The checks in flight are not charged: they run again.
+            if (steps.size() == 1 && (one_at_a_time || state.in_flight().empty())) {
+                state.fail_action(steps.begin()->second.action, fmt::format("killed the check process ({})", end.reason), false);
+                one_at_a_time = false;
+            } else if (one_at_a_time) {
+                for (const auto& [id, step] : steps) state.fail_action(step.action, fmt::format("killed the check process ({})", end.reason), false);
+                one_at_a_time = false;
+            } else {
+                one_at_a_time = true;
+            }
         } else if (state.in_flight().empty()) {
             // Died between checks (starting up, probing): try once more, then give up.
             if (++deaths_outside_checks >= 2) {

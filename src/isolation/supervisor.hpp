@@ -1,9 +1,11 @@
 // The supervisor: runs the checks in a worker process (isolation/worker.hpp) and turns whatever happens
 // to it into results. A worker that dies (signal, abort, exit, too much host memory) costs the
 // check that was running an `error`; a check past its time limit is killed and becomes `timeout`;
-// the remaining checks run in a fresh worker. SIGINT/SIGTERM stop the worker and leave a partial
-// report with the unfinished checks skipped as "interrupted". The supervisor itself never loads
-// libcuda, NVML or a CUDA library.
+// the remaining checks run in a fresh worker. A death or hang in a step outside the checks' own
+// code (opening a library, cuInit, a context, a handle: util/actions.hpp, announced by the worker)
+// is charged to that step, which later workers do not take again: the checks that need it report
+// it, the others run. SIGINT/SIGTERM stop the worker and leave a partial report with the unfinished
+// checks skipped as "interrupted". The supervisor itself never loads libcuda, NVML or a CUDA library.
 //
 // The pieces: protocol.hpp (the job and the events), worker_process.hpp (starting and stopping a
 // worker), stop_signals.hpp (SIGINT/SIGTERM), and here the loop that watches a worker against the
@@ -22,6 +24,8 @@
 
 namespace cudacheck {
 
+class StopSignals;
+
 struct SupervisorSettings {
     std::string executable;  // this binary (/proc/self/exe), run as `executable __worker`
     RunOptions run;
@@ -38,7 +42,9 @@ struct SupervisedRun {
     int interrupted_by = 0;  // SIGINT or SIGTERM when the run was interrupted, else 0
 };
 
-// Never throws for anything a worker does.
+// Never throws for anything a worker does. `signals`: the handlers its caller installed before it
+// created what a signal must not leave behind (run's -o files); the other form installs its own.
+[[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals);
 [[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings);
 
 }  // namespace cudacheck

@@ -8,6 +8,7 @@
 #include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
 #include "isolation/protocol.hpp"
+#include "util/actions.hpp"
 #include "util/process.hpp"
 
 #include <algorithm>
@@ -25,8 +26,9 @@ namespace {
 
 // Sends each event as one line to the supervisor; called from the checks' threads. After each
 // result it also sends the report's facts when they changed, so that what a worker learnt (driver
-// and nvcc versions, devices) survives it if it dies later.
-class EventStream final : public EngineObserver {
+// and nvcc versions, devices) survives it if it dies later. The steps outside the checks' own code
+// (util/actions.hpp) are announced on the same stream.
+class EventStream final : public EngineObserver, public actions::Observer {
 public:
     EventStream(Probes& probes, const Environment& environment) : probes_(probes), environment_(environment) {}
     void planned(const std::string& check_id, std::optional<int> device) override { send(protocol::Planned{{check_id, device}}); }
@@ -40,6 +42,9 @@ public:
         send_facts_if_changed();
         send(protocol::Finished{result});
     }
+
+    void begun(std::uint64_t id, const actions::Action& action) override { send(protocol::Begun{id, action}); }
+    void ended(std::uint64_t id) override { send(protocol::Ended{id}); }
 
     void send_facts_if_changed() {
         const std::string line = protocol::encode(protocol::Facts{collect_report_facts(probes_, environment_)});
@@ -106,7 +111,8 @@ ChecksRun run_checks_here(const EngineInput& input) {
         return run;
     }
     trace::start(input.environment.get("CUDACHECK_TRACE"));
-    if (input.options.level != Level::quick) prepare_selected_checks(input.selection, input.options, input.probes);
+    // One check at a time (the supervisor looks for what crashed) also means no step in the background.
+    if (input.options.level != Level::quick && !input.one_at_a_time) prepare_selected_checks(input.selection, input.options, input.probes);
     run.results = run_checks(input);
     run.facts = collect_report_facts(input.probes, input.environment);
     trace::write();
@@ -129,6 +135,7 @@ int run_worker() {
     settings.python = job->options.python;
     Probes probes(environment, settings);
     EventStream events(probes, environment);
+    actions::install(&events, job->failed_actions);
 
     const ChecksRun run =
         run_checks_here(EngineInput{selection, job->options, environment, probes, &job->decided, &events, job->one_at_a_time});
@@ -138,6 +145,9 @@ int run_worker() {
         events.send_facts_if_changed();
     }
     events.send(protocol::Done{});
+    // Steps still running in the background (joined when the probes go) must not reach `events`
+    // after it is gone.
+    actions::detach();
     return exit_ok;
 }
 

@@ -19,12 +19,13 @@ constexpr std::size_t output_tail_bytes = 64 * 1024;
 
 }  // namespace
 
-std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable, const std::string& job, std::string& error) {
+std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable, const std::string& job, StartFailure& failure) {
     auto job_pipe = sys::Pipe::open();
     auto event_pipe = sys::Pipe::open();
     auto output_pipe = sys::Pipe::open();
     if (!job_pipe || !event_pipe || !output_pipe) {
-        error = fmt::format("pipe: {}", std::strerror(errno));
+        failure.error_number = errno;
+        failure.message = fmt::format("pipe: {}", std::strerror(errno));
         return std::nullopt;
     }
     sys::SpawnRequest request;
@@ -36,7 +37,8 @@ std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable,
     std::string spawn_error;
     const std::optional<pid_t> pid = sys::spawn(request, spawn_error);
     if (!pid) {
-        error = fmt::format("could not start {} {}: {}", executable, protocol::worker_subcommand, spawn_error);
+        failure.error_number = errno;
+        failure.message = fmt::format("could not start {} {}: {}", executable, protocol::worker_subcommand, spawn_error);
         return std::nullopt;
     }
     WorkerProcess worker;

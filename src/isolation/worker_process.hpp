@@ -17,7 +17,12 @@ class WorkerProcess {
 public:
     // Starts `executable __worker` in its own process group (Ctrl-C reaches the supervisor only,
     // which then stops the worker) and hands it `job` (protocol::encode) on stdin.
-    [[nodiscard]] static std::optional<WorkerProcess> start(const std::string& executable, const std::string& job, std::string& error);
+    // Why a worker could not be started: the message and errno (EMFILE: the open-files limit).
+    struct StartFailure {
+        std::string message;
+        int error_number = 0;
+    };
+    [[nodiscard]] static std::optional<WorkerProcess> start(const std::string& executable, const std::string& job, StartFailure& failure);
 
     WorkerProcess(WorkerProcess&&) noexcept = default;
     WorkerProcess& operator=(WorkerProcess&&) noexcept = default;

@@ -3,6 +3,7 @@
 #include "util/system.hpp"
 #include "util/trace.hpp"
 #include "probes/driver_probe.hpp"
+#include "util/actions.hpp"
 #include "util/elf_dynamic.hpp"
 
 #include <fmt/format.h>
@@ -27,8 +28,20 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
             loaded.tried.push_back(fmt::format("{} ({}): {}, not opened: {}", loaded.soname, first.rule, first.real_path, *damage));
             return loaded;
         }
+    // Opening runs the library's (and its dependencies') initialisers: announced, so that one that
+    // kills or hangs the process is charged to this file; one that did so before is not opened again.
+    const actions::Action opening{actions::Kind::load, first.found() ? first.real_path : loaded.soname};
+    if (const actions::Failure* failure = actions::failed(opening)) {
+        loaded.step_failure = *failure;
+        if (first.found()) loaded.damaged_path = first.real_path;
+        loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} {}", loaded.soname, actions::describe(opening), failure->how));
+        loaded.tried.push_back(fmt::format("{} ({}): {}, not opened again: {} {}", loaded.soname, first.found() ? first.rule : "loader search path",
+                                           opening.subject, actions::describe(opening), failure->how));
+        return loaded;
+    }
     {
         const trace::Span span("dlopen " + loaded.soname);
+        const actions::Announced announced(opening);
         loaded.library = DynamicLibrary::open(loaded.soname);
     }
     // Only a library the loader cannot find at all is looked for elsewhere: one it finds but cannot
@@ -49,6 +62,12 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
                 loaded.tried.push_back(path + ": absent");
                 continue;
             }
+            const actions::Action opening_copy{actions::Kind::load, path};
+            if (const actions::Failure* failure = actions::failed(opening_copy)) {
+                loaded.tried.push_back(fmt::format("{}: not opened again: {} {}", path, actions::describe(opening_copy), failure->how));
+                continue;
+            }
+            const actions::Announced announced(opening_copy);
             DynamicLibrary candidate = DynamicLibrary::open(path);
             if (!candidate.ok()) {
                 loaded.tried.push_back(fmt::format("{}: {}", path, candidate.error()));

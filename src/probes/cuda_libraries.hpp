@@ -6,8 +6,10 @@
 #include "bind/dynamic_library.hpp"
 #include "cuda/library_families.hpp"
 #include "probes/library_locator.hpp"
+#include "util/actions.hpp"
 #include "util/environment.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,9 @@ struct LoadedLibrary {
     // The copy the loader would pick, when it is damaged and was therefore not opened (elf_damage).
     std::string damaged_path;
     std::string damage;                // why: "truncated: its headers describe ... bytes"
+    // Opening this copy killed or hung an earlier check process of the run: not opened again
+    // (damaged_path names it when the loader's pick is known).
+    std::optional<actions::Failure> step_failure;
     [[nodiscard]] bool ok() const { return library.ok(); }
 };
 

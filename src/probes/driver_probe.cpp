@@ -166,7 +166,20 @@ void derive_device_rates(DeviceInfo& device) {
 
 DriverFacts collect_driver(bool initialise, const std::function<void()>& opened) {
     DriverFacts facts;
-    facts.library = DynamicLibrary::open("libcuda.so.1");
+    // Both steps are announced (util/actions.hpp): a libcuda or a cuInit that kills or hangs the
+    // process is charged to it, and the next process of the run reports it instead of trying again.
+    const actions::Action opening{actions::Kind::load, "libcuda.so.1"};
+    if (const actions::Failure* failure = actions::failed(opening)) {
+        facts.step_failure = *failure;
+        facts.failed_step = actions::describe(opening);
+        facts.library = DynamicLibrary::refused("libcuda.so.1", fmt::format("{} {}", facts.failed_step, failure->how));
+        if (opened) opened();
+        return facts;
+    }
+    {
+        const actions::Announced announced(opening);
+        facts.library = DynamicLibrary::open("libcuda.so.1");
+    }
     if (opened) opened();
     if (!facts.library.ok()) return facts;
     const std::string& path = facts.library.loaded_path();
@@ -186,8 +199,15 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
         facts.initialisation_skipped = true;
         return facts;
     }
+    const actions::Action initialising{actions::Kind::driver_call, "cuInit"};
+    if (const actions::Failure* failure = actions::failed(initialising)) {
+        facts.step_failure = *failure;
+        facts.failed_step = actions::describe(initialising);
+        return facts;
+    }
     const CUresult init = [&] {
         const trace::Span span("cuInit");
+        const actions::Announced announced(initialising);
         return api.init(0);
     }();
     facts.init_result = static_cast<int>(init);
@@ -225,6 +245,14 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
             if (api.device_get(&device, ordinal) == CUDA_SUCCESS) (void)api.primary_ctx_retain(&context, device);
         };
     }
+    // Announced (util/actions.hpp); one that killed or hung an earlier process is not created
+    // again: that device's checks report it (gpu::run_gpu_check).
+    const auto announced_create = [&create](int ordinal) {
+        const actions::Action step{actions::Kind::context, std::to_string(ordinal)};
+        if (actions::failed(step) != nullptr) return;
+        const actions::Announced announced(step);
+        create(ordinal);
+    };
     // One after another: the driver creates contexts one at a time even when asked from one thread
     // per GPU, and then every context is ready only when the last is (both after ~210 ms on the
     // 2 x H200 machine). In turn, the first GPU's checks start ~100 ms sooner, beside the second
@@ -233,7 +261,7 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
         if (!ordinals.empty() && std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) continue;
         {
             const trace::Span span(fmt::format("primary context of device {}", ordinal));
-            create(ordinal);
+            announced_create(ordinal);
         }
         created(ordinal);
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bind/dynamic_library.hpp"
+#include "util/actions.hpp"
 #include "util/environment.hpp"
 #include "cudacheck/report.hpp"
 
@@ -28,6 +29,9 @@ struct DriverFacts {
     std::optional<int> device_count;    // cuDeviceGetCount (visible devices)
     std::vector<DeviceInfo> devices;
     std::vector<std::string> device_errors;  // "device 1: cuDeviceGetName failed: CUDA_ERROR_…"
+    // Opening libcuda or cuInit killed or hung an earlier check process of the run: not tried again.
+    std::optional<actions::Failure> step_failure;
+    std::string failed_step;  // "cuInit", "loading libcuda.so.1"
 
     [[nodiscard]] bool initialised() const { return init_result == 0; }
 };

@@ -136,6 +136,20 @@ DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<s
     return info;
 }
 
+// Runs of whitespace (the stub's banner spans lines and rows of '!') as one space, trimmed.
+std::string collapse_whitespace(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += c;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
 // The compute processes on a device other than this one; nullopt when NVML cannot list them.
 std::optional<std::vector<GpuProcess>> other_processes(const NvmlApi& api, nvmlDevice_t device) {
     if (api.device_get_compute_processes == nullptr) return std::nullopt;
@@ -237,17 +251,43 @@ void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml) 
 NvmlFacts collect_nvml() {
     const trace::Span span("NVML: open, init, query every GPU");
     NvmlFacts facts;
-    facts.library = DynamicLibrary::open("libnvidia-ml.so.1");
+    // Announced steps (util/actions.hpp): one that killed or hung an earlier process is not retried.
+    const actions::Action opening{actions::Kind::load, "libnvidia-ml.so.1"};
+    const actions::Action initialising{actions::Kind::driver_call, "nvmlInit"};
+    for (const actions::Action* step : {&opening, &initialising})
+        if (const actions::Failure* failure = actions::failed(*step)) {
+            facts.step_failure = *failure;
+            facts.failed_step = actions::describe(*step);
+            facts.library = DynamicLibrary::refused("libnvidia-ml.so.1", fmt::format("{} {}", facts.failed_step, failure->how));
+            return facts;
+        }
+    {
+        const actions::Announced announced(opening);
+        facts.library = DynamicLibrary::open("libnvidia-ml.so.1");
+    }
     if (!facts.library.ok()) return facts;
     NvmlApi api;
     facts.missing_symbols = bind_symbols(facts.library, nvml_symbols, api);
     if (!facts.missing_symbols.empty()) return facts;
 
-    const nvmlReturn_t init = api.init();
+    const nvmlReturn_t init = [&] {
+        const actions::Announced announced(initialising);
+        return api.init();
+    }();
     facts.init_result = init;
     if (init != 0) {
         const char* text = api.error_string(init);
-        facts.init_error = fmt::format("{} ({})", nvml_return_name(init), text != nullptr ? text : "");
+        const std::string_view said = text != nullptr ? text : "";
+        // The toolkit's stub answers every call with NVML_ERROR_DRIVER_NOT_LOADED and, as its error
+        // string, a banner ("... libnvidia-ml.so in GDK package is a stub library that is attached
+        // only for build purposes ..."): evidence, not a message.
+        facts.stub = facts.library.loaded_path().find("/stubs/") != std::string::npos || said.find("stub library") != std::string_view::npos;
+        if (facts.stub) {
+            facts.stub_banner = sys::printable(collapse_whitespace(said));
+            facts.init_error = nvml_return_name(init);
+        } else {
+            facts.init_error = fmt::format("{} ({})", nvml_return_name(init), sys::printable(said));
+        }
         return facts;
     }
     char version[96] = {};

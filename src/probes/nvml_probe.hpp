@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bind/dynamic_library.hpp"
+#include "util/actions.hpp"
 #include "cudacheck/report.hpp"
 
 #include <cstdint>
@@ -34,7 +35,12 @@ struct NvmlFacts {
     DynamicLibrary library;
     std::vector<std::string> missing_symbols;
     std::optional<int> init_result;    // nvmlInit_v2; 0 is success
-    std::string init_error;            // nvmlErrorString
+    std::string init_error;            // "NVML_ERROR_… (nvmlErrorString)"; the name alone for the stub
+    bool stub = false;                 // the toolkit's stub (its stubs directory, or its banner as the error string)
+    std::string stub_banner;           // the stub's error string, on one line
+    // Opening NVML or nvmlInit killed or hung an earlier check process of the run: not tried again.
+    std::optional<actions::Failure> step_failure;
+    std::string failed_step;
     std::string driver_version;        // nvmlSystemGetDriverVersion, "580.159.04"
     std::optional<int> cuda_driver_version;  // nvmlSystemGetCudaDriverVersion_v2, encoded like the driver API
     std::vector<DeviceInfo> devices;   // ordinal = NVML index (PCI bus order)

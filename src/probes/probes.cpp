@@ -8,12 +8,13 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
     : settings_(std::move(settings)),
       host_([&environment, root = settings_.root] { return collect_host_info(environment, root); }),
       kernel_module_([root = settings_.root] { return collect_kernel_module(root); }),
+      limits_([root = settings_.root] { return collect_process_limits(root); }),
       driver_([this] { return collect_driver_facts(settings_.initialise_cuda); }),
       initialised_driver_([this] { return collect_driver_facts(true); }),
       nvml_([] { return collect_nvml(); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }),
-      loader_search_([&environment] { return loader_search(environment); }),
+      loader_search_([&environment] { return cudacheck::loader_search(environment); }),
       python_([this, &environment] {
           return collect_python_facts(environment, settings_.python, settings_.root,
                                       settings_.cache_directory.value_or(cache_directory(environment)));

@@ -10,6 +10,7 @@
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
 #include "probes/nvml_probe.hpp"
+#include "probes/process_limits.hpp"
 #include "probes/toolkit_probe.hpp"
 
 #include <atomic>
@@ -69,6 +70,7 @@ public:
 
     [[nodiscard]] const HostInfo& host() { return host_.get(); }
     [[nodiscard]] const KernelModuleFacts& kernel_module() { return kernel_module_.get(); }
+    [[nodiscard]] const ProcessLimits& limits() { return limits_.get(); }
     // libcuda as the run's level allows: initialised unless --level quick.
     [[nodiscard]] const DriverFacts& driver() { return driver_.get(); }
     // libcuda initialised whatever the level: for work that needs CUDA itself.
@@ -100,6 +102,8 @@ public:
     // The devices prefetch_driver() prepares (empty: all), for preparations that need a context.
     [[nodiscard]] const std::vector<int>& prefetched_devices() const { return prefetched_devices_; }
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
+    // This process's loader search (LD_LIBRARY_PATH, ld.so.cache, default directories).
+    [[nodiscard]] const LoaderSearch& loader_search() { return loader_search_.get(); }
     // Where each CUDA library resolves for a C/C++ program, and every copy; nothing is loaded.
     [[nodiscard]] const LibraryFacts& library_locations() { return library_locations_.get(); }
     // The Python environments, their frameworks and what each loads; files only.
@@ -120,6 +124,7 @@ private:
     ProbeSettings settings_;
     Lazy<HostInfo> host_;
     Lazy<KernelModuleFacts> kernel_module_;
+    Lazy<ProcessLimits> limits_;
     Lazy<DriverFacts> driver_;
     Lazy<DriverFacts> initialised_driver_;
     Lazy<NvmlFacts> nvml_;

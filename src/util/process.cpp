@@ -89,6 +89,7 @@ std::optional<pid_t> spawn(const SpawnRequest& request, std::string& error) {
                                           request.environment != nullptr ? environment.data() : environ);
     if (spawn_error != 0) {
         error = std::strerror(spawn_error);
+        errno = spawn_error;  // for callers that tell the open-files limit (EMFILE) from other failures
         return std::nullopt;
     }
     return pid;

@@ -10,11 +10,15 @@
 //   FAKE_CUDA_COMPUTE_MODE    CU_COMPUTEMODE_* value (default 0)
 //   FAKE_CUDA_SEEN_FILE       a file cuInit writes the CUDA_DEVICE_MAX_CONNECTIONS it saw into
 //                             ("unset" if none), for tests of what cudacheck sets up before cuInit
+//   FAKE_CUDA_INIT_HANG       when set, cuInit never returns (a hung driver)
+//   FAKE_CUDA_INIT_SIGNAL     a signal number cuInit raises (a driver that crashes its caller)
 // The name, compute capability and compute mode can be set per GPU through FAKE_GPU_STATE
 // (support/fake_env.hpp).
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 #include "support/fake_env.hpp"
 #include <cuda.h>
@@ -37,6 +41,9 @@ CUresult cuDriverGetVersion(int* version) {
 }
 
 CUresult cuInit(unsigned int) {
+    if (std::getenv("FAKE_CUDA_INIT_HANG") != nullptr)
+        while (true) ::pause();
+    if (const int signal = env_int("FAKE_CUDA_INIT_SIGNAL", 0); signal != 0) ::raise(signal);
     if (const char* seen_file = std::getenv("FAKE_CUDA_SEEN_FILE"); seen_file != nullptr) {
         if (std::FILE* file = std::fopen(seen_file, "w"); file != nullptr) {
             const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");

@@ -1,6 +1,8 @@
 // A fake NVML (libnvidia-ml.so.1) for tests, the counterpart of fake_libcuda.cpp: the same
 // FAKE_CUDA_DEVICE_COUNT / FAKE_CUDA_DEVICE_NAME / FAKE_CUDA_CC variables describe the devices, and
 //   FAKE_NVML_INIT_RESULT   nvmlInit_v2's return code (default 0; 18 is a driver/library mismatch)
+//   FAKE_NVML_STUB          when set, nvmlErrorString answers as the CUDA toolkit's stub libnvidia-ml.so
+//                           does (its banner, as the CUDA 13.0 stub returns it; 9 is its init result)
 //   FAKE_NVML_MIG           MIG mode of every GPU (1 enabled, 0 disabled; unset: not supported)
 //   FAKE_NVML_FREE_MIB      free memory of every GPU in MiB (default: all of it)
 //   FAKE_NVML_PROCESSES     compute processes on every GPU, "pid:MiB,pid:MiB" (MiB "-" = not available;
@@ -72,7 +74,17 @@ struct nvmlProcessInfo_t {
 };
 
 int nvmlInit_v2() { return env_int("FAKE_NVML_INIT_RESULT", 0); }
-const char* nvmlErrorString(int result) { return result == 18 ? "Driver/library version mismatch" : "fake NVML error"; }
+const char* nvmlErrorString(int result) {
+    if (std::getenv("FAKE_NVML_STUB") != nullptr)
+        return "\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\nWARNING:\n\n"
+               "You should always run with libnvidia-ml.so that is installed with your\n"
+               "NVIDIA Display Driver. By default it's installed in /usr/lib and /usr/lib64.\n"
+               "libnvidia-ml.so in GDK package is a stub library that is attached only for\n"
+               "build purposes (e.g. machine that you build your application doesn't have\n"
+               "to have Display Driver installed).\n"
+               "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n";
+    return result == 18 ? "Driver/library version mismatch" : "fake NVML error";
+}
 int nvmlSystemGetDriverVersion(char* version, unsigned int length) {
     std::snprintf(version, length, "%s", "580.159.04");
     return 0;

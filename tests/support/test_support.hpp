@@ -66,7 +66,7 @@ inline constexpr const char* unset_marker = "\x01unset";
 // The first check result with this id in a JSON report, or nullptr.
 [[nodiscard]] const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id);
 
-// A test failure for each finding whose code its check does not declare (CheckInfo::raises). CC901-903
+// A test failure for each finding whose code its check does not declare (CheckInfo::raises). CC9xx
 // are the engine's and the supervisor's, for any check; an id that is no built-in check (a test's own
 // check, expect.*) is not judged. Returns the number of findings judged, so that a caller can show
 // it judged something.

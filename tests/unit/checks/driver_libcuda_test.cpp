@@ -18,10 +18,39 @@ struct LibcudaFixture {
     KernelModuleFacts kernel_module = loaded_module();
     HostInfo host = bare_host();
     VisibleDevicesSpec visible;
+    ProcessLimits limits;
     CheckResult run(const DriverFacts& driver) {
-        return judge("driver.libcuda", [&](ResultBuilder& r) { judge_libcuda(driver, LibcudaContext{kernel_module, host, visible}, r); });
+        return judge("driver.libcuda",
+                     [&](ResultBuilder& r) { judge_libcuda(driver, LibcudaContext{kernel_module, host, visible, nullptr, &limits}, r); });
     }
 };
+
+TEST(LibcudaCheck, a_cuinit_that_hung_earlier_is_reported_not_retried) {
+    LibcudaFixture fixture;
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.step_failure = actions::Failure{{actions::Kind::driver_call, "cuInit"}, "did not finish within 20 s (--timeout) and its process was killed", true};
+    driver.failed_step = "cuInit";
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.status, Status::timeout);
+    EXPECT_EQ(result.code, "CC905");
+    EXPECT_EQ(result.message, "cuInit did not finish within 20 s (--timeout) and its process was killed earlier in this run, so it was not tried again");
+}
+
+TEST(LibcudaCheck, names_an_address_space_limit_behind_cuinits_out_of_memory) {
+    LibcudaFixture fixture;
+    DriverFacts driver;
+    driver.library = DynamicLibrary::open("libc.so.6");
+    driver.init_result = 2;
+    driver.init_error_name = "CUDA_ERROR_OUT_OF_MEMORY";
+    EXPECT_EQ(fixture.run(driver).code, "CC212") << "without a limit, cuInit's own error";
+    fixture.limits.address_space.soft = 4000000ULL << 10;
+    const CheckResult result = fixture.run(driver);
+    EXPECT_EQ(result.status, Status::fail);
+    EXPECT_EQ(result.code, "CC130");
+    EXPECT_TRUE(contains(result.message, "4000000 KiB")) << result.message;
+    EXPECT_TRUE(contains(result.remediation, "ulimit -v unlimited")) << result.remediation;
+}
 
 TEST(LibcudaCheck, fails_when_library_cannot_be_loaded) {
     LibcudaFixture fixture;

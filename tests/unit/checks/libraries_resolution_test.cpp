@@ -3,6 +3,7 @@
 #include "support/library_tree.hpp"
 #include "support/test_support.hpp"
 
+#include <cuda_runtime_api.h>  // CUDART_VERSION: the sonames cudacheck opens
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -235,6 +236,20 @@ TEST(LibrariesResolutionCheck, runs_on_this_machine_within_its_time_budget) {
     bool cache_evidence = false;
     for (const nlohmann::json& evidence : (*check)["evidence"]) cache_evidence = cache_evidence || evidence["key"] == "ld_so_cache";
     EXPECT_TRUE(cache_evidence);
+}
+
+TEST(LibrariesResolutionCheck, fails_cc605_when_the_copy_first_in_line_is_another_library_renamed) {
+    // A real shared library whose SONAME is libcublas.so.<major>, put where programs look for cuFFT.
+    Machine machine;
+    const std::string directory = machine.library("opt/lib", "placeholder.so");
+    const std::string soname(cuda_library::cufft.soname_for(CUDART_VERSION / 1000));
+    std::filesystem::copy_file(CUDACHECK_CRASHING_CUBLAS, directory + "/" + soname);
+    machine.set("LD_LIBRARY_PATH", directory);
+    const CheckResult result = machine.judge();
+    const Finding* renamed = finding_with(result, "CC605");
+    ASSERT_NE(renamed, nullptr) << codes_of(result);
+    EXPECT_TRUE(contains(renamed->message, "its SONAME is libcublas.so." + std::to_string(CUDART_VERSION / 1000) + ", not " + soname))
+        << renamed->message;
 }
 
 }  // namespace

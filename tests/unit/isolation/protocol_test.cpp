@@ -89,6 +89,8 @@ TEST(Protocol, job_survives_encoding) {
     job.checks = {"host.os", "gpu.stress"};
     job.decided = {crashed_result(0)};
     job.one_at_a_time = true;
+    job.failed_actions = {{{actions::Kind::load, "/x/libcublas.so.13"}, "killed the check process (killed by SIGBUS (Bus error))", false},
+                          {{actions::Kind::driver_call, "cuInit"}, "did not finish within 2 s (--timeout) and its process was killed", true}};
     const std::optional<Job> decoded = decode_job(encode(job), 4242);
     ASSERT_TRUE(decoded.has_value());
     EXPECT_EQ(decoded->options.level, Level::full);
@@ -98,6 +100,15 @@ TEST(Protocol, job_survives_encoding) {
     EXPECT_EQ(decoded->checks, job.checks);
     EXPECT_EQ(decoded->decided, job.decided);
     EXPECT_TRUE(decoded->one_at_a_time);
+    EXPECT_EQ(decoded->failed_actions, job.failed_actions);
+}
+
+TEST(Protocol, steps_are_announced_with_their_kind_and_subject) {
+    const Begun begun = std::get<Begun>(round_trip(Begun{7, {actions::Kind::context, "1"}}));
+    EXPECT_EQ(begun.id, 7u);
+    EXPECT_EQ(begun.action, (actions::Action{actions::Kind::context, "1"}));
+    EXPECT_EQ(std::get<Ended>(round_trip(Ended{7})).id, 7u);
+    EXPECT_FALSE(decode_event(R"({"event":"begun","action":1,"kind":"teleport","subject":"x"})").has_value()) << "an unknown kind";
 }
 
 TEST(Protocol, decode_job_refuses_a_job_from_another_parent_or_not_a_job) {

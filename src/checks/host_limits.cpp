@@ -1,0 +1,115 @@
+// host.limits: the process limits CUDA work runs under (ulimit, the control group's memory), each
+// named as what it is before it shows up as a misleading CUDA error (issue 18): an address-space
+// limit makes cuInit fail with CUDA_ERROR_OUT_OF_MEMORY, a low open-files limit gives "Too many
+// open files", a file-size limit kills a writer with SIGXFSZ.
+#include "checks/checks.hpp"
+#include "probes/probes.hpp"
+#include "util/units.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace cudacheck {
+
+namespace {
+
+// Measured on the H200 machine (docs/examples/h200/issue18/limits-facts.txt, bench/limits_facts_on_gpu.sh):
+// cuInit fails with CUDA_ERROR_OUT_OF_MEMORY under `ulimit -v` 8,000,000 KiB (7.6 GiB) and
+// succeeds from 16,000,000 KiB (15.3 GiB), for one GPU; the reservation grows with the GPUs' and
+// the host's memory, so any finite limit is a risk, and one below this is a failure.
+constexpr std::uint64_t address_space_cuda_fails_below = std::uint64_t{16} << 30;
+// The soft limit most distributions start with; PyTorch's DataLoader shares each batch's tensors
+// through descriptors and exhausts less.
+constexpr std::uint64_t open_files_wanted = 1024;
+// RDMA registration pins a job's communication buffers: NCCL's and MPI's guides ask for unlimited.
+constexpr std::uint64_t locked_memory_wanted = std::uint64_t{64} << 20;
+// Host memory a CUDA process needs besides its data: the CUDA libraries (cuBLAS(Lt) and cuDNN are
+// hundreds of MiB each) and a framework.
+constexpr std::uint64_t cgroup_headroom_wanted = std::uint64_t{4} << 30;
+
+void evidence_limit(ResultBuilder& result, const char* name, const Limit& limit, bool bytes) {
+    const auto text = [bytes](const std::optional<std::uint64_t>& value) { return bytes ? limit_bytes_text(value) : limit_count_text(value); };
+    result.evidence(name, limit.soft == limit.hard ? text(limit.soft) : fmt::format("{} (hard limit {})", text(limit.soft), text(limit.hard)));
+}
+
+}  // namespace
+
+bool explain_out_of_memory_init(const ProcessLimits& limits, ResultBuilder& result) {
+    const bool address_space = limits.address_space.soft.has_value();
+    if (!address_space && !limits.data.soft) return false;
+    const char* which = address_space ? "address-space limit (RLIMIT_AS, ulimit -v)" : "data-segment limit (RLIMIT_DATA, ulimit -d)";
+    const std::uint64_t value = address_space ? *limits.address_space.soft : *limits.data.soft;
+    result.add(Code::address_space_limited,
+               fmt::format("cuInit failed: CUDA_ERROR_OUT_OF_MEMORY under the {} of {} ({} KiB): CUDA reserves more address space than that "
+                           "when it initialises; no memory is short",
+                           which, format_bytes(value), value >> 10),
+               fmt::format("Lift the limit where the job starts (`ulimit {} unlimited`, or at least {} KiB for one GPU); for a service remove "
+                           "`{}=`.",
+                           address_space ? "-v" : "-d", address_space_cuda_fails_below >> 10, address_space ? "LimitAS" : "LimitDATA"));
+    return true;
+}
+
+void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuilder& result) {
+    evidence_limit(result, "address_space", limits.address_space, true);
+    evidence_limit(result, "data", limits.data, true);
+    evidence_limit(result, "open_files", limits.open_files, false);
+    evidence_limit(result, "locked_memory", limits.locked_memory, true);
+    evidence_limit(result, "file_size", limits.file_size, true);
+    if (limits.may_lock_past_limit) result.evidence("cap_ipc_lock", "yes: this process may lock memory past RLIMIT_MEMLOCK");
+    if (!limits.rdma_devices.empty()) result.evidence("rdma_devices", fmt::format("{}", fmt::join(limits.rdma_devices, ", ")));
+
+    if (const auto& soft = limits.address_space.soft) {
+        const bool fails = *soft < address_space_cuda_fails_below;
+        result.add(Code::address_space_limited,
+                   fmt::format("the address-space limit (ulimit -v) is {} ({} KiB): CUDA reserves large address ranges when it initialises, "
+                               "{}",
+                               format_bytes(*soft), *soft >> 10,
+                               fails ? fmt::format("and under {} cuInit fails with CUDA_ERROR_OUT_OF_MEMORY", format_bytes(address_space_cuda_fails_below))
+                                     : "more with more GPUs or host memory, and cuInit fails with CUDA_ERROR_OUT_OF_MEMORY under the limit"),
+                   {}, fails ? std::nullopt : std::optional<Status>(Status::warn));
+    }
+    if (const auto& soft = limits.open_files.soft; soft && *soft < open_files_wanted)
+        result.add(Code::open_files_limited,
+                   fmt::format("the open-files limit (ulimit -n) is {}{}: CUDA libraries, device files and frameworks' worker processes need "
+                               "more (\"Too many open files\")",
+                               *soft, limits.open_files.hard ? fmt::format(", hard limit {}", *limits.open_files.hard) : std::string(", no hard limit")));
+    if (const auto& soft = limits.locked_memory.soft;
+        soft && *soft < locked_memory_wanted && !limits.may_lock_past_limit && !limits.rdma_devices.empty())
+        result.add(Code::locked_memory_limited,
+                   fmt::format("the locked-memory limit (ulimit -l) is {} and this host has RDMA devices ({}): NCCL over InfiniBand and "
+                               "GPUDirect RDMA register memory against it and fail to",
+                               format_bytes(*soft), fmt::join(limits.rdma_devices, ", ")));
+    if (const auto& cgroup = limits.cgroup_memory; cgroup && (host.memory_bytes == 0 || cgroup->limit_bytes < host.memory_bytes)) {
+        result.evidence("cgroup_memory", fmt::format("{} limits memory to {} (cgroup v{}){}", cgroup->path, format_bytes(cgroup->limit_bytes),
+                                                     cgroup->version,
+                                                     cgroup->used_bytes ? fmt::format(", {} in use", format_bytes(*cgroup->used_bytes)) : ""));
+        const std::uint64_t used = cgroup->used_bytes.value_or(0);
+        const std::uint64_t left = cgroup->limit_bytes > used ? cgroup->limit_bytes - used : 0;
+        if (left < cgroup_headroom_wanted)
+            result.add(Code::cgroup_memory_limited,
+                       fmt::format("the control group {} limits memory to {} and {} of it is left: loading the CUDA libraries and a framework "
+                                   "takes several GiB, and past the limit the OOM killer ends the process",
+                                   cgroup->path, format_bytes(cgroup->limit_bytes), format_bytes(left)));
+    }
+    if (const auto& soft = limits.file_size.soft)
+        result.add(Code::file_size_limited,
+                   fmt::format("the file-size limit (ulimit -f) is {}: a process writing past it is killed by SIGXFSZ or its write fails, "
+                               "which cuts reports, checkpoints, caches and core files",
+                               format_bytes(*soft)));
+    result.summary("no limit CUDA work runs into (address space, open files, locked memory, file size, control-group memory)");
+}
+
+std::unique_ptr<Check> make_host_limits_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"host.limits", "Process limits", "ulimit and control-group limits CUDA work runs into: address space, open files, locked "
+                                                   "memory, file size, cgroup memory",
+                  Scope::host, Level::quick, {}, {},
+                  {Code::address_space_limited, Code::open_files_limited, Code::locked_memory_limited, Code::cgroup_memory_limited,
+                   Code::file_size_limited},
+                  "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, the cgroup's memory limit"},
+        [](CheckContext& context, ResultBuilder& result) { judge_limits(context.probes.limits(), context.probes.host(), result); });
+}
+
+const CheckRegistration host_limits_registration{150, make_host_limits_check};
+
+}  // namespace cudacheck
