@@ -3,6 +3,7 @@
 #include "render/renderer.hpp"
 #include "render/text_table.hpp"
 #include "report/report_json.hpp"
+#include "util/system.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +12,9 @@ namespace cudacheck {
 namespace {
 
 void render_diff_table(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, std::ostream& out) {
-    out << fmt::format("cudacheck diff: A = {}, B = {} (figures compared at ±{:g}%)\n", before_name, after_name, diff.threshold_percent);
+    // The file names as given, escaped like every cell of the table below (TextTable).
+    out << fmt::format("cudacheck diff: A = {}, B = {} (figures compared at ±{:g}%)\n", sys::printable(before_name), sys::printable(after_name),
+                       diff.threshold_percent);
     if (diff.differences.empty()) {
         out << "No differences.\n";
         return;

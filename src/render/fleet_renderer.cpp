@@ -4,6 +4,7 @@
 #include "render/text_table.hpp"
 #include "report/report_json.hpp"
 #include "render/text_support.hpp"
+#include "util/system.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -80,7 +81,7 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     for (const std::string& line : table.lines()) out << line.substr(0, line.find_last_not_of(' ') + 1) << '\n';
     if (!fleet.outliers.empty()) {
         out << "\nOutliers (* above):\n";
-        for (const FleetOutlier& outlier : fleet.outliers) out << "  " << outlier.node << ": " << outlier.message << '\n';
+        for (const FleetOutlier& outlier : fleet.outliers) out << "  " << sys::printable(outlier.node) << ": " << sys::printable(outlier.message) << '\n';
     }
     const auto failed = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
     out << fmt::format("\n{} node(s): {} without failures, {} failed or unreadable; {} outlier(s) — {} (exit {})\n", fleet.nodes.size(),

@@ -1,9 +1,13 @@
 // Markdown for a GitHub issue or a support ticket: a short summary table anyone can read at a
 // glance, then the details (findings and fixes, devices, evidence, figures) folded into <details>
 // sections so the ticket stays short. Every text from the system is escaped: a path or a loader
-// message must not turn into HTML, a table column or a code fence.
+// message must not turn into HTML, a table column or a code fence, nor carry a control character
+// (an escape sequence, a carriage return) to the terminal of whoever reads the file: those are
+// written as sys::printable writes them ("\x1b"), a newline in a cell as <br>.
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
+
+#include "util/system.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -28,8 +32,10 @@ std::string escape(std::string_view text) {
             case '[': escaped += "\\["; break;
             case ']': escaped += "\\]"; break;
             case '\n': escaped += "<br>"; break;
-            case '\r': break;
-            default: escaped += c;
+            default:
+                // "\x1b", "\r", "\t" as text: its backslash escaped, like any other.
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) escaped += "\\" + sys::printable(std::string_view(&c, 1));
+                else escaped += c;
         }
     }
     return escaped;
@@ -46,11 +52,21 @@ std::string fence_for(std::string_view text, std::size_t minimum) {
     return std::string(std::max(minimum, longest + 1), '`');
 }
 
-std::string code(std::string_view text) {
+// A code span: its text as is, but for control characters (a newline would end the span's line).
+std::string code(std::string_view raw) {
+    const std::string text = sys::printable(raw);
     const std::string fence = fence_for(text, 1);
     // A span that starts or ends with a backtick needs a space inside its fence.
     const bool padded = !text.empty() && (text.front() == '`' || text.back() == '`');
     return fmt::format("{0}{1}{2}{1}{0}", fence, padded ? " " : "", text);
+}
+
+// A code span in a table cell: a `|`, even inside the span, would end the cell (GitHub reads `\|`
+// there as the character).
+std::string cell_code(std::string_view raw) {
+    std::string span = code(raw);
+    for (std::size_t at = 0; (at = span.find('|', at)) != std::string::npos; at += 2) span.insert(at, 1, '\\');
+    return span;
 }
 
 std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
@@ -83,8 +99,8 @@ class MarkdownRenderer final : public Renderer {
         out << "| status | check | result |\n|---|---|---|\n";
         for (const CheckResult& result : report.checks) {
             std::string line = escape(result.message);
-            if (!result.code.empty()) line += fmt::format(" ({})", result.code);
-            out << fmt::format("| {} | {} | {} |\n", status_word(result.status), code(check_label(result)), line);
+            if (!result.code.empty()) line += fmt::format(" ({})", escape(result.code));
+            out << fmt::format("| {} | {} | {} |\n", status_word(result.status), cell_code(check_label(result)), line);
         }
     }
 
@@ -118,7 +134,7 @@ class MarkdownRenderer final : public Renderer {
         open_details(out, fmt::format("Python frameworks ({})", rows.size()));
         out << "| status | environment | framework | CUDA | loads | GPUs |\n|---|---|---|---|---|---|\n";
         for (const FrameworkRow& row : rows)
-            out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", status_word(row.status), code(row.environment), escape(row.framework), escape(row.cuda),
+            out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", status_word(row.status), cell_code(row.environment), escape(row.framework), escape(row.cuda),
                                escape(row.loads), escape(row.gpus));
         close_details(out);
     }
@@ -127,20 +143,22 @@ class MarkdownRenderer final : public Renderer {
         std::string rows;
         for (const CheckResult& result : report.checks)
             for (const Metric& metric : result.metrics)
-                rows += fmt::format("| {} | {} | {} |\n", code(check_label(result)), escape(metric.name), escape(fmt::format("{:.6g} {}", metric.value, metric.unit)));
+                rows += fmt::format("| {} | {} | {} |\n", cell_code(check_label(result)), escape(metric.name), escape(fmt::format("{:.6g} {}", metric.value, metric.unit)));
         if (rows.empty()) return;
         open_details(out, "Measurements");
         out << "| check | metric | value |\n|---|---|---|\n" << rows;
         close_details(out);
     }
 
-    // Evidence verbatim, in a fence: paths and loader messages are easiest to read unescaped.
+    // Evidence in a fence, one line each: paths and loader messages are easiest to read without
+    // Markdown's escapes; only control characters are escaped.
     static void render_evidence(const Report& report, std::ostream& out) {
         std::string lines;
         for (const CheckResult& result : report.checks) {
             if (result.evidence.empty()) continue;
-            lines += check_label(result) + "\n";
-            for (const Evidence& evidence : result.evidence) lines += fmt::format("  {}: {}\n", evidence.key, evidence.value);
+            lines += sys::printable(check_label(result)) + "\n";
+            for (const Evidence& evidence : result.evidence)
+                lines += fmt::format("  {}: {}\n", sys::printable(evidence.key), sys::printable(evidence.value));
         }
         if (lines.empty()) return;
         const std::string fence = fence_for(lines, 3);

@@ -1,8 +1,12 @@
 // The human-readable table: one line per check (and device), remediation under problems, summary.
+// Text from the machine (messages, fixes, evidence, paths) is written with its control characters
+// escaped (sys::printable; TextTable does the same for its cells): one line per finding, and no
+// escape sequence from a file name or a library's message reaches the terminal.
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
 #include "render/text_table.hpp"
 
+#include "util/system.hpp"
 #include "util/units.hpp"
 
 #include <algorithm>
@@ -27,6 +31,8 @@ std::string paint(bool color, Status status, std::string_view text) {
     if (!color) return std::string(text);
     return fmt::format("{}{}\033[0m", colour_of(status), text);
 }
+
+using sys::printable;
 
 // --- cudacheck inspect ---------------------------------------------------------------------
 
@@ -92,8 +98,8 @@ void render_objects(const InspectedFile& file, bool every_object, std::ostream& 
 
 void render_inspect_table(const InspectReport& report, RenderOptions options, std::ostream& out) {
     out << fmt::format("cudacheck {} · inspect", report.tool_version);
-    if (report.targets.empty()) out << " · " << report.note << '\n';
-    else out << fmt::format(" · targets from {}{}\n", report.targets_from,
+    if (report.targets.empty()) out << " · " << printable(report.note) << '\n';
+    else out << fmt::format(" · targets from {}{}\n", printable(report.targets_from),
                             report.driver_cuda ? fmt::format(" (driver CUDA {})", report.driver_cuda->to_string()) : std::string());
     // The target column after the painted status word; continuation lines start under the verdict.
     TextTable verdicts({{"", 6}, {""}});
@@ -101,7 +107,7 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
     const std::string indent(8 + verdicts.offset(1), ' ');
     std::size_t runs = 0, cannot = 0;
     for (const InspectedFile& file : report.files) {
-        out << '\n' << file.path;
+        out << '\n' << printable(file.path);
         if (file.scan.kind) {
             out << ": " << to_string(*file.scan.kind);
             // A bare cubin or PTX file is its own single code object; fatbinaries are the others' modules.
@@ -111,8 +117,8 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
         }
         out << '\n';
         if (file.input_error) {
-            out << "  " << paint(options.color, Status::error, "ERROR") << ' ' << file.input_error->message << '\n';
-            out << "        fix: " << file.input_error->remediation << fmt::format("  [{}]\n", file.input_error->code);
+            out << "  " << paint(options.color, Status::error, "ERROR") << ' ' << printable(file.input_error->message) << '\n';
+            out << "        fix: " << printable(file.input_error->remediation) << fmt::format("  [{}]\n", printable(file.input_error->code));
         }
         render_objects(file, options.verbose, out);
         for (std::size_t i = 0; i < file.verdicts.size() && i < report.targets.size(); ++i) {
@@ -124,7 +130,8 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
             if (verdict.fatbins_without_image > 0)
                 out << indent << fmt::format("{} of {} fatbinaries have no image for it (a library may launch those only on other GPUs)\n",
                                              verdict.fatbins_without_image, file.scan.fatbins);
-            if (verdict.finding) out << indent << "fix: " << verdict.finding->remediation << fmt::format("  [{}]\n", verdict.finding->code);
+            if (verdict.finding)
+                out << indent << "fix: " << printable(verdict.finding->remediation) << fmt::format("  [{}]\n", printable(verdict.finding->code));
         }
     }
     const Status overall = report.exit_code == exit_ok ? Status::pass : report.exit_code == exit_check_failed ? Status::fail : Status::error;
@@ -158,11 +165,12 @@ private:
             // Every finding after the headline, then each finding's fix.
             for (std::size_t i = 0; i < result.findings.size(); ++i) {
                 const Finding& finding = result.findings[i];
-                if (i > 0) out << indent << paint(finding.status, status_word(finding.status)) << ' ' << finding.message << '\n';
-                out << indent << "fix: " << finding.remediation << fmt::format("  [{}]\n", finding.code);
+                if (i > 0) out << indent << paint(finding.status, status_word(finding.status)) << ' ' << printable(finding.message) << '\n';
+                out << indent << "fix: " << printable(finding.remediation) << fmt::format("  [{}]\n", printable(finding.code));
             }
             if (options_.verbose)
-                for (const Evidence& evidence : result.evidence) out << indent << "· " << evidence.key << ": " << evidence.value << '\n';
+                for (const Evidence& evidence : result.evidence)
+                    out << indent << "· " << printable(evidence.key) << ": " << printable(evidence.value) << '\n';
         }
         if (report.frameworks) render_frameworks(*report.frameworks, out);
         const Summary& summary = report.summary;
@@ -170,7 +178,7 @@ private:
         out << '\n'
             << fmt::format("{} — ", counts) << paint(summary.overall, status_word(summary.overall))
             << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
-        if (report.redaction) out << redaction_note(*report.redaction) << '\n';
+        if (report.redaction) out << printable(redaction_note(*report.redaction)) << '\n';
         if (summary.overall == Status::skip) out << "Nothing was verified: every selected check was skipped.\n";
         if (summary.count(Status::warn) + summary.count(Status::fail) + summary.count(Status::error) > 0)
             out << "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.\n";

@@ -1,5 +1,7 @@
 #include "render/text_table.hpp"
 
+#include "util/system.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -18,7 +20,7 @@ TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns))
 
 void TextTable::fit(const std::vector<std::string>& cells) {
     if (cells.size() != columns_.size()) throw std::logic_error("TextTable: a row with a different number of columns");
-    for (std::size_t i = 0; i + 1 < cells.size(); ++i) widths_[i] = std::max(widths_[i], cells[i].size());
+    for (std::size_t i = 0; i + 1 < cells.size(); ++i) widths_[i] = std::max(widths_[i], sys::printable(cells[i]).size());
 }
 
 void TextTable::add_row(std::vector<std::string> cells) {
@@ -36,10 +38,11 @@ std::string TextTable::row(const std::vector<std::string>& cells) const {
     if (cells.size() != columns_.size()) throw std::logic_error("TextTable: a row with a different number of columns");
     std::string line;
     for (std::size_t i = 0; i + 1 < cells.size(); ++i) {
-        line += columns_[i].align == Align::left ? fmt::format("{:<{}}", cells[i], widths_[i]) : fmt::format("{:>{}}", cells[i], widths_[i]);
+        const std::string cell = sys::printable(cells[i]);
+        line += columns_[i].align == Align::left ? fmt::format("{:<{}}", cell, widths_[i]) : fmt::format("{:>{}}", cell, widths_[i]);
         line += column_gap;
     }
-    if (!cells.empty()) line += cells.back();
+    if (!cells.empty()) line += sys::printable(cells.back());
     return line;
 }
 

@@ -2,7 +2,9 @@
 // each column as wide as its widest cell and at least its heading or minimum, two spaces between
 // columns, the last column never padded. Widths count bytes and cells are padded by fmt, exactly as
 // the renderers did when each computed its own widths; a painted (coloured) cell is written by its
-// renderer outside the table, so escape codes never count as width.
+// renderer outside the table, so escape codes never count as width. Every cell is written with its
+// control characters escaped (sys::printable: "\n", "\x1b"), so that a value from the machine or from
+// a report file keeps its row one line and never drives the terminal; widths count the escaped text.
 #pragma once
 
 #include <cstddef>
