@@ -8,6 +8,7 @@
 #include "report/report_json.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
 #include <optional>
 
@@ -41,7 +42,10 @@ int run_fleet(const FleetCommandOptions& options) {
     std::vector<FleetNode> nodes;
     for (const std::string& file : *files) {
         std::string read_error;
-        std::optional<Report> report = read_report_file(file, read_error);
+        std::optional<Report> report;
+        // A dangling or looping link would read as "No such file or directory": say what it is.
+        if (const std::optional<std::string> why = broken_link(file)) read_error = fmt::format("cannot read {}: {}", file, *why);
+        else report = read_report_file(file, read_error);
         FleetNode node = fleet_node(file, std::move(report), std::move(read_error));
         // The policy's expect.* results join the node's report, and its exit code, as in a run.
         if (policy && node.report) apply_policy(*policy, *node.report);

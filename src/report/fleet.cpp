@@ -1,10 +1,14 @@
 #include "report/fleet.hpp"
 
 #include "report/report_query.hpp"
+#include "util/system.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 namespace cudacheck {
 
@@ -60,14 +64,15 @@ std::optional<std::vector<std::string>> fleet_files(const std::vector<std::strin
         if (fs::is_directory(path, ignored)) {
             std::vector<std::string> found;
             for (const auto& entry : fs::directory_iterator(path, ignored))
-                if (entry.path().extension() == ".json" && entry.is_regular_file(ignored)) found.push_back(entry.path().string());
+                if (entry.path().extension() == ".json" && (entry.is_regular_file(ignored) || broken_link(entry.path().string())))
+                    found.push_back(entry.path().string());
             if (found.empty()) {
                 error = fmt::format("{}: no *.json report in this directory", path);
                 return std::nullopt;
             }
             std::sort(found.begin(), found.end());
             files.insert(files.end(), found.begin(), found.end());
-        } else if (fs::exists(path, ignored)) {
+        } else if (fs::exists(path, ignored) || broken_link(path)) {
             files.push_back(path);
         } else {
             error = fmt::format("{}: no such file or directory", path);
@@ -75,6 +80,17 @@ std::optional<std::vector<std::string>> fleet_files(const std::vector<std::strin
         }
     }
     return files;
+}
+
+std::optional<std::string> broken_link(const std::string& path) {
+    struct stat status {};
+    if (::lstat(path.c_str(), &status) != 0 || !S_ISLNK(status.st_mode)) return std::nullopt;
+    if (::stat(path.c_str(), &status) == 0) return std::nullopt;
+    const int error = errno;
+    const std::string target = sys::read_link(path);
+    if (error == ENOENT) return fmt::format("a symbolic link to nothing (it points to {})", target);
+    if (error == ELOOP) return fmt::format("too many levels of symbolic links (it points to {})", target);
+    return fmt::format("a symbolic link that cannot be followed: {} (it points to {})", std::strerror(error), target);
 }
 
 FleetNode fleet_node(const std::string& path, std::optional<Report> report, std::string error) {

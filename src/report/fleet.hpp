@@ -42,8 +42,15 @@ struct Fleet {
 };
 
 // The JSON files named, and every *.json in the directories named (sorted), in order; `error`
-// names the first path that is neither, or a directory with no report.
+// names the first path that is neither, or a directory with no report. A symbolic link that leads
+// nowhere (dangling, looping) is listed too, named or found: it becomes an unreadable node that
+// says why (broken_link), not a node left out without a word.
 [[nodiscard]] std::optional<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths, std::string& error);
+
+// Why `path`, a symbolic link, cannot be followed: "a symbolic link to nothing (it points to
+// gone.json)", "too many levels of symbolic links (it points to b.json)"; empty when `path` is no
+// link or its target exists.
+[[nodiscard]] std::optional<std::string> broken_link(const std::string& path);
 
 // Reads each file (an unreadable one is a failed node, not an error of the command) and finds the
 // outliers. The reports may have been checked against a policy (--expect) by the caller.

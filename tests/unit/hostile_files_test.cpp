@@ -2,7 +2,8 @@
 // they are not what they seem (issue 18). Through the binary: a FIFO as an input never hangs, input
 // nested a million levels deep is one error, `-o` replaces only regular files (and writes through a
 // symlink to one), a name at the filesystem's limit works, a full stdout is an error, and a
-// threshold of nan is refused; a damaged CUDA library fails only the checks that use it.
+// threshold of nan is refused; a damaged CUDA library fails only the checks that use it; fleet names
+// dangling and looping links as unreadable nodes.
 #include "cuda/library_families.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,6 +160,32 @@ TEST(HostileFiles, a_threshold_that_is_not_a_finite_number_is_refused) {
         EXPECT_EQ(run.exit_status, 2) << command << "\n" << run.output;
         EXPECT_TRUE(contains(run.output, "'nan' is not a finite number")) << command << "\n" << run.output;
     }
+}
+
+TEST(HostileFiles, fleet_names_dangling_and_looping_links_as_unreadable_nodes) {
+    test::TempDir dir;
+    fs::copy_file(report, dir.path() + "/good.json");
+    dir.symlink(dir.path() + "/gone.json", "dangling.json");
+    dir.symlink(dir.path() + "/loop-b.json", "loop-a.json");
+    dir.symlink(dir.path() + "/loop-a.json", "loop-b.json");
+    const test::BinaryRun table = run_cudacheck({"fleet", dir.path()});
+    EXPECT_EQ(table.exit_status, 1) << table.output;
+    EXPECT_TRUE(contains(table.output, "1 x NVIDIA H200")) << "the readable node is still summarised\n" << table.output;
+    EXPECT_TRUE(contains(table.output, "4 node(s): 1 without failures, 3 failed or unreadable")) << table.output;
+
+    const test::BinaryRun json = run_cudacheck({"fleet", dir.path(), "--format", "json"});
+    const auto document = nlohmann::json::parse(json.output);
+    std::map<std::string, std::string> errors;
+    for (const auto& node : document.at("nodes"))
+        if (!node.at("error").is_null()) errors[node.at("node").get<std::string>()] = node.at("error").get<std::string>();
+    ASSERT_EQ(errors.size(), 3u) << json.output;
+    EXPECT_TRUE(contains(errors["dangling"], "a symbolic link to nothing (it points to " + dir.path() + "/gone.json)")) << errors["dangling"];
+    for (const char* loop : {"loop-a", "loop-b"}) EXPECT_TRUE(contains(errors[loop], "too many levels of symbolic links")) << errors[loop];
+
+    // Named on the command line, a dangling link is an unreadable node too, not "no such file".
+    const test::BinaryRun named = run_cudacheck({"fleet", report, dir.path() + "/dangling.json"});
+    EXPECT_EQ(named.exit_status, 1) << named.output;
+    EXPECT_TRUE(contains(named.output, "UNREADABLE") && contains(named.output, "a symbolic link to nothing")) << named.output;
 }
 
 }  // namespace
