@@ -1,6 +1,7 @@
 #include "cli/run_command.hpp"
 
 #include "cli/command_support.hpp"
+#include "isolation/stop_signals.hpp"
 #include "isolation/supervisor.hpp"
 #include "isolation/worker.hpp"
 
@@ -21,6 +22,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <sstream>
+#include <unistd.h>
 
 namespace cudacheck {
 
@@ -56,6 +58,20 @@ SupervisorSettings supervisor_settings(const RunCommandOptions& options, const R
     settings.memory_limit_bytes = options.memory_limit_mib > 0 ? options.memory_limit_mib * mib : std::max<std::uint64_t>(8192 * mib, host.memory_bytes / 2);
     settings.forward_output = options.verbose;
     return settings;
+}
+
+// The report on stdout, written whole or failing with the reason: a full disk or `ulimit -f` is
+// exit 2 with a message, never a report cut short under a normal exit code.
+std::optional<std::string> print(const std::string& text) {
+    std::cout.flush();
+    if (auto why = write_whole(STDOUT_FILENO, text)) return "cannot write to standard output: " + *why;
+    return std::nullopt;
+}
+
+std::string render_text(const Report& report, Format format, RenderOptions options) {
+    std::ostringstream text;
+    make_renderer(format, options)->render(report, text);
+    return text.str();
 }
 
 }  // namespace
@@ -108,6 +124,11 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
 }
 
 int run_run(const RunCommandOptions& options, const std::vector<std::string>& argv) {
+    // First, before any -o temporary file exists, and for the whole run (issue 18: a signal in
+    // the first milliseconds left `.report.json.tmp.XXXXXX` behind). Supervised, a signal stops the
+    // worker and the partial report is still written; with --no-isolation nothing would notice it,
+    // so the temporary files are removed and cudacheck exits at once, 128 + the signal.
+    const StopSignals signals(options.no_isolation ? StopSignals::OnSignal::exit_now : StopSignals::OnSignal::stop_the_run);
     const auto start = std::chrono::steady_clock::now();
     const std::string timestamp = utc_timestamp_now();
     std::string error;
@@ -184,7 +205,7 @@ int run_run(const RunCommandOptions& options, const std::vector<std::string>& ar
         facts = std::move(run.facts);
         worker_usage_error = std::move(run.usage_error);
     } else {
-        SupervisedRun run = supervise(selection, supervisor_settings(options, run_options, host));
+        SupervisedRun run = supervise(selection, supervisor_settings(options, run_options, host), signals);
         results = std::move(run.results);
         facts = std::move(run.facts);
         worker_usage_error = std::move(run.usage_error);
@@ -210,22 +231,20 @@ int run_run(const RunCommandOptions& options, const std::vector<std::string>& ar
     RenderOptions render_options;
     render_options.color = colour_wanted(options.no_color, environment);
     render_options.verbose = options.verbose;
-    if (!output_files.empty()) {
-        for (AtomicFile& file : output_files) {
-            std::ostringstream text;
-            make_renderer(format_of(file.path()), RenderOptions{false, options.verbose})->render(report, text);
-            if (auto commit_error = file.commit(text.str())) {
-                // The checks ran: keep their verdicts on stdout even though the file could not be written.
-                usage_error(*commit_error);
-                make_renderer(Format::table, render_options)->render(report, std::cout);
-                return exit_usage;
-            }
+    for (AtomicFile& file : output_files) {
+        if (auto commit_error = file.commit(render_text(report, format_of(file.path()), RenderOptions{false, options.verbose}))) {
+            // The checks ran: keep their verdicts on stdout even though the file could not be written.
+            usage_error(*commit_error);
+            if (auto print_error = print(render_text(report, Format::table, render_options))) usage_error(*print_error);
+            return exit_usage;
         }
-        if (!options.quiet) make_renderer(Format::table, render_options)->render(report, std::cout);
-    } else {
-        make_renderer(format_of(""), render_options)->render(report, std::cout);
     }
-    std::cout.flush();
+    if (output_files.empty() || !options.quiet) {
+        if (auto print_error = print(render_text(report, output_files.empty() ? format_of("") : Format::table, render_options))) {
+            usage_error(*print_error);
+            return exit_usage;
+        }
+    }
     return report.exit_code;
 }
 

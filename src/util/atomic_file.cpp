@@ -2,15 +2,84 @@
 
 #include "util/system.hpp"
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace cudacheck {
+
+namespace {
+
+// The uncommitted temporary files, where a signal handler can read them: fixed storage, no
+// allocation, a slot's path complete before the slot is marked ready. More -o files than slots
+// still work; those beyond are only not removed by remove_temporaries_now().
+struct TemporarySlot {
+    std::atomic<int> state{0};  // free, being filled, ready
+    char path[PATH_MAX] = {};
+};
+enum : int { slot_free = 0, slot_filling = 1, slot_ready = 2 };
+std::array<TemporarySlot, 32> temporary_slots;
+
+int remember_temporary(const std::string& path) {
+    if (path.size() >= PATH_MAX) return -1;
+    for (std::size_t i = 0; i < temporary_slots.size(); ++i) {
+        int expected = slot_free;
+        if (!temporary_slots[i].state.compare_exchange_strong(expected, slot_filling)) continue;
+        std::memcpy(temporary_slots[i].path, path.c_str(), path.size() + 1);
+        temporary_slots[i].state.store(slot_ready);
+        return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// "512 bytes", "1 KiB", "4 GiB": exact, as the limit is.
+std::string exact_bytes(std::uint64_t bytes) {
+    constexpr const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes == 0 || bytes % 1024 != 0) return fmt::format("{} byte{}", bytes, bytes == 1 ? "" : "s");
+    std::size_t unit = 0;
+    bytes /= 1024;
+    while (bytes % 1024 == 0 && unit + 1 < std::size(units)) {
+        bytes /= 1024;
+        ++unit;
+    }
+    return fmt::format("{} {}", bytes, units[unit]);
+}
+
+}  // namespace
+
+std::string write_error_words(int error) {
+    std::string words = std::strerror(error);
+    struct rlimit limit {};
+    if (error == EFBIG && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        words += fmt::format(" (the file-size limit, ulimit -f, is {})", exact_bytes(limit.rlim_cur));
+    return words;
+}
+
+std::optional<std::string> write_whole(int fd, std::string_view text) {
+    std::size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return write_error_words(errno);
+        if (n == 0) return std::string("the write made no progress");
+        written += static_cast<std::size_t>(n);
+    }
+    return std::nullopt;
+}
+
+void AtomicFile::remove_temporaries_now() noexcept {
+    for (TemporarySlot& slot : temporary_slots)
+        if (slot.state.load() == slot_ready) ::unlink(slot.path);
+}
 
 std::optional<AtomicFile> AtomicFile::create(const std::string& requested, std::string& error) {
     if (requested.empty()) {
@@ -54,34 +123,47 @@ std::optional<AtomicFile> AtomicFile::create(const std::string& requested, std::
     const mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(fd, 0666 & ~mask);
-    return AtomicFile(path, buffer.data(), fd);
+    std::string temporary = buffer.data();
+    const int slot = remember_temporary(temporary);
+    return AtomicFile(requested, path, std::move(temporary), fd, slot);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
-    : path_(std::move(other.path_)), temporary_(std::move(other.temporary_)), fd_(other.fd_), committed_(other.committed_) {
-    other.fd_ = -1;
-    other.committed_ = true;
+    : requested_(std::move(other.requested_)),
+      path_(std::move(other.path_)),
+      temporary_(std::move(other.temporary_)),
+      fd_(std::exchange(other.fd_, -1)),
+      slot_(std::exchange(other.slot_, -1)),
+      finished_(std::exchange(other.finished_, true)) {}
+
+void AtomicFile::forget_temporary() noexcept {
+    if (slot_ >= 0) temporary_slots[static_cast<std::size_t>(slot_)].state.store(slot_free);
+    slot_ = -1;
 }
 
 AtomicFile::~AtomicFile() {
     if (fd_ >= 0) ::close(fd_);
-    if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+    if (!finished_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+    forget_temporary();
 }
 
 std::optional<std::string> AtomicFile::commit(std::string_view content) {
-    const auto fail = [&](const char* what) { return std::string(what) + " " + temporary_ + ": " + std::strerror(errno); };
-    std::size_t written = 0;
-    while (written < content.size()) {
-        const ssize_t n = ::write(fd_, content.data() + written, content.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return fail("cannot write");
-        written += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd_) != 0) return fail("cannot fsync");
-    ::close(fd_);
-    fd_ = -1;
-    if (::rename(temporary_.c_str(), path_.c_str()) != 0) return fail("cannot rename");
-    committed_ = true;
+    if (finished_ || fd_ < 0) return "cannot write " + requested_ + ": already committed or failed";
+    // The temporary file goes at once (the destructor would too): nothing half-written stays.
+    const auto fail = [&](const std::string& why) {
+        ::close(std::exchange(fd_, -1));
+        ::unlink(temporary_.c_str());
+        forget_temporary();
+        finished_ = true;
+        return why;
+    };
+    if (auto why = write_whole(fd_, content)) return fail("cannot write " + requested_ + ": " + *why);
+    if (::fsync(fd_) != 0) return fail("cannot write " + requested_ + ": " + write_error_words(errno));
+    if (::close(std::exchange(fd_, -1)) != 0) return fail("cannot write " + requested_ + ": " + write_error_words(errno));
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0)
+        return fail(fmt::format("cannot rename {} to {}: {}", temporary_, path_, std::strerror(errno)));
+    finished_ = true;
+    forget_temporary();
     return std::nullopt;
 }
 

@@ -1,5 +1,7 @@
 // Writes a file so that readers see either the old content or the complete new one, never a
 // truncated report: write a temporary file in the same directory, fsync, rename over the target.
+// A temporary file is removed when its AtomicFile goes away uncommitted, and by
+// remove_temporaries_now() from a signal handler that ends the process (isolation/stop_signals).
 #pragma once
 
 #include <optional>
@@ -20,16 +22,35 @@ public:
     AtomicFile& operator=(const AtomicFile&) = delete;
     ~AtomicFile();  // removes the temporary file unless committed
 
-    // Writes everything, fsyncs and renames into place. Empty on success, else the error.
+    // Writes everything, fsyncs and renames into place. Empty on success, else the error, naming
+    // the file as it was asked for ("cannot write report.json: No space left on device"); the
+    // temporary file is then removed and the target left as it was.
     [[nodiscard]] std::optional<std::string> commit(std::string_view content);
     [[nodiscard]] const std::string& path() const { return path_; }
+    [[nodiscard]] const std::string& temporary_path() const { return temporary_; }
+
+    // Unlinks every uncommitted temporary file of this process. Async-signal-safe: for a handler
+    // that is about to _exit().
+    static void remove_temporaries_now() noexcept;
 
 private:
-    AtomicFile(std::string path, std::string temporary, int fd) : path_(std::move(path)), temporary_(std::move(temporary)), fd_(fd) {}
-    std::string path_;
+    AtomicFile(std::string requested, std::string path, std::string temporary, int fd, int slot)
+        : requested_(std::move(requested)), path_(std::move(path)), temporary_(std::move(temporary)), fd_(fd), slot_(slot) {}
+    void forget_temporary() noexcept;
+    std::string requested_;  // as given, for messages
+    std::string path_;       // the file replaced (a symlink's target)
     std::string temporary_;
     int fd_ = -1;
-    bool committed_ = false;
+    int slot_ = -1;  // in the table remove_temporaries_now() reads; -1: not there
+    bool finished_ = false;  // committed, or given up and its temporary file removed
 };
+
+// strerror(error) for a failed write, and for EFBIG the limit that caused it: "File too large (the
+// file-size limit, ulimit -f, is 512 bytes)".
+[[nodiscard]] std::string write_error_words(int error);
+
+// Writes all of `text` to `fd` (through EINTR and short writes). Empty on success, else why
+// (write_error_words).
+[[nodiscard]] std::optional<std::string> write_whole(int fd, std::string_view text);
 
 }  // namespace cudacheck
