@@ -8,12 +8,15 @@
 // (tests/unit/cuda/gpu_code_test.cpp).
 //
 // scan_gpu_code is pure (bytes in, listing out) so tests and the fuzz target drive it directly;
-// inspect_file adds the I/O: it memory-maps the file, so only the pages holding headers are read.
+// inspect_file adds the I/O: it memory-maps the file, so only the pages holding headers are read,
+// and tells the scan where the file's holes are. Nothing is allocated by what a header claims:
+// sections are read in place, and a size or count larger than the file is a malformed file.
 #pragma once
 
 #include "cuda/arch_coverage.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,7 +69,17 @@ struct GpuCodeScan {
     std::string error_message;  // one line, without the file name
 };
 
-[[nodiscard]] GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> bytes);
+// Where a file stores data: the extent [begin, end) at or after an offset, {size, size} when only a
+// hole is left. What lies between extents is a hole of a sparse file, which reads as zeros
+// (lseek(2): SEEK_DATA, SEEK_HOLE): the scan steps over it without touching its pages.
+struct DataExtent {
+    std::uint64_t begin = 0;
+    std::uint64_t end = 0;
+};
+using FindData = std::function<DataExtent(std::uint64_t offset)>;
+
+// Without `find_data`, every byte counts as stored.
+[[nodiscard]] GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> bytes, const FindData& find_data = {});
 [[nodiscard]] GpuCodeScan inspect_file(const std::string& path);
 
 }  // namespace cudacheck

@@ -5,6 +5,7 @@
 #include "cudacheck/report.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <fmt/format.h>
 
 namespace cudacheck {
@@ -24,14 +25,19 @@ EmbeddedTargets loadable_targets(const GpuCodeScan& scan) {
 }
 
 // Fatbinaries with loadable code but none for this GPU: one pass over the objects, since large
-// libraries hold thousands of fatbinaries (libcublasLt.so.13: 2782).
+// libraries hold thousands of fatbinaries (libcublasLt.so.13: 2782). The objects are in file
+// order, so those of one fatbinary are consecutive and nothing is allocated per fatbinary.
 std::size_t fatbins_without_image(const GpuCodeScan& scan, const InspectTarget& target) {
-    std::vector<EmbeddedTargets> modules(scan.fatbins);
-    for (const CodeObject& object : scan.objects)
-        if (object.fatbin && *object.fatbin < modules.size()) add_loadable(object, modules[*object.fatbin]);
-    return static_cast<std::size_t>(std::count_if(modules.begin(), modules.end(), [&](const EmbeddedTargets& module) {
-        return (!module.sass.empty() || !module.ptx.empty()) && kernel_image_for(module, target.cc_major, target.cc_minor).kind == ImageKind::none;
-    }));
+    std::size_t count = 0;
+    for (auto first = scan.objects.begin(); first != scan.objects.end();) {
+        const auto last = std::find_if(first, scan.objects.end(), [&](const CodeObject& object) { return object.fatbin != first->fatbin; });
+        EmbeddedTargets module;
+        if (first->fatbin)
+            for (auto object = first; object != last; ++object) add_loadable(*object, module);
+        if ((!module.sass.empty() || !module.ptx.empty()) && kernel_image_for(module, target.cc_major, target.cc_minor).kind == ImageKind::none) ++count;
+        first = last;
+    }
+    return count;
 }
 
 // "SASS sm_75, sm_90a; PTX compute_120" for messages.
@@ -123,16 +129,25 @@ TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
 InspectedFile inspect_and_judge(const std::string& path, const std::vector<InspectTarget>& targets, std::optional<CudaVersion> driver_cuda) {
     InspectedFile file;
     file.path = path;
-    file.scan = inspect_file(path);
+    try {
+        file.scan = inspect_file(path);
+        // A malformed file is still judged on the code read before the damage; the exit code is 2 anyway.
+        if (file.scan.error == ScanError::none || file.scan.error == ScanError::malformed)
+            for (const InspectTarget& target : targets) file.verdicts.push_back(judge_target(file.scan, target, driver_cuda));
+    } catch (const std::exception& error) {
+        // The last resort: nothing a file claims is allocated, but one file must never end the
+        // listing of the others (issue 18: a bad_alloc ended the whole command).
+        file.scan = GpuCodeScan{};
+        file.verdicts.clear();
+        file.scan.error = ScanError::malformed;
+        file.scan.error_message = fmt::format("reading it failed ({}); the file is likely corrupt", error.what());
+    }
     switch (file.scan.error) {
         case ScanError::none: break;
         case ScanError::unreadable: file.input_error = make_finding(Code::inspect_unreadable, file.scan.error_message); break;
         case ScanError::unrecognised: file.input_error = make_finding(Code::inspect_unrecognised, file.scan.error_message); break;
         case ScanError::malformed: file.input_error = make_finding(Code::inspect_malformed, file.scan.error_message); break;
     }
-    // A malformed file is still judged on the code read before the damage; the exit code is 2 anyway.
-    if (file.scan.error == ScanError::none || file.scan.error == ScanError::malformed)
-        for (const InspectTarget& target : targets) file.verdicts.push_back(judge_target(file.scan, target, driver_cuda));
     return file;
 }
 

@@ -1,15 +1,20 @@
 // libFuzzer target for the ELF/fatbinary reader behind `cudacheck inspect` (cuda/gpu_code.hpp):
-// any input must give a listing or an error, never a crash, an out-of-bounds read or a hang.
-// Built and run by tools/fuzz-gpu-code.sh (clang's -fsanitize=fuzzer,address,undefined); the
-// normal build runs a bounded property test over mutated seeds instead (GpuCodeRobustness).
+// any input gives a listing or an error, never a crash, an out-of-bounds read or a hang; every
+// code object lies inside the input; and told where the input's zero blocks are, as lseek tells
+// of a sparse file's holes, the scan lists exactly the same.
 #include "cuda/gpu_code.hpp"
+#include "fuzz/fuzz_support.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const cudacheck::GpuCodeScan scan = cudacheck::scan_gpu_code({data, size});
-    for (const cudacheck::CodeObject& object : scan.objects)
-        if (object.offset > size || object.size > size - object.offset) __builtin_trap();
+    using namespace cudacheck;
+    const std::span<const std::uint8_t> bytes(data, size);
+    const GpuCodeScan scan = scan_gpu_code(bytes);
+    if (scan.error != ScanError::none) fuzz::require(!scan.error_message.empty(), "an error without a message");
+    for (const CodeObject& object : scan.objects)
+        fuzz::require(object.offset <= size && object.size <= size - object.offset, "a code object outside the input");
+    fuzz::require(fuzz::same_listing(scan, scan_gpu_code(bytes, fuzz::holes_where_zero(bytes))), "stepping over holes changed the listing");
     return 0;
 }

@@ -1,6 +1,7 @@
 // The GPU code reader (cuda/gpu_code.cpp): crafted bytes, nvcc output against cuobjdump, damage.
 #include "cuda/arch_coverage.hpp"
 #include "cuda/gpu_code.hpp"
+#include "fuzz/fuzz_support.hpp"
 #include "support/crafted_gpu_code.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
@@ -108,6 +109,90 @@ TEST(GpuCodeScan, reports_truncated_and_inconsistent_headers_as_malformed) {
     const auto partial = scan(entry);
     EXPECT_EQ(partial.error, ScanError::malformed);
     EXPECT_NE(partial.error_message.find("offset 0x10"), std::string::npos) << partial.error_message;
+}
+
+// --- what headers claim (issue 18): checked against the file, never allocated -----------------
+
+std::uint64_t get(const ByteVector& bytes, std::size_t offset) {
+    std::uint64_t value = 0;
+    for (std::size_t i = 8; i-- > 0;) value = (value << 8) | bytes[offset + i];
+    return value;
+}
+
+TEST(GpuCodeScan, refuses_a_section_size_or_count_larger_than_the_file) {
+    const ByteVector elf = make_elf(3, {{".nv_fatbin", make_fatbin({{2, 80}})}});
+    const std::size_t table = get(elf, 0x28);
+    ByteVector huge_section = elf;
+    put(huge_section, table + 64 + 32, 1ULL << 40, 8);  // .nv_fatbin's sh_size
+    const auto section = scan(huge_section);
+    EXPECT_EQ(section.error, ScanError::malformed);
+    EXPECT_NE(section.error_message.find("1099511627776 bytes"), std::string::npos) << section.error_message;
+    ByteVector huge_count = elf;
+    put(huge_count, 0x3c, 0, 2);  // e_shnum 0: the count is section 0's sh_size (gABI)
+    put(huge_count, table + 32, 1ULL << 31, 8);
+    const auto count = scan(huge_count);
+    EXPECT_EQ(count.error, ScanError::malformed);
+    EXPECT_NE(count.error_message.find("2147483648 section headers"), std::string::npos) << count.error_message;
+}
+
+// Many headers naming the same fatbinary would list its code once per header: sections of one name
+// claiming more bytes than the file has overlap, and the code read stays bounded by the file.
+TEST(GpuCodeScan, sections_naming_the_same_bytes_over_and_over_are_malformed) {
+    ByteVector elf = make_elf(3, {{".nv_fatbin", make_fatbin({{2, 80}, {2, 86}})}});
+    const std::size_t table = get(elf, 0x28);
+    const ByteVector fatbin_header(elf.begin() + static_cast<std::ptrdiff_t>(table + 64), elf.begin() + static_cast<std::ptrdiff_t>(table + 128));
+    constexpr std::size_t copies = 64;
+    for (std::size_t i = 0; i < copies; ++i) elf.insert(elf.end(), fatbin_header.begin(), fatbin_header.end());
+    put(elf, 0x3c, 3 + copies, 2);
+    const auto result = scan(elf);
+    EXPECT_EQ(result.error, ScanError::malformed);
+    EXPECT_NE(result.error_message.find("overlap"), std::string::npos) << result.error_message;
+    EXPECT_LE(result.objects.size(), elf.size() / 64);
+}
+
+TEST(GpuCodeScan, finds_a_fatbin_after_zero_padding_of_any_length_and_alignment) {
+    for (std::size_t lead = 0; lead < 8; ++lead)
+        for (const std::size_t padding : std::vector<std::size_t>{0, 1, 7, 63, 64, 65, 127, 200, 4096}) {
+            ByteVector section(lead, 0);  // moves what follows against the 64-byte blocks the skip reads
+            const ByteVector first = make_fatbin({{2, 75}});
+            section.insert(section.end(), first.begin(), first.end());
+            section.resize(section.size() + padding, 0);
+            const ByteVector second = make_fatbin({{2, 90}});
+            section.insert(section.end(), second.begin(), second.end());
+            section.resize(section.size() + padding, 0);
+            const auto result = scan(make_elf(3, {{".nv_fatbin", section}}));
+            ASSERT_EQ(result.error, ScanError::none) << lead << " " << padding << ": " << result.error_message;
+            EXPECT_EQ(arch_names(result), (std::vector<std::string>{"sm_75", "sm_90"})) << lead << " " << padding;
+        }
+}
+
+// A hole reads as zeros (lseek(2)): bytes the file system reports as a hole are never looked at.
+// Here the holes hold garbage, which the scan would call malformed if it read it: one before the
+// fatbinary, one from after it to the end of the file.
+TEST(GpuCodeScan, steps_over_holes_without_reading_them_and_finds_what_lies_between) {
+    ByteVector elf = make_elf(3, {{".nv_fatbin", {}}});
+    const std::uint64_t section_offset = elf.size();  // the section moved to the end of the file
+    elf.resize(elf.size() + (std::size_t{1} << 20), 0xff);
+    const std::uint64_t fatbin_offset = elf.size();
+    const ByteVector fatbin = make_fatbin({{2, 90}});
+    elf.insert(elf.end(), fatbin.begin(), fatbin.end());
+    const std::uint64_t fatbin_end = elf.size();
+    elf.resize(elf.size() + (std::size_t{1} << 16), 0xff);
+    const std::size_t header = get(elf, 0x28) + 64;
+    put(elf, header + 24, section_offset, 8);
+    put(elf, header + 32, elf.size() - section_offset, 8);
+    int asked = 0;
+    const FindData find_data = [&](std::uint64_t offset) -> DataExtent {
+        ++asked;
+        if (offset < section_offset) return {offset, section_offset};
+        if (offset < fatbin_end) return {std::max(offset, fatbin_offset), fatbin_end};
+        return {elf.size(), elf.size()};  // only a hole is left
+    };
+    const auto result = scan_gpu_code(elf, find_data);
+    ASSERT_EQ(result.error, ScanError::none) << result.error_message;
+    EXPECT_EQ(arch_names(result), (std::vector<std::string>{"sm_90"}));
+    EXPECT_LE(asked, 6) << "one question per extent, not per byte";
+    EXPECT_EQ(scan(elf).error, ScanError::malformed) << "the same bytes, all stored, are garbage";
 }
 
 // --- real nvcc output, compared with cuobjdump -----------------------------------------------
@@ -245,6 +330,8 @@ std::vector<ByteVector> seeds() {
     return result;
 }
 
+// The properties tests/fuzz/gpu_code_fuzz.cpp holds the reader to: a listing or an error with a
+// message, code objects inside the bytes, and the same listing when told of the zero blocks as holes.
 void expect_sane(const ByteVector& bytes) {
     const GpuCodeScan result = scan_gpu_code(bytes);
     if (result.error != ScanError::none) {
@@ -254,6 +341,7 @@ void expect_sane(const ByteVector& bytes) {
         EXPECT_LE(object.offset, bytes.size());
         EXPECT_LE(object.size, bytes.size() - std::min<std::uint64_t>(object.offset, bytes.size()));
     }
+    EXPECT_TRUE(fuzz::same_listing(result, scan_gpu_code(bytes, fuzz::holes_where_zero(bytes)))) << result.error_message;
 }
 
 TEST(GpuCodeRobustness, every_truncation_of_the_seeds_is_handled) {
