@@ -47,10 +47,15 @@ struct LibcudaContext {
 void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, ResultBuilder& result);
 
 // driver.nvml
-// `driver_copies`: the libnvidia-ml.so.1 files outside a stubs directory the loader knows of, to
-// name when the stub loads.
+// What names the way out when the toolkit's stub NVML loads: the libnvidia-ml.so.1 files outside a
+// stubs directory the loader knows of, and the directory the loader took the stub from (as on
+// LD_LIBRARY_PATH: the stub's own directory, or one holding a link to it).
+struct NvmlStubContext {
+    std::vector<std::string> driver_copies;
+    std::string picked_from;  // directory; "" when unknown
+};
 void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result,
-                const std::vector<std::string>& driver_copies = {});
+                const NvmlStubContext& stub = {});
 
 // host.limits
 void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuilder& result);

@@ -12,7 +12,7 @@
 namespace cudacheck {
 
 void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result,
-                const std::vector<std::string>& driver_copies) {
+                const NvmlStubContext& stub) {
     result.evidence("requested", nvml.library.requested());
     if (nvml.step_failure) {
         result.add(nvml.step_failure->timed_out ? Code::step_timed_out : Code::step_crashed,
@@ -38,7 +38,8 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
     }
     if (!nvml.initialised() && nvml.stub) {
         const std::string& path = nvml.library.loaded_path();
-        const std::string directory = path.substr(0, path.find_last_of('/'));
+        const std::string directory = !stub.picked_from.empty() ? stub.picked_from : path.substr(0, path.find_last_of('/'));
+        const std::vector<std::string>& driver_copies = stub.driver_copies;
         result.evidence("stub_banner", nvml.stub_banner);
         for (const std::string& copy : driver_copies) result.evidence("driver_copy", copy);
         result.add(Code::nvml_stub,
@@ -100,9 +101,15 @@ std::unique_ptr<Check> make_driver_nvml_check() {
                   "NVML loads and initialises; \"Driver/library version mismatch\""},
         [](CheckContext& context, ResultBuilder& result) {
             const NvmlFacts& nvml = context.probes.nvml();
-            std::vector<std::string> driver_copies;
-            if (nvml.stub) driver_copies = driver_nvml_copies(context.probes.loader_search(), nvml.library.loaded_path());
-            judge_nvml(nvml, context.probes.kernel_module(), context.probes.host(), result, driver_copies);
+            NvmlStubContext stub;
+            if (nvml.stub) {
+                const LoaderSearch& search = context.probes.loader_search();
+                stub.driver_copies = driver_nvml_copies(search, nvml.library.loaded_path());
+                DirectoryListings listings;
+                const Resolution picked = resolve("libnvidia-ml.so.1", search, listings);
+                if (picked.found()) stub.picked_from = picked.path.substr(0, picked.path.find_last_of('/'));
+            }
+            judge_nvml(nvml, context.probes.kernel_module(), context.probes.host(), result, stub);
         });
 }
 

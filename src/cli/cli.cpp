@@ -12,7 +12,10 @@
 #include "isolation/worker.hpp"
 #include "util/build_info.hpp"
 
+#include "util/atomic_file.hpp"
+
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -29,11 +32,21 @@ namespace {
 constexpr const char* exit_codes_help =
     "Exit codes: 0 nothing failed (warnings allowed unless --strict); 1 a check failed, errored or timed out, "
     "a warning under --strict, or every selected check was skipped; 2 usage or input error; 3 internal error; "
-    "130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (the partial report is still written).";
+    "130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM, 129 by SIGHUP (the partial report is still written).";
+
+void ignore_file_size_signal(int) {}
 
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+    // A write past the file-size limit (`ulimit -f`) fails with EFBIG, which the writers report with
+    // the limit named, instead of SIGXFSZ killing every subcommand mid-write (issue 18). Caught, not
+    // ignored: the programs cudacheck starts get the default back at exec. `run` installs its own
+    // (isolation/stop_signals.hpp).
+    struct sigaction catch_it {};
+    catch_it.sa_handler = ignore_file_size_signal;
+    ::sigemptyset(&catch_it.sa_mask);
+    ::sigaction(SIGXFSZ, &catch_it, nullptr);
     const std::vector<std::string> arguments(argv, argv + argc);
     CLI::App app{"cudacheck: can this machine run CUDA work? If not, what exactly is wrong and how to fix it.", "cudacheck"};
     app.footer(exit_codes_help);
@@ -84,7 +97,7 @@ int run_cli(int argc, char** argv) {
     if (!flushed) {
         // The failed write's errno is long gone; one more byte asks the descriptor why.
         const int why = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
-        usage_error(fmt::format("cannot write to standard output: {}", why != 0 ? std::strerror(why) : "write error"));
+        usage_error(fmt::format("cannot write to standard output: {}", why != 0 ? write_error_words(why) : "write error"));
         return exit_usage;
     }
     return code;

@@ -126,6 +126,8 @@ std::string signal_name(int signal) {
     switch (signal) {
         case SIGINT: return "SIGINT";
         case SIGTERM: return "SIGTERM";
+        case SIGHUP: return "SIGHUP";
+        case SIGXFSZ: return "SIGXFSZ";
         case SIGSEGV: return "SIGSEGV";
         case SIGABRT: return "SIGABRT";
         case SIGBUS: return "SIGBUS";

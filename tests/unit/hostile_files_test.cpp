@@ -11,6 +11,7 @@
 #include "cuda/library_families.hpp"
 #include "support/test_support.hpp"
 #include "util/process.hpp"
+#include "util/elf_dynamic.hpp"
 #include "util/system.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION: the cuBLAS soname cudacheck opens
@@ -131,31 +132,42 @@ TEST(HostileFiles, a_full_stdout_is_an_error_with_a_message) {
 }
 
 TEST(HostileFiles, a_damaged_cuda_library_first_on_ld_library_path_fails_only_the_checks_that_use_it) {
-    // As a full disk leaves a copy: the first half of a real shared library, named as cuBLAS.
-    test::TempDir dir;
+    // As a full disk, a partial download or a wrong copy leaves it, named as cuBLAS: the first half of
+    // a real shared library, an empty file, a library of another architecture, and text.
     const std::string whole = test::read_text(std::string(CUDACHECK_ELF_FIXTURES) + "/librpath_shape.so");
-    const std::string soname(cuda_library::cublas.soname_for(CUDART_VERSION / 1000));
-    const std::string damaged = dir.write("lib/" + soname, whole.substr(0, whole.size() / 2));
-    const std::string report_path = dir.path() + "/report.json";
-    const test::BinaryRun run =
-        run_cudacheck({"--only", "host.os,env.variables,driver.libcuda,libraries.resolution,cublas.gemm", "-o", report_path, "-q"},
-                      {{"LD_LIBRARY_PATH", dir.path() + "/lib:" + fake_driver_dir}});
-    EXPECT_EQ(run.exit_status, 1) << run.output;
-    const auto report = nlohmann::json::parse(test::read_text(report_path));
-    for (const char* unaffected : {"host.os", "driver.libcuda"}) {
-        const auto* check = test::find_check(report, unaffected);
-        ASSERT_NE(check, nullptr) << unaffected;
-        EXPECT_EQ((*check)["status"], "pass") << unaffected << ": " << (*check)["message"];
+    std::string other_machine = whole;
+    const std::uint16_t machine = native_elf_machine() == 62 ? 183 : 62;  // AArch64 on x86-64, and back
+    other_machine[0x12] = static_cast<char>(machine & 0xff), other_machine[0x13] = static_cast<char>(machine >> 8);
+    const std::vector<std::pair<std::string, std::string>> copies = {{"truncated: its headers describe", whole.substr(0, whole.size() / 2)},
+                                                                     {"empty", ""},
+                                                                     {"built for", other_machine},
+                                                                     {"not an ELF file", "INPUT(-lcublas_real)\n"}};
+    for (const auto& [why, bytes] : copies) {
+        SCOPED_TRACE(why);
+        test::TempDir dir;
+        const std::string soname(cuda_library::cublas.soname_for(CUDART_VERSION / 1000));
+        const std::string damaged = dir.write("lib/" + soname, bytes);
+        const std::string report_path = dir.path() + "/report.json";
+        const test::BinaryRun run =
+            run_cudacheck({"--only", "host.os,env.variables,driver.libcuda,libraries.resolution,cublas.gemm", "-o", report_path, "-q"},
+                          {{"LD_LIBRARY_PATH", dir.path() + "/lib:" + fake_driver_dir}});
+        EXPECT_EQ(run.exit_status, 1) << run.output;
+        const auto report = nlohmann::json::parse(test::read_text(report_path));
+        for (const char* unaffected : {"host.os", "env.variables", "driver.libcuda"}) {
+            const auto* check = test::find_check(report, unaffected);
+            ASSERT_NE(check, nullptr) << unaffected;
+            EXPECT_EQ((*check)["status"], "pass") << unaffected << ": " << (*check)["message"];
+        }
+        for (const char* affected : {"libraries.resolution", "cublas.gemm"}) {
+            const auto* check = test::find_check(report, affected);
+            ASSERT_NE(check, nullptr) << affected;
+            EXPECT_EQ((*check)["status"], "fail") << affected;
+            EXPECT_EQ((*check)["code"], "CC605") << affected << ": " << (*check)["message"];
+            const std::string message = (*check)["message"].get<std::string>();
+            EXPECT_TRUE(contains(message, damaged) && contains(message, why)) << affected << ": " << message;
+        }
+        EXPECT_FALSE(contains(report.dump(), "CC902")) << "nothing crashed";
     }
-    for (const char* affected : {"libraries.resolution", "cublas.gemm"}) {
-        const auto* check = test::find_check(report, affected);
-        ASSERT_NE(check, nullptr) << affected;
-        EXPECT_EQ((*check)["status"], "fail") << affected;
-        EXPECT_EQ((*check)["code"], "CC605") << affected << ": " << (*check)["message"];
-        const std::string message = (*check)["message"].get<std::string>();
-        EXPECT_TRUE(contains(message, damaged) && contains(message, "truncated: its headers describe")) << affected << ": " << message;
-    }
-    EXPECT_FALSE(contains(report.dump(), "CC902")) << "nothing crashed";
 }
 
 TEST(HostileFiles, a_file_name_with_a_newline_and_an_escape_sequence_stays_one_harmless_line) {
@@ -324,6 +336,13 @@ TEST(HostileFiles, a_write_past_the_file_size_limit_is_exit_2_naming_the_limit) 
     EXPECT_EQ(stdout_run.exit_status, 2) << stdout_run.output;
     EXPECT_TRUE(contains(stdout_run.output, "cannot write to standard output: File too large (the file-size limit, ulimit -f, is "))
         << stdout_run.output;
+
+    // The other subcommands too: `list` printing past the limit.
+    const sys::CommandResult listing = run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) + " list > " + quoted(dir.path() + "/list.txt"));
+    ASSERT_TRUE(listing.started) << listing.error;
+    EXPECT_EQ(listing.exit_status, 2) << listing.output;
+    EXPECT_TRUE(contains(listing.output, "cannot write to standard output: File too large (the file-size limit, ulimit -f, is "))
+        << listing.output;
 }
 
 TEST(HostileFiles, output_onto_a_full_filesystem_is_exit_2_and_keeps_the_old_report) {

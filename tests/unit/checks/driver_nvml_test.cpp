@@ -65,13 +65,14 @@ TEST(NvmlCheck, recognises_the_toolkits_stub_and_names_the_drivers_copy) {
     nvml.stub = true;
     nvml.stub_banner = "WARNING: You should always run with libnvidia-ml.so that is installed with your NVIDIA Display Driver.";
     const CheckResult result = judge("driver.nvml", [&](ResultBuilder& r) {
-        judge_nvml(nvml, loaded_module(), bare_host(), r, {"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04"});
+        judge_nvml(nvml, loaded_module(), bare_host(), r, {{"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04"}, "/opt/build/stubs-link"});
     });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC223");
     EXPECT_TRUE(contains(result.message, "the driver's is /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04")) << result.message;
     EXPECT_FALSE(contains(result.message, "WARNING")) << result.message;
-    EXPECT_TRUE(contains(result.remediation, "off LD_LIBRARY_PATH")) << result.remediation;
+    EXPECT_TRUE(contains(result.remediation, "Take /opt/build/stubs-link off LD_LIBRARY_PATH")) << "the directory the loader took it from: "
+                                                                                                 << result.remediation;
     const auto banner = std::find_if(result.evidence.begin(), result.evidence.end(), [](const auto& item) { return item.key == "stub_banner"; });
     ASSERT_NE(banner, result.evidence.end());
     EXPECT_TRUE(contains(banner->value, "installed with your NVIDIA Display Driver"));
