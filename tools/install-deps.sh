@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, if missing, what building and testing cudacheck needs on Debian/Ubuntu: CMake, Ninja,
 # a C++20 compiler, CLI11, fmt, nlohmann/json, GoogleTest, Python's jsonschema and junitparser (for
-# the schema and JUnit tests) and cuobjdump (the reference the `cudacheck inspect` tests compare
-# with). The CUDA toolkit itself must already be installed (nvcc on PATH or in /usr/local/cuda).
+# the schema and JUnit tests), cuobjdump (the reference the `cudacheck inspect` tests compare
+# with) and clang with its libFuzzer (for tools/fuzz.sh, which CI runs briefly). The CUDA toolkit
+# itself must already be installed (nvcc on PATH or in /usr/local/cuda).
 set -euo pipefail
 
 missing=()
@@ -21,12 +22,24 @@ fi
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
 # The JUnit output is checked by a real JUnit reader (tests/support/validate_junit.py).
 python3 -c 'import junitparser' 2>/dev/null || missing+=(python3-junitparser)
+# clang's libFuzzer, for tools/fuzz.sh: a fuzz target links only where it is there.
+have_libfuzzer() {
+  local probe status=0
+  probe="$(mktemp -d)"
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' > "$probe/probe.cpp"
+  clang++ -fsanitize=fuzzer "$probe/probe.cpp" -o "$probe/probe" >/dev/null 2>&1 || status=1
+  rm -rf "$probe"
+  return $status
+}
+have_libfuzzer || missing+=(clang)
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq
+  # Debian ships libFuzzer in libclang-rt-dev, which clang only recommends (older releases: in clang).
+  if [[ " ${missing[*]} " == *" clang "* ]] && apt-cache show libclang-rt-dev >/dev/null 2>&1; then missing+=(libclang-rt-dev); fi
+  echo "installing: ${missing[*]}"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 

@@ -2,8 +2,9 @@
 // The report and policy readers take files from anywhere (a ticket's attachment, a CI artefact of
 // another version): whatever the bytes, they return a value or a one-line error, never crash,
 // throw or hang. Mutations of the real example reports and policies: truncation, random bytes,
-// values replaced by values of other types, keys removed. The seed is fixed so a failure repeats;
-// the time is bounded so the suite stays fast.
+// values replaced by values of other types, keys removed, values nested around the reader's depth
+// limit and beyond, numbers no field can hold. The seed is fixed so a failure repeats; the time is
+// bounded so the suite stays fast. tools/fuzz.sh fuzzes the same readers with libFuzzer.
 #include "report/policy.hpp"
 #include "report/report_json.hpp"
 #include "support/test_support.hpp"
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <random>
 
 namespace cudacheck {
@@ -43,14 +45,32 @@ json value_of_another_kind(std::mt19937& random) {
     }
 }
 
+// Numbers at and past the edges of every field's type: beyond double's range both ways, past 64
+// bits, minus zero, 400 digits.
+const char* const huge_numbers[] = {"1e400", "-1e400", "1e-400", "-0", "18446744073709551616", "-9223372036854775809",
+                                    "123456789012345678901234567890.5", "1000000000000000000000000000000000000000000000000000000000000000000000000"
+                                    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                                    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                                    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"};
+
+// The document with the value at `target` replaced by raw JSON text (which json values cannot
+// hold: numbers beyond any type, nesting beyond the reader's limit).
+std::string with_raw_value(json document, const json::json_pointer& target, const std::string& raw) {
+    const std::string marker = "cudacheck-raw-value";
+    document[target] = marker;
+    std::string text = document.dump();
+    return text.replace(text.find('"' + marker + '"'), marker.size() + 2, raw);
+}
+
 std::string mutate(const std::string& text, std::mt19937& random) {
     std::string mutated = text;
-    switch (random() % 4) {
+    switch (random() % 6) {
         case 0: return mutated.substr(0, random() % (mutated.size() + 1));  // truncated
         case 1:                                                              // random bytes
             for (int i = 0, count = 1 + static_cast<int>(random() % 8); i < count; ++i) mutated[random() % mutated.size()] = static_cast<char>(random());
             return mutated;
-        default: {  // a value of another type, or a key removed
+        case 2:    // a value of another type, or a key removed
+        case 3: {
             json document = json::parse(text);
             std::vector<json::json_pointer> pointers;
             collect_pointers(document, json::json_pointer(), pointers);
@@ -58,6 +78,16 @@ std::string mutate(const std::string& text, std::mt19937& random) {
             if (random() % 2 == 0 || target.empty()) document[target] = value_of_another_kind(random);
             else if (document[target.parent_pointer()].is_object()) document[target.parent_pointer()].erase(target.back());
             return document.dump();
+        }
+        default: {  // a value nested around the reader's limit of 1,000 levels and beyond, or a huge number
+            const json document = json::parse(text);
+            std::vector<json::json_pointer> pointers;
+            collect_pointers(document, json::json_pointer(), pointers);
+            const json::json_pointer& target = pointers[random() % pointers.size()];
+            if (random() % 2 == 0) return with_raw_value(document, target, huge_numbers[random() % std::size(huge_numbers)]);
+            const std::size_t depths[] = {999, 1000, 1001, 100000};
+            const std::size_t depth = depths[random() % std::size(depths)];
+            return with_raw_value(document, target, std::string(depth, '[') + std::string(depth, ']'));
         }
     }
 }
