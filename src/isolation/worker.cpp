@@ -76,7 +76,14 @@ private:
 // megabytes) so it overlaps cuInit and the host checks. Only when a driver library exists (opening
 // it costs ~1 ms): without one the GPU checks are skipped and the work would be wasted.
 void prepare_selected_checks(const Selection& selection, const RunOptions& options, Probes& probes) {
-    if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
+    // The same step as the driver probe's (util/actions.hpp): a libcuda that kills its loader is
+    // charged to it here too, and not opened again.
+    const actions::Action opening{actions::Kind::load, "libcuda.so.1"};
+    if (actions::failed(opening) != nullptr) return;
+    {
+        const actions::Announced announced(opening);
+        if (!DynamicLibrary::open("libcuda.so.1").ok()) return;
+    }
     // GPU work waits for cuInit: start it now, unless no selected check does GPU work at this level.
     if (std::any_of(selection.checks.begin(), selection.checks.end(), [&](const Check* check) {
             return (check->info().scope != Scope::host || check->info().prepare) && options.level >= check->info().min_level;

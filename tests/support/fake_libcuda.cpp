@@ -12,6 +12,7 @@
 //                             ("unset" if none), for tests of what cudacheck sets up before cuInit
 //   FAKE_CUDA_INIT_HANG       when set, cuInit never returns (a hung driver)
 //   FAKE_CUDA_INIT_SIGNAL     a signal number cuInit raises (a driver that crashes its caller)
+//   FAKE_CUDA_LOAD_SIGNAL     a signal number the library raises as it is loaded (a damaged libcuda)
 // The name, compute capability and compute mode can be set per GPU through FAKE_GPU_STATE
 // (support/fake_env.hpp).
 #include <csignal>
@@ -30,6 +31,10 @@ using cudacheck::fake::device_text;
 using cudacheck::fake::env_int;
 
 bool valid_device(CUdevice device) { return device >= 0 && device < env_int("FAKE_CUDA_DEVICE_COUNT", 1); }
+
+[[gnu::constructor]] void on_load() {
+    if (const int signal = env_int("FAKE_CUDA_LOAD_SIGNAL", 0); signal != 0) ::raise(signal);
+}
 
 }  // namespace
 

@@ -109,6 +109,20 @@ TEST(FaultAttribution, a_cuinit_that_crashes_is_charged_to_cuinit) {
     EXPECT_FALSE(contains(reported.report.dump(), "CC902"));
 }
 
+TEST(FaultAttribution, a_libcuda_that_kills_its_loader_is_charged_to_its_load) {
+    const Reported reported = run_with({"--only", "host.os,env.variables,driver.libcuda,cuda.devices"},
+                                       {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_LOAD_SIGNAL", std::to_string(SIGBUS)}});
+    ASSERT_FALSE(reported.report.is_null()) << reported.run.output;
+    for (const char* unaffected : {"host.os", "env.variables"})
+        EXPECT_EQ(status_of(reported.report, unaffected), "pass") << unaffected << ": " << text_of(reported.report, unaffected);
+    const nlohmann::json* driver = find_check(reported.report, "driver.libcuda");
+    ASSERT_NE(driver, nullptr);
+    EXPECT_EQ((*driver)["code"], "CC904") << driver->dump();
+    EXPECT_TRUE(contains((*driver)["message"].get<std::string>(), "loading libcuda.so.1 killed the check process (killed by SIGBUS"))
+        << driver->dump();
+    EXPECT_FALSE(contains(reported.report.dump(), "CC902"));
+}
+
 TEST(FaultAttribution, too_few_file_descriptors_is_its_own_finding_not_a_crash) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
