@@ -18,8 +18,16 @@
 namespace cudacheck::sys {
 
 std::optional<std::string> read_file(const std::string& path, std::size_t limit) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Without blocking, and regular files only (those of /proc and /sys are): a FIFO named like a
+    // file the probes read (pyvenv.cfg, METADATA) would otherwise hold the check until its time
+    // limit (issue 18). O_NONBLOCK changes nothing for a regular file's reads.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return std::nullopt;
+    struct stat status {};
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+        ::close(fd);
+        return std::nullopt;
+    }
     std::string text;
     char buffer[8192];
     while (text.size() < limit) {

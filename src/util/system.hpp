@@ -11,7 +11,8 @@
 
 namespace cudacheck::sys {
 
-// Whole file as text (for /proc and /sys files, which report size 0); empty optional on error.
+// Whole file as text (for /proc and /sys files, which report size 0); empty optional on error and for
+// what is not a regular file (a FIFO, a device), which is never waited on.
 [[nodiscard]] std::optional<std::string> read_file(const std::string& path, std::size_t limit = 1 << 20);
 // A file given on the command line (a report, a policy, a binary to inspect), opened without
 // blocking, so that a FIFO or a device never hangs the command (issue 18): the descriptor of a

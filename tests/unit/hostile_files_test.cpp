@@ -62,6 +62,19 @@ TEST(HostileFiles, a_fifo_as_any_input_is_refused_at_once) {
     }
 }
 
+TEST(HostileFiles, a_fifo_inside_a_python_environment_given_with_python_never_hangs) {
+    // --python names an environment root whose pyvenv.cfg is a FIFO: the probes read it without
+    // blocking, as a file they cannot read.
+    test::TempDir dir;
+    const std::string root = dir.make_dir("venv");
+    (void)dir.make_dir("venv/bin");
+    ASSERT_EQ(::mkfifo((root + "/pyvenv.cfg").c_str(), 0600), 0);
+    const test::BinaryRun run = run_cudacheck({"--python", root, "--only", "frameworks.builds", "-q", "--timeout", "30"});
+    EXPECT_FALSE(run.timed_out);
+    EXPECT_LT(run.wall_ms, 20000.0) << run.output;
+    EXPECT_FALSE(contains(run.output, "CC903")) << run.output;
+}
+
 TEST(HostileFiles, json_nested_a_million_levels_deep_is_one_clear_error) {
     test::TempDir dir;
     const std::string deep = dir.write("deep.json", std::string(1000000, '[') + std::string(1000000, ']'));
