@@ -113,9 +113,14 @@ std::optional<std::string> read_regular_file(const std::string& path, std::uint6
 std::string printable(std::string_view text) {
     std::string out;
     out.reserve(text.size());
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         const auto byte = static_cast<unsigned char>(c);
-        if (c == '\n') out += "\\n";
+        // C1 controls (U+0080-U+009F, UTF-8 C2 80-C2 9F): U+009B is CSI on terminals that honour them.
+        if (byte == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+            static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+        } else if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";
         else if (c == '\r') out += "\\r";
         else if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);

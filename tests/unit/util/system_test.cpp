@@ -121,4 +121,11 @@ TEST(ReadFile, truncates_when_over_limit) {
     EXPECT_EQ(sys::read_file(fixture_path("osrelease/wsl1-4.4.0-19041-Microsoft.txt"), 5), "4.4.0");
 }
 
+TEST(Printable, escapes_c0_and_c1_controls_and_keeps_other_text) {
+    EXPECT_EQ(sys::printable("a\nb\tc\rd\x1b[2J\x7f"), "a\\nb\\tc\\rd\\x1b[2J\\x7f");
+    EXPECT_EQ(sys::printable("csi \xc2\x9b" "31m"), "csi \\u009b31m");
+    EXPECT_EQ(sys::printable("H200 \xc3\xa9t\xc3\xa9 \xe2\x86\x92 ok"), "H200 \xc3\xa9t\xc3\xa9 \xe2\x86\x92 ok") << "UTF-8 text stays";
+    EXPECT_EQ(sys::printable("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is no control";
+}
+
 }  // namespace
