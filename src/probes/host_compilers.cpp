@@ -1,0 +1,98 @@
+#include "probes/host_compilers.hpp"
+
+#include "util/system.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+#include <regex>
+#include <set>
+
+namespace cudacheck {
+
+namespace {
+
+// "12.2.0" -> {12, 2, 0}; nullopt unless it starts with digits and a dot.
+std::optional<HostCompilerVersion> dotted(std::string_view text, HostCompilerKind kind) {
+    HostCompilerVersion version{kind, 0, 0, 0};
+    int* parts[] = {&version.major, &version.minor, &version.patch};
+    std::size_t read = 0;
+    for (int* part : parts) {
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *part);
+        if (error != std::errc()) break;
+        ++read;
+        text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+        if (text.empty() || text.front() != '.') break;
+        text.remove_prefix(1);
+    }
+    if (read < 2) return std::nullopt;
+    return version;
+}
+
+}  // namespace
+
+std::optional<HostCompilerVersion> parse_compiler_version(std::string_view output) {
+    const std::string_view line = output.substr(0, output.find('\n'));
+    // clang, whatever vendor prefix: "... clang version X.Y.Z ..."
+    if (const std::size_t clang = line.find("clang version "); clang != std::string_view::npos)
+        return dotted(line.substr(clang + 14), HostCompilerKind::clang);
+    // GCC: "<program> (<package version>) X.Y.Z [date] [(vendor)]"; the copyright line says it is GCC.
+    if (output.find("Free Software Foundation") == std::string_view::npos) return std::nullopt;
+    const std::size_t close = line.find(')');
+    if (close == std::string_view::npos) return std::nullopt;
+    std::string_view rest = line.substr(close + 1);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    return dotted(rest, HostCompilerKind::gcc);
+}
+
+std::vector<std::string> versioned_compiler_names(const std::vector<std::string>& entries) {
+    // An optional target triplet, the program, a dash and a major version: g++-13, clang-18,
+    // x86_64-linux-gnu-gcc-12 (Debian's and Ubuntu's alternatives, RHEL's gcc-toolset has plain names).
+    static const std::regex pattern(R"(^([a-z0-9_]+-[a-z0-9_]+-[a-z0-9_]+-)?(gcc|g\+\+|clang|clang\+\+)-[0-9]+$)");
+    std::vector<std::string> names;
+    for (const std::string& entry : entries)
+        if (std::regex_match(entry, pattern)) names.push_back(entry);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::vector<HostCompiler> collect_host_compilers(const Environment& environment) {
+    std::vector<HostCompiler> compilers;
+    std::set<std::string> asked;
+    const std::string path_list = environment.get("PATH").value_or("");
+    const auto add = [&](std::string name, std::string source) {
+        HostCompiler compiler{std::move(name), std::move(source), {}, {}, std::nullopt, {}};
+        // A variable may hold a path or a name to look up, with flags after it ("gcc -m64"): the first word runs.
+        const std::string program = compiler.name.substr(0, compiler.name.find(' '));
+        const std::string found = program.find('/') != std::string::npos ? program : sys::find_in_path(program, path_list);
+        compiler.path = found.empty() ? std::string() : sys::real_path(found);
+        if (compiler.path.empty()) {
+            compiler.failure = program.find('/') != std::string::npos ? fmt::format("{} does not exist", program)
+                                                                        : fmt::format("{} is not on PATH", program);
+        } else if (asked.insert(compiler.path + "\n" + compiler.source).second) {
+            const sys::CommandResult run = sys::run_command({found, "--version"}, std::chrono::seconds(10));
+            if (!run.started) compiler.failure = run.error;
+            else if (run.timed_out) compiler.failure = "`--version` did not answer within 10 s";
+            compiler.version_line = std::string(sys::trim(run.output.substr(0, run.output.find('\n'))));
+            compiler.version = parse_compiler_version(run.output);
+        } else {
+            return;
+        }
+        compilers.push_back(std::move(compiler));
+    };
+    for (const char* variable : {"NVCC_CCBIN", "CXX", "CC"})
+        if (const auto value = environment.get(variable); value && !value->empty()) add(*value, variable);
+    for (const char* name : {"gcc", "g++", "clang", "clang++"})
+        if (!sys::find_in_path(name, path_list).empty()) add(name, "PATH");
+    std::set<std::string> seen;
+    for (std::string_view rest = path_list; !rest.empty();) {
+        const std::string directory(rest.substr(0, rest.find(':')));
+        rest = rest.find(':') == std::string_view::npos ? std::string_view() : rest.substr(rest.find(':') + 1);
+        if (directory.empty() || !seen.insert(directory).second) continue;
+        for (const std::string& name : versioned_compiler_names(sys::list_directory(directory)))
+            if (sys::find_in_path(name, path_list) == directory + "/" + name) add(name, "PATH");
+    }
+    return compilers;
+}
+
+}  // namespace cudacheck
