@@ -1,0 +1,85 @@
+#include "probes/torch_arch_list.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace cudacheck {
+
+namespace {
+
+// The quoted strings ('...' or "...") of `text`, in order.
+std::vector<std::string> quoted_strings(std::string_view text) {
+    std::vector<std::string> strings;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char quote = text[i];
+        if (quote != '\'' && quote != '"') continue;
+        const std::size_t end = text.find(quote, i + 1);
+        if (end == std::string_view::npos) break;
+        strings.emplace_back(text.substr(i + 1, end - i - 1));
+        i = end;
+    }
+    return strings;
+}
+
+// The text between `opening` (e.g. "named_arches = collections.OrderedDict([") and the first
+// `closing` after it.
+std::optional<std::string_view> between(std::string_view source, std::string_view opening, std::string_view closing) {
+    const std::size_t start = source.find(opening);
+    if (start == std::string_view::npos) return std::nullopt;
+    const std::size_t body = start + opening.size();
+    const std::size_t end = source.find(closing, body);
+    if (end == std::string_view::npos) return std::nullopt;
+    return source.substr(body, end - body);
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+    if (from.empty()) return;
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+std::optional<TorchArchTables> read_torch_arch_tables(std::string_view source) {
+    const std::optional<std::string_view> named = between(source, "named_arches = collections.OrderedDict([", "])");
+    const std::optional<std::string_view> supported = between(source, "supported_arches = [", "]");
+    if (!named || !supported) return std::nullopt;
+    TorchArchTables tables;
+    const std::vector<std::string> pairs = quoted_strings(*named);
+    if (pairs.empty() || pairs.size() % 2 != 0) return std::nullopt;
+    for (std::size_t i = 0; i < pairs.size(); i += 2) tables.named.emplace_back(pairs[i], pairs[i + 1]);
+    tables.supported = quoted_strings(*supported);
+    if (tables.supported.empty()) return std::nullopt;
+    return tables;
+}
+
+TorchArchList parse_torch_cuda_arch_list(std::string_view value, const TorchArchTables& tables) {
+    TorchArchList list;
+    std::string text(value);
+    replace_all(text, " ", ";");
+    for (const auto& [name, architectures] : tables.named) replace_all(text, name, architectures);
+    for (std::size_t start = 0;;) {
+        const std::size_t semicolon = text.find(';', start);
+        list.entries.push_back(text.substr(start, semicolon == std::string::npos ? std::string::npos : semicolon - start));
+        if (semicolon == std::string::npos) break;
+        start = semicolon + 1;
+    }
+    std::set<std::string> flags;
+    for (const std::string& entry : list.entries) {
+        const bool ptx = entry.ends_with("+PTX");
+        const std::string architecture = ptx ? entry.substr(0, entry.size() - 4) : entry;
+        const std::size_t dot = architecture.find('.');
+        if (std::find(tables.supported.begin(), tables.supported.end(), architecture) == tables.supported.end() || dot == std::string::npos) {
+            list.error = fmt::format("Unknown CUDA arch ({}) or GPU not supported", entry);
+            list.gencode_flags.clear();
+            return list;
+        }
+        const std::string number = architecture.substr(0, dot) + architecture.substr(dot + 1);
+        flags.insert(fmt::format("-gencode=arch=compute_{},code=sm_{}", number, number));
+        if (ptx) flags.insert(fmt::format("-gencode=arch=compute_{},code=compute_{}", number, number));
+    }
+    list.gencode_flags.assign(flags.begin(), flags.end());
+    return list;
+}
+
+}  // namespace cudacheck
