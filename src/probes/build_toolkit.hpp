@@ -1,0 +1,37 @@
+// The CUDA toolkit a build would use, and whether it has what building needs (issue 19). The
+// choice is torch.utils.cpp_extension's (_find_cuda_home), which PyTorch extensions, flash-attn
+// and xformers builds go through: CUDA_HOME, else CUDA_PATH (an empty value counts as unset), else
+// the directory above the bin/ of the nvcc on PATH, as found (no symlinks resolved: /usr/bin/nvcc
+// gives /usr), else /usr/local/cuda when it exists. The files are what such a build compiles and
+// links with: nvcc, include/cuda_runtime.h, include/crt/host_config.h, and libcudart in lib64 (or
+// lib, when there is no lib64, as torch's library_paths picks).
+#pragma once
+
+#include "util/environment.hpp"
+
+#include <string>
+#include <vector>
+
+namespace cudacheck {
+
+struct BuildToolkitChoice {
+    std::string root;  // as the rule gives it; empty when none (torch: "CUDA was not found on the system")
+    std::string rule;  // "CUDA_HOME", "CUDA_PATH", "nvcc on PATH (/usr/bin/nvcc)", "/usr/local/cuda"
+};
+
+// `root` prefixes the filesystem paths looked at (tests); "" is the real system.
+[[nodiscard]] BuildToolkitChoice torch_cuda_home(const Environment& environment, const std::string& root = "");
+
+struct DevelopmentFiles {
+    std::string nvcc;               // bin/nvcc, when it exists and is executable
+    std::string runtime_header;     // include/cuda_runtime.h
+    std::string host_config;        // include/crt/host_config.h
+    std::string library_directory;  // lib64, or lib without a lib64
+    std::string cudart_shared;      // <library_directory>/libcudart.so (what -lcudart links)
+    std::string cudart_static;      // <library_directory>/libcudart_static.a (nvcc's default, -cudart static)
+    std::vector<std::string> missing;  // the paths looked for and absent, for the message
+};
+
+[[nodiscard]] DevelopmentFiles development_files(const std::string& toolkit_root);
+
+}  // namespace cudacheck
