@@ -5,6 +5,7 @@
 // incompatibility" failures before any GPU work is tried.
 #include "checks/checks.hpp"
 #include "util/elf_dynamic.hpp"
+#include "util/mapped_file.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/probes.hpp"
@@ -252,11 +253,14 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
 void judge_damaged(const LibraryFacts& facts, ResultBuilder& result) {
     for (const LibraryLocation& location : facts.libraries)
         for (const Resolution& resolution : location.resolutions) {
-            std::optional<std::string> damage = elf_file_damage(resolution.real_path);
+            // The file is mapped once for both readings of its headers.
+            std::string error;
+            const std::optional<MappedFile> file = MappedFile::open(resolution.real_path, error);
+            std::optional<std::string> damage = file ? elf_damage(file->bytes(), native_elf_machine()) : "cannot be read: " + error;
             // A copy of another version renamed to the wanted soname ("libcublas.so.12 copied to
             // libcublas.so.13"): the loader takes it, and its symbols are another release's.
-            if (std::string error; !damage)
-                if (const std::optional<ElfDynamic> dynamic = read_elf_dynamic_file(resolution.real_path, error);
+            if (!damage)
+                if (const std::optional<ElfDynamic> dynamic = read_elf_dynamic(file->bytes(), error);
                     dynamic && !dynamic->soname.empty() && dynamic->soname != resolution.soname)
                     damage = fmt::format("its SONAME is {}, not {}: a copy of another library or version under this name", dynamic->soname,
                                          resolution.soname);

@@ -1,5 +1,7 @@
 #include "cuda/host_config.hpp"
 
+#include "util/system.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -256,12 +258,6 @@ std::string without_comments(std::string_view text) {
     return out;
 }
 
-std::string_view trimmed(std::string_view text) {
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-    return text;
-}
-
 }  // namespace
 
 MacroValues host_compiler_macros(const HostCompilerVersion& compiler, std::string_view machine, bool allow_unsupported_compiler) {
@@ -306,15 +302,15 @@ HostConfigVerdict evaluate_host_config(std::string_view header, const MacroValue
     std::size_t line_number = 0;
     for (std::size_t start = 0; start < text.size();) {
         const std::size_t newline = text.find('\n', start);
-        const std::string_view line = trimmed(std::string_view(text).substr(start, (newline == std::string::npos ? text.size() : newline) - start));
+        const std::string_view line = sys::trim(std::string_view(text).substr(start, (newline == std::string::npos ? text.size() : newline) - start));
         start = newline == std::string::npos ? text.size() : newline + 1;
         ++line_number;
         if (!line.starts_with('#')) continue;
-        std::string_view rest = trimmed(line.substr(1));
+        std::string_view rest = sys::trim(line.substr(1));
         std::size_t name_end = 0;
         while (name_end < rest.size() && std::isalpha(static_cast<unsigned char>(rest[name_end]))) ++name_end;
         const std::string_view directive = rest.substr(0, name_end);
-        rest = trimmed(rest.substr(name_end));
+        rest = sys::trim(rest.substr(name_end));
         const auto condition = [&](std::string_view expression) -> std::optional<bool> {
             const std::optional<long long> value = evaluate_condition(expression, macros);
             if (!value) verdict.unreadable = fmt::format("line {}: cannot evaluate #{} {}", line_number, directive, expression);
@@ -325,7 +321,7 @@ HostConfigVerdict evaluate_host_config(std::string_view header, const MacroValue
             if (frame.parent_active) {
                 std::optional<bool> yes;
                 if (directive == "if") yes = condition(rest);
-                else yes = (macros.count(std::string(trimmed(rest))) > 0) == (directive == "ifdef");
+                else yes = (macros.count(std::string(sys::trim(rest))) > 0) == (directive == "ifdef");
                 if (!yes) return verdict;
                 frame.taken = frame.active = *yes;
             }
@@ -360,10 +356,10 @@ HostConfigVerdict evaluate_host_config(std::string_view header, const MacroValue
             while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_')) ++end;
             const std::string name(rest.substr(0, end));
             if (name.empty() || (end < rest.size() && rest[end] == '(')) continue;  // function-like: not needed here
-            const std::string_view body = trimmed(rest.substr(end));
+            const std::string_view body = sys::trim(rest.substr(end));
             macros[name] = body.empty() ? 1 : evaluate_condition(body, macros).value_or(1);
         } else if (directive == "undef") {
-            macros.erase(std::string(trimmed(rest)));
+            macros.erase(std::string(sys::trim(rest)));
         }
     }
     if (!frames.empty()) verdict.unreadable = fmt::format("{} #if without #endif at the end", frames.size());

@@ -4,6 +4,7 @@
 #include "isolation/protocol.hpp"
 #include "isolation/stop_signals.hpp"
 #include "isolation/worker_process.hpp"
+#include "probes/process_limits.hpp"
 #include "util/process.hpp"
 #include "util/units.hpp"
 
@@ -13,7 +14,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <poll.h>
-#include <sys/resource.h>
+#include <sys/resource.h>  // RLIMIT_NOFILE
 
 namespace cudacheck {
 
@@ -238,10 +239,8 @@ std::string seconds_text(std::chrono::milliseconds limit) { return fmt::format("
 
 // "; the open-files limit is 8 (ulimit -n; hard limit 8)", for a worker that could not be started.
 std::string open_files_limit_text() {
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
-    const auto text = [](rlim_t value) { return value == RLIM_INFINITY ? std::string("unlimited") : std::to_string(value); };
-    return fmt::format("; the open-files limit is {} (ulimit -n; hard limit {})", text(limit.rlim_cur), text(limit.rlim_max));
+    const Limit limit = read_limit(RLIMIT_NOFILE);
+    return fmt::format("; the open-files limit is {} (ulimit -n; hard limit {})", limit_count_text(limit.soft), limit_count_text(limit.hard));
 }
 
 }  // namespace

@@ -9,14 +9,14 @@
 
 namespace cudacheck {
 
-namespace {
-
 Limit read_limit(int resource) {
     rlimit value{};
     if (::getrlimit(resource, &value) != 0) return {};
     const auto bound = [](rlim_t limit) { return limit == RLIM_INFINITY ? std::nullopt : std::optional<std::uint64_t>(limit); };
     return Limit{bound(value.rlim_cur), bound(value.rlim_max)};
 }
+
+namespace {
 
 std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
     text = sys::trim(text);
@@ -43,21 +43,12 @@ std::optional<CgroupMemory> binding_limit(const std::string& mount, std::string 
     return lowest;
 }
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-    std::vector<std::string_view> lines;
-    while (!text.empty()) {
-        const std::size_t newline = text.find('\n');
-        lines.push_back(text.substr(0, newline));
-        text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
-    }
-    return lines;
-}
-
 }  // namespace
 
 CgroupPaths parse_proc_cgroup(std::string_view text) {
     CgroupPaths paths;
-    for (std::string_view line : lines_of(text)) {
+    for (const std::string& whole : sys::split(text, '\n')) {
+        const std::string_view line = whole;
         // hierarchy-ID:controller-list:cgroup-path (cgroups(7))
         const std::size_t first = line.find(':');
         const std::size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
@@ -85,7 +76,8 @@ std::optional<std::uint64_t> parse_cgroup_memory_limit(std::string_view text) {
 }
 
 bool parse_cap_ipc_lock(std::string_view status) {
-    for (std::string_view line : lines_of(status)) {
+    for (const std::string& whole : sys::split(status, '\n')) {
+        const std::string_view line = whole;
         if (!line.starts_with("CapEff:")) continue;
         const std::string_view hex = sys::trim(line.substr(7));
         std::uint64_t mask = 0;

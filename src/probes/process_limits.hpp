@@ -50,6 +50,9 @@ struct CgroupPaths {
 // Bit 14 (CAP_IPC_LOCK, linux/capability.h) of the CapEff line of /proc/<pid>/status.
 [[nodiscard]] bool parse_cap_ipc_lock(std::string_view status);
 
+// getrlimit(2) of `resource` (RLIMIT_NOFILE, ...), soft and hard.
+[[nodiscard]] Limit read_limit(int resource);
+
 // Reads the live process (cgroup and /proc files under `root`, "" for the real /).
 [[nodiscard]] ProcessLimits collect_process_limits(const std::string& root = "");
 

@@ -56,8 +56,11 @@ TEST(ProcessLimits, the_lowest_limit_on_the_way_to_the_root_binds) {
 TEST(ProcessLimits, reads_this_process_rlimits) {
     const ProcessLimits limits = collect_process_limits();
     // Whatever the limits here, a soft limit never exceeds its hard one.
-    for (const Limit* limit : {&limits.address_space, &limits.open_files, &limits.file_size})
-        if (limit->soft && limit->hard) EXPECT_LE(*limit->soft, *limit->hard);
+    for (const Limit* limit : {&limits.address_space, &limits.open_files, &limits.file_size}) {
+        if (limit->soft && limit->hard) {
+            EXPECT_LE(*limit->soft, *limit->hard);
+        }
+    }
     EXPECT_TRUE(limits.open_files.soft.has_value()) << "every Linux process has a finite descriptor limit";
 }
 
