@@ -73,3 +73,19 @@ if ! command -v cuobjdump >/dev/null && [ ! -x "$(dirname "$nvcc")/cuobjdump" ];
       echo "warning: could not install cuobjdump; the inspect comparisons with it will be skipped" >&2
   fi
 fi
+
+# Real include/crt/host_config.h files of several CUDA releases, for the host-compiler limits test
+# (tests/unit/probes/build_setup_test.cpp): copied out of NVIDIA's nvcc wheels on PyPI with HTTP
+# range requests (tools/fetch-wheel-files.py), into a folder git ignores, not into the repository.
+# Without network the test skips and says so, so a failure here warns.
+host_configs="tests/fixtures/downloaded/host_config"
+for spec in "nvidia-cuda-nvcc-cu11 11.8.89 nvidia/cuda_nvcc" "nvidia-cuda-nvcc-cu12 12.1.105 nvidia/cuda_nvcc" \
+            "nvidia-cuda-nvcc-cu12 12.4.131 nvidia/cuda_nvcc" "nvidia-cuda-nvcc-cu12 12.6.85 nvidia/cuda_nvcc" \
+            "nvidia-cuda-nvcc-cu12 12.8.93 nvidia/cuda_nvcc" "nvidia-cuda-nvcc-cu12 12.9.86 nvidia/cuda_nvcc" \
+            "nvidia-cuda-crt 13.0.88 nvidia/cu13" "nvidia-cuda-crt 13.1.80 nvidia/cu13"; do
+  read -r wheel version prefix <<<"$spec"
+  [ -s "$host_configs/$version/$prefix/include/crt/host_config.h" ] && continue
+  echo "fetching: host_config.h of CUDA $version ($wheel)"
+  timeout 120 python3 tools/fetch-wheel-files.py "$wheel" "$version" x86_64 "$host_configs/$version" "$prefix/include/crt/host_config.h" >/dev/null ||
+    echo "warning: could not fetch host_config.h of CUDA $version; tests that read it will be skipped" >&2
+done

@@ -138,6 +138,40 @@ struct Redaction {
     bool operator==(const Redaction&) const = default;
 };
 
+// The `build` section (issue 19): what a CUDA build here would use, as toolkit.build read it.
+struct BuildCompilerInfo {
+    std::string name = {};     // "g++-13", or a variable's value
+    std::string source = {};   // "PATH", "CC", "CXX", "NVCC_CCBIN"
+    std::string path = {};     // "" when not found
+    std::string version = {};  // "gcc 13.3.0", "clang 18.1.3"; "" when unknown
+    std::optional<bool> accepted = {};  // by the build toolkit's host_config.h; none when it could not be judged
+    std::string error = {};    // the #error it reaches, when rejected
+    bool operator==(const BuildCompilerInfo&) const = default;
+};
+struct BuildToolkitInfo {
+    std::string root = {};
+    std::string version = {};
+    bool build_toolkit = false;  // the one builds take
+    std::optional<int> gcc_newest = {};    // the newest gcc major its host_config.h accepts
+    std::optional<int> clang_newest = {};
+    bool operator==(const BuildToolkitInfo&) const = default;
+};
+struct BuildInfo {
+    std::string toolkit = {};       // the toolkit builds take; "" when none
+    std::string toolkit_rule = {};  // "CUDA_HOME", "nvcc on PATH (/usr/local/cuda-13.0/bin/nvcc)", ...
+    std::string nvcc_version = {};  // its nvcc's, "13.0.88"
+    std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`
+    std::vector<std::string> missing_files = {};
+    std::string host_compiler = {};       // what nvcc runs: a path, or the name when not found
+    std::string host_compiler_rule = {};  // "nvcc's default (gcc on PATH)", "NVCC_CCBIN", ...
+    std::string host_compiler_version = {};
+    std::optional<bool> host_compiler_accepted = {};
+    std::string ninja = {};  // on PATH; "" when none
+    std::vector<BuildToolkitInfo> toolkits = {};
+    std::vector<BuildCompilerInfo> compilers = {};
+    bool operator==(const BuildInfo&) const = default;
+};
+
 struct Report {
     std::string tool_version;
     std::string timestamp_utc;  // ISO 8601, "2026-11-30T01:40:00Z"
@@ -150,6 +184,8 @@ struct Report {
     std::vector<CheckResult> checks;
     // Set when a check looked at the Python environments (frameworks.builds); empty otherwise.
     std::optional<std::vector<PythonEnvironmentInfo>> frameworks;
+    // Set when toolkit.build (or toolkit.compile) looked at the build setup; empty otherwise.
+    std::optional<BuildInfo> build;
     Summary summary;
     int exit_code = exit_ok;
     double duration_ms = 0.0;

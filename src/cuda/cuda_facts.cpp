@@ -127,6 +127,22 @@ std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor) {
     return std::nullopt;
 }
 
+std::optional<CudaVersion> first_cuda_compiling_for(int cc_major, int cc_minor) {
+    struct Entry {
+        int cc;
+        CudaVersion cuda;
+    };
+    static constexpr std::array<Entry, 19> table{{
+        {35, {5, 0}},   {37, {6, 5}},   {50, {6, 5}},   {52, {6, 5}},   {60, {8, 0}},   {61, {8, 0}},   {70, {9, 0}},
+        {72, {10, 0}},  {75, {10, 0}},  {80, {11, 0}},  {86, {11, 1}},  {87, {11, 5}},  {89, {11, 8}},  {90, {11, 8}},
+        {100, {12, 8}}, {120, {12, 8}}, {103, {12, 9}}, {121, {12, 9}}, {110, {13, 0}},
+    }};
+    const int cc = cc_major * 10 + cc_minor;
+    for (const Entry& entry : table)
+        if (entry.cc == cc) return entry.cuda;
+    return std::nullopt;
+}
+
 std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name) {
     struct Entry {
         std::string_view name;

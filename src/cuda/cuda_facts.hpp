@@ -43,6 +43,10 @@ struct CudaVersion {
 [[nodiscard]] std::optional<std::pair<int, int>> minimum_compute_capability(int cuda_major);
 // The last CUDA major that supports a compute capability, when it is dropped in a newer one.
 [[nodiscard]] std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor);
+// The first CUDA release whose nvcc compiles for compute capability major.minor (the CUDA Toolkit
+// release notes: 8.6 in 11.1, 8.7 in 11.5, 8.9 and 9.0 in 11.8, 10.0 and 12.0 in 12.8, 10.3 and
+// 12.1 in 12.9, 11.0 in 13.0); nullopt for one it does not know.
+[[nodiscard]] std::optional<CudaVersion> first_cuda_compiling_for(int cc_major, int cc_minor);
 
 // Dense peaks in TFLOP/s from NVIDIA's datasheets (leads, not truths: clocks vary), by the exact
 // name the driver reports; empty for other GPUs (variants such as "H200 NVL" or "H100 PCIe" have

@@ -5,6 +5,8 @@
 #include "cuda/cuda_facts.hpp"
 #include "probes/visible_devices.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -27,7 +29,44 @@ ReportFacts collect_report_facts(Probes& probes, const Environment& environment)
         if (driver != nullptr && driver->driver_version && *driver->driver_version > 0) driver_cuda = CudaVersion::from_encoded(*driver->driver_version);
         facts.frameworks = frameworks_section(*python, facts.devices, driver_cuda);
     }
+    if (const BuildSetup* setup = probes.build_setup_if_collected()) facts.build = build_section(*setup);
     return facts;
+}
+
+namespace {
+
+std::string version_text(const std::optional<HostCompilerVersion>& version) {
+    if (!version) return {};
+    return fmt::format("{} {}.{}.{}", version->kind == HostCompilerKind::clang ? "clang" : "gcc", version->major, version->minor, version->patch);
+}
+
+}  // namespace
+
+BuildInfo build_section(const BuildSetup& setup) {
+    BuildInfo build;
+    if (setup.choice_exists || !setup.choice.root.empty()) build.toolkit = setup.choice.root, build.toolkit_rule = setup.choice.rule;
+    if (setup.nvcc_version) build.nvcc_version = setup.nvcc_version->full;
+    build.nvcc_architectures = setup.nvcc_architectures;
+    build.missing_files = setup.files.missing;
+    const HostCompilerPick& pick = setup.nvcc_host_compiler;
+    build.host_compiler = pick.path.empty() ? pick.program : pick.path;
+    build.host_compiler_rule = pick.rule;
+    build.host_compiler_version = version_text(pick.version);
+    const ToolkitCompilerLimits* chosen = setup.choice_exists && !setup.toolkits.empty() ? &setup.toolkits.front() : nullptr;
+    if (chosen != nullptr && pick.version && chosen->nvcc_pick.unreadable.empty()) build.host_compiler_accepted = chosen->nvcc_pick.accepted;
+    build.ninja = setup.ninja;
+    for (const ToolkitCompilerLimits& toolkit : setup.toolkits)
+        build.toolkits.push_back(BuildToolkitInfo{toolkit.root, toolkit.version, &toolkit == chosen, toolkit.gcc_newest, toolkit.clang_newest});
+    for (std::size_t i = 0; i < setup.compilers.size(); ++i) {
+        const HostCompiler& compiler = setup.compilers[i];
+        BuildCompilerInfo info{compiler.name, compiler.source, compiler.path, version_text(compiler.version), std::nullopt, {}};
+        if (chosen != nullptr && i < chosen->compilers.size() && chosen->compilers[i].unreadable.empty()) {
+            info.accepted = chosen->compilers[i].accepted;
+            info.error = chosen->compilers[i].error;
+        }
+        build.compilers.push_back(std::move(info));
+    }
+    return build;
 }
 
 std::vector<DeviceInfo> report_devices(Probes& probes, const Environment& environment) {
@@ -100,6 +139,7 @@ Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, c
     report.devices = facts.devices;
     report.checks = std::move(results);
     report.frameworks = facts.frameworks;
+    report.build = facts.build;
     // Each framework's verdict: the worst of the findings about it.
     if (report.frameworks)
         for (PythonEnvironmentInfo& environment : *report.frameworks)

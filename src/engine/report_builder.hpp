@@ -27,11 +27,14 @@ struct ReportFacts {
     // The `frameworks` section, once a check gathered the Python facts; its status and codes are
     // filled in by assemble_report from the findings.
     std::optional<std::vector<PythonEnvironmentInfo>> frameworks;
+    std::optional<BuildInfo> build;  // once a check gathered the build setup
 };
 // The section from the gathered facts: per framework its build, libraries and, per device, where
 // its GPU code runs.
 [[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python, const std::vector<DeviceInfo>& devices,
                                                                     std::optional<CudaVersion> driver_cuda);
+// The `build` section from the gathered build setup.
+[[nodiscard]] BuildInfo build_section(const BuildSetup& setup);
 [[nodiscard]] ReportFacts collect_report_facts(Probes& probes, const Environment& environment);
 // The GPUs the report lists, from what was gathered: the driver's when it was initialised, else
 // (--level quick) those NVML's list predicts CUDA shows.

@@ -34,6 +34,7 @@ constexpr const char* key_waiting = "waiting";
 constexpr const char* key_result = "result";
 constexpr const char* key_versions = "versions";
 constexpr const char* key_frameworks = "frameworks";
+constexpr const char* key_build = "build";
 constexpr const char* key_message = "message";
 
 // Event names; "waiting" is both an event and that event's flag.
@@ -137,6 +138,7 @@ std::string encode(const Event& event) {
                 for (const DeviceInfo& device : facts.facts.devices) devices.push_back(to_json(device));
                 json line{{key_event, event_facts}, {key_versions, to_json(facts.facts.versions)}, {key_devices, devices}};
                 if (facts.facts.frameworks) line[key_frameworks] = to_json(*facts.facts.frameworks);
+                if (facts.facts.build) line[key_build] = to_json(*facts.facts.build);
                 return line;
             },
             [](const Begun& begun) {
@@ -162,9 +164,10 @@ std::optional<Event> decode_event(std::string_view line) {
         if (name == event_waiting) return Waiting{task_of(event), event.at(key_waiting).get<bool>()};
         if (name == event_finished) return Finished{check_result_from_json(event.at(key_result))};
         if (name == event_facts) {
-            Facts facts{{versions_from_json(event.at(key_versions)), {}, std::nullopt}};
+            Facts facts{{versions_from_json(event.at(key_versions)), {}, std::nullopt, std::nullopt}};
             for (const json& device : event.at(key_devices)) facts.facts.devices.push_back(device_from_json(device));
             if (event.contains(key_frameworks)) facts.facts.frameworks = frameworks_from_json(event.at(key_frameworks));
+            if (event.contains(key_build)) facts.facts.build = build_from_json(event.at(key_build));
             return facts;
         }
         if (name == event_begun) return Begun{event.at(key_action).get<std::uint64_t>(), action_of(event)};

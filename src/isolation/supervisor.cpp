@@ -206,6 +206,7 @@ private:
                 if (!seen->empty()) *known = *seen;
             if (!learnt->facts.devices.empty()) facts.devices = learnt->facts.devices;
             if (learnt->facts.frameworks) facts.frameworks = learnt->facts.frameworks;
+            if (learnt->facts.build) facts.build = learnt->facts.build;
         } else if (const auto* begun = std::get_if<protocol::Begun>(&event)) {
             actions_in_flight_[begun->id] = ActionInFlight{begun->action, Clock::now()};
         } else if (const auto* ended = std::get_if<protocol::Ended>(&event)) {

@@ -9,10 +9,12 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       host_([&environment, root = settings_.root] { return collect_host_info(environment, root); }),
       kernel_module_([root = settings_.root] { return collect_kernel_module(root); }),
       limits_([root = settings_.root] { return collect_process_limits(root); }),
+      profiling_permissions_([root = settings_.root] { return collect_profiling_permissions(root); }),
       driver_([this] { return collect_driver_facts(settings_.initialise_cuda); }),
       initialised_driver_([this] { return collect_driver_facts(true); }),
       nvml_([] { return collect_nvml(); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
+      build_setup_([this, &environment] { return collect_build_setup(environment, toolkits(), settings_.root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }),
       loader_search_([&environment] { return cudacheck::loader_search(environment); }),
       python_([this, &environment] {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "util/environment.hpp"
+#include "probes/build_setup.hpp"
 #include "probes/cuda_libraries.hpp"
+#include "probes/developer_tools.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/frameworks_probe.hpp"
 #include "probes/host_probe.hpp"
@@ -71,6 +73,9 @@ public:
     [[nodiscard]] const HostInfo& host() { return host_.get(); }
     [[nodiscard]] const KernelModuleFacts& kernel_module() { return kernel_module_.get(); }
     [[nodiscard]] const ProcessLimits& limits() { return limits_.get(); }
+    // RmProfilingAdminOnly and perf_event_paranoid: whether profilers may read GPU counters and
+    // sample the CPU.
+    [[nodiscard]] const ProfilingPermissions& profiling_permissions() { return profiling_permissions_.get(); }
     // libcuda as the run's level allows: initialised unless --level quick.
     [[nodiscard]] const DriverFacts& driver() { return driver_.get(); }
     // libcuda initialised whatever the level: for work that needs CUDA itself.
@@ -102,6 +107,9 @@ public:
     // The devices prefetch_driver() prepares (empty: all), for preparations that need a context.
     [[nodiscard]] const std::vector<int>& prefetched_devices() const { return prefetched_devices_; }
     [[nodiscard]] const ToolkitFacts& toolkits() { return toolkits_.get(); }
+    // What a CUDA build would use: the toolkit, its files, the host compilers, ninja (files and
+    // `--version` outputs only).
+    [[nodiscard]] const BuildSetup& build_setup() { return build_setup_.get(); }
     // This process's loader search (LD_LIBRARY_PATH, ld.so.cache, default directories).
     [[nodiscard]] const LoaderSearch& loader_search() { return loader_search_.get(); }
     // Where each CUDA library resolves for a C/C++ program, and every copy; nothing is loaded.
@@ -117,6 +125,7 @@ public:
     }
     [[nodiscard]] const NvmlFacts* nvml_if_collected() const { return nvml_.peek(); }
     [[nodiscard]] const ToolkitFacts* toolkits_if_collected() const { return toolkits_.peek(); }
+    [[nodiscard]] const BuildSetup* build_setup_if_collected() const { return build_setup_.peek(); }
     [[nodiscard]] const KernelModuleFacts* kernel_module_if_collected() const { return kernel_module_.peek(); }
 
 private:
@@ -125,10 +134,12 @@ private:
     Lazy<HostInfo> host_;
     Lazy<KernelModuleFacts> kernel_module_;
     Lazy<ProcessLimits> limits_;
+    Lazy<ProfilingPermissions> profiling_permissions_;
     Lazy<DriverFacts> driver_;
     Lazy<DriverFacts> initialised_driver_;
     Lazy<NvmlFacts> nvml_;
     Lazy<ToolkitFacts> toolkits_;
+    Lazy<BuildSetup> build_setup_;
     Lazy<LibraryFacts> library_locations_;
     // This process's loader search (ld.so.cache parsed once), for the library loads.
     Lazy<LoaderSearch> loader_search_;

@@ -236,6 +236,60 @@ std::vector<PythonEnvironmentInfo> frameworks_from_json(const json& document) {
     return environments;
 }
 
+json to_json(const BuildInfo& build) {
+    json toolkits = json::array();
+    for (const BuildToolkitInfo& toolkit : build.toolkits)
+        toolkits.push_back(json{{"root", toolkit.root},
+                                {"version", text_or_null(toolkit.version)},
+                                {"build_toolkit", toolkit.build_toolkit},
+                                {"gcc_newest", optional_or_null(toolkit.gcc_newest)},
+                                {"clang_newest", optional_or_null(toolkit.clang_newest)}});
+    json compilers = json::array();
+    for (const BuildCompilerInfo& compiler : build.compilers)
+        compilers.push_back(json{{"name", compiler.name},
+                                 {"source", compiler.source},
+                                 {"path", text_or_null(compiler.path)},
+                                 {"version", text_or_null(compiler.version)},
+                                 {"accepted", optional_or_null(compiler.accepted)},
+                                 {"error", text_or_null(compiler.error)}});
+    return json{{"toolkit", text_or_null(build.toolkit)},
+                {"toolkit_rule", text_or_null(build.toolkit_rule)},
+                {"nvcc_version", text_or_null(build.nvcc_version)},
+                {"nvcc_architectures", build.nvcc_architectures},
+                {"missing_files", build.missing_files},
+                {"host_compiler", text_or_null(build.host_compiler)},
+                {"host_compiler_rule", text_or_null(build.host_compiler_rule)},
+                {"host_compiler_version", text_or_null(build.host_compiler_version)},
+                {"host_compiler_accepted", optional_or_null(build.host_compiler_accepted)},
+                {"ninja", text_or_null(build.ninja)},
+                {"toolkits", toolkits},
+                {"compilers", compilers}};
+}
+
+BuildInfo build_from_json(const json& document) {
+    BuildInfo build;
+    build.toolkit = read_text(document, "toolkit");
+    build.toolkit_rule = read_text(document, "toolkit_rule");
+    build.nvcc_version = read_text(document, "nvcc_version");
+    build.nvcc_architectures = read_strings(document, "nvcc_architectures");
+    build.missing_files = read_strings(document, "missing_files");
+    build.host_compiler = read_text(document, "host_compiler");
+    build.host_compiler_rule = read_text(document, "host_compiler_rule");
+    build.host_compiler_version = read_text(document, "host_compiler_version");
+    build.host_compiler_accepted = read_optional<bool>(document, "host_compiler_accepted");
+    build.ninja = read_text(document, "ninja");
+    for_each_element(document, "toolkits", [&](const json& toolkit) {
+        build.toolkits.push_back(BuildToolkitInfo{read<std::string>(toolkit, "root"), read_text(toolkit, "version"), read<bool>(toolkit, "build_toolkit"),
+                                                  read_optional<int>(toolkit, "gcc_newest"), read_optional<int>(toolkit, "clang_newest")});
+    });
+    for_each_element(document, "compilers", [&](const json& compiler) {
+        build.compilers.push_back(BuildCompilerInfo{read<std::string>(compiler, "name"), read<std::string>(compiler, "source"),
+                                                    read_text(compiler, "path"), read_text(compiler, "version"),
+                                                    read_optional<bool>(compiler, "accepted"), read_text(compiler, "error")});
+    });
+    return build;
+}
+
 json to_json(const Report& report) {
     json devices = json::array();
     for (const DeviceInfo& device : report.devices) devices.push_back(to_json(device));
@@ -251,6 +305,7 @@ json to_json(const Report& report) {
                 {"devices", devices},
                 {"checks", checks},
                 {"frameworks", report.frameworks ? to_json(*report.frameworks) : json(nullptr)},
+                {"build", report.build ? to_json(*report.build) : json(nullptr)},
                 {"summary", to_json(report.summary, report.duration_ms)},
                 {"exit_code", report.exit_code},
                 {"redacted", report.redaction ? to_json(*report.redaction) : json(nullptr)}};
@@ -373,6 +428,8 @@ Report report_from_json(const json& document) {
     // Added in schema 1.4.0.
     if (document.contains("frameworks") && !document.at("frameworks").is_null())
         report.frameworks = read_part(document, "frameworks", frameworks_from_json);
+    // Added in schema 1.5.0.
+    if (document.contains("build") && !document.at("build").is_null()) report.build = read_part(document, "build", build_from_json);
     // Added in schema 1.3.0: older reports have no such field.
     if (document.contains("redacted") && !document.at("redacted").is_null()) report.redaction = read_part(document, "redacted", redaction_from_json);
     return report;

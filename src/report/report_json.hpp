@@ -20,7 +20,7 @@ namespace cudacheck {
 // minor for additions). docs/report.schema.json and tests/golden pin it. 1.4.0 added `frameworks`
 // and the `subject` of each finding; 1.3.0 added `redacted`
 // (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
-inline constexpr std::string_view json_schema_version = "1.4.0";
+inline constexpr std::string_view json_schema_version = "1.5.0";
 
 // The `cudacheck fleet` document has its own version, on the same rules (inspect's: inspect/inspection.hpp).
 inline constexpr std::string_view fleet_json_schema_version = "1.0.0";
@@ -38,6 +38,8 @@ inline constexpr std::string_view diff_json_version = "1.0.0";
 [[nodiscard]] ordered_json to_json(const Redaction& redaction);
 // The `frameworks` section (schema 1.4.0).
 [[nodiscard]] ordered_json to_json(const std::vector<PythonEnvironmentInfo>& environments);
+// The `build` section (schema 1.5.0).
+[[nodiscard]] ordered_json to_json(const BuildInfo& build);
 // The whole document, as `--format json` writes it.
 [[nodiscard]] ordered_json to_json(const Report& report);
 
@@ -55,6 +57,7 @@ template <typename T>
 [[nodiscard]] CheckResult check_result_from_json(const ordered_json& document);
 [[nodiscard]] Redaction redaction_from_json(const ordered_json& document);
 [[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_from_json(const ordered_json& document);
+[[nodiscard]] BuildInfo build_from_json(const ordered_json& document);
 // A whole report, written by this or another cudacheck whose schema_version has the same major
 // version (a minor version only adds fields, which older reports lack and readers tolerate).
 // Throws JsonShapeError when the document is not a cudacheck report, comes from an incompatible

@@ -1,0 +1,537 @@
+// toolkit.build: whether building CUDA code would work here, and the exact setting when it would
+// not (issue 19). The rules are those of the tools themselves: the toolkit is
+// torch.utils.cpp_extension's _find_cuda_home (probes/build_toolkit), the host compiler nvcc's
+// (-ccbin, NVCC_CCBIN, gcc on PATH; PyTorch adds -ccbin $CC), the limits each toolkit's own
+// include/crt/host_config.h, ninja and TORCH_CUDA_ARCH_LIST as cpp_extension reads them, and the
+// CUDA versions as its _check_cuda_version compares them (a major mismatch raises, a minor one
+// warns).
+#include "checks/toolkit_build.hpp"
+
+#include "checks/checks.hpp"
+#include "cuda/arch_coverage.hpp"
+#include "cuda/cuda_facts.hpp"
+#include "engine/report_builder.hpp"
+#include "probes/probes.hpp"
+#include "util/system.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace cudacheck {
+
+namespace {
+
+std::string compiler_text(const std::optional<HostCompilerVersion>& version) {
+    if (!version) return "version unknown";
+    return fmt::format("{} {}.{}.{}", version->kind == HostCompilerKind::clang ? "clang" : "gcc", version->major, version->minor, version->patch);
+}
+
+// "13.0" from "13.0.88".
+std::optional<CudaVersion> release_of(std::string_view text) {
+    int major = 0;
+    int minor = 0;
+    if (std::sscanf(std::string(text).c_str(), "%d.%d", &major, &minor) != 2) return std::nullopt;
+    return CudaVersion{major, minor};
+}
+
+// The C compiler beside a C++ one: g++-13 -> gcc-13, clang++-18 -> clang-18.
+std::string c_name_of(std::string name) {
+    if (const std::size_t at = name.find("g++"); at != std::string::npos) return name.replace(at, 3, "gcc");
+    if (const std::size_t at = name.find("clang++"); at != std::string::npos) return name.replace(at, 7, "clang");
+    return name;
+}
+std::string cxx_name_of(std::string name) {
+    if (name.find("g++") != std::string::npos || name.find("clang++") != std::string::npos) return name;
+    if (const std::size_t at = name.find("clang"); at != std::string::npos) return name.replace(at, 5, "clang++");
+    if (const std::size_t at = name.find("gcc"); at != std::string::npos) return name.replace(at, 3, "g++");
+    return name;
+}
+
+// The installed compiler the build toolkit accepts that a fix should name: the newest gcc, else
+// the newest clang, by its plain name when that is what runs.
+const HostCompiler* accepted_alternative(const BuildSetup& setup, const ToolkitCompilerLimits& toolkit) {
+    const HostCompiler* best = nullptr;
+    for (std::size_t i = 0; i < setup.compilers.size() && i < toolkit.compilers.size(); ++i) {
+        const HostCompiler& compiler = setup.compilers[i];
+        if (!toolkit.compilers[i].accepted || !compiler.version || compiler.source != "PATH") continue;
+        const auto rank = [](const HostCompiler& c) {
+            return std::tuple{c.version->kind == HostCompilerKind::gcc, c.version->major, c.version->minor, -static_cast<int>(c.name.size())};
+        };
+        if (best == nullptr || rank(compiler) > rank(*best)) best = &compiler;
+    }
+    return best;
+}
+
+std::string install_hint(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind) {
+    const std::optional<int> newest = kind == HostCompilerKind::clang ? toolkit.clang_newest : toolkit.gcc_newest;
+    if (!newest) return "install a gcc the toolkit accepts";
+    return kind == HostCompilerKind::clang ? fmt::format("install clang {} or older (`sudo apt install clang-{}`)", *newest, *newest)
+                                           : fmt::format("install gcc {} or older (`sudo apt install g++-{}`)", *newest, *newest);
+}
+
+std::string limits_text(const ToolkitCompilerLimits& toolkit) {
+    if (!toolkit.unreadable.empty()) return toolkit.unreadable;
+    if (toolkit.host_config.empty()) return "no include/crt/host_config.h";
+    return fmt::format("host_config.h accepts gcc up to {}, clang up to {}", toolkit.gcc_newest ? std::to_string(*toolkit.gcc_newest) : "?",
+                       toolkit.clang_newest ? std::to_string(*toolkit.clang_newest) : "?");
+}
+
+// The installed toolkit a fix should point builds at: complete, of `major` when given, newest.
+const ToolkitCompilerLimits* best_toolkit(const BuildSetup& setup, std::optional<int> major, const std::string& except = {}) {
+    const ToolkitCompilerLimits* best = nullptr;
+    std::optional<CudaVersion> best_version;
+    for (const ToolkitCompilerLimits& toolkit : setup.toolkits) {
+        if (!toolkit.missing_files.empty() || toolkit.root == except) continue;
+        const std::optional<CudaVersion> version = release_of(toolkit.version);
+        if (major && (!version || version->major != *major)) continue;
+        if (best == nullptr || (version && (!best_version || *version > *best_version))) best = &toolkit, best_version = version;
+    }
+    return best;
+}
+
+std::string export_toolkit(const std::string& root) { return fmt::format("`export CUDA_HOME={} PATH={}/bin:$PATH`", root, root); }
+
+// "9.0" for a device, as TORCH_CUDA_ARCH_LIST writes it.
+std::string arch_entry(int major, int minor) { return fmt::format("{}.{}", major, minor); }
+
+// Whether -gencode flags' code= targets give a kernel image for the device.
+bool flags_cover(const std::vector<std::string>& flags, const DeviceInfo& device) {
+    EmbeddedTargets targets;
+    for (const std::string& flag : flags) {
+        const std::size_t code = flag.rfind(",code=") == std::string::npos ? std::string::npos : flag.rfind(",code=") + 1;
+        if (code == std::string::npos) continue;
+        const std::string target = flag.substr(code + 5);
+        const std::optional<GpuArch> arch = parse_gpu_arch(target);
+        if (!arch) continue;
+        (target.starts_with("sm_") ? targets.sass : targets.ptx).push_back(*arch);
+    }
+    return kernel_image_for(targets, device.cc_major, device.cc_minor).kind != ImageKind::none;
+}
+
+// The compute_XY of each -gencode flag.
+std::vector<int> virtual_architectures(const std::vector<std::string>& flags) {
+    std::set<int> numbers;
+    for (const std::string& flag : flags) {
+        const std::size_t arch = flag.find("arch=compute_");
+        if (arch == std::string::npos) continue;
+        if (const std::optional<GpuArch> parsed = parse_gpu_arch(flag.substr(arch + 5, flag.find(',', arch) - arch - 5))) numbers.insert(parsed->number);
+    }
+    return {numbers.begin(), numbers.end()};
+}
+
+bool nvcc_knows(const BuildSetup& setup, int number) {
+    if (setup.nvcc_architectures.empty()) return true;  // not known: nothing to say
+    return std::find(setup.nvcc_architectures.begin(), setup.nvcc_architectures.end(), fmt::format("compute_{}", number)) !=
+           setup.nvcc_architectures.end();
+}
+
+std::string needs_toolkit_text(int number) {
+    if (const std::optional<CudaVersion> first = first_cuda_compiling_for(number / 10, number % 10))
+        return fmt::format("CUDA {} or newer compiles for it", first->to_string());
+    return "a newer toolkit may compile for it";
+}
+
+class Predictor {
+public:
+    explicit Predictor(const BuildJudgeInput& input) : input_(input), setup_(input.setup) {}
+
+    BuildPrediction run() {
+        if (!toolkit()) return std::move(prediction_);
+        host_compiler();
+        gpu_architectures();
+        for (const TorchBuildTarget& torch : input_.torch) torch_build(torch);
+        summarize();
+        return std::move(prediction_);
+    }
+
+private:
+    const BuildJudgeInput& input_;
+    const BuildSetup& setup_;
+    BuildPrediction prediction_;
+    const ToolkitCompilerLimits* chosen_ = nullptr;
+    bool nvcc_compiler_ok_ = false;
+    bool nvcc_runs_ = false;
+
+    void evidence(std::string key, std::string value) { prediction_.evidence.push_back({std::move(key), std::move(value)}); }
+    void problem(BuildProblem problem) { prediction_.problems.push_back(std::move(problem)); }
+
+    std::optional<int> torch_major() const {
+        for (const TorchBuildTarget& torch : input_.torch)
+            if (const std::optional<CudaVersion> version = release_of(torch.cuda)) return version->major;
+        return std::nullopt;
+    }
+
+    // The toolkit and its files; false when there is nothing to judge further.
+    bool toolkit() {
+        const BuildToolkitChoice& choice = setup_.choice;
+        for (const ToolkitCompilerLimits& toolkit : setup_.toolkits)
+            evidence("toolkit_limits", fmt::format("{} {}: {}", toolkit.root, toolkit.version.empty() ? "(version unknown)" : toolkit.version,
+                                                   limits_text(toolkit)));
+        if (choice.root.empty()) {
+            const ToolkitCompilerLimits* installed = best_toolkit(setup_, torch_major());
+            if (installed == nullptr) installed = best_toolkit(setup_, std::nullopt);
+            if (installed == nullptr && !setup_.toolkits.empty()) installed = &setup_.toolkits.front();
+            if (installed == nullptr) {
+                prediction_.skip = "no CUDA toolkit is installed (toolkit.nvcc reports it): nothing can be built";
+                return false;
+            }
+            problem({Code::build_toolkit_missing,
+                     fmt::format("builds find no CUDA toolkit (CUDA_HOME and CUDA_PATH unset, no nvcc on PATH, no /usr/local/cuda) although {} "
+                                 "is installed: PyTorch extension builds stop with \"CUDA_HOME environment variable is not set\"",
+                                 installed->root),
+                     fmt::format("Point builds at it: {}.", export_toolkit(installed->root)), std::nullopt, true, true, true});
+            return false;
+        }
+        evidence("build_toolkit", fmt::format("{} (by {})", choice.root, choice.rule));
+        if (!setup_.choice_exists) {
+            std::string fix;
+            const BuildToolkitChoice& without = setup_.choice_without_variables;
+            if ((choice.rule == "CUDA_HOME" || choice.rule == "CUDA_PATH") && setup_.choice_without_variables_exists)
+                fix = fmt::format("`unset CUDA_HOME CUDA_PATH` (builds then take {} by {}), or point it at an installed toolkit", without.root, without.rule);
+            else if (const ToolkitCompilerLimits* installed = best_toolkit(setup_, torch_major()); installed != nullptr)
+                fix = fmt::format("Point it at an installed toolkit: {}", export_toolkit(installed->root));
+            else fix = "Point it at an installed toolkit, or unset it";
+            problem({Code::build_toolkit_missing,
+                     fmt::format("{}={} does not exist: builds run {}/bin/nvcc and take headers and libraries from there", choice.rule, choice.root,
+                                 choice.root),
+                     fix + ".", std::nullopt, true, true, true});
+            return false;
+        }
+        chosen_ = &setup_.toolkits.front();
+        const DevelopmentFiles& files = setup_.files;
+        if (!files.missing.empty()) {
+            // nvcc and the headers stop every build; the shared runtime only PyTorch's link, the static one nvcc's own.
+            const bool core = files.nvcc.empty() || files.runtime_header.empty() || files.host_config.empty();
+            const bool shared = files.cudart_shared.empty();
+            const bool static_runtime = files.cudart_static.empty();
+            const std::optional<CudaVersion> version = release_of(chosen_->version);
+            const std::string packages = version ? fmt::format("`sudo apt install cuda-nvcc-{0}-{1} cuda-cudart-dev-{0}-{1}`", version->major, version->minor)
+                                                 : "the toolkit's nvcc and cudart development packages";
+            std::string fix = fmt::format("Install the development files: {}", packages);
+            if (const ToolkitCompilerLimits* complete = best_toolkit(setup_, torch_major(), chosen_->root); complete != nullptr)
+                fix += fmt::format(", or build with the complete toolkit {}: {}", complete->root, export_toolkit(complete->root));
+            problem({Code::build_toolkit_incomplete,
+                     fmt::format("the toolkit builds take ({}) lacks {}{}", choice.root, fmt::join(files.missing, ", "),
+                                 shared && !core ? " (`-lcudart`, which PyTorch extensions link, needs libcudart.so)" : ""),
+                     fix + ".", std::nullopt, core || static_runtime, core || shared, core || shared});
+            if (files.nvcc.empty()) return false;
+        }
+        if (!setup_.nvcc_failure.empty()) {
+            problem({Code::build_toolkit_incomplete, fmt::format("{} --version {}", files.nvcc, setup_.nvcc_failure),
+                     "Reinstall the toolkit's nvcc package, or point CUDA_HOME at a working toolkit.", std::nullopt, true, true, true});
+            return false;
+        }
+        nvcc_runs_ = true;
+        if (setup_.nvcc_version) evidence("build_nvcc", fmt::format("{} {}", files.nvcc, setup_.nvcc_version->full));
+        if (!setup_.nvcc_architectures.empty()) evidence("nvcc_architectures", fmt::format("{}", fmt::join(setup_.nvcc_architectures, " ")));
+        return true;
+    }
+
+    // Judges what nvcc (or PyTorch's -ccbin $CC) runs; false when it stops builds.
+    bool judge_pick(const HostCompilerPick& pick, const CompilerAcceptance& acceptance, bool torch, const std::optional<std::string>& subject) {
+        const bool from_variable = pick.rule.find("default") == std::string::npos;
+        const std::string variable = torch ? "CC" : (pick.rule.starts_with("-ccbin") ? setup_.nvcc_flags.ccbin_variable : "NVCC_CCBIN");
+        const auto alternative_fix = [&](HostCompilerKind kind) {
+            const HostCompiler* alternative = accepted_alternative(setup_, *chosen_);
+            if (alternative == nullptr) return fmt::format("No installed compiler is accepted: {}.", install_hint(*chosen_, kind));
+            if (torch)
+                return fmt::format("Use one it accepts: `export CC={} CXX={}` ({}).", c_name_of(alternative->name), cxx_name_of(alternative->name),
+                                   compiler_text(alternative->version));
+            if (variable != "NVCC_CCBIN")
+                return fmt::format("Use one it accepts: change the -ccbin in {} to {} ({}).", variable, cxx_name_of(alternative->name),
+                                   compiler_text(alternative->version));
+            return fmt::format("Use one it accepts: `export NVCC_CCBIN={}` ({}), or pass `-ccbin {}` (CMake: `-DCMAKE_CUDA_HOST_COMPILER={}`).",
+                               cxx_name_of(alternative->name), compiler_text(alternative->version), cxx_name_of(alternative->name),
+                               cxx_name_of(alternative->name));
+        };
+        if (pick.path.empty()) {
+            problem({Code::host_compiler_missing, fmt::format("nvcc would run {} ({}), which {}", pick.program, pick.rule, pick.failure),
+                     from_variable ? fmt::format("Point {} at an installed compiler, or unset it. {}", variable, alternative_fix(HostCompilerKind::gcc))
+                                   : "Install a host compiler: `sudo apt install g++` (`sudo dnf install gcc-c++`).",
+                     subject, !torch, torch || !setup_.torch_host_compiler, torch || !setup_.torch_host_compiler});
+            return false;
+        }
+        if (!pick.version) {
+            evidence(torch ? "torch_host_compiler" : "host_compiler",
+                     fmt::format("{} ({}): {}; not judged", pick.path, pick.rule, pick.failure.empty() ? pick.version_line : pick.failure));
+            return true;
+        }
+        if (!acceptance.unreadable.empty()) {
+            evidence(torch ? "torch_host_compiler" : "host_compiler",
+                     fmt::format("{} ({}, {}): host_config.h not judged ({})", pick.path, compiler_text(pick.version), pick.rule, acceptance.unreadable));
+            return true;
+        }
+        evidence(torch ? "torch_host_compiler" : "host_compiler",
+                 fmt::format("{} ({}, {}): {} by {}", pick.path, compiler_text(pick.version), pick.rule, acceptance.accepted ? "accepted" : "rejected",
+                             chosen_->host_config));
+        if (acceptance.accepted) return true;
+        problem({Code::host_compiler_unsupported,
+                 fmt::format("nvcc {} rejects {} ({}, {}): host_config.h stops it with \"#error {}\"",
+                             setup_.nvcc_version ? setup_.nvcc_version->release : "", pick.path, compiler_text(pick.version), pick.rule,
+                             acceptance.error),
+                 alternative_fix(pick.version->kind), subject, !torch, torch || !setup_.torch_host_compiler, torch || !setup_.torch_host_compiler});
+        return false;
+    }
+
+    void host_compiler() {
+        nvcc_compiler_ok_ = judge_pick(setup_.nvcc_host_compiler, chosen_->nvcc_pick, false, std::nullopt);
+        for (std::size_t i = 0; i < setup_.compilers.size(); ++i) {
+            const HostCompiler& compiler = setup_.compilers[i];
+            std::string verdict = compiler.failure;
+            if (verdict.empty() && i < chosen_->compilers.size()) {
+                const CompilerAcceptance& acceptance = chosen_->compilers[i];
+                verdict = !acceptance.unreadable.empty() ? "not judged (" + acceptance.unreadable + ")"
+                          : acceptance.accepted          ? "accepted"
+                                                         : "rejected: #error " + acceptance.error;
+            }
+            evidence("compiler", fmt::format("{} ({}) {}: {}, {}", compiler.name, compiler.source, compiler.path.empty() ? "-" : compiler.path,
+                                             compiler_text(compiler.version), verdict));
+        }
+    }
+
+    // Each visible GPU against what nvcc compiles for (`-arch=native`, or -arch=sm_XY for it).
+    void gpu_architectures() {
+        std::set<int> reported;
+        for (const DeviceInfo& device : input_.devices) {
+            const int number = device.cc_major * 10 + device.cc_minor;
+            if (nvcc_knows(setup_, number) || !reported.insert(number).second) continue;
+            problem({Code::nvcc_arch_unsupported,
+                     fmt::format("nvcc {} does not compile for GPU {} ({}, compute capability {}.{}): a build for it stops with \"nvcc fatal : "
+                                 "Unsupported gpu architecture 'compute_{}'\"",
+                                 setup_.nvcc_version ? setup_.nvcc_version->full : "", device.ordinal, device.name, device.cc_major, device.cc_minor,
+                                 number),
+                     fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)), std::nullopt, true, true, true});
+        }
+    }
+
+    // The TORCH_CUDA_ARCH_LIST value a fix gives: the GPUs here, as torch names them.
+    std::string arch_list_for_gpus(const TorchBuildTarget& torch) const {
+        std::set<std::pair<int, int>> capabilities;
+        for (const DeviceInfo& device : input_.devices) capabilities.insert({device.cc_major, device.cc_minor});
+        std::vector<std::string> entries;
+        for (const auto& [major, minor] : capabilities) {
+            const std::string entry = arch_entry(major, minor);
+            if (!torch.arch_tables || std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(), entry) !=
+                                          torch.arch_tables->supported.end())
+                entries.push_back(entry);
+        }
+        return fmt::format("{}", fmt::join(entries, ";"));
+    }
+
+    // cpp_extension's default without TORCH_CUDA_ARCH_LIST: each visible GPU's capability, clamped
+    // to the newest SASS torch itself carries, the last one +PTX.
+    std::vector<std::string> default_arch_flags(const TorchBuildTarget& torch) const {
+        int newest = 0;
+        for (const std::string& target : torch.gpu_targets)
+            if (const std::optional<GpuArch> arch = parse_gpu_arch(target); arch && target.starts_with("sm_")) newest = std::max(newest, arch->number);
+        std::set<std::pair<int, int>> capabilities;
+        for (const DeviceInfo& device : input_.devices) {
+            std::pair<int, int> capability{device.cc_major, device.cc_minor};
+            if (newest > 0) capability = std::min(capability, std::pair{newest / 10, newest % 10});
+            capabilities.insert(capability);
+        }
+        std::vector<std::string> flags;
+        std::size_t index = 0;
+        for (const auto& [major, minor] : capabilities) {
+            const int number = major * 10 + minor;
+            flags.push_back(fmt::format("-gencode=arch=compute_{},code=sm_{}", number, number));
+            if (++index == capabilities.size()) flags.push_back(fmt::format("-gencode=arch=compute_{},code=compute_{}", number, number));
+        }
+        std::sort(flags.begin(), flags.end());
+        return flags;
+    }
+
+    void torch_build(const TorchBuildTarget& torch) {
+        const std::optional<std::string> subject = torch.subject;
+        // The compiler PyTorch gives nvcc, and the one it compiles the extension's C++ with.
+        if (setup_.torch_host_compiler) judge_pick(*setup_.torch_host_compiler, chosen_->torch_pick, true, subject);
+        if (setup_.torch_cxx.path.empty())
+            problem({Code::host_compiler_missing,
+                     fmt::format("PyTorch compiles an extension's C++ files with {} ({}), which is not found", setup_.torch_cxx.program, setup_.torch_cxx.rule),
+                     "Install a C++ compiler (`sudo apt install g++`), or point CXX at one.", subject, false, true, true});
+        if (setup_.ninja.empty())
+            problem({Code::ninja_missing,
+                     "no ninja on PATH: PyTorch's just-in-time extension builds stop with \"Ninja is required to load C++ extensions (pip install ninja "
+                     "to get it)\"",
+                     torch.ninja_in_environment
+                         ? fmt::format("The environment has it: activate it, or `export PATH={}/bin:$PATH`.", torch.prefix)
+                         : fmt::format("`{} -m pip install ninja`{}.", torch.interpreter.empty() ? "python3" : torch.interpreter,
+                                       torch.interpreter.empty() ? "" : fmt::format(", then activate the environment or `export PATH={}/bin:$PATH`", torch.prefix)),
+                     subject, false, true, false});
+        else evidence("ninja", fmt::format("{} {}", setup_.ninja, setup_.ninja_version));
+        // CUDA versions, as _check_cuda_version compares `release X.Y` with torch.version.cuda.
+        const std::optional<CudaVersion> torch_cuda = release_of(torch.cuda);
+        const std::optional<CudaVersion> nvcc = setup_.nvcc_version ? release_of(setup_.nvcc_version->release) : std::nullopt;
+        if (torch_cuda && nvcc && torch_cuda->major != nvcc->major) {
+            const ToolkitCompilerLimits* matching = best_toolkit(setup_, torch_cuda->major);
+            problem({Code::build_cuda_major_mismatch,
+                     fmt::format("nvcc {} ({}) and PyTorch {} (CUDA {}) differ in CUDA major version: setup.py and pip builds of extensions stop with "
+                                 "\"The detected CUDA version ({}) mismatches the version that was used to compile PyTorch ({})\"",
+                                 nvcc->to_string(), setup_.files.nvcc, torch.version, torch.cuda, nvcc->to_string(), torch.cuda),
+                     matching != nullptr ? fmt::format("Build with the CUDA {} toolkit installed at {}: {}.", torch_cuda->major, matching->root,
+                                                       export_toolkit(matching->root))
+                                         : fmt::format("Install a CUDA {0}.x toolkit (e.g. `sudo apt install cuda-toolkit-{0}-{1}`) and point CUDA_HOME at it, or "
+                                                       "install the PyTorch build for CUDA {2}.",
+                                                       torch_cuda->major, torch_cuda->minor, nvcc->to_string()),
+                     subject, false, false, true});
+        } else if (torch_cuda && nvcc && torch_cuda->minor != nvcc->minor) {
+            const ToolkitCompilerLimits* exact = nullptr;
+            for (const ToolkitCompilerLimits& toolkit : setup_.toolkits)
+                if (release_of(toolkit.version) == torch_cuda && toolkit.missing_files.empty()) exact = &toolkit;
+            problem({Code::build_cuda_minor_mismatch,
+                     fmt::format("nvcc {} and PyTorch {} (CUDA {}) differ in CUDA minor version: extension builds warn \"The detected CUDA version "
+                                 "({}) has a minor version mismatch with the version that was used to compile PyTorch ({})\" and go on",
+                                 nvcc->to_string(), torch.version, torch.cuda, nvcc->to_string(), torch.cuda),
+                     exact != nullptr ? fmt::format("Usually nothing; to match exactly: {}.", export_toolkit(exact->root))
+                                      : std::string("Usually nothing to do."),
+                     subject});
+        } else if (torch_cuda && nvcc) {
+            evidence("torch_cuda", fmt::format("{}: CUDA {}, nvcc {}: same release", torch.subject, torch.cuda, nvcc->to_string()));
+        }
+        torch_architectures(torch, subject);
+    }
+
+    void torch_architectures(const TorchBuildTarget& torch, const std::optional<std::string>& subject) {
+        std::vector<std::string> flags;
+        std::string source;
+        if (input_.torch_cuda_arch_list && !input_.torch_cuda_arch_list->empty()) {
+            if (!torch.arch_tables) {
+                evidence("torch_arch_list", fmt::format("{}: TORCH_CUDA_ARCH_LIST={} not judged ({})", torch.subject, *input_.torch_cuda_arch_list,
+                                                        torch.arch_tables_problem));
+                return;
+            }
+            const TorchArchList parsed = parse_torch_cuda_arch_list(*input_.torch_cuda_arch_list, *torch.arch_tables);
+            if (parsed.error) {
+                const std::string value = arch_list_for_gpus(torch);
+                problem({Code::torch_arch_list_invalid,
+                         fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\": PyTorch {} stops extension builds with \"{}\"", *input_.torch_cuda_arch_list,
+                                     torch.version, *parsed.error),
+                         value.empty() ? std::string("`unset TORCH_CUDA_ARCH_LIST` (PyTorch then builds for the visible GPUs).")
+                                       : fmt::format("`export TORCH_CUDA_ARCH_LIST=\"{}\"` (the GPUs here), or unset it.", value),
+                         subject, false, true, true});
+                return;
+            }
+            flags = parsed.gencode_flags;
+            source = fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\"", *input_.torch_cuda_arch_list);
+        } else {
+            if (input_.devices.empty()) return;  // torch would build for no GPU; nothing to judge
+            flags = default_arch_flags(torch);
+            source = "the visible GPUs (TORCH_CUDA_ARCH_LIST unset)";
+        }
+        prediction_.torch_arch_flags.emplace_back(torch.subject, flags);
+        evidence("torch_arch_flags", fmt::format("{}: {} from {}", torch.subject, fmt::join(flags, " "), source));
+        for (const int number : virtual_architectures(flags)) {
+            if (nvcc_knows(setup_, number)) continue;
+            problem({Code::nvcc_arch_unsupported,
+                     fmt::format("{} gives compute_{}, which nvcc {} does not compile for: PyTorch extension builds stop with \"nvcc fatal : "
+                                 "Unsupported gpu architecture 'compute_{}'\"",
+                                 source, number, setup_.nvcc_version ? setup_.nvcc_version->full : "", number),
+                     fmt::format("Leave {}.{} out of TORCH_CUDA_ARCH_LIST, or build with a newer toolkit ({}).", number / 10, number % 10,
+                                 needs_toolkit_text(number)),
+                     subject, false, true, true});
+        }
+        for (const DeviceInfo& device : input_.devices) {
+            if (flags_cover(flags, device)) continue;
+            const std::string value = arch_list_for_gpus(torch);
+            problem({Code::torch_arch_list_misses_gpu,
+                     fmt::format("{} builds no code for GPU {} ({}, sm_{}{}): the extension builds, but its kernels fail there with \"no kernel "
+                                 "image is available for execution on the device\"",
+                                 source, device.ordinal, device.name, device.cc_major, device.cc_minor),
+                     value.empty() ? std::string("`unset TORCH_CUDA_ARCH_LIST`.")
+                                   : fmt::format("`export TORCH_CUDA_ARCH_LIST=\"{}\"`, or unset it.", value),
+                     subject, false, false, false, true});
+        }
+    }
+
+    void summarize() {
+        std::vector<std::string> parts;
+        parts.push_back(fmt::format("builds take {}{}", setup_.choice.root, setup_.nvcc_version ? " (nvcc " + setup_.nvcc_version->full + ")" : ""));
+        const HostCompilerPick& pick = setup_.nvcc_host_compiler;
+        if (nvcc_compiler_ok_ && pick.version) parts.push_back(fmt::format("host compiler {} accepted", compiler_text(pick.version)));
+        if (!input_.torch.empty()) {
+            const bool stopped = std::any_of(prediction_.problems.begin(), prediction_.problems.end(),
+                                             [](const BuildProblem& problem) { return problem.stops_torch_jit || problem.stops_torch_setup; });
+            parts.push_back(stopped ? "PyTorch extension builds would fail" : "PyTorch extension builds ready");
+        }
+        prediction_.summary = fmt::format("{}", fmt::join(parts, "; "));
+    }
+};
+
+}  // namespace
+
+BuildPrediction predict_builds(const BuildJudgeInput& input) { return Predictor(input).run(); }
+
+void judge_build(const BuildJudgeInput& input, ResultBuilder& result) {
+    BuildPrediction prediction = predict_builds(input);
+    for (Evidence& item : prediction.evidence) result.evidence(std::move(item.key), std::move(item.value));
+    if (prediction.skip) {
+        result.skip(*prediction.skip);
+        return;
+    }
+    for (BuildProblem& problem : prediction.problems) {
+        Finding finding = make_finding(problem.code, std::move(problem.message), std::move(problem.remediation));
+        finding.subject = problem.subject;
+        result.add(std::move(finding));
+    }
+    result.metric("gather_time", input.setup.gather_ms, "ms");
+    result.summary(prediction.summary);
+}
+
+BuildJudgeInput build_judge_input(Probes& probes, const Environment& environment) {
+    BuildJudgeInput input{.setup = probes.build_setup(), .toolkits = probes.toolkits()};
+    input.torch_cuda_arch_list = environment.get("TORCH_CUDA_ARCH_LIST");
+    if (probes.initialises_cuda()) (void)probes.driver();
+    else (void)probes.nvml();
+    input.devices = report_devices(probes, environment);
+    for (const EnvironmentFacts& environment_facts : probes.python().environments)
+        for (const FrameworkFacts& framework : environment_facts.frameworks) {
+            const FrameworkBuild& build = framework.build;
+            if (build.framework != "PyTorch" || build.accelerator != Accelerator::cuda || !build.cuda) continue;
+            TorchBuildTarget torch{.subject = framework_subject(environment_facts, framework),
+                                   .prefix = environment_facts.environment.prefix,
+                                   .interpreter = environment_facts.environment.interpreter,
+                                   .version = build.version,
+                                   .cuda = *build.cuda};
+            for (const std::string& file : build.files) {
+                const std::size_t at = file.rfind("/torch/version.py");
+                if (at == std::string::npos) continue;
+                const std::string cpp_extension = file.substr(0, at) + "/torch/utils/cpp_extension.py";
+                if (const auto text = sys::read_file(cpp_extension, 4 << 20)) {
+                    torch.arch_tables = read_torch_arch_tables(*text);
+                    if (!torch.arch_tables) torch.arch_tables_problem = cpp_extension + " has no named_arches/supported_arches in the form PyTorch writes them";
+                } else {
+                    torch.arch_tables_problem = cpp_extension + " cannot be read";
+                }
+            }
+            if (!torch.arch_tables && torch.arch_tables_problem.empty()) torch.arch_tables_problem = "torch/utils/cpp_extension.py not found";
+            for (const std::string& target : framework_gpu_targets(framework))
+                if (target.starts_with("sm_")) torch.gpu_targets.push_back(target);
+            torch.ninja_in_environment = sys::is_executable_file(torch.prefix + "/bin/ninja");
+            input.torch.push_back(std::move(torch));
+        }
+    return input;
+}
+
+std::unique_ptr<Check> make_toolkit_build_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"toolkit.build", "CUDA builds",
+                  "Whether building CUDA code would work: the toolkit a build takes, its files, the host compiler against the toolkit's own "
+                  "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST",
+                  Scope::host, Level::standard, {},
+                  [](Probes& probes) { probes.prefetch([&probes] { (void)probes.build_setup(); }); },
+                  {Code::build_toolkit_missing, Code::build_toolkit_incomplete, Code::host_compiler_unsupported, Code::host_compiler_missing,
+                   Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing, Code::torch_arch_list_invalid,
+                   Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported},
+                  "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, `CUDA_PATH`, nvcc on `PATH`, "
+                  "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc would run judged by that "
+                  "toolkit's own `crt/host_config.h`, ninja, nvcc's CUDA against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
+                  "against the GPUs; each problem with the exact setting"},
+        [](CheckContext& context, ResultBuilder& result) { judge_build(build_judge_input(context.probes, context.environment), result); });
+}
+
+const CheckRegistration toolkit_build_registration{610, make_toolkit_build_check};
+
+}  // namespace cudacheck

@@ -1,0 +1,239 @@
+#include "probes/build_setup.hpp"
+
+#include "util/system.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <charconv>
+#include <future>
+#include <sys/utsname.h>
+
+namespace cudacheck {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// The first word of a variable that may carry flags ("gcc -m64").
+std::string first_word(std::string_view value) {
+    value = sys::trim(value);
+    return std::string(value.substr(0, value.find_first_of(" \t")));
+}
+
+// A program named as a path is used as it is; a name is looked up on PATH.
+std::string locate(const std::string& program, const Environment& environment) {
+    if (program.find('/') != std::string::npos) return sys::is_executable_file(program) ? program : std::string();
+    return sys::find_in_path(program, environment.get("PATH").value_or(""));
+}
+
+std::string first_line(std::string_view text) { return std::string(sys::trim(text.substr(0, text.find('\n')))); }
+
+// Fills a pick's path, its --version line and its version as its predefined macros give it.
+void ask_compiler(HostCompilerPick& pick, const Environment& environment) {
+    std::string program = pick.program;
+    // -ccbin may name the directory the compiler is in (nvcc then runs gcc from it).
+    if (sys::is_directory(program)) program += "/gcc";
+    const std::string found = locate(program, environment);
+    if (found.empty()) {
+        pick.failure = program.find('/') != std::string::npos ? fmt::format("{} does not exist or is not executable", program)
+                                                              : fmt::format("{} is not on PATH", program);
+        return;
+    }
+    pick.path = found;
+    const sys::CommandResult version = sys::run_command({found, "--version"}, 10s);
+    if (version.started && !version.timed_out) pick.version_line = first_line(version.output);
+    const sys::CommandResult dump = sys::run_command({found, "-dM", "-E", "-x", "c++", "/dev/null"}, 10s);
+    if (!dump.started) pick.failure = dump.error;
+    else if (dump.timed_out) pick.failure = "`-dM -E` did not answer within 10 s";
+    else if (dump.exit_status != 0) pick.failure = fmt::format("`{} -dM -E -x c++ /dev/null` failed: {}", found, first_line(dump.output));
+    else if (!(pick.version = version_from_macros(parse_predefined_macros(dump.output))))
+        pick.failure = fmt::format("{} predefines neither __GNUC__ nor __clang_major__: not a gcc or clang", found);
+}
+
+std::string toolkit_version_of(const std::string& root) {
+    for (const char* file : {"/version.json", "/version.txt"})
+        if (const auto text = sys::read_file(root + file)) {
+            std::string version = parse_toolkit_version_file(*text);
+            if (!version.empty()) return version;
+        }
+    return {};
+}
+
+ToolkitCompilerLimits limits_of(const std::string& root, std::string version, const BuildSetup& setup) {
+    ToolkitCompilerLimits limits{.root = root, .version = std::move(version)};
+    limits.missing_files = development_files(root).missing;
+    const std::string header = root + "/include/crt/host_config.h";
+    const auto text = sys::read_file(header);
+    if (!text) {
+        if (sys::exists(header)) limits.unreadable = fmt::format("{} cannot be read", header);
+        return limits;
+    }
+    limits.host_config = header;
+    const bool allow = setup.nvcc_flags.allow_unsupported_compiler;
+    for (const HostCompiler& compiler : setup.compilers)
+        limits.compilers.push_back(compiler.version ? judge_host_compiler(*text, *compiler.version, setup.machine, allow)
+                                                    : CompilerAcceptance{.accepted = false, .error = {}, .unreadable = "version unknown"});
+    const auto judge_pick = [&](const HostCompilerPick& pick) {
+        return pick.version ? judge_host_compiler(*text, *pick.version, setup.machine, allow)
+                            : CompilerAcceptance{.accepted = false, .error = {}, .unreadable = "version unknown"};
+    };
+    limits.nvcc_pick = judge_pick(setup.nvcc_host_compiler);
+    if (setup.torch_host_compiler) limits.torch_pick = judge_pick(*setup.torch_host_compiler);
+    limits.gcc_newest = newest_accepted_major(*text, HostCompilerKind::gcc, setup.machine);
+    limits.clang_newest = newest_accepted_major(*text, HostCompilerKind::clang, setup.machine);
+    for (const CompilerAcceptance& acceptance : limits.compilers)
+        if (!acceptance.unreadable.empty() && acceptance.unreadable != "version unknown") limits.unreadable = acceptance.unreadable;
+    return limits;
+}
+
+}  // namespace
+
+MacroValues parse_predefined_macros(std::string_view dump) {
+    MacroValues macros;
+    for (std::string_view rest = dump; !rest.empty();) {
+        const std::size_t end = rest.find('\n');
+        std::string_view line = sys::trim(rest.substr(0, end));
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        constexpr std::string_view define = "#define ";
+        if (!line.starts_with(define)) continue;
+        line.remove_prefix(define.size());
+        const std::size_t space = line.find(' ');
+        if (space == std::string_view::npos) {
+            macros[std::string(line)] = 1;  // "#define __linux__" has no value: defined() is what matters
+            continue;
+        }
+        const std::string_view name = line.substr(0, space);
+        if (name.find('(') != std::string_view::npos) continue;  // function-like
+        std::string_view value = sys::trim(line.substr(space + 1));
+        while (!value.empty() && (value.back() == 'L' || value.back() == 'U' || value.back() == 'l' || value.back() == 'u'))
+            value.remove_suffix(1);  // 201703L, 4294967295U
+        long long number = 0;
+        const auto [stop, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+        if (error == std::errc() && stop == value.data() + value.size()) macros[std::string(name)] = number;
+    }
+    return macros;
+}
+
+std::optional<HostCompilerVersion> version_from_macros(const MacroValues& macros) {
+    const auto value = [&](const char* name) {
+        const auto it = macros.find(name);
+        return it == macros.end() ? 0 : static_cast<int>(it->second);
+    };
+    if (macros.contains("__clang_major__"))
+        return HostCompilerVersion{HostCompilerKind::clang, value("__clang_major__"), value("__clang_minor__"), value("__clang_patchlevel__")};
+    if (macros.contains("__GNUC__"))
+        return HostCompilerVersion{HostCompilerKind::gcc, value("__GNUC__"), value("__GNUC_MINOR__"), value("__GNUC_PATCHLEVEL__")};
+    return std::nullopt;
+}
+
+NvccFlagSettings nvcc_flag_settings(const Environment& environment) {
+    NvccFlagSettings settings;
+    for (const char* variable : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"}) {
+        std::vector<std::string> words;
+        for (std::string& word : sys::split(environment.get(variable).value_or(""), ' '))
+            if (!word.empty()) words.push_back(std::move(word));
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            const std::string& word = words[i];
+            if (word == "-allow-unsupported-compiler" || word == "--allow-unsupported-compiler") settings.allow_unsupported_compiler = true;
+            std::optional<std::string> value;
+            if ((word == "-ccbin" || word == "--compiler-bindir") && i + 1 < words.size()) value = words[++i];
+            else if (word.starts_with("-ccbin=")) value = word.substr(7);
+            else if (word.starts_with("--compiler-bindir=")) value = word.substr(18);
+            // NVCC_APPEND_FLAGS come last on the command line; the last -ccbin wins.
+            if (value && !value->empty()) settings.ccbin = *value, settings.ccbin_variable = variable;
+        }
+    }
+    return settings;
+}
+
+CompilerAcceptance judge_host_compiler(std::string_view host_config, const HostCompilerVersion& version, std::string_view machine,
+                                       bool allow_unsupported) {
+    const HostConfigVerdict verdict = evaluate_host_config(host_config, host_compiler_macros(version, machine, allow_unsupported));
+    CompilerAcceptance acceptance;
+    if (verdict.unreadable) acceptance.unreadable = *verdict.unreadable;
+    acceptance.accepted = verdict.errors.empty() && !verdict.unreadable;
+    if (!verdict.errors.empty()) acceptance.error = verdict.errors.front();
+    return acceptance;
+}
+
+std::optional<int> newest_accepted_major(std::string_view host_config, HostCompilerKind kind, std::string_view machine) {
+    // From a major far above any toolkit's limit down: the first one accepted is the newest.
+    for (int major = 40; major >= 1; --major) {
+        const CompilerAcceptance acceptance = judge_host_compiler(host_config, {kind, major, 0, 0}, machine, false);
+        if (!acceptance.unreadable.empty()) return std::nullopt;
+        if (acceptance.accepted) return major;
+    }
+    return std::nullopt;
+}
+
+BuildSetup collect_build_setup(const Environment& environment, const ToolkitFacts& toolkits, const std::string& root) {
+    const auto started = std::chrono::steady_clock::now();
+    BuildSetup setup;
+    utsname names{};
+    if (::uname(&names) == 0) setup.machine = names.machine;
+    setup.choice = torch_cuda_home(environment, root);
+    setup.choice_exists = !setup.choice.root.empty() && sys::is_directory(setup.choice.root);
+    Environment without = environment;
+    without.unset("CUDA_HOME");
+    without.unset("CUDA_PATH");
+    setup.choice_without_variables = torch_cuda_home(without, root);
+    setup.choice_without_variables_exists = !setup.choice_without_variables.root.empty() && sys::is_directory(setup.choice_without_variables.root);
+    setup.nvcc_flags = nvcc_flag_settings(environment);
+
+    // The programs to ask, all at once.
+    std::future<std::vector<HostCompiler>> compilers = std::async(std::launch::async, [&] { return collect_host_compilers(environment); });
+    if (setup.nvcc_flags.ccbin) setup.nvcc_host_compiler = {*setup.nvcc_flags.ccbin, "-ccbin in " + setup.nvcc_flags.ccbin_variable};
+    else if (const auto ccbin = environment.get("NVCC_CCBIN"); ccbin && !ccbin->empty()) setup.nvcc_host_compiler = {first_word(*ccbin), "NVCC_CCBIN"};
+    else setup.nvcc_host_compiler = {"gcc", "nvcc's default (gcc on PATH)"};
+    std::future<void> nvcc_pick = std::async(std::launch::async, [&] { ask_compiler(setup.nvcc_host_compiler, environment); });
+    std::future<void> torch_pick;
+    if (const auto cc = environment.get("CC"); cc && !cc->empty()) {
+        // cpp_extension passes the whole value after -ccbin, and nvcc takes it as one path.
+        setup.torch_host_compiler = HostCompilerPick{std::string(sys::trim(*cc)), "CC (PyTorch extension builds pass -ccbin $CC)"};
+        torch_pick = std::async(std::launch::async, [&] { ask_compiler(*setup.torch_host_compiler, environment); });
+    }
+    const auto cxx = environment.get("CXX");
+    setup.torch_cxx = {cxx && !cxx->empty() ? first_word(*cxx) : "c++", cxx && !cxx->empty() ? "CXX" : "c++ on PATH (PyTorch's default)"};
+    setup.torch_cxx.path = locate(setup.torch_cxx.program, environment);
+    if (setup.torch_cxx.path.empty()) setup.torch_cxx.failure = fmt::format("{} is not found", setup.torch_cxx.program);
+
+    std::future<void> nvcc;
+    if (setup.choice_exists) {
+        setup.files = development_files(setup.choice.root);
+        if (!setup.files.nvcc.empty())
+            nvcc = std::async(std::launch::async, [&] {
+                const sys::CommandResult version = sys::run_command({setup.files.nvcc, "--version"}, 20s);
+                if (!version.started) setup.nvcc_failure = version.error;
+                else if (version.timed_out) setup.nvcc_failure = "did not answer within 20 s";
+                else if (!(setup.nvcc_version = parse_nvcc_version(version.output)))
+                    setup.nvcc_failure = fmt::format("printed no version: {}", first_line(version.output));
+                const sys::CommandResult list = sys::run_command({setup.files.nvcc, "--list-gpu-arch"}, 20s);
+                if (list.started && !list.timed_out && list.exit_status == 0)
+                    for (const std::string& word : sys::split(list.output, '\n'))
+                        if (std::string_view item = sys::trim(word); item.starts_with("compute_")) setup.nvcc_architectures.emplace_back(item);
+            });
+    }
+    std::future<void> ninja = std::async(std::launch::async, [&] {
+        setup.ninja = sys::find_in_path("ninja", environment.get("PATH").value_or(""));
+        if (setup.ninja.empty()) return;
+        const sys::CommandResult version = sys::run_command({setup.ninja, "--version"}, 10s);
+        if (version.started && !version.timed_out && version.exit_status == 0) setup.ninja_version = first_line(version.output);
+    });
+    setup.compilers = compilers.get();
+    nvcc_pick.get();
+    if (torch_pick.valid()) torch_pick.get();
+    if (nvcc.valid()) nvcc.get();
+    ninja.get();
+
+    if (setup.choice_exists)
+        setup.toolkits.push_back(limits_of(setup.choice.root, setup.nvcc_version ? setup.nvcc_version->full : toolkit_version_of(setup.choice.root),
+                                           setup));
+    const std::string chosen_real = setup.choice_exists ? sys::real_path(setup.choice.root) : std::string();
+    for (const Toolkit& toolkit : toolkits.toolkits)
+        if (toolkit.root != chosen_real) setup.toolkits.push_back(limits_of(toolkit.root, toolkit.version, setup));
+    setup.gather_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    return setup;
+}
+
+}  // namespace cudacheck

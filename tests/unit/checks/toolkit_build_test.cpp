@@ -1,0 +1,291 @@
+// toolkit.build's judge on hand-built build setups: every verdict, each with the exact fix, and
+// the prediction toolkit.compile holds real builds to.
+#include "checks/toolkit_build.hpp"
+#include "support/check_judging.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cudacheck {
+namespace {
+
+using test::contains;
+using test::finding_with;
+
+constexpr const char* root = "/usr/local/cuda-13.0";
+
+HostCompiler compiler(std::string name, int major, std::string source = "PATH") {
+    return HostCompiler{name, std::move(source), "/usr/bin/" + name, "", HostCompilerVersion{HostCompilerKind::gcc, major, 1, 0}, {}};
+}
+
+// Ubuntu with the CUDA 13.0 toolkit on PATH, g++ 13 (accepted) and g++-16 (rejected), ninja.
+struct Machine {
+    BuildSetup setup;
+    ToolkitFacts toolkits;
+    std::vector<TorchBuildTarget> torch;
+    std::vector<DeviceInfo> devices;
+    std::optional<std::string> arch_list;
+
+    Machine() {
+        setup.choice = {root, std::string("nvcc on PATH (") + root + "/bin/nvcc)"};
+        setup.choice_exists = true;
+        setup.files = DevelopmentFiles{std::string(root) + "/bin/nvcc", "h", "h", std::string(root) + "/lib64", "so", "a", {}};
+        setup.nvcc_version = NvccVersion{"13.0", "13.0.88"};
+        setup.nvcc_architectures = {"compute_75", "compute_80", "compute_86", "compute_87", "compute_88", "compute_89",
+                                    "compute_90", "compute_100", "compute_110", "compute_103", "compute_120", "compute_121"};
+        setup.compilers = {compiler("g++", 13), compiler("g++-16", 16)};
+        setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "/usr/bin/gcc",
+                                                    HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0}, "gcc 13.3.0", ""};
+        setup.torch_cxx = HostCompilerPick{"c++", "c++ on PATH (PyTorch's default)", "/usr/bin/c++", std::nullopt, "", ""};
+        ToolkitCompilerLimits limits;
+        limits.root = root;
+        limits.version = "13.0.88";
+        limits.host_config = std::string(root) + "/include/crt/host_config.h";
+        limits.gcc_newest = 15;
+        limits.clang_newest = 20;
+        limits.compilers = {{true, "", ""}, {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""}};
+        limits.nvcc_pick = {true, "", ""};
+        setup.toolkits = {limits};
+        setup.ninja = "/usr/bin/ninja";
+        setup.ninja_version = "1.11.1";
+        DeviceInfo h200;
+        h200.ordinal = 0;
+        h200.name = "NVIDIA H200";
+        h200.cc_major = 9;
+        h200.cc_minor = 0;
+        devices = {h200};
+    }
+
+    Machine& with_torch(std::string cuda = "13.0") {
+        TorchBuildTarget target;
+        target.subject = "/opt/torch/.venv: PyTorch";
+        target.prefix = "/opt/torch/.venv";
+        target.interpreter = "/opt/torch/.venv/bin/python3";
+        target.version = "2.11.0+cu" + cuda.substr(0, cuda.find('.')) + cuda.substr(cuda.find('.') + 1);
+        target.cuda = std::move(cuda);
+        target.arch_tables = TorchArchTables{{{"Hopper", "9.0+PTX"}, {"Ampere", "8.0;8.6+PTX"}},
+                                             {"7.5", "8.0", "8.6", "8.9", "9.0", "9.0a", "10.0", "12.0"}};
+        target.gpu_targets = {"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"};
+        torch = {target};
+        return *this;
+    }
+
+    [[nodiscard]] BuildJudgeInput input() const { return BuildJudgeInput{setup, toolkits, torch, devices, arch_list}; }
+    [[nodiscard]] CheckResult judged() const {
+        return test::judge("toolkit.build", [&](ResultBuilder& builder) { judge_build(input(), builder); });
+    }
+};
+
+TEST(ToolkitBuild, a_ready_machine_passes_and_says_what_builds_take) {
+    const CheckResult result = Machine().with_torch().judged();
+    EXPECT_EQ(result.status, Status::pass) << result.message;
+    EXPECT_TRUE(contains(result.message, "builds take /usr/local/cuda-13.0 (nvcc 13.0.88)")) << result.message;
+    EXPECT_TRUE(contains(result.message, "host compiler gcc 13.3.0 accepted"));
+    EXPECT_TRUE(contains(result.message, "PyTorch extension builds ready"));
+    const BuildPrediction prediction = predict_builds(Machine().with_torch().input());
+    ASSERT_EQ(prediction.torch_arch_flags.size(), 1U);
+    EXPECT_EQ(prediction.torch_arch_flags.front().second,
+              (std::vector<std::string>{"-gencode=arch=compute_90,code=compute_90", "-gencode=arch=compute_90,code=sm_90"}))
+        << "the visible H200, +PTX on the last, as cpp_extension does";
+}
+
+TEST(ToolkitBuild, no_toolkit_at_all_skips) {
+    Machine machine;
+    machine.setup.choice = {};
+    machine.setup.choice_exists = false;
+    machine.setup.toolkits.clear();
+    const CheckResult result = machine.judged();
+    EXPECT_EQ(result.status, Status::skip);
+    EXPECT_TRUE(contains(result.skip_reason, "no CUDA toolkit is installed"));
+}
+
+TEST(ToolkitBuild, an_installed_toolkit_builds_do_not_find) {
+    Machine machine;
+    machine.setup.choice = {};
+    machine.setup.choice_exists = false;
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC305");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_TRUE(contains(finding->message, "CUDA_HOME environment variable is not set"));
+    EXPECT_EQ(finding->remediation, "Point builds at it: `export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH`.");
+    EXPECT_TRUE(predict_builds(machine.input()).problems.front().stops_nvcc);
+}
+
+TEST(ToolkitBuild, cuda_home_naming_a_missing_toolkit_says_to_unset_it_when_that_finds_one) {
+    Machine machine;
+    machine.setup.choice = {"/opt/cuda-12.2", "CUDA_HOME"};
+    machine.setup.choice_exists = false;
+    machine.setup.choice_without_variables = {"/usr/local/cuda", "/usr/local/cuda"};
+    machine.setup.choice_without_variables_exists = true;
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC305");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "CUDA_HOME=/opt/cuda-12.2 does not exist: builds run /opt/cuda-12.2/bin/nvcc"));
+    EXPECT_TRUE(contains(finding->remediation, "`unset CUDA_HOME CUDA_PATH` (builds then take /usr/local/cuda by /usr/local/cuda)"));
+    machine.setup.choice_without_variables_exists = false;
+    const CheckResult no_fallback = machine.judged();
+    EXPECT_TRUE(contains(finding_with(no_fallback, "CC305")->remediation, "export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH"));
+}
+
+TEST(ToolkitBuild, missing_development_files_are_named_with_their_packages) {
+    Machine machine;
+    machine.setup.files.cudart_shared.clear();
+    machine.setup.files.missing = {std::string(root) + "/lib64/libcudart.so"};
+    machine.with_torch();
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC306");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "lacks /usr/local/cuda-13.0/lib64/libcudart.so (`-lcudart`, which PyTorch extensions link"));
+    EXPECT_TRUE(contains(finding->remediation, "`sudo apt install cuda-nvcc-13-0 cuda-cudart-dev-13-0`"));
+    const BuildProblem& problem = predict_builds(machine.input()).problems.front();
+    EXPECT_FALSE(problem.stops_nvcc) << "nvcc links the static runtime by default";
+    EXPECT_TRUE(problem.stops_torch_jit);
+}
+
+TEST(ToolkitBuild, a_rejected_host_compiler_gets_an_accepted_one_named) {
+    Machine machine;
+    machine.setup.nvcc_host_compiler = HostCompilerPick{"g++-16", "NVCC_CCBIN", "/usr/bin/g++-16",
+                                                        HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "g++ (GCC) 16.1.0", ""};
+    machine.setup.toolkits.front().nvcc_pick = {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC307");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "nvcc 13.0 rejects /usr/bin/g++-16 (gcc 16.1.0, NVCC_CCBIN)"));
+    EXPECT_TRUE(contains(finding->message, "\"#error -- unsupported GNU version! gcc versions later than 15 are not supported!\""));
+    EXPECT_TRUE(contains(finding->remediation, "`export NVCC_CCBIN=g++` (gcc 13.1.0)")) << finding->remediation;
+    // None installed that it accepts: install the newest it does, from its own header.
+    machine.setup.toolkits.front().compilers = {{false, "x", ""}, {false, "x", ""}};
+    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC307")->remediation, "`sudo apt install g++-15`"));
+}
+
+TEST(ToolkitBuild, pytorchs_cc_is_judged_as_its_ccbin) {
+    Machine machine;
+    machine.with_torch();
+    machine.setup.torch_host_compiler = HostCompilerPick{"gcc-16", "CC (PyTorch extension builds pass -ccbin $CC)", "/usr/bin/gcc-16",
+                                                         HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "", ""};
+    machine.setup.toolkits.front().torch_pick = {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC307");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_EQ(finding->subject, "/opt/torch/.venv: PyTorch");
+    EXPECT_TRUE(contains(finding->remediation, "`export CC=gcc CXX=g++`")) << finding->remediation;
+    const BuildProblem& problem = predict_builds(machine.input()).problems.front();
+    EXPECT_FALSE(problem.stops_nvcc) << "a plain nvcc build does not read CC";
+    EXPECT_TRUE(problem.stops_torch_jit);
+    EXPECT_TRUE(contains(predict_builds(machine.input()).summary, "PyTorch extension builds would fail"));
+}
+
+TEST(ToolkitBuild, no_host_compiler_at_all) {
+    Machine machine;
+    machine.setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "", std::nullopt, "", "gcc is not on PATH"};
+    const CheckResult judged_finding = machine.judged();
+    const Finding* finding = finding_with(judged_finding, "CC308");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "nvcc would run gcc (nvcc's default (gcc on PATH)), which gcc is not on PATH"));
+    EXPECT_TRUE(contains(finding->remediation, "`sudo apt install g++`"));
+}
+
+TEST(ToolkitBuild, cuda_major_mismatch_stops_setup_builds_and_names_the_matching_toolkit) {
+    Machine machine;
+    machine.with_torch();
+    machine.setup.nvcc_version = NvccVersion{"12.8", "12.8.93"};
+    ToolkitCompilerLimits thirteen;
+    thirteen.root = "/usr/local/cuda-13.0";
+    thirteen.version = "13.0.2";
+    machine.setup.toolkits.front().root = "/usr/local/cuda-12.8";
+    machine.setup.toolkits.front().version = "12.8.93";
+    machine.setup.toolkits.push_back(thirteen);
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC309");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "\"The detected CUDA version (12.8) mismatches the version that was used to compile PyTorch (13.0)\""));
+    EXPECT_TRUE(contains(finding->remediation, "`export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH`"));
+    const BuildPrediction prediction = predict_builds(machine.input());
+    const auto problem = std::find_if(prediction.problems.begin(), prediction.problems.end(),
+                                      [](const BuildProblem& p) { return p.code == Code::build_cuda_major_mismatch; });
+    EXPECT_TRUE(problem->stops_torch_setup);
+    EXPECT_FALSE(problem->stops_torch_jit) << "load_inline does not compare versions";
+}
+
+TEST(ToolkitBuild, cuda_minor_mismatch_warns) {
+    Machine machine;
+    machine.with_torch("13.1");
+    const CheckResult judged_finding = machine.judged();
+    const Finding* finding = finding_with(judged_finding, "CC310");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "\"The detected CUDA version (13.0) has a minor version mismatch"));
+    EXPECT_EQ(finding->remediation, "Usually nothing to do.");
+}
+
+TEST(ToolkitBuild, no_ninja_points_at_the_environments_own_or_pip) {
+    Machine machine;
+    machine.with_torch();
+    machine.setup.ninja.clear();
+    const CheckResult judged_finding = machine.judged();
+    const Finding* finding = finding_with(judged_finding, "CC311");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "\"Ninja is required to load C++ extensions (pip install ninja to get it)\""));
+    EXPECT_TRUE(contains(finding->remediation, "`/opt/torch/.venv/bin/python3 -m pip install ninja`"));
+    machine.torch.front().ninja_in_environment = true;
+    EXPECT_EQ(finding_with(machine.judged(), "CC311")->remediation,
+              "The environment has it: activate it, or `export PATH=/opt/torch/.venv/bin:$PATH`.");
+    machine.torch.clear();
+    EXPECT_EQ(finding_with(machine.judged(), "CC311"), nullptr) << "without PyTorch ninja is nobody's concern";
+}
+
+TEST(ToolkitBuild, torch_arch_list_entries_torch_rejects) {
+    Machine machine;
+    machine.with_torch();
+    machine.arch_list = "8.7a";
+    const CheckResult judged_finding = machine.judged();
+    const Finding* finding = finding_with(judged_finding, "CC312");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "\"Unknown CUDA arch (8.7a) or GPU not supported\""));
+    EXPECT_TRUE(contains(finding->remediation, "`export TORCH_CUDA_ARCH_LIST=\"9.0\"`"));
+}
+
+TEST(ToolkitBuild, torch_arch_list_without_this_gpu) {
+    Machine machine;
+    machine.with_torch();
+    machine.arch_list = "8.0";
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC313");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_TRUE(contains(finding->message, "TORCH_CUDA_ARCH_LIST=\"8.0\" builds no code for GPU 0 (NVIDIA H200, sm_90)"));
+    EXPECT_TRUE(contains(finding->message, "no kernel image is available for execution on the device"));
+    EXPECT_TRUE(contains(finding->remediation, "`export TORCH_CUDA_ARCH_LIST=\"9.0\"`"));
+    EXPECT_TRUE(predict_builds(machine.input()).problems.front().kernels_fail);
+    // PTX of an older architecture runs on it (JIT): no finding.
+    machine.arch_list = "8.0+PTX";
+    EXPECT_EQ(finding_with(machine.judged(), "CC313"), nullptr);
+    // Named architectures expand as torch expands them.
+    machine.arch_list = "Hopper";
+    EXPECT_EQ(machine.judged().status, Status::pass);
+}
+
+TEST(ToolkitBuild, an_architecture_nvcc_does_not_know) {
+    Machine machine;
+    machine.setup.nvcc_version = NvccVersion{"12.6", "12.6.85"};
+    machine.setup.nvcc_architectures = {"compute_50", "compute_75", "compute_80", "compute_90"};
+    machine.devices.front().name = "NVIDIA GeForce RTX 5090";
+    machine.devices.front().cc_major = 12;
+    machine.devices.front().cc_minor = 0;
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC314");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "nvcc 12.6.85 does not compile for GPU 0 (NVIDIA GeForce RTX 5090, compute capability 12.0)"));
+    EXPECT_TRUE(contains(finding->message, "\"nvcc fatal : Unsupported gpu architecture 'compute_120'\""));
+    EXPECT_TRUE(contains(finding->remediation, "CUDA 12.8 or newer compiles for it"));
+    // An entry of TORCH_CUDA_ARCH_LIST it does not know.
+    Machine listed;
+    listed.with_torch();
+    listed.setup.nvcc_architectures = {"compute_75", "compute_80", "compute_90"};
+    listed.arch_list = "9.0;12.0";
+    const CheckResult judged_entry = listed.judged();
+    const Finding* entry = finding_with(judged_entry, "CC314");
+    ASSERT_NE(entry, nullptr);
+    EXPECT_TRUE(contains(entry->message, "gives compute_120, which nvcc 13.0.88 does not compile for"));
+    EXPECT_EQ(entry->subject, "/opt/torch/.venv: PyTorch");
+}
+
+}  // namespace
+}  // namespace cudacheck
