@@ -141,7 +141,8 @@ const LibraryFamily* family_of_file(std::string_view file_name) {
     return best;
 }
 
-// The last `lines` lines of a child's output, on one line (" | " between them), for a message.
+}  // namespace
+
 std::string tail_lines(const std::string& output, std::size_t lines) {
     std::size_t end = output.size();
     while (end > 0 && (output[end - 1] == '\n' || output[end - 1] == ' ')) --end;
@@ -154,8 +155,6 @@ std::string tail_lines(const std::string& output, std::size_t lines) {
     for (std::size_t at = tail.find('\n'); at != std::string::npos; at = tail.find('\n', at + 3)) tail.replace(at, 1, " | ");
     return tail;
 }
-
-}  // namespace
 
 std::string framework_probe_script(std::string_view framework) {
     std::string_view body;

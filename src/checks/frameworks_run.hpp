@@ -41,6 +41,9 @@ struct FrameworkRunOutcome {
     double seconds = 0.0;
 };
 
+// The last `lines` lines of a child's output, on one line (" | " between them), for a message.
+[[nodiscard]] std::string tail_lines(const std::string& output, std::size_t lines);
+
 void judge_framework_run(const std::string& subject, const FrameworkFacts& framework, const FrameworkRunOutcome& outcome, ResultBuilder& result);
 
 }  // namespace cudacheck

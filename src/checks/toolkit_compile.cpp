@@ -1,0 +1,512 @@
+// toolkit.compile: nvcc end to end and a PyTorch extension built by PyTorch itself, each held to
+// toolkit.build's prediction (issue 19). See toolkit_compile.hpp for the flow.
+#include "checks/toolkit_compile.hpp"
+
+#include "checks/checks.hpp"
+#include "checks/frameworks_run.hpp"
+#include "cuda/gpu_code.hpp"
+#include "engine/report_builder.hpp"
+#include "probes/probes.hpp"
+#include "util/json_read.hpp"
+#include "util/path.hpp"
+#include "util/system.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <unistd.h>
+
+namespace cudacheck {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// The program nvcc builds: y = a*x + i over 2^20 unsigned integers (exact, so any wrong element
+// counts), on each device named on the command line (all without one). One line per device.
+constexpr std::string_view probe_source = R"CU(#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <cuda_runtime.h>
+
+__global__ void scale_add(const unsigned* x, unsigned* y, unsigned n, unsigned a) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + i;
+}
+
+static int run_on(int device) {
+    const unsigned n = 1u << 20, a = 2654435761u;
+    std::vector<unsigned> x(n), y(n);
+    for (unsigned i = 0; i < n; ++i) x[i] = (i * 40503u) ^ 0x9e3779b9u;
+    unsigned* dx = nullptr;
+    unsigned* dy = nullptr;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaMalloc(&dx, n * sizeof(unsigned));
+    if (e == cudaSuccess) e = cudaMalloc(&dy, n * sizeof(unsigned));
+    if (e == cudaSuccess) e = cudaMemcpy(dx, x.data(), n * sizeof(unsigned), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) {
+        scale_add<<<(n + 255) / 256, 256>>>(dx, dy, n, a);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(y.data(), dy, n * sizeof(unsigned), cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+    if (e != cudaSuccess) {
+        std::printf("device %d error %s: %s\n", device, cudaGetErrorName(e), cudaGetErrorString(e));
+        return 1;
+    }
+    unsigned wrong = 0;
+    for (unsigned i = 0; i < n; ++i) wrong += y[i] != a * x[i] + i;
+    std::printf("device %d %s %u\n", device, wrong == 0 ? "ok" : "wrong", wrong);
+    return wrong == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        std::printf("devices error %s: %s\n", cudaGetErrorName(e), cudaGetErrorString(e));
+        return 1;
+    }
+    int failed = 0;
+    if (argc > 1)
+        for (int i = 1; i < argc; ++i) failed |= run_on(std::atoi(argv[i]));
+    else
+        for (int device = 0; device < count; ++device) failed |= run_on(device);
+    return failed;
+}
+)CU";
+
+constexpr std::string_view extension_marker = "CUDACHECK_EXTENSION ";
+
+// PyTorch builds, imports and runs a one-kernel extension: the path every custom op, flash-attn
+// JIT build and kernels library takes (torch.utils.cpp_extension.load_inline). argv[1] is the
+// build directory (fresh, so the build is real).
+constexpr std::string_view extension_script = R"PY(
+import json, sys, time
+start = time.time()
+R = {"stage": "import", "ran": False, "correct": False}
+try:
+    import torch
+    from torch.utils.cpp_extension import load_inline
+    R["stage"] = "build"
+    cuda_source = r'''
+__global__ void twice_plus_one_kernel(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i] + 1.0f;
+}
+torch::Tensor twice_plus_one(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int n = static_cast<int>(x.numel());
+    twice_plus_one_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    // A launch without a kernel image for the GPU fails here, not at the next synchronisation.
+    const cudaError_t launched = cudaGetLastError();
+    TORCH_CHECK(launched == cudaSuccess, "CUDA error: ", cudaGetErrorString(launched));
+    return y;
+}
+'''
+    module = load_inline(name="cudacheck_extension_probe", cpp_sources="torch::Tensor twice_plus_one(torch::Tensor x);",
+                         cuda_sources=cuda_source, functions=["twice_plus_one"], build_directory=sys.argv[1], verbose=False)
+    R["stage"] = "run"
+    if torch.cuda.is_available():
+        x = torch.arange(4096, dtype=torch.float32, device="cuda")
+        y = module.twice_plus_one(x)
+        torch.cuda.synchronize()
+        R["ran"] = True
+        R["correct"] = bool(torch.equal(y.cpu(), x.cpu() * 2 + 1))
+    R["stage"] = "done"
+except BaseException as error:
+    R["error"] = (type(error).__name__ + ": " + str(error)).strip()[:4000]
+R["seconds"] = time.time() - start
+print("CUDACHECK_EXTENSION " + json.dumps(R), flush=True)
+)PY";
+
+// A directory of our own under TMPDIR, removed with everything in it at the end.
+class ScratchDirectory {
+public:
+    ScratchDirectory() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cudacheck-compile-XXXXXX";
+        if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+    }
+    ScratchDirectory(const ScratchDirectory&) = delete;
+    ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+    ~ScratchDirectory() {
+        std::error_code ignored;
+        if (!path_.empty()) fs::remove_all(path_, ignored);
+    }
+    [[nodiscard]] const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+bool write_text(const std::string& path, std::string_view text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return static_cast<bool>(out.flush());
+}
+
+std::vector<CompileStage> stages_in(const std::string& keep, const std::string& executable) {
+    std::vector<CompileStage> stages;
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(keep, error)) {
+        const std::string name = entry.path().filename().string();
+        std::string kind;
+        if (name.ends_with(".ptx")) kind = "PTX";
+        else if (name.ends_with(".cubin")) kind = "cubin";
+        else if (name.ends_with(".fatbin")) kind = "fatbinary";
+        else if (name.ends_with(".o") && !name.starts_with("a_dlink")) kind = "host object";
+        if (kind.empty()) continue;
+        std::error_code size_error;
+        stages.push_back({kind, name, static_cast<std::uint64_t>(fs::file_size(entry.path(), size_error))});
+    }
+    std::error_code size_error;
+    if (fs::exists(executable)) stages.push_back({"executable", fs::path(executable).filename().string(), static_cast<std::uint64_t>(fs::file_size(executable, size_error))});
+    const auto order = [](const std::string& kind) {
+        static const std::vector<std::string> kinds = {"PTX", "cubin", "fatbinary", "host object", "executable"};
+        return std::find(kinds.begin(), kinds.end(), kind) - kinds.begin();
+    };
+    std::sort(stages.begin(), stages.end(), [&](const CompileStage& a, const CompileStage& b) {
+        return std::pair{order(a.kind), a.file} < std::pair{order(b.kind), b.file};
+    });
+    return stages;
+}
+
+std::string first_lines(std::string_view text, std::size_t count) {
+    std::vector<std::string> lines;
+    for (const std::string& line : sys::split(text, '\n'))
+        if (!sys::trim(line).empty() && lines.size() < count) lines.emplace_back(sys::trim(line));
+    return fmt::format("{}", fmt::join(lines, " | "));
+}
+
+std::string codes_of(const std::vector<const BuildProblem*>& problems) {
+    std::vector<std::string> codes;
+    for (const BuildProblem* problem : problems) {
+        const std::string code(code_string(problem->code));
+        if (std::find(codes.begin(), codes.end(), code) == codes.end()) codes.push_back(code);
+    }
+    return fmt::format("{}", fmt::join(codes, ", "));
+}
+
+}  // namespace
+
+CompileError classify_compile_error(std::string_view output) {
+    const std::vector<std::string> lines = sys::split(output, '\n');
+    const auto is_error = [](const std::string& line) {
+        return line.find("error") != std::string::npos || line.find("fatal") != std::string::npos || line.find("not found") != std::string::npos ||
+               line.find("cannot find") != std::string::npos;
+    };
+    CompileError error;
+    for (const std::string& raw : lines) {
+        const std::string line(sys::trim(raw));
+        if (line.empty() || !is_error(line) || line.starts_with("In file included")) continue;
+        if (error.line.empty()) error.line = line;
+        // The specific causes, wherever they appear among the messages.
+        if (line.find("unsupported GNU version") != std::string::npos || line.find("unsupported clang version") != std::string::npos ||
+            line.find("unsupported host compiler") != std::string::npos)
+            return {Code::host_compiler_unsupported, line};
+        if (line.find("Unsupported gpu architecture") != std::string::npos || line.find("Value '") != std::string::npos)
+            return {Code::nvcc_arch_unsupported, line};
+        if (line.find("cuda_runtime.h") != std::string::npos || line.find("cannot find -lcudart") != std::string::npos)
+            return {Code::build_toolkit_incomplete, line};
+        if (line.find("Failed to preprocess host compiler properties") != std::string::npos ||
+            (line.find("not found") != std::string::npos && (line.find("gcc") != std::string::npos || line.find("g++") != std::string::npos ||
+                                                              line.find("cc1plus") != std::string::npos || line.find("clang") != std::string::npos)))
+            return {Code::host_compiler_missing, line};
+    }
+    return error;
+}
+
+std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& nvcc_architectures) {
+    std::set<int> numbers;
+    for (const DeviceInfo& device : devices) numbers.insert(device.cc_major * 10 + device.cc_minor);
+    if (numbers.empty()) {
+        std::optional<int> oldest;
+        for (const std::string& architecture : nvcc_architectures)
+            if (const std::optional<GpuArch> arch = parse_gpu_arch(architecture); arch && arch->variant == ArchVariant::generic)
+                oldest = std::min(oldest.value_or(arch->number), arch->number);
+        numbers.insert(oldest.value_or(75));
+    }
+    std::vector<std::string> flags;
+    for (const int number : numbers) flags.push_back(fmt::format("-gencode=arch=compute_{0},code=sm_{0}", number));
+    flags.push_back(fmt::format("-gencode=arch=compute_{0},code=compute_{0}", *numbers.rbegin()));
+    return flags;
+}
+
+std::optional<ExtensionBuild> parse_extension_result(std::string_view output) {
+    const std::size_t at = output.rfind(extension_marker);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view line = output.substr(at + extension_marker.size());
+    line = line.substr(0, line.find('\n'));
+    const ordered_json document = ordered_json::parse(line, nullptr, false);
+    if (!document.is_object()) return std::nullopt;
+    ExtensionBuild build;
+    build.attempted = true;
+    build.started = true;
+    build.stage = document.value("stage", std::string());
+    build.ran = document.value("ran", false);
+    build.correct = document.value("correct", false);
+    build.error = document.value("error", std::string());
+    build.seconds = document.value("seconds", 0.0);
+    return build;
+}
+
+void judge_compile(const CompileOutcome& outcome, const BuildPrediction& prediction, ResultBuilder& result) {
+    std::vector<const BuildProblem*> stops_nvcc;
+    std::vector<const BuildProblem*> stops_jit;
+    std::vector<const BuildProblem*> kernels_fail;
+    for (const BuildProblem& problem : prediction.problems) {
+        const bool torch_side = !problem.subject || problem.subject == outcome.extension.subject;
+        if (problem.stops_nvcc) stops_nvcc.push_back(&problem);
+        if (problem.stops_torch_jit && torch_side) stops_jit.push_back(&problem);
+        if (problem.kernels_fail && torch_side) kernels_fail.push_back(&problem);
+    }
+    std::vector<std::string> summary;
+
+    // nvcc.
+    if (outcome.nvcc.empty()) {
+        result.evidence("nvcc_build", "not attempted: no nvcc in the toolkit builds take (toolkit.build says why)");
+    } else {
+        result.evidence("nvcc_command", fmt::format("{}", fmt::join(outcome.command, " ")));
+        for (const CompileStage& stage : outcome.stages) result.evidence("stage", fmt::format("{}: {} ({} bytes)", stage.kind, stage.file, stage.bytes));
+        const bool compiled = outcome.started && !outcome.timed_out && outcome.exit_status == 0;
+        result.metric("compile_time", outcome.compile_ms, "ms");
+        if (!compiled) {
+            const CompileError error = outcome.timed_out       ? CompileError{Code::compile_failed, "nvcc did not finish within its time limit"}
+                                       : !outcome.started     ? CompileError{Code::compile_failed, "nvcc could not be started: " + outcome.output}
+                                                              : classify_compile_error(outcome.output);
+            const std::string predicted = stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
+            result.add(error.code, fmt::format("nvcc failed to build a one-kernel program: {}{}", error.line.empty() ? first_lines(outcome.output, 2) : error.line, predicted));
+            if (stops_nvcc.empty())
+                result.add(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}", error.line.empty() ? first_lines(outcome.output, 2) : error.line));
+            summary.push_back("nvcc build failed");
+        } else {
+            if (!stops_nvcc.empty())
+                result.add(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that nvcc builds fail ({}), but nvcc built the program", codes_of(stops_nvcc)));
+            std::uint64_t ptx = 0, cubin = 0, fatbin = 0, executable = 0;
+            for (const CompileStage& stage : outcome.stages) {
+                if (stage.kind == "PTX") ptx += stage.bytes;
+                else if (stage.kind == "cubin") cubin += stage.bytes;
+                else if (stage.kind == "fatbinary") fatbin += stage.bytes;
+                else if (stage.kind == "executable") executable = stage.bytes;
+            }
+            result.metric("ptx_bytes", static_cast<double>(ptx), "B");
+            result.metric("cubin_bytes", static_cast<double>(cubin), "B");
+            result.metric("fatbinary_bytes", static_cast<double>(fatbin), "B");
+            result.metric("executable_bytes", static_cast<double>(executable), "B");
+            std::string built = fmt::format("nvcc built it in {:.2f} s (PTX {} B, cubin {} B, fatbinary {} B)", outcome.compile_ms / 1000.0, ptx, cubin, fatbin);
+            // What the executable carries, read back as `cudacheck inspect` reads it.
+            if (outcome.embedded) {
+                std::vector<std::string> targets;  // the device-link step adds a cubin of its own: each target once
+                const auto add_target = [&](std::string target) {
+                    if (std::find(targets.begin(), targets.end(), target) == targets.end()) targets.push_back(std::move(target));
+                };
+                for (const GpuArch& arch : outcome.embedded->sass) add_target(arch.sass_name() + " SASS");
+                for (const GpuArch& arch : outcome.embedded->ptx) add_target(arch.virtual_name() + " PTX");
+                result.evidence("embedded", fmt::format("{}", fmt::join(targets, ", ")));
+                for (const DeviceInfo& device : outcome.devices) {
+                    const ImageVerdict verdict = kernel_image_for(*outcome.embedded, device.cc_major, device.cc_minor);
+                    result.evidence("gpu_code", fmt::format("GPU {} (sm_{}{}): {}", device.ordinal, device.cc_major, device.cc_minor, verdict.describe()));
+                }
+            } else if (!outcome.inspect_problem.empty()) {
+                result.evidence("embedded", "not read: " + outcome.inspect_problem);
+            }
+            // The run on each GPU.
+            const CompiledRun& run = outcome.run;
+            if (!run.attempted) {
+                result.evidence("run", "not run: " + run.skipped);
+                built += "; not run (" + run.skipped + ")";
+            } else if (!run.started || run.timed_out || run.exit_status != 0) {
+                const std::string what = !run.started ? run.output : run.timed_out ? "it did not finish within 30 s" : first_lines(run.output, 3);
+                result.add(Code::compiled_program_failed, fmt::format("the program nvcc built here failed on the GPU: {}", what));
+                built += "; it failed on the GPU";
+            } else {
+                result.evidence("run", first_lines(run.output, 16));
+                built += fmt::format("; ran correctly on {} GPU{}", outcome.devices.size(), outcome.devices.size() == 1 ? "" : "s");
+            }
+            summary.push_back(built);
+        }
+    }
+
+    // PyTorch's own extension build.
+    const ExtensionBuild& extension = outcome.extension;
+    if (!extension.attempted) {
+        if (!extension.skipped.empty()) result.evidence("extension", "not built: " + extension.skipped);
+    } else {
+        result.evidence("extension_subject", extension.subject);
+        const bool built = extension.started && !extension.timed_out && (extension.stage == "run" || extension.stage == "done");
+        const bool kernels_ran = extension.stage == "done" && (!extension.ran || extension.correct);
+        result.metric("extension_time", extension.seconds * 1000.0, "ms");
+        if (!built) {
+            const std::string why = extension.timed_out ? "it did not finish within its time limit"
+                                    : !extension.started ? extension.output_tail
+                                    : extension.error.empty() ? extension.output_tail
+                                                              : first_lines(extension.error, 2);
+            const std::string predicted = stops_jit.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
+            Finding finding = make_finding(Code::extension_build_failed,
+                                           fmt::format("PyTorch's load_inline could not build a one-kernel extension ({}): {}{}", extension.stage, why, predicted));
+            finding.subject = extension.subject;
+            result.add(std::move(finding));
+            if (stops_jit.empty() && !extension.timed_out)
+                result.add(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline failed: {}", why));
+            summary.push_back("PyTorch extension build failed");
+        } else {
+            if (!stops_jit.empty())
+                result.add(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but load_inline built one", codes_of(stops_jit)));
+            if (!kernels_ran) {
+                const std::string predicted = kernels_fail.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(kernels_fail));
+                Finding finding = make_finding(Code::extension_build_failed,
+                                               fmt::format("PyTorch built the extension, but its kernel {} on the GPU: {}{}",
+                                                           extension.stage == "done" ? "computed a wrong result" : "failed",
+                                                           first_lines(extension.error, 2), predicted));
+                finding.subject = extension.subject;
+                result.add(std::move(finding));
+                if (kernels_fail.empty())
+                    result.add(Code::build_prediction_mismatch,
+                               fmt::format("toolkit.build predicted that the extension's kernels run here, but they did not: {}", first_lines(extension.error, 2)));
+                summary.push_back("PyTorch extension built, its kernel failed");
+            } else {
+                if (!kernels_fail.empty() && extension.ran)
+                    result.add(Code::build_prediction_mismatch,
+                               fmt::format("toolkit.build predicted that the extension's kernels fail here ({}), but they ran", codes_of(kernels_fail)));
+                summary.push_back(fmt::format("PyTorch built and {} a load_inline extension in {:.1f} s", extension.ran ? "ran" : "imported", extension.seconds));
+            }
+        }
+    }
+    result.summary(summary.empty() ? std::string("nothing to build with") : fmt::format("{}", fmt::join(summary, "; ")));
+}
+
+namespace {
+
+CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& input) {
+    CompileOutcome outcome;
+    outcome.devices = input.devices;
+    if (!context.devices.empty()) {
+        std::vector<DeviceInfo> selected;
+        for (const DeviceInfo& device : input.devices)
+            if (std::find(context.devices.begin(), context.devices.end(), device.ordinal) != context.devices.end()) selected.push_back(device);
+        outcome.devices = selected;
+    }
+    const BuildSetup& setup = input.setup;
+    ScratchDirectory scratch;
+    if (scratch.path().empty()) {
+        outcome.nvcc = setup.files.nvcc;
+        outcome.output = "cannot create a temporary directory under TMPDIR";
+        return outcome;
+    }
+    const std::string source = scratch.path() + "/probe.cu";
+    const std::string keep = scratch.path() + "/keep";
+    const std::string executable = scratch.path() + "/probe";
+    std::error_code ignored;
+    fs::create_directory(keep, ignored);
+
+    std::future<void> extension;
+    // PyTorch's build runs beside nvcc's: importing torch alone takes seconds.
+    const TorchBuildTarget* torch = input.torch.empty() ? nullptr : &input.torch.front();
+    std::string extension_directory = scratch.path() + "/extension";
+    if (torch == nullptr) {
+        outcome.extension.skipped = "no CUDA build of PyTorch is installed";
+    } else if (torch->interpreter.empty()) {
+        outcome.extension.skipped = torch->subject + " has no interpreter";
+    } else {
+        fs::create_directory(extension_directory, ignored);
+        outcome.extension.attempted = true;
+        outcome.extension.subject = torch->subject;
+        extension = std::async(std::launch::async, [&outcome, torch, extension_directory] {
+            const sys::CommandResult run = sys::run_command({torch->interpreter, "-c", std::string(extension_script), extension_directory}, 100s);
+            ExtensionBuild& build = outcome.extension;
+            build.started = run.started;
+            build.timed_out = run.timed_out;
+            if (const std::optional<ExtensionBuild> parsed = run.started && !run.timed_out ? parse_extension_result(run.output) : std::nullopt) {
+                build.stage = parsed->stage;
+                build.ran = parsed->ran;
+                build.correct = parsed->correct;
+                build.error = parsed->error;
+                build.seconds = parsed->seconds;
+            } else {
+                build.output_tail = run.started ? tail_lines(run.output, 3) : run.error;
+            }
+        });
+    }
+
+    if (!setup.files.nvcc.empty() && write_text(source, probe_source)) {
+        outcome.nvcc = setup.files.nvcc;
+        outcome.command = {setup.files.nvcc, "-keep", "-keep-dir", keep, "-o", executable, source};
+        for (const std::string& flag : gencode_for(outcome.devices, setup.nvcc_architectures)) outcome.command.push_back(flag);
+        const auto start = std::chrono::steady_clock::now();
+        const sys::CommandResult run = sys::run_command(outcome.command, 90s);
+        outcome.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        outcome.started = run.started;
+        outcome.timed_out = run.timed_out;
+        outcome.exit_status = run.exit_status;
+        outcome.output = run.started ? run.output : run.error;
+        outcome.stages = stages_in(keep, executable);
+        if (outcome.exit_status == 0 && run.started && !run.timed_out) {
+            const GpuCodeScan scan = inspect_file(executable);
+            if (scan.error != ScanError::none) outcome.inspect_problem = scan.error_message;
+            else {
+                EmbeddedTargets targets;
+                for (const CodeObject& object : scan.objects) {
+                    if (object.kind == CodeKind::sass) targets.sass.push_back(object.arch);
+                    else if (object.kind == CodeKind::ptx) targets.ptx.push_back(object.arch);
+                }
+                outcome.embedded = targets;
+            }
+            if (outcome.devices.empty()) {
+                outcome.run.skipped = "no GPU is visible (driver.libcuda and cuda.devices say why)";
+            } else {
+                outcome.run.attempted = true;
+                std::vector<std::string> argv = {executable};
+                for (const DeviceInfo& device : outcome.devices) argv.push_back(std::to_string(device.ordinal));
+                const sys::CommandResult ran = sys::run_command(argv, 30s);
+                outcome.run.started = ran.started;
+                outcome.run.timed_out = ran.timed_out;
+                outcome.run.exit_status = ran.exit_status;
+                outcome.run.output = ran.started ? ran.output : ran.error;
+            }
+        }
+    }
+    if (extension.valid()) extension.get();
+    return outcome;
+}
+
+}  // namespace
+
+std::unique_ptr<Check> make_toolkit_compile_check() {
+    return std::make_unique<FunctionCheck>(
+        CheckInfo{"toolkit.compile", "CUDA build, for real",
+                  "Builds and runs a one-kernel program with the nvcc and host compiler a build would use (SASS for each GPU plus PTX, "
+                  "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
+                  Scope::host, Level::full, {}, {},
+                  {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed, Code::build_prediction_mismatch,
+                   Code::host_compiler_unsupported, Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported},
+                  "at `--level full`: the compile flow for real with the nvcc and host compiler a build would use: a one-kernel program "
+                  "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept and measured, linked, run and "
+                  "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension built, imported and run by "
+                  "PyTorch itself; both held to `toolkit.build`'s prediction"},
+        [](CheckContext& context, ResultBuilder& result) {
+            const BuildJudgeInput input = build_judge_input(context.probes, context.environment);
+            const BuildPrediction prediction = predict_builds(input);
+            if (prediction.skip) {
+                result.skip(*prediction.skip);
+                return;
+            }
+            judge_compile(compile_and_run(context, input), prediction, result);
+        });
+}
+
+const CheckRegistration toolkit_compile_registration{630, make_toolkit_compile_check};
+
+}  // namespace cudacheck

@@ -1,0 +1,84 @@
+// toolkit.compile (--level full, or --only toolkit.compile; issue 19): the compile flow for real,
+// with the nvcc and host compiler a build would use. A one-kernel program is compiled with
+// -gencode for each visible GPU (SASS) and PTX for the newest, its intermediates kept (PTX,
+// cubin, fatbinary), linked, run on each GPU and its output verified, and its GPU code read back
+// as `cudacheck inspect` reads it. With a CUDA build of PyTorch, PyTorch itself builds, imports and
+// runs a one-kernel extension (torch.utils.cpp_extension.load_inline) in a temporary directory.
+// Both outcomes are held to toolkit.build's prediction (predict_builds).
+#pragma once
+
+#include "checks/toolkit_build.hpp"
+#include "cuda/arch_coverage.hpp"
+#include "cudacheck/result_builder.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudacheck {
+
+// One intermediate or output of the compilation.
+struct CompileStage {
+    std::string kind;  // "PTX", "cubin", "fatbinary", "host object", "executable"
+    std::string file;  // its name in the kept directory
+    std::uint64_t bytes = 0;
+};
+
+struct CompiledRun {
+    bool attempted = false;
+    std::string skipped = {};  // why it did not run ("no GPU is visible: ...")
+    bool started = false;
+    bool timed_out = false;
+    int exit_status = -1;
+    std::string output = {};  // "device 0 ok 0" lines, or the CUDA error
+};
+
+struct ExtensionBuild {
+    bool attempted = false;
+    std::string skipped = {};
+    std::string subject = {};  // the PyTorch it used
+    bool started = false;
+    bool timed_out = false;
+    std::string stage = {};    // where it stopped: "import", "build", "run", "done"
+    bool ran = false;          // a GPU was there to run it on
+    bool correct = false;
+    std::string error = {};    // PyTorch's exception, first lines
+    double seconds = 0.0;
+    std::string output_tail = {};  // when no result line came
+};
+
+struct CompileOutcome {
+    std::string nvcc = {};
+    std::vector<std::string> command = {};
+    bool started = false;
+    bool timed_out = false;
+    int exit_status = -1;
+    std::string output = {};  // nvcc's
+    double compile_ms = 0.0;
+    std::vector<CompileStage> stages = {};
+    std::optional<EmbeddedTargets> embedded = {};  // read back from the executable
+    std::string inspect_problem = {};
+    std::vector<DeviceInfo> devices = {};
+    CompiledRun run = {};
+    ExtensionBuild extension = {};
+};
+
+// The one line of a compiler's output that says what went wrong first ("...: error: ...",
+// "#error -- unsupported GNU version! ...", "nvcc fatal : ..."), and the code it maps to.
+struct CompileError {
+    Code code = Code::compile_failed;
+    std::string line = {};
+};
+[[nodiscard]] CompileError classify_compile_error(std::string_view output);
+
+// The -gencode flags for these GPUs: SASS for each distinct compute capability and PTX for the
+// newest; for no GPU, the oldest architecture nvcc lists (or sm_75).
+[[nodiscard]] std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& nvcc_architectures);
+
+// The result line of the extension script ("CUDACHECK_EXTENSION {json}").
+[[nodiscard]] std::optional<ExtensionBuild> parse_extension_result(std::string_view output);
+
+void judge_compile(const CompileOutcome& outcome, const BuildPrediction& prediction, ResultBuilder& result);
+
+}  // namespace cudacheck
