@@ -3,6 +3,7 @@
 #include "util/system.hpp"
 
 #include <charconv>
+#include <future>
 #include <regex>
 
 namespace cudacheck {
@@ -43,22 +44,36 @@ ProfilingPermissions collect_profiling_permissions(const std::string& root) {
     return permissions;
 }
 
-std::vector<DeveloperTool> collect_developer_tools(const std::string& toolkit_root, const Environment& environment) {
-    std::vector<DeveloperTool> tools;
-    for (const char* name : developer_tool_names) {
-        DeveloperTool tool{name, {}, {}, {}};
-        const std::string in_toolkit = toolkit_root + "/bin/" + name;
-        tool.path = !toolkit_root.empty() && sys::is_executable_file(in_toolkit) ? in_toolkit
-                                                                                 : sys::find_in_path(name, environment.get("PATH").value_or(""));
-        if (!tool.path.empty()) {
-            const sys::CommandResult run = sys::run_command({tool.path, "--version"}, std::chrono::seconds(20));
-            if (!run.started) tool.failure = run.error;
-            else if (run.timed_out) tool.failure = "`--version` did not answer within 20 s";
-            else if ((tool.version = parse_tool_version(run.output)).empty())
-                tool.failure = std::string(sys::trim(run.output.substr(0, run.output.find('\n'))));
-        }
-        tools.push_back(std::move(tool));
+namespace {
+
+DeveloperTool find_developer_tool(const char* name, const std::string& toolkit_root, const Environment& environment) {
+    DeveloperTool tool{name, {}, {}, {}};
+    const std::string in_toolkit = toolkit_root + "/bin/" + name;
+    tool.path = !toolkit_root.empty() && sys::is_executable_file(in_toolkit) ? in_toolkit
+                                                                             : sys::find_in_path(name, environment.get("PATH").value_or(""));
+    if (tool.path.empty()) return tool;
+    const sys::CommandResult run = sys::run_command({tool.path, "--version"}, std::chrono::seconds(20));
+    if (!run.started) tool.failure = run.error;
+    else if (run.timed_out) tool.failure = "`--version` did not answer within 20 s";
+    else if ((tool.version = parse_tool_version(run.output)).empty()) {
+        const std::string first_line(sys::trim(run.output.substr(0, run.output.find('\n'))));
+        if (run.exit_status != 0)
+            tool.failure = "`--version` exited with status " + std::to_string(run.exit_status) + (first_line.empty() ? "" : ": " + first_line);
+        else tool.failure = first_line.empty() ? "`--version` printed nothing" : first_line;
     }
+    return tool;
+}
+
+}  // namespace
+
+std::vector<DeveloperTool> collect_developer_tools(const std::string& toolkit_root, const Environment& environment) {
+    // Each `--version` is its own process, independent of the others: asked all at once, the set
+    // costs the slowest one instead of their sum.
+    std::vector<std::future<DeveloperTool>> asked;
+    for (const char* name : developer_tool_names)
+        asked.push_back(std::async(std::launch::async, [name, &toolkit_root, &environment] { return find_developer_tool(name, toolkit_root, environment); }));
+    std::vector<DeveloperTool> tools;
+    for (std::future<DeveloperTool>& tool : asked) tools.push_back(tool.get());
     return tools;
 }
 

@@ -21,7 +21,9 @@ struct DeveloperTool {
     std::string name;     // "ncu"
     std::string path;     // empty when not found
     std::string version;  // "2025.3.1.0", "13.0", "13.0.85"; empty when it said none
-    std::string failure;  // why it could not be asked, or what it printed instead of a version
+    // Why it could not be asked, or what it printed instead of a version (its first line, after
+    // "`--version` exited with status N: " when it failed too); empty when it has a version.
+    std::string failure;
 };
 
 // The version in a tool's `--version` output: "Version 2025.3.1.0 (build ...)" (ncu,
@@ -38,7 +40,8 @@ struct ProfilingPermissions {
 // Files under `root` ("" is the real system).
 [[nodiscard]] ProfilingPermissions collect_profiling_permissions(const std::string& root = "");
 
-// Each of developer_tool_names, in the toolkit at `toolkit_root` first, else on PATH.
+// Each of developer_tool_names, in the toolkit at `toolkit_root` first, else on PATH; their
+// `--version` calls run at once.
 [[nodiscard]] std::vector<DeveloperTool> collect_developer_tools(const std::string& toolkit_root, const Environment& environment);
 
 }  // namespace cudacheck

@@ -54,5 +54,29 @@ TEST(DeveloperTools, takes_the_toolkits_copy_first_and_says_what_a_tool_printed_
     EXPECT_EQ(named("nsys").path, "") << "found nowhere";
 }
 
+const DeveloperTool& tool_named(const std::vector<DeveloperTool>& tools, std::string_view name) {
+    return *std::find_if(tools.begin(), tools.end(), [&](const DeveloperTool& tool) { return tool.name == name; });
+}
+
+TEST(DeveloperTools, asks_the_tools_at_once_and_says_how_one_failed) {
+    test::TempDir dir;
+    // ncu answers with its version only once cuda-gdb has started: asked one after the other (ncu
+    // first), it would give up after 5 s and print something else.
+    const std::string started = dir.path() + "/cuda-gdb-started";
+    dir.write("cuda/bin/ncu",
+              "#!/bin/sh\ni=0\nwhile [ ! -e '" + started + "' ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done\n[ -e '" + started +
+                  "' ] && echo 'Version 2025.3.1.0' || echo 'asked alone'\n",
+              0755);
+    dir.write("cuda/bin/cuda-gdb", "#!/bin/sh\ntouch '" + started + "'\necho 'NVIDIA (R) cuda-gdb 13.0'\n", 0755);
+    dir.write("cuda/bin/nvdisasm", "#!/bin/sh\necho 'nvdisasm: error while loading shared libraries: libnvdisasm.so' >&2\nexit 127\n", 0755);
+    dir.write("cuda/bin/cuobjdump", "#!/bin/sh\nexit 0\n", 0755);
+    const std::vector<DeveloperTool> tools = collect_developer_tools(dir.path() + "/cuda", Environment{});
+    EXPECT_EQ(tool_named(tools, "ncu").version, "2025.3.1.0") << tool_named(tools, "ncu").failure;
+    EXPECT_EQ(tool_named(tools, "cuda-gdb").version, "13.0");
+    EXPECT_EQ(tool_named(tools, "nvdisasm").failure, "`--version` exited with status 127: nvdisasm: error while loading shared libraries: libnvdisasm.so");
+    EXPECT_EQ(tool_named(tools, "cuobjdump").failure, "`--version` printed nothing");
+    EXPECT_EQ(tool_named(tools, "cuobjdump").version, "");
+}
+
 }  // namespace
 }  // namespace cudacheck
