@@ -30,8 +30,9 @@ namespace cudacheck {
 // host.os
 void judge_host_os(const HostInfo& host, ResultBuilder& result);
 
-// env.variables
-void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, ResultBuilder& result);
+// env.variables; `profile` (--profile) decides whether CUDA_LAUNCH_BLOCKING=1 is a finding (not under
+// dev) and whether a missing CUBLAS_WORKSPACE_CONFIG is one (under ci).
+void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, Profile profile, ResultBuilder& result);
 
 // driver.kernel_module
 void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, ResultBuilder& result);

@@ -81,7 +81,7 @@ void judge_visible_devices(const Environment& environment, ResultBuilder& result
                                     : fmt::format("CUDA_VISIBLE_DEVICES='{}' ({}): CUDA programs see no GPU", spec.raw, spec.invalid_reason));
 }
 
-void judge_behaviour_variables(const Environment& environment, ResultBuilder& result) {
+void judge_behaviour_variables(const Environment& environment, Profile profile, ResultBuilder& result) {
     const auto value_of = [&](const char* name) { return environment.get(name); };
     const auto note = [&](const char* name) {
         if (auto value = value_of(name)) result.evidence(name, *value);
@@ -89,14 +89,24 @@ void judge_behaviour_variables(const Environment& environment, ResultBuilder& re
     };
     if (auto order = note("CUDA_DEVICE_ORDER"); order && *order != "FASTEST_FIRST" && *order != "PCI_BUS_ID")
         result.add(Code::cuda_device_order_invalid, fmt::format("CUDA_DEVICE_ORDER='{}' is not FASTEST_FIRST or PCI_BUS_ID", *order));
-    if (auto blocking = note("CUDA_LAUNCH_BLOCKING"); blocking && *blocking == "1")
-        result.add(Code::cuda_launch_blocking, "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for completion");
+    // Synchronous launches make an error surface at the launch that caused it (CUDA C++ Programming
+    // Guide, "CUDA Environment Variables"): what a debugging shell wants, and only that one.
+    if (auto blocking = note("CUDA_LAUNCH_BLOCKING"); blocking && *blocking == "1") {
+        if (profile == Profile::dev)
+            result.evidence("CUDA_LAUNCH_BLOCKING_profile", "right under --profile dev: errors surface at the launch that caused them");
+        else
+            result.add(Code::cuda_launch_blocking, "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for completion");
+    }
     if (auto loading = note("CUDA_MODULE_LOADING"); loading && *loading != "LAZY" && *loading != "EAGER")
         result.add(Code::cuda_module_loading_invalid, fmt::format("CUDA_MODULE_LOADING='{}' is not LAZY or EAGER", *loading));
     // cuBLAS: ":SIZE:COUNT" repeated, SIZE in KiB (cuBLAS documentation, "Results reproducibility").
     static const std::regex workspace(R"((:\d+:\d+)+)");
-    if (auto config = note("CUBLAS_WORKSPACE_CONFIG"); config && !std::regex_match(*config, workspace))
+    const auto config = note("CUBLAS_WORKSPACE_CONFIG");
+    if (config && !std::regex_match(*config, workspace))
         result.add(Code::cublas_workspace_config_invalid, fmt::format("CUBLAS_WORKSPACE_CONFIG='{}' is not of the form :SIZE:COUNT", *config));
+    // Without it cuBLAS may choose a different reduction order from run to run on one GPU (same source).
+    if (profile == Profile::ci && !config)
+        result.add(Code::ci_determinism_unset, "--profile ci: CUBLAS_WORKSPACE_CONFIG is unset, so cuBLAS results may differ from run to run");
     if (auto injection = note("CUDA_INJECTION64_PATH"); injection && !injection->empty())
         result.add(Code::cuda_injection_path, fmt::format("CUDA_INJECTION64_PATH={} is injected into every CUDA process", *injection));
     if (auto coredump = note("CUDA_ENABLE_COREDUMP_ON_EXCEPTION"); coredump && *coredump == "1")
@@ -113,7 +123,8 @@ void judge_behaviour_variables(const Environment& environment, ResultBuilder& re
 
 }  // namespace
 
-void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, ResultBuilder& result) {
+void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, Profile profile, ResultBuilder& result) {
+    if (profile != Profile::none) result.evidence("profile", std::string(to_string(profile)));
     judge_toolkit_variables(environment, toolkits, result);
     if (auto path = environment.get("PATH")) {
         std::vector<std::string> cuda_bins;
@@ -123,7 +134,7 @@ void judge_environment(const Environment& environment, const ToolkitFacts& toolk
     }
     judge_library_path(environment, result);
     judge_visible_devices(environment, result);
-    judge_behaviour_variables(environment, result);
+    judge_behaviour_variables(environment, profile, result);
     std::size_t cuda_variables = 0;
     for (const auto& [name, value] : environment.all())
         if (sys::starts_with(name, "CUDA") || sys::starts_with(name, "CUBLAS") || sys::starts_with(name, "CUDNN")) ++cuda_variables;
@@ -138,11 +149,13 @@ std::unique_ptr<Check> make_env_variables_check() {
                    Code::cuda_visible_devices_empty, Code::cuda_visible_devices_invalid, Code::cuda_launch_blocking,
                    Code::cublas_workspace_config_invalid, Code::cuda_injection_path, Code::cuda_coredump_on_exception,
                    Code::cuda_legacy_profiler, Code::cuda_cache_disabled, Code::cuda_module_loading_invalid,
-                   Code::cuda_device_order_invalid},
+                   Code::cuda_device_order_invalid, Code::ci_determinism_unset},
                   "`CUDA_HOME`/`CUDA_PATH` vs the nvcc on `PATH`, `LD_LIBRARY_PATH` (stub directories, which CUDA "
                   "libraries each entry holds), `CUDA_VISIBLE_DEVICES` as CUDA parses it, and variables that change "
                   "CUDA's behaviour (`CUDA_LAUNCH_BLOCKING`, `CUBLAS_WORKSPACE_CONFIG`, `CUDA_INJECTION64_PATH`, ...)"},
-        [](CheckContext& context, ResultBuilder& result) { judge_environment(context.environment, context.probes.toolkits(), result); });
+        [](CheckContext& context, ResultBuilder& result) {
+            judge_environment(context.environment, context.probes.toolkits(), context.options.profile, result);
+        });
 }
 
 const CheckRegistration env_variables_registration{200, make_env_variables_check};

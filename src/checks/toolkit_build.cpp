@@ -29,42 +29,6 @@ std::string compiler_text(const std::optional<HostCompilerVersion>& version) {
     return fmt::format("{} {}.{}.{}", version->kind == HostCompilerKind::clang ? "clang" : "gcc", version->major, version->minor, version->patch);
 }
 
-// "13.0" from "13.0.88".
-std::optional<CudaVersion> release_of(std::string_view text) {
-    int major = 0;
-    int minor = 0;
-    if (std::sscanf(std::string(text).c_str(), "%d.%d", &major, &minor) != 2) return std::nullopt;
-    return CudaVersion{major, minor};
-}
-
-// The C compiler beside a C++ one: g++-13 -> gcc-13, clang++-18 -> clang-18.
-std::string c_name_of(std::string name) {
-    if (const std::size_t at = name.find("g++"); at != std::string::npos) return name.replace(at, 3, "gcc");
-    if (const std::size_t at = name.find("clang++"); at != std::string::npos) return name.replace(at, 7, "clang");
-    return name;
-}
-std::string cxx_name_of(std::string name) {
-    if (name.find("g++") != std::string::npos || name.find("clang++") != std::string::npos) return name;
-    if (const std::size_t at = name.find("clang"); at != std::string::npos) return name.replace(at, 5, "clang++");
-    if (const std::size_t at = name.find("gcc"); at != std::string::npos) return name.replace(at, 3, "g++");
-    return name;
-}
-
-// The installed compiler the build toolkit accepts that a fix should name: the newest gcc, else
-// the newest clang, by its plain name when that is what runs.
-const HostCompiler* accepted_alternative(const BuildSetup& setup, const ToolkitCompilerLimits& toolkit) {
-    const HostCompiler* best = nullptr;
-    for (std::size_t i = 0; i < setup.compilers.size() && i < toolkit.compilers.size(); ++i) {
-        const HostCompiler& compiler = setup.compilers[i];
-        if (!toolkit.compilers[i].accepted || !compiler.version || compiler.source != "PATH") continue;
-        const auto rank = [](const HostCompiler& c) {
-            return std::tuple{c.version->kind == HostCompilerKind::gcc, c.version->major, c.version->minor, -static_cast<int>(c.name.size())};
-        };
-        if (best == nullptr || rank(compiler) > rank(*best)) best = &compiler;
-    }
-    return best;
-}
-
 std::string install_hint(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind) {
     const std::optional<int> newest = kind == HostCompilerKind::clang ? toolkit.clang_newest : toolkit.gcc_newest;
     if (!newest) return "install a gcc the toolkit accepts";
@@ -85,7 +49,7 @@ const ToolkitCompilerLimits* best_toolkit(const BuildSetup& setup, std::optional
     std::optional<CudaVersion> best_version;
     for (const ToolkitCompilerLimits& toolkit : setup.toolkits) {
         if (!toolkit.missing_files.empty() || toolkit.root == except) continue;
-        const std::optional<CudaVersion> version = release_of(toolkit.version);
+        const std::optional<CudaVersion> version = cuda_release_of(toolkit.version);
         if (major && (!version || version->major != *major)) continue;
         if (best == nullptr || (version && (!best_version || *version > *best_version))) best = &toolkit, best_version = version;
     }
@@ -160,7 +124,7 @@ private:
 
     std::optional<int> torch_major() const {
         for (const TorchBuildTarget& torch : input_.torch)
-            if (const std::optional<CudaVersion> version = release_of(torch.cuda)) return version->major;
+            if (const std::optional<CudaVersion> version = cuda_release_of(torch.cuda)) return version->major;
         return std::nullopt;
     }
 
@@ -207,7 +171,7 @@ private:
             const bool core = files.nvcc.empty() || files.runtime_header.empty() || files.host_config.empty();
             const bool shared = files.cudart_shared.empty();
             const bool static_runtime = files.cudart_static.empty();
-            const std::optional<CudaVersion> version = release_of(chosen_->version);
+            const std::optional<CudaVersion> version = cuda_release_of(chosen_->version);
             const std::string packages = version ? fmt::format("`sudo apt install cuda-nvcc-{0}-{1} cuda-cudart-dev-{0}-{1}`", version->major, version->minor)
                                                  : "the toolkit's nvcc and cudart development packages";
             std::string fix = fmt::format("Install the development files: {}", packages);
@@ -363,8 +327,8 @@ private:
                      subject, false, true, false});
         else evidence("ninja", fmt::format("{} {}", setup_.ninja, setup_.ninja_version));
         // CUDA versions, as _check_cuda_version compares `release X.Y` with torch.version.cuda.
-        const std::optional<CudaVersion> torch_cuda = release_of(torch.cuda);
-        const std::optional<CudaVersion> nvcc = setup_.nvcc_version ? release_of(setup_.nvcc_version->release) : std::nullopt;
+        const std::optional<CudaVersion> torch_cuda = cuda_release_of(torch.cuda);
+        const std::optional<CudaVersion> nvcc = setup_.nvcc_version ? cuda_release_of(setup_.nvcc_version->release) : std::nullopt;
         if (torch_cuda && nvcc && torch_cuda->major != nvcc->major) {
             const ToolkitCompilerLimits* matching = best_toolkit(setup_, torch_cuda->major);
             problem({Code::build_cuda_major_mismatch,
@@ -380,7 +344,7 @@ private:
         } else if (torch_cuda && nvcc && torch_cuda->minor != nvcc->minor) {
             const ToolkitCompilerLimits* exact = nullptr;
             for (const ToolkitCompilerLimits& toolkit : setup_.toolkits)
-                if (release_of(toolkit.version) == torch_cuda && toolkit.missing_files.empty()) exact = &toolkit;
+                if (cuda_release_of(toolkit.version) == torch_cuda && toolkit.missing_files.empty()) exact = &toolkit;
             problem({Code::build_cuda_minor_mismatch,
                      fmt::format("nvcc {} and PyTorch {} (CUDA {}) differ in CUDA minor version: extension builds warn \"The detected CUDA version "
                                  "({}) has a minor version mismatch with the version that was used to compile PyTorch ({})\" and go on",
@@ -461,6 +425,38 @@ private:
 };
 
 }  // namespace
+
+std::optional<CudaVersion> cuda_release_of(std::string_view text) {
+    int major = 0;
+    int minor = 0;
+    if (std::sscanf(std::string(text).c_str(), "%d.%d", &major, &minor) != 2) return std::nullopt;
+    return CudaVersion{major, minor};
+}
+
+std::string c_name_of(std::string name) {
+    if (const std::size_t at = name.find("g++"); at != std::string::npos) return name.replace(at, 3, "gcc");
+    if (const std::size_t at = name.find("clang++"); at != std::string::npos) return name.replace(at, 7, "clang");
+    return name;
+}
+std::string cxx_name_of(std::string name) {
+    if (name.find("g++") != std::string::npos || name.find("clang++") != std::string::npos) return name;
+    if (const std::size_t at = name.find("clang"); at != std::string::npos) return name.replace(at, 5, "clang++");
+    if (const std::size_t at = name.find("gcc"); at != std::string::npos) return name.replace(at, 3, "g++");
+    return name;
+}
+
+const HostCompiler* accepted_alternative(const BuildSetup& setup, const ToolkitCompilerLimits& toolkit) {
+    const HostCompiler* best = nullptr;
+    for (std::size_t i = 0; i < setup.compilers.size() && i < toolkit.compilers.size(); ++i) {
+        const HostCompiler& compiler = setup.compilers[i];
+        if (!toolkit.compilers[i].accepted || !compiler.version || compiler.source != "PATH") continue;
+        const auto rank = [](const HostCompiler& c) {
+            return std::tuple{c.version->kind == HostCompilerKind::gcc, c.version->major, c.version->minor, -static_cast<int>(c.name.size())};
+        };
+        if (best == nullptr || rank(compiler) > rank(*best)) best = &compiler;
+    }
+    return best;
+}
 
 BuildPrediction predict_builds(const BuildJudgeInput& input) { return Predictor(input).run(); }
 

@@ -6,6 +6,7 @@
 // prediction.
 #pragma once
 
+#include "cuda/cuda_facts.hpp"
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/report.hpp"
 #include "cudacheck/result_builder.hpp"
@@ -15,6 +16,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
@@ -68,6 +70,16 @@ struct BuildPrediction {
 
 [[nodiscard]] BuildPrediction predict_builds(const BuildJudgeInput& input);
 void judge_build(const BuildJudgeInput& input, ResultBuilder& result);
+
+// "13.0" from "13.0.88" (a toolkit's version, torch.version.cuda); nullopt without major.minor.
+[[nodiscard]] std::optional<CudaVersion> cuda_release_of(std::string_view text);
+// The installed compiler `toolkit` accepts that a fix should name: the newest gcc, else the newest
+// clang, found on PATH (run by its plain name); nullptr when it accepts none. toolkit.build's fixes
+// and `cudacheck env` name it.
+[[nodiscard]] const HostCompiler* accepted_alternative(const BuildSetup& setup, const ToolkitCompilerLimits& toolkit);
+// The C compiler beside a C++ one and back: g++-13 <-> gcc-13, clang++-18 <-> clang-18.
+[[nodiscard]] std::string c_name_of(std::string name);
+[[nodiscard]] std::string cxx_name_of(std::string name);
 
 // The input from the run's probes (the build setup, the Python environments, the devices).
 [[nodiscard]] BuildJudgeInput build_judge_input(Probes& probes, const Environment& environment);

@@ -2,6 +2,7 @@
 
 #include "cli/command_support.hpp"
 #include "cli/diff_command.hpp"
+#include "cli/env_command.hpp"
 #include "cli/explain_command.hpp"
 #include "cli/fleet_command.hpp"
 #include "cli/inspect_command.hpp"
@@ -68,6 +69,8 @@ int run_cli(int argc, char** argv) {
     CLI::App* fleet = setup_fleet(app, fleet_options);
     InspectCommandOptions inspect_options;
     CLI::App* inspect = setup_inspect(app, inspect_options);
+    EnvCommandOptions env_options;
+    CLI::App* env = setup_env(app, env_options);
 
     const auto dispatch = [&]() -> int {
         try {
@@ -86,6 +89,7 @@ int run_cli(int argc, char** argv) {
         if (inspect->parsed()) return run_inspect(inspect_options, arguments);
         if (diff->parsed()) return run_diff(diff_options);
         if (fleet->parsed()) return run_fleet(fleet_options);
+        if (env->parsed()) return run_env(env_options);
         // `cudacheck` alone, or `cudacheck run`.
         return run_run(run_options, arguments);
     };

@@ -1,8 +1,12 @@
 #include "cli/command_support.hpp"
 
+#include "engine/registry.hpp"
+#include "isolation/supervisor.hpp"
 #include "util/system.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 
 #include <iostream>
@@ -31,5 +35,21 @@ const CLI::Validator finite_number(
         return "'" + text + "' is not a finite number";
     },
     "FINITE");
+
+FoundGpus find_gpus() {
+    const Registry registry(builtin_checks());
+    SupervisorSettings settings;
+    settings.executable = sys::real_path("/proc/self/exe");
+    settings.run.level = Level::quick;
+    settings.check_time_limit = std::chrono::seconds(30);
+    settings.run_time_limit = std::chrono::seconds(60);
+    settings.memory_limit_bytes = std::uint64_t{4} << 30;
+    const SupervisedRun run = supervise(select_checks(registry, {"cuda.devices"}, {}), settings);
+    FoundGpus found;
+    found.devices = run.facts.devices;
+    int major = 0, minor = 0;
+    if (std::sscanf(run.facts.versions.driver_cuda.c_str(), "%d.%d", &major, &minor) == 2) found.driver_cuda = CudaVersion{major, minor};
+    return found;
+}
 
 }  // namespace cudacheck

@@ -1,49 +1,16 @@
 #include "cli/inspect_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "isolation/supervisor.hpp"
 #include "util/build_info.hpp"
-#include "util/system.hpp"
-#include "engine/registry.hpp"
 #include "render/renderer.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fmt/format.h>
 #include <iostream>
 
 namespace cudacheck {
-
-namespace {
-
-struct FoundGpus {
-    std::vector<DeviceInfo> devices;
-    std::optional<CudaVersion> driver_cuda;
-};
-
-// The GPUs of this machine, asked the way `cudacheck --level quick --only cuda.devices` asks:
-// through the supervisor, so libcuda and NVML are loaded by the worker process, never by this one
-// (a broken driver then costs a verdict, not the listing). Quick: NVML and cuDriverGetVersion,
-// no cuInit.
-FoundGpus find_gpus() {
-    const Registry registry(builtin_checks());
-    SupervisorSettings settings;
-    settings.executable = sys::real_path("/proc/self/exe");
-    settings.run.level = Level::quick;
-    settings.check_time_limit = std::chrono::seconds(30);
-    settings.run_time_limit = std::chrono::seconds(60);
-    settings.memory_limit_bytes = std::uint64_t{4} << 30;
-    const SupervisedRun run = supervise(select_checks(registry, {"cuda.devices"}, {}), settings);
-    FoundGpus found;
-    found.devices = run.facts.devices;
-    int major = 0, minor = 0;
-    if (std::sscanf(run.facts.versions.driver_cuda.c_str(), "%d.%d", &major, &minor) == 2) found.driver_cuda = CudaVersion{major, minor};
-    return found;
-}
-
-}  // namespace
 
 std::optional<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values, std::string& error) {
     std::vector<InspectTarget> targets;

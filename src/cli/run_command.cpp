@@ -110,6 +110,11 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
                    "A Python interpreter or environment root whose frameworks to check too (repeatable; those on PATH, "
                    "VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's environments are found without it)")
         ->check(CLI::ExistingPath);
+    app.add_option("--profile", options.profile,
+                   "What this shell is for, which env.variables judges by: dev (CUDA_LAUNCH_BLOCKING=1 is right), prod "
+                   "(asynchronous launches, no debugging variables) or ci (CUBLAS_WORKSPACE_CONFIG for reproducible cuBLAS); "
+                   "`cudacheck env --profile P` prints the settings")
+        ->check(CLI::IsMember({"dev", "prod", "ci"}));
     app.add_flag("--no-isolation", options.no_isolation,
                  "Run the checks inside this process (debugging): a crash or hang then takes the whole run down");
     app.add_flag("--redact", options.redact,
@@ -183,6 +188,7 @@ int run_run(const RunCommandOptions& options, const std::vector<std::string>& ar
     run_options.devices = *devices;
     run_options.verbose = options.verbose;
     if (options.duration_seconds > 0) run_options.stress_seconds = options.duration_seconds;
+    if (!options.profile.empty()) run_options.profile = *profile_from_string(options.profile);
     // Absolute, as the report names environments (and the worker may run elsewhere).
     for (const std::string& python : options.python) {
         const std::string real = sys::real_path(python);

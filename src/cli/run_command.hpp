@@ -36,6 +36,7 @@ struct RunCommandOptions {
     bool redact = false;        // --redact: no host, user, home, device ids or secrets in the output
     std::string expect;         // --expect FILE: a policy the report must meet (report/policy.hpp)
     std::vector<std::string> python;  // --python PATH, repeatable
+    std::string profile;              // --profile dev|prod|ci; empty: none (engine/check.hpp's Profile)
 };
 
 // Adds the run options to `app` (the top level) and the `run` subcommand, which passes them through.

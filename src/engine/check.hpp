@@ -21,6 +21,13 @@ enum class Level { quick, standard, full };
 [[nodiscard]] std::string_view to_string(Level level);
 [[nodiscard]] std::optional<Level> level_from_string(std::string_view text);
 
+// --profile: what the shell's environment is for (issue 19), which changes how env.variables judges
+// it and what `cudacheck env` prints. dev: synchronous launches, one GPU, for debugging; prod:
+// asynchronous launches, no debugging variables; ci: reproducible results, one GPU. none: not said.
+enum class Profile { none, dev, prod, ci };
+[[nodiscard]] std::string_view to_string(Profile profile);  // "none", "dev", "prod", "ci"
+[[nodiscard]] std::optional<Profile> profile_from_string(std::string_view text);
+
 // host: runs once, before any GPU work. device: runs once per selected device, devices at once.
 // multi_device: runs once over every selected device together (peer copies, collectives), at the
 // same time as the per-device checks; its result names no device. It may depend on host checks only.
@@ -56,6 +63,7 @@ struct RunOptions {
     bool verbose = false;
     double stress_seconds = default_stress_seconds;
     std::vector<std::string> python;  // --python: interpreters or environment roots to look at too
+    Profile profile = Profile::none;  // --profile
 };
 
 // What a running check can see: the options, the environment and the shared probes.

@@ -17,6 +17,7 @@ constexpr const char* key_devices = "devices";
 constexpr const char* key_verbose = "verbose";
 constexpr const char* key_duration = "duration";
 constexpr const char* key_python = "python";
+constexpr const char* key_profile = "profile";
 constexpr const char* key_checks = "checks";
 constexpr const char* key_decided = "decided";
 constexpr const char* key_one_at_a_time = "one_at_a_time";
@@ -93,6 +94,7 @@ std::string encode(const Job& job) {
                 {key_verbose, job.options.verbose},
                 {key_duration, job.options.stress_seconds},
                 {key_python, job.options.python},
+                {key_profile, std::string(to_string(job.options.profile))},
                 {key_checks, job.checks},
                 {key_decided, decided},
                 {key_one_at_a_time, job.one_at_a_time},
@@ -114,6 +116,12 @@ std::optional<Job> decode_job(std::string_view text, int parent_pid) {
     job.options.verbose = document.at(key_verbose).get<bool>();
     job.options.stress_seconds = document.value(key_duration, default_stress_seconds);
     if (document.contains(key_python)) job.options.python = document.at(key_python).get<std::vector<std::string>>();
+    if (document.contains(key_profile)) {
+        const std::string profile = document.at(key_profile).get<std::string>();
+        const std::optional<Profile> known_profile = profile_from_string(profile);
+        if (!known_profile) throw JsonShapeError(fmt::format("/{}", key_profile), fmt::format("unknown profile '{}'", profile));
+        job.options.profile = *known_profile;
+    }
     for (const json& result : document.at(key_decided)) job.decided.push_back(check_result_from_json(result));
     job.one_at_a_time = document.at(key_one_at_a_time).get<bool>();
     for (const json& failure : document.at(key_failed_actions))

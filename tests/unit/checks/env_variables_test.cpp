@@ -1,9 +1,12 @@
 // env.variables (checks/env_variables.cpp): each risky variable, CUDA_HOME, stubs on the path.
 #include "checks/checks.hpp"
 #include "support/check_judging.hpp"
+#include "support/test_support.hpp"
 #include "util/environment.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace cudacheck {
 namespace {
@@ -12,9 +15,10 @@ using test::contains;
 using test::finding_with;
 using test::judge;
 
-CheckResult judge_env(std::map<std::string, std::string, std::less<>> variables, const ToolkitFacts& toolkits = {}) {
+CheckResult judge_env(std::map<std::string, std::string, std::less<>> variables, const ToolkitFacts& toolkits = {},
+                      Profile profile = Profile::none) {
     const Environment environment(std::move(variables));
-    return judge("env.variables", [&](ResultBuilder& r) { judge_environment(environment, toolkits, r); });
+    return judge("env.variables", [&](ResultBuilder& r) { judge_environment(environment, toolkits, profile, r); });
 }
 
 TEST(EnvCheck, passes_for_plain_environment) {
@@ -89,6 +93,37 @@ TEST(EnvCheck, warns_when_stub_directory_on_ld_library_path) {
     }
     EXPECT_TRUE(listed_runtime);
     EXPECT_TRUE(listed_absent);
+}
+
+// --profile (issue 19): CUDA_LAUNCH_BLOCKING=1 is right while debugging and a warning otherwise.
+TEST(EnvCheck, launch_blocking_is_right_under_dev_only) {
+    const std::map<std::string, std::string, std::less<>> blocking{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}};
+    const CheckResult dev = judge_env(blocking, {}, Profile::dev);
+    EXPECT_EQ(dev.status, Status::pass);
+    EXPECT_EQ(finding_with(dev, "CC115"), nullptr);
+    const auto said = std::find_if(dev.evidence.begin(), dev.evidence.end(), [](const Evidence& e) { return e.key == "CUDA_LAUNCH_BLOCKING_profile"; });
+    ASSERT_NE(said, dev.evidence.end());
+    EXPECT_TRUE(contains(said->value, "right under --profile dev"));
+    for (const Profile profile : {Profile::none, Profile::prod, Profile::ci}) {
+        const CheckResult other = judge_env(blocking, {}, profile);
+        EXPECT_EQ(other.status, Status::warn) << to_string(profile);
+        EXPECT_NE(finding_with(other, "CC115"), nullptr) << to_string(profile);
+    }
+}
+
+// Under ci an unset CUBLAS_WORKSPACE_CONFIG is CC123; set (validly) it passes; set wrongly it is CC116 alone.
+TEST(EnvCheck, ci_wants_deterministic_cublas) {
+    const CheckResult unset = judge_env({{"PATH", "/usr/bin"}}, {}, Profile::ci);
+    EXPECT_EQ(unset.status, Status::warn);
+    EXPECT_EQ(unset.code, "CC123");
+    EXPECT_TRUE(contains(unset.message, "CUBLAS_WORKSPACE_CONFIG is unset"));
+    EXPECT_EQ(test::expect_codes_declared(unset), 1u);
+    EXPECT_EQ(judge_env({{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", ":4096:8"}}, {}, Profile::ci).status, Status::pass);
+    const CheckResult invalid = judge_env({{"CUBLAS_WORKSPACE_CONFIG", "4096:8"}}, {}, Profile::ci);
+    EXPECT_NE(finding_with(invalid, "CC116"), nullptr);
+    EXPECT_EQ(finding_with(invalid, "CC123"), nullptr);
+    for (const Profile profile : {Profile::none, Profile::dev, Profile::prod})
+        EXPECT_EQ(judge_env({{"PATH", "/usr/bin"}}, {}, profile).status, Status::pass) << to_string(profile);
 }
 
 }  // namespace

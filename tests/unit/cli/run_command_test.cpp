@@ -336,6 +336,28 @@ TEST(EndToEnd, strict_turns_warnings_into_failure) {
     EXPECT_TRUE(contains(strict.output, "CC115"));
 }
 
+// --profile reaches the worker process (the job carries it), and --no-isolation judges alike.
+TEST(EndToEnd, profile_changes_how_env_variables_judges) {
+    const std::vector<std::pair<std::string, std::string>> blocking{{"CUDA_LAUNCH_BLOCKING", "1"}, {"CUBLAS_WORKSPACE_CONFIG", test::unset_marker}};
+    for (const std::vector<std::string>& isolation : {std::vector<std::string>{}, std::vector<std::string>{"--no-isolation"}}) {
+        SCOPED_TRACE(isolation.empty() ? "supervised" : "--no-isolation");
+        const auto with = [&](std::vector<std::string> arguments) {
+            arguments.insert(arguments.begin(), {"--only", "env.variables", "--strict"});
+            arguments.insert(arguments.end(), isolation.begin(), isolation.end());
+            return run_cudacheck(arguments, blocking);
+        };
+        const test::BinaryRun dev = with({"--profile", "dev"});
+        EXPECT_EQ(dev.exit_status, 0) << dev.output;
+        const test::BinaryRun prod = with({"run", "--profile", "prod"});
+        EXPECT_EQ(prod.exit_status, 1) << prod.output;
+        EXPECT_TRUE(contains(prod.output, "CC115")) << prod.output;
+        const test::BinaryRun ci = with({"--profile", "ci"});
+        EXPECT_TRUE(contains(ci.output, "CC123")) << ci.output;
+    }
+    const test::BinaryRun bad = run_cudacheck({"--profile", "staging"});
+    EXPECT_EQ(bad.exit_status, 2) << bad.output;
+}
+
 TEST(EndToEnd, device_ordinal_beyond_visible_count_is_a_usage_error) {
     const test::BinaryRun run = run_cudacheck({"--devices", "3"}, {{"LD_LIBRARY_PATH", fake_driver_dir}});
     EXPECT_EQ(run.exit_status, 2);

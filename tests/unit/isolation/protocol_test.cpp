@@ -86,6 +86,7 @@ TEST(Protocol, job_survives_encoding) {
     job.options.devices = {0, 2};
     job.options.verbose = true;
     job.options.stress_seconds = 7.5;
+    job.options.profile = Profile::ci;
     job.checks = {"host.os", "gpu.stress"};
     job.decided = {crashed_result(0)};
     job.one_at_a_time = true;
@@ -97,6 +98,7 @@ TEST(Protocol, job_survives_encoding) {
     EXPECT_EQ(decoded->options.devices, (std::vector<int>{0, 2}));
     EXPECT_TRUE(decoded->options.verbose);
     EXPECT_EQ(decoded->options.stress_seconds, 7.5);
+    EXPECT_EQ(decoded->options.profile, Profile::ci);
     EXPECT_EQ(decoded->checks, job.checks);
     EXPECT_EQ(decoded->decided, job.decided);
     EXPECT_TRUE(decoded->one_at_a_time);
