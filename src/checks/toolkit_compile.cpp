@@ -124,7 +124,7 @@ torch::Tensor twice_plus_one(torch::Tensor x) {
         R["correct"] = bool(torch.equal(y.cpu(), x.cpu() * 2 + 1))
     R["stage"] = "done"
 except BaseException as error:
-    R["error"] = (type(error).__name__ + ": " + str(error)).strip()[:4000]
+    R["error"] = (type(error).__name__ + ": " + str(error)).strip()[:16000]
 R["seconds"] = time.time() - start
 print("CUDACHECK_EXTENSION " + json.dumps(R), flush=True)
 )PY";
@@ -349,10 +349,14 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
         const bool kernels_ran = extension.stage == "done" && (!extension.ran || extension.correct);
         result.metric("extension_time", extension.seconds * 1000.0, "ms");
         if (!built) {
-            const std::string why = extension.timed_out ? "it did not finish within its time limit"
-                                    : !extension.started ? extension.output_tail
-                                    : extension.error.empty() ? extension.output_tail
-                                                              : first_lines(extension.error, 2);
+            // A failed ninja build's message is its command lines first; the compiler's own error says why.
+            const CompileError cause = classify_compile_error(extension.error);
+            const std::string why = extension.timed_out         ? "it did not finish within its time limit"
+                                    : !extension.started        ? extension.output_tail
+                                    : extension.error.empty()   ? extension.output_tail
+                                    : extension.error.find("Error building extension") != std::string::npos && !cause.line.empty()
+                                        ? "Error building extension: " + cause.line
+                                        : first_lines(extension.error, 2);
             const std::string predicted = stops_jit.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
             Finding finding = make_finding(Code::extension_build_failed,
                                            fmt::format("PyTorch's load_inline could not build a one-kernel extension ({}): {}{}", extension.stage, why, predicted));

@@ -134,6 +134,12 @@ TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
     EXPECT_TRUE(contains(failed->message, "(toolkit.build predicted it: CC311)"));
     EXPECT_EQ(test::finding_with(agreed, "CC333"), nullptr);
     EXPECT_NE(test::finding_with(judged(outcome, {}), "CC333"), nullptr);
+    // A failed ninja build: PyTorch's message starts with the command lines; the compiler's error is quoted.
+    outcome.extension.error = "RuntimeError: Error building extension 'cudacheck_extension_probe': [1/3] /opt/cuda-12.2/bin/nvcc -MD -MF cuda.cuda.o.d "
+                              "-ccbin /opt/gcc/bin/gcc -c cuda.cu -o cuda.cuda.o\nFAILED: [code=127] cuda.cuda.o\n/bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found\n";
+    const CheckResult ninja_failed = judged(outcome, ninja);
+    EXPECT_TRUE(contains(test::finding_with(ninja_failed, "CC332")->message, "Error building extension: /bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found"))
+        << test::finding_with(ninja_failed, "CC332")->message;
     // Built, but its kernel found no image for the GPU: what TORCH_CUDA_ARCH_LIST=8.0 gives on an H200.
     outcome.extension.stage = "run";
     outcome.extension.error = "AcceleratorError: CUDA error: no kernel image is available for execution on the device";
