@@ -88,8 +88,11 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--only", options.only, "Run only these checks: comma list of ids or prefixes (e.g. driver,cuda.devices)")
         ->delimiter(',');
     app.add_option("--skip", options.skip, "Skip these checks: comma list of ids or prefixes")->delimiter(',');
-    app.add_option("--level", options.level, "quick (no CUDA initialisation, no GPU work), standard, or full")
-        ->check(CLI::IsMember({"quick", "standard", "full"}));
+    app.add_option("--level", options.level,
+                   "quick (no CUDA initialisation, no GPU work), standard, or full (default standard; `--only` naming a check of a "
+                   "higher level by its id runs at that level)")
+        ->check(CLI::IsMember({"quick", "standard", "full"}))
+        ->each([&options](const std::string&) { options.level_given = true; });
     app.add_option("--devices", options.devices, "CUDA device ordinals to check, e.g. 0,1 (default: all)");
     app.add_flag("--strict", options.strict, "Treat warnings as failures (exit 1)");
     app.add_flag("--no-color", options.no_color, "No colours (also when NO_COLOR is set or stdout is not a terminal)");
@@ -128,7 +131,24 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
     return app.add_subcommand("run", "Run the checks (the default)")->fallthrough();
 }
 
-int run_run(const RunCommandOptions& options, const std::vector<std::string>& argv) {
+namespace {
+
+// Without --level, `--only toolkit.compile` means to run it: a check named by its whole id (not by
+// a prefix, which selects a family) raises the default level to its own minimum.
+std::string level_for(const RunCommandOptions& options, const Registry& registry) {
+    if (options.level_given) return options.level;
+    Level level = *level_from_string(options.level);
+    for (const std::string& item : options.only)
+        for (const auto& check : registry.checks())
+            if (check->info().id == item) level = std::max(level, check->info().min_level);
+    return std::string(to_string(level));
+}
+
+}  // namespace
+
+int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv) {
+    RunCommandOptions options = given;
+    options.level = level_for(given, Registry(builtin_checks()));
     // First, before any -o temporary file exists, and for the whole run (issue 18: a signal in
     // the first milliseconds left `.report.json.tmp.XXXXXX` behind). Supervised, a signal stops the
     // worker and the partial report is still written; with --no-isolation nothing would notice it,

@@ -19,6 +19,7 @@ struct RunCommandOptions {
     std::vector<std::string> only;
     std::vector<std::string> skip;
     std::string level = "standard";
+    bool level_given = false;  // --level was on the command line (`--only` of a higher-level check raises the default)
     std::string devices = "all";
     bool strict = false;
     bool no_color = false;

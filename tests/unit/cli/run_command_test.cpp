@@ -336,6 +336,28 @@ TEST(EndToEnd, strict_turns_warnings_into_failure) {
     EXPECT_TRUE(contains(strict.output, "CC115"));
 }
 
+// `--only` naming a check by its id runs it at its level when --level is not given; a prefix or an
+// explicit --level does not.
+TEST(EndToEnd, only_naming_a_full_level_check_runs_it) {
+    const auto skip_reason = [](const std::vector<std::string>& arguments) {
+        test::TempDir dir;
+        const std::string path = dir.path() + "/report.json";
+        std::vector<std::string> all = arguments;
+        for (const char* extra : {"-o", "", "-q"}) all.emplace_back(extra);
+        all[all.size() - 2] = path;
+        const test::BinaryRun run = test::run_cudacheck(all, {{"PATH", "/usr/bin:/bin"}, {"VIRTUAL_ENV", test::unset_marker}, {"CONDA_PREFIX", test::unset_marker}});
+        EXPECT_NE(run.exit_status, 2) << run.output;
+        const auto report = nlohmann::json::parse(test::read_text(path));
+        const auto* check = test::find_check(report, "frameworks.run");
+        return check == nullptr ? std::string("absent") : (*check)["skip_reason"].get<std::string>() + "/" + report["options"]["level"].get<std::string>();
+    };
+    const std::string named = skip_reason({"--only", "frameworks.run"});
+    EXPECT_FALSE(contains(named, "runs at --level full")) << named;
+    EXPECT_TRUE(named.ends_with("/full")) << "the report says the level it ran at: " << named;
+    EXPECT_EQ(skip_reason({"--only", "frameworks"}), "runs at --level full and above/standard") << "a prefix selects a family, not one check";
+    EXPECT_EQ(skip_reason({"--only", "frameworks.run", "--level", "standard"}), "runs at --level full and above/standard");
+}
+
 // --profile reaches the worker process (the job carries it), and --no-isolation judges alike.
 TEST(EndToEnd, profile_changes_how_env_variables_judges) {
     const std::vector<std::pair<std::string, std::string>> blocking{{"CUDA_LAUNCH_BLOCKING", "1"}, {"CUBLAS_WORKSPACE_CONFIG", test::unset_marker}};
