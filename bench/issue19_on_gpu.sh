@@ -66,4 +66,20 @@ for round in 1 2 3 4 5 6 7 8 9; do
 done
 PATH=$base_path "$new" --only toolkit.build --format json > "$out/build-only.json" 2>/dev/null
 
+# 7. `cudacheck env`: what it prints here per profile, and a broken shell (CUDA_HOME naming nothing,
+# no toolkit on PATH) that `eval "$(cudacheck env --profile dev)"` leaves with toolkit.build passing.
+for profile in dev prod ci; do
+    PATH=$base_path "$new" env --profile $profile --shell bash > "$out/env-$profile.sh" 2> "$out/env-$profile.stderr"
+    echo "env --profile $profile: exit $?" | tee -a "$out/runs.txt"
+done
+PATH=$venv/bin:/usr/sbin:/usr/bin:/sbin:/bin CUDA_HOME=/nonexistent NEW="$new" OUTDIR="$out" bash -c '
+    "$NEW" --only toolkit.build -o "$OUTDIR/env-before.json" -o "$OUTDIR/env-before.txt" -v > /dev/null 2>&1
+    echo "toolkit.build before eval: exit $?"
+    eval "$("$NEW" env --profile dev)"
+    "$NEW" --only toolkit.build,env.variables --profile dev -o "$OUTDIR/env-after.json" -o "$OUTDIR/env-after.txt" -v > /dev/null 2>&1
+    echo "toolkit.build after eval: exit $?"' | tee -a "$out/runs.txt"
+
+# 8. `--only toolkit.compile` without --level runs it.
+PATH=$base_path run only-compile "$new" --only toolkit.compile
+
 rm -rf /tmp/gcc16 /tmp/path-without-ninja
