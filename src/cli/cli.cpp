@@ -14,6 +14,7 @@
 #include "util/build_info.hpp"
 
 #include "util/atomic_file.hpp"
+#include "util/system.hpp"
 
 #include <CLI/CLI.hpp>
 #include <csignal>
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <unistd.h>
 #include <string>
@@ -36,6 +38,52 @@ constexpr const char* exit_codes_help =
     "130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM, 129 by SIGHUP (the partial report is still written).";
 
 void ignore_file_size_signal(int) {}
+
+// What CLI11 names as not expected ("The following arguments were not expected: json --formt"),
+// each with the closest option or subcommand when one is near: a typo gets its correction instead
+// of CLI11's bare words (issue 20).
+std::string explain_unexpected(const CLI::App& app, const std::string& what, const std::vector<std::string>& arguments) {
+    const std::string_view marker = "not expected: ";
+    const std::size_t at = what.find(marker);
+    if (at == std::string::npos) return what;
+    std::vector<std::string> options;
+    std::vector<std::string> subcommands;
+    const auto collect = [&options](const CLI::App& from) {
+        for (const CLI::Option* option : from.get_options()) {
+            for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
+            for (const std::string& name : option->get_snames()) options.push_back("-" + name);
+        }
+    };
+    collect(app);
+    for (const CLI::App* subcommand : app.get_subcommands([](const CLI::App*) { return true; })) {
+        if (subcommand->get_name().starts_with("__")) continue;  // the worker is not for people
+        subcommands.push_back(subcommand->get_name());
+        collect(*subcommand);
+    }
+    const auto closest = [](std::string_view word, const std::vector<std::string>& names) -> std::string {
+        std::string best;
+        std::size_t best_distance = 3;  // at most two edits away, or a prefix of exactly one name
+        std::size_t prefixed = 0;
+        std::string prefix_of;
+        for (const std::string& name : names) {
+            if (name.starts_with(word) && word.size() >= 3) ++prefixed, prefix_of = name;
+            const std::size_t distance = sys::edit_distance(word, name);
+            if (distance < best_distance) best_distance = distance, best = name;
+        }
+        return !best.empty() ? best : prefixed == 1 ? prefix_of : std::string();
+    };
+    std::vector<std::string> parts;
+    for (std::string word : sys::split(what.substr(at + marker.size()), ' ')) {
+        if (word.empty()) continue;
+        const bool first_argument = arguments.size() > 1 && arguments[1] == word;
+        if (!word.starts_with("-") && !first_argument) continue;  // a value of an unknown option
+        if (const std::size_t equals = word.find('='); equals != std::string::npos) word.resize(equals);
+        const std::string suggestion = closest(word, word.starts_with("-") ? options : subcommands);
+        parts.push_back(word.starts_with("-") ? fmt::format("unknown option {}{}", word, suggestion.empty() ? "" : "; did you mean " + suggestion + "?")
+                                              : fmt::format("unknown subcommand {}{}", word, suggestion.empty() ? "" : "; did you mean " + suggestion + "?"));
+    }
+    return parts.empty() ? what : fmt::format("{}", fmt::join(parts, "; "));
+}
 
 }  // namespace
 
@@ -57,7 +105,7 @@ int run_cli(int argc, char** argv) {
 
     // In the order --help lists them.
     RunCommandOptions run_options;
-    setup_run(app, run_options);
+    CLI::App* run = setup_run(app, run_options);
     ListCommandOptions list_options;
     CLI::App* list = setup_list(app, list_options);
     CLI::App* worker = setup_worker(app);
@@ -76,9 +124,18 @@ int run_cli(int argc, char** argv) {
         try {
             app.parse(argc, argv);
         } catch (const CLI::CallForHelp& help) {
+            // `cudacheck run --help`: the run options live on the top level (the subcommand passes
+            // them through), so its help is the top level's, which lists them.
+            if (run->parsed()) {
+                std::cout << app.get_formatter()->make_help(&app, "cudacheck", CLI::AppFormatMode::Normal);
+                return exit_ok;
+            }
             return app.exit(help);
         } catch (const CLI::CallForVersion& version) {
             return app.exit(version);
+        } catch (const CLI::ExtrasError& extras) {
+            usage_error(fmt::format("{} (see `cudacheck --help`)", explain_unexpected(app, extras.what(), arguments)));
+            return exit_usage;
         } catch (const CLI::ParseError& parse_error) {
             usage_error(fmt::format("{} (see `cudacheck --help`)", parse_error.what()));
             return exit_usage;

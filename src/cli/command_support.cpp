@@ -17,11 +17,20 @@ namespace cudacheck {
 // One line, whatever the message carries (a file name with a newline or an escape sequence).
 void usage_error(const std::string& message) { std::cerr << "cudacheck: " << sys::printable(message) << '\n'; }
 
-bool colour_wanted(bool no_color_option, const Environment& environment) {
-    if (no_color_option) return false;
+bool colour_wanted(std::string_view mode, const Environment& environment) {
+    if (mode == "never") return false;
+    if (mode == "always") return true;
     if (auto no_color = environment.get("NO_COLOR"); no_color && !no_color->empty()) return false;  // no-color.org
+    for (const char* force : {"FORCE_COLOR", "CLICOLOR_FORCE"})
+        if (auto value = environment.get(force); value && !value->empty() && *value != "0") return true;
     if (environment.get("TERM").value_or("") == "dumb") return false;
     return ::isatty(STDOUT_FILENO) == 1;
+}
+
+void add_colour_options(CLI::App& app, std::string& mode) {
+    app.add_option("--color", mode, "Colours in the table: auto (a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR or CLICOLOR_FORCE force them), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    app.add_flag_callback("--no-color", [&mode] { mode = "never"; }, "No colours (--color=never)");
 }
 
 const CLI::Validator finite_number(

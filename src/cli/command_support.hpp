@@ -20,8 +20,13 @@ void usage_error(const std::string& message);
 // `fleet --threshold nan` flagged every figure (issue 18).
 extern const CLI::Validator finite_number;
 
-// Colours only on a terminal, and not when --no-color, NO_COLOR (no-color.org) or TERM=dumb say otherwise.
-[[nodiscard]] bool colour_wanted(bool no_color_option, const Environment& environment);
+// Whether the table gets colours. `mode` is --color's value: "always", "never", or "auto" (also
+// --no-color's "never"). Under auto: NO_COLOR set (no-color.org) means none; else FORCE_COLOR or
+// CLICOLOR_FORCE set to anything but "0" (what CI logs set to keep colours) means colours; else
+// none for TERM=dumb; else colours on a terminal.
+[[nodiscard]] bool colour_wanted(std::string_view mode, const Environment& environment);
+// The --color option (auto, always, never) and the --no-color flag that means never, on `app`.
+void add_colour_options(CLI::App& app, std::string& mode);
 
 struct FoundGpus {
     std::vector<DeviceInfo> devices;

@@ -43,14 +43,14 @@ CLI::App* setup_inspect(CLI::App& app, InspectCommandOptions& options) {
         ->delimiter(',')
         ->allow_extra_args(false);  // `--arch sm_90 FILE`: the file is not an architecture
     inspect->add_option("--format", options.format, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
-    inspect->add_flag("--no-color", options.no_color, "No colours");
+    add_colour_options(*inspect, options.color);
     inspect->add_flag("-v,--verbose", options.verbose, "One table row per code object, with where it lies in the file");
     inspect->footer("Exit codes: 0 every file runs on every selected GPU; 1 a file does not; 2 unreadable or not a GPU binary.");
     return inspect;
 }
 
 int run_inspect(const InspectCommandOptions& options, const std::vector<std::string>& argv) {
-    const bool color = colour_wanted(options.no_color, Environment::from_process());
+    const bool color = colour_wanted(options.color, Environment::from_process());
     const auto start = std::chrono::steady_clock::now();
     InspectReport report;
     report.tool_version = std::string(build_info::version);

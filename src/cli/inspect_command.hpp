@@ -18,7 +18,7 @@ struct InspectCommandOptions {
     std::vector<std::string> files;
     std::vector<std::string> arch;  // "sm_90", "8.6", ...; empty: the GPUs of this machine
     std::string format = "table";
-    bool no_color = false;
+    std::string color = "auto";  // --color auto|always|never (--no-color: never)
     bool verbose = false;  // every code object on its own table row
 };
 

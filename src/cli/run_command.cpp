@@ -37,13 +37,24 @@ bool selects_burn_in(const Selection& selection) {
                        [](const Check* check) { return check->info().id == "gpu.stress" || check->info().id == "gpu.memtest"; });
 }
 
-// The format -o's extension implies, when --format is not given.
-Format format_for_output(const std::string& output) {
+// `-o -`: the report goes to standard output, in place of the table.
+constexpr std::string_view standard_output_name = "-";
+
+// The format -o's extension implies, when --format is not given: the table for `.txt`, `-` and a
+// name without an extension; nullopt for an extension that names no format (`report.html`
+// silently became a table before issue 20).
+std::optional<Format> format_for_output(const std::string& output) {
+    const std::size_t dot = output.rfind('.');
+    const std::size_t slash = output.rfind('/');
+    if (output == standard_output_name || dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot + 1 == output.size() ||
+        dot == (slash == std::string::npos ? 0 : slash + 1))
+        return Format::table;
     if (ends_with(output, ".json")) return Format::json;
     if (ends_with(output, ".md") || ends_with(output, ".markdown")) return Format::markdown;
     if (ends_with(output, ".xml")) return Format::junit;
     if (ends_with(output, ".prom")) return Format::prometheus;
-    return Format::table;
+    if (ends_with(output, ".txt")) return Format::table;
+    return std::nullopt;
 }
 
 // The limits and executable the supervisor needs, from the command line.
@@ -83,7 +94,7 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
         ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus"}));
     app.add_option("-o,--output", options.outputs,
                    "Write the report to FILE atomically (the table still goes to stdout); repeat for several formats, each from its "
-                   "extension (e.g. -o node.json -o node.prom)")
+                   "extension (e.g. -o node.json -o node.prom; .txt or none: the table; an unknown one is an error); `-o -` writes it to stdout")
         ->allow_extra_args(false);
     app.add_option("--only", options.only, "Run only these checks: comma list of ids or prefixes (e.g. driver,cuda.devices)")
         ->delimiter(',');
@@ -95,7 +106,7 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
         ->each([&options](const std::string&) { options.level_given = true; });
     app.add_option("--devices", options.devices, "CUDA device ordinals to check, e.g. 0,1 (default: all)");
     app.add_flag("--strict", options.strict, "Treat warnings as failures (exit 1)");
-    app.add_flag("--no-color", options.no_color, "No colours (also when NO_COLOR is set or stdout is not a terminal)");
+    add_colour_options(app, options.color);
     app.add_flag("-v,--verbose", options.verbose, "Show the evidence behind every verdict");
     app.add_flag("-q,--quiet", options.quiet, "With -o: print nothing on stdout");
     app.add_option("--timeout", options.timeout_seconds, "Time limit per check in seconds; a check past it becomes `timeout` (default 120)")
@@ -180,8 +191,23 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
         return exit_usage;
     }
     const auto format_of = [&](const std::string& output) {
-        return options.format.empty() ? format_for_output(output) : *format_from_string(options.format);
+        return options.format.empty() ? format_for_output(output).value_or(Format::table) : *format_from_string(options.format);
     };
+    bool to_standard_output = false;
+    for (const std::string& output : options.outputs) {
+        if (output == standard_output_name) {
+            if (to_standard_output) {
+                usage_error("-o - is given twice: standard output takes one report");
+                return exit_usage;
+            }
+            to_standard_output = true;
+        } else if (options.format.empty() && !format_for_output(output)) {
+            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom; .txt or none for the table; "
+                                    "or give --format)",
+                                    output, output.substr(output.rfind('.'))));
+            return exit_usage;
+        }
+    }
     // The policy is read before anything runs: a typo in it must not cost a whole run.
     std::optional<Policy> policy;
     if (!options.expect.empty()) {
@@ -194,6 +220,7 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
 
     std::vector<AtomicFile> output_files;
     for (const std::string& output : options.outputs) {
+        if (output == standard_output_name) continue;
         std::optional<AtomicFile> file = AtomicFile::create(output, error);
         if (!file) {
             usage_error(error);
@@ -255,7 +282,7 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
     if (options.redact) redact(report, redaction_targets(report, environment));
 
     RenderOptions render_options;
-    render_options.color = colour_wanted(options.no_color, environment);
+    render_options.color = colour_wanted(options.color, environment);
     render_options.verbose = options.verbose;
     for (AtomicFile& file : output_files) {
         if (auto commit_error = file.commit(render_text(report, format_of(file.path()), RenderOptions{false, options.verbose}))) {
@@ -265,8 +292,11 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
             return exit_usage;
         }
     }
-    if (output_files.empty() || !options.quiet) {
-        if (auto print_error = print(render_text(report, output_files.empty() ? format_of("") : Format::table, render_options))) {
+    if (to_standard_output || output_files.empty() || !options.quiet) {
+        // `-o -` or no -o: the report in its format (colours for the table only); with -o files: the table.
+        const Format format = to_standard_output || output_files.empty() ? format_of(std::string(standard_output_name)) : Format::table;
+        if (format != Format::table) render_options.color = false;
+        if (auto print_error = print(render_text(report, format, render_options))) {
             usage_error(*print_error);
             return exit_usage;
         }

@@ -22,7 +22,7 @@ struct RunCommandOptions {
     bool level_given = false;  // --level was on the command line (`--only` of a higher-level check raises the default)
     std::string devices = "all";
     bool strict = false;
-    bool no_color = false;
+    std::string color = "auto";  // --color auto|always|never (--no-color: never)
     bool verbose = false;
     bool quiet = false;
     // Supervision (isolation/supervisor.hpp): limits on each check and on the run, in seconds, and on

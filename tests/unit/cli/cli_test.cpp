@@ -51,6 +51,13 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
         {{"explain", "CC999"}, "closest"},
         {{"explain"}, "needs a code"},
         {{"run", "extra-argument"}, "extra-argument"},
+        // Issue 20: a typo gets its correction, an unknown -o extension is refused, stdout is taken once.
+        {{"--formt", "json"}, "unknown option --formt; did you mean --format?"},
+        {{"--onl", "host.os"}, "unknown option --onl; did you mean --only?"},
+        {{"lst"}, "unknown subcommand lst; did you mean list?"},
+        {{"--zzzzzz"}, "unknown option --zzzzzz (see"},
+        {{"-o", dir.path() + "/report.html"}, "the extension .html names no report format"},
+        {{"-o", "-", "-o", "-"}, "-o - is given twice"},
     };
     for (const BadInput& bad : cases) {
         const test::BinaryRun run = run_cudacheck(bad.arguments);
@@ -63,6 +70,31 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
     std::size_t files = 0;
     for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++files;
     EXPECT_EQ(files, 1u) << "no partial or temporary output left behind";
+}
+
+// `-o -` is standard output (not a file named "-"), in the format --format gives; `run --help`
+// lists the run options; --color and FORCE_COLOR decide colours whatever stdout is.
+TEST(Commands, output_dash_help_of_run_and_colours) {
+    test::TempDir dir;
+    const test::BinaryRun json = run_cudacheck({"--only", "host.os", "-o", "-", "--format", "json"});
+    EXPECT_EQ(json.exit_status, 0) << json.output;
+    EXPECT_TRUE(json.output.starts_with("{")) << json.output;
+    EXPECT_FALSE(fs::exists("-")) << "no file named -";
+    const test::BinaryRun both = run_cudacheck({"--only", "host.os", "-o", "-", "-o", dir.path() + "/r.txt"});
+    EXPECT_TRUE(contains(both.output, "STATUS  CHECK")) << both.output;
+    EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.txt"), "STATUS  CHECK")) << ".txt is the table";
+    const test::BinaryRun help = run_cudacheck({"run", "--help"});
+    EXPECT_EQ(help.exit_status, 0);
+    for (const char* option : {"--only", "--level", "--timeout", "--profile", "--color"}) EXPECT_TRUE(contains(help.output, option)) << option;
+    const std::vector<std::pair<std::string, std::string>> plain = {
+        {"FORCE_COLOR", test::unset_marker}, {"CLICOLOR_FORCE", test::unset_marker}, {"NO_COLOR", test::unset_marker}};
+    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os"}, plain).output, "\x1b[")) << "not a terminal: no colours";
+    EXPECT_TRUE(contains(run_cudacheck({"--only", "host.os", "--color", "always"}).output, "\x1b["));
+    EXPECT_TRUE(contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "1"}}).output, "\x1b["));
+    EXPECT_TRUE(contains(run_cudacheck({"--only", "host.os"}, {{"CLICOLOR_FORCE", "1"}}).output, "\x1b["));
+    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "0"}, {"CLICOLOR_FORCE", test::unset_marker}}).output, "\x1b["));
+    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "1"}, {"NO_COLOR", "1"}}).output, "\x1b[")) << "NO_COLOR wins";
+    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os", "--no-color"}, {{"FORCE_COLOR", "1"}}).output, "\x1b[")) << "the command line wins";
 }
 
 TEST(Commands, list_explain_version_and_help) {
