@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <functional>
+#include <map>
 #include <sys/stat.h>
 
 namespace cudacheck {
@@ -25,7 +28,8 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
 }
 
-// The most common value and how many nodes have it; ties go to the value seen first.
+// The most common value and how many nodes have it; no value (count 0) when the most common are
+// tied: two nodes of four on each driver is a split fleet, and neither half is the outlier.
 std::pair<std::string, std::size_t> majority(const std::vector<std::string>& values) {
     std::vector<std::pair<std::string, std::size_t>> counts;
     for (const std::string& value : values) {
@@ -34,7 +38,18 @@ std::pair<std::string, std::size_t> majority(const std::vector<std::string>& val
         else ++it->second;
     }
     if (counts.empty()) return {{}, 0};
-    return *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto top = *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (std::count_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.second == top.second; }) > 1) return {{}, 0};
+    return top;
+}
+
+// cuDNN 9 is libcudnn.so.9 and seven sub-libraries (libcudnn_ops.so.9, ...), one install: a node
+// with another cuDNN is one outlier, not eight. The soname without its `_part`.
+std::string library_family(const std::string& soname) {
+    const std::size_t underscore = soname.find('_');
+    const std::size_t so = soname.find(".so");
+    if (underscore == std::string::npos || so == std::string::npos || underscore > so) return soname;
+    return soname.substr(0, underscore) + soname.substr(so);
 }
 
 // The version-like facts of a node that the fleet should agree on, by name.
@@ -47,7 +62,14 @@ std::map<std::string, std::string> versions_of(const Report& report) {
     add("driver CUDA", report.versions.driver_cuda);
     add("runtime", report.versions.runtime);
     add("nvcc", report.versions.nvcc);
-    for (const ResolvedLibrary& library : resolved_libraries(report)) add(library.soname, library.version);
+    // One entry per library family; members that disagree with each other show as "9.1.0 + 9.19.0".
+    std::map<std::string, std::vector<std::string>> families;
+    for (const ResolvedLibrary& library : resolved_libraries(report))
+        if (!library.version.empty()) {
+            std::vector<std::string>& family = families[library_family(library.soname)];
+            if (std::find(family.begin(), family.end(), library.version) == family.end()) family.push_back(library.version);
+        }
+    for (const auto& [family, family_versions] : families) add(family, fmt::format("{}", fmt::join(family_versions, " + ")));
     std::vector<std::string> models;
     for (const DeviceInfo& device : report.devices)
         if (std::find(models.begin(), models.end(), device.name) == models.end()) models.push_back(device.name);
@@ -116,11 +138,16 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
     Fleet fleet;
     fleet.threshold_percent = threshold_percent;
     fleet.nodes = std::move(nodes);
-    // Names must tell the nodes apart (containers and VMs often share a host name).
-    for (FleetNode& node : fleet.nodes) {
-        const auto same = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [&](const FleetNode& other) { return other.name == node.name; });
-        if (same > 1) node.name = fmt::format("{} ({})", node.name, fs::path(node.source).stem().string());
-    }
+    // Names must tell the nodes apart (containers and VMs often share a host name): every node of a
+    // shared name gets its file's name, and where even those agree (two directories), its path.
+    const auto distinguish = [&fleet](const std::function<std::string(const FleetNode&)>& label) {
+        std::map<std::string, std::size_t> uses;
+        for (const FleetNode& node : fleet.nodes) ++uses[node.name];
+        for (FleetNode& node : fleet.nodes)
+            if (uses[node.name] > 1) node.name = fmt::format("{} ({})", node.name, label(node));
+    };
+    distinguish([](const FleetNode& node) { return fs::path(node.source).stem().string(); });
+    distinguish([](const FleetNode& node) { return node.source; });
     std::vector<const FleetNode*> readable;
     for (const FleetNode& node : fleet.nodes)
         if (node.report) readable.push_back(&node);
@@ -135,7 +162,7 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
     for (const FleetNode* node : readable)
         for (const auto& [name, value] : node_versions[node]) {
             const auto [common, count] = majority(seen[name]);
-            if (value == common) continue;
+            if (count == 0 || value == common) continue;
             fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "version", name, value, common,
                                                   fmt::format("{} {} differs from the fleet's {} ({} of {} nodes)", name, value, common, count,
                                                               seen[name].size())});
@@ -146,7 +173,7 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
     for (const FleetNode* node : readable) counts.push_back(std::to_string(node->report->devices.size()));
     const auto [common_count, nodes_with_it] = majority(counts);
     for (const FleetNode* node : readable)
-        if (std::to_string(node->report->devices.size()) != common_count)
+        if (nodes_with_it > 0 && std::to_string(node->report->devices.size()) != common_count)
             fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "gpu_count", "GPUs", std::to_string(node->report->devices.size()), common_count,
                                                   fmt::format("{} GPU(s) where {} of {} nodes have {}", node->report->devices.size(), nodes_with_it,
                                                               readable.size(), common_count)});

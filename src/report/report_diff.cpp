@@ -132,11 +132,26 @@ std::vector<std::pair<std::string, Metric>> figures_of(const Report& report) {
 
 std::string figure_text(const Metric& metric) { return fmt::format("{:.4g} {}", metric.value, metric.unit); }
 
+// A duration in milliseconds, for the time units checks report; nullopt for anything else.
+std::optional<double> milliseconds_of(const Metric& metric) {
+    if (metric.unit == "ms") return metric.value;
+    if (metric.unit == "s") return metric.value * 1e3;
+    if (metric.unit == "us") return metric.value / 1e3;
+    return std::nullopt;
+}
+
+// Below a millisecond a step's time is the scheduler's, not the step's: 0.05 ms against 0.5 ms is
+// no regression (issue 20: such pairs read "-90%").
+constexpr double timing_floor_ms = 1.0;
+
 void compare_figures(const Report& a, const Report& b, double threshold_percent, std::vector<Difference>& differences) {
     compare_keyed<Metric>(
         figures_of(a), figures_of(b),
         [&](const std::string& label, const Metric& before, const Metric& after) {
             if (before.value == after.value) return;
+            const std::optional<double> before_ms = milliseconds_of(before);
+            const std::optional<double> after_ms = milliseconds_of(after);
+            if (before_ms && after_ms && std::max(*before_ms, *after_ms) < timing_floor_ms) return;
             // From zero any change is infinitely large: always reported.
             const double change = before.value != 0.0 ? 100.0 * (after.value - before.value) / std::fabs(before.value) : INFINITY;
             if (std::fabs(change) <= threshold_percent && before.unit == after.unit) return;
@@ -153,6 +168,9 @@ void compare_figures(const Report& a, const Report& b, double threshold_percent,
 ReportDiff diff_reports(const Report& before, const Report& after, double threshold_percent) {
     ReportDiff diff;
     diff.threshold_percent = threshold_percent;
+    // A quick report lacks what a standard one measured: the levels differ, and the rest follows from it.
+    compare(diff.differences, "option", "level", before.level, after.level);
+    compare(diff.differences, "option", "strict", before.strict ? "on" : "off", after.strict ? "on" : "off");
     compare_versions(before, after, diff.differences);
     compare_libraries(before, after, diff.differences);
     compare_devices(before, after, diff.differences);

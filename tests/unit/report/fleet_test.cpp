@@ -126,3 +126,52 @@ TEST(Fleet, rejects_paths_that_hold_no_report_with_exit_2) {
 
 }  // namespace
 }  // namespace cudacheck
+
+namespace cudacheck {
+namespace {
+
+// Issue 20: shared host names all get labels; a 2-2 split has no outlier; another cuDNN is one
+// line per node, not one per sub-library.
+TEST(Fleet, labels_shared_names_ignores_ties_and_groups_cudnn) {
+    test::TempDir dir;
+    for (const char* file : {"a.json", "b.json", "c.json"}) dir.write(file, h200_node("container").dump());
+    const FleetRun shared = run_fleet(dir);
+    std::vector<std::string> names;
+    for (const auto& node : shared.document["nodes"]) names.push_back(node["node"]);
+    EXPECT_EQ(names, (std::vector<std::string>{"container (a)", "container (b)", "container (c)"}));
+
+    test::TempDir split;
+    for (const char* name : {"node-01", "node-02"}) split.write(std::string(name) + ".json", h200_node(name).dump());
+    for (const char* name : {"node-03", "node-04"}) {
+        nlohmann::json other = h200_node(name);
+        other["versions"]["driver"] = "570.86.15";
+        split.write(std::string(name) + ".json", other.dump());
+    }
+    const FleetRun tie = run_fleet(split);
+    EXPECT_EQ(outlier(tie.document, "node-03", "version"), nullptr) << tie.document["outliers"].dump(1);
+    EXPECT_EQ(outlier(tie.document, "node-01", "version"), nullptr);
+
+    test::TempDir libraries;
+    const auto with_cudnn = [](const std::string& name, const std::string& version) {
+        nlohmann::json report = h200_node(name);
+        for (auto& result : report["checks"])
+            if (result["id"] == "libraries.resolution")
+                for (auto& evidence : result["evidence"]) {
+                    // "9.14.0 system /lib/...": the version the loader's pick has is the first word.
+                    std::string value = evidence["value"];
+                    if (!evidence["key"].get<std::string>().starts_with("libcudnn") || value.starts_with("also")) continue;
+                    evidence["value"] = version + value.substr(value.find(' '));
+                }
+        return report;
+    };
+    for (const char* name : {"node-01", "node-02", "node-03"}) libraries.write(std::string(name) + ".json", with_cudnn(name, "9.14.0").dump());
+    libraries.write("node-04.json", with_cudnn("node-04", "9.1.0.70").dump());
+    const FleetRun cudnn = run_fleet(libraries);
+    std::size_t lines = 0;
+    for (const auto& entry : cudnn.document["outliers"])
+        if (entry["node"] == "node-04" && entry["kind"] == "version" && entry["subject"].get<std::string>().starts_with("libcudnn")) ++lines;
+    EXPECT_EQ(lines, 1u) << cudnn.document["outliers"].dump(1);
+}
+
+}  // namespace
+}  // namespace cudacheck

@@ -1,5 +1,6 @@
 // Comparing two reports (report/report_diff.cpp), and `cudacheck diff`'s exit codes and errors.
 #include "report/report_diff.hpp"
+#include "report/report_query.hpp"
 #include "report/report_json.hpp"
 #include "support/example_reports.hpp"
 #include "support/test_support.hpp"
@@ -50,6 +51,29 @@ TEST(Diff, names_versions_devices_statuses_libraries_and_moved_figures) {
     EXPECT_EQ(diff.differences[1].before, "9.10.2.21 system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9");
     EXPECT_EQ(diff.differences[3].after, "fail CC507");
     EXPECT_EQ(diff_reports(before, after, 25.0).differences.size(), 4u) << "a wider threshold lets the -20% figure pass";
+}
+
+// Issue 20: a standard and a quick report differ in their level first; timings under a
+// millisecond are noise, not a -90% regression.
+TEST(Diff, names_the_level_and_ignores_sub_millisecond_timings) {
+    const Report standard = example_report("h200/cudacheck.json");
+    Report quick = standard;
+    quick.level = "quick";
+    const ReportDiff levels = diff_reports(standard, quick, 10.0);
+    ASSERT_FALSE(levels.differences.empty());
+    EXPECT_EQ(levels.differences.front().kind, "option");
+    EXPECT_EQ(levels.differences.front().subject, "level");
+    EXPECT_EQ(levels.differences.front().before, "standard");
+    EXPECT_EQ(levels.differences.front().after, "quick");
+
+    Report before = standard;
+    Report after = standard;
+    before.checks.front().metrics = {{"step_time", 0.05, "ms"}, {"load_time", 12.0, "ms"}, {"wait", 0.0004, "s"}};
+    after.checks.front().metrics = {{"step_time", 0.5, "ms"}, {"load_time", 30.0, "ms"}, {"wait", 0.0009, "s"}};
+    std::vector<std::string> subjects;
+    for (const Difference& difference : diff_reports(before, after, 10.0).differences) subjects.push_back(difference.subject);
+    EXPECT_EQ(subjects, (std::vector<std::string>{check_label(before.checks.front()) + " load_time"}))
+        << "0.05 -> 0.5 ms and 0.4 -> 0.9 ms are below the floor; 12 -> 30 ms is not";
 }
 
 TEST(Diff, binary_exits_0_for_equal_reports_1_for_different_and_2_for_bad_input) {
