@@ -11,6 +11,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <sstream>
+#include <vector>
 
 namespace cudacheck {
 
@@ -71,37 +75,113 @@ std::string cell_code(std::string_view raw) {
 
 std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
 
+// A check's message or fix: what it puts between backticks (a command, a variable, a path) is
+// code, to copy as it is; the rest is escaped text. An unpaired backtick is text too (issue 20:
+// fixes read "\`export ...\`" before).
+std::string inline_markdown(std::string_view text, bool in_cell) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t open = text.find('`', at);
+        const std::size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
+        if (close == std::string_view::npos) {
+            out += escape(text.substr(at));
+            break;
+        }
+        out += escape(text.substr(at, open - at));
+        const std::string_view inner = text.substr(open + 1, close - open - 1);
+        out += inner.empty() ? escape("``") : in_cell ? cell_code(inner) : code(inner);
+        at = close + 1;
+    }
+    return out;
+}
+
+// GitHub refuses an issue or comment body over 65,536 characters: the report is cut to fit, its
+// bulkiest folded sections first, and says what is left out and where the whole is.
+constexpr std::size_t github_body_limit = 65536;
+
 class MarkdownRenderer final : public Renderer {
     void do_render(const Report& report, std::ostream& out) const override {
+        std::string head = render_head(report, false);
+        // The folded sections, and the order they give way in when the whole is too long.
+        struct Section {
+            std::string name;
+            std::string text;
+            int give_way;  // lower goes first
+        };
+        const auto section = [&report](void (*render_part)(const Report&, std::ostream&)) {
+            std::ostringstream text;
+            render_part(report, text);
+            return text.str();
+        };
+        std::vector<Section> sections = {{"findings", section(render_findings), 5},     {"devices", section(render_devices), 3},
+                                         {"frameworks", section(render_frameworks), 2}, {"measurements", section(render_figures), 1},
+                                         {"evidence", section(render_evidence), 0},     {"host", section(render_host), 4}};
+        const auto total = [&] {
+            std::size_t size = head.size();
+            for (const Section& part : sections) size += part.text.size();
+            return size;
+        };
+        std::vector<std::string> left_out;
+        // Room for the note that says what was cut.
+        constexpr std::size_t note_room = 400;
+        for (int turn = 0; turn <= 5 && total() + (left_out.empty() ? 0 : note_room) > github_body_limit; ++turn)
+            for (Section& part : sections)
+                if (part.give_way == turn && !part.text.empty()) {
+                    left_out.push_back(fmt::format("{} ({} characters)", part.name, part.text.size()));
+                    part.text.clear();
+                }
+        // Still too long (dozens of GPUs): the summary table keeps the checks that did not pass.
+        if (total() + note_room > github_body_limit) {
+            head = render_head(report, true);
+            left_out.push_back("the rows of the checks that passed");
+        }
+        if (head.size() + note_room > github_body_limit) {
+            head.resize(head.rfind('\n', github_body_limit - note_room) + 1);
+            left_out.push_back("the rest of the summary table");
+        }
+        out << head;
+        if (!left_out.empty())
+            out << fmt::format("\n_Cut to fit GitHub's {}-character limit: left out {}. Attach the whole report as JSON "
+                               "(`cudacheck -o report.json`, or the `.json` written beside this file)._\n",
+                               github_body_limit, fmt::join(left_out, ", "));
+        for (const Section& part : sections) out << part.text;
+    }
+
+    // The heading, the versions line and the summary table; `compact`: only the rows of the checks
+    // that did not pass, and how many did.
+    static std::string render_head(const Report& report, bool compact) {
         const Summary& summary = report.summary;
-        out << fmt::format("### cudacheck: {} (exit {})\n\n", status_word(summary.overall), report.exit_code);
-        out << fmt::format("cudacheck {}, level {}, {}; {}; driver {} (CUDA {}), runtime {}, nvcc {}; {} GPU(s)\n\n", escape(report.tool_version),
-                           escape(report.level), escape(report.timestamp_utc), escape(or_unknown(report.host.os_pretty_name)),
-                           escape(or_unknown(report.versions.driver)), escape(or_unknown(report.versions.driver_cuda)),
-                           escape(or_unknown(report.versions.runtime)), escape(or_unknown(report.versions.nvcc)), report.devices.size());
-        render_summary_table(report, out);
-        out << fmt::format("\n{} in {:.0f} ms.", summary_counts(summary), report.duration_ms);
-        if (summary.overall == Status::skip) out << " Nothing was verified: every selected check was skipped.";
-        out << '\n';
-        if (report.redaction) out << '\n' << escape(redaction_note(*report.redaction)) << '\n';
-        render_findings(report, out);
-        render_devices(report, out);
-        render_frameworks(report, out);
-        render_figures(report, out);
-        render_evidence(report, out);
-        render_host(report, out);
+        std::ostringstream head;
+        head << fmt::format("### cudacheck: {} (exit {})\n\n", status_word(summary.overall), report.exit_code);
+        head << fmt::format("cudacheck {}, level {}, {}; {}; driver {} (CUDA {}), runtime {}, nvcc {}; {} GPU(s)\n\n", escape(report.tool_version),
+                            escape(report.level), escape(report.timestamp_utc), escape(or_unknown(report.host.os_pretty_name)),
+                            escape(or_unknown(report.versions.driver)), escape(or_unknown(report.versions.driver_cuda)),
+                            escape(or_unknown(report.versions.runtime)), escape(or_unknown(report.versions.nvcc)), report.devices.size());
+        render_summary_table(report, head, compact);
+        head << fmt::format("\n{} in {:.0f} ms.", summary_counts(summary), report.duration_ms);
+        if (summary.overall == Status::skip) head << " Nothing was verified: every selected check was skipped.";
+        head << '\n';
+        if (report.redaction) head << '\n' << escape(redaction_note(*report.redaction)) << '\n';
+        return head.str();
     }
 
     static void open_details(std::ostream& out, std::string_view title) { out << "\n<details><summary>" << title << "</summary>\n\n"; }
     static void close_details(std::ostream& out) { out << "\n</details>\n"; }
 
-    static void render_summary_table(const Report& report, std::ostream& out) {
+    static void render_summary_table(const Report& report, std::ostream& out, bool compact) {
         out << "| status | check | result |\n|---|---|---|\n";
+        std::size_t passed = 0;
         for (const CheckResult& result : report.checks) {
-            std::string line = escape(result.message);
+            if (compact && result.status == Status::pass) {
+                ++passed;
+                continue;
+            }
+            std::string line = inline_markdown(result.message, true);
             if (!result.code.empty()) line += fmt::format(" ({})", escape(result.code));
             out << fmt::format("| {} | {} | {} |\n", status_word(result.status), cell_code(check_label(result)), line);
         }
+        if (passed > 0) out << fmt::format("| PASS | {} more | left out to fit |\n", passed);
     }
 
     static void render_findings(const Report& report, std::ostream& out) {
@@ -112,7 +192,8 @@ class MarkdownRenderer final : public Renderer {
         for (const CheckResult& result : report.checks)
             for (const Finding& finding : result.findings)
                 out << fmt::format("- **{} {}** {}: {}\n  - fix: {}\n  - `cudacheck explain {}`\n", status_word(finding.status), escape(finding.code),
-                                   code(check_label(result)), escape(finding.message), escape(finding.remediation), escape(finding.code));
+                                   code(check_label(result)), inline_markdown(finding.message, false), inline_markdown(finding.remediation, false),
+                                   escape(finding.code));
         close_details(out);
     }
 
@@ -150,21 +231,29 @@ class MarkdownRenderer final : public Renderer {
         close_details(out);
     }
 
-    // Evidence in a fence, one line each: paths and loader messages are easiest to read without
-    // Markdown's escapes; only control characters are escaped.
+    // Evidence in fences, one line each, folded per GPU (the host checks first): paths and loader
+    // messages are easiest to read without Markdown's escapes; only control characters are escaped.
     static void render_evidence(const Report& report, std::ostream& out) {
-        std::string lines;
+        std::map<int, std::string> groups;  // -1: the host checks
         for (const CheckResult& result : report.checks) {
             if (result.evidence.empty()) continue;
+            std::string& lines = groups[result.device.value_or(-1)];
             lines += sys::printable(check_label(result)) + "\n";
             for (const Evidence& evidence : result.evidence)
                 lines += fmt::format("  {}: {}\n", sys::printable(evidence.key), sys::printable(evidence.value));
         }
-        if (lines.empty()) return;
-        const std::string fence = fence_for(lines, 3);
-        open_details(out, "Evidence");
-        out << fence << "text\n" << lines << fence << '\n';
-        close_details(out);
+        for (const auto& [device, lines] : groups) {
+            std::string title = "Evidence";
+            if (groups.size() > 1 && device < 0) title = "Evidence: host checks";
+            if (device >= 0) {
+                const auto named = std::find_if(report.devices.begin(), report.devices.end(), [&](const DeviceInfo& info) { return info.ordinal == device; });
+                title = named != report.devices.end() ? fmt::format("Evidence: GPU {} ({})", device, escape(named->name)) : fmt::format("Evidence: GPU {}", device);
+            }
+            const std::string fence = fence_for(lines, 3);
+            open_details(out, title);
+            out << fence << "text\n" << lines << fence << '\n';
+            close_details(out);
+        }
     }
 
     static void render_host(const Report& report, std::ostream& out) {
