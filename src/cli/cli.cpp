@@ -7,6 +7,7 @@
 #include "cli/fleet_command.hpp"
 #include "cli/inspect_command.hpp"
 #include "cli/list_command.hpp"
+#include "cli/render_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/worker_command.hpp"
 #include "cudacheck/report.hpp"
@@ -119,6 +120,8 @@ int run_cli(int argc, char** argv) {
     CLI::App* inspect = setup_inspect(app, inspect_options);
     EnvCommandOptions env_options;
     CLI::App* env = setup_env(app, env_options);
+    RenderCommandOptions render_options;
+    CLI::App* render = setup_render(app, render_options);
 
     const auto dispatch = [&]() -> int {
         try {
@@ -147,6 +150,7 @@ int run_cli(int argc, char** argv) {
         if (diff->parsed()) return run_diff(diff_options);
         if (fleet->parsed()) return run_fleet(fleet_options);
         if (env->parsed()) return run_env(env_options);
+        if (render->parsed()) return run_render(render_options);
         // `cudacheck` alone, or `cudacheck run`.
         return run_run(run_options, arguments);
     };

@@ -17,6 +17,20 @@ namespace cudacheck {
 // One line, whatever the message carries (a file name with a newline or an escape sequence).
 void usage_error(const std::string& message) { std::cerr << "cudacheck: " << sys::printable(message) << '\n'; }
 
+std::optional<Format> format_for_output(const std::string& output) {
+    const std::size_t dot = output.rfind('.');
+    const std::size_t slash = output.rfind('/');
+    if (output == standard_output_name || dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot + 1 == output.size() ||
+        dot == (slash == std::string::npos ? 0 : slash + 1))
+        return Format::table;
+    if (output.ends_with(".json")) return Format::json;
+    if (output.ends_with(".md") || output.ends_with(".markdown")) return Format::markdown;
+    if (output.ends_with(".xml")) return Format::junit;
+    if (output.ends_with(".prom")) return Format::prometheus;
+    if (output.ends_with(".txt")) return Format::table;
+    return std::nullopt;
+}
+
 bool colour_wanted(std::string_view mode, const Environment& environment) {
     if (mode == "never") return false;
     if (mode == "always") return true;

@@ -4,6 +4,7 @@
 
 #include "cuda/cuda_facts.hpp"
 #include "cudacheck/report.hpp"
+#include "render/renderer.hpp"
 #include "util/environment.hpp"
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,13 @@
 #include <vector>
 
 namespace cudacheck {
+
+// `-o -`: the report goes to standard output, in place of the table.
+inline constexpr std::string_view standard_output_name = "-";
+// The format -o's extension implies, when --format is not given: the table for `.txt`, `-` and a
+// name without an extension; nullopt for an extension that names no format (`report.html`
+// silently became a table before issue 20). `run` and `render` read it alike.
+[[nodiscard]] std::optional<Format> format_for_output(const std::string& output);
 
 // "cudacheck: MESSAGE" on stderr; the caller returns exit_usage.
 void usage_error(const std::string& message);

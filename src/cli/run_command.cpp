@@ -28,34 +28,11 @@ namespace cudacheck {
 
 namespace {
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 bool selects_burn_in(const Selection& selection) {
     return std::any_of(selection.checks.begin(), selection.checks.end(),
                        [](const Check* check) { return check->info().id == "gpu.stress" || check->info().id == "gpu.memtest"; });
 }
 
-// `-o -`: the report goes to standard output, in place of the table.
-constexpr std::string_view standard_output_name = "-";
-
-// The format -o's extension implies, when --format is not given: the table for `.txt`, `-` and a
-// name without an extension; nullopt for an extension that names no format (`report.html`
-// silently became a table before issue 20).
-std::optional<Format> format_for_output(const std::string& output) {
-    const std::size_t dot = output.rfind('.');
-    const std::size_t slash = output.rfind('/');
-    if (output == standard_output_name || dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot + 1 == output.size() ||
-        dot == (slash == std::string::npos ? 0 : slash + 1))
-        return Format::table;
-    if (ends_with(output, ".json")) return Format::json;
-    if (ends_with(output, ".md") || ends_with(output, ".markdown")) return Format::markdown;
-    if (ends_with(output, ".xml")) return Format::junit;
-    if (ends_with(output, ".prom")) return Format::prometheus;
-    if (ends_with(output, ".txt")) return Format::table;
-    return std::nullopt;
-}
 
 // The limits and executable the supervisor needs, from the command line.
 SupervisorSettings supervisor_settings(const RunCommandOptions& options, const RunOptions& run, const HostInfo& host) {
