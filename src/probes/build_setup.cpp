@@ -203,11 +203,16 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
         setup.files = development_files(setup.choice.root);
         if (!setup.files.nvcc.empty())
             nvcc = std::async(std::launch::async, [&] {
-                const sys::CommandResult version = sys::run_command({setup.files.nvcc, "--version"}, 20s);
-                if (!version.started) setup.nvcc_failure = version.error;
-                else if (version.timed_out) setup.nvcc_failure = "did not answer within 20 s";
-                else if (!(setup.nvcc_version = parse_nvcc_version(version.output)))
-                    setup.nvcc_failure = fmt::format("printed no version: {}", first_line(version.output));
+                // toolkit.nvcc's probe asked this nvcc already when it is the one on PATH (the usual case).
+                if (toolkits.nvcc_version && !toolkits.used_nvcc.empty() && sys::real_path(toolkits.used_nvcc) == sys::real_path(setup.files.nvcc)) {
+                    setup.nvcc_version = toolkits.nvcc_version;
+                } else {
+                    const sys::CommandResult version = sys::run_command({setup.files.nvcc, "--version"}, 20s);
+                    if (!version.started) setup.nvcc_failure = version.error;
+                    else if (version.timed_out) setup.nvcc_failure = "did not answer within 20 s";
+                    else if (!(setup.nvcc_version = parse_nvcc_version(version.output)))
+                        setup.nvcc_failure = fmt::format("printed no version: {}", first_line(version.output));
+                }
                 const sys::CommandResult list = sys::run_command({setup.files.nvcc, "--list-gpu-arch"}, 20s);
                 if (list.started && !list.timed_out && list.exit_status == 0)
                     for (const std::string& word : sys::split(list.output, '\n'))
