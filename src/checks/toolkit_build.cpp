@@ -24,18 +24,6 @@ namespace cudacheck {
 
 namespace {
 
-std::string compiler_text(const std::optional<HostCompilerVersion>& version) {
-    if (!version) return "version unknown";
-    return fmt::format("{} {}.{}.{}", version->kind == HostCompilerKind::clang ? "clang" : "gcc", version->major, version->minor, version->patch);
-}
-
-std::string install_hint(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind) {
-    const std::optional<int> newest = kind == HostCompilerKind::clang ? toolkit.clang_newest : toolkit.gcc_newest;
-    if (!newest) return "install a gcc the toolkit accepts";
-    return kind == HostCompilerKind::clang ? fmt::format("install clang {} or older (`sudo apt install clang-{}`)", *newest, *newest)
-                                           : fmt::format("install gcc {} or older (`sudo apt install g++-{}`)", *newest, *newest);
-}
-
 std::string limits_text(const ToolkitCompilerLimits& toolkit) {
     if (!toolkit.unreadable.empty()) return toolkit.unreadable;
     if (toolkit.host_config.empty()) return "no include/crt/host_config.h";
@@ -425,6 +413,15 @@ private:
 };
 
 }  // namespace
+
+std::string install_hint(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind) {
+    const std::optional<int> newest = kind == HostCompilerKind::clang ? toolkit.clang_newest : toolkit.gcc_newest;
+    if (!newest) return "install a gcc the toolkit accepts";
+    return kind == HostCompilerKind::clang ? fmt::format("install clang {} or older (`sudo apt install clang-{}`)", *newest, *newest)
+                                           : fmt::format("install gcc {} or older (`sudo apt install g++-{}`)", *newest, *newest);
+}
+
+std::string compiler_text(const std::optional<HostCompilerVersion>& version) { return version ? to_string(*version) : "version unknown"; }
 
 std::optional<CudaVersion> cuda_release_of(std::string_view text) {
     int major = 0;

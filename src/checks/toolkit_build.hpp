@@ -77,6 +77,11 @@ void judge_build(const BuildJudgeInput& input, ResultBuilder& result);
 // clang, found on PATH (run by its plain name); nullptr when it accepts none. toolkit.build's fixes
 // and `cudacheck env` name it.
 [[nodiscard]] const HostCompiler* accepted_alternative(const BuildSetup& setup, const ToolkitCompilerLimits& toolkit);
+// How to get a compiler `toolkit` accepts: "install gcc 15 or older (`sudo apt install g++-15`)",
+// from the newest major its host_config.h accepts.
+[[nodiscard]] std::string install_hint(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind);
+// "gcc 13.3.0", or "version unknown".
+[[nodiscard]] std::string compiler_text(const std::optional<HostCompilerVersion>& version);
 // The C compiler beside a C++ one and back: g++-13 <-> gcc-13, clang++-18 <-> clang-18.
 [[nodiscard]] std::string c_name_of(std::string name);
 [[nodiscard]] std::string cxx_name_of(std::string name);

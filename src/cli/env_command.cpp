@@ -32,11 +32,6 @@ ShellLine prepend(std::string name, std::vector<std::string> directories) {
 }
 ShellLine unset(std::vector<std::string> names) { return ShellLine{ShellLine::Kind::unset, {}, std::move(names), {}}; }
 
-std::string compiler_words(const std::optional<HostCompilerVersion>& version) {
-    if (!version) return "version unknown";
-    return fmt::format("{} {}.{}.{}", version->kind == HostCompilerKind::clang ? "clang" : "gcc", version->major, version->minor, version->patch);
-}
-
 // The CUDA major of the first PyTorch with a CUDA build (as toolkit.build compares them).
 std::optional<CudaVersion> torch_cuda(const EnvInputs& inputs, const TorchBuildTarget** which = nullptr) {
     for (const TorchBuildTarget& torch : inputs.torch)
@@ -198,7 +193,7 @@ private:
         const std::string header = toolkit_->host_config.empty() ? toolkit_->root + "/include/crt/host_config.h" : toolkit_->host_config;
         if (!nvcc_fails && !cc_fails) {
             add(comment(pick.version && nvcc.unreadable.empty()
-                            ? fmt::format("host compiler: {} ({}, {}) accepted by {}", pick.path, compiler_words(pick.version), pick.rule, header)
+                            ? fmt::format("host compiler: {} ({}, {}) accepted by {}", pick.path, compiler_text(pick.version), pick.rule, header)
                             : fmt::format("host compiler: {} ({}), not judged", pick.path, pick.rule)));
             return;
         }
@@ -206,7 +201,7 @@ private:
         const CompilerAcceptance& verdict = nvcc_fails ? nvcc : toolkit_->torch_pick;
         add(comment(rejected.path.empty() ? fmt::format("host compiler: {} ({}): {}", rejected.program, rejected.rule, rejected.failure)
                                           : fmt::format("host compiler: {} ({}, {}) is rejected by {}: #error {}", rejected.path,
-                                                        compiler_words(rejected.version), rejected.rule, header, verdict.error)));
+                                                        compiler_text(rejected.version), rejected.rule, header, verdict.error)));
         const HostCompiler* alternative = accepted_alternative(setup_, *toolkit_);
         if (alternative == nullptr) {
             const bool none_on_path = std::none_of(setup_.compilers.begin(), setup_.compilers.end(),
@@ -215,13 +210,11 @@ private:
                 add(comment("no gcc or clang on PATH: add the directory of one to PATH, or install one (`sudo apt install g++`)"));
                 return;
             }
-            const std::optional<int> newest = toolkit_->gcc_newest;
-            add(comment(newest ? fmt::format("no installed compiler is accepted: install gcc {0} or older (`sudo apt install g++-{0}`)", *newest)
-                               : std::string("no installed compiler is accepted: install a gcc this toolkit accepts")));
+            add(comment("no installed compiler is accepted: " + install_hint(*toolkit_, HostCompilerKind::gcc)));
             return;
         }
         const std::string cxx = cxx_name_of(alternative->name);
-        add(comment(fmt::format("accepted instead: {} ({})", cxx, compiler_words(alternative->version))));
+        add(comment(fmt::format("accepted instead: {} ({})", cxx, compiler_text(alternative->version))));
         if (nvcc_fails) {
             // -ccbin on nvcc's command line (NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS) comes before NVCC_CCBIN.
             if (pick.rule.starts_with("-ccbin")) add(comment(fmt::format("change the -ccbin in {} to {}", setup_.nvcc_flags.ccbin_variable, cxx)));

@@ -260,6 +260,10 @@ std::string without_comments(std::string_view text) {
 
 }  // namespace
 
+std::string to_string(const HostCompilerVersion& version) {
+    return fmt::format("{} {}.{}.{}", version.kind == HostCompilerKind::clang ? "clang" : "gcc", version.major, version.minor, version.patch);
+}
+
 MacroValues host_compiler_macros(const HostCompilerVersion& compiler, std::string_view machine, bool allow_unsupported_compiler) {
     MacroValues macros{{"__CUDACC__", 1}, {"__NVCC__", 1}, {"__linux__", 1}, {"__linux", 1}, {"__unix__", 1}, {"__LP64__", 1},
                        {"__cplusplus", 201703L}, {"__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__", 1}};

@@ -27,6 +27,9 @@ struct HostCompilerVersion {
     int patch = 0;
 };
 
+// "gcc 13.3.0", "clang 18.1.3".
+[[nodiscard]] std::string to_string(const HostCompilerVersion& version);
+
 // What gcc or clang predefines that host_config.h looks at on Linux (`gcc -dM -E - </dev/null`):
 // __GNUC__ and friends (clang claims GNU 4.2.1), __clang_major__/__clang_minor__ for clang,
 // __linux__, __LP64__ and the architecture's macro (`machine`: "x86_64", "aarch64", "ppc64le"),

@@ -35,10 +35,7 @@ ReportFacts collect_report_facts(Probes& probes, const Environment& environment)
 
 namespace {
 
-std::string version_text(const std::optional<HostCompilerVersion>& version) {
-    if (!version) return {};
-    return fmt::format("{} {}.{}.{}", version->kind == HostCompilerKind::clang ? "clang" : "gcc", version->major, version->minor, version->patch);
-}
+std::string version_text(const std::optional<HostCompilerVersion>& version) { return version ? to_string(*version) : std::string(); }
 
 }  // namespace
 
