@@ -3,7 +3,8 @@
 # a C++20 compiler, CLI11, fmt, nlohmann/json, GoogleTest, Python's jsonschema and junitparser (for
 # the schema and JUnit tests), cuobjdump (the reference the `cudacheck inspect` tests compare
 # with) and clang with its libFuzzer (for tools/fuzz.sh, which CI runs briefly). The CUDA toolkit
-# itself must already be installed (nvcc on PATH or in /usr/local/cuda).
+# itself must already be installed (nvcc on PATH or in /usr/local/cuda). promtool, for the
+# Prometheus output's lint, is unpacked from Debian's prometheus package without installing it.
 set -euo pipefail
 
 missing=()
@@ -53,6 +54,31 @@ for module in jsonschema:jsonschema junitparser:junitparser prometheus_client:pr
     python3 -m pip install --quiet --break-system-packages "${module#*:}" ||
     echo "warning: could not install ${module#*:} for python3; the tests that need it will be skipped" >&2
 done
+
+# promtool, for `promtool check metrics` (the Prometheus project's lint of the text format:
+# naming, units, suffixes) in tests/support/validate_prometheus.py. Debian and Ubuntu ship it only
+# inside the `prometheus` package (a 19 MB download), whose installation would also set up and start
+# a Prometheus server; so the package is downloaded, not installed, and promtool alone is unpacked
+# into a folder git ignores, once. Without it the Prometheus tests run without the lint, so a failure
+# here warns.
+promtool_dir="tests/fixtures/downloaded/promtool"
+if ! command -v promtool >/dev/null && [ ! -x "$promtool_dir/usr/bin/promtool" ] && command -v apt-get >/dev/null; then
+  echo "fetching: promtool (unpacked from Debian's prometheus package, which is not installed)"
+  scratch="$(mktemp -d)"
+  fetch_promtool() {
+    (cd "$scratch" && apt-get download -qq prometheus >/dev/null 2>&1) &&
+      mkdir -p "$promtool_dir" &&
+      dpkg-deb --fsys-tarfile "$scratch"/prometheus_*.deb | tar -x -C "$promtool_dir" ./usr/bin/promtool
+  }
+  if ! fetch_promtool; then
+    # The package lists may be missing (a fresh container) or stale (an old version's file gone).
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq >/dev/null 2>&1 || true
+    fetch_promtool || echo "warning: could not fetch promtool; the Prometheus tests will not lint with it" >&2
+  fi
+  rm -rf "$scratch"
+fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${CUDACXX:-}" ]; then
   echo "error: the CUDA toolkit (nvcc) was not found. Install it from NVIDIA's repository (e.g. cuda-toolkit-13-0)," >&2

@@ -1,12 +1,17 @@
-// The Prometheus renderer (render/prometheus_renderer.cpp): the golden report, the client's parser.
+// The Prometheus renderer (render/prometheus_renderer.cpp): the golden report, families named by
+// quantity and unit with converted values, dcgm-exporter's GPU labels, redaction, and the client's
+// parser and promtool reading it back (tests/support/validate_prometheus.py).
 #include "render/renderer.hpp"
 #include "support/golden_report.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -14,10 +19,175 @@ namespace cudacheck {
 namespace {
 
 using test::compare_with_golden;
+using test::contains;
 using test::golden_report;
 using test::render;
 
+constexpr const char* uuid0 = "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa";
+constexpr const char* uuid1 = "GPU-7c0e1d2a-0b1c-4d5e-8f90-a1b2c3d4e5f6";
+
+std::string prometheus(const Report& report) {
+    std::ostringstream out;
+    make_renderer(Format::prometheus, {})->render(report, out);
+    return out.str();
+}
+
+// The value of the sample `series` ("name{labels}"), when the text has it.
+std::optional<double> sample(const std::string& text, const std::string& series) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+    return std::nullopt;
+}
+
+// The golden report, not redacted, on two GPUs (CUDA ordinal 1 is NVML's GPU 2), with every
+// figure the checks produce and a figure no table knows.
+Report figures_report() {
+    Report report = golden_report();
+    report.redaction.reset();
+    DeviceInfo second = report.devices.front();
+    second.ordinal = 1;
+    second.uuid = uuid1;
+    second.pci_bus_id = "00000000:00:07.0";
+    second.nvml_index = 2;
+    report.devices.push_back(second);
+    const auto per_device = [](std::string check, int device, std::vector<Metric> metrics) {
+        CheckResult result;
+        result.check_id = std::move(check);
+        result.device = device;
+        result.metrics = std::move(metrics);
+        return result;
+    };
+    const auto host = [](std::string check, std::vector<Metric> metrics) {
+        CheckResult result;
+        result.check_id = std::move(check);
+        result.metrics = std::move(metrics);
+        return result;
+    };
+    report.checks.push_back(per_device("cuda.memory", 0,
+                                       {{"device_to_device_bandwidth", 4256.0, "GB/s"},
+                                        {"device_to_device_fraction_of_theoretical", 88.0, "%"},
+                                        {"host_to_device_bandwidth", 55.2, "GB/s"},
+                                        {"device_to_host_bandwidth", 55.4, "GB/s"}}));
+    report.checks.push_back(per_device("cublas.gemm", 1,
+                                       {{"gemm_bf16_8192", 798.0, "TFLOP/s"},
+                                        {"gemm_bf16_fraction_of_peak", 80.5, "%"},
+                                        {"gemm_fp32_8192", 51.2, "TFLOP/s"},
+                                        {"sgemm_relative_error", 1.5e-7, "ratio"}}));
+    report.checks.push_back(per_device("cufft.fft", 0, {{"c2c_forward_gflops_n4096", 2083.0, "GFLOP/s"}, {"c2c_forward_time_n4096", 0.00755, "ms"}}));
+    report.checks.push_back(per_device("cudnn.conv", 0, {{"convolution_throughput", 38.5, "GFLOP/s"}, {"convolution_time", 0.0566, "ms"}}));
+    report.checks.push_back(per_device("curand.generate", 0, {{"uniform_rate", 285.6, "Gsamples/s"}, {"uniform_mean", 0.5, "value"}}));
+    report.checks.push_back(per_device("nvrtc.compile", 0, {{"compile_time", 119.0, "ms"}, {"module_load_time", 1.5, "ms"}, {"elements_checked", 1e6, "count"}}));
+    report.checks.push_back(per_device("gpu.stress", 0,
+                                       {{"stress_tflops_median", 700.0, "TFLOP/s"},
+                                        {"stress_sm_clock_min", 1755.0, "MHz"},
+                                        {"stress_power_max", 690.5, "W"},
+                                        {"stress_temperature_max", 71.0, "C"},
+                                        {"stress_rate_drop", 3.5, "%"}}));
+    report.checks.push_back(per_device("gpu.memtest", 0, {{"memtest_bandwidth", 3900.0, "GB/s"}, {"memtest_bytes", 7.0e10, "bytes"}}));
+    report.checks.push_back(host("device.health", {{"gpu2.temperature", 42.0, "C"}, {"gpu2.power", 120.5, "W"}}));
+    report.checks.push_back(host("cuda.p2p", {{"peer_bandwidth_0_to_1", 380.0, "GB/s"}, {"min_peer_bandwidth", 380.0, "GB/s"}}));
+    report.checks.push_back(host("nccl.allreduce", {{"bus_bandwidth", 350.0, "GB/s"}, {"algorithm_bandwidth", 350.0, "GB/s"}, {"comm_init_time", 250.0, "ms"}}));
+    report.checks.push_back(host("toolkit.compile", {{"compile_time", 900.0, "ms"}, {"cubin_bytes", 4096.0, "B"}}));
+    report.checks.push_back(host("toolkit.build", {{"gather_time", 12.0, "ms"}}));
+    report.checks.push_back(host("new.check", {{"warmup_time", 5.0, "ms"}, {"device1.Odd Figure!", 3.0, "widgets/s"}}));
+    for (CheckResult& result : report.checks)
+        if (result.check_id == "cuda.devices") result.metrics.push_back({"device1.fp32_peak", 66.9, "TFLOP/s"});
+    report.summary = summarize(report.checks);
+    report.exit_code = exit_code_for(report.summary, false);
+    return report;
+}
+
+const std::string gpu0 = fmt::format("gpu=\"0\",UUID=\"{}\",pci_bus_id=\"00000000:00:06.0\"", uuid0);
+const std::string gpu2 = fmt::format("gpu=\"2\",UUID=\"{}\",pci_bus_id=\"00000000:00:07.0\"", uuid1);
+
 TEST(PrometheusRenderer, matches_golden_file) { compare_with_golden("report.prom", render(Format::prometheus)); }
+
+TEST(PrometheusRenderer, each_figure_is_a_family_named_by_its_quantity_and_base_unit) {
+    const std::string text = prometheus(figures_report());
+    const auto expect = [&](const std::string& series, double value) {
+        const std::optional<double> found = sample(text, series);
+        ASSERT_TRUE(found) << series << " missing from\n" << text;
+        EXPECT_DOUBLE_EQ(*found, value) << series;
+    };
+    // GB/s to bytes per second; % to a 0-1 ratio.
+    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + ",hostname=\"node-7\",direction=\"device_to_device\"}", 4256e9);
+    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + ",hostname=\"node-7\",direction=\"host_to_device\"}", 55.2e9);
+    expect("cudacheck_memory_bandwidth_of_theoretical_ratio{check=\"cuda.memory\"," + gpu0 + ",hostname=\"node-7\",direction=\"device_to_device\"}", 0.88);
+    // TFLOP/s stays TFLOP/s (the issue's cudacheck_gemm_tflops); GFLOP/s becomes TFLOP/s.
+    expect("cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 + ",hostname=\"node-7\",precision=\"bf16\",size=\"8192\"}", 798.0);
+    expect("cudacheck_gemm_of_peak_ratio{check=\"cublas.gemm\"," + gpu2 + ",hostname=\"node-7\",precision=\"bf16\"}", 0.805);
+    expect("cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 + ",hostname=\"node-7\",transform=\"c2c\",n=\"4096\"}", 2.083);
+    // ms to seconds, MHz to hertz, Gsamples/s to samples per second.
+    expect("cudacheck_cufft_forward_seconds{check=\"cufft.fft\"," + gpu0 + ",hostname=\"node-7\",transform=\"c2c\",n=\"4096\"}", 0.00755e-3);
+    expect("cudacheck_nvrtc_compile_seconds{check=\"nvrtc.compile\"," + gpu0 + ",hostname=\"node-7\"}", 0.119);
+    expect("cudacheck_stress_sm_clock_hertz{check=\"gpu.stress\"," + gpu0 + ",hostname=\"node-7\",stat=\"min\"}", 1755e6);
+    expect("cudacheck_stress_temperature_celsius{check=\"gpu.stress\"," + gpu0 + ",hostname=\"node-7\",stat=\"max\"}", 71.0);
+    expect("cudacheck_stress_power_watts{check=\"gpu.stress\"," + gpu0 + ",hostname=\"node-7\",stat=\"max\"}", 690.5);
+    expect("cudacheck_curand_samples_per_second{check=\"curand.generate\"," + gpu0 + ",hostname=\"node-7\",distribution=\"uniform\"}", 285.6e9);
+    expect("cudacheck_memtest_tested_bytes{check=\"gpu.memtest\"," + gpu0 + ",hostname=\"node-7\"}", 7.0e10);
+    // A host check's figure about one GPU carries that GPU's labels, not a device in a name label.
+    expect("cudacheck_gpu_temperature_celsius{check=\"device.health\"," + gpu2 + ",hostname=\"node-7\"}", 42.0);
+    expect("cudacheck_gpu_fp32_peak_tflops{check=\"cuda.devices\"," + gpu2 + ",hostname=\"node-7\"}", 66.9);
+    expect("cudacheck_p2p_bandwidth_bytes_per_second{check=\"cuda.p2p\"," + gpu0 +
+               fmt::format(",peer_gpu=\"2\",peer_UUID=\"{}\",peer_pci_bus_id=\"00000000:00:07.0\",hostname=\"node-7\"}}", uuid1),
+           380e9);
+    expect("cudacheck_p2p_min_bandwidth_bytes_per_second{check=\"cuda.p2p\",hostname=\"node-7\"}", 380e9);
+    expect("cudacheck_nccl_comm_init_seconds{check=\"nccl.allreduce\",hostname=\"node-7\"}", 0.25);
+    expect("cudacheck_toolkit_compile_output_bytes{check=\"toolkit.compile\",hostname=\"node-7\",artifact=\"cubin\"}", 4096.0);
+    // One HELP and TYPE per family, the unit never a label; counts, error ratios and moments stay out.
+    for (const char* absent : {"cudacheck_figure", "{unit=", ",unit=", "{name=", ",name=", "{device=", ",device=", "sgemm_relative_error", "elements_checked",
+                               "uniform_mean"})
+        EXPECT_FALSE(contains(text, absent)) << absent;
+    EXPECT_TRUE(contains(text, "# HELP cudacheck_memory_bandwidth_bytes_per_second "));
+    EXPECT_EQ(text.find("# TYPE cudacheck_memory_bandwidth_bytes_per_second gauge"), text.rfind("# TYPE cudacheck_memory_bandwidth_bytes_per_second gauge"));
+}
+
+TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_its_own) {
+    const std::string text = prometheus(figures_report());
+    EXPECT_TRUE(sample(text, "cudacheck_new_check_warmup_seconds{check=\"new.check\",hostname=\"node-7\"}")) << text;
+    // "device1." names the CUDA device: its labels; the rest of the name and the unit, sanitised.
+    const std::optional<double> odd = sample(text, "cudacheck_new_check_odd_figure_widgets_per_second{check=\"new.check\"," + gpu2 + ",hostname=\"node-7\"}");
+    ASSERT_TRUE(odd) << text;
+    EXPECT_EQ(*odd, 3.0);
+    const std::regex metric_name("[a-zA-Z_:][a-zA-Z0-9_:]*");
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.empty() && line[0] != '#') {
+            EXPECT_TRUE(std::regex_match(line.substr(0, line.find_first_of("{ ")), metric_name)) << line;
+        }
+    }
+}
+
+TEST(PrometheusRenderer, per_gpu_status_and_findings_carry_dcgm_exporter_labels_host_checks_none) {
+    const std::string text = prometheus(figures_report());
+    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"gpu.example\"," + gpu0 + ",hostname=\"node-7\",status=\"fail\"}"), 1.0) << text;
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"gpu.example\"," + gpu0 + ",hostname=\"node-7\",code=\"CC210\",status=\"fail\"}"), 1.0);
+    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"host.os\",hostname=\"node-7\",status=\"pass\"}"), 1.0) << "a host check: no gpu labels";
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"env.variables\",hostname=\"node-7\",code=\"CC117\",status=\"warn\"}"), 1.0);
+    // A host check's finding about one GPU (frameworks.builds, device 0) names that GPU.
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"frameworks.builds\"," + gpu0 + ",hostname=\"node-7\",code=\"CC622\",status=\"warn\"}"), 1.0);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("cudacheck_check_status{check=\"host.os\"", 0) == 0 || line.rfind("cudacheck_exit_code", 0) == 0) {
+            EXPECT_FALSE(contains(line, "gpu=")) << line;
+        }
+    }
+    // gpu is NVML's index, as dcgm-exporter numbers GPUs; cudacheck_gpu_info maps it to the CUDA ordinal.
+    EXPECT_EQ(sample(text, "cudacheck_gpu_info{" + gpu2 + ",hostname=\"node-7\",cuda_device=\"1\",model=\"NVIDIA H200\"}"), 1.0) << text;
+}
+
+TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
+    Report report = figures_report();
+    report.redaction = Redaction{{"hostname", "device_ids"}, {}, 4};
+    report.host.hostname = "[redacted-host]";
+    report.devices[0].uuid = "GPU-redacted-0123456789ab";
+    report.devices[1].uuid = "GPU-redacted-ba9876543210";
+    const std::string text = prometheus(report);
+    for (const char* absent : {"UUID=", "hostname=", "redacted"}) EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
+    EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\",gpu=\"2\",pci_bus_id=\"00000000:00:07.0\",precision=\"bf16\",size=\"8192\"}"), 798.0)
+        << text;
+}
 
 void validate_prometheus(const std::string& prom_path, const std::string& json_path) {
     const sys::CommandResult result = sys::run_command(
@@ -26,18 +196,35 @@ void validate_prometheus(const std::string& prom_path, const std::string& json_p
     EXPECT_EQ(result.exit_status, 0) << result.output << test::read_text(prom_path);
 }
 
+void validate_rendering(const Report& report) {
+    test::TempDir dir;
+    std::ostringstream json_text;
+    make_renderer(Format::json, {})->render(report, json_text);
+    validate_prometheus(dir.write("report.prom", prometheus(report)), dir.write("report.json", json_text.str()));
+}
+
 // The Prometheus client library's own parser reads what we write, label values with quotes,
-// backslashes and newlines included, and finds every status and figure of the JSON.
+// backslashes and newlines included, and finds every status and figure of the JSON; promtool's
+// lint finds nothing. The golden report is a redacted one.
 TEST(PrometheusRenderer, is_read_by_the_prometheus_parser_whatever_the_labels) {
     Report report = golden_report();
     report.checks[3].code = "CC210";
     report.versions.nvcc = "quote \" back\\slash\nnewline";
-    test::TempDir dir;
-    std::ostringstream prom;
-    std::ostringstream json_text;
-    make_renderer(Format::prometheus, {})->render(report, prom);
-    make_renderer(Format::json, {})->render(report, json_text);
-    validate_prometheus(dir.write("report.prom", prom.str()), dir.write("report.json", json_text.str()));
+    validate_rendering(report);
+}
+
+TEST(PrometheusRenderer, every_figure_is_where_the_validator_expects_it) {
+    Report report = figures_report();
+    report.host.hostname = "node \"7\"\\";
+    validate_rendering(report);
+}
+
+TEST(PrometheusRenderer, a_redacted_report_is_read_by_the_validator) {
+    Report report = figures_report();
+    report.redaction = Redaction{{"hostname", "device_ids"}, {}, 4};
+    report.host.hostname = "[redacted-host]";
+    report.devices[0].uuid = "GPU-redacted-0123456789ab";
+    validate_rendering(report);
 }
 
 TEST(PrometheusRenderer, binary_output_is_read_by_the_prometheus_parser) {
@@ -45,6 +232,14 @@ TEST(PrometheusRenderer, binary_output_is_read_by_the_prometheus_parser) {
     // One run writes both: two runs would differ in live figures (power, temperature) on a GPU.
     const test::BinaryRun run =
         test::run_cudacheck({"--level", "quick", "-o", dir.path() + "/report.prom", "-o", dir.path() + "/report.json", "-q"});
+    ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
+    validate_prometheus(dir.path() + "/report.prom", dir.path() + "/report.json");
+}
+
+TEST(PrometheusRenderer, redacted_binary_output_is_read_by_the_prometheus_parser) {
+    test::TempDir dir;
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "quick", "--redact", "-o", dir.path() + "/report.prom", "-o", dir.path() + "/report.json", "-q"});
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
     validate_prometheus(dir.path() + "/report.prom", dir.path() + "/report.json");
 }
