@@ -14,6 +14,7 @@
 namespace cudacheck {
 
 class Probes;
+struct ProgressFigure;  // engine/progress.hpp
 
 // How much work a run may do. quick: no GPU kernels at all (only probes and queries);
 // standard: brief GPU smoke work; full: longer, larger runs.
@@ -75,6 +76,9 @@ struct CheckContext {
     // Set for multi-device checks: the selected devices its dependencies did not fail for, in
     // ordinal order. It may hold fewer than two; the check then skips with its reason.
     std::vector<int> devices;
+    // Where a running check's live figure goes (engine/progress.hpp's report_progress); set by the
+    // engine, empty when nobody listens.
+    std::function<void(const ProgressFigure&)> progress = {};
 };
 
 class Check {

@@ -1,5 +1,7 @@
 #include "engine/engine.hpp"
 
+#include "engine/progress.hpp"
+
 #include "util/trace.hpp"
 #include "util/waiting.hpp"
 #include "probes/probes.hpp"
@@ -147,6 +149,8 @@ Started start_concurrently(const std::vector<const Check*>& checks, const Engine
                 return nullptr;
             };
             CheckContext context{input.options, input.environment, input.probes, device, {}};
+            if (input.observer != nullptr)
+                context.progress = [&input, check, device](const ProgressFigure& figure) { input.observer->progress(check->info().id, device, figure); };
             if (check->info().scope == Scope::multi_device) {
                 auto usable = usable_devices(*check, input, ordinals, lookup);
                 if (auto* reason = std::get_if<std::string>(&usable)) return reported(input, skipped(*check, device, *reason));

@@ -37,6 +37,11 @@ constexpr const char* key_versions = "versions";
 constexpr const char* key_frameworks = "frameworks";
 constexpr const char* key_build = "build";
 constexpr const char* key_message = "message";
+constexpr const char* key_elapsed = "elapsed";
+constexpr const char* key_planned = "planned";
+constexpr const char* key_value = "value";
+constexpr const char* key_unit = "unit";
+constexpr const char* key_note = "note";
 
 // Event names; "waiting" is both an event and that event's flag.
 constexpr const char* event_planned = "planned";
@@ -47,6 +52,7 @@ constexpr const char* event_facts = "facts";
 constexpr const char* event_begun = "begun";
 constexpr const char* event_ended = "ended";
 constexpr const char* event_usage_error = "usage_error";
+constexpr const char* event_progress = "progress";
 constexpr const char* event_done = "done";
 
 json task_event(const char* name, const Task& task) {
@@ -157,6 +163,15 @@ std::string encode(const Event& event) {
             },
             [](const Ended& ended) { return json{{key_event, event_ended}, {key_action, ended.id}}; },
             [](const UsageError& usage_error) { return json{{key_event, event_usage_error}, {key_message, usage_error.message}}; },
+            [](const Progress& progress) {
+                json line = task_event(event_progress, progress.task);
+                line[key_elapsed] = progress.figure.elapsed_s;
+                line[key_planned] = progress.figure.planned_s;
+                line[key_value] = progress.figure.value;
+                line[key_unit] = progress.figure.unit;
+                line[key_note] = progress.figure.note;
+                return line;
+            },
             [](const Done&) { return json{{key_event, event_done}}; },
         },
         event));
@@ -181,10 +196,15 @@ std::optional<Event> decode_event(std::string_view line) {
         if (name == event_begun) return Begun{event.at(key_action).get<std::uint64_t>(), action_of(event)};
         if (name == event_ended) return Ended{event.at(key_action).get<std::uint64_t>()};
         if (name == event_usage_error) return UsageError{event.at(key_message).get<std::string>()};
+        if (name == event_progress)
+            return Progress{task_of(event),
+                            ProgressFigure{event.at(key_elapsed).get<double>(), event.at(key_planned).get<double>(), event.at(key_value).get<double>(),
+                                           event.at(key_unit).get<std::string>(), event.at(key_note).get<std::string>()}};
         if (name == event_done) return Done{};
     } catch (const std::exception&) {
         // A malformed event is as good as none.
     }
+    // So is one of a name this build does not know.
     return std::nullopt;
 }
 

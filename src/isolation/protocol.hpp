@@ -18,11 +18,15 @@
 //             {"event":"usage_error","message"}    e.g. --devices naming a missing ordinal
 //             {"event":"facts","versions":{...},"devices":[...],"frameworks":[...]}  (frameworks
 //                                                  once frameworks.builds gathered them)
+//             {"event":"progress","id","device","elapsed","planned","value","unit","note"}
+//                                                  a running check's live figure (engine/progress.hpp),
+//                                                  at most four a second per check
 //             {"event":"done"}
 //   stdout, stderr   whatever the checks or libraries print; the supervisor keeps the tail
 #pragma once
 
 #include "engine/check.hpp"
+#include "engine/progress.hpp"
 #include "engine/report_builder.hpp"
 #include "cudacheck/report.hpp"
 #include "util/actions.hpp"
@@ -89,8 +93,12 @@ struct Ended {
 struct UsageError {
     std::string message;
 };
+struct Progress {
+    Task task;
+    ProgressFigure figure;
+};
 struct Done {};
-using Event = std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Done>;
+using Event = std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Progress, Done>;
 
 // One line, newline included.
 [[nodiscard]] std::string encode(const Event& event);

@@ -12,10 +12,12 @@
 #include "util/process.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fmt/format.h>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -41,6 +43,20 @@ public:
         // whose facts (e.g. the nvcc version) never reached the supervisor.
         send_facts_if_changed();
         send(protocol::Finished{result});
+    }
+
+    // At most four a second per check: a check may report after every batch of work, and the
+    // line it feeds moves at most every 250 ms. One dropped is superseded by the next.
+    void progress(const std::string& check_id, std::optional<int> device, const ProgressFigure& figure) override {
+        const protocol::Task task{check_id, device};
+        const auto now = std::chrono::steady_clock::now();
+        {
+            const std::lock_guard<std::mutex> lock(progress_mutex_);
+            const auto last = last_progress_.find(task);
+            if (last != last_progress_.end() && now - last->second < min_progress_interval) return;
+            last_progress_[task] = now;
+        }
+        send(protocol::Progress{task, figure});
     }
 
     void begun(std::uint64_t id, const actions::Action& action) override { send(protocol::Begun{id, action}); }
@@ -70,6 +86,9 @@ private:
     std::mutex mutex_;
     std::mutex facts_mutex_;
     std::string last_facts_;
+    static constexpr std::chrono::milliseconds min_progress_interval{250};
+    std::mutex progress_mutex_;
+    std::map<protocol::Task, std::chrono::steady_clock::time_point> last_progress_;
 };
 
 // Lets the selected checks start their preparation (opening cuBLAS(Lt) and cuDNN reads hundreds of

@@ -72,6 +72,28 @@ TEST(Protocol, usage_error_and_done_are_events_too) {
     EXPECT_TRUE(std::holds_alternative<Done>(round_trip(Done{})));
 }
 
+TEST(Protocol, progress_event_carries_the_figure) {
+    const Task on_gpu{"gpu.stress", 0};
+    const Progress progress = std::get<Progress>(round_trip(Progress{on_gpu, ProgressFigure{12.5, 20, 812.25, "TFLOP/s", "a note"}}));
+    EXPECT_EQ(progress.task, on_gpu);
+    EXPECT_DOUBLE_EQ(progress.figure.elapsed_s, 12.5);
+    EXPECT_DOUBLE_EQ(progress.figure.planned_s, 20);
+    EXPECT_DOUBLE_EQ(progress.figure.value, 812.25);
+    EXPECT_EQ(progress.figure.unit, "TFLOP/s");
+    EXPECT_EQ(progress.figure.note, "a note");
+    EXPECT_EQ(encode(Progress{{"gpu.memtest", std::nullopt}, ProgressFigure{1, 0, 2, "GB/s", ""}}),
+              "{\"event\":\"progress\",\"id\":\"gpu.memtest\",\"device\":null,\"elapsed\":1.0,\"planned\":0.0,\"value\":2.0,"
+              "\"unit\":\"GB/s\",\"note\":\"\"}\n");
+}
+
+TEST(Protocol, an_event_this_build_does_not_know_is_no_event) {
+    // An older or newer worker's event, or one with a field missing: the reader skips it.
+    EXPECT_FALSE(decode_event(R"({"event":"heartbeat","id":"gpu.stress","device":0})").has_value());
+    EXPECT_FALSE(decode_event(R"({"event":"progress","id":"gpu.stress","device":0,"elapsed":1})").has_value());
+    EXPECT_FALSE(decode_event(R"({"event":"progress","id":"gpu.stress","device":0,"elapsed":null,"planned":0,"value":0,"unit":"","note":""})").has_value());
+    EXPECT_TRUE(decode_event(R"({"event":"done","extra":"ignored"})").has_value());
+}
+
 TEST(Protocol, decode_event_refuses_lines_that_are_not_whole_events) {
     for (const char* line : {"", "garbage", "[1,2]", "{}", "{\"event\":\"exploded\"}", "{\"event\":\"started\",\"id\":\"host.os\"}",
                              "{\"event\":\"waiting\",\"id\":\"host.os\",\"device\":null}", "{\"event\":\"finished\",\"result\":{}}",
