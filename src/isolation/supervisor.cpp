@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <poll.h>
+#include <set>
 #include <sys/resource.h>  // RLIMIT_NOFILE
 
 namespace cudacheck {
@@ -85,17 +86,26 @@ public:
             const int ready = ::poll(fds, 3, static_cast<int>(std::clamp<long long>(wait, 0, 1000)));
             if (ready < 0 && errno != EINTR) return kill(worker, WorkerEnd{WorkerEnd::died, fmt::format("poll: {}", std::strerror(errno)), {}});
             if (signals_.received() != 0) return kill(worker, WorkerEnd{WorkerEnd::interrupted, {}, {}});
+            // -v copies the worker's output to stderr: the progress line makes way for it.
+            if (settings_.forward_output && progress_line_ != nullptr && ready > 0 && (fds[2].revents & (POLLIN | POLLHUP)) != 0)
+                progress_line_->make_room();
             output_.drain(worker.output());
 
             const bool events_closed =
                 sys::read_available(worker.events(), [&pending_events](std::string_view chunk) { pending_events.append(chunk); });
+            bool applied = false;
             for (std::size_t newline; (newline = pending_events.find('\n')) != std::string::npos;) {
                 const std::optional<protocol::Event> event = protocol::decode_event(std::string_view(pending_events).substr(0, newline));
                 pending_events.erase(0, newline + 1);
                 // A line that is not a valid event is ignored (the worker writes nothing else on that pipe).
                 if (!event) continue;
-                if (auto end = apply(*event)) return *end;
+                applied = true;
+                if (auto end = apply(*event)) {
+                    show_progress();
+                    return *end;
+                }
             }
+            if (applied) show_progress();
             if (events_closed) {
                 output_.drain(worker.output());
                 return WorkerEnd{WorkerEnd::died, sys::describe_wait_status(worker.reap()), {}};
@@ -127,11 +137,41 @@ public:
         }
     }
 
+    // Where the progress line goes (drawn by its own thread from what show_progress hands it).
+    void show_progress_on(ProgressLine* line) { progress_line_ = line; }
+    [[nodiscard]] ProgressModel progress_model() const {
+        ProgressModel model;
+        model.done = results_.size();
+        // The tasks the run will report: those planned or decided, and one for each selected
+        // check no worker has planned yet (a per-device check becomes one per GPU once planned).
+        std::set<Task> tasks(planned_.begin(), planned_.end());
+        for (const auto& [task, result] : results_) tasks.insert(task);
+        std::set<std::string> named;
+        for (const Task& task : tasks) named.insert(task.check_id);
+        model.total = tasks.size();
+        for (const Check* check : selection_.checks) model.total += named.count(check->info().id) == 0 ? 1 : 0;
+        for (const auto& [task, in_flight] : in_flight_) {
+            ProgressModel::Running running{task.device ? fmt::format("{}@{}", task.check_id, *task.device) : task.check_id, in_flight.started,
+                                           in_flight.waiting_since.has_value(), std::nullopt, {}};
+            if (auto figure = figures_.find(task); figure != figures_.end()) {
+                running.figure = figure->second.first;
+                running.figure_at = figure->second.second;
+            }
+            model.running.push_back(std::move(running));
+        }
+        return model;
+    }
+    void show_progress() {
+        if (progress_line_ != nullptr && progress_line_->enabled()) progress_line_->update(progress_model());
+    }
+
     [[nodiscard]] const std::map<Task, InFlight>& in_flight() const { return in_flight_; }
     [[nodiscard]] const std::map<std::uint64_t, ActionInFlight>& actions_in_flight() const { return actions_in_flight_; }
     void clear_in_flight() {
         in_flight_.clear();
         actions_in_flight_.clear();
+        figures_.clear();
+        show_progress();
     }
     // `action` is not to be taken again in this run: the next workers' checks that need it say why.
     void fail_action(const actions::Action& action, std::string how, bool timed_out) {
@@ -147,6 +187,7 @@ public:
         CheckResult result = std::move(builder).finish(task.check_id, task.device);
         result.duration_ms = static_cast<double>(elapsed.count());
         results_[task] = std::move(result);
+        show_progress();
     }
 
     void skip_undecided(const std::string& reason) {
@@ -196,7 +237,10 @@ private:
         } else if (const auto* finished = std::get_if<protocol::Finished>(&event)) {
             const Task task{finished->result.check_id, finished->result.device};
             in_flight_.erase(task);
+            figures_.erase(task);
             results_[task] = finished->result;
+        } else if (const auto* progress = std::get_if<protocol::Progress>(&event)) {
+            if (in_flight_.count(progress->task) > 0) figures_[progress->task] = {progress->figure, Clock::now()};
         } else if (const auto* learnt = std::get_if<protocol::Facts>(&event)) {
             // What any worker learnt stands: a later worker that skipped the check which
             // gathered a fact (it was decided already) does not know it.
@@ -233,6 +277,8 @@ private:
     std::map<Task, CheckResult> results_;
     std::map<std::uint64_t, ActionInFlight> actions_in_flight_;
     std::vector<actions::Failure> failed_actions_;
+    std::map<Task, std::pair<ProgressFigure, Clock::time_point>> figures_;  // a running check's last figure, and when it came
+    ProgressLine* progress_line_ = nullptr;
     WorkerOutput output_;
 };
 
@@ -252,9 +298,12 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
 }
 
 SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals) {
-    RunState state(selection, settings, signals);
-    SupervisedRun run;
     const auto run_start = Clock::now();
+    RunState state(selection, settings, signals);
+    // The line first (issue 20: on the terminal within 200 ms), and erased before the caller prints.
+    ProgressLine progress_line(settings.progress, state.progress_model(), run_start);
+    state.show_progress_on(&progress_line);
+    SupervisedRun run;
     bool one_at_a_time = false;
     int deaths_outside_checks = 0;
     // A worker that ends early decides a check, or switches to one at a time (the next one then
@@ -353,6 +402,8 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
         }
         state.clear_in_flight();
     }
+    progress_line.finish();
+    state.show_progress_on(nullptr);
     run.results = state.ordered_results();
     run.facts = state.facts;
     run.usage_error = state.usage_error;

@@ -15,6 +15,7 @@
 #include "engine/report_builder.hpp"
 #include "engine/check.hpp"
 #include "engine/registry.hpp"
+#include "isolation/progress_line.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -33,6 +34,7 @@ struct SupervisorSettings {
     std::chrono::milliseconds run_time_limit{0};
     std::uint64_t memory_limit_bytes = 0;  // the worker's resident memory; 0: no limit
     bool forward_output = false;           // copy the worker's stdout/stderr to stderr as it comes (-v)
+    ProgressSettings progress;             // the live progress line on stderr (--progress); none: off
 };
 
 struct SupervisedRun {
