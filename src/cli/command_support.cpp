@@ -31,14 +31,14 @@ std::optional<Format> format_for_output(const std::string& output) {
     return std::nullopt;
 }
 
-bool colour_wanted(std::string_view mode, const Environment& environment) {
+bool colour_wanted(std::string_view mode, const Environment& environment, int fd) {
     if (mode == "never") return false;
     if (mode == "always") return true;
     if (auto no_color = environment.get("NO_COLOR"); no_color && !no_color->empty()) return false;  // no-color.org
     for (const char* force : {"FORCE_COLOR", "CLICOLOR_FORCE"})
         if (auto value = environment.get(force); value && !value->empty() && *value != "0") return true;
     if (environment.get("TERM").value_or("") == "dumb") return false;
-    return ::isatty(STDOUT_FILENO) == 1;
+    return ::isatty(fd) == 1;
 }
 
 void add_colour_options(CLI::App& app, std::string& mode) {

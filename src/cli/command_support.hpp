@@ -31,8 +31,9 @@ extern const CLI::Validator finite_number;
 // Whether the table gets colours. `mode` is --color's value: "always", "never", or "auto" (also
 // --no-color's "never"). Under auto: NO_COLOR set (no-color.org) means none; else FORCE_COLOR or
 // CLICOLOR_FORCE set to anything but "0" (what CI logs set to keep colours) means colours; else
-// none for TERM=dumb; else colours on a terminal.
-[[nodiscard]] bool colour_wanted(std::string_view mode, const Environment& environment);
+// none for TERM=dumb; else colours when `fd` (stdout for the table, stderr for the progress
+// line) is a terminal.
+[[nodiscard]] bool colour_wanted(std::string_view mode, const Environment& environment, int fd = 1);
 // The --color option (auto, always, never) and the --no-color flag that means never, on `app`.
 void add_colour_options(CLI::App& app, std::string& mode);
 

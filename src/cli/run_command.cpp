@@ -48,6 +48,18 @@ SupervisorSettings supervisor_settings(const RunCommandOptions& options, const R
     return settings;
 }
 
+// --progress: under auto, only on a terminal whose TERM can move the cursor; TERM=dumb gets plain
+// lines when forced. Colours as --color decides them for stderr (NO_COLOR, TERM=dumb: none).
+ProgressSettings progress_settings(const RunCommandOptions& options, const Environment& environment) {
+    ProgressSettings settings;
+    const bool dumb = environment.get("TERM").value_or("") == "dumb";
+    if (options.progress == "never" || (options.progress == "auto" && (dumb || ::isatty(STDERR_FILENO) != 1))) return settings;
+    settings.output = dumb ? ProgressOutput::lines : ProgressOutput::redraw;
+    settings.colour = !dumb && colour_wanted(options.color, environment, STDERR_FILENO);
+    settings.fd = STDERR_FILENO;
+    return settings;
+}
+
 // The report on stdout, written whole or failing with the reason: a full disk or `ulimit -f` is
 // exit 2 with a message, never a report cut short under a normal exit code.
 std::optional<std::string> print(const std::string& text) {
@@ -84,6 +96,10 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--devices", options.devices, "CUDA device ordinals to check, e.g. 0,1 (default: all)");
     app.add_flag("--strict", options.strict, "Treat warnings as failures (exit 1)");
     add_colour_options(app, options.color);
+    app.add_option("--progress", options.progress,
+                   "A live progress line on stderr while the checks run: auto (when stderr is a terminal and TERM is not dumb), "
+                   "always (also into a pipe; with TERM=dumb plain lines, at most one a second), never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
     app.add_flag("-v,--verbose", options.verbose, "Show the evidence behind every verdict");
     app.add_flag("-q,--quiet", options.quiet, "With -o: print nothing on stdout");
     app.add_option("--timeout", options.timeout_seconds, "Time limit per check in seconds; a check past it becomes `timeout` (default 120)")
@@ -235,7 +251,9 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
         facts = std::move(run.facts);
         worker_usage_error = std::move(run.usage_error);
     } else {
-        SupervisedRun run = supervise(selection, supervisor_settings(options, run_options, host), signals);
+        SupervisorSettings settings = supervisor_settings(options, run_options, host);
+        settings.progress = progress_settings(options, environment);
+        SupervisedRun run = supervise(selection, settings, signals);
         results = std::move(run.results);
         facts = std::move(run.facts);
         worker_usage_error = std::move(run.usage_error);

@@ -23,6 +23,7 @@ struct RunCommandOptions {
     std::string devices = "all";
     bool strict = false;
     std::string color = "auto";  // --color auto|always|never (--no-color: never)
+    std::string progress = "auto";  // --progress auto|always|never: the live line on stderr (isolation/progress_line.hpp)
     bool verbose = false;
     bool quiet = false;
     // Supervision (isolation/supervisor.hpp): limits on each check and on the run, in seconds, and on
