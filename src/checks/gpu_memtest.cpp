@@ -8,6 +8,7 @@
 #include "checks/gpu_memtest.hpp"
 #include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "engine/progress.hpp"
 #include "kernels/memtest.cuh"
 
 #include <algorithm>
@@ -94,6 +95,7 @@ MemtestOutcome run_memtest(const CheckContext& context, int device) {
         outcome.bytes = buffer.bytes();
         outcome.device_address = reinterpret_cast<std::uint64_t>(buffer.data());
         const Clock::time_point start = Clock::now();
+        std::uint64_t tested_bytes = 0;  // written and verified, over every pattern so far
         for (const NamedPattern& pattern : planned) {
             if (std::chrono::duration<double>(Clock::now() - start).count() >= context.options.stress_seconds) break;
             gpu::check(cudaEventRecord(started, stream.get()), "cudaEventRecord");
@@ -110,6 +112,11 @@ MemtestOutcome run_memtest(const CheckContext& context, int device) {
             gpu::check(cudaEventElapsedTime(&milliseconds, started, stopped), "cudaEventElapsedTime");
             outcome.gpu_seconds += milliseconds / 1000.0;
             outcome.mismatched_words += *mismatches_host.data();
+            // The progress line: this pattern's rate (written and read back) and the bytes tested so far.
+            tested_bytes += outcome.bytes;
+            report_progress(context, ProgressFigure{std::chrono::duration<double>(Clock::now() - start).count(), context.options.stress_seconds,
+                                                    milliseconds > 0 ? 2.0 * static_cast<double>(outcome.bytes) / (milliseconds * 1e-3) / 1e9 : 0.0,
+                                                    "GB/s", format_bytes(tested_bytes) + " tested"});
             const unsigned int kept = std::min(*recorded_host.data(), records_per_pattern);
             for (unsigned int i = 0; i < kept; ++i) {
                 const kernels::MemoryMismatch& record = records_host.data()[i];

@@ -15,6 +15,7 @@
 #include "gpu/cublas_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
+#include "engine/progress.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <future>
@@ -171,6 +173,14 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
         const Clock::time_point start = Clock::now();
         const double duration = context.options.stress_seconds;
         double mean_ms = 0;  // of one product; unknown before the first batch
+        // The batches of the last second, for the progress line's live rate: (ended, products, ms).
+        struct Recent {
+            double ended;
+            std::size_t products;
+            double ms;
+        };
+        std::deque<Recent> recent;
+        const double product_tflop = 2.0 * static_cast<double>(size) * static_cast<double>(size) * static_cast<double>(size) / 1e12;
         for (double now = 0; now < duration; now = seconds_since(start)) {
             const double wanted = std::min(batch_seconds, duration - now) * 1000.0;
             const std::size_t batch = mean_ms > 0 ? std::clamp<std::size_t>(static_cast<std::size_t>(std::llround(wanted / mean_ms)), 1, max_batch) : 1;
@@ -206,6 +216,13 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
             bucket_ms[bucket] += batch_ms;
             bucket_products[bucket] += batch;
             mean_ms = batch_ms / static_cast<double>(batch);
+            recent.push_back({ended, batch, batch_ms});
+            while (recent.size() > 1 && recent.front().ended < ended - 1.0) recent.pop_front();
+            double recent_ms = 0;
+            std::size_t recent_products = 0;
+            for (const Recent& entry : recent) recent_ms += entry.ms, recent_products += entry.products;
+            if (recent_ms > 0)
+                report_progress(context, ProgressFigure{ended, duration, product_tflop * static_cast<double>(recent_products) / (recent_ms * 1e-3), "TFLOP/s", {}});
         }
         outcome.seconds = seconds_since(start);
         samples = background.stop();

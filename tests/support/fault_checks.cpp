@@ -2,6 +2,7 @@
 // misbehaviour into one result of a complete report (isolation/supervisor.hpp). They are linked
 // only into the test binary cudacheck-with-faults (tests/CMakeLists.txt), never into cudacheck
 // (docs/checks.md, "Test-only checks").
+#include "engine/progress.hpp"
 #include "engine/registry.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "util/waiting.hpp"
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -105,6 +107,21 @@ const CheckRegistration gpu_spin_registration{100800, [] {
             });
         },
         Scope::device, Level::standard);
+}};
+
+// Not a fault: a check that reports a live figure (engine/progress.hpp) every 50 ms for 2 s, as a
+// burn-in check does, for the progress line's tests without a GPU (the worker sends at most 4 a second).
+const CheckRegistration progress_registration{100900, [] {
+    return fault_check("fault.progress", "Reports a progress figure every 50 ms for 2 s (widgets/s), then passes",
+                       [](CheckContext& context, ResultBuilder& result) {
+                           const auto start = std::chrono::steady_clock::now();
+                           for (int tick = 1; tick <= 40; ++tick) {
+                               std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                               const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                               report_progress(context, ProgressFigure{elapsed, 2.0, 100.0 * tick, "widgets/s", fmt::format("{} ticks", tick)});
+                           }
+                           result.summary("reported 40 progress figures");
+                       });
 }};
 
 }  // namespace cudacheck
