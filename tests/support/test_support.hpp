@@ -35,6 +35,18 @@ private:
 
 // Whether `part` occurs in `text`: what most assertions on a message or a remediation ask.
 [[nodiscard]] inline bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+// The columns a terminal shows for `text`: code points, colour escape sequences none.
+[[nodiscard]] inline std::size_t columns_of(const std::string& text) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\x1b') {
+            while (i < text.size() && text[i] != 'm') ++i;
+            continue;
+        }
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++count;
+    }
+    return count;
+}
 
 [[nodiscard]] inline std::size_t line_count(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 

@@ -1,5 +1,6 @@
 // The progress line's text (isolation/progress_line.cpp): what it says, and that it fits the width.
 #include "isolation/progress_line.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,18 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Columns as a terminal counts them: code points, escape sequences none.
-std::size_t columns_of(const std::string& text) {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\x1b') {
-            while (i < text.size() && text[i] != 'm') ++i;
-            continue;
-        }
-        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++count;
-    }
-    return count;
-}
 
 ProgressSnapshot burn_in() {
     ProgressSnapshot snapshot;
@@ -82,7 +71,7 @@ TEST(ProgressLine, says_what_happens_when_nothing_runs) {
 TEST(ProgressLine, checks_that_do_not_fit_become_a_count) {
     const std::string full = progress_text(burn_in(), 200, false);
     // One column short of the whole line (the last column stays free): the second check goes.
-    EXPECT_EQ(progress_text(burn_in(), columns_of(full), false), "[20/23] running gpu.stress@0 (12/20 s, 812 TFLOP/s), +1 more — 41.3 s");
+    EXPECT_EQ(progress_text(burn_in(), test::columns_of(full), false), "[20/23] running gpu.stress@0 (12/20 s, 812 TFLOP/s), +1 more — 41.3 s");
     EXPECT_EQ(progress_text(burn_in(), 40, false), "[20/23] running +2 more — 41.3 s");
 }
 
@@ -90,7 +79,7 @@ TEST(ProgressLine, never_wider_than_the_terminal_less_one_column) {
     for (std::size_t width = 0; width <= 160; ++width) {
         for (const bool colour : {false, true}) {
             const std::string text = progress_text(burn_in(), width, colour);
-            EXPECT_LE(columns_of(text), width > 0 ? width - 1 : 0) << width << ": " << text;
+            EXPECT_LE(test::columns_of(text), width > 0 ? width - 1 : 0) << width << ": " << text;
             EXPECT_EQ(text.find('\n'), std::string::npos);
             EXPECT_EQ(text.find('\r'), std::string::npos);
         }
@@ -105,9 +94,9 @@ TEST(ProgressLine, colour_only_when_asked_and_it_costs_no_columns) {
     const std::string coloured = progress_text(burn_in(), 200, true);
     EXPECT_EQ(plain.find('\x1b'), std::string::npos);
     EXPECT_NE(coloured.find("\x1b[1m[20/23]\x1b[0m"), std::string::npos) << coloured;
-    EXPECT_EQ(columns_of(coloured), columns_of(plain));
+    EXPECT_EQ(test::columns_of(coloured), test::columns_of(plain));
     // The same checks fit at the same width with colour as without.
-    EXPECT_EQ(columns_of(progress_text(burn_in(), 90, true)), columns_of(progress_text(burn_in(), 90, false)));
+    EXPECT_EQ(test::columns_of(progress_text(burn_in(), 90, true)), test::columns_of(progress_text(burn_in(), 90, false)));
 }
 
 TEST(ProgressLine, snapshot_moves_the_time_on_and_puts_the_oldest_check_first) {

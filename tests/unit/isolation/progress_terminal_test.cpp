@@ -150,18 +150,6 @@ std::vector<std::pair<double, std::string>> redraws(const TerminalRun& run) {
 // `text` without its colour escapes.
 std::string plain(const std::string& text) { return std::regex_replace(text, std::regex("\x1b\\[[0-9;]*m"), ""); }
 
-// The columns a terminal shows for `text`: code points, escape sequences none.
-std::size_t columns_of(const std::string& text) {
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\x1b') {
-            while (i < text.size() && text[i] != 'm') ++i;
-            continue;
-        }
-        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++count;
-    }
-    return count;
-}
 
 TEST(ProgressTerminal, hung_check_line_comes_at_once_and_moves_every_second_then_goes) {
     const TerminalRun run =
@@ -184,7 +172,7 @@ TEST(ProgressTerminal, hung_check_line_comes_at_once_and_moves_every_second_then
     EXPECT_LE(widest_gap, 1200.0);
     bool named = false;
     for (const auto& [at, text] : drawn) {
-        EXPECT_LE(columns_of(text), 99u) << text;
+        EXPECT_LE(test::columns_of(text), 99u) << text;
         named |= test::contains(plain(text), "running fault.hang (");
     }
     EXPECT_TRUE(named) << "the hung check, with its time: " << terminal;
