@@ -2,6 +2,7 @@
 // cross a process boundary (a supervised child sends results to its parent) without change.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,10 +29,38 @@ struct Metric {
 };
 
 // A fact that led to the verdict, e.g. {"libcuda_path", "/usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05"}.
+// The text is what a person reads; where the fact is a measured figure it also carries the number
+// and its unit ({"gemm_bf16", "8192^3: 796.2 TFLOP/s (81% of 989), ...", 796.2, "TFLOP/s"}), so
+// that programs need not parse the text (schema 1.6.0).
 struct Evidence {
     std::string key;
     std::string value;
+    std::optional<double> number = {};
+    std::string unit = {};  // empty when there is no number, or the number has no unit
     bool operator==(const Evidence&) const = default;
+};
+
+// One column of a Series: a figure measured at each row, with its unit; nullopt where it was not
+// measured at that row (JSON null), e.g. a second in which NVML answered no temperature.
+struct SeriesColumn {
+    std::string name;  // "tflops", "sm_clock", "temperature", ...
+    std::string unit;  // "TFLOP/s", "MHz", "C", "W", "s", "bytes", "GB/s", "count", "bitmask"
+    std::vector<std::optional<double>> values;
+    bool operator==(const SeriesColumn&) const = default;
+};
+// Numbers a check measured as a table, for charts and for programs (schema 1.6.0): gpu.stress's
+// seconds of the run, gpu.memtest's patterns. Every column has one value per row.
+struct Series {
+    std::string name;                 // "per_second", "nvml_samples", "per_pattern"
+    std::vector<std::string> labels;  // a name per row where rows are named (memtest patterns), else empty
+    std::vector<SeriesColumn> columns;
+    [[nodiscard]] std::size_t rows() const { return columns.empty() ? labels.size() : columns.front().values.size(); }
+    [[nodiscard]] const SeriesColumn* column(std::string_view column_name) const {
+        for (const SeriesColumn& candidate : columns)
+            if (candidate.name == column_name) return &candidate;
+        return nullptr;
+    }
+    bool operator==(const Series&) const = default;
 };
 
 // One problem a check found. A check can find several (env.variables often does); the result's
@@ -60,6 +89,7 @@ struct CheckResult {
     std::vector<Finding> findings;
     std::vector<Evidence> evidence;
     std::vector<Metric> metrics;
+    std::vector<Series> series;
     double duration_ms = 0.0;
     std::string skip_reason;  // set only when status is skip
     bool operator==(const CheckResult&) const = default;

@@ -8,9 +8,19 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
+
+// The number and unit of evidence text that is exactly "<number> <unit>" with a unit of a figure
+// ("61 C", "139.3 GiB", "4262 GB/s", "12 %"); nullopt for anything else, versions ("13.0") and
+// bare numbers included, which are not measurements.
+struct EvidenceFigure {
+    double number = 0;
+    std::string unit;
+};
+[[nodiscard]] std::optional<EvidenceFigure> evidence_figure(std::string_view text);
 
 // Collects what a check found. The engine adds the id, device, timing and final status.
 class ResultBuilder {
@@ -28,12 +38,16 @@ public:
         finding.device = device;
         add(std::move(finding));
     }
-    void evidence(std::string key, std::string value) {
-        evidence_.push_back({std::move(key), std::move(value)});
-    }
+    // A fact as text. Text that is exactly a number and a unit ("61 C", "4.0 GiB") also carries them
+    // as Evidence::number and unit (evidence_figure).
+    void evidence(std::string key, std::string value);
+    // A measured figure: the text a person reads, and the number and unit programs read.
+    void evidence(std::string key, std::string value, double number, std::string unit);
     void metric(std::string name, double value, std::string unit) {
         metrics_.push_back({std::move(name), value, std::move(unit)});
     }
+    // A table of figures (gpu.stress per second, gpu.memtest per pattern).
+    void series(Series table) { series_.push_back(std::move(table)); }
     // The check does not apply here (e.g. no GPU to query); the reason is shown to the user.
     void skip(std::string reason) { skip_reason_ = std::move(reason); }
 
@@ -45,6 +59,7 @@ private:
     std::vector<Finding> findings_;
     std::vector<Evidence> evidence_;
     std::vector<Metric> metrics_;
+    std::vector<Series> series_;
     std::optional<std::string> skip_reason_;
 };
 

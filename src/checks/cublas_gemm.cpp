@@ -275,8 +275,8 @@ void measure_gemm_check(CheckContext& context, const CublasApi& api, int device,
 }  // namespace
 
 void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
-    if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance));
-    if (outcome.dgemm) result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance));
+    if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance), outcome.sgemm->relative_error, "ratio");
+    if (outcome.dgemm) result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance), outcome.dgemm->relative_error, "ratio");
     if (outcome.sgemm && !outcome.sgemm->within(sgemm_tolerance))
         result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(*outcome.sgemm, sgemm_tolerance));
     if (outcome.dgemm && !outcome.dgemm->within(dgemm_tolerance))
@@ -295,7 +295,8 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
             of_peak = fmt::format(" ({:.0f}% of {:.0f})", 100.0 * measured.tflops / peak, peak);
         }
         result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", outcome.size, measured.tflops, of_peak,
-                                                                  describe(measured.accuracy, precision.tolerance)));
+                                                                  describe(measured.accuracy, precision.tolerance)),
+                        measured.tflops, "TFLOP/s");
         if (!measured.accuracy.within(precision.tolerance))
             result.add(Code::wrong_result,
                        fmt::format("{} GEMM {}^3: {}", precision.name, outcome.size, describe(measured.accuracy, precision.tolerance)));

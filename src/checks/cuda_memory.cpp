@@ -100,7 +100,8 @@ void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
 
 void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
     if (!outcome.free_bytes) return;
-    result.evidence("memory", fmt::format("{} free of {}", format_bytes(*outcome.free_bytes), format_bytes(outcome.total_bytes)));
+    result.evidence("memory", fmt::format("{} free of {}", format_bytes(*outcome.free_bytes), format_bytes(outcome.total_bytes)),
+                    static_cast<double>(*outcome.free_bytes), "bytes");
     if (!outcome.round_trip_intact) return;
     if (!*outcome.round_trip_intact) {
         result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data", format_bytes(outcome.host_bytes)));

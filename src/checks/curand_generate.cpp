@@ -153,7 +153,7 @@ void judge_random(const RandomOutcome& outcome, ResultBuilder& result) {
     std::vector<reference::StatTest> failed;
     std::vector<std::string> other_failures;
     auto judge = [&](const reference::StatTest& test) {
-        result.evidence(test.key(), test.bounds_text());
+        result.evidence(test.key(), test.bounds_text(), test.observed, "");
         if (!test.passed()) failed.push_back(test);
     };
 

@@ -49,7 +49,8 @@ void add_evidence(const NvmlDeviceHealth& gpu, const std::string& name, ResultBu
     if (gpu.temperature_c) result.evidence(key + "_temperature", fmt::format("{} C", *gpu.temperature_c));
     if (gpu.power_mw)
         result.evidence(key + "_power", fmt::format("{:.0f} W of {} W enforced limit", *gpu.power_mw / 1000.0,
-                                                    gpu.power_limit_mw ? fmt::format("{:.0f}", *gpu.power_limit_mw / 1000.0) : "?"));
+                                                    gpu.power_limit_mw ? fmt::format("{:.0f}", *gpu.power_limit_mw / 1000.0) : "?"),
+                        *gpu.power_mw / 1000.0, "W");
     if (gpu.pcie_generation || gpu.pcie_width)
         result.evidence(key + "_pcie", fmt::format("gen {} of {}, x{} of x{}", or_unknown(gpu.pcie_generation), or_unknown(gpu.pcie_max_generation),
                                                    or_unknown(gpu.pcie_width), or_unknown(gpu.pcie_max_width)));

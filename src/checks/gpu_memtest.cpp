@@ -117,22 +117,23 @@ MemtestOutcome run_memtest(const CheckContext& context, int device) {
             report_progress(context, ProgressFigure{std::chrono::duration<double>(Clock::now() - start).count(), context.options.stress_seconds,
                                                     milliseconds > 0 ? 2.0 * static_cast<double>(outcome.bytes) / (milliseconds * 1e-3) / 1e9 : 0.0,
                                                     "GB/s", format_bytes(tested_bytes) + " tested"});
+            outcome.patterns_run.push_back(MemtestPattern{pattern.name, milliseconds / 1000.0, *mismatches_host.data()});
             const unsigned int kept = std::min(*recorded_host.data(), records_per_pattern);
             for (unsigned int i = 0; i < kept; ++i) {
                 const kernels::MemoryMismatch& record = records_host.data()[i];
                 outcome.recorded.push_back(MemtestMismatch{record.index * 4, record.expected, record.actual, pattern.name});
             }
-            outcome.patterns_run.push_back(pattern.name);
         }
     });
     return outcome;
 }
 
 // "address, address complement, random, walking ones and zeros in 32 rotations": the run, short.
-std::string patterns_text(const std::vector<std::string>& run) {
+std::string patterns_text(const std::vector<MemtestPattern>& run) {
     std::vector<std::string> named;
     std::size_t walking = 0;
-    for (const std::string& name : run) {
+    for (const MemtestPattern& pattern : run) {
+        const std::string& name = pattern.name;
         if (name.rfind("walking", 0) == 0) ++walking;
         else named.push_back(name);
     }
@@ -175,6 +176,16 @@ void judge_memtest(const MemtestOutcome& outcome, ResultBuilder& result) {
     result.evidence("patterns", fmt::format("{} of {}: {}", outcome.patterns_run.size(), outcome.patterns_planned, patterns_text(outcome.patterns_run)));
     result.evidence("method", "held the GPU alone; each pattern written then read back by kernels that regenerate every word; bandwidth counts "
                               "the bytes written and read over the kernels' GPU time (CUDA events)");
+    // Per pattern as numbers: bytes written and read, the rate, the words that differed.
+    Series per_pattern{"per_pattern", {}, {{"bytes", "bytes", {}}, {"bandwidth", "GB/s", {}}, {"mismatched_words", "count", {}}}};
+    for (const MemtestPattern& pattern : outcome.patterns_run) {
+        const double moved = 2.0 * static_cast<double>(outcome.bytes);
+        per_pattern.labels.push_back(pattern.name);
+        per_pattern.columns[0].values.push_back(moved);
+        per_pattern.columns[1].values.push_back(pattern.gpu_seconds > 0 ? std::optional(moved / pattern.gpu_seconds / 1e9) : std::nullopt);
+        per_pattern.columns[2].values.push_back(static_cast<double>(pattern.mismatched_words));
+    }
+    result.series(std::move(per_pattern));
     if (outcome.patterns_run.size() < outcome.patterns_planned)
         result.evidence("stopped", fmt::format("after {} of {} patterns, when --duration had passed", outcome.patterns_run.size(), outcome.patterns_planned));
     if (outcome.mismatched_words > 0) {

@@ -31,11 +31,17 @@ struct MismatchRange {
 // The bytes gpu.memtest takes: half the free memory, at most memtest_max_bytes, whole MiB.
 inline constexpr std::uint64_t memtest_max_bytes = std::uint64_t{64} << 30;
 [[nodiscard]] std::uint64_t memtest_bytes(std::uint64_t free_bytes);
+// One pattern of the run: its fill and verify kernels' GPU time, and the words that read back wrong.
+struct MemtestPattern {
+    std::string name;
+    double gpu_seconds = 0;
+    std::uint64_t mismatched_words = 0;
+};
 struct MemtestOutcome {
     std::uint64_t bytes = 0;            // tested
     std::uint64_t free_bytes = 0;       // free when the test began
     std::uint64_t device_address = 0;   // where the tested buffer starts
-    std::vector<std::string> patterns_run;
+    std::vector<MemtestPattern> patterns_run;
     std::size_t patterns_planned = 0;
     double gpu_seconds = 0;             // fill and verify kernels, CUDA events
     std::uint64_t mismatched_words = 0;  // over every pattern

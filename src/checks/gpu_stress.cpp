@@ -284,6 +284,56 @@ void add_nvml_evidence(const std::vector<NvmlClockSample>& samples, ResultBuilde
     if (const auto power = highest(samples, &NvmlClockSample::power_mw)) result.metric("stress_power_max", *power / 1000.0, "W");
 }
 
+// NVML's readings as numbers: every sample (seconds since sampling began), and per second of the
+// run beside the rate: the mean clock and power, the highest temperature, the reasons seen.
+template <typename Field>
+std::optional<double> reading(const NvmlClockSample& sample, Field field, double scale) {
+    if (const auto value = field(sample)) return static_cast<double>(*value) * scale;
+    return std::nullopt;
+}
+
+Series nvml_sample_series(const std::vector<NvmlClockSample>& samples) {
+    Series table{"nvml_samples", {}, {{"time", "s", {}}, {"sm_clock", "MHz", {}}, {"temperature", "C", {}}, {"power", "W", {}},
+                                      {"clocks_event_reasons", "bitmask", {}}}};
+    for (const NvmlClockSample& sample : samples) {
+        table.columns[0].values.push_back(sample.seconds);
+        table.columns[1].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0));
+        table.columns[2].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0));
+        table.columns[3].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.power_mw; }, 1e-3));
+        table.columns[4].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.clocks_event_reasons; }, 1.0));
+    }
+    return table;
+}
+
+Series per_second_series(const StressOutcome& outcome) {
+    Series table{"per_second", {}, {{"second", "s", {}}, {"tflops", "TFLOP/s", {}}}};
+    const bool sampled = outcome.samples.has_value();
+    if (sampled)
+        for (const auto& [name, unit] : {std::pair{"sm_clock", "MHz"}, {"temperature", "C"}, {"power", "W"}, {"clocks_event_reasons", "bitmask"}})
+            table.columns.push_back(SeriesColumn{name, unit, {}});
+    for (std::size_t second = 0; second < outcome.tflops_per_second.size(); ++second) {
+        table.columns[0].values.push_back(static_cast<double>(second));
+        table.columns[1].values.push_back(outcome.tflops_per_second[second]);
+        if (!sampled) continue;
+        double clock_sum = 0, power_sum = 0;
+        std::size_t clocks = 0, powers = 0;
+        std::optional<double> temperature;
+        std::optional<std::uint64_t> reasons;
+        for (const NvmlClockSample& sample : *outcome.samples) {
+            if (sample.seconds < static_cast<double>(second) || sample.seconds >= static_cast<double>(second + 1)) continue;
+            if (sample.sm_clock_mhz) clock_sum += *sample.sm_clock_mhz, ++clocks;
+            if (sample.power_mw) power_sum += *sample.power_mw / 1000.0, ++powers;
+            if (sample.temperature_c && (!temperature || *sample.temperature_c > *temperature)) temperature = *sample.temperature_c;
+            if (sample.clocks_event_reasons) reasons = reasons.value_or(0) | *sample.clocks_event_reasons;
+        }
+        table.columns[2].values.push_back(clocks ? std::optional(clock_sum / static_cast<double>(clocks)) : std::nullopt);
+        table.columns[3].values.push_back(temperature);
+        table.columns[4].values.push_back(powers ? std::optional(power_sum / static_cast<double>(powers)) : std::nullopt);
+        table.columns[5].values.push_back(reasons ? std::optional(static_cast<double>(*reasons)) : std::nullopt);
+    }
+    return table;
+}
+
 }  // namespace
 
 std::vector<ReasonShare> slowdown_shares(const std::vector<NvmlClockSample>& samples) {
@@ -317,6 +367,8 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
     std::vector<std::string> buckets;
     for (std::size_t i = 0; i < outcome.tflops_per_second.size(); ++i) buckets.push_back(fmt::format("{:.0f}", outcome.tflops_per_second[i]));
     result.evidence("tflops_per_second", fmt::format("{}", fmt::join(buckets, " ")));
+    result.series(per_second_series(outcome));
+    if (outcome.samples) result.series(nvml_sample_series(*outcome.samples));
     const double median = median_of(outcome.tflops_per_second);
     double low = 0;
     double high = 0;

@@ -6,6 +6,7 @@
 #include "util/system.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -83,10 +84,22 @@ json to_json(const CheckResult& result) {
                                 {"device", optional_or_null(finding.device)},
                                 {"subject", optional_or_null(finding.subject)}});
     json evidence = json::array();
-    for (const Evidence& item : result.evidence) evidence.push_back(json{{"key", item.key}, {"value", item.value}});
+    for (const Evidence& item : result.evidence)
+        evidence.push_back(json{{"key", item.key}, {"value", item.value}, {"number", optional_or_null(item.number)},
+                                {"unit", item.number ? text_or_null(item.unit) : json(nullptr)}});
     json metrics = json::array();
     for (const Metric& metric : result.metrics)
         metrics.push_back(json{{"name", metric.name}, {"value", metric.value}, {"unit", metric.unit}});
+    json series = json::array();
+    for (const Series& table : result.series) {
+        json columns = json::array();
+        for (const SeriesColumn& column : table.columns) {
+            json values = json::array();
+            for (const std::optional<double>& value : column.values) values.push_back(value && std::isfinite(*value) ? json(*value) : json(nullptr));
+            columns.push_back(json{{"name", column.name}, {"unit", column.unit}, {"values", values}});
+        }
+        series.push_back(json{{"name", table.name}, {"labels", table.labels}, {"columns", columns}});
+    }
     return json{{"id", result.check_id},
                 {"device", optional_or_null(result.device)},
                 {"status", to_string(result.status)},
@@ -97,6 +110,7 @@ json to_json(const CheckResult& result) {
                 {"findings", findings},
                 {"evidence", evidence},
                 {"metrics", metrics},
+                {"series", series},
                 {"duration_ms", result.duration_ms},
                 {"skip_reason", text_or_null(result.skip_reason)}};
 }
@@ -379,11 +393,34 @@ CheckResult check_result_from_json(const json& document) {
                                           finding.contains("subject") ? read_optional<std::string>(finding, "subject") : std::nullopt});
     });
     for_each_element(document, "evidence", [&](const json& item) {
-        result.evidence.push_back(Evidence{read<std::string>(item, "key"), read<std::string>(item, "value")});
+        Evidence evidence{read<std::string>(item, "key"), read<std::string>(item, "value")};
+        // number and unit: added in schema 1.6.0.
+        if (item.contains("number")) evidence.number = read_optional<double>(item, "number");
+        if (evidence.number && item.contains("unit")) evidence.unit = read_text(item, "unit");
+        result.evidence.push_back(std::move(evidence));
     });
     for_each_element(document, "metrics", [&](const json& metric) {
         result.metrics.push_back(Metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")});
     });
+    // Added in schema 1.6.0.
+    if (document.contains("series"))
+        for_each_element(document, "series", [&](const json& item) {
+            Series table{read<std::string>(item, "name"), read_strings(item, "labels"), {}};
+            for_each_element(item, "columns", [&](const json& column) {
+                SeriesColumn read_column{read<std::string>(column, "name"), read<std::string>(column, "unit"), {}};
+                for_each_element(column, "values", [&](const json& value) {
+                    if (value.is_null()) read_column.values.push_back(std::nullopt);
+                    else if (value.is_number()) read_column.values.push_back(value.get<double>());
+                    else throw JsonShapeError("", fmt::format("expected a number or null, found {}", describe_value(value)));
+                });
+                table.columns.push_back(std::move(read_column));
+            });
+            for (const SeriesColumn& column : table.columns)
+                if (column.values.size() != table.rows() || (!table.labels.empty() && table.labels.size() != table.rows()))
+                    throw JsonShapeError("/columns", fmt::format("column '{}' has {} values where the series has {} rows", column.name,
+                                                                 column.values.size(), table.labels.empty() ? table.rows() : table.labels.size()));
+            result.series.push_back(std::move(table));
+        });
     result.duration_ms = read<double>(document, "duration_ms");
     result.skip_reason = read_text(document, "skip_reason");
     return result;

@@ -17,10 +17,11 @@
 namespace cudacheck {
 
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
-// minor for additions). docs/report.schema.json and tests/golden pin it. 1.4.0 added `frameworks`
+// minor for additions). docs/report.schema.json and tests/golden pin it. 1.6.0 added the `series`
+// of each check and the `number` and `unit` of each evidence; 1.5.0 `build`; 1.4.0 `frameworks`
 // and the `subject` of each finding; 1.3.0 added `redacted`
 // (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
-inline constexpr std::string_view json_schema_version = "1.5.0";
+inline constexpr std::string_view json_schema_version = "1.6.0";
 
 // The `cudacheck fleet` document has its own version, on the same rules (inspect's: inspect/inspection.hpp).
 inline constexpr std::string_view fleet_json_schema_version = "1.0.0";

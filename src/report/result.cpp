@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
 
 namespace cudacheck {
 
@@ -21,12 +23,41 @@ std::optional<Status> status_from_string(std::string_view text) {
 
 int severity_rank(Status status) { return static_cast<int>(status); }
 
+std::optional<EvidenceFigure> evidence_figure(std::string_view text) {
+    // The units cudacheck's checks write after a figure; anything else is not taken for one.
+    static constexpr std::array<std::string_view, 16> units{"C", "W", "MHz", "bytes", "KiB", "MiB", "GiB", "TiB",
+                                                            "GB/s", "TFLOP/s", "ms", "us", "s", "%", "GB", "Gbit/s"};
+    const std::size_t space = text.find(' ');
+    if (space == std::string_view::npos || space == 0) return std::nullopt;
+    const std::string_view unit = text.substr(space + 1);
+    if (std::find(units.begin(), units.end(), unit) == units.end()) return std::nullopt;
+    double number = 0;
+    const char* end = text.data() + space;
+    const auto [stop, error] = std::from_chars(text.data(), end, number, std::chars_format::fixed);
+    if (error != std::errc{} || stop != end || !std::isfinite(number)) return std::nullopt;
+    return EvidenceFigure{number, std::string(unit)};
+}
+
+void ResultBuilder::evidence(std::string key, std::string value, double number, std::string unit) {
+    // NaN and infinity are no figure (JSON has no number for them): the text alone then.
+    if (!std::isfinite(number)) evidence_.push_back({std::move(key), std::move(value)});
+    else evidence_.push_back({std::move(key), std::move(value), number, std::move(unit)});
+}
+
+void ResultBuilder::evidence(std::string key, std::string value) {
+    if (const std::optional<EvidenceFigure> figure = evidence_figure(value))
+        evidence_.push_back({std::move(key), std::move(value), figure->number, figure->unit});
+    else
+        evidence_.push_back({std::move(key), std::move(value)});
+}
+
 CheckResult ResultBuilder::finish(std::string check_id, std::optional<int> device) && {
     CheckResult result;
     result.check_id = std::move(check_id);
     result.device = device;
     result.evidence = std::move(evidence_);
     result.metrics = std::move(metrics_);
+    result.series = std::move(series_);
     if (skip_reason_ && findings_.empty()) {
         result.status = Status::skip;
         result.skip_reason = *skip_reason_;

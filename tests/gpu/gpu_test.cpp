@@ -404,6 +404,15 @@ std::string evidence_of(const nlohmann::json& check, std::string_view key) {
     return {};
 }
 
+// A column of one of the check's series (schema 1.6.0), or null JSON when it is missing.
+nlohmann::json series_column(const nlohmann::json& check, std::string_view series, std::string_view column) {
+    for (const auto& table : check["series"])
+        if (table["name"] == series)
+            for (const auto& entry : table["columns"])
+                if (entry["name"] == column) return entry["values"];
+    return nullptr;
+}
+
 // Runs one burn-in check at --level full on every GPU; returns each device's result.
 std::vector<nlohmann::json> burn_in_results(const char* id, const char* duration, test::BinaryRun& run) {
     test::TempDir dir;
@@ -438,6 +447,21 @@ TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device
         EXPECT_NE(evidence_of(check, "power").find(" W"), std::string::npos) << evidence_of(check, "power");
         EXPECT_GE(check["duration_ms"].get<double>(), 3000.0);
         EXPECT_LT(check["duration_ms"].get<double>(), 3000.0 + 30000.0);
+        // The same seconds as numbers: one row a second, NVML's clock, temperature and power beside
+        // the rate, and its raw samples every 500 ms (about 2 a second).
+        const nlohmann::json rates = series_column(check, "per_second", "tflops");
+        ASSERT_TRUE(rates.is_array()) << check["series"].dump();
+        EXPECT_EQ(rates.size(), sys::split(evidence_of(check, "tflops_per_second"), ' ').size());
+        for (const auto& rate : rates) EXPECT_TRUE(rate.is_number() && rate.get<double>() > 0) << rates.dump();
+        for (const char* column : {"sm_clock", "temperature", "power"}) {
+            const nlohmann::json values = series_column(check, "per_second", column);
+            ASSERT_TRUE(values.is_array() && values.size() == rates.size()) << column;
+            for (const auto& value : values) EXPECT_TRUE(value.is_number() && value.get<double>() > 0) << column << ": " << values.dump();
+        }
+        const nlohmann::json sample_times = series_column(check, "nvml_samples", "time");
+        ASSERT_TRUE(sample_times.is_array());
+        EXPECT_GE(sample_times.size(), 5u) << sample_times.dump();
+        EXPECT_EQ(series_column(check, "nvml_samples", "power").size(), sample_times.size());
     }
     EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
     EXPECT_EQ(run.exit_status, 0) << run.output;
@@ -456,6 +480,13 @@ TEST(GpuBurnIn, memtest_verifies_half_the_free_memory_on_every_device) {
         EXPECT_LE(metric_of(check, "memtest_bytes"), static_cast<double>(properties.totalGlobalMem) / 2);
         EXPECT_GT(metric_of(check, "memtest_bandwidth"), 0.0);
         EXPECT_GE(metric_of(check, "memtest_patterns"), 1.0);
+        // Per pattern as numbers (schema 1.6.0): one row each, bytes moved, a positive rate, no mismatch.
+        const nlohmann::json rates = series_column(check, "per_pattern", "bandwidth");
+        ASSERT_TRUE(rates.is_array()) << check["series"].dump();
+        EXPECT_EQ(static_cast<double>(rates.size()), metric_of(check, "memtest_patterns"));
+        for (const auto& rate : rates) EXPECT_TRUE(rate.is_number() && rate.get<double>() > 0) << rates.dump();
+        for (const auto& words : series_column(check, "per_pattern", "mismatched_words")) EXPECT_EQ(words, 0);
+        for (const auto& bytes : series_column(check, "per_pattern", "bytes")) EXPECT_EQ(bytes.get<double>(), 2 * metric_of(check, "memtest_bytes"));
     }
     EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
     EXPECT_EQ(run.exit_status, 0) << run.output;

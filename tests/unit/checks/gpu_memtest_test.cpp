@@ -41,7 +41,7 @@ MemtestOutcome clean_memtest() {
     outcome.free_bytes = 139ull << 30;
     outcome.device_address = 0x7f0000000000ULL;
     outcome.patterns_planned = 67;
-    for (int i = 0; i < 67; ++i) outcome.patterns_run.push_back(i < 3 ? "address" : "walking ones 1");
+    for (int i = 0; i < 67; ++i) outcome.patterns_run.push_back({i < 3 ? "address" : "walking ones 1", 2.5 / 67, 0});
     outcome.gpu_seconds = 2.5;
     return outcome;
 }

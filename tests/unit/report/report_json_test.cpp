@@ -40,6 +40,36 @@ TEST(ReportJson, reads_back_a_whole_report) {
     EXPECT_EQ(read.redaction, report.redaction);
 }
 
+// Series (schema 1.6.0) read back as written, a gap (null) included; a column of another length
+// than the rows, or a value that is no number, is refused with its place.
+TEST(ReportJson, reads_back_series_and_refuses_ragged_ones) {
+    CheckResult result = golden_report().checks.front();
+    result.evidence.push_back({"temperature", "61 C", 61.0, "C"});
+    result.series.push_back(Series{"per_pattern", {"address", "random"}, {{"bandwidth", "GB/s", {2734.2, std::nullopt}}, {"mismatched_words", "count", {0.0, 3.0}}}});
+    result.series.push_back(Series{"per_second", {}, {{"second", "s", {0.0, 1.0, 2.0}}, {"tflops", "TFLOP/s", {660.5, 671.0, 669.9}}}});
+    const ordered_json written = to_json(result);
+    EXPECT_EQ(written["series"][0]["columns"][0]["values"].dump(), "[2734.2,null]");
+    EXPECT_EQ(written["evidence"].back().dump(), R"({"key":"temperature","value":"61 C","number":61.0,"unit":"C"})");
+    EXPECT_EQ(check_result_from_json(written), result);
+
+    ordered_json ragged = written;
+    ragged["series"][1]["columns"][1]["values"].push_back(1.0);
+    EXPECT_THROW((void)check_result_from_json(ragged), JsonShapeError);
+    ordered_json unlabelled = written;
+    unlabelled["series"][0]["labels"].push_back("walking ones 0");
+    EXPECT_THROW((void)check_result_from_json(unlabelled), JsonShapeError);
+    ordered_json text = written;
+    text["series"][1]["columns"][0]["values"][0] = "0";
+    EXPECT_THROW((void)check_result_from_json(text), JsonShapeError);
+    // A 1.5.0 result has neither: it reads with no series and evidence without numbers.
+    ordered_json old = written;
+    old.erase("series");
+    for (auto& evidence : old["evidence"]) evidence.erase("number"), evidence.erase("unit");
+    const CheckResult read = check_result_from_json(old);
+    EXPECT_TRUE(read.series.empty());
+    EXPECT_FALSE(read.evidence.back().number);
+}
+
 TEST(ReportJson, names_the_place_of_a_wrong_field) {
     ordered_json document = to_json(golden_report());
     document["checks"][3]["status"] = "broken";
