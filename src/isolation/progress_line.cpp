@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cmath>
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -56,12 +57,14 @@ std::string detail_of(const RunningCheck& check) {
     if (check.waiting) return "(waiting for the GPU)";
     if (check.figure) {
         const ProgressFigure& figure = *check.figure;
-        std::string text = figure.planned_s > 0 ? fmt::format("({:.0f}/{:g} s", figure.elapsed_s, figure.planned_s) : fmt::format("({:.0f} s", figure.elapsed_s);
+        // Whole seconds gone (floor, as a clock counts), never ahead of the run's own time at the end.
+        const double elapsed = std::floor(figure.elapsed_s);
+        std::string text = figure.planned_s > 0 ? fmt::format("({:.0f}/{:g} s", elapsed, figure.planned_s) : fmt::format("({:.0f} s", elapsed);
         if (!figure.unit.empty()) text += fmt::format(", {} {}", figure_value(figure.value), figure.unit);
         if (!figure.note.empty()) text += ", " + figure.note;
         return text + ")";
     }
-    if (check.running_s >= 2) return fmt::format("({:.0f} s)", check.running_s);
+    if (check.running_s >= 2) return fmt::format("({:.0f} s)", std::floor(check.running_s));
     return {};
 }
 

@@ -58,6 +58,16 @@ TEST(ProgressLine, a_check_running_long_shows_its_own_time_and_a_waiting_one_say
     EXPECT_EQ(progress_text(snapshot, 120, false), "[0/2] running fault.hang (3 s), gpu.memtest@0 (waiting for the GPU) — 3.5 s");
 }
 
+// Whole seconds gone, as a clock counts them: a check 2.6 s into a run of 2.6 s is not at "3 s"
+// (seen under tmux with fault.hang before this rounded down).
+TEST(ProgressLine, a_check_never_shows_more_seconds_than_the_run) {
+    ProgressSnapshot snapshot;
+    snapshot.total = 2;
+    snapshot.elapsed_s = 2.6;
+    snapshot.running = {{"fault.hang", 2.55, false, std::nullopt}, {"gpu.stress@0", 2.55, false, ProgressFigure{2.55, 20, 800, "TFLOP/s", {}}}};
+    EXPECT_EQ(progress_text(snapshot, 200, false), "[0/2] running fault.hang (2 s), gpu.stress@0 (2/20 s, 800 TFLOP/s) — 2.6 s");
+}
+
 TEST(ProgressLine, says_what_happens_when_nothing_runs) {
     ProgressSnapshot snapshot;
     snapshot.total = 5;
