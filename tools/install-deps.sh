@@ -4,7 +4,8 @@
 # the schema and JUnit tests), cuobjdump (the reference the `cudacheck inspect` tests compare
 # with) and clang with its libFuzzer (for tools/fuzz.sh, which CI runs briefly). The CUDA toolkit
 # itself must already be installed (nvcc on PATH or in /usr/local/cuda). promtool, for the
-# Prometheus output's lint, is unpacked from Debian's prometheus package without installing it.
+# Prometheus output's lint, is unpacked from Debian's prometheus package without installing it;
+# headless Chromium, for the HTML report's browser test, is Debian's chromium-headless-shell.
 set -euo pipefail
 
 missing=()
@@ -78,6 +79,28 @@ if ! command -v promtool >/dev/null && [ ! -x "$promtool_dir/usr/bin/promtool" ]
     fetch_promtool || echo "warning: could not fetch promtool; the Prometheus tests will not lint with it" >&2
   fi
   rm -rf "$scratch"
+fi
+
+# A headless browser, for the HTML report's test in a real browser
+# (tests/support/check_html_in_browser.py): Debian's chromium-headless-shell, else its chromium.
+# Ubuntu ships Chromium only as a snap, which a container cannot run: there the test is skipped and
+# says so, so a failure here warns.
+if ! command -v chromium-headless-shell >/dev/null && ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  browser=""
+  for candidate in chromium-headless-shell chromium; do
+    # apt-cache knows nothing before a first update in a fresh container.
+    apt-cache show "$candidate" >/dev/null 2>&1 || $sudo apt-get update -qq >/dev/null 2>&1 || true
+    if apt-cache show "$candidate" 2>/dev/null | grep -q '^Filename:.*\.deb'; then browser=$candidate; break; fi
+  done
+  if [ -n "$browser" ]; then
+    echo "installing: $browser (for the HTML report's browser test)"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$browser" >/dev/null ||
+      echo "warning: could not install $browser; the HTML browser test will be skipped" >&2
+  else
+    echo "warning: no Debian package of Chromium found; the HTML browser test will be skipped" >&2
+  fi
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ] && [ -z "${CUDACXX:-}" ]; then

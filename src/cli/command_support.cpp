@@ -27,6 +27,7 @@ std::optional<Format> format_for_output(const std::string& output) {
     if (output.ends_with(".md") || output.ends_with(".markdown")) return Format::markdown;
     if (output.ends_with(".xml")) return Format::junit;
     if (output.ends_with(".prom")) return Format::prometheus;
+    if (output.ends_with(".html") || output.ends_with(".htm")) return Format::html;
     if (output.ends_with(".txt")) return Format::table;
     return std::nullopt;
 }

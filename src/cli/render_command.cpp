@@ -22,10 +22,10 @@
 namespace cudacheck {
 
 CLI::App* setup_render(CLI::App& app, RenderCommandOptions& options) {
-    CLI::App* render = app.add_subcommand("render", "Write a saved JSON report in another format (table, json, markdown, junit, prometheus)");
+    CLI::App* render = app.add_subcommand("render", "Write a saved JSON report in another format (table, json, markdown, junit, prometheus, html)");
     render->add_option("report", options.report, "The report (JSON, as `cudacheck -o report.json` wrote it)")->required();
-    render->add_option("--format", options.format, "table, json, markdown, junit or prometheus (default: from -o's extension, else table)")
-        ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus"}));
+    render->add_option("--format", options.format, "table, json, markdown, junit, prometheus or html (default: from -o's extension, else table)")
+        ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus", "html"}));
     render->add_option("-o,--output", options.output, "Write it to FILE atomically instead of stdout (`-` is stdout)");
     render->add_flag("-v,--verbose", options.verbose, "The table and Markdown show the evidence behind every verdict");
     add_colour_options(*render, options.color);
@@ -39,7 +39,7 @@ int run_render(const RenderCommandOptions& options) {
     if (options.format.empty() && to_file) {
         format = format_for_output(options.output);
         if (!format) {
-            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom; .txt or none for the table; or give "
+            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; or give "
                                     "--format)",
                                     options.output, options.output.substr(options.output.rfind('.'))));
             return exit_usage;

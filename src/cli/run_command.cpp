@@ -78,9 +78,9 @@ std::string render_text(const Report& report, Format format, RenderOptions optio
 
 CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--format", options.format,
-                   "Output format: table, json, markdown (for an issue or ticket), junit (XML for CI) or prometheus (node_exporter "
-                   "textfile); default: from -o's extension (.json, .md, .xml, .prom), else table")
-        ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus"}));
+                   "Output format: table, json, markdown (for an issue or ticket), junit (XML for CI), prometheus (node_exporter "
+                   "textfile) or html (one self-contained page with charts); default: from -o's extension (.json, .md, .xml, .prom, .html), else table")
+        ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus", "html"}));
     app.add_option("-o,--output", options.outputs,
                    "Write the report to FILE atomically (the table still goes to stdout); repeat for several formats, each from its "
                    "extension (e.g. -o node.json -o node.prom; .txt or none: the table; an unknown one is an error); `-o -` writes it to stdout")
@@ -195,7 +195,7 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
             }
             to_standard_output = true;
         } else if (options.format.empty() && !format_for_output(output)) {
-            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom; .txt or none for the table; "
+            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; "
                                     "or give --format)",
                                     output, output.substr(output.rfind('.'))));
             return exit_usage;

@@ -15,6 +15,7 @@ void render_inspect_json(const InspectReport& report, std::ostream& out);
 std::unique_ptr<Renderer> make_markdown_renderer();
 std::unique_ptr<Renderer> make_junit_renderer();
 std::unique_ptr<Renderer> make_prometheus_renderer();
+std::unique_ptr<Renderer> make_html_renderer();
 
 std::optional<Format> format_from_string(std::string_view text) {
     if (text == "table") return Format::table;
@@ -22,6 +23,7 @@ std::optional<Format> format_from_string(std::string_view text) {
     if (text == "markdown") return Format::markdown;
     if (text == "junit") return Format::junit;
     if (text == "prometheus") return Format::prometheus;
+    if (text == "html") return Format::html;
     return std::nullopt;
 }
 
@@ -31,6 +33,7 @@ std::unique_ptr<Renderer> make_renderer(Format format, RenderOptions options) {
         case Format::markdown: return make_markdown_renderer();
         case Format::junit: return make_junit_renderer();
         case Format::prometheus: return make_prometheus_renderer();
+        case Format::html: return make_html_renderer();
         case Format::table: break;
     }
     return make_table_renderer(options);

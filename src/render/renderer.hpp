@@ -17,7 +17,7 @@
 
 namespace cudacheck {
 
-enum class Format { table, json, markdown, junit, prometheus };
+enum class Format { table, json, markdown, junit, prometheus, html };
 [[nodiscard]] std::optional<Format> format_from_string(std::string_view text);
 
 struct RenderOptions {

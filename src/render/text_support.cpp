@@ -21,7 +21,58 @@ std::string_view count_label(Status status) {
     return "";
 }
 
+// Length of the UTF-8 sequence starting at text[at], or 0 when it is not a valid one.
+std::size_t utf8_length(std::string_view text, std::size_t at) {
+    const auto byte = [&](std::size_t index) { return static_cast<unsigned char>(text[index]); };
+    const unsigned char lead = byte(at);
+    std::size_t length = 0;
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+    else if (lead >= 0xe0 && lead <= 0xef) length = 3;
+    else if (lead >= 0xf0 && lead <= 0xf4) length = 4;
+    else return 0;
+    if (at + length > text.size()) return 0;
+    for (std::size_t i = 1; i < length; ++i)
+        if ((byte(at + i) & 0xc0) != 0x80) return 0;
+    // Overlong forms, surrogates and code points past U+10FFFF.
+    if ((lead == 0xe0 && byte(at + 1) < 0xa0) || (lead == 0xed && byte(at + 1) >= 0xa0) || (lead == 0xf0 && byte(at + 1) < 0x90) ||
+        (lead == 0xf4 && byte(at + 1) >= 0x90))
+        return 0;
+    return length;
+}
+
 }  // namespace
+
+std::string xml_escape(std::string_view text) {
+    std::string escaped;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t length = utf8_length(text, at);
+        if (length == 0) {
+            escaped += "\xef\xbf\xbd";
+            ++at;
+            continue;
+        }
+        if (length > 1) {
+            escaped.append(text, at, length);
+            at += length;
+            continue;
+        }
+        const char c = text[at++];
+        switch (c) {
+            case '&': escaped += "&amp;"; break;
+            case '<': escaped += "&lt;"; break;
+            case '>': escaped += "&gt;"; break;
+            case '"': escaped += "&quot;"; break;
+            case '\'': escaped += "&apos;"; break;
+            case '\n': escaped += "&#10;"; break;
+            case '\t': escaped += "&#9;"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) escaped += "\xef\xbf\xbd";
+                else escaped += c;
+        }
+    }
+    return escaped;
+}
 
 std::string status_word(Status status) {
     std::string result(to_string(status));

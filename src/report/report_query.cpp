@@ -24,7 +24,7 @@ bool has_check(const Report& report, std::string_view check_id) {
     return std::any_of(report.checks.begin(), report.checks.end(), [&](const CheckResult& result) { return result.check_id == check_id; });
 }
 
-std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
+std::vector<ResolvedLibrary> library_copies(const Report& report) {
     std::vector<ResolvedLibrary> libraries;
     for (const CheckResult& result : report.checks) {
         if (result.check_id != resolution_check) continue;
@@ -32,10 +32,15 @@ std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
             // Library evidence is keyed by soname; the check's other evidence is not.
             if (evidence.key.find(".so") == std::string::npos) continue;
             const std::string& value = evidence.value;
-            if (sys::starts_with(value, "also ") || sys::starts_with(value, "not on the loader's path")) continue;
-            ResolvedLibrary library{evidence.key, {}, {}, {}, value};
-            // "<version> <origin> <path>[ -> <real path>] (<rule>)", the version maybe "version unknown".
+            ResolvedLibrary library{evidence.key, {}, {}, {}, {}, value, true};
+            // "<version> <origin> <path>[ -> <real path>] (<rule>)", the version maybe "version unknown";
+            // copies the loader does not pick start "also " or "not on the loader's path: ".
             std::string_view rest = value;
+            for (const std::string_view other : {std::string_view("also "), std::string_view("not on the loader's path: ")})
+                if (sys::starts_with(rest, other)) {
+                    rest.remove_prefix(other.size());
+                    library.loaded_by_loader = false;
+                }
             if (sys::starts_with(rest, "version unknown ")) rest.remove_prefix(16);
             else {
                 library.version = std::string(rest.substr(0, rest.find(' ')));
@@ -43,12 +48,21 @@ std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
             }
             library.origin = std::string(rest.substr(0, rest.find(' ')));
             rest.remove_prefix(std::min(rest.size(), library.origin.size() + 1));
+            // "(nvidia-cudnn-cu13) /path": the wheel's package before the path.
+            if (sys::starts_with(rest, "(") && rest.find(") ") != std::string_view::npos) rest.remove_prefix(rest.find(") ") + 2);
             if (const std::size_t rule = rest.rfind(" ("); rule != std::string_view::npos) rest = rest.substr(0, rule);
+            library.listed_path = std::string(rest.substr(0, rest.find(" -> ")));
             if (const std::size_t arrow = rest.find(" -> "); arrow != std::string_view::npos) rest = rest.substr(arrow + 4);
             library.path = std::string(rest);
             libraries.push_back(std::move(library));
         }
     }
+    return libraries;
+}
+
+std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
+    std::vector<ResolvedLibrary> libraries = library_copies(report);
+    std::erase_if(libraries, [](const ResolvedLibrary& library) { return !library.loaded_by_loader; });
     return libraries;
 }
 

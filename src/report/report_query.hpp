@@ -18,12 +18,16 @@ struct ResolvedLibrary {
     std::string version;  // "9.19.0.56"; empty when unknown
     std::string origin;   // "system_package", "toolkit", "pip_wheel", ...
     std::string path;     // where the loader finds it (after "->": the file it resolves to)
+    std::string listed_path;  // as listed, before any "->"
     std::string text;     // the whole evidence value
+    bool loaded_by_loader = true;  // false for the copies ld.so does not pick ("also ...")
 };
 
 // The libraries the loader resolves, in the check's order; empty when libraries.resolution did
 // not run. Copies off the loader's path ("also ...", "not on the loader's path: ...") are left out.
 [[nodiscard]] std::vector<ResolvedLibrary> resolved_libraries(const Report& report);
+// Every copy libraries.resolution found, the loader's pick of each soname first.
+[[nodiscard]] std::vector<ResolvedLibrary> library_copies(const Report& report);
 // "driver.libcuda", or "cuda.kernel[0]" for a per-device result.
 [[nodiscard]] std::string check_label(const CheckResult& result);
 // Whether a metric measures performance (a rate, bandwidth, time or share of a peak) rather than

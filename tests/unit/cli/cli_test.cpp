@@ -56,7 +56,7 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
         {{"--onl", "host.os"}, "unknown option --onl; did you mean --only?"},
         {{"lst"}, "unknown subcommand lst; did you mean list?"},
         {{"--zzzzzz"}, "unknown option --zzzzzz (see"},
-        {{"-o", dir.path() + "/report.html"}, "the extension .html names no report format"},
+        {{"-o", dir.path() + "/report.pdf"}, "the extension .pdf names no report format"},
         {{"-o", "-", "-o", "-"}, "-o - is given twice"},
     };
     for (const BadInput& bad : cases) {
