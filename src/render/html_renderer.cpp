@@ -23,20 +23,10 @@ namespace {
 
 std::string esc(std::string_view text) { return xml_escape(text); }
 
-// A message or fix with `backtick spans` as <code>; an unpaired backtick stays as it is.
+// A message or fix with its `backtick spans` as <code>.
 std::string inline_html(std::string_view text) {
     std::string html;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t open = text.find('`', at);
-        const std::size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
-        if (close == std::string_view::npos) {
-            html += esc(text.substr(at));
-            break;
-        }
-        html += esc(text.substr(at, open - at)) + "<code>" + esc(text.substr(open + 1, close - open - 1)) + "</code>";
-        at = close + 1;
-    }
+    for (const TextSpan& span : code_spans(text)) html += span.code ? "<code>" + esc(span.text) + "</code>" : esc(span.text);
     return html;
 }
 

@@ -80,18 +80,9 @@ std::string or_unknown(const std::string& text) { return text.empty() ? "unknown
 // fixes read "\`export ...\`" before).
 std::string inline_markdown(std::string_view text, bool in_cell) {
     std::string out;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t open = text.find('`', at);
-        const std::size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
-        if (close == std::string_view::npos) {
-            out += escape(text.substr(at));
-            break;
-        }
-        out += escape(text.substr(at, open - at));
-        const std::string_view inner = text.substr(open + 1, close - open - 1);
-        out += inner.empty() ? escape("``") : in_cell ? cell_code(inner) : code(inner);
-        at = close + 1;
+    for (const TextSpan& span : code_spans(text)) {
+        if (!span.code) out += escape(span.text);
+        else out += span.text.empty() ? escape("``") : in_cell ? cell_code(span.text) : code(span.text);
     }
     return out;
 }

@@ -74,6 +74,23 @@ std::string xml_escape(std::string_view text) {
     return escaped;
 }
 
+std::vector<TextSpan> code_spans(std::string_view text) {
+    std::vector<TextSpan> spans;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t open = text.find('`', at);
+        const std::size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
+        if (close == std::string_view::npos) {
+            spans.push_back({text.substr(at), false});
+            break;
+        }
+        if (open > at) spans.push_back({text.substr(at, open - at), false});
+        spans.push_back({text.substr(open + 1, close - open - 1), true});
+        at = close + 1;
+    }
+    return spans;
+}
+
 std::string status_word(Status status) {
     std::string result(to_string(status));
     std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });

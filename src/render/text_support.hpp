@@ -14,6 +14,13 @@ namespace cudacheck {
 // Text for an XML or HTML attribute or element: escaped, with what XML 1.0 cannot carry at all
 // (control characters, invalid UTF-8 from a path or a loader message) replaced by U+FFFD.
 [[nodiscard]] std::string xml_escape(std::string_view text);
+// A check's message or fix in pieces: what it puts between backticks (a command, a variable, a
+// path) is code, to copy as it is; the rest, an unpaired backtick included, is text.
+struct TextSpan {
+    std::string_view text;
+    bool code = false;
+};
+[[nodiscard]] std::vector<TextSpan> code_spans(std::string_view text);
 // "PASS", "TIMEOUT"
 [[nodiscard]] std::string status_word(Status status);
 // The figure worth a glance: the first rate, bandwidth or time, not a count or an error ratio.
