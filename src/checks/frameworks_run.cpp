@@ -9,16 +9,19 @@
 
 #include "engine/check.hpp"
 #include "engine/registry.hpp"
+#include "gpu/cuda_runtime.hpp"
 #include "probes/probes.hpp"
 #include "util/json_read.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
+#include "util/trace.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <future>
+#include <numeric>
 
 namespace cudacheck {
 
@@ -304,12 +307,28 @@ std::unique_ptr<Check> make_frameworks_run_check() {
                 result.skip("no PyTorch, JAX or CuPy with a CUDA build in an environment with an interpreter");
                 return;
             }
+            // The frameworks' GPU work runs in their own processes, which the device locks of
+            // cudacheck's checks do not reach: this check holds every GPU's shared lock while they
+            // run, so that no timed section (a burn-in, a GEMM rate) runs beside them. Seen on the
+            // H200 before: a gpu.memtest pattern at 86 GB/s (others 2800) while PyTorch's matmul ran.
+            std::optional<gpu::DevicesWork> beside_timed_work;
+            if (const std::optional<int> count = context.probes.initialised_driver().device_count; count && *count > 0) {
+                std::vector<int> every_gpu(static_cast<std::size_t>(*count));
+                std::iota(every_gpu.begin(), every_gpu.end(), 0);
+                beside_timed_work.emplace(std::move(every_gpu));
+            }
             // Side by side: `import torch` alone takes ~4 s; all together stay within the check's limit.
-            std::vector<std::future<FrameworkRunOutcome>> runs;
-            for (const Planned& one : planned) runs.push_back(std::async(std::launch::async, run_one, std::cref(one), std::chrono::seconds(90)));
+            std::vector<FrameworkRunOutcome> outcomes;
+            {
+                const trace::Span span("framework processes on the GPU");
+                std::vector<std::future<FrameworkRunOutcome>> runs;
+                for (const Planned& one : planned) runs.push_back(std::async(std::launch::async, run_one, std::cref(one), std::chrono::seconds(90)));
+                for (std::future<FrameworkRunOutcome>& run : runs) outcomes.push_back(run.get());
+            }
+            beside_timed_work.reset();
             std::vector<std::string> proven;
             for (std::size_t i = 0; i < planned.size(); ++i) {
-                const FrameworkRunOutcome outcome = runs[i].get();
+                const FrameworkRunOutcome& outcome = outcomes[i];
                 judge_framework_run(planned[i].subject, *planned[i].framework, outcome, result);
                 if (outcome.report && outcome.report->ok)
                     proven.push_back(fmt::format("{} ({}, {:.1f} s)", planned[i].framework->build.framework, fmt::join(outcome.report->checks, ", "),

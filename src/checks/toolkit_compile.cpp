@@ -6,6 +6,7 @@
 #include "checks/frameworks_run.hpp"
 #include "cuda/gpu_code.hpp"
 #include "engine/report_builder.hpp"
+#include "gpu/cuda_runtime.hpp"
 #include "probes/probes.hpp"
 #include "util/json_read.hpp"
 #include "util/path.hpp"
@@ -473,7 +474,14 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
             } else {
                 outcome.run.attempted = true;
                 std::vector<std::string> argv = {executable};
-                for (const DeviceInfo& device : outcome.devices) argv.push_back(std::to_string(device.ordinal));
+                std::vector<int> ordinals;
+                for (const DeviceInfo& device : outcome.devices) {
+                    argv.push_back(std::to_string(device.ordinal));
+                    ordinals.push_back(device.ordinal);
+                }
+                // Its kernels run in its own process: the GPUs' shared locks keep timed sections of
+                // other checks from running beside them (as frameworks.run does).
+                const gpu::DevicesWork beside_timed_work(ordinals);
                 const sys::CommandResult ran = sys::run_command(argv, 30s);
                 outcome.run.started = ran.started;
                 outcome.run.timed_out = ran.timed_out;

@@ -492,6 +492,36 @@ TEST(GpuBurnIn, memtest_verifies_half_the_free_memory_on_every_device) {
     EXPECT_EQ(run.exit_status, 0) << run.output;
 }
 
+// frameworks.run's GPU work runs in the frameworks' own processes; it holds the GPUs' shared locks
+// meanwhile, so that gpu.memtest's timed patterns never run beside it (before, on the H200, one
+// pattern ran at 86 GB/s while PyTorch's matmul did, the others at 2800). The run's trace shows
+// the two spans apart. Skipped where no CUDA framework is installed.
+TEST(GpuBurnIn, memtest_never_runs_beside_the_framework_processes) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const std::string trace_path = dir.path() + "/trace.json";
+    const test::BinaryRun run = test::run_cudacheck({"--only", "frameworks.run,gpu.memtest", "--level", "full", "--duration", "5", "--devices", "0",
+                                                     "-o", dir.path() + "/report.json", "-q"},
+                                                    {{"CUDACHECK_TRACE", trace_path}});
+    const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    const auto* frameworks = test::find_check(report, "frameworks.run");
+    ASSERT_NE(frameworks, nullptr);
+    if ((*frameworks)["status"] == "skip") GTEST_SKIP() << (*frameworks)["skip_reason"];
+    EXPECT_EQ(run.exit_status, 0) << run.output;
+    std::vector<std::pair<double, double>> framework_spans, timed_spans;
+    for (const auto& event : nlohmann::json::parse(test::read_text(trace_path))) {
+        if (event.at("ph") != "X") continue;
+        const double start = event.at("ts").get<double>(), end = start + event.at("dur").get<double>();
+        if (event.at("name") == "framework processes on the GPU") framework_spans.emplace_back(start, end);
+        if (event.at("name") == "timed alone on the GPU") timed_spans.emplace_back(start, end);
+    }
+    ASSERT_EQ(framework_spans.size(), 1u);
+    ASSERT_FALSE(timed_spans.empty());
+    for (const auto& [start, end] : timed_spans)
+        EXPECT_TRUE(end <= framework_spans[0].first || start >= framework_spans[0].second)
+            << "timed " << start << "-" << end << " us, frameworks " << framework_spans[0].first << "-" << framework_spans[0].second;
+}
+
 // The kernels themselves: every word as the host computes it, and a planted fault found where it is.
 TEST(GpuBurnIn, memtest_kernels_write_the_host_pattern_and_find_planted_faults) {
     REQUIRE_GPU();
