@@ -123,12 +123,17 @@ std::string render(const LineChart& chart) {
     }
     // Rates and clocks read against zero unless they sit far above it (temperature, clock).
     const bool from_zero = y_low >= 0 && y_low < 0.5 * y_high;
-    const Frame frame{left, top, plot_width, plot_height, padded(x_low, x_high, true), padded(y_low, y_high, from_zero)};
+    // Time runs from its first to its last sample: the x axis is not padded to a round tick (a
+    // last sample at 20.006 s would stretch it to 25 s).
+    const Range xs = x_high > x_low ? Range{x_low, x_high} : Range{x_low - 1, x_low + 1};
+    const Frame frame{left, top, plot_width, plot_height, xs, padded(y_low, y_high, from_zero)};
     const auto px = [&](double x) { return frame.x(x); };
     const auto py = [&](double y) { return frame.y(y); };
     svg += y_grid(frame);
-    for (const double mark : ticks(frame.xs.low, frame.xs.high))
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", px(mark), top + plot_height + 14, tick_text(mark));
+    const double slack = (xs.high - xs.low) * 0.01;
+    for (const double mark : ticks(xs.low, xs.high))
+        if (mark >= xs.low - slack && mark <= xs.high + slack)
+            svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", px(mark), top + plot_height + 14, tick_text(mark));
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555\">{}</text>", left + plot_width / 2, height - 4,
                        xml_escape(chart.x_unit));
     if (chart.reference)

@@ -247,6 +247,10 @@ TEST(SvgChart, a_gap_in_a_line_lifts_the_pen_and_an_empty_chart_says_so) {
     EXPECT_EQ(occurrences(path, "L"), 1u) << path;
     const std::string empty = svg::render(svg::LineChart{"Power", "s", "W", {{"GPU 0", {0, 1}, {std::nullopt, std::nullopt}}}, {}, {}});
     EXPECT_TRUE(contains(empty, "not measured")) << empty;
+    // Time ends at its last sample: 20.006 s is not stretched to a tick at 25.
+    const std::string timed = svg::render(svg::LineChart{"Power", "s", "W", {{"GPU 0", {0, 10, 20.006}, {600.0, 690.0, 695.0}}}, {}, {}});
+    EXPECT_TRUE(contains(timed, ">20</text>"));
+    EXPECT_FALSE(contains(timed, ">25</text>")) << timed;
     const std::string nan_bar = svg::render(svg::BarChart{"Rate", "GB/s", {{"GPU 0", std::nullopt, 4814.0, false, ""}}, "peak"});
     EXPECT_TRUE(contains(nan_bar, "not measured"));
     EXPECT_FALSE(contains(nan_bar, "class=\"bar\""));
