@@ -50,7 +50,8 @@ void add_for(ResultBuilder& result, std::optional<int> cuda_ordinal, Code code, 
 void judge_usage(const DeviceInfo& device, std::optional<int> cuda_ordinal, const NvmlDeviceUsage& usage, ResultBuilder& result) {
     if (usage.free_bytes && usage.total_bytes)
         result.evidence(fmt::format("device{}_memory", device.ordinal),
-                        fmt::format("{} free of {}", format_bytes(*usage.free_bytes), format_bytes(*usage.total_bytes)));
+                        fmt::format("{} free of {}", format_bytes(*usage.free_bytes), format_bytes(*usage.total_bytes)),
+                        static_cast<double>(*usage.free_bytes), "bytes");
     if (!usage.processes) {
         result.evidence(fmt::format("device{}_processes", device.ordinal), "unknown (NVML cannot list them here)");
         return;

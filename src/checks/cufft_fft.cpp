@@ -243,7 +243,7 @@ void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
     for (const FftLengthOutcome& length : outcome.lengths)
         for (const FftVerdict& verdict : length.verdicts) {
             const gpu::Accuracy& accuracy = verdict.accuracy;
-            result.evidence(verdict.key, gpu::describe(accuracy, tolerance));
+            result.evidence(verdict.key, gpu::describe(accuracy, tolerance), accuracy.relative_error, "ratio");
             worst = std::max(worst, accuracy.relative_error);
             all_finite = all_finite && accuracy.non_finite == 0;
             if (accuracy.within(tolerance)) continue;

@@ -172,7 +172,8 @@ void judge_memtest(const MemtestOutcome& outcome, ResultBuilder& result) {
     result.metric("memtest_bytes", static_cast<double>(outcome.bytes), "bytes");
     result.metric("memtest_patterns", static_cast<double>(outcome.patterns_run.size()), "count");
     result.evidence("tested", fmt::format("{} at device address 0x{:x} ({} free when the test began; it takes half, at most {})",
-                                          format_bytes(outcome.bytes), outcome.device_address, format_bytes(outcome.free_bytes), format_bytes(memtest_max_bytes)));
+                                          format_bytes(outcome.bytes), outcome.device_address, format_bytes(outcome.free_bytes), format_bytes(memtest_max_bytes)),
+                    static_cast<double>(outcome.bytes), "bytes");
     result.evidence("patterns", fmt::format("{} of {}: {}", outcome.patterns_run.size(), outcome.patterns_planned, patterns_text(outcome.patterns_run)));
     result.evidence("method", "held the GPU alone; each pattern written then read back by kernels that regenerate every word; bandwidth counts "
                               "the bytes written and read over the kernels' GPU time (CUDA events)");

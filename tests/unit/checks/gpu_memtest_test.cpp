@@ -57,6 +57,15 @@ TEST(MemtestJudging, passes_clean_memory_with_bytes_and_bandwidth) {
     EXPECT_DOUBLE_EQ(metric(result, "memtest_bandwidth")->value, 2.0 * static_cast<double>(outcome.bytes) * 67 / 2.5 / 1e9);
     EXPECT_DOUBLE_EQ(metric(result, "memtest_bytes")->value, static_cast<double>(64ull << 30));
     EXPECT_NE(result.message.find("64.0 GiB"), std::string::npos) << result.message;
+    // Per pattern as numbers (schema 1.6.0): named rows, bytes written and read, GB/s, mismatches.
+    ASSERT_EQ(result.series.size(), 1u);
+    const Series& patterns = result.series[0];
+    EXPECT_EQ(patterns.name, "per_pattern");
+    EXPECT_EQ(patterns.rows(), 67u);
+    EXPECT_EQ(patterns.labels.front(), "address");
+    EXPECT_EQ(patterns.column("bytes")->values[0], 2.0 * static_cast<double>(outcome.bytes));
+    EXPECT_DOUBLE_EQ(*patterns.column("bandwidth")->values[0], 2.0 * static_cast<double>(outcome.bytes) / (2.5 / 67) / 1e9);
+    EXPECT_EQ(patterns.column("mismatched_words")->values[5], 0.0);
 }
 
 TEST(MemtestJudging, fails_with_the_mismatched_ranges_and_says_when_time_ran_out) {

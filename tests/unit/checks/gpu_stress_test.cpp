@@ -72,6 +72,41 @@ TEST(StressJudging, passes_a_steady_gpu_at_its_power_cap_with_rates_and_conditio
     EXPECT_TRUE(reasons) << "normal reasons are shown, not judged";
 }
 
+// The seconds as numbers (schema 1.6.0): a row a second with the rate and NVML's readings of that
+// second (mean clock and power, hottest temperature, the reasons seen), and every raw sample; a
+// second without a reading is a gap, not a zero.
+TEST(StressJudging, series_hold_each_second_and_each_nvml_sample) {
+    StressOutcome outcome = healthy_stress();
+    (*outcome.samples)[2] = sample(1.0, clocks_event::sw_thermal_slowdown, 71);  // second 1: 60 and 71 C
+    (*outcome.samples)[3].power_mw = 610000;                                       // second 1: 650 and 610 W
+    for (NvmlClockSample& reading : *outcome.samples)
+        if (reading.seconds >= 9) reading.temperature_c.reset(), reading.sm_clock_mhz.reset();  // NVML stopped answering
+    const CheckResult result = judged(outcome);
+    ASSERT_EQ(result.series.size(), 2u);
+    const Series& per_second = result.series[0];
+    EXPECT_EQ(per_second.name, "per_second");
+    EXPECT_EQ(per_second.rows(), 10u);
+    EXPECT_EQ(per_second.column("tflops")->values[0], 790.0);
+    EXPECT_EQ(per_second.column("tflops")->unit, "TFLOP/s");
+    EXPECT_EQ(per_second.column("temperature")->values[1], 71.0) << "the hottest of the second";
+    EXPECT_EQ(per_second.column("power")->values[1], 630.0) << "the mean of the second";
+    EXPECT_EQ(per_second.column("clocks_event_reasons")->values[1],
+              static_cast<double>(clocks_event::sw_power_cap | clocks_event::sw_thermal_slowdown));
+    EXPECT_EQ(per_second.column("sm_clock")->values[9], std::nullopt);
+    EXPECT_EQ(per_second.column("power")->values[9], 650.0);
+    const Series& samples = result.series[1];
+    EXPECT_EQ(samples.name, "nvml_samples");
+    EXPECT_EQ(samples.rows(), 40u);
+    EXPECT_EQ(samples.column("time")->values[3], 1.5);
+    EXPECT_EQ(samples.column("power")->values[3], 610.0) << "milliwatts to watts";
+    EXPECT_EQ(samples.column("temperature")->values[39], std::nullopt);
+    // Without NVML: the rate alone, no sample series.
+    outcome.samples.reset();
+    const CheckResult unsampled = judged(outcome);
+    ASSERT_EQ(unsampled.series.size(), 1u);
+    EXPECT_EQ(unsampled.series[0].columns.size(), 2u);
+}
+
 TEST(StressJudging, slowdown_shares_count_heat_power_brake_and_hardware_slowdown_only) {
     std::vector<NvmlClockSample> samples{sample(0, clocks_event::sw_power_cap), sample(0.5, clocks_event::hw_thermal_slowdown | clocks_event::sw_power_cap),
                                          sample(1, clocks_event::hw_thermal_slowdown), sample(1.5, clocks_event::gpu_idle),
