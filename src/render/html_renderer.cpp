@@ -255,13 +255,13 @@ void write_libraries(const Report& report, std::ostream& out) {
     };
     const bool several = std::count_if(environments.begin(), environments.end(), loads_libraries) > 1;
     for (const PythonEnvironmentInfo& environment : environments)
-            for (const FrameworkInfo& framework : environment.frameworks) {
-                if (framework.libraries.empty()) continue;
-                matrix.columns.push_back(several ? fmt::format("{} ({})", framework.framework, environment.prefix) : framework.framework);
-                std::set<std::string> paths;
-                for (const FrameworkLibraryInfo& library : framework.libraries) paths.insert(library.path);
-                framework_paths.push_back(std::move(paths));
-            }
+        for (const FrameworkInfo& framework : environment.frameworks) {
+            if (framework.libraries.empty()) continue;
+            matrix.columns.push_back(several ? fmt::format("{} ({})", framework.framework, environment.prefix) : framework.framework);
+            std::set<std::string> paths;
+            for (const FrameworkLibraryInfo& library : framework.libraries) paths.insert(library.path);
+            framework_paths.push_back(std::move(paths));
+        }
     // Copies of unknown version (the toolkit's stubs) are not taken for a second version.
     std::map<std::string, std::set<std::string>> versions;
     for (const ResolvedLibrary& copy : copies)
