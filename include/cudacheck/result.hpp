@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,23 @@ struct Series {
     bool operator==(const Series&) const = default;
 };
 
+// Another process that used a GPU while a check timed its work there (issue 21).
+struct SharingProcess {
+    unsigned int pid = 0;
+    std::string name;                          // /proc/<pid>/comm; empty when the pid is not visible here
+    std::optional<double> sm_percent;          // its highest SM utilization NVML sampled during the timing
+    std::optional<std::uint64_t> memory_bytes;  // the GPU memory it held, when NVML lists it
+    bool operator==(const SharingProcess&) const = default;
+};
+// A GPU a check's figures were measured on while it was not the check's alone: which processes, and
+// how NVML told (`method`). A check whose timing no other process touched has none.
+struct GpuSharing {
+    int device = 0;      // CUDA ordinal
+    std::string method;  // "per-process utilization", "per-process utilization, other PID namespace", "process list"
+    std::vector<SharingProcess> processes;
+    bool operator==(const GpuSharing&) const = default;
+};
+
 // One problem a check found. A check can find several (env.variables often does); the result's
 // own status, code, message and remediation are those of its worst finding.
 struct Finding {
@@ -90,6 +108,9 @@ struct CheckResult {
     std::vector<Evidence> evidence;
     std::vector<Metric> metrics;
     std::vector<Series> series;
+    // The GPUs that were shared while this check timed its work (schema 1.7.0): its figures are
+    // not the GPU's own, and policies and fleet do not compare them.
+    std::vector<GpuSharing> shared_gpu;
     double duration_ms = 0.0;
     std::string skip_reason;  // set only when status is skip
     bool operator==(const CheckResult&) const = default;

@@ -48,6 +48,8 @@ public:
     }
     // A table of figures (gpu.stress per second, gpu.memtest per pattern).
     void series(Series table) { series_.push_back(std::move(table)); }
+    // A GPU another process used while this check timed its work (the engine adds it).
+    void shared_gpu(GpuSharing sharing) { shared_gpu_.push_back(std::move(sharing)); }
     // The check does not apply here (e.g. no GPU to query); the reason is shown to the user.
     void skip(std::string reason) { skip_reason_ = std::move(reason); }
 
@@ -60,6 +62,7 @@ private:
     std::vector<Evidence> evidence_;
     std::vector<Metric> metrics_;
     std::vector<Series> series_;
+    std::vector<GpuSharing> shared_gpu_;
     std::optional<std::string> skip_reason_;
 };
 

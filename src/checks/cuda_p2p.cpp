@@ -8,6 +8,7 @@
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
+#include "probes/gpu_sharing.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -175,6 +176,11 @@ void run_p2p(CheckContext& context, ResultBuilder& result) {
                                           "verified on the receiving GPU; CUDA events, median of {} runs after 1 warm-up, both GPUs held alone; "
                                           "bytes counted once",
                                           format_bytes(words * 4), sizes.runs));
+    if (context.sharing)
+        for (const GpuSharing& sharing : context.sharing())
+            for (PeerCopy& copy : copies)
+                if (copy.source == sharing.device || copy.destination == sharing.device)
+                    copy.shared_with += (copy.shared_with.empty() ? "" : ", ") + fmt::format("GPU {}: {}", sharing.device, describe_sharing(sharing));
     judge_p2p(copies, result);
 }
 
@@ -220,7 +226,10 @@ void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result) {
         rates.push_back(*copy.bandwidth_gbps);
         result.metric(fmt::format("peer_bandwidth_{}_to_{}", copy.source, copy.destination), *copy.bandwidth_gbps, "GB/s");
         const std::optional<double> rate = copy.link ? link_rate_gbps(*copy.link) : std::nullopt;
-        if (rate && *copy.bandwidth_gbps < low_fraction * *rate)
+        if (rate && *copy.bandwidth_gbps < low_fraction * *rate && !copy.shared_with.empty())
+            result.evidence(fmt::format("rate_not_judged_{}_to_{}", copy.source, copy.destination),
+                            fmt::format("{:.1f} GB/s while the GPUs were shared ({})", *copy.bandwidth_gbps, copy.shared_with));
+        else if (rate && *copy.bandwidth_gbps < low_fraction * *rate)
             result.add(Code::p2p_bandwidth_low,
                        fmt::format("copy from GPU {} to GPU {} ran at {:.1f} GB/s, under a quarter of the {:.0f} GB/s its link ({}) carries{}",
                                    copy.source, copy.destination, *copy.bandwidth_gbps, *rate, describe_link(copy.link),

@@ -8,6 +8,7 @@
 #include "bind/library_version.hpp"
 #include "checks/reference/fft.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "util/timed_windows.hpp"
 #include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
@@ -184,9 +185,13 @@ void measure_fft(const CufftApi& api, Level level, int device, FftOutcome& outco
     outcome.members_compared = std::min(sizes.batch, members_compared);
     // The lengths are independent: each on its own thread and stream, so one length's plan
     // creation and float64 reference overlap the other's GPU work.
+    // Their timed sections are the check's: whether another process used the GPU meanwhile is
+    // asked for them too (util/timed_windows.hpp).
+    TimedWindowRecording* const recording = TimedWindowRecording::current();
     std::vector<std::future<FftLengthOutcome>> lengths_done;
     for (const int n : lengths)
-        lengths_done.push_back(std::async(std::launch::async, [&api, &sizes, n, device] {
+        lengths_done.push_back(std::async(std::launch::async, [&api, &sizes, n, device, recording] {
+            const TimedWindowRecording::Join joined(recording);
             gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
             const gpu::Stream stream;
             return run_length(api, stream, n, sizes, device);

@@ -18,6 +18,7 @@
 #include "engine/progress.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
+#include "probes/gpu_sharing.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -411,7 +412,9 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
     }
     if (const auto drop = rate_drop(outcome.tflops_per_second); drop) {
         result.metric("stress_rate_drop", 100.0 * *drop, "%");
-        if (*drop > stress_rate_drop_limit) {
+        if (!outcome.shared_with.empty())
+            result.evidence("rate_not_judged", fmt::format("the GPU was shared during the stress ({}): a fall of the rate is not this GPU's", outcome.shared_with));
+        else if (*drop > stress_rate_drop_limit) {
             const std::size_t third = outcome.tflops_per_second.size() / 3;
             result.add(Code::gpu_rate_dropped,
                        fmt::format("the rate fell {:.0f}% over the run (limit {:.0f}%): median {:.0f} TFLOP/s in the first {} s, {:.0f} in the last {} s",
@@ -451,7 +454,10 @@ std::unique_ptr<Check> make_gpu_stress_check() {
             for (const DeviceInfo& listed : context.probes.initialised_driver().devices)
                 if (listed.ordinal == device) device_info = &listed;
             try {
-                const StressOutcome outcome = run_stress(context, api, device, device_info);
+                StressOutcome outcome = run_stress(context, api, device, device_info);
+                if (context.sharing)
+                    for (const GpuSharing& sharing : context.sharing())
+                        if (sharing.device == device) outcome.shared_with = describe_sharing(sharing);
                 judge_stress(outcome, result);
                 if (const auto peaks = device_info != nullptr ? datasheet_peaks(device_info->name) : std::nullopt; peaks && !outcome.tflops_per_second.empty())
                     result.evidence("datasheet_peak", fmt::format("BF16 {:.0f} TFLOP/s: the median is {:.0f}% of it", peaks->bf16,

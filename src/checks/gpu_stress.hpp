@@ -27,6 +27,9 @@ struct StressOutcome {
     double tolerance = 0;
     std::vector<double> tflops_per_second;  // one bucket per second of the loop
     std::optional<std::vector<NvmlClockSample>> samples;  // nullopt: NVML could not sample this GPU
+    // Other processes that used the GPU during the stress (NVML, as the engine tells it): the rate
+    // is then theirs to share and is not judged.
+    std::string shared_with;
 };
 // The clocks-event reasons gpu.stress warns about (hardware slowdown, thermal, power brake: not
 // the SW power cap a GPU at full load normally sits at), and how often each was seen.

@@ -79,6 +79,9 @@ struct CheckContext {
     // Where a running check's live figure goes (engine/progress.hpp's report_progress); set by the
     // engine, empty when nobody listens.
     std::function<void(const ProgressFigure&)> progress = {};
+    // The GPUs another process used while this check timed its work so far (set by the engine;
+    // empty when no one did). A check that judges a rate asks before it calls a GPU slow.
+    std::function<std::vector<GpuSharing>()> sharing = {};
 };
 
 class Check {

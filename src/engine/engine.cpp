@@ -2,8 +2,10 @@
 
 #include "engine/progress.hpp"
 
+#include "util/timed_windows.hpp"
 #include "util/trace.hpp"
 #include "util/waiting.hpp"
+#include "probes/gpu_sharing.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <unistd.h>
 #include <variant>
 
 namespace cudacheck {
@@ -45,19 +48,79 @@ std::string dependency_reason(const std::string& id, const CheckResult& dependen
     return fmt::format("needs {}, which ended with {} ({})", id, to_string(dependency.status), dependency.code);
 }
 
+// Who else used the GPU of `span` around it, asked as the span ends (NVML keeps only each
+// process's last sample): nullopt when no one did or NVML cannot tell. cudacheck's own processes
+// are this one and its supervisor.
+std::optional<GpuSharing> sharing_around(Probes& probes, const TimedSpan& span) {
+    const GpuSharingProbe& probe = probes.gpu_sharing();
+    if (!probe.ok()) return std::nullopt;
+    const std::vector<unsigned int> own{static_cast<unsigned int>(::getpid()), static_cast<unsigned int>(::getppid())};
+    for (const DeviceInfo& info : probes.initialised_driver().devices)
+        if (info.ordinal == span.device)
+            return judge_sharing(span.device, probe.snapshot(info.pci_bus_id, span.start_us - utilization_sample_period_us), {span}, own);
+    return std::nullopt;
+}
+
+// One entry per GPU: the processes of every span, each at its highest SM use.
+void merge_sharing(std::vector<GpuSharing>& shared, GpuSharing found) {
+    const auto same_device = std::find_if(shared.begin(), shared.end(), [&](const GpuSharing& known) { return known.device == found.device; });
+    if (same_device == shared.end()) {
+        shared.push_back(std::move(found));
+        return;
+    }
+    for (SharingProcess& process : found.processes) {
+        const auto known = std::find_if(same_device->processes.begin(), same_device->processes.end(),
+                                        [&](const SharingProcess& candidate) { return candidate.pid == process.pid; });
+        if (known == same_device->processes.end()) same_device->processes.push_back(std::move(process));
+        else if (process.sm_percent > known->sm_percent) known->sm_percent = process.sm_percent;
+    }
+}
+
+// Says so in the result when its figures were measured on a shared GPU (CC907).
+void note_sharing(const std::string& check_id, const std::vector<GpuSharing>& shared, ResultBuilder& builder) {
+    for (const GpuSharing& sharing : shared) {
+        const std::string who = describe_sharing(sharing);
+        builder.add_for_device(sharing.device, Code::gpu_shared_during_measurement,
+                    fmt::format("GPU {} was shared while {} timed its work: {} also used it (NVML {}); the figures are the share this check "
+                                "got, not the GPU's speed",
+                                sharing.device, check_id, who, sharing.method));
+        builder.evidence(fmt::format("shared_gpu{}", sharing.device), fmt::format("{} (NVML {})", who, sharing.method));
+        builder.shared_gpu(sharing);
+    }
+}
+
 // Runs one check, turning anything it throws into an `error` result.
 CheckResult run_one(const Check& check, CheckContext& context) {
     const auto start = std::chrono::steady_clock::now();
     // One builder for the whole run: a check that throws keeps the evidence, metrics and findings
     // it gathered before the throw, which are what explains it.
     ResultBuilder builder;
+    // Who else used the GPUs while this check timed its work, asked as each timed span ends; the
+    // check may ask before it judges a rate (context.sharing), and the result says so afterwards.
+    std::vector<GpuSharing> shared;
+    std::mutex shared_mutex;  // spans end on the threads a check starts too
+    const TimedWindowRecording timed([&](const TimedSpan& span) {
+        try {
+            std::optional<GpuSharing> found = sharing_around(context.probes, span);
+            const std::lock_guard<std::mutex> lock(shared_mutex);
+            if (found) merge_sharing(shared, std::move(*found));
+        } catch (...) {
+            // Only a failed allocation gets here; the figures then go unflagged rather than the run down.
+        }
+    });
+    context.sharing = [&] {
+        const std::lock_guard<std::mutex> lock(shared_mutex);
+        return shared;
+    };
     try {
         check.run(context, builder);
+        note_sharing(check.info().id, context.sharing(), builder);
     } catch (const std::exception& exception) {
         builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
     } catch (...) {
         builder.add(Code::check_raised_exception, fmt::format("{} stopped with an unknown exception", check.info().id));
     }
+    context.sharing = nullptr;
     CheckResult result = std::move(builder).finish(check.info().id, context.device);
     result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -1,6 +1,7 @@
 #include "gpu/cuda_runtime.hpp"
 
 #include "util/build_info.hpp"
+#include "util/timed_windows.hpp"
 #include "util/trace.hpp"
 #include "util/units.hpp"
 #include "util/waiting.hpp"
@@ -127,6 +128,9 @@ void alone_on_device(std::optional<DeviceWork>& held, const std::function<void()
     const trace::Span timed("timed alone on the GPU");
     // Work other checks queued before releasing their shared locks may still be running.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    // Alone among cudacheck's checks; whether another process used the GPU meanwhile, the engine
+    // asks NVML for this window once the check is done.
+    const TimedWindow window({device});
     work();
 }
 
@@ -178,6 +182,7 @@ std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std
             check(cudaDeviceSynchronize(), fmt::format("cudaDeviceSynchronize(device {})", device));
         }
     }
+    const TimedWindow window(devices);
     return time_with_events(streams, warmups, runs, work);
 }
 

@@ -25,14 +25,6 @@ struct nvmlMemory_t {
     unsigned long long free;
     unsigned long long used;
 };
-// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v2/_v3 fill it (nvmlProcessInfo_v2_t).
-struct nvmlProcessInfo_t {
-    unsigned int pid;
-    unsigned long long usedGpuMemory;
-    unsigned int gpuInstanceId;
-    unsigned int computeInstanceId;
-};
-constexpr unsigned long long nvml_value_not_available = ~0ULL;
 constexpr int nvml_clock_sm = 1;
 constexpr int nvml_clock_memory = 2;
 

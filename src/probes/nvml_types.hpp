@@ -20,6 +20,17 @@ struct nvmlPciInfo_t {
     char busId[32];
 };
 
+// nvmlProcessInfo_t as nvmlDeviceGet{Compute,Graphics}RunningProcesses_v2/_v3 fill it (nvmlProcessInfo_v2_t).
+struct nvmlProcessInfo_t {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+};
+constexpr unsigned long long nvml_value_not_available = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
+
+constexpr nvmlReturn_t nvml_error_not_supported = 3;      // NVML_ERROR_NOT_SUPPORTED
+constexpr nvmlReturn_t nvml_error_not_found = 6;          // NVML_ERROR_NOT_FOUND
 constexpr nvmlReturn_t nvml_error_insufficient_size = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
 
 }  // namespace cudacheck::nvml

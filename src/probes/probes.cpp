@@ -13,6 +13,7 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       driver_([this] { return collect_driver_facts(settings_.initialise_cuda); }),
       initialised_driver_([this] { return collect_driver_facts(true); }),
       nvml_([] { return collect_nvml(); }),
+      gpu_sharing_([this] { return GpuSharingProbe(nvml()); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
       build_setup_([this, &environment] { return collect_build_setup(environment, toolkits(), settings_.root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }),

@@ -8,6 +8,7 @@
 #include "probes/developer_tools.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/frameworks_probe.hpp"
+#include "probes/gpu_sharing.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
@@ -83,6 +84,8 @@ public:
         return settings_.initialise_cuda ? driver_.get() : initialised_driver_.get();
     }
     [[nodiscard]] const NvmlFacts& nvml() { return nvml_.get(); }
+    // Who else uses the GPUs, through the run's NVML (asked after each check that timed GPU work).
+    [[nodiscard]] const GpuSharingProbe& gpu_sharing() { return gpu_sharing_.get(); }
     [[nodiscard]] bool initialises_cuda() const { return settings_.initialise_cuda; }
     // A CUDA library for the runtime cudacheck was built with, opened on first use.
     [[nodiscard]] const LoadedLibrary& library(const LibraryFamily& family) { return libraries_[index_of(family)]->get(); }
@@ -138,6 +141,7 @@ private:
     Lazy<DriverFacts> driver_;
     Lazy<DriverFacts> initialised_driver_;
     Lazy<NvmlFacts> nvml_;
+    Lazy<GpuSharingProbe> gpu_sharing_;
     Lazy<ToolkitFacts> toolkits_;
     Lazy<BuildSetup> build_setup_;
     Lazy<LibraryFacts> library_locations_;

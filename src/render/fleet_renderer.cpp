@@ -34,13 +34,16 @@ std::string failed_text(const Report& report) {
     return fmt::format("{}", fmt::join(failed, ", "));
 }
 
-// The slowest device's value, for a column.
+// The slowest device's value, for a column; "~" after it when measured on a shared GPU.
 std::string figure_text(const FleetNode& node, const std::string& key) {
     const auto it = node.figures.find(key);
     if (it == node.figures.end() || it->second.empty()) return "-";
-    double slowest = it->second.begin()->second;
-    for (const auto& [device, value] : it->second) slowest = std::min(slowest, value);
-    return fmt::format("{:.0f} {}", slowest, node.units.at(key));
+    auto slowest = it->second.begin();
+    for (auto device = it->second.begin(); device != it->second.end(); ++device)
+        if (device->second < slowest->second) slowest = device;
+    const auto shared = node.shared.find(key);
+    const bool on_shared_gpu = shared != node.shared.end() && shared->second.count(slowest->first) > 0;
+    return fmt::format("{:.0f} {}{}", slowest->second, node.units.at(key), on_shared_gpu ? "~" : "");
 }
 
 bool is_outlier(const Fleet& fleet, const std::string& node, std::string_view kind, std::string_view subject) {
@@ -82,6 +85,10 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     if (!fleet.outliers.empty()) {
         out << "\nOutliers (* above):\n";
         for (const FleetOutlier& outlier : fleet.outliers) out << "  " << sys::printable(outlier.node) << ": " << sys::printable(outlier.message) << '\n';
+    }
+    if (!fleet.not_comparable.empty()) {
+        out << "\nNot compared (~ above: measured while another process used the GPU):\n";
+        for (const FleetOutlier& figure : fleet.not_comparable) out << "  " << sys::printable(figure.node) << ": " << sys::printable(figure.message) << '\n';
     }
     const auto failed = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
     out << fmt::format("\n{} node(s): {} without failures, {} failed or unreadable; {} outlier(s) — {} (exit {})\n", fleet.nodes.size(),

@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 // Rates are compared for slowness (a GPU below the median); times and counts are not.
 bool is_rate(const Metric& metric) { return metric.unit.size() > 2 && metric.unit.ends_with("/s"); }
 
+// 0 for none (every node's figure measured on a shared GPU): no median to be below.
 double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
     std::sort(values.begin(), values.end());
     const std::size_t middle = values.size() / 2;
     return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2.0;
@@ -124,13 +126,17 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
     if (!node.report) return node;
     // A redacted report's host name says nothing; Slurm's %N file name still names the node.
     if (!node.report->host.hostname.empty() && !node.report->redaction) node.name = node.report->host.hostname;
-    for (const CheckResult& result : node.report->checks)
+    for (const CheckResult& result : node.report->checks) {
+        std::vector<std::string> sharing;
+        for (const GpuSharing& shared : result.shared_gpu) sharing.push_back(fmt::format("GPU {} shared with {}", shared.device, describe_sharing(shared)));
         for (const Metric& metric : result.metrics)
             if (is_rate(metric)) {
                 const std::string key = fmt::format("{} {}", result.check_id, metric.name);
                 node.figures[key][result.device.value_or(-1)] = metric.value;
                 node.units[key] = metric.unit;
+                if (!sharing.empty()) node.shared[key][result.device.value_or(-1)] = fmt::format("{}", fmt::join(sharing, "; "));
             }
+    }
     return node;
 }
 
@@ -178,16 +184,31 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
                                                   fmt::format("{} GPU(s) where {} of {} nodes have {}", node->report->devices.size(), nodes_with_it,
                                                               readable.size(), common_count)});
 
-    // Rates: each GPU against the median of every GPU in the fleet.
+    // Rates: each GPU against the median of every GPU in the fleet. A figure measured while another
+    // process used the GPU is the share it got: it is left out of the median and not compared.
+    const auto shared_with = [](const FleetNode& node, const std::string& key, int device) -> const std::string* {
+        const auto figure = node.shared.find(key);
+        if (figure == node.shared.end()) return nullptr;
+        const auto on_device = figure->second.find(device);
+        return on_device == figure->second.end() ? nullptr : &on_device->second;
+    };
     std::map<std::string, std::vector<double>> all_values;
     for (const FleetNode* node : readable)
         for (const auto& [key, by_device] : node->figures)
-            for (const auto& [device, value] : by_device) all_values[key].push_back(value);
+            for (const auto& [device, value] : by_device)
+                if (shared_with(*node, key, device) == nullptr) all_values[key].push_back(value);
     for (const FleetNode* node : readable)
         for (const auto& [key, by_device] : node->figures) {
             const double fleet_median = median(all_values[key]);
             const std::string& unit = node->units.at(key);
             for (const auto& [device, value] : by_device) {
+                if (const std::string* sharing = shared_with(*node, key, device)) {
+                    fleet.not_comparable.push_back(FleetOutlier{
+                        node->name, device >= 0 ? std::optional<int>(device) : std::nullopt, "shared", key, fmt::format("{:.4g} {}", value, unit),
+                        fmt::format("{:.4g} {}", fleet_median, unit),
+                        fmt::format("{}{}: {:.4g} {}, not compared: {}", device >= 0 ? fmt::format("GPU {} ", device) : "", key, value, unit, *sharing)});
+                    continue;
+                }
                 if (fleet_median <= 0 || value >= fleet_median * (1.0 - threshold_percent / 100.0)) continue;
                 const double below = 100.0 * (fleet_median - value) / fleet_median;
                 fleet.outliers.push_back(FleetOutlier{

@@ -21,6 +21,9 @@ struct FleetNode {
     // Per performance figure ("cublas.gemm gemm_bf16_8192"), the value of each device (or -1 for a host check).
     std::map<std::string, std::map<int, double>> figures;
     std::map<std::string, std::string> units;
+    // The figures measured while another process used the GPU (issue 21), with who it was: shown,
+    // but neither part of the fleet median nor an outlier.
+    std::map<std::string, std::map<int, std::string>> shared;
     [[nodiscard]] bool failed() const { return !report || report->exit_code != exit_ok; }
 };
 
@@ -38,6 +41,7 @@ struct Fleet {
     double threshold_percent = 10.0;
     std::vector<FleetNode> nodes;  // in the order of the files
     std::vector<FleetOutlier> outliers;
+    std::vector<FleetOutlier> not_comparable;  // kind "shared": figures of a shared GPU, not compared
     int exit_code = exit_ok;  // 1 when a node failed or is an outlier
 };
 

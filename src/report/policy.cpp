@@ -203,6 +203,13 @@ CheckResult judge_libraries(const std::vector<LibraryExpectation>& expectations,
     return finished(result, "libraries");
 }
 
+// "GPU 0: pid 477 python3 (SM 99%)" for each GPU a result was measured on while shared.
+std::string shared_text(const CheckResult& check) {
+    std::vector<std::string> parts;
+    for (const GpuSharing& sharing : check.shared_gpu) parts.push_back(fmt::format("GPU {}: {}", sharing.device, describe_sharing(sharing)));
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 CheckResult judge_performance(const std::vector<PerformanceExpectation>& expectations, const Report& report) {
     ResultBuilder result;
     for (const PerformanceExpectation& expectation : expectations) {
@@ -221,6 +228,13 @@ CheckResult judge_performance(const std::vector<PerformanceExpectation>& expecta
                 result.evidence(label, fmt::format("expected {}, found {:g} {}", expected, metric->value, metric->unit));
                 result.add(Code::expect_performance_not_measured,
                            fmt::format("{} is measured in {}, the policy's minimum is in {}", label, metric->unit, expectation.unit));
+            } else if (!check.shared_gpu.empty()) {
+                // Measured while another process used the GPU: neither held to the minimum nor passed.
+                result.evidence(label, fmt::format("expected {}, found {:.4g} {} on a shared GPU", expected, metric->value, metric->unit));
+                result.add(Code::expect_performance_not_comparable,
+                           fmt::format("{} is {:.4g} {}, measured while another process used the GPU ({}): not compared with the policy's "
+                                       "minimum {:g}",
+                                       label, metric->value, metric->unit, shared_text(check), expectation.min));
             } else {
                 result.evidence(label, fmt::format("expected {}, found {:.4g} {}", expected, metric->value, metric->unit));
                 if (!(metric->value >= expectation.min))

@@ -6,6 +6,7 @@
 #include "util/system.hpp"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
@@ -100,6 +101,16 @@ json to_json(const CheckResult& result) {
         }
         series.push_back(json{{"name", table.name}, {"labels", table.labels}, {"columns", columns}});
     }
+    json shared_gpu = json::array();
+    for (const GpuSharing& sharing : result.shared_gpu) {
+        json processes = json::array();
+        for (const SharingProcess& process : sharing.processes)
+            processes.push_back(json{{"pid", process.pid},
+                                     {"name", text_or_null(process.name)},
+                                     {"sm_percent", optional_or_null(process.sm_percent)},
+                                     {"memory_bytes", optional_or_null(process.memory_bytes)}});
+        shared_gpu.push_back(json{{"device", sharing.device}, {"method", sharing.method}, {"processes", processes}});
+    }
     return json{{"id", result.check_id},
                 {"device", optional_or_null(result.device)},
                 {"status", to_string(result.status)},
@@ -111,6 +122,7 @@ json to_json(const CheckResult& result) {
                 {"evidence", evidence},
                 {"metrics", metrics},
                 {"series", series},
+                {"shared_gpu", shared_gpu},
                 {"duration_ms", result.duration_ms},
                 {"skip_reason", text_or_null(result.skip_reason)}};
 }
@@ -148,20 +160,24 @@ json to_json(const Fleet& fleet) {
                              {"failed", failed},
                              {"figures", figures}});
     }
-    json outliers = json::array();
-    for (const FleetOutlier& outlier : fleet.outliers)
-        outliers.push_back(json{{"node", outlier.node},
+    const auto listed = [](const std::vector<FleetOutlier>& entries) {
+        json list = json::array();
+        for (const FleetOutlier& outlier : entries)
+            list.push_back(json{{"node", outlier.node},
                                 {"device", optional_or_null(outlier.device)},
                                 {"kind", outlier.kind},
                                 {"subject", outlier.subject},
                                 {"value", outlier.value},
                                 {"fleet_value", outlier.fleet_value},
                                 {"message", outlier.message}});
+        return list;
+    };
     return json{{"schema_version", fleet_json_schema_version},
                 {"document", "fleet"},
                 {"threshold_percent", fleet.threshold_percent},
                 {"nodes", nodes},
-                {"outliers", outliers},
+                {"outliers", listed(fleet.outliers)},
+                {"not_comparable", listed(fleet.not_comparable)},
                 {"exit_code", fleet.exit_code}};
 }
 
@@ -420,6 +436,19 @@ CheckResult check_result_from_json(const json& document) {
                     throw JsonShapeError("/columns", fmt::format("column '{}' has {} values where the series has {} rows", column.name,
                                                                  column.values.size(), table.labels.empty() ? table.rows() : table.labels.size()));
             result.series.push_back(std::move(table));
+        });
+    // Added in schema 1.7.0.
+    if (document.contains("shared_gpu"))
+        for_each_element(document, "shared_gpu", [&](const json& item) {
+            GpuSharing sharing{read<int>(item, "device"), read<std::string>(item, "method"), {}};
+            for_each_element(item, "processes", [&](const json& process) {
+                const std::uint64_t pid = read<std::uint64_t>(process, "pid");
+                if (pid > UINT_MAX) throw JsonShapeError("/pid", fmt::format("{} is not a process id", pid));
+                sharing.processes.push_back(SharingProcess{static_cast<unsigned int>(pid), read_text(process, "name"),
+                                                           read_optional<double>(process, "sm_percent"),
+                                                           read_optional<std::uint64_t>(process, "memory_bytes")});
+            });
+            result.shared_gpu.push_back(std::move(sharing));
         });
     result.duration_ms = read<double>(document, "duration_ms");
     result.skip_reason = read_text(document, "skip_reason");

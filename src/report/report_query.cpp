@@ -1,10 +1,12 @@
 #include "report/report_query.hpp"
 
 #include "util/system.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cudacheck {
 
@@ -64,6 +66,18 @@ std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
     std::vector<ResolvedLibrary> libraries = library_copies(report);
     std::erase_if(libraries, [](const ResolvedLibrary& library) { return !library.loaded_by_loader; });
     return libraries;
+}
+
+std::string describe_sharing(const GpuSharing& sharing) {
+    std::vector<std::string> parts;
+    for (const SharingProcess& process : sharing.processes) {
+        std::vector<std::string> details;
+        if (process.sm_percent) details.push_back(fmt::format("SM {:.0f}%", *process.sm_percent));
+        if (process.memory_bytes) details.push_back(format_bytes(*process.memory_bytes));
+        parts.push_back(fmt::format("pid {}{}{}", process.pid, process.name.empty() ? "" : " " + process.name,
+                                    details.empty() ? "" : fmt::format(" ({})", fmt::join(details, ", "))));
+    }
+    return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 std::optional<std::vector<long>> parse_dotted_version(std::string_view text) {

@@ -28,6 +28,9 @@ struct ResolvedLibrary {
 [[nodiscard]] std::vector<ResolvedLibrary> resolved_libraries(const Report& report);
 // Every copy libraries.resolution found, the loader's pick of each soname first.
 [[nodiscard]] std::vector<ResolvedLibrary> library_copies(const Report& report);
+// The processes that shared a GPU with a check: "pid 477 python3 (SM 99%, 1.1 GiB)", several
+// joined with ", ".
+[[nodiscard]] std::string describe_sharing(const GpuSharing& sharing);
 // "driver.libcuda", or "cuda.kernel[0]" for a per-device result.
 [[nodiscard]] std::string check_label(const CheckResult& result);
 // Whether a metric measures performance (a rate, bandwidth, time or share of a peak) rather than

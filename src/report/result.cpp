@@ -58,6 +58,7 @@ CheckResult ResultBuilder::finish(std::string check_id, std::optional<int> devic
     result.evidence = std::move(evidence_);
     result.metrics = std::move(metrics_);
     result.series = std::move(series_);
+    result.shared_gpu = std::move(shared_gpu_);
     if (skip_reason_ && findings_.empty()) {
         result.status = Status::skip;
         result.skip_reason = *skip_reason_;

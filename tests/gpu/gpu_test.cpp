@@ -622,6 +622,47 @@ TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
         << (*stress)["skip_reason"];
 }
 
+// A neighbour busy on the GPU (issue 21): another cudacheck running gpu.stress in the background,
+// a process of its own, keeps the SMs busy while a second one times cuBLAS GEMMs. The second names
+// the first (its pid, "cudacheck", its SM use) in a CC907 warning on each figure it timed, flags
+// them in JSON, and calls nothing slow; alone on the GPU, the same run says nothing of the kind.
+TEST(GpuSharing, a_neighbour_busy_on_the_gpu_is_named_and_nothing_is_called_slow) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    const auto gemm_run = [&](const std::string& name) {
+        const test::BinaryRun run =
+            test::run_cudacheck({"--only", "cublas.gemm,cuda.memory", "--devices", "0", "-o", dir.path() + "/" + name, "-q"});
+        const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/" + name));
+        test::expect_codes_declared(report);
+        return std::pair{run, report};
+    };
+    const auto [alone_run, alone] = gemm_run("alone.json");
+    EXPECT_EQ(alone_run.exit_status, 0) << alone_run.output;
+    for (const auto& check : alone["checks"]) EXPECT_TRUE(check["shared_gpu"].empty()) << check["id"];
+
+    const pid_t neighbour = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "30", "--devices", "0", "-o",
+                                                   dir.path() + "/neighbour.json", "-q"});
+    ASSERT_GT(neighbour, 0);
+    std::this_thread::sleep_for(std::chrono::seconds(6));  // its stress under way
+    const auto [shared_run, shared] = gemm_run("shared.json");
+    ::kill(-neighbour, SIGINT);
+    int status = 0;
+    (void)::waitpid(neighbour, &status, 0);
+    EXPECT_EQ(shared_run.exit_status, 0) << "warnings only: " << shared_run.output;
+    for (const char* id : {"cublas.gemm", "cuda.memory"}) {
+        const auto* check = test::find_check(shared, id);
+        ASSERT_NE(check, nullptr) << id;
+        EXPECT_EQ((*check)["status"], "warn") << id << ": " << (*check)["message"];
+        EXPECT_EQ((*check)["code"], "CC907") << id;
+        ASSERT_EQ((*check)["shared_gpu"].size(), 1u) << check->dump(1);
+        bool named = false;
+        for (const auto& process : (*check)["shared_gpu"][0]["processes"])
+            named |= process["name"] == "cudacheck" && process["sm_percent"].get<double>() > 0;
+        EXPECT_TRUE(named) << (*check)["shared_gpu"].dump(1);
+        for (const auto& finding : (*check)["findings"]) EXPECT_EQ(finding["code"], "CC907") << finding["message"];
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(CtrlCAndSigterm, GpuBurnInInterrupt, ::testing::Values(SIGINT, SIGTERM),
                          [](const ::testing::TestParamInfo<int>& param) { return param.param == SIGINT ? std::string("ctrl_c") : std::string("sigterm"); });
 

@@ -6,7 +6,12 @@
 //   FAKE_NVML_MIG           MIG mode of every GPU (1 enabled, 0 disabled; unset: not supported)
 //   FAKE_NVML_FREE_MIB      free memory of every GPU in MiB (default: all of it)
 //   FAKE_NVML_PROCESSES     compute processes on every GPU, "pid:MiB,pid:MiB" (MiB "-" = not available;
-//                           unset: none; "unsupported": NVML_ERROR_NOT_SUPPORTED)
+//                           unset: none; "unsupported": NVML_ERROR_NOT_SUPPORTED); the pid "self" is
+//                           the calling process (cudacheck's own context)
+//   FAKE_NVML_GRAPHICS_PROCESSES  graphics processes, the same way
+//   FAKE_NVML_PROCESS_UTILIZATION per-process SM utilization samples, "pid:percent,..." ("self" too),
+//                           each stamped with the time of the call (unset: none, NVML_ERROR_NOT_FOUND;
+//                           "unsupported": NVML_ERROR_NOT_SUPPORTED)
 //   FAKE_CUDA_COMPUTE_MODE  as for the fake libcuda (NVML uses the same values)
 // and the health fields of every GPU (device.health):
 //   FAKE_NVML_ECC_ERRORS    "corrected volatile,uncorrected volatile,corrected aggregate,uncorrected aggregate" (default 0s)
@@ -21,6 +26,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <unistd.h>
 
 #include "support/fake_env.hpp"
 
@@ -155,24 +162,68 @@ int nvmlDeviceGetComputeMode(void* device, int* mode) {
     *mode = device_int(index_of(device), "FAKE_CUDA_COMPUTE_MODE", 0);
     return 0;
 }
-int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count, nvmlProcessInfo_t* infos) {
-    const char* text = device_text(index_of(device), "FAKE_NVML_PROCESSES", "");
-    if (std::strcmp(text, "unsupported") == 0) return 3;  // NVML_ERROR_NOT_SUPPORTED
-    unsigned int found = 0;
+}  // extern "C"
+
+namespace {
+
+// "pid:value,pid:value" from `name` for GPU `device`, "self" as the calling process, through
+// `found(index, pid, value text)`; -1 for "unsupported", else the number of entries.
+template <typename Found>
+int for_each_entry(unsigned int device, const char* name, Found found) {
+    const char* text = device_text(static_cast<int>(device), name, "");
+    if (std::strcmp(text, "unsupported") == 0) return -1;
+    unsigned int count = 0;
     for (const char* entry = text; *entry != '\0';) {
-        unsigned int pid = 0;
-        char mib[32] = {};
-        if (std::sscanf(entry, "%u:%31[^,]", &pid, mib) != 2) break;
-        if (found < *count) {
-            infos[found] = nvmlProcessInfo_t{pid, mib[0] == '-' ? ~0ULL : std::strtoull(mib, nullptr, 10) << 20, 0, 0};
-        }
-        ++found;
+        char pid_text[16] = {};
+        char value[32] = {};
+        if (std::sscanf(entry, "%15[^:]:%31[^,]", pid_text, value) != 2) break;
+        const unsigned int pid = std::strcmp(pid_text, "self") == 0 ? static_cast<unsigned int>(getpid()) : static_cast<unsigned int>(std::strtoul(pid_text, nullptr, 10));
+        found(count++, pid, value);
         const char* comma = std::strchr(entry, ',');
         entry = comma != nullptr ? comma + 1 : entry + std::strlen(entry);
     }
-    const bool fits = found <= *count;
-    *count = found;
+    return static_cast<int>(count);
+}
+
+int running_processes(void* device, const char* name, unsigned int* count, nvmlProcessInfo_t* infos) {
+    const int found = for_each_entry(index_of(device), name, [&](unsigned int index, unsigned int pid, const char* mib) {
+        if (index < *count) infos[index] = nvmlProcessInfo_t{pid, mib[0] == '-' ? ~0ULL : std::strtoull(mib, nullptr, 10) << 20, 0, 0};
+    });
+    if (found < 0) return 3;  // NVML_ERROR_NOT_SUPPORTED
+    const bool fits = static_cast<unsigned int>(found) <= *count;
+    *count = static_cast<unsigned int>(found);
     return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+}
+
+}  // namespace
+
+extern "C" {
+
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned int* count, nvmlProcessInfo_t* infos) {
+    return running_processes(device, "FAKE_NVML_PROCESSES", count, infos);
+}
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void* device, unsigned int* count, nvmlProcessInfo_t* infos) {
+    return running_processes(device, "FAKE_NVML_GRAPHICS_PROCESSES", count, infos);
+}
+
+struct nvmlProcessUtilizationSample_t {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil, memUtil, encUtil, decUtil;
+};
+int nvmlDeviceGetProcessUtilization(void* device, nvmlProcessUtilizationSample_t* samples, unsigned int* count, unsigned long long) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    const unsigned long long stamp = static_cast<unsigned long long>(now.tv_sec) * 1000000ULL + static_cast<unsigned long long>(now.tv_nsec) / 1000;
+    const int found = for_each_entry(index_of(device), "FAKE_NVML_PROCESS_UTILIZATION", [&](unsigned int index, unsigned int pid, const char* percent) {
+        if (samples != nullptr && index < *count)
+            samples[index] = nvmlProcessUtilizationSample_t{pid, stamp, static_cast<unsigned int>(std::strtoul(percent, nullptr, 10)), 0, 0, 0};
+    });
+    if (found < 0) return 3;   // NVML_ERROR_NOT_SUPPORTED
+    if (found == 0) return 6;  // NVML_ERROR_NOT_FOUND: no samples since
+    const bool fits = samples != nullptr && static_cast<unsigned int>(found) <= *count;
+    *count = static_cast<unsigned int>(found);
+    return fits ? 0 : 7;
 }
 
 int nvmlDeviceGetTotalEccErrors(void* device, int error_type, int counter_type, unsigned long long* count) {

@@ -5,6 +5,7 @@
 #include "engine/progress.hpp"
 #include "engine/registry.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "util/timed_windows.hpp"
 #include "util/waiting.hpp"
 #include "support/spin.cuh"
 
@@ -122,6 +123,25 @@ const CheckRegistration progress_registration{100900, [] {
                            }
                            result.summary("reported 40 progress figures");
                        });
+}};
+
+// Not a fault: a timed section on CUDA device 0 without a GPU, as a GPU check's (TimedWindow), and a
+// rate measured in it, for the tests of what the engine says when the fake NVML reports another
+// process busy on that GPU (issue 21). The section runs on a thread the check starts, joined to the
+// check's recording as cufft.fft's are. What it asks before judging is in its evidence.
+const CheckRegistration timed_registration{101000, [] {
+    return fault_check("fault.timed", "Times 200 ms of pretend work on device 0 and reports a rate of 100 GB/s", [](CheckContext& context, ResultBuilder& result) {
+        TimedWindowRecording* const recording = TimedWindowRecording::current();
+        std::thread([recording] {
+            const TimedWindowRecording::Join joined(recording);
+            const TimedWindow window({0});
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }).join();
+        result.metric("pretend_bandwidth", 100.0, "GB/s");
+        const std::size_t shared = context.sharing ? context.sharing().size() : 0;
+        result.evidence("sharing_seen_before_judging", std::to_string(shared));
+        result.summary("timed 200 ms");
+    });
 }};
 
 }  // namespace cudacheck

@@ -156,6 +156,21 @@ TEST(StressJudging, warns_when_the_rate_falls_beyond_the_limit_only) {
     EXPECT_NE(dropped.message.find("median 800 TFLOP/s in the first 3 s"), std::string::npos) << dropped.message;
 }
 
+// On a GPU another process used meanwhile (issue 21), a falling rate is that process's doing: not
+// judged, and the evidence says why.
+TEST(StressJudging, does_not_judge_the_rate_of_a_shared_gpu) {
+    StressOutcome outcome = healthy_stress();
+    outcome.tflops_per_second = {790, 790, 790, 500, 480, 470, 300, 290, 280};
+    EXPECT_TRUE(has_code(judged(outcome), Code::gpu_rate_dropped));
+    outcome.shared_with = "pid 477 python3 (SM 99%)";
+    const CheckResult result = judged(outcome);
+    EXPECT_FALSE(has_code(result, Code::gpu_rate_dropped));
+    EXPECT_EQ(result.status, Status::pass) << "the engine adds the shared GPU's warning (CC907), not the judge";
+    bool said = false;
+    for (const Evidence& evidence : result.evidence) said |= evidence.key == "rate_not_judged" && evidence.value.find("pid 477 python3") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
 TEST(StressJudging, fails_when_a_product_differs_from_the_first) {
     StressOutcome outcome = healthy_stress();
     outcome.differing_results = 3;

@@ -104,6 +104,37 @@ TEST(Fleet, marks_driver_drift_a_slow_gpu_a_missing_gpu_and_failed_nodes) {
     EXPECT_TRUE(contains(run.table, "UNREADABLE")) << run.table;
 }
 
+// A node whose GEMM ran while another process used its GPU (issue 21): its figure is the share it
+// got, left out of the fleet median and listed as not compared, not as a slow GPU; the exit stays 0.
+TEST(Fleet, a_figure_measured_on_a_shared_gpu_is_not_compared) {
+    test::TempDir dir;
+    for (const char* name : {"node-01", "node-02", "node-03", "node-04"}) dir.write(std::string(name) + ".json", h200_node(name).dump());
+    nlohmann::json shared = h200_node("node-05");
+    scale_metric(shared, "cublas.gemm", "gemm_bf16_8192", 0.33);
+    for (auto& result : shared["checks"])
+        if (result["id"] == "cublas.gemm")
+            result["shared_gpu"] = nlohmann::json::parse(
+                R"([{"device": 0, "method": "per-process utilization", "processes": [{"pid": 477, "name": "python3", "sm_percent": 99, "memory_bytes": 1184890880}]}])");
+    dir.write("node-05.json", shared.dump());
+    const FleetRun run = run_fleet(dir);
+    EXPECT_EQ(run.exit_status, 0) << run.table;
+    EXPECT_EQ(outlier(run.document, "node-05", "slow"), nullptr) << run.document["outliers"].dump(1);
+    // Every rate of that check: FP32, TF32, FP16 and BF16.
+    ASSERT_EQ(run.document["not_comparable"].size(), 4u) << run.document.dump(1);
+    const nlohmann::json* found = nullptr;
+    for (const auto& candidate : run.document["not_comparable"]) {
+        EXPECT_EQ(candidate["node"], "node-05");
+        EXPECT_EQ(candidate["kind"], "shared");
+        if (candidate["subject"] == "cublas.gemm gemm_bf16_8192") found = &candidate;
+    }
+    ASSERT_NE(found, nullptr) << run.document["not_comparable"].dump(1);
+    const auto& entry = *found;
+    EXPECT_TRUE(contains(entry["message"].get<std::string>(), "not compared: GPU 0 shared with pid 477 python3 (SM 99%, 1.1 GiB)")) << entry["message"];
+    EXPECT_EQ(run.document["schema_version"], "1.1.0");
+    EXPECT_TRUE(contains(run.table, "Not compared (~ above: measured while another process used the GPU):")) << run.table;
+    EXPECT_TRUE(contains(run.table, " TFLOP/s~")) << "the shared figure marked in the table: " << run.table;
+}
+
 TEST(Fleet, fails_nodes_that_break_a_policy) {
     test::TempDir dir;
     for (const char* name : {"node-01", "node-02"}) dir.write(std::string(name) + ".json", h200_node(name).dump());

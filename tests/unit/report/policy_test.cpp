@@ -107,6 +107,23 @@ TEST(Policy, fails_each_unmet_expectation_with_expected_and_found) {
     EXPECT_EQ(report.exit_code, 1);
 }
 
+// A floor for a figure measured while another process used the GPU (issue 21): neither failed nor
+// passed, but not comparable (a warning); the same figure of an idle GPU is held to the floor.
+TEST(Policy, a_figure_measured_on_a_shared_gpu_is_not_comparable) {
+    const Policy policy = policy_from(R"({"schema_version": "1.0.0",
+        "performance": [{"check": "cublas.gemm", "metric": "gemm_bf16_8192", "min": 900, "unit": "TFLOP/s"}]})");
+    Report report = example_with_resolution("h200/cudacheck.json", "9.10.2.21");
+    EXPECT_EQ(evaluate_policy(policy, report).front().code, "CC709") << "idle: below the floor";
+    find_result(report, "cublas.gemm")->shared_gpu = {GpuSharing{0, "per-process utilization", {{477, "python3", 99.0, std::nullopt}}}};
+    const CheckResult verdict = evaluate_policy(policy, report).front();
+    EXPECT_EQ(verdict.status, Status::warn);
+    EXPECT_EQ(verdict.code, "CC712");
+    EXPECT_TRUE(verdict.message.find("measured while another process used the GPU (GPU 0: pid 477 python3 (SM 99%))") != std::string::npos)
+        << verdict.message;
+    apply_policy(policy, report);
+    EXPECT_EQ(report.exit_code, 0);
+}
+
 TEST(Policy, version_bounds_match_every_version_they_prefix) {
     const Policy policy = policy_from(R"({"schema_version": "1.0.0", "toolkit": {"min": "12.4", "max": "12.9"}})");
     for (const auto& [nvcc, inside] : std::vector<std::pair<std::string, bool>>{{"12.9.86", true}, {"12.4", true}, {"12.3.107", false}, {"13.0.88", false}, {"", false}}) {

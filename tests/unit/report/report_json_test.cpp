@@ -47,7 +47,9 @@ TEST(ReportJson, reads_back_series_and_refuses_ragged_ones) {
     result.evidence.push_back({"temperature", "61 C", 61.0, "C"});
     result.series.push_back(Series{"per_pattern", {"address", "random"}, {{"bandwidth", "GB/s", {2734.2, std::nullopt}}, {"mismatched_words", "count", {0.0, 3.0}}}});
     result.series.push_back(Series{"per_second", {}, {{"second", "s", {0.0, 1.0, 2.0}}, {"tflops", "TFLOP/s", {660.5, 671.0, 669.9}}}});
+    result.shared_gpu.push_back(GpuSharing{0, "per-process utilization", {{477, "python3", 99.0, 1184890880ull}, {91300, "", std::nullopt, std::nullopt}}});
     const ordered_json written = to_json(result);
+    EXPECT_EQ(written["shared_gpu"][0]["processes"][1].dump(), R"({"pid":91300,"name":null,"sm_percent":null,"memory_bytes":null})");
     EXPECT_EQ(written["series"][0]["columns"][0]["values"].dump(), "[2734.2,null]");
     EXPECT_EQ(written["evidence"].back().dump(), R"({"key":"temperature","value":"61 C","number":61.0,"unit":"C"})");
     EXPECT_EQ(check_result_from_json(written), result);
@@ -64,9 +66,11 @@ TEST(ReportJson, reads_back_series_and_refuses_ragged_ones) {
     // A 1.5.0 result has neither: it reads with no series and evidence without numbers.
     ordered_json old = written;
     old.erase("series");
+    old.erase("shared_gpu");
     for (auto& evidence : old["evidence"]) evidence.erase("number"), evidence.erase("unit");
     const CheckResult read = check_result_from_json(old);
     EXPECT_TRUE(read.series.empty());
+    EXPECT_TRUE(read.shared_gpu.empty());
     EXPECT_FALSE(read.evidence.back().number);
 }
 

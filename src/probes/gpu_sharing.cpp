@@ -1,0 +1,184 @@
+#include "probes/gpu_sharing.hpp"
+
+#include "bind/symbols.hpp"
+#include "probes/nvml_types.hpp"
+#include "util/system.hpp"
+#include "util/units.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+
+namespace cudacheck {
+
+namespace {
+
+using namespace nvml;
+
+// nvmlProcessUtilizationSample_t (nvml.h).
+struct nvmlProcessUtilizationSample_t {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+};
+
+using ProcessList = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*);
+
+struct SharingApi {
+    nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t*) = nullptr;
+    ProcessList compute_processes = nullptr;
+    ProcessList graphics_processes = nullptr;
+    nvmlReturn_t (*process_utilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned int*, unsigned long long) = nullptr;
+};
+
+constexpr LibrarySymbol<SharingApi> sharing_symbols[] = {
+    optional_symbol<&SharingApi::get_handle>("nvmlDeviceGetHandleByIndex_v2"),
+    // _v3 (newer drivers) or _v2 (older ones): both fill nvmlProcessInfo_v2_t (nvml.h).
+    optional_symbol<&SharingApi::compute_processes>("nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"),
+    optional_symbol<&SharingApi::graphics_processes>("nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"),
+    optional_symbol<&SharingApi::process_utilization>("nvmlDeviceGetProcessUtilization"),
+};
+
+// Appends the processes of one NVML list; false when NVML cannot give it.
+bool add_processes(ProcessList list, nvmlDevice_t device, std::vector<GpuProcess>& processes) {
+    if (list == nullptr) return false;
+    std::vector<nvmlProcessInfo_t> infos(16);
+    unsigned int count = static_cast<unsigned int>(infos.size());
+    nvmlReturn_t result = list(device, &count, infos.data());
+    // Processes may start between the calls: retry with room to spare, a few times.
+    for (int attempt = 0; result == nvml_error_insufficient_size && attempt < 3; ++attempt) {
+        infos.resize(count + 8);
+        count = static_cast<unsigned int>(infos.size());
+        result = list(device, &count, infos.data());
+    }
+    if (result != 0) return false;
+    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
+        GpuProcess process;
+        process.pid = infos[i].pid;
+        if (infos[i].usedGpuMemory != nvml_value_not_available) process.used_bytes = infos[i].usedGpuMemory;
+        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64)) process.name = std::string(sys::trim(*comm));
+        processes.push_back(std::move(process));
+    }
+    return true;
+}
+
+std::optional<std::vector<ProcessUtilizationSample>> utilization_since(const SharingApi& api, nvmlDevice_t device, std::int64_t since_us) {
+    if (api.process_utilization == nullptr) return std::nullopt;
+    const auto since = static_cast<unsigned long long>(std::max<std::int64_t>(since_us, 0));
+    unsigned int count = 0;
+    nvmlReturn_t result = api.process_utilization(device, nullptr, &count, since);
+    if (result == nvml_error_not_found) return std::vector<ProcessUtilizationSample>{};  // no process used the GPU since
+    if (result != 0 && result != nvml_error_insufficient_size) return std::nullopt;      // not supported here
+    std::vector<nvmlProcessUtilizationSample_t> buffer(std::max(count, 1u) + 8);
+    count = static_cast<unsigned int>(buffer.size());
+    result = api.process_utilization(device, buffer.data(), &count, since);
+    if (result == nvml_error_not_found) return std::vector<ProcessUtilizationSample>{};
+    if (result != 0) return std::nullopt;
+    std::vector<ProcessUtilizationSample> samples;
+    for (unsigned int i = 0; i < count && i < buffer.size(); ++i)
+        samples.push_back({buffer[i].pid, static_cast<std::int64_t>(buffer[i].timeStamp), buffer[i].smUtil});
+    return samples;
+}
+
+bool in_a_window(std::int64_t timestamp_us, const std::vector<TimedSpan>& spans) {
+    return std::any_of(spans.begin(), spans.end(), [&](const TimedSpan& span) {
+        return timestamp_us >= span.start_us - utilization_sample_period_us && timestamp_us <= span.end_us + utilization_sample_period_us;
+    });
+}
+
+}  // namespace
+
+std::optional<GpuSharing> judge_sharing(int device, const SharingSnapshot& snapshot, const std::vector<TimedSpan>& all_spans,
+                                        const std::vector<unsigned int>& own_pids) {
+    std::vector<TimedSpan> spans;
+    for (const TimedSpan& span : all_spans)
+        if (span.device == device) spans.push_back(span);
+    if (spans.empty()) return std::nullopt;
+    const auto own = [&](unsigned int pid) { return std::find(own_pids.begin(), own_pids.end(), pid) != own_pids.end(); };
+    const std::vector<GpuProcess> no_processes;
+    const std::vector<GpuProcess>& listed = snapshot.processes ? *snapshot.processes : no_processes;
+    // cudacheck holds a context on the GPU it timed: NVML lists it, unless its pids are another PID
+    // namespace's (a container without the host's).
+    const bool same_namespace = std::any_of(listed.begin(), listed.end(), [&](const GpuProcess& process) { return own(process.pid); });
+    const auto listed_process = [&](unsigned int pid) -> const GpuProcess* {
+        for (const GpuProcess& process : listed)
+            if (process.pid == pid) return &process;
+        return nullptr;
+    };
+    GpuSharing sharing;
+    sharing.device = device;
+    if (snapshot.samples) {
+        std::map<unsigned int, unsigned int> busiest;  // pid -> highest SM % in a window
+        for (const ProcessUtilizationSample& sample : *snapshot.samples)
+            if (sample.sm_percent > 0 && in_a_window(sample.timestamp_us, spans))
+                busiest[sample.pid] = std::max(busiest[sample.pid], sample.sm_percent);
+        if (same_namespace) {
+            sharing.method = "per-process utilization";
+            std::erase_if(busiest, [&](const auto& entry) { return own(entry.first); });
+        } else {
+            // One of the busy pids is cudacheck's own, under a number this namespace does not know.
+            sharing.method = "per-process utilization, other PID namespace";
+            if (busiest.size() < 2) busiest.clear();
+        }
+        for (const auto& [pid, percent] : busiest) {
+            const GpuProcess* process = same_namespace ? listed_process(pid) : nullptr;
+            sharing.processes.push_back({pid, process != nullptr ? process->name : std::string(), static_cast<double>(percent),
+                                         process != nullptr ? process->used_bytes : std::nullopt});
+        }
+    } else if (same_namespace) {
+        sharing.method = "process list";
+        for (const GpuProcess& process : listed)
+            if (!own(process.pid)) sharing.processes.push_back({process.pid, process.name, std::nullopt, process.used_bytes});
+    }
+    if (sharing.processes.empty()) return std::nullopt;
+    // The busiest first.
+    std::stable_sort(sharing.processes.begin(), sharing.processes.end(),
+                     [](const SharingProcess& a, const SharingProcess& b) { return a.sm_percent.value_or(-1) > b.sm_percent.value_or(-1); });
+    return sharing;
+}
+
+struct GpuSharingProbe::Api {
+    SharingApi api;
+};
+
+GpuSharingProbe::GpuSharingProbe(const NvmlFacts& nvml) {
+    if (!nvml.initialised()) return;
+    auto api = std::make_unique<Api>();
+    (void)bind_symbols(nvml.library, sharing_symbols, api->api);  // every one optional
+    if (api->api.get_handle == nullptr) return;
+    api_ = std::move(api);
+    devices_ = nvml.devices;
+}
+
+GpuSharingProbe::GpuSharingProbe(GpuSharingProbe&&) noexcept = default;
+GpuSharingProbe::~GpuSharingProbe() = default;
+
+bool GpuSharingProbe::ok() const { return api_ != nullptr; }
+
+SharingSnapshot GpuSharingProbe::snapshot(std::string_view pci_bus_id, std::int64_t since_us) const {
+    SharingSnapshot snapshot;
+    if (!api_ || pci_bus_id.empty()) return snapshot;
+    const auto listed = std::find_if(devices_.begin(), devices_.end(), [&](const DeviceInfo& device) { return device.pci_bus_id == pci_bus_id; });
+    if (listed == devices_.end()) return snapshot;
+    nvmlDevice_t device = nullptr;
+    if (api_->api.get_handle(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &device) != 0) return snapshot;
+    std::vector<GpuProcess> processes;
+    const bool compute = add_processes(api_->api.compute_processes, device, processes);
+    const bool graphics = add_processes(api_->api.graphics_processes, device, processes);
+    if (compute || graphics) {
+        // A process with both a compute and a graphics context is listed twice.
+        std::sort(processes.begin(), processes.end(), [](const GpuProcess& a, const GpuProcess& b) { return a.pid < b.pid; });
+        processes.erase(std::unique(processes.begin(), processes.end(), [](const GpuProcess& a, const GpuProcess& b) { return a.pid == b.pid; }),
+                        processes.end());
+        snapshot.processes = std::move(processes);
+    }
+    snapshot.samples = utilization_since(api_->api, device, since_us);
+    return snapshot;
+}
+
+}  // namespace cudacheck

@@ -1,0 +1,73 @@
+// When a check timed GPU work, by the wall clock: the windows in which other processes on the same
+// GPU would make its figures not the GPU's own (issue 21). The engine records, for each check's
+// thread, the windows its timed sections open (TimedWindowRecording); the GPU layer opens one
+// around every section it runs alone on a device (TimedWindow). The clock is CLOCK_REALTIME in
+// microseconds, NVML's own for its per-process utilization samples, so the two can be matched.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace cudacheck {
+
+struct TimedSpan {
+    int device = 0;  // CUDA ordinal
+    std::int64_t start_us = 0;
+    std::int64_t end_us = 0;
+    bool operator==(const TimedSpan&) const = default;
+};
+
+// Microseconds since the epoch, as NVML stamps its samples.
+[[nodiscard]] std::int64_t wall_clock_us();
+
+// Collects this thread's timed spans for its lifetime (the thread runs one check), and hands each
+// to `closed` as it ends: NVML tells only who used the GPU in its last sample period, so who shared
+// a span is asked when it ends, not when the check does.
+class TimedWindowRecording {
+public:
+    explicit TimedWindowRecording(std::function<void(const TimedSpan&)> closed = {});
+    TimedWindowRecording(const TimedWindowRecording&) = delete;
+    TimedWindowRecording& operator=(const TimedWindowRecording&) = delete;
+    ~TimedWindowRecording();
+    // The spans recorded so far, in the order they ended.
+    [[nodiscard]] std::vector<TimedSpan> spans() const;
+    // This thread's recording (nullptr when none), for the threads a check starts to join: a
+    // check that times work on its own threads (cufft.fft, one per length) joins them to it.
+    [[nodiscard]] static TimedWindowRecording* current();
+    // Makes `recording` this thread's for the Join's lifetime.
+    class Join {
+    public:
+        explicit Join(TimedWindowRecording* recording);
+        Join(const Join&) = delete;
+        Join& operator=(const Join&) = delete;
+        ~Join();
+
+    private:
+        TimedWindowRecording* outer_;
+    };
+
+private:
+    friend class TimedWindow;
+    void close(const TimedSpan& span);
+    mutable std::mutex mutex_;  // spans of several threads (Join) end concurrently
+    std::vector<TimedSpan> spans_;
+    std::function<void(const TimedSpan&)> closed_;
+    TimedWindowRecording* outer_ = nullptr;
+};
+
+// A timed section on `devices`, recorded when it ends; does nothing on a thread that records none.
+class TimedWindow {
+public:
+    explicit TimedWindow(std::vector<int> devices);
+    TimedWindow(const TimedWindow&) = delete;
+    TimedWindow& operator=(const TimedWindow&) = delete;
+    ~TimedWindow();
+
+private:
+    std::vector<int> devices_;
+    std::int64_t start_us_;
+};
+
+}  // namespace cudacheck
