@@ -27,12 +27,10 @@ struct nvmlProcessUtilizationSample_t {
     unsigned int decUtil;
 };
 
-using ProcessList = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*);
-
 struct SharingApi {
     nvmlReturn_t (*get_handle)(unsigned int, nvmlDevice_t*) = nullptr;
-    ProcessList compute_processes = nullptr;
-    ProcessList graphics_processes = nullptr;
+    NvmlProcessList compute_processes = nullptr;
+    NvmlProcessList graphics_processes = nullptr;
     nvmlReturn_t (*process_utilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned int*, unsigned long long) = nullptr;
 };
 
@@ -43,29 +41,6 @@ constexpr LibrarySymbol<SharingApi> sharing_symbols[] = {
     optional_symbol<&SharingApi::graphics_processes>("nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"),
     optional_symbol<&SharingApi::process_utilization>("nvmlDeviceGetProcessUtilization"),
 };
-
-// Appends the processes of one NVML list; false when NVML cannot give it.
-bool add_processes(ProcessList list, nvmlDevice_t device, std::vector<GpuProcess>& processes) {
-    if (list == nullptr) return false;
-    std::vector<nvmlProcessInfo_t> infos(16);
-    unsigned int count = static_cast<unsigned int>(infos.size());
-    nvmlReturn_t result = list(device, &count, infos.data());
-    // Processes may start between the calls: retry with room to spare, a few times.
-    for (int attempt = 0; result == nvml_error_insufficient_size && attempt < 3; ++attempt) {
-        infos.resize(count + 8);
-        count = static_cast<unsigned int>(infos.size());
-        result = list(device, &count, infos.data());
-    }
-    if (result != 0) return false;
-    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
-        GpuProcess process;
-        process.pid = infos[i].pid;
-        if (infos[i].usedGpuMemory != nvml_value_not_available) process.used_bytes = infos[i].usedGpuMemory;
-        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64)) process.name = std::string(sys::trim(*comm));
-        processes.push_back(std::move(process));
-    }
-    return true;
-}
 
 std::optional<std::vector<ProcessUtilizationSample>> utilization_since(const SharingApi& api, nvmlDevice_t device, std::int64_t since_us) {
     if (api.process_utilization == nullptr) return std::nullopt;
@@ -168,8 +143,8 @@ SharingSnapshot GpuSharingProbe::snapshot(std::string_view pci_bus_id, std::int6
     nvmlDevice_t device = nullptr;
     if (api_->api.get_handle(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &device) != 0) return snapshot;
     std::vector<GpuProcess> processes;
-    const bool compute = add_processes(api_->api.compute_processes, device, processes);
-    const bool graphics = add_processes(api_->api.graphics_processes, device, processes);
+    const bool compute = append_nvml_processes(api_->api.compute_processes, device, processes);
+    const bool graphics = append_nvml_processes(api_->api.graphics_processes, device, processes);
     if (compute || graphics) {
         // A process with both a compute and a graphics context is listed twice.
         std::sort(processes.begin(), processes.end(), [](const GpuProcess& a, const GpuProcess& b) { return a.pid < b.pid; });

@@ -46,7 +46,7 @@ struct NvmlApi {
     nvmlReturn_t (*device_get_ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
     nvmlReturn_t (*device_get_compute_mode)(nvmlDevice_t, int*) = nullptr;
     nvmlReturn_t (*device_get_mig_mode)(nvmlDevice_t, unsigned int*, unsigned int*) = nullptr;
-    nvmlReturn_t (*device_get_compute_processes)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
+    NvmlProcessList device_get_compute_processes = nullptr;
 };
 
 constexpr LibrarySymbol<NvmlApi> nvml_symbols[] = {
@@ -144,27 +144,10 @@ std::string collapse_whitespace(std::string_view text) {
 
 // The compute processes on a device other than this one; nullopt when NVML cannot list them.
 std::optional<std::vector<GpuProcess>> other_processes(const NvmlApi& api, nvmlDevice_t device) {
-    if (api.device_get_compute_processes == nullptr) return std::nullopt;
-    std::vector<nvmlProcessInfo_t> infos(16);
-    unsigned int count = static_cast<unsigned int>(infos.size());
-    nvmlReturn_t result = api.device_get_compute_processes(device, &count, infos.data());
-    // Processes may start between the calls: retry with room to spare, a few times.
-    for (int attempt = 0; result == nvml_error_insufficient_size && attempt < 3; ++attempt) {
-        infos.resize(count + 8);
-        count = static_cast<unsigned int>(infos.size());
-        result = api.device_get_compute_processes(device, &count, infos.data());
-    }
-    if (result != 0) return std::nullopt;
     std::vector<GpuProcess> processes;
+    if (!append_nvml_processes(api.device_get_compute_processes, device, processes)) return std::nullopt;
     const auto self = static_cast<unsigned int>(::getpid());
-    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
-        if (infos[i].pid == self) continue;
-        GpuProcess process;
-        process.pid = infos[i].pid;
-        if (infos[i].usedGpuMemory != nvml_value_not_available) process.used_bytes = infos[i].usedGpuMemory;
-        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64)) process.name = std::string(sys::trim(*comm));
-        processes.push_back(std::move(process));
-    }
+    std::erase_if(processes, [&](const GpuProcess& process) { return process.pid == self; });
     return processes;
 }
 
@@ -183,6 +166,28 @@ NvmlDeviceUsage describe_usage(const NvmlApi& api, unsigned int index) {
 }
 
 }  // namespace
+
+bool append_nvml_processes(NvmlProcessList list, nvmlDevice_t device, std::vector<GpuProcess>& processes) {
+    if (list == nullptr) return false;
+    std::vector<nvmlProcessInfo_t> infos(16);
+    unsigned int count = static_cast<unsigned int>(infos.size());
+    nvmlReturn_t result = list(device, &count, infos.data());
+    // Processes may start between the calls: retry with room to spare, a few times.
+    for (int attempt = 0; result == nvml_error_insufficient_size && attempt < 3; ++attempt) {
+        infos.resize(count + 8);
+        count = static_cast<unsigned int>(infos.size());
+        result = list(device, &count, infos.data());
+    }
+    if (result != 0) return false;
+    for (unsigned int i = 0; i < count && i < infos.size(); ++i) {
+        GpuProcess process;
+        process.pid = infos[i].pid;
+        if (infos[i].usedGpuMemory != nvml_value_not_available) process.used_bytes = infos[i].usedGpuMemory;
+        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64)) process.name = std::string(sys::trim(*comm));
+        processes.push_back(std::move(process));
+    }
+    return true;
+}
 
 std::string describe_processes(std::vector<GpuProcess> processes) {
     std::sort(processes.begin(), processes.end(),

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bind/dynamic_library.hpp"
+#include "probes/nvml_types.hpp"
 #include "util/actions.hpp"
 #include "cudacheck/report.hpp"
 
@@ -51,6 +52,12 @@ struct NvmlFacts {
     [[nodiscard]] const NvmlDeviceUsage* usage_of_pci_bus_id(std::string_view pci_bus_id) const;
     [[nodiscard]] bool initialised() const { return init_result == 0; }
 };
+
+// One of NVML's process lists (nvmlDeviceGet{Compute,Graphics}RunningProcesses_v3/_v2).
+using NvmlProcessList = nvml::nvmlReturn_t (*)(nvml::nvmlDevice_t, unsigned int*, nvml::nvmlProcessInfo_t*);
+// Appends what `list` gives for `device` to `processes`, each named from /proc/<pid>/comm; false
+// when NVML cannot give it (the list absent, not supported).
+bool append_nvml_processes(NvmlProcessList list, nvml::nvmlDevice_t device, std::vector<GpuProcess>& processes);
 
 // "pid 4242 python3 (118.0 GiB), pid 77 (2.0 GiB) and 3 more": the largest holders first.
 [[nodiscard]] std::string describe_processes(std::vector<GpuProcess> processes);
