@@ -81,9 +81,9 @@ void note_sharing(const std::string& check_id, const std::vector<GpuSharing>& sh
     for (const GpuSharing& sharing : shared) {
         const std::string who = describe_sharing(sharing);
         builder.add_for_device(sharing.device, Code::gpu_shared_during_measurement,
-                    fmt::format("GPU {} was shared while {} timed its work: {} also used it (NVML {}); the figures are the share this check "
-                                "got, not the GPU's speed",
-                                sharing.device, check_id, who, sharing.method));
+                               fmt::format("GPU {} was shared while {} timed its work: {} also used it (NVML {}); the figures are the share "
+                                           "this check got, not the GPU's speed",
+                                           sharing.device, check_id, who, sharing.method));
         builder.evidence(fmt::format("shared_gpu{}", sharing.device), fmt::format("{} (NVML {})", who, sharing.method));
         builder.shared_gpu(sharing);
     }
