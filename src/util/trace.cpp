@@ -3,7 +3,11 @@
 #include "util/atomic_file.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <map>
+#include <nvtx3/nvToolsExt.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -22,6 +26,11 @@ struct Event {
 };
 
 std::atomic<bool> on{false};
+// Whether a tool is attached to NVTX, once (NVTX reads the same variable when first called).
+const bool nvtx_on = [] {
+    const char* injection = std::getenv("NVTX_INJECTION64_PATH");
+    return injection != nullptr && *injection != '\0';
+}();
 std::mutex mutex;
 std::string path;
 Clock::time_point origin;
@@ -52,6 +61,7 @@ void start(std::optional<std::string_view> file) {
 bool enabled() { return on; }
 
 void name_thread(const std::string& name) {
+    if (nvtx_on) nvtxNameOsThreadA(static_cast<uint32_t>(::syscall(SYS_gettid)), name.c_str());
     if (!on) return;
     const std::lock_guard<std::mutex> lock(mutex);
     // A new row each time: a finished thread's id can be reused by a later thread, whose spans
@@ -67,9 +77,12 @@ void record(const std::string& name, Clock::time_point begin, Clock::time_point 
     events.push_back(Event{name, this_thread_number(), begin, end});
 }
 
-Span::Span(std::string name) : name_(on ? std::move(name) : std::string()), begin_(on ? Clock::now() : Clock::time_point{}) {}
+Span::Span(std::string name) : name_(on || nvtx_on ? std::move(name) : std::string()), begin_(on ? Clock::now() : Clock::time_point{}) {
+    if (nvtx_on) nvtxRangePushA(name_.c_str());
+}
 
 Span::~Span() {
+    if (nvtx_on) nvtxRangePop();
     if (on && begin_ != Clock::time_point{}) record(name_, begin_, Clock::now());
 }
 
