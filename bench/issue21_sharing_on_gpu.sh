@@ -51,6 +51,6 @@ kill "$neighbour" 2>/dev/null; wait "$neighbour" 2>/dev/null
 
 # TESTS=0 leaves the GPU test out (a build of cudacheck alone).
 if [ "${TESTS:-1}" = 1 ]; then
-    ctest --test-dir build-gpu -L gpu -R 'GpuSharing' --output-on-failure > "$out/ctest-sharing.txt" 2>&1
+    ctest --test-dir build-gpu -L gpu -R 'GpuSharedDevice' --output-on-failure > "$out/ctest-sharing.txt" 2>&1
     tail -n 5 "$out/ctest-sharing.txt"
 fi

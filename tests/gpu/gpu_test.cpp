@@ -626,7 +626,7 @@ TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
 // a process of its own, keeps the SMs busy while a second one times cuBLAS GEMMs. The second names
 // the first (its pid, "cudacheck", its SM use) in a CC907 warning on each figure it timed, flags
 // them in JSON, and calls nothing slow; alone on the GPU, the same run says nothing of the kind.
-TEST(GpuSharing, a_neighbour_busy_on_the_gpu_is_named_and_nothing_is_called_slow) {
+TEST(GpuSharedDevice, a_neighbour_busy_on_the_gpu_is_named_and_nothing_is_called_slow) {
     REQUIRE_GPU();
     test::TempDir dir;
     const auto gemm_run = [&](const std::string& name) {
