@@ -2,14 +2,9 @@
 
 #include "bind/symbols.hpp"
 #include "probes/nvml_types.hpp"
-#include "util/system.hpp"
-#include "util/units.hpp"
 
 #include <algorithm>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <map>
-#include <set>
 
 namespace cudacheck {
 
