@@ -180,6 +180,18 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
         const actions::Announced announced(opening);
         facts.library = DynamicLibrary::open("libcuda.so.1");
     }
+    DriverApi api;
+    ContextApi context_api;
+    if (facts.library.ok()) {
+        facts.missing_symbols = bind_symbols(facts.library, driver_symbols, api);
+        if (bind_symbols(facts.library, context_symbols, context_api).empty()) {
+            facts.device_get = reinterpret_cast<void*>(context_api.device_get);
+            facts.primary_ctx_retain = reinterpret_cast<void*>(context_api.primary_ctx_retain);
+        }
+    }
+    // Only now may the CUDA libraries be opened (Probes::prefetch_libraries waits for this): dlsym
+    // waits for the loader's lock while another thread opens a library (~80 ms for cuBLAS on an
+    // H200; the primary context waited so), so every driver entry point is looked up first.
     if (opened) opened();
     if (!facts.library.ok()) return facts;
     const std::string& path = facts.library.loaded_path();
@@ -189,8 +201,6 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
     if (std::atoi(facts.library_file_version.c_str()) < 100) facts.library_file_version.clear();
     facts.stub_path = path.find("/stubs/") != std::string::npos;
 
-    DriverApi api;
-    facts.missing_symbols = bind_symbols(facts.library, driver_symbols, api);
     if (!facts.missing_symbols.empty()) return facts;
 
     int version = 0;
@@ -237,8 +247,10 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
                              std::function<void(int ordinal)> create) {
     if (!driver.initialised() || !driver.device_count) return;
     if (!create) {
+        if (driver.primary_ctx_retain == nullptr || driver.device_get == nullptr) return;
         ContextApi api;
-        if (!bind_symbols(driver.library, context_symbols, api).empty()) return;
+        api.device_get = reinterpret_cast<decltype(ContextApi::device_get)>(driver.device_get);
+        api.primary_ctx_retain = reinterpret_cast<decltype(ContextApi::primary_ctx_retain)>(driver.primary_ctx_retain);
         create = [api](int ordinal) {
             CUdevice device = 0;
             CUcontext context = nullptr;

@@ -32,6 +32,10 @@ struct DriverFacts {
     // Opening libcuda or cuInit killed or hung an earlier check process of the run: not tried again.
     std::optional<actions::Failure> step_failure;
     std::string failed_step;  // "cuInit", "loading libcuda.so.1"
+    // cuDeviceGet and cuDevicePrimaryCtxRetain, looked up with the rest before any CUDA library is
+    // opened (create_primary_contexts calls them; a dlsym then would wait behind such an opening).
+    void* device_get = nullptr;
+    void* primary_ctx_retain = nullptr;
 
     [[nodiscard]] bool initialised() const { return init_result == 0; }
 };

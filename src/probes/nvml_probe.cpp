@@ -268,6 +268,7 @@ NvmlFacts collect_nvml() {
     if (!facts.missing_symbols.empty()) return facts;
 
     const nvmlReturn_t init = [&] {
+        const trace::Span init_span("nvmlInit");
         const actions::Announced announced(initialising);
         return api.init();
     }();
@@ -297,7 +298,11 @@ NvmlFacts collect_nvml() {
         return facts;
     }
     for (unsigned int index = 0; index < count; ++index) {
-        facts.devices.push_back(describe_device(api, index, facts.device_errors));
+        {
+            const trace::Span device_span(fmt::format("NVML: facts of GPU {}", index));
+            facts.devices.push_back(describe_device(api, index, facts.device_errors));
+        }
+        const trace::Span usage_span(fmt::format("NVML: usage of GPU {}", index));
         facts.usage.push_back(describe_usage(api, index));
         nvmlDevice_t device = nullptr;
         unsigned int current = 0;

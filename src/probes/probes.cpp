@@ -28,10 +28,9 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
 }
 
 DriverFacts Probes::collect_driver_facts(bool initialise) {
-    // NVML first, then cuInit: side by side, both go through the kernel driver and slow each other
-    // (and the contexts created next) down; one after the other the GPU checks start sooner
-    // (docs/performance.md, "several GPUs").
-    if (initialise && driver_prefetched_ && !settings_.collect_driver) (void)nvml();
+    // cuInit does not wait for NVML: on one H200, cuInit first with NVML beside it took the default
+    // run from 804 to 626 ms (median of 9 each, alternating; cuInit then returns in ~12 ms and the
+    // context follows, where after NVML cuInit took ~220 ms). docs/performance.md, "Start-up".
     DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise) : collect_driver(initialise, [this] { mark_libcuda_opened(); });
     mark_libcuda_opened();
     return facts;
@@ -63,6 +62,8 @@ void Probes::prefetch_driver(std::vector<int> devices) {
             contexts_created_.insert(ordinal);
             contexts_changed_.notify_all();
         }, settings_.create_context);
+        // Ready before the first timed section ends (binding its NVML functions took ~20 ms there).
+        (void)gpu_sharing();
     }));
 }
 
