@@ -97,18 +97,36 @@ CheckResult run_one(const Check& check, CheckContext& context) {
     ResultBuilder builder;
     // Who else used the GPUs while this check timed its work, asked as each timed span ends; the
     // check may ask before it judges a rate (context.sharing), and the result says so afterwards.
+    // Each question runs on its own thread (NVML takes ~2-20 ms), so the check goes on meanwhile;
+    // context.sharing() waits for those asked so far.
     std::vector<GpuSharing> shared;
     std::mutex shared_mutex;  // spans end on the threads a check starts too
+    std::vector<std::future<void>> asking;  // under shared_mutex; declared after what they use: joined first
     const TimedWindowRecording timed([&](const TimedSpan& span) {
         try {
-            std::optional<GpuSharing> found = sharing_around(context.probes, span);
+            std::future<void> question = std::async(std::launch::async, [&, span] {
+                try {
+                    const trace::Span asking_span(fmt::format("NVML: who else used GPU {}", span.device));
+                    std::optional<GpuSharing> found = sharing_around(context.probes, span);
+                    const std::lock_guard<std::mutex> lock(shared_mutex);
+                    if (found) merge_sharing(shared, std::move(*found));
+                } catch (...) {
+                    // Only a failed allocation gets here; the figures then go unflagged rather than the run down.
+                }
+            });
             const std::lock_guard<std::mutex> lock(shared_mutex);
-            if (found) merge_sharing(shared, std::move(*found));
+            asking.push_back(std::move(question));
         } catch (...) {
-            // Only a failed allocation gets here; the figures then go unflagged rather than the run down.
+            // No thread could be started: as above.
         }
     });
     context.sharing = [&] {
+        std::vector<std::future<void>> pending;
+        {
+            const std::lock_guard<std::mutex> lock(shared_mutex);
+            pending.swap(asking);
+        }
+        for (std::future<void>& question : pending) question.wait();
         const std::lock_guard<std::mutex> lock(shared_mutex);
         return shared;
     };

@@ -123,15 +123,17 @@ void alone_on_device(std::optional<DeviceWork>& held, const std::function<void()
     else check(cudaGetDevice(&device), "cudaGetDevice");
     held.reset();
     const Reacquire<DeviceWork, int> reacquire(held, device);  // declared before the exclusive lock: released after it
+    // Alone among cudacheck's checks; whether another process used the GPU meanwhile, the engine
+    // asks NVML as the window closes: declared before the exclusive lock, after it is released.
+    std::optional<TimedWindow> window;
     std::unique_lock<std::shared_mutex> alone(device_mutex(device), std::defer_lock);
     lock_reporting_wait(alone);
     const trace::Span timed("timed alone on the GPU");
     // Work other checks queued before releasing their shared locks may still be running.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    // Alone among cudacheck's checks; whether another process used the GPU meanwhile, the engine
-    // asks NVML for this window once the check is done.
-    const TimedWindow window({device});
+    window.emplace(std::vector<int>{device});
     work();
+    window->stop();
 }
 
 std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
@@ -162,6 +164,7 @@ std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std
     // All of them or none: holding one GPU alone while waiting for the next leaves it idle (seen on
     // the 2 x H200 machine: cuda.p2p held GPU 0 for 120 ms waiting for GPU 1). Block on one, try the
     // others; if one refuses, release all and block on that one (std::lock's method: no deadlock).
+    std::optional<TimedWindow> window;  // closed after the exclusive locks are released (see alone_on_device)
     std::vector<std::unique_lock<std::shared_mutex>> alone;
     for (int device : devices) alone.emplace_back(device_mutex(device), std::defer_lock);
     for (std::size_t first = 0;;) {
@@ -182,8 +185,10 @@ std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std
             check(cudaDeviceSynchronize(), fmt::format("cudaDeviceSynchronize(device {})", device));
         }
     }
-    const TimedWindow window(devices);
-    return time_with_events(streams, warmups, runs, work);
+    window.emplace(devices);
+    std::vector<float> samples = time_with_events(streams, warmups, runs, work);
+    window->stop();
+    return samples;
 }
 
 std::size_t bytes_fitting(const std::vector<int>& devices, std::size_t wanted, std::size_t share) {

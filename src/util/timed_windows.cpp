@@ -42,10 +42,14 @@ void TimedWindowRecording::close(const TimedSpan& span) {
 
 TimedWindow::TimedWindow(std::vector<int> devices) : devices_(std::move(devices)), start_us_(wall_clock_us()) {}
 
+void TimedWindow::stop() {
+    if (end_us_ == 0) end_us_ = wall_clock_us();
+}
+
 TimedWindow::~TimedWindow() {
     if (recording == nullptr) return;
-    const std::int64_t end_us = wall_clock_us();
-    for (int device : devices_) recording->close({device, start_us_, end_us});
+    stop();
+    for (int device : devices_) recording->close({device, start_us_, end_us_});
 }
 
 }  // namespace cudacheck

@@ -57,17 +57,21 @@ private:
     TimedWindowRecording* outer_ = nullptr;
 };
 
-// A timed section on `devices`, recorded when it ends; does nothing on a thread that records none.
+// A timed section on `devices`, from construction to stop() (or destruction), recorded when it is
+// destroyed; does nothing on a thread that records none. Destroyed after the GPU's exclusive lock
+// is released, the recording's NVML query does not hold the GPU from the other checks.
 class TimedWindow {
 public:
     explicit TimedWindow(std::vector<int> devices);
     TimedWindow(const TimedWindow&) = delete;
     TimedWindow& operator=(const TimedWindow&) = delete;
     ~TimedWindow();
+    void stop();  // the section's end; the first call counts
 
 private:
     std::vector<int> devices_;
     std::int64_t start_us_;
+    std::int64_t end_us_ = 0;
 };
 
 }  // namespace cudacheck
