@@ -21,7 +21,9 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <future>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -34,14 +36,88 @@ using gpu::at;
 using gpu::CublasHandle;
 using gpu::stored_value;
 
-// cublasCreate costs ~100-200 ms on an H200 (cuBLASLt's set-up in the new context). The check's
-// preparation creates one handle per device as soon as cuBLAS is loaded and the driver is up, while
-// the host checks still run; the check takes it, or creates its own if there is none.
+using GemmSizes = std::array<std::size_t, gemm_precisions.size()>;
+
+// Three matrices as large as the largest precision's (size^2 of its elements), allocated once and
+// reused by every precision.
+struct GemmBuffers {
+    explicit GemmBuffers(const GemmSizes& sizes) : GemmBuffers(largest_matrix_bytes(sizes)) {}
+    gpu::DeviceArray<unsigned char> a, b, c;
+
+private:
+    explicit GemmBuffers(std::size_t bytes) : a(bytes), b(bytes), c(bytes) {}
+    static std::size_t largest_matrix_bytes(const GemmSizes& sizes) {
+        std::size_t bytes = 0;
+        for (std::size_t i = 0; i < sizes.size(); ++i) bytes = std::max(bytes, sizes[i] * sizes[i] * gpu::element_bytes(gemm_precisions[i].element));
+        return bytes;
+    }
+};
+
+// Each precision's kernels load on their first use: ~100-150 ms each on an H200, ~150 ms for all
+// four side by side, ~350 ms one after another (bench/cublas_costs.cpp). One untimed product per
+// precision, each on its own thread, handle and stream, holding the GPU in shared mode, makes the
+// loads overlap one another and whatever runs meanwhile; the destructor waits for them. The
+// threads announce the cuBLAS step of the device (util/actions.hpp): a cuBLAS that kills the
+// process here is charged to it. Other failures are left to the timed runs, which report them.
+class FirstUse {
+public:
+    FirstUse(const CublasApi& api, GemmBuffers& buffers, const GemmSizes& sizes, int device) {
+        for (std::size_t i = 0; i < gemm_precisions.size(); ++i)
+            loads_.push_back(std::async(std::launch::async, [&api, &buffers, size = sizes[i], device, &precision = gemm_precisions[i]] {
+                try {
+                    const trace::Span span(fmt::format("first use of {}", precision.name));
+                    const actions::Action step = gpu::cublas_handle_step(device);
+                    gpu::refuse_if_failed(step);
+                    const actions::Announced announced(step);
+                    gpu::check(cudaSetDevice(device), "cudaSetDevice");
+                    const gpu::Stream stream;
+                    const CublasHandle handle(api);
+                    handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
+                    const gpu::DeviceWork shared(device);
+                    const float alpha = 1.0f;
+                    const float beta = 0.0f;
+                    const int s = static_cast<int>(size);
+                    (void)api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, buffers.a.data(), precision.type, s, buffers.b.data(),
+                                      precision.type, s, &beta, buffers.c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT);
+                    stream.synchronize();
+                } catch (const std::exception&) {
+                    // The timed run of this precision meets the same failure and reports it.
+                }
+            }));
+    }
+    FirstUse(const FirstUse&) = delete;
+    FirstUse& operator=(const FirstUse&) = delete;
+    ~FirstUse() {
+        for (auto& load : loads_) load.wait();
+    }
+
+private:
+    std::vector<std::future<void>> loads_;
+};
+
+// What the check's preparation makes for one device, in the background, as soon as cuBLAS is
+// loaded and the device's context exists (the host checks still run): the check's handle
+// (cublasCreate costs ~80-100 ms there), the buffers, and each precision's first use under way.
+struct PreparedDevice {
+    cublasHandle_t handle = nullptr;  // nullptr: none was made, the check creates its own
+    GemmSizes sizes{};
+    std::unique_ptr<GemmBuffers> buffers;  // null: the check allocates them
+    std::unique_ptr<FirstUse> first_use;   // null: the check starts it
+};
+
+GemmSizes sizes_on_current_device() {
+    size_t free_bytes = 0;
+    size_t total_bytes = 0;
+    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    return gemm_sizes(free_bytes);
+}
+
 class EarlyHandles {
 public:
+    // Never destroyed: the threads of a FirstUse no check took may still run when the process ends.
     static EarlyHandles& instance() {
-        static EarlyHandles handles;
-        return handles;
+        static EarlyHandles* const handles = new EarlyHandles;
+        return *handles;
     }
     // Called from the check's preparation, in the background. Runs once per process.
     void create_all(Probes& probes) {
@@ -50,46 +126,57 @@ public:
             std::promise<void>& promise;
             ~Done() { promise.set_value(); }
         } done{done_};
-        CublasApi api;
-        (void)bind_symbols(probes.library(cuda_library::cublas).library, cublas_symbols, api);  // the check reports what is missing
-        const auto create = api.create;
+        (void)bind_symbols(probes.library(cuda_library::cublas).library, cublas_symbols, api_);  // the check reports what is missing
         const DriverFacts& driver = probes.driver();
-        if (create == nullptr || !driver.initialised()) return;
+        if (api_.create == nullptr || !driver.initialised()) return;
         std::vector<std::future<void>> per_device;
         for (const DeviceInfo& device : driver.devices) {
             const std::vector<int>& wanted = probes.prefetched_devices();
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), device.ordinal) == wanted.end()) continue;
-            per_device.push_back(std::async(std::launch::async, [this, &probes, create, ordinal = device.ordinal] {
-                const trace::Span span(fmt::format("cublasCreate for device {} (prepared)", ordinal));
-                cublasHandle_t handle = nullptr;
-                probes.wait_for_context(ordinal);
-                // Not after a failed context or handle: the check reports those.
-                const actions::Action step = gpu::cublas_handle_step(ordinal);
-                if (actions::failed(gpu::context_step(ordinal)) == nullptr && actions::failed(step) == nullptr) {
-                    const actions::Announced announced(step);
-                    if (cudaSetDevice(ordinal) != cudaSuccess || create(&handle) != CUBLAS_STATUS_SUCCESS) handle = nullptr;
-                }
-                const std::lock_guard<std::mutex> lock(mutex_);
-                handles_[ordinal] = handle;
-            }));
+            per_device.push_back(std::async(std::launch::async, [this, &probes, ordinal = device.ordinal] { prepare(probes, ordinal); }));
         }
     }
-    // The handle made for `device`, once (later calls get nullptr); nullptr if none was made.
+    // What was made for `device`, once (later calls get nothing); empty if nothing was made.
     // Waits for the preparation if it started (it is then nearly done: the check runs after cuInit).
-    cublasHandle_t take(int device) {
+    PreparedDevice take(int device) {
         if (started_) (void)ready_.wait_for(std::chrono::seconds(10));
         const std::lock_guard<std::mutex> lock(mutex_);
-        const auto found = handles_.find(device);
-        if (found == handles_.end()) return nullptr;
-        return std::exchange(found->second, nullptr);
+        const auto found = prepared_.find(device);
+        if (found == prepared_.end()) return {};
+        return std::exchange(found->second, PreparedDevice{});
     }
 
 private:
+    void prepare(Probes& probes, int ordinal) {
+        const trace::Span span(fmt::format("cublasCreate for device {} (prepared)", ordinal));
+        probes.wait_for_context(ordinal);
+        // Not after a failed context or handle: the check reports those.
+        const actions::Action step = gpu::cublas_handle_step(ordinal);
+        if (actions::failed(gpu::context_step(ordinal)) != nullptr || actions::failed(step) != nullptr) return;
+        PreparedDevice prepared;
+        try {
+            {
+                const trace::Span allocating("cuBLAS products' buffers (prepared)");
+                gpu::check(cudaSetDevice(ordinal), "cudaSetDevice");
+                prepared.sizes = sizes_on_current_device();
+                prepared.buffers = std::make_unique<GemmBuffers>(prepared.sizes);
+            }
+            prepared.first_use = std::make_unique<FirstUse>(api_, *prepared.buffers, prepared.sizes, ordinal);
+            const actions::Announced announced(step);
+            if (api_.create(&prepared.handle) != CUBLAS_STATUS_SUCCESS) prepared.handle = nullptr;
+        } catch (const std::exception&) {
+            // Out of memory, a CUDA error: the check meets it again and reports it.
+        }
+        const std::lock_guard<std::mutex> lock(mutex_);
+        prepared_[ordinal] = std::move(prepared);
+    }
+
+    CublasApi api_;  // bound once; the prepared FirstUse threads use it
     std::atomic<bool> started_{false};
     std::promise<void> done_;
     std::shared_future<void> ready_ = done_.get_future().share();
     std::mutex mutex_;
-    std::map<int, cublasHandle_t> handles_;
+    std::map<int, PreparedDevice> prepared_;
 };
 
 // --- 1. correctness on a small problem, every element -------------------------------------
@@ -139,14 +226,11 @@ gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& hand
 
 // --- 2. throughput, with sampled verification --------------------------------------------
 
-// Three size x size matrices of the widest element, allocated once and reused by every precision.
-struct GemmBuffers {
-    explicit GemmBuffers(std::size_t size) : a(size * size * 4), b(size * size * 4), c(size * size * 4) {}
-    gpu::DeviceArray<unsigned char> a, b, c;
-};
-
-GemmThroughput measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, const GemmPrecision& precision,
-                        std::size_t size, int warmups, int runs, int samples, GemmBuffers& buffers, int device) {
+// The timed products of one precision at `size`^3; returns the rate and, for the float64 check,
+// the sampled entries of the last product (`samples` entries spread over the whole output).
+std::pair<GemmThroughput, gpu::GemmSamples> measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream,
+                                                         const GemmPrecision& precision, std::size_t size, int warmups, int runs, int samples,
+                                                         GemmBuffers& buffers, int device) {
     const std::size_t bytes = gpu::element_bytes(precision.element);
     std::optional<gpu::DeviceWork> gpu_work(device);  // time_on_stream makes it exclusive while timing
     const std::size_t elements = size * size;
@@ -166,14 +250,38 @@ GemmThroughput measure_gemm(const CublasApi& api, const CublasHandle& handle, co
     });
     GemmThroughput throughput;
     throughput.precision = &precision;
+    throughput.size = size;
     throughput.tflops = 2.0 * static_cast<double>(size) * size * size / (gpu::median(times) * 1e-3) / 1e12;
-
-    // Entries spread over the whole output, each recomputed in float64 from the inputs.
-    const gpu::GemmSamples picked = gpu::copy_gemm_samples(c.data(), precision.element, size, samples, stream);
-    gpu_work.reset();
-    throughput.accuracy = gpu::compare_gemm_samples(picked, precision.element, 21, 22);
-    return throughput;
+    return {throughput, gpu::copy_gemm_samples(c.data(), precision.element, size, samples, stream)};
 }
+
+// The sampled entries of each precision's product, recomputed in float64 from the inputs on
+// another core while the next precision is timed (each is `size` regenerated products: a few ms).
+// The destructor fills in each precision's accuracy, however the check ends.
+class SampleChecks {
+public:
+    explicit SampleChecks(GemmOutcome& outcome) : outcome_(outcome) {}
+    SampleChecks(const SampleChecks&) = delete;
+    SampleChecks& operator=(const SampleChecks&) = delete;
+    ~SampleChecks() {
+        for (auto& [index, accuracy] : pending_) outcome_.throughput[index].accuracy = accuracy.get();
+    }
+    void start(std::size_t index, gpu::GemmSamples samples, kernels::Element element) {
+        pending_.emplace_back(index, std::async(std::launch::async, [samples = std::move(samples), element] {
+            try {
+                return gpu::compare_gemm_samples(samples, element, 21, 22);
+            } catch (const std::exception&) {
+                gpu::Accuracy unknown;  // never within a tolerance: a check that could not run does not pass
+                unknown.relative_error = std::numeric_limits<double>::quiet_NaN();
+                return unknown;
+            }
+        }));
+    }
+
+private:
+    GemmOutcome& outcome_;
+    std::vector<std::pair<std::size_t, std::future<gpu::Accuracy>>> pending_;
+};
 
 // Wall time of each phase, as evidence: where a slow run spends its time (handle creation and the
 // first use of each kernel load code; the GPU lock may wait for other checks).
@@ -192,87 +300,70 @@ private:
     std::string text_;
 };
 
-// One untimed product per precision, each on its own thread, handle and stream, holding the GPU in
-// shared mode; the destructor waits for them. Failures are left to the timed runs, which report them.
-class FirstUse {
-public:
-    FirstUse(const CublasApi& api, GemmBuffers& buffers, std::size_t size, int device) {
-        for (const GemmPrecision& precision : gemm_precisions)
-            loads_.push_back(std::async(std::launch::async, [&api, &buffers, size, device, &precision] {
-                try {
-                    const trace::Span span(fmt::format("first use of {}", precision.name));
-                    gpu::check(cudaSetDevice(device), "cudaSetDevice");
-                    const gpu::Stream stream;
-                    const CublasHandle handle(api);
-                    handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
-                    const gpu::DeviceWork shared(device);
-                    const float alpha = 1.0f;
-                    const float beta = 0.0f;
-                    const int s = static_cast<int>(size);
-                    (void)api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, buffers.a.data(), precision.type, s, buffers.b.data(),
-                                      precision.type, s, &beta, buffers.c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT);
-                    stream.synchronize();
-                } catch (const std::exception&) {
-                    // The timed run of this precision meets the same failure and reports it.
-                }
-            }));
-    }
-    FirstUse(const FirstUse&) = delete;
-    FirstUse& operator=(const FirstUse&) = delete;
-    ~FirstUse() {
-        for (auto& load : loads_) load.wait();
-    }
-
-private:
-    std::vector<std::future<void>> loads_;
-};
-
 void measure_gemm_check(CheckContext& context, const CublasApi& api, int device, GemmOutcome& outcome) {
     Phases phases;
     gpu::Stream stream;
-    CublasHandle handle(api, EarlyHandles::instance().take(device));
+    PreparedDevice prepared = EarlyHandles::instance().take(device);
+    CublasHandle handle(api, prepared.handle);
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
     handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     phases.done("handle");
 
-    // 8192^3 fills an H100/H200 (and keeps each FP32 product ~20 ms there); full repeats more. Its
-    // three 256 MiB matrices may take at most a quarter of the free memory (the other checks of
-    // the device run at the same time): smaller GPUs get 4096^3 or 2048^3.
-    size_t free_bytes = 0;
-    size_t total_bytes = 0;
-    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    std::size_t size = 8192;
-    while (size > 2048 && 3 * size * size * 4 > free_bytes / 4) size /= 2;
-    GemmBuffers buffers(size);
-    {
-        // Each precision's kernels load on first use (~100 ms each for FP16 and BF16 on the H200):
-        // loaded side by side here, while the small products below are checked, they stop
-        // lengthening the timed phases one after another.
-        const FirstUse first_use(api, buffers, size, device);
-        outcome.sgemm = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
-        outcome.dgemm = small_gemm_accuracy<double>(api, handle, stream, kernels::Element::f64, device);
-        phases.done("SGEMM/DGEMM with references");
+    if (!prepared.buffers) {
+        prepared.sizes = sizes_on_current_device();
+        prepared.buffers = std::make_unique<GemmBuffers>(prepared.sizes);
     }
+    // The first use of each precision (started by the preparation, or now) loads while the small
+    // products are checked; it is over before anything is timed.
+    if (!prepared.first_use) prepared.first_use = std::make_unique<FirstUse>(api, *prepared.buffers, prepared.sizes, device);
+    {
+        // DGEMM on its own thread, handle and stream: SGEMM's and DGEMM's kernels load on their first
+        // use too (~90 ms each on an H200), side by side rather than one after the other.
+        std::future<gpu::Accuracy> dgemm = std::async(std::launch::async, [&api, device] {
+            gpu::check(cudaSetDevice(device), "cudaSetDevice");
+            const gpu::Stream own_stream;
+            const CublasHandle own(api);
+            own.check(api.set_stream(own.get(), own_stream.get()), "cublasSetStream");
+            return small_gemm_accuracy<double>(api, own, own_stream, kernels::Element::f64, device);
+        });
+        outcome.sgemm = small_gemm_accuracy<float>(api, handle, stream, kernels::Element::f32, device);
+        outcome.dgemm = dgemm.get();
+    }
+    phases.done("SGEMM/DGEMM with references");
+    prepared.first_use.reset();
     phases.done("first use of each precision");
 
     const bool full = context.options.level == Level::full;
-    outcome.warmups = full ? 3 : 1;
-    outcome.runs = full ? 20 : 3;
-    // Each sample is a 8192-long float64 dot product of host-regenerated inputs (FP16/BF16 rounding
-    // in software): 32 keep the standard run short, full checks 128.
+    outcome.warmups = full ? 3 : 2;
+    outcome.runs = full ? 20 : 5;
+    // Each sample is a float64 dot product of host-regenerated inputs (FP16/BF16 rounding in
+    // software), as long as the product's size: 32 keep the standard run short, full checks 128.
     outcome.samples = full ? 128 : 32;
     cudaDeviceProp properties{};
     gpu::check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
     outcome.device_name = properties.name;
-    outcome.size = size;
-    for (const GemmPrecision& precision : gemm_precisions) {
-        outcome.throughput.push_back(measure_gemm(api, handle, stream, precision, size, outcome.warmups, outcome.runs, outcome.samples, buffers, device));
-        phases.done(precision.name);
+    SampleChecks sample_checks(outcome);  // its destructor waits for the float64 checks, however this ends
+    for (std::size_t i = 0; i < gemm_precisions.size(); ++i) {
+        auto [throughput, samples] = measure_gemm(api, handle, stream, gemm_precisions[i], prepared.sizes[i], outcome.warmups, outcome.runs,
+                                                  outcome.samples, *prepared.buffers, device);
+        outcome.throughput.push_back(throughput);
+        sample_checks.start(i, std::move(samples), gemm_precisions[i].element);
+        phases.done(gemm_precisions[i].name);
     }
     outcome.phases = phases.text();
 }
 
 }  // namespace
+
+std::array<std::size_t, gemm_precisions.size()> gemm_sizes(std::size_t free_bytes) {
+    std::array<std::size_t, gemm_precisions.size()> sizes{};
+    for (std::size_t i = 0; i < gemm_precisions.size(); ++i) {
+        std::size_t size = gemm_precisions[i].size;
+        while (size > 2048 && 3 * size * size * 4 > free_bytes / 4) size /= 2;
+        sizes[i] = size;
+    }
+    return sizes;
+}
 
 void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
     if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance), outcome.sgemm->relative_error, "ratio");
@@ -287,20 +378,23 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
     for (const GemmThroughput& measured : outcome.throughput) {
         const GemmPrecision& precision = *measured.precision;
         const std::string label = sys::to_lower(precision.name);
-        result.metric(fmt::format("gemm_{}_{}", label, outcome.size), measured.tflops, "TFLOP/s");
+        result.metric(fmt::format("gemm_{}_{}", label, measured.size), measured.tflops, "TFLOP/s");
         std::string of_peak;
         if (peaks) {
             const double peak = (*peaks).*precision.peak;
             result.metric(fmt::format("gemm_{}_fraction_of_peak", label), 100.0 * measured.tflops / peak, "%");
             of_peak = fmt::format(" ({:.0f}% of {:.0f})", 100.0 * measured.tflops / peak, peak);
         }
-        result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", outcome.size, measured.tflops, of_peak,
+        result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", measured.size, measured.tflops, of_peak,
                                                                   describe(measured.accuracy, precision.tolerance)),
                         measured.tflops, "TFLOP/s");
         if (!measured.accuracy.within(precision.tolerance))
             result.add(Code::wrong_result,
-                       fmt::format("{} GEMM {}^3: {}", precision.name, outcome.size, describe(measured.accuracy, precision.tolerance)));
-        figures += fmt::format("{}{} {:.0f}", figures.empty() ? "" : ", ", precision.name, measured.tflops);
+                       fmt::format("{} GEMM {}^3: {}", precision.name, measured.size, describe(measured.accuracy, precision.tolerance)));
+        // "FP32 51, TF32 408 at 4096^3, FP16 751, BF16 786 at 8192^3": each run of one size named once.
+        const bool size_changes = &measured == &outcome.throughput.back() || (&measured + 1)->size != measured.size;
+        figures += fmt::format("{}{} {:.0f}{}", figures.empty() ? "" : ", ", precision.name, measured.tflops,
+                               size_changes ? fmt::format(" at {}^3", measured.size) : "");
     }
     // The rest describes a complete measurement; a failure part-way is reported by its own finding.
     if (outcome.phases.empty() || !outcome.sgemm || !outcome.dgemm) return;
@@ -310,16 +404,16 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
     result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs uniform in [-1,1), "
                                           "{} sampled entries per product checked in float64",
                                           outcome.runs, outcome.warmups, outcome.samples));
-    result.summary(fmt::format("SGEMM/DGEMM match float64 ({:.1e}/{:.1e}); {}^3 TFLOP/s: {}", outcome.sgemm->relative_error,
-                               outcome.dgemm->relative_error, outcome.size, figures));
+    result.summary(fmt::format("SGEMM/DGEMM match float64 ({:.1e}/{:.1e}); TFLOP/s: {}", outcome.sgemm->relative_error,
+                               outcome.dgemm->relative_error, figures));
 }
 
 std::unique_ptr<Check> make_cublas_gemm_check() {
     CheckInfo info = gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
                                              "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
                                              cuda_library::cublas);
-    info.answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32/FP16/BF16 throughput at 8192³, sampled and "
-                   "verified, against the datasheet peak";
+    info.answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32 throughput at 4096³ and FP16/BF16 at 8192³, sampled "
+                   "and verified, against the datasheet peak";
     info.prepare = [load = info.prepare](Probes& probes) {
         load(probes);
         probes.prefetch([&probes] { EarlyHandles::instance().create_all(probes); });

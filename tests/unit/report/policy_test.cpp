@@ -124,6 +124,21 @@ TEST(Policy, a_figure_measured_on_a_shared_gpu_is_not_comparable) {
     EXPECT_EQ(report.exit_code, 0);
 }
 
+// A policy written for a figure's old size (gemm_fp32_8192, before cublas.gemm measured FP32 at
+// 4096^3): not measured, and the message names the figure measured instead.
+TEST(Policy, a_figure_measured_at_another_size_is_named_where_the_policy_asks_for_the_old_one) {
+    const Policy policy = policy_from(R"({"schema_version": "1.0.0",
+        "performance": [{"check": "cublas.gemm", "metric": "gemm_fp32_8192", "min": 40, "unit": "TFLOP/s"}]})");
+    Report report = example_with_resolution("h200/cudacheck.json", "9.10.2.21");
+    for (Metric& metric : find_result(report, "cublas.gemm")->metrics)
+        if (metric.name == "gemm_fp32_8192") metric.name = "gemm_fp32_4096";
+    const CheckResult verdict = evaluate_policy(policy, report).front();
+    EXPECT_EQ(verdict.code, "CC710");
+    EXPECT_TRUE(verdict.message.find("was not measured") != std::string::npos) << verdict.message;
+    EXPECT_TRUE(verdict.message.find("; it measured gemm_fp32_4096 instead") != std::string::npos) << verdict.message;
+    EXPECT_TRUE(verdict.message.find("fraction_of_peak") == std::string::npos) << "only figures of another size";
+}
+
 TEST(Policy, version_bounds_match_every_version_they_prefix) {
     const Policy policy = policy_from(R"({"schema_version": "1.0.0", "toolkit": {"min": "12.4", "max": "12.9"}})");
     for (const auto& [nvcc, inside] : std::vector<std::pair<std::string, bool>>{{"12.9.86", true}, {"12.4", true}, {"12.3.107", false}, {"13.0.88", false}, {"", false}}) {
