@@ -1,24 +1,28 @@
 #!/usr/bin/env python3
 """cudacheck's throughput figures next to PyTorch's, measured in one run on the same GPU.
 
-Usage: bench/compare_pytorch.py CUDACHECK_BINARY [--json OUT.json]
+Usage: bench/compare_pytorch.py CUDACHECK_BINARY [--level full|standard] [--rounds 3] [--json OUT.json]
 
-Runs `cudacheck --level full --only cublas.gemm,cuda.memory --format json` and then the same work
-through PyTorch with the same parameters: GEMM of 8192^3 in FP32, TF32, FP16 and BF16 (inputs
-uniform in [-1, 1), 3 warm-ups, median of 20 runs timed with CUDA events) and a 4 GiB
-device-to-device copy (bytes read + written, 1 warm-up, median of 20). Prints a Markdown table with
-the ratio cudacheck / PyTorch; docs/performance.md records it.
+Runs `cudacheck --level LEVEL --only cublas.gemm,cuda.memory --format json` and then the same work
+through PyTorch, like for like: GEMM in FP32, TF32, FP16 and BF16 at the size cudacheck used for
+each (the number ending its metric's name, e.g. gemm_fp32_4096; inputs uniform in [-1, 1)) and a
+device-to-device copy of the size cudacheck used at that level (4 GiB at full, 1 GiB at the default
+level; bytes read + written), each with as many warm-ups and timed runs as cudacheck's report says
+it made ("median of 5 runs after 2 warm-up(s)"), timed with CUDA events. cudacheck and then PyTorch
+measure --rounds times (default 3), alternating; the table gives each side's median, their ratio
+and each round's ratio: the GPU's clocks and power drift between runs, on both sides.
+docs/performance.md records it.
 """
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
+import time
 
 import torch
 
-SIZE = 8192
-WARMUPS, RUNS = 3, 20
 
 
 def timed(work, warmups, runs):
@@ -35,29 +39,37 @@ def timed(work, warmups, runs):
     return statistics.median(times)
 
 
-def torch_gemm_tflops(dtype, allow_tf32):
+def torch_gemm_tflops(dtype, allow_tf32, size, warmups, runs):
     torch.backends.cuda.matmul.allow_tf32 = allow_tf32
-    a = torch.rand(SIZE, SIZE, device="cuda", dtype=torch.float32).mul_(2).sub_(1).to(dtype)
-    b = torch.rand(SIZE, SIZE, device="cuda", dtype=torch.float32).mul_(2).sub_(1).to(dtype)
-    out = torch.empty(SIZE, SIZE, device="cuda", dtype=dtype)
-    milliseconds = timed(lambda: torch.mm(a, b, out=out), WARMUPS, RUNS)
-    return 2 * SIZE**3 / (milliseconds * 1e-3) / 1e12
+    a = torch.rand(size, size, device="cuda", dtype=torch.float32).mul_(2).sub_(1).to(dtype)
+    b = torch.rand(size, size, device="cuda", dtype=torch.float32).mul_(2).sub_(1).to(dtype)
+    out = torch.empty(size, size, device="cuda", dtype=dtype)
+    milliseconds = timed(lambda: torch.mm(a, b, out=out), warmups, runs)
+    return 2 * size**3 / (milliseconds * 1e-3) / 1e12
 
 
-def torch_copy_gbps(bytes_):
+def torch_copy_gbps(bytes_, warmups, runs):
     src = torch.randint(0, 2**31 - 1, (bytes_ // 4,), device="cuda", dtype=torch.int32)
     dst = torch.empty_like(src)
-    milliseconds = timed(lambda: dst.copy_(src), 1, RUNS)
+    milliseconds = timed(lambda: dst.copy_(src), warmups, runs)
     assert torch.equal(src, dst), "PyTorch copy differs"
     return 2 * bytes_ / (milliseconds * 1e-3) / 1e9
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--json")
-    args = parser.parse_args()
-    run = subprocess.run([args.binary, "--level", "full", "--only", "cublas.gemm,cuda.memory", "--format", "json"],
+def counts(report, check_id):
+    """(warm-ups, runs) of a check, from its "method" evidence ("median of 5 runs after 2 warm-up(s)")."""
+    for check in report["checks"]:
+        if check["id"] == check_id and check["device"] == 0:
+            for evidence in check["evidence"]:
+                found = re.search(r"median of (\d+) runs after (\d+) warm-up", evidence["value"]) if evidence["key"] == "method" else None
+                if found:
+                    return int(found.group(2)), int(found.group(1))
+    return 3, 20
+
+
+def cudacheck_round(binary, level):
+    """One run of cudacheck: its report and device 0's metrics by name."""
+    run = subprocess.run([binary, "--level", level, "--only", "cublas.gemm,cuda.memory", "--format", "json"],
                          capture_output=True, text=True, timeout=300)
     report = json.loads(run.stdout)
     metrics = {}
@@ -67,22 +79,64 @@ def main():
                 metrics[metric["name"]] = metric["value"]
             if check["status"] != "pass":
                 print(f"warning: {check['id']} {check['status']}: {check['message']}", file=sys.stderr)
-    rows = [
-        ("GEMM FP32 8192^3", "TFLOP/s", metrics.get("gemm_fp32_8192"), torch_gemm_tflops(torch.float32, False)),
-        ("GEMM TF32 8192^3", "TFLOP/s", metrics.get("gemm_tf32_8192"), torch_gemm_tflops(torch.float32, True)),
-        ("GEMM FP16 8192^3", "TFLOP/s", metrics.get("gemm_fp16_8192"), torch_gemm_tflops(torch.float16, False)),
-        ("GEMM BF16 8192^3", "TFLOP/s", metrics.get("gemm_bf16_8192"), torch_gemm_tflops(torch.bfloat16, False)),
-        ("device copy 4 GiB (read+write)", "GB/s", metrics.get("device_to_device_bandwidth"), torch_copy_gbps(4 << 30)),
-    ]
-    print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__} (CUDA {torch.version.cuda}); cudacheck exit {run.returncode}")
-    print("| measurement | unit | cudacheck | PyTorch | ratio |")
-    print("|---|---|---|---|---|")
-    for name, unit, ours, theirs in rows:
-        ratio = f"{ours / theirs:.3f}" if ours else "n/a"
-        print(f"| {name} | {unit} | {ours:.1f} | {theirs:.1f} | {ratio} |" if ours else f"| {name} | {unit} | n/a | {theirs:.1f} | n/a |")
+    return run.returncode, report, metrics
+
+
+def pytorch_round(report, metrics, copy_gib):
+    """PyTorch's figures for the rows cudacheck measured, with its sizes, warm-ups and runs:
+    (name, unit, cudacheck's, PyTorch's)."""
+    rows = []
+    gemm_warmups, gemm_runs = counts(report, "cublas.gemm")
+    for precision, dtype, tf32 in (("fp32", torch.float32, False), ("tf32", torch.float32, True), ("fp16", torch.float16, False),
+                                   ("bf16", torch.bfloat16, False)):
+        # cudacheck names each rate after its size (gemm_fp32_4096): PyTorch multiplies the same size.
+        sized = [name for name in metrics if re.fullmatch(f"gemm_{precision}_[0-9]+", name)]
+        size = int(sized[0].rsplit("_", 1)[1]) if sized else 8192
+        rows.append((f"GEMM {precision.upper()} {size}^3", "TFLOP/s", metrics.get(sized[0]) if sized else None,
+                     torch_gemm_tflops(dtype, tf32, size, gemm_warmups, gemm_runs)))
+    copy_warmups, copy_runs = counts(report, "cuda.memory")
+    rows.append((f"device copy {copy_gib} GiB (read+write)", "GB/s", metrics.get("device_to_device_bandwidth"),
+                 torch_copy_gbps(copy_gib << 30, copy_warmups, copy_runs)))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--level", default="full", choices=["full", "standard"])
+    parser.add_argument("--rounds", type=int, default=3, help="cudacheck then PyTorch, this many times; the table has the medians")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    copy_gib = 4 if args.level == "full" else 1
+    rounds, codes, reports = [], [], []
+    for _ in range(args.rounds):
+        # Each side starts on a GPU idle for 2 s: the power state one side leaves does not carry over
+        # to the other, and NVML's utilization samples of this process's last products (it is
+        # cudacheck's grandparent) end before cudacheck times anything.
+        time.sleep(2)
+        code, report, metrics = cudacheck_round(args.binary, args.level)
+        codes.append(code)
+        reports.append(report)
+        time.sleep(2)
+        rounds.append(pytorch_round(report, metrics, copy_gib))
+    print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__} (CUDA {torch.version.cuda}); "
+          f"cudacheck --level {args.level}, exit codes {codes}; medians of {args.rounds} round(s), each cudacheck then PyTorch")
+    print("| measurement | unit | cudacheck | PyTorch | ratio | ratio of each round |")
+    print("|---|---|---|---|---|---|")
+    table = []
+    for index, (name, unit, _, _) in enumerate(rounds[0]):
+        ours = [row[index][2] for row in rounds if row[index][2]]
+        theirs = [row[index][3] for row in rounds]
+        each = ", ".join(f"{row[index][2] / row[index][3]:.3f}" for row in rounds if row[index][2])
+        if ours:
+            ratio = statistics.median(ours) / statistics.median(theirs)
+            print(f"| {name} | {unit} | {statistics.median(ours):.1f} | {statistics.median(theirs):.1f} | {ratio:.3f} | {each} |")
+        else:
+            print(f"| {name} | {unit} | n/a | {statistics.median(theirs):.1f} | n/a | |")
+        table.append({"name": name, "unit": unit, "cudacheck": ours, "pytorch": theirs})
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"rows": rows, "cudacheck_report": report}, handle, indent=1)
+            json.dump({"rows": table, "cudacheck_reports": reports}, handle, indent=1)
 
 
 if __name__ == "__main__":
