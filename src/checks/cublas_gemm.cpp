@@ -112,11 +112,12 @@ GemmSizes sizes_on_current_device() {
     return gemm_sizes(free_bytes);
 }
 
-class EarlyHandles {
+// The check's preparation, once per process: a PreparedDevice per selected device.
+class Preparation {
 public:
     // Never destroyed: the threads of a FirstUse no check took may still run when the process ends.
-    static EarlyHandles& instance() {
-        static EarlyHandles* const handles = new EarlyHandles;
+    static Preparation& instance() {
+        static Preparation* const handles = new Preparation;
         return *handles;
     }
     // Called from the check's preparation, in the background. Runs once per process.
@@ -303,7 +304,7 @@ private:
 void measure_gemm_check(CheckContext& context, const CublasApi& api, int device, GemmOutcome& outcome) {
     Phases phases;
     gpu::Stream stream;
-    PreparedDevice prepared = EarlyHandles::instance().take(device);
+    PreparedDevice prepared = Preparation::instance().take(device);
     CublasHandle handle(api, prepared.handle);
     handle.check(api.set_stream(handle.get(), stream.get()), "cublasSetStream");
     handle.check(api.set_math_mode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
@@ -416,7 +417,7 @@ std::unique_ptr<Check> make_cublas_gemm_check() {
                    "and verified, against the datasheet peak";
     info.prepare = [load = info.prepare](Probes& probes) {
         load(probes);
-        probes.prefetch([&probes] { EarlyHandles::instance().create_all(probes); });
+        probes.prefetch([&probes] { Preparation::instance().create_all(probes); });
     };
     return std::make_unique<FunctionCheck>(
         std::move(info),
