@@ -62,9 +62,10 @@ void Probes::prefetch_driver(std::vector<int> devices) {
             contexts_created_.insert(ordinal);
             contexts_changed_.notify_all();
         }, settings_.create_context);
-        // Ready before the first timed section ends (binding its NVML functions took ~20 ms there).
-        (void)gpu_sharing();
     }));
+    // Ready before the first timed section ends (binding its NVML functions took ~20 ms there); on
+    // its own thread, so that an NVML that hangs holds up no context.
+    prefetches_.push_back(std::async(std::launch::async, [this] { (void)gpu_sharing(); }));
 }
 
 void Probes::wait_for_context(int ordinal) {
