@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <set>
 #include <sys/resource.h>  // RLIMIT_NOFILE
+#include <unistd.h>        // getpid
 
 namespace cudacheck {
 
