@@ -2,9 +2,29 @@
 # libfmt-dev, nlohmann-json3-dev, libgtest-dev) and the CUDA toolkit.
 include_guard(GLOBAL)
 
-find_package(CLI11 REQUIRED)
-find_package(fmt REQUIRED)
-find_package(nlohmann_json 3.10 REQUIRED)
+if(CUDACHECK_PORTABLE)
+  # The portable binary (cmake/toolchains/zig-glibc-2.28.cmake): the three header-only libraries
+  # from the distribution's packages, through a directory that holds nothing else, so that no other
+  # header of /usr/include (glibc 2.36's) reaches zig's compiler.
+  set(_staged "${CMAKE_BINARY_DIR}/third_party/include")
+  file(MAKE_DIRECTORY "${_staged}")
+  foreach(_header CLI/CLI.hpp fmt/format.h nlohmann/json.hpp)
+    get_filename_component(_folder "${_header}" DIRECTORY)
+    find_path(_found_${_folder} "${_header}" PATHS /usr/include /usr/local/include NO_CMAKE_FIND_ROOT_PATH REQUIRED)
+    file(CREATE_LINK "${_found_${_folder}}/${_folder}" "${_staged}/${_folder}" SYMBOLIC)
+  endforeach()
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  add_library(fmt::fmt-header-only INTERFACE IMPORTED)
+  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+  foreach(_target CLI11::CLI11 fmt::fmt-header-only nlohmann_json::nlohmann_json)
+    set_target_properties(${_target} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_staged}")
+  endforeach()
+  set_target_properties(fmt::fmt-header-only PROPERTIES INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
+else()
+  find_package(CLI11 REQUIRED)
+  find_package(fmt REQUIRED)
+  find_package(nlohmann_json 3.10 REQUIRED)
+endif()
 find_package(CUDAToolkit REQUIRED)
 
 # fmt is used header-only so that the binary has no run-time dependency beyond libc/libstdc++:

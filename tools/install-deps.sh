@@ -22,6 +22,8 @@ else
   missing+=(libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
 fi
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
+# A fresh virtual environment, for the wheel's check (tools/check-wheel.sh).
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 # The JUnit output is checked by a real JUnit reader (tests/support/validate_junit.py).
 python3 -c 'import junitparser' 2>/dev/null || missing+=(python3-junitparser)
 # clang's libFuzzer, for tools/fuzz.sh: a fuzz target links only where it is there.
@@ -138,3 +140,21 @@ for spec in "nvidia-cuda-nvcc-cu11 11.8.89 nvidia/cuda_nvcc" "nvidia-cuda-nvcc-c
   timeout 120 python3 tools/fetch-wheel-files.py "$wheel" "$version" x86_64 "$host_configs/$version" "$prefix/include/crt/host_config.h" >/dev/null ||
     echo "warning: could not fetch host_config.h of CUDA $version; tests that read it will be skipped" >&2
 done
+
+# zig, the release binary's compiler and linker (cmake/toolchains/zig-glibc-2.28.cmake: clang with
+# LLVM's libc++ against glibc 2.28's symbol versions): PyPI's ziglang wheel, unpacked into
+# .devtools/ (git ignores it), not installed. 0.15.2 brings clang 20, the newest nvcc 13.0 accepts.
+zig_version=0.15.2
+zig_dir="$(dirname "$0")/../.devtools/ziglang-$zig_version"
+if [ ! -x "$zig_dir/ziglang/zig" ]; then
+  echo "fetching: zig $zig_version (PyPI's ziglang wheel, unpacked into .devtools/)"
+  zig_download="$(mktemp -d)"
+  if python3 -m pip download --quiet --no-deps --dest "$zig_download" "ziglang==$zig_version" &&
+     python3 -m zipfile -e "$zig_download"/ziglang-*.whl "$zig_dir"; then
+    chmod +x "$zig_dir/ziglang/zig"
+  else
+    rm -rf "$zig_dir"
+    echo "warning: could not fetch zig $zig_version; the release binary (tools/release.sh) cannot be built" >&2
+  fi
+  rm -rf "$zig_download"
+fi
