@@ -21,6 +21,9 @@ if command -v g++ >/dev/null; then
 else
   missing+=(libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev)
 fi
+# zsh and fish load the completion scripts in their tests (bash is there already).
+command -v zsh >/dev/null || missing+=(zsh)
+command -v fish >/dev/null || missing+=(fish)
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
 # A fresh virtual environment, for the wheel's check (tools/check-wheel.sh).
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)

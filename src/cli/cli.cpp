@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include "cli/command_support.hpp"
+#include "cli/completion_command.hpp"
 #include "cli/diff_command.hpp"
 #include "cli/env_command.hpp"
 #include "cli/explain_command.hpp"
@@ -122,6 +123,8 @@ int run_cli(int argc, char** argv) {
     CLI::App* env = setup_env(app, env_options);
     RenderCommandOptions render_options;
     CLI::App* render = setup_render(app, render_options);
+    CompletionCommandOptions completion_options;
+    CLI::App* completion = setup_completion(app, completion_options);
 
     const auto dispatch = [&]() -> int {
         try {
@@ -151,6 +154,10 @@ int run_cli(int argc, char** argv) {
         if (fleet->parsed()) return run_fleet(fleet_options);
         if (env->parsed()) return run_env(env_options);
         if (render->parsed()) return run_render(render_options);
+        if (completion->parsed()) {
+            std::cout << completion_script(app, completion_options.shell);
+            return exit_ok;
+        }
         // `cudacheck` alone, or `cudacheck run`.
         return run_run(run_options, arguments);
     };
