@@ -24,6 +24,8 @@ fi
 # zsh and fish load the completion scripts in their tests (bash is there already).
 command -v zsh >/dev/null || missing+=(zsh)
 command -v fish >/dev/null || missing+=(fish)
+# groff reads the man page the build writes (tests/support/check_manpage.sh).
+command -v groff >/dev/null || missing+=(groff-base)
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
 # A fresh virtual environment, for the wheel's check (tools/check-wheel.sh).
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
