@@ -25,7 +25,7 @@ if(NOT CUDACHECK_ZIG)
   endif()
 endif()
 if(NOT CUDACHECK_ZIG OR NOT EXISTS "${CUDACHECK_ZIG}")
-  message(FATAL_ERROR "zig not found: run tools/install-deps.sh --release (it unpacks PyPI's ziglang into .devtools/) or pass -DCUDACHECK_ZIG=/path/to/zig")
+  message(FATAL_ERROR "zig not found: run tools/install-deps.sh (it unpacks PyPI's ziglang into .devtools/) or pass -DCUDACHECK_ZIG=/path/to/zig")
 endif()
 set(CUDACHECK_ZIG "${CUDACHECK_ZIG}" CACHE FILEPATH "the zig executable" FORCE)
 
