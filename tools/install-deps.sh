@@ -26,6 +26,9 @@ command -v zsh >/dev/null || missing+=(zsh)
 command -v fish >/dev/null || missing+=(fish)
 # groff reads the man page the build writes (tests/support/check_manpage.sh).
 command -v groff >/dev/null || missing+=(groff-base)
+# CPack's RPM generator needs rpmbuild; man opens the installed page (tools/check-packages.sh).
+command -v rpmbuild >/dev/null || missing+=(rpm)
+command -v man >/dev/null || missing+=(man-db)
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
 # A fresh virtual environment, for the wheel's check (tools/check-wheel.sh).
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)

@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 [ "${1:-}" = "--" ] && shift
-cmake --preset release "$@"
+# --fresh: a cache the wheel's build left (tools/build-wheel.sh shares build-release, its objects are
+# the same) would install into the wheel's folders; the objects stay, nothing is rebuilt.
+cmake --preset release --fresh "$@"
 cmake --build --preset release -j "$(nproc)"
 tools/check-release-binary.sh build-release/cudacheck
