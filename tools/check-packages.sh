@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-release}
 fail() { echo "check-packages: $*" >&2; exit 1; }
+# Everything the packages hold: the release preset builds the binary alone; the man page and the
+# completions are targets of their own (src/CMakeLists.txt).
+cmake --build "$build" --target all > /dev/null || fail "cannot build the man page and completions in $build"
 rm -f "$build"/cudacheck[-_]0*.{deb,rpm,tar.gz}
 generators="TGZ;DEB"
 command -v rpmbuild >/dev/null && generators="$generators;RPM"
