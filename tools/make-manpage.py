@@ -23,8 +23,7 @@ def roff_text(text):
 
 
 def roff_line(text):
-    """A line that must not start a roff request; characters beyond ASCII as groff's \\[uXXXX]."""
-    text = "".join(c if ord(c) < 128 else f"\\[u{ord(c):04X}]" for c in text)
+    """A line that must not start a roff request (main() writes characters beyond ASCII as \\[uXXXX])."""
     return "\\&" + text if text.startswith((".", "'")) else text
 
 
@@ -137,7 +136,6 @@ def main():
                 continue
             page += [".TP", roff_line(roff_text(names)), roff_line(roff_text(text))]
     page += [".SH SEE ALSO", "The documentation in the source tree: docs/cli.md, docs/checks.md, docs/errors.md, docs/ci.md."]
-    page = [line if line.startswith(".") else roff_line(line) for line in page]
     with open(output, "w", encoding="ascii") as handle:
         handle.write("\n".join("".join(c if ord(c) < 128 else f"\\[u{ord(c):04X}]" for c in line) for line in page) + "\n")
 
