@@ -100,10 +100,30 @@ std::vector<double> normal_bin_edges(std::size_t bins) {
 
 std::vector<std::uint64_t> normal_bin_counts(std::span<const float> samples, std::size_t bins) {
     const std::vector<double> edges = normal_bin_edges(bins);
+    // A sample's bin is the number of edges at or below it (std::upper_bound's answer). A binary
+    // search per sample mispredicts its branches: 142 ms for 2^22 samples, the longest part of
+    // the default run's curand.generate. Instead, a table over [-8, 8) in cells of 1/256 gives
+    // the number of edges at or below each cell's start, and the few edges inside the sample's
+    // cell are stepped over: the same bins, 24-28 ms.
+    constexpr double lowest = -8.0;
+    constexpr double cells_per_unit = 256.0;
+    constexpr std::size_t cells = 16 * 256;
+    std::vector<std::uint32_t> edges_below(cells);
+    for (std::size_t cell = 0, edge = 0; cell < cells; ++cell) {
+        const double start = lowest + static_cast<double>(cell) / cells_per_unit;
+        while (edge < edges.size() && edges[edge] <= start) ++edge;
+        edges_below[cell] = static_cast<std::uint32_t>(edge);
+    }
     std::vector<std::uint64_t> counts(bins, 0);
     for (const float value : samples) {
         if (!std::isfinite(value)) continue;
-        ++counts[static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), static_cast<double>(value)) - edges.begin())];
+        const double x = value;
+        // The cell whose start is at or below x: floor(x * 256) is exact (x + 8 would round tiny
+        // values); below the table cell 0 (no edge at or below -8 is passed), above it the last.
+        const double cell = std::clamp(std::floor(x * cells_per_unit) - lowest * cells_per_unit, 0.0, static_cast<double>(cells - 1));
+        std::size_t bin = edges_below[static_cast<std::size_t>(cell)];
+        while (bin < edges.size() && edges[bin] <= x) ++bin;
+        ++counts[bin];
     }
     return counts;
 }

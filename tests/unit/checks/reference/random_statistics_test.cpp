@@ -124,6 +124,24 @@ TEST(NormalBinEdges, are_the_standard_normal_quantiles) {
     EXPECT_EQ(normal_bin_counts(samples, 2), (std::vector<std::uint64_t>{2, 2}));
 }
 
+// The table lookup must put every sample where a binary search over the edges would: the values
+// on either side of each edge (the median's edge is -2.8e-16, where x + 8 would round), values
+// beyond the table's [-8, 8), and cells holding several edges (1000 bins).
+TEST(NormalBinCounts, agree_with_a_binary_search_at_every_edge_and_beyond_the_table) {
+    for (const std::size_t bins : {2U, 7U, 100U, 1000U}) {
+        const std::vector<double> edges = normal_bin_edges(bins);
+        std::vector<float> samples = {-1e30f, -8.0f, -7.999f, -0.0f, 0.0f, std::numeric_limits<float>::denorm_min(), 7.999f, 8.0f, 1e30f};
+        for (const double edge : edges)
+            for (const float near : {static_cast<float>(edge), std::nextafter(static_cast<float>(edge), -INFINITY),
+                                     std::nextafter(static_cast<float>(edge), INFINITY)})
+                samples.push_back(near);
+        std::vector<std::uint64_t> expected(bins, 0);
+        for (const float sample : samples)
+            ++expected[static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), static_cast<double>(sample)) - edges.begin())];
+        EXPECT_EQ(normal_bin_counts(samples, bins), expected) << bins << " bins";
+    }
+}
+
 TEST(ChiSquare, is_zero_for_even_counts_and_sums_squared_deviations) {
     EXPECT_DOUBLE_EQ(chi_square(std::vector<std::uint64_t>{10, 10, 10, 10}), 0.0);
     EXPECT_DOUBLE_EQ(chi_square(std::vector<std::uint64_t>{20, 0, 10, 10}), 20.0);
