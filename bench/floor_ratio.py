@@ -6,8 +6,8 @@ The floor is a bare program that only calls cuInit and retains each GPU's primar
 floor and cudacheck (so a drift of the machine hits both alike), each run started once the previous
 run's check process is gone (bench/startup.py explains why); the first round is a warm-up and is
 not counted. Prints the whole-process medians, min-max, and cudacheck's median over the floor's.
-With --traces N, N more cudacheck runs write CUDACHECK_TRACE files into --trace-dir (traced runs
-are not in the table: writing the trace is not free).
+With --traces N, N more cudacheck runs, each after a floor run, write CUDACHECK_TRACE files into
+--trace-dir; their whole-process times are printed apart (writing the trace is not free).
 
 Usage: bench/floor_ratio.py [--runs 9] [--traces 3 --trace-dir DIR] FLOOR_BINARY CUDACHECK [-- ARGS...]
 """
@@ -51,9 +51,12 @@ def main():
             ours.append(ours_ms)
             codes.add(code)
             inside.append(json.loads(floor_output))
+    traced = []
     for index in range(args.traces):
+        # Each traced run follows a floor run too, as the counted ones do.
+        timed([args.floor, "sequential"], args.cudacheck)
         environment = dict(os.environ, CUDACHECK_TRACE=os.path.join(args.trace_dir, f"trace-{index}.json"))
-        timed([args.cudacheck, *args.arguments], args.cudacheck, environment)
+        traced.append(timed([args.cudacheck, *args.arguments], args.cudacheck, environment)[0])
     print(f"cudacheck {' '.join(args.arguments) or '(default level)'}: exit codes {sorted(codes)}")
     print("| command | median ms | min-max ms | runs |")
     print("|---|---|---|---|")
@@ -64,6 +67,8 @@ def main():
     print(f"inside the floor program (medians): cuInit {statistics.median(r['cuinit_ms'] for r in inside):.1f} ms, "
           f"primary contexts {statistics.median(r['contexts_ms'] for r in inside):.1f} ms")
     print("each round (floor, cudacheck): " + ", ".join(f"({a:.0f}, {b:.0f})" for a, b in zip(floor, ours)))
+    if traced:
+        print("traced runs (whole process, ms): " + ", ".join(f"{ms:.0f}" for ms in traced))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include "util/path.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "util/trace.hpp"
 #include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
@@ -261,7 +262,10 @@ void measure_convolution(const CudnnApi& api, CheckContext& context, Convolution
     gpu::check(cudaMemcpyAsync(gpu_output.data(), output.data(), output.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
     stream.synchronize();
     gpu_work.reset();
-    outcome.accuracy = convolution_accuracy(shape, gpu_output);
+    {
+        const trace::Span span("float64 reference (host)");
+        outcome.accuracy = convolution_accuracy(shape, gpu_output);
+    }
     if (!outcome.accuracy->within(convolution_tolerance(outcome.algorithm.value()))) return;  // a wrong answer is not timed
 
     outcome.timed_runs = context.options.level == Level::full ? 20 : 5;

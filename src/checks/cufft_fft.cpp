@@ -8,6 +8,7 @@
 #include "bind/library_version.hpp"
 #include "checks/reference/fft.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "util/trace.hpp"
 #include "util/timed_windows.hpp"
 #include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
@@ -130,6 +131,7 @@ FftLengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int 
     FftLengthOutcome outcome;
     outcome.n = n;
     outcome.forward_ms = gpu::median(times);
+    const trace::Span checking(fmt::format("float64 reference, n={} (host)", n));
     const reference::ReferenceFft reference(static_cast<std::size_t>(n), -1);
     const auto length = static_cast<std::size_t>(n);
     FftVerdictBuilder forward(fmt::format("c2c_forward_n{}", n), fmt::format("C2C forward n={}", n));

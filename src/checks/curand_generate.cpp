@@ -7,6 +7,7 @@
 #include "bind/library_version.hpp"
 #include "checks/reference/random_statistics.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "util/trace.hpp"
 #include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/compare.cuh"
@@ -125,9 +126,15 @@ void measure_random(const CurandApi& api, Level level, int device, RandomOutcome
     // they were the last thing of the whole run when computed after). The two distributions'
     // statistics are independent: each on its own core.
     std::future<RandomStatistics> uniform_statistics_done =
-        std::async(std::launch::async, [&] { return uniform_statistics(std::span<const float>(host_uniform.data(), n)); });
+        std::async(std::launch::async, [&] {
+            const trace::Span span("uniform statistics (host)");
+            return uniform_statistics(std::span<const float>(host_uniform.data(), n));
+        });
     std::future<RandomStatistics> normal_statistics_done =
-        std::async(std::launch::async, [&] { return normal_statistics(std::span<const float>(host_normal.data(), n)); });
+        std::async(std::launch::async, [&] {
+            const trace::Span span("normal statistics (host)");
+            return normal_statistics(std::span<const float>(host_normal.data(), n));
+        });
     // Rates, on the generator whose output is no longer needed.
     outcome.uniform_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.uniform(other.data(), n); });
     outcome.normal_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.timed_runs, [&] { different.normal(other.data(), n); });

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdlib>
 #include <map>
+#ifndef CUDACHECK_NO_NVTX
 #include <nvtx3/nvToolsExt.h>
+#endif
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <mutex>
@@ -26,11 +28,19 @@ struct Event {
 };
 
 std::atomic<bool> on{false};
+#ifdef CUDACHECK_NO_NVTX
+// Built without NVTX ranges (-DCUDACHECK_NVTX=OFF): the calls below are compiled out.
+constexpr bool nvtx_on = false;
+void nvtxNameOsThreadA(uint32_t, const char*) {}
+void nvtxRangePushA(const char*) {}
+void nvtxRangePop() {}
+#else
 // Whether a tool is attached to NVTX, once (NVTX reads the same variable when first called).
 const bool nvtx_on = [] {
     const char* injection = std::getenv("NVTX_INJECTION64_PATH");
     return injection != nullptr && *injection != '\0';
 }();
+#endif
 std::mutex mutex;
 std::string path;
 Clock::time_point origin;
