@@ -40,7 +40,8 @@ def main():
                 environment.update(entry.split("=", 1) for entry in extra)
                 if visible is not None:
                     environment["CUDA_VISIBLE_DEVICES"] = visible
-                wait_for_workers(binary)
+                wait_for_workers(args.binary_a)  # either build's check process may still be ending
+                wait_for_workers(args.binary_b)
                 start = time.perf_counter()
                 subprocess.run([binary, *args.arguments], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
                 if round_number > 0:

@@ -11,8 +11,14 @@ with the same cuBLAS). Is the gap the call, or something around it?
   torch_mm            torch.mm with allow_tf32 (PyTorch's default back-end)
 
 Inputs uniform in [-1, 1), as cudacheck's; each variant times cudacheck's default counts (2 warm-ups,
-median of 5) and its full level's (3, 20) with CUDA events on the same stream; --rounds rounds go
-over the variants in turn. Prints one line per variant: TFLOP/s of each round.
+median of 5) and its full level's (3, 20) with CUDA events on the same stream, the runs queued back
+to back as cudacheck queues them, and again waiting for each run before the next (the method of
+bench/compare_pytorch.py before issue 21); --rounds rounds go over the variants in turn. Prints
+one line per variant: TFLOP/s of each round.
+
+Found on the H200 (docs/examples/h200/issue21/): queued, the four calls give the same rate in
+this process; the gap of compare_pytorch's TF32 row was its timing, which left the GPU idle while
+Python launched each run.
 
 Usage: /opt/torch/.venv/bin/python3 bench/tf32_calls.py [--rounds 3]
 """
@@ -42,17 +48,30 @@ def loaded_cublas():
     raise SystemExit("PyTorch did not load libcublas")
 
 
-def timed(work, warmups, runs):
+def timed(work, warmups, runs, sync_each_run=False):
+    """TFLOP/s of the median run: queued back to back with an event between each two, as cudacheck
+    times (gpu::time_on_stream); or, with sync_each_run, waiting for each run before launching the
+    next (what bench/compare_pytorch.py did before issue 21)."""
     for _ in range(warmups):
         work()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        work()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
+    if sync_each_run:
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(runs):
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            work()
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+    else:
+        events = [torch.cuda.Event(enable_timing=True) for _ in range(runs + 1)]
+        events[0].record()
+        for index in range(runs):
+            work()
+            events[index + 1].record()
+        events[-1].synchronize()
+        times = [events[index].elapsed_time(events[index + 1]) for index in range(runs)]
     return 2 * SIZE**3 / (statistics.median(times) * 1e-3) / 1e12
 
 
@@ -94,16 +113,18 @@ def main():
         "gemm_ex_32f_tf32_math": gemm_ex(CUBLAS_COMPUTE_32F, CUBLAS_TF32_TENSOR_OP_MATH),
         "torch_mm": lambda: torch.mm(a, b, out=out),
     }
-    rates = {name: {"2+5": [], "3+20": []} for name in variants}
+    columns = ("2+5 queued", "3+20 queued", "2+5 each run waited for", "3+20 each run waited for")
+    rates = {name: {column: [] for column in columns} for name in variants}
     for _ in range(args.rounds):
         for name, work in variants.items():
-            rates[name]["2+5"].append(timed(work, 2, 5))
-            rates[name]["3+20"].append(timed(work, 3, 20))
+            for column in columns:
+                warmups, runs = (2, 5) if column.startswith("2+5") else (3, 20)
+                rates[name][column].append(timed(work, warmups, runs, sync_each_run="waited" in column))
     print(f"cuBLAS: {path}, torch {torch.__version__}, {torch.cuda.get_device_name()}")
-    print("| call | 2+5 TFLOP/s, each round | 3+20 TFLOP/s, each round |")
-    print("|---|---|---|")
-    for name, counts in rates.items():
-        print(f"| {name} | " + " | ".join(", ".join(f"{rate:.0f}" for rate in counts[key]) for key in ("2+5", "3+20")) + " |")
+    print("| call | " + " | ".join(f"{column}: TFLOP/s of each round" for column in columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for name, by_column in rates.items():
+        print(f"| {name} | " + " | ".join(", ".join(f"{rate:.0f}" for rate in by_column[column]) for column in columns) + " |")
 
 
 if __name__ == "__main__":

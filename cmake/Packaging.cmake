@@ -6,6 +6,8 @@ include_guard(GLOBAL)
 if(NOT SKBUILD)
   install(FILES ${PROJECT_SOURCE_DIR}/docs/report.schema.json DESTINATION share/cudacheck)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/policies/ DESTINATION share/cudacheck/policies)
+  # The Slurm health check (docs/cluster.md): copied to /usr/local/sbin by whoever enables it.
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/cudacheck-healthcheck.sh DESTINATION share/cudacheck/slurm)
   install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION share/doc/cudacheck)
 endif()
 

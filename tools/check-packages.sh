@@ -18,7 +18,8 @@ generators="TGZ;DEB"
 command -v rpmbuild >/dev/null && generators="$generators;RPM"
 (cd "$build" && cpack -G "$generators" > /dev/null 2>&1) || fail "cpack -G '$generators' failed in $build"
 wanted="usr/bin/cudacheck usr/share/man/man1/cudacheck.1 usr/share/bash-completion/completions/cudacheck usr/share/zsh/site-functions/_cudacheck
-        usr/share/fish/vendor_completions.d/cudacheck.fish usr/share/cudacheck/report.schema.json usr/share/cudacheck/policies/cluster-node.json"
+        usr/share/fish/vendor_completions.d/cudacheck.fish usr/share/cudacheck/report.schema.json usr/share/cudacheck/policies/cluster-node.json
+        usr/share/cudacheck/slurm/cudacheck-healthcheck.sh"
 tarball=$(ls "$build"/cudacheck-*-Linux.tar.gz)
 listing=$(tar tzf "$tarball")  # grep -q would end tar early (SIGPIPE) under pipefail: list once
 for file in $wanted; do grep -q "/$file$" <<< "$listing" || fail "$tarball has no $file"; done

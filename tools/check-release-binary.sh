@@ -9,7 +9,7 @@
 set -euo pipefail
 bin=${1:-build-release/cudacheck}
 fail() { echo "check-release-binary: $*" >&2; exit 1; }
-[ -x "$bin" ] || fail "$bin is not an executable (cmake --workflow --preset release builds it)"
+[ -x "$bin" ] || fail "$bin is not an executable (tools/release.sh builds it)"
 
 symbols=$(objdump -T "$bin")
 highest=$(grep -oE 'GLIBC_[0-9]+(\.[0-9]+)+' <<< "$symbols" | sed 's/GLIBC_//' | sort -V | tail -n 1)

@@ -29,6 +29,14 @@ command -v groff >/dev/null || missing+=(groff-base)
 # CPack's RPM generator needs rpmbuild; man opens the installed page (tools/check-packages.sh).
 command -v rpmbuild >/dev/null || missing+=(rpm)
 command -v man >/dev/null || missing+=(man-db)
+# A one-node Slurm runs the Slurm health check script for real (tests/support/check_slurm_healthcheck.sh).
+[ -x /usr/sbin/slurmctld ] || missing+=(slurmctld)
+[ -x /usr/sbin/slurmd ] || missing+=(slurmd)
+command -v scontrol >/dev/null || missing+=(slurm-client)
+[ -x /usr/sbin/munged ] || missing+=(munge)
+# An older userland (Ubuntu 20.04) for the release binary (tools/check-older-userland.sh).
+[ -x /usr/sbin/debootstrap ] || missing+=(debootstrap)
+command -v curl >/dev/null || missing+=(curl)
 python3 -c 'import jsonschema' 2>/dev/null || missing+=(python3-jsonschema)
 # A fresh virtual environment, for the wheel's check (tools/check-wheel.sh).
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)

@@ -3,7 +3,8 @@
 
 Usage: validate_deploy.py CUDACHECK_BINARY DEPLOY_DIR
 Kubernetes manifests are parsed as YAML: the Job must request nvidia.com/gpu, the DaemonSet must
-not (it must not hold GPUs) but see them through NVIDIA_VISIBLE_DEVICES=all. The cudacheck command
+not (it must not hold GPUs) but see them through NVIDIA_VISIBLE_DEVICES=all; both run the image
+the container recipe builds (cudacheck:<this binary's version>, tools/build-image.sh). The cudacheck command
 line of every manifest and of the Slurm script is then run with this build's binary at
 --level quick: an option it does not know would exit 2. Exit 77 (skipped) without PyYAML.
 """
@@ -53,6 +54,8 @@ def container_of(document):
 def main():
     binary, deploy = sys.argv[1:]
     problems = []
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
+    image = f"cudacheck:{version}"
     kinds = {}
     for name in sorted(os.listdir(os.path.join(deploy, "kubernetes"))):
         path = os.path.join(deploy, "kubernetes", name)
@@ -71,6 +74,9 @@ def main():
                         problems.append(f"{name}: the DaemonSet would hold GPUs (nvidia.com/gpu)")
                     if env.get("NVIDIA_VISIBLE_DEVICES") != "all":
                         problems.append(f"{name}: the DaemonSet does not set NVIDIA_VISIBLE_DEVICES=all")
+                # The image the container recipe builds (tools/build-image.sh: cudacheck:<version>).
+                if container.get("image") != image:
+                    problems.append(f"{name}: image {container.get('image')!r}, not {image!r} (deploy/container/Dockerfile builds that)")
                 command = " ".join(container.get("command", []) + container.get("args", []))
                 run(binary, cudacheck_arguments(command[command.index("cudacheck"):]), name, problems)
     for kind in ("Job", "DaemonSet"):

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# deploy/slurm/cudacheck-healthcheck.sh under a real Slurm (Debian's slurmctld and slurmd, with
+# munge; tools/install-deps.sh installs them): a one-node cluster on this machine, in a scratch
+# directory, runs the script as its HealthCheckProgram every 2 seconds.
+#  1. This machine has no NVIDIA driver: cudacheck --level quick fails, and Slurm shows the node
+#     drained with the reason "cudacheck: CC201 driver.kernel_module: ...".
+#  2. Settings that pass (CUDACHECK_ARGS="--only host.os,host.limits"): the node is resumed.
+#  3. An administrator's own drain is not lifted by a passing run.
+#  4. As the prolog (SLURM_JOB_ID set), a failure drains the node and exits 1.
+# Exit 77 (skipped) where Slurm or munge is not installed, or not as root (the daemons run as
+# root here).
+#
+# Usage: check_slurm_healthcheck.sh CUDACHECK_BINARY SOURCE_DIR
+set -u
+binary=$(realpath "$1")
+source_dir=$(realpath "$2")
+for program in slurmctld slurmd munged scontrol; do
+    command -v "$program" >/dev/null || [ -x "/usr/sbin/$program" ] || { echo "SKIPPED: $program is not installed"; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "SKIPPED: the Slurm daemons run as root here"; exit 77; }
+PATH=$PATH:/usr/sbin
+
+dir=$(mktemp -d /tmp/cudacheck-slurm.XXXXXX)
+chmod 755 "$dir"
+cleanup() {
+    for pid_file in "$dir"/run/slurmd.pid "$dir"/run/slurmctld.pid "$dir"/run/munged.pid; do
+        [ -s "$pid_file" ] && kill "$(cat "$pid_file")" 2>/dev/null
+    done
+    sleep 0.5
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAILED: $*"
+    echo "--- scontrol show node"; scontrol show node "$node" 2>&1
+    echo "--- slurmd.log"; tail -n 20 "$dir/log/slurmd.log" 2>&1
+    echo "--- slurmctld.log"; tail -n 20 "$dir/log/slurmctld.log" 2>&1
+    exit 1
+}
+mkdir -p "$dir"/{run,state,spool,log,reports}
+node=$(hostname -s)
+# Ports of our own, away from a real Slurm's 6817/6818.
+port=$((20000 + RANDOM % 20000))
+cp "$source_dir/deploy/slurm/cudacheck-healthcheck.sh" "$dir/cudacheck-healthcheck"
+settings="$dir/cudacheck-healthcheck.conf"
+export SLURM_CONF="$dir/slurm.conf"
+write_settings() {
+    cat > "$settings" <<EOF
+CUDACHECK=$binary
+REPORT_DIR=$dir/reports
+SLURM_CONF=$SLURM_CONF
+CUDACHECK_ARGS="$1"
+EOF
+}
+write_settings ""
+cat > "$SLURM_CONF" <<EOF
+ClusterName=cudacheck-test
+SlurmctldHost=$node
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$dir/run/munge.socket
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmdPidFile=$dir/run/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+ReturnToService=2
+HealthCheckProgram=$dir/cudacheck-healthcheck
+HealthCheckInterval=2
+NodeName=$node CPUs=1 RealMemory=100 State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES State=UP
+EOF
+head -c 1024 /dev/urandom > "$dir/run/munge.key"
+chmod 600 "$dir/run/munge.key"
+munged --force --socket="$dir/run/munge.socket" --key-file="$dir/run/munge.key" --pid-file="$dir/run/munged.pid" \
+    --log-file="$dir/log/munged.log" --seed-file="$dir/run/munge.seed" || fail "munged did not start"
+slurmctld || fail "slurmctld did not start"
+slurmd || fail "slurmd did not start"
+
+# Waits up to 60 s for `scontrol show node` to match a pattern (extended grep).
+wait_for_node() {
+    for _ in $(seq 1 120); do
+        scontrol show node "$node" 2>/dev/null | grep -qE "$1" && return 0
+        sleep 0.5
+    done
+    fail "after 60 s the node does not show /$1/"
+}
+echo "Slurm $(scontrol --version | awk '{print $2}'), node $node, ports $port-$((port + 1))"
+
+# 1. No driver here: drained, with the code, the check and its message.
+wait_for_node 'State=[A-Z+]*DRAIN'
+reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
+echo "1. drained: $reason"
+case $reason in
+    "cudacheck: CC201 driver.kernel_module: the NVIDIA kernel module is not loaded"*) ;;
+    *) fail "the drain reason is not cudacheck's CC201 finding: $reason" ;;
+esac
+[ -s "$dir/reports/last.json" ] && [ -s "$dir/reports/last.txt" ] || fail "no report was kept in $dir/reports"
+case $reason in *"more in $dir/reports/last.txt"*) ;; *) fail "the reason does not say that more checks failed: $reason" ;; esac
+
+# 2. Settings under which cudacheck passes: the script's own drain is lifted.
+write_settings "--only host.os,host.limits"
+wait_for_node '^ *State=IDLE '
+echo "2. resumed: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
+
+# 3. An administrator's drain stays, through passing runs.
+scontrol update NodeName="$node" State=DRAIN Reason="disk replacement"
+sleep 6
+scontrol show node "$node" | grep -qE 'State=[A-Z+]*DRAIN' || fail "a passing run lifted an administrator's drain"
+scontrol show node "$node" | grep -q 'Reason=disk replacement' || fail "the administrator's reason was replaced"
+echo "3. an administrator's drain stays: $(scontrol show node "$node" | sed -n 's/^ *Reason=//p')"
+scontrol update NodeName="$node" State=RESUME
+
+# 4. The prolog: the same failure drains the node and exits 1 (Slurm then requeues the job).
+write_settings ""
+# The health checks would drain it too: stop slurmd's, and run the script as slurmd runs a prolog.
+kill "$(cat "$dir/run/slurmd.pid")"
+sleep 0.5
+scontrol update NodeName="$node" State=RESUME 2>/dev/null
+env -i SLURMD_NODENAME="$node" SLURM_JOB_ID=42 SLURM_JOB_GPUS=0 "$dir/cudacheck-healthcheck"
+code=$?
+[ "$code" = 1 ] || fail "as the prolog, a failure exited $code, not 1"
+wait_for_node 'Reason=cudacheck: CC201 '
+echo "4. the prolog exits 1 and drains: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
+echo "PASSED"
