@@ -16,9 +16,10 @@ to back as cudacheck queues them, and again waiting for each run before the next
 bench/compare_pytorch.py before issue 21); --rounds rounds go over the variants in turn. Prints
 one line per variant: TFLOP/s of each round.
 
-Found on the H200 (docs/examples/h200/issue21/): queued, the four calls give the same rate in
-this process; the gap of compare_pytorch's TF32 row was its timing, which left the GPU idle while
-Python launched each run.
+Found on the H200 (docs/examples/h200/issue21/second-pass/call-2/tf32-calls.md): queued, the four
+calls give 354-368 TFLOP/s in rounds 2 and 3 (round 1: 397-402 for the cuBLAS calls, 368 for
+torch.mm); waiting for each run, 304-375. The gap of compare_pytorch's TF32 row was its timing,
+which left the GPU idle while Python launched each run, not the call.
 
 Usage: /opt/torch/.venv/bin/python3 bench/tf32_calls.py [--rounds 3]
 """

@@ -166,6 +166,23 @@ void derive_device_rates(DeviceInfo& device) {
 
 DriverFacts collect_driver(bool initialise, const std::function<void()>& opened) {
     DriverFacts facts;
+    // `opened` lets the CUDA libraries open (Probes::prefetch_libraries waits for it): once cuInit
+    // has returned, or however this ends before. Opened beside cuInit, their five dlopens (~75-87 ms
+    // each, side by side) slowed it: on the H200 after 0.5 s of idle GPU, cuInit returned at
+    // 202-209 ms with them and 166-176 ms without, the context 276-290 against 242-250, the whole
+    // default run 662-694 against 625-629 ms (medians of 5, two alternating pairs;
+    // docs/examples/h200/issue21/second-pass/call-4). dlsym also waits for the loader's lock while
+    // another thread opens a library (~80 ms for cuBLAS; the primary context once waited so): every
+    // driver entry point is looked up before.
+    struct LetLibrariesOpen {
+        const std::function<void()>& opened;
+        bool done = false;
+        void now() {
+            if (!done && opened) opened();
+            done = true;
+        }
+        ~LetLibrariesOpen() { now(); }
+    } let_libraries_open{opened};
     // Both steps are announced (util/actions.hpp): a libcuda or a cuInit that kills or hangs the
     // process is charged to it, and the next process of the run reports it instead of trying again.
     const actions::Action opening{actions::Kind::load, "libcuda.so.1"};
@@ -173,7 +190,6 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
         facts.step_failure = *failure;
         facts.failed_step = actions::describe(opening);
         facts.library = DynamicLibrary::refused("libcuda.so.1", fmt::format("{} {}", facts.failed_step, failure->how));
-        if (opened) opened();
         return facts;
     }
     {
@@ -189,10 +205,6 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
             facts.primary_ctx_retain = reinterpret_cast<void*>(context_api.primary_ctx_retain);
         }
     }
-    // Only now may the CUDA libraries be opened (Probes::prefetch_libraries waits for this): dlsym
-    // waits for the loader's lock while another thread opens a library (~80 ms for cuBLAS on an
-    // H200; the primary context waited so), so every driver entry point is looked up first.
-    if (opened) opened();
     if (!facts.library.ok()) return facts;
     const std::string& path = facts.library.loaded_path();
     facts.library_file_version = library_version_from_path(path, "libcuda.so.");
@@ -220,6 +232,7 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
         const actions::Announced announced(initialising);
         return api.init(0);
     }();
+    let_libraries_open.now();
     facts.init_result = static_cast<int>(init);
     if (init != CUDA_SUCCESS) {
         facts.init_error_name = error_name(api, init);

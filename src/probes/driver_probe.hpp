@@ -70,8 +70,9 @@ inline constexpr const char* checks_max_connections = "2";
 bool limit_hardware_queues(const Environment& user);
 
 // Opens libcuda.so.1 and reads its CUDA version; with `initialise`, also runs cuInit (about 180 ms
-// on an H200) and describes every visible device. `opened`, if given, is called as soon as
-// libcuda.so.1 is open (or failed to open), before cuInit.
+// on an H200) and describes every visible device. `opened`, if given, is called once cuInit has
+// returned (without `initialise`, once libcuda.so.1 is open or failed to open): the CUDA libraries
+// then open without slowing cuInit.
 [[nodiscard]] DriverFacts collect_driver(bool initialise = true, const std::function<void()>& opened = {});
 
 }  // namespace cudacheck

@@ -31,13 +31,13 @@ DriverFacts Probes::collect_driver_facts(bool initialise) {
     // cuInit does not wait for NVML: on one H200, cuInit first with NVML beside it took the default
     // run from 804 to 626 ms (median of 9 each, alternating; cuInit then returns in ~12 ms and the
     // context follows, where after NVML cuInit took ~220 ms). docs/performance.md, "Start-up".
-    DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise) : collect_driver(initialise, [this] { mark_libcuda_opened(); });
-    mark_libcuda_opened();
+    DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise) : collect_driver(initialise, [this] { let_libraries_open(); });
+    let_libraries_open();
     return facts;
 }
 
-void Probes::mark_libcuda_opened() {
-    std::call_once(libcuda_opened_once_, [this] { libcuda_opened_.set_value(); });
+void Probes::let_libraries_open() {
+    std::call_once(libraries_may_open_once_, [this] { libraries_may_open_.set_value(); });
 }
 
 void Probes::prefetch(std::function<void()> task) { prefetches_.push_back(std::async(std::launch::async, std::move(task))); }
@@ -77,7 +77,9 @@ void Probes::wait_for_context(int ordinal) {
 void Probes::prefetch_libraries(std::initializer_list<const LibraryFamily*> families) {
     for (const LibraryFamily* family : families)
         prefetches_.push_back(std::async(std::launch::async, [this, family] {
-            if (driver_prefetched_) libcuda_opened_future_.wait_for(std::chrono::milliseconds(500));
+            // After cuInit (collect_driver says why), but no more than 500 ms after: a cuInit that
+            // takes longer, or hangs, holds up no library check.
+            if (driver_prefetched_) libraries_may_open_future_.wait_for(std::chrono::milliseconds(500));
             (void)library(*family);
         }));
 }

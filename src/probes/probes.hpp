@@ -149,10 +149,11 @@ private:
     Lazy<LoaderSearch> loader_search_;
     Lazy<PythonFacts> python_;
     std::array<std::unique_ptr<Lazy<LoadedLibrary>>, library_family_table.size()> libraries_;  // indexed like the table
-    void mark_libcuda_opened();
-    std::once_flag libcuda_opened_once_;
-    std::promise<void> libcuda_opened_;
-    std::shared_future<void> libcuda_opened_future_ = libcuda_opened_.get_future().share();
+    // Set once cuInit has returned (collect_driver says why): the CUDA libraries' loads wait for it.
+    void let_libraries_open();
+    std::once_flag libraries_may_open_once_;
+    std::promise<void> libraries_may_open_;
+    std::shared_future<void> libraries_may_open_future_ = libraries_may_open_.get_future().share();
     bool driver_prefetched_ = false;
     std::vector<int> prefetched_devices_;
     std::mutex contexts_mutex_;
