@@ -29,16 +29,16 @@ import torch
 SYNC_EACH_RUN = False  # --sync-each-run: the method this script used before (see timed())
 
 
-def timed(work, warmups, runs):
+def timed(work, warmups, runs, sync_each_run=None):
     """Median milliseconds of one run of `work`, cudacheck's way (gpu::time_on_stream): the runs
     queued back to back after the warm-ups with an event between each two, one synchronisation at
     the end, so each interval is the GPU's time for one run. Waiting for each run before launching
     the next (--sync-each-run, what this script did until issue 21) leaves the GPU idle while
     Python launches the next run: ~20 us more per run, 6% of a 0.34 ms TF32 product at 4096^3,
-    the gap this comparison showed for TF32 alone."""
+    the gap this comparison showed for TF32 alone. bench/tf32_calls.py times with it too."""
     for _ in range(warmups):
         work()
-    if SYNC_EACH_RUN:
+    if SYNC_EACH_RUN if sync_each_run is None else sync_each_run:
         torch.cuda.synchronize()
         times = []
         for _ in range(runs):

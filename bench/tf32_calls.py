@@ -25,9 +25,13 @@ Usage: /opt/torch/.venv/bin/python3 bench/tf32_calls.py [--rounds 3]
 """
 import argparse
 import ctypes
-import statistics
+import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_pytorch import timed as median_milliseconds  # noqa: E402
 
 SIZE = 4096
 CUDA_R_32F = 0
@@ -50,30 +54,10 @@ def loaded_cublas():
 
 
 def timed(work, warmups, runs, sync_each_run=False):
-    """TFLOP/s of the median run: queued back to back with an event between each two, as cudacheck
-    times (gpu::time_on_stream); or, with sync_each_run, waiting for each run before launching the
-    next (what bench/compare_pytorch.py did before issue 21)."""
-    for _ in range(warmups):
-        work()
-    if sync_each_run:
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(runs):
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            work()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-    else:
-        events = [torch.cuda.Event(enable_timing=True) for _ in range(runs + 1)]
-        events[0].record()
-        for index in range(runs):
-            work()
-            events[index + 1].record()
-        events[-1].synchronize()
-        times = [events[index].elapsed_time(events[index + 1]) for index in range(runs)]
-    return 2 * SIZE**3 / (statistics.median(times) * 1e-3) / 1e12
+    """TFLOP/s of the median run, timed by bench/compare_pytorch.py's timed(): queued back to back
+    with an event between each two, as cudacheck times; or, with sync_each_run, waiting for each
+    run before launching the next (what compare_pytorch.py did before issue 21)."""
+    return 2 * SIZE**3 / (median_milliseconds(work, warmups, runs, sync_each_run) * 1e-3) / 1e12
 
 
 def main():
