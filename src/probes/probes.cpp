@@ -24,7 +24,13 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       }) {
     for (const LibraryFamily& family : library_family_table)
         libraries_[index_of(family)] = std::make_unique<Lazy<LoadedLibrary>>(
-            [this, &environment, &family] { return load_cuda_library(family, CUDART_VERSION / 1000, environment, &loader_search_.get()); });
+            [this, &environment, &family] {
+                // After cuInit (collect_driver says why), but no more than 500 ms after: a cuInit that
+                // takes longer, or hangs, holds up no library check. Every load waits here, whoever asks
+                // first: cublas.gemm's preparation once opened cuBLAS beside cuInit this way.
+                if (driver_prefetched_) libraries_may_open_future_.wait_for(std::chrono::milliseconds(500));
+                return load_cuda_library(family, CUDART_VERSION / 1000, environment, &loader_search_.get());
+            });
 }
 
 DriverFacts Probes::collect_driver_facts(bool initialise) {
@@ -76,12 +82,7 @@ void Probes::wait_for_context(int ordinal) {
 
 void Probes::prefetch_libraries(std::initializer_list<const LibraryFamily*> families) {
     for (const LibraryFamily* family : families)
-        prefetches_.push_back(std::async(std::launch::async, [this, family] {
-            // After cuInit (collect_driver says why), but no more than 500 ms after: a cuInit that
-            // takes longer, or hangs, holds up no library check.
-            if (driver_prefetched_) libraries_may_open_future_.wait_for(std::chrono::milliseconds(500));
-            (void)library(*family);
-        }));
+        prefetches_.push_back(std::async(std::launch::async, [this, family] { (void)library(*family); }));
 }
 
 std::string driver_package_version(const KernelModuleFacts* kernel_module, const DriverFacts* driver) {
