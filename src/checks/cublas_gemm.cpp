@@ -59,6 +59,10 @@ private:
 // loads overlap one another and whatever runs meanwhile; the destructor waits for them. The
 // threads announce the cuBLAS step of the device (util/actions.hpp): a cuBLAS that kills the
 // process here is charged to it. Other failures are left to the timed runs, which report them.
+// Capturing the product into a CUDA graph instead of running it (no GPU work, so no need to hold
+// the GPU) does not help: the kernels load during the capture just as long, and captures on
+// several threads at once fail ("operation failed due to a previous error during capture"; bench/
+// cublas_costs.cpp first-use ... capture, docs/examples/h200/issue21/third-pass/call-1).
 class FirstUse {
 public:
     FirstUse(const CublasApi& api, GemmBuffers& buffers, const GemmSizes& sizes, int device) {

@@ -8,7 +8,10 @@
 #include "probes/probes.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <memory>
 #include <fmt/format.h>
 
@@ -27,6 +30,36 @@ void check(cudaError_t error, const std::string& call) {
 }
 
 std::string allocation_call(std::size_t bytes) { return "cudaMalloc(" + format_bytes(bytes) + ")"; }
+
+PinnedBlock allocate_pinned(std::size_t bytes) {
+    PinnedBlock block;
+    const long page = sysconf(_SC_PAGESIZE);
+    const std::size_t page_bytes = page > 0 ? static_cast<std::size_t>(page) : 4096;
+    const std::size_t length = std::max<std::size_t>(1, (bytes + page_bytes - 1) / page_bytes) * page_bytes;
+    void* mapped = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped != MAP_FAILED) {
+        std::memset(mapped, 0, length);  // the page faults and zeroing, here rather than inside the driver
+        if (cudaHostRegister(mapped, length, cudaHostRegisterDefault) == cudaSuccess) {
+            block.data = mapped;
+            block.mapped = length;
+            return block;
+        }
+        (void)cudaGetLastError();  // refused (a platform without it): not an error of the check
+        munmap(mapped, length);
+    }
+    check(cudaMallocHost(&block.data, bytes), "cudaMallocHost(" + format_bytes(bytes) + ")");
+    return block;
+}
+
+void free_pinned(const PinnedBlock& block) noexcept {
+    if (block.data == nullptr) return;
+    if (block.mapped == 0) {
+        cudaFreeHost(block.data);
+        return;
+    }
+    cudaHostUnregister(block.data);
+    munmap(block.data, block.mapped);
+}
 
 namespace {
 

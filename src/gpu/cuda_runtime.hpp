@@ -52,7 +52,22 @@ void check(cudaError_t error, const std::string& call);
 // "cudaMalloc(1.0 GiB)": names an allocation in error messages.
 [[nodiscard]] std::string allocation_call(std::size_t bytes);
 
-enum class Memory { device, pinned };  // cudaMalloc, or page-locked host memory (cudaMallocHost)
+enum class Memory { device, pinned };  // cudaMalloc, or page-locked host memory (see PinnedBlock)
+
+// Page-locked host memory: mapped and touched by this process, then registered with the driver
+// (cudaHostRegister). cudaMallocHost faults in, zeroes and pins the pages inside the driver, and
+// other threads' driver calls wait meanwhile: on the H200 machine two 64 MiB buffers took 77-98 ms
+// and held cublasCreate beside them from 3 to 33-42 ms and the first products of cuBLAS from
+// 143-200 to 180-195 ms; registering pages already touched held up neither (bench/cublas_costs.cpp
+// `first-use parallel ... run pinned|registered`, docs/performance.md "Third pass"). Where the
+// driver refuses to register memory, cudaMallocHost serves instead.
+struct PinnedBlock {
+    void* data = nullptr;
+    std::size_t mapped = 0;  // > 0: an mmap of this length, registered; 0: from cudaMallocHost
+};
+// Throws CudaError naming `bytes` when neither way gives the memory.
+[[nodiscard]] PinnedBlock allocate_pinned(std::size_t bytes);
+void free_pinned(const PinnedBlock& block) noexcept;
 
 // `count` elements of T in device or pinned host memory; pinned memory is what real transfers use,
 // and what bandwidth figures need.
@@ -60,18 +75,21 @@ template <typename T, Memory kind>
 class CudaArray {
 public:
     explicit CudaArray(std::size_t count) : count_(count) {
-        void** slot = reinterpret_cast<void**>(&data_);
-        if constexpr (kind == Memory::device) check(cudaMalloc(slot, bytes()), allocation_call(bytes()));
-        else check(cudaMallocHost(slot, bytes()), "cudaMallocHost(" + allocation_call(bytes()).substr(11));
+        if constexpr (kind == Memory::device) {
+            check(cudaMalloc(reinterpret_cast<void**>(&data_), bytes()), allocation_call(bytes()));
+        } else {
+            pinned_ = allocate_pinned(bytes());
+            data_ = static_cast<T*>(pinned_.data);
+        }
     }
-    CudaArray(CudaArray&& other) noexcept : data_(other.data_), count_(other.count_) { other.data_ = nullptr; }
+    CudaArray(CudaArray&& other) noexcept : data_(std::exchange(other.data_, nullptr)), count_(other.count_), pinned_(other.pinned_) {}
     CudaArray(const CudaArray&) = delete;
     CudaArray& operator=(const CudaArray&) = delete;
     CudaArray& operator=(CudaArray&&) = delete;
     ~CudaArray() {
         if (data_ == nullptr) return;
         if constexpr (kind == Memory::device) cudaFree(data_);
-        else cudaFreeHost(data_);
+        else free_pinned(pinned_);
     }
     [[nodiscard]] T* data() const { return data_; }
     [[nodiscard]] std::size_t size() const { return count_; }
@@ -80,6 +98,7 @@ public:
 private:
     T* data_ = nullptr;
     std::size_t count_ = 0;
+    PinnedBlock pinned_;  // Memory::pinned only
 };
 
 template <typename T>

@@ -5,6 +5,7 @@
 #include "kernels/memtest.cuh"
 #include "kernels/vector_add.cuh"
 #include "engine/registry.hpp"
+#include "gpu/cuda_runtime.hpp"
 #include "probes/driver_probe.hpp"
 #include "support/test_support.hpp"
 
@@ -14,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -68,6 +70,31 @@ TEST(GpuDriverApi, device_facts_equal_runtime_properties) {
         EXPECT_NE(device.architecture, "unknown");
         EXPECT_TRUE(device.theoretical_bandwidth_gbps.has_value());
     }
+}
+
+// Pinned host memory (gpu::allocate_pinned): this process's pages, registered with the driver, that
+// the CUDA runtime sees as page-locked host memory and copies through intact.
+TEST(GpuPinnedMemory, is_registered_page_locked_host_memory_that_round_trips) {
+    REQUIRE_GPU();
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    const std::size_t bytes = (std::size_t{1} << 20) + 12;  // not a whole number of pages
+    const gpu::PinnedBlock block = gpu::allocate_pinned(bytes);
+    ASSERT_NE(block.data, nullptr);
+    const long page = sysconf(_SC_PAGESIZE);
+    EXPECT_EQ(block.mapped, ((bytes + page - 1) / page) * page) << "registered pages, not cudaMallocHost's";
+    cudaPointerAttributes attributes{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attributes, block.data), cudaSuccess);
+    EXPECT_EQ(attributes.type, cudaMemoryTypeHost);  // page-locked; pageable memory is cudaMemoryTypeUnregistered
+    gpu::free_pinned(block);
+
+    gpu::PinnedArray<std::uint32_t> source(bytes / 4);
+    gpu::PinnedArray<std::uint32_t> back(bytes / 4);
+    std::mt19937 generator(7);
+    for (std::size_t i = 0; i < source.size(); ++i) source.data()[i] = generator();
+    gpu::DeviceArray<std::uint32_t> device(source.size());
+    ASSERT_EQ(cudaMemcpy(device.data(), source.data(), source.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(back.data(), device.data(), back.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(std::memcmp(source.data(), back.data(), source.bytes()), 0);
 }
 
 TEST(GpuKernels, vector_add_matches_cpu_exactly_on_every_device) {
