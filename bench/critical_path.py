@@ -106,5 +106,6 @@ def main():
         print(f"| {name} | `{' '.join([binary, *extra])}` | {wall:.1f} ({min(walls[name]):.0f}-{max(walls[name]):.0f}) |"
               + (f" {wall / floor:.2f} |" if floor else "") + " " + " | ".join(median_of(column) for column in columns) + f" | {len(walls[name])} |")
 
+
 if __name__ == "__main__":
     main()

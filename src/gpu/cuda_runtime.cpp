@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <memory>
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace cudacheck::gpu {
 
