@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <future>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -54,40 +55,45 @@ TEST(Probes, waiting_for_a_context_ends_when_creating_them_fails) {
     EXPECT_EQ(waits.wait_for(std::chrono::seconds(5)), std::future_status::ready);
 }
 
+// Probes whose cuInit (the driver facts, two fake devices) returns when release() is called, or
+// after `limit`; prefetch_driver() has started it.
+class HeldCuInit {
+public:
+    explicit HeldCuInit(std::chrono::seconds limit) {
+        settings_.collect_driver = [this, limit](bool initialise) {
+            (void)released_.wait_for(limit);
+            return two_fake_devices(initialise);
+        };
+        probes_.emplace(environment_, settings_);
+        probes_->prefetch_driver({});
+    }
+    Probes& probes() { return *probes_; }
+    void release() { release_.set_value(); }
+
+private:
+    std::promise<void> release_;
+    std::shared_future<void> released_ = release_.get_future().share();
+    ProbeSettings settings_;
+    const Environment environment_;
+    std::optional<Probes> probes_;  // last: destroyed (joining the driver's prefetch) first
+};
+
 // The CUDA libraries open once cuInit has returned, whoever asks for one first (opened beside
 // cuInit, their dlopens slowed it: probes/driver_probe.cpp), and no more than 500 ms after a
 // cuInit that has not returned.
 TEST(Probes, a_library_opens_once_cuinit_has_returned) {
-    std::promise<void> release_init;
-    const std::shared_future<void> init_released = release_init.get_future().share();
-    ProbeSettings settings;
-    settings.collect_driver = [&](bool initialise) {
-        (void)init_released.wait_for(std::chrono::seconds(10));
-        return two_fake_devices(initialise);
-    };
-    const Environment environment;
-    Probes probes(environment, settings);
-    probes.prefetch_driver({});
-    auto opened = std::async(std::launch::async, [&] { (void)probes.library(cuda_library::cublas); });
+    HeldCuInit init(std::chrono::seconds(10));
+    auto opened = std::async(std::launch::async, [&] { (void)init.probes().library(cuda_library::cublas); });
     EXPECT_EQ(opened.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "cuBLAS opened while cuInit ran";
-    release_init.set_value();
+    init.release();
     EXPECT_EQ(opened.wait_for(std::chrono::seconds(10)), std::future_status::ready);
 }
 
 TEST(Probes, a_library_waits_no_more_than_half_a_second_for_cuinit) {
-    std::promise<void> release_init;
-    const std::shared_future<void> init_released = release_init.get_future().share();
-    ProbeSettings settings;
-    settings.collect_driver = [&](bool initialise) {
-        (void)init_released.wait_for(std::chrono::seconds(30));
-        return two_fake_devices(initialise);
-    };
-    const Environment environment;
-    Probes probes(environment, settings);
-    probes.prefetch_driver({});
-    auto opened = std::async(std::launch::async, [&] { (void)probes.library(cuda_library::cufft); });
+    HeldCuInit init(std::chrono::seconds(30));
+    auto opened = std::async(std::launch::async, [&] { (void)init.probes().library(cuda_library::cufft); });
     EXPECT_EQ(opened.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "a cuInit that hangs held up cuFFT";
-    release_init.set_value();  // before Probes joins the driver's prefetch
+    init.release();  // before Probes joins the driver's prefetch
 }
 
 TEST(Probes, waiting_for_a_context_returns_at_once_without_a_prefetch) {
