@@ -87,7 +87,9 @@ public:
     // Who else uses the GPUs, through the run's NVML (asked after each check that timed GPU work).
     [[nodiscard]] const GpuSharingProbe& gpu_sharing() { return gpu_sharing_.get(); }
     [[nodiscard]] bool initialises_cuda() const { return settings_.initialise_cuda; }
-    // A CUDA library for the runtime cudacheck was built with, opened on first use.
+    // A CUDA library for the runtime cudacheck was built with, opened on first use; after a
+    // prefetch_driver(), not before cuInit has returned (or 500 ms have passed): opened beside it,
+    // the libraries slowed cuInit (collect_driver says by how much).
     [[nodiscard]] const LoadedLibrary& library(const LibraryFamily& family) { return libraries_[index_of(family)]->get(); }
     [[nodiscard]] const LoadedLibrary* library_if_loaded(const LibraryFamily& family) const { return libraries_[index_of(family)]->peek(); }
     // Starts, in the background, querying NVML, then initialising the driver (cuInit), then creating
@@ -101,9 +103,8 @@ public:
     // the driver would finish both only when the later is done.
     void wait_for_context(int ordinal);
     // Starts opening libraries in the background: cuBLASLt and cuDNN are hundreds of megabytes,
-    // and loading them overlaps cuInit and context creation instead of following them. Each load
-    // waits until libcuda is open: the dynamic loader opens one library at a time, and cuInit
-    // should not queue behind hundreds of megabytes of others (seen on the H200: 65 ms).
+    // and loading them overlaps context creation and the host checks instead of following them.
+    // Each load waits for cuInit, as library() does.
     void prefetch_libraries(std::initializer_list<const LibraryFamily*> families);
     // Runs `task` in the background (a check's own preparation); joined when the probes go.
     void prefetch(std::function<void()> task);
