@@ -31,7 +31,8 @@ enum class PythonKind { venv, conda, pyenv, system, other };
 struct PyvenvConfig {
     std::optional<std::string> home;     // the base interpreter's directory, "/usr/bin"
     std::optional<std::string> version;  // "3.12.3": version_info (uv) or version (venv)
-    bool include_system_site_packages = false;
+    // site.venv() reads an absent key as "true" (Lib/site.py); `python -m venv` always writes it.
+    bool include_system_site_packages = true;
     std::size_t malformed_lines = 0;
 };
 [[nodiscard]] PyvenvConfig parse_pyvenv_cfg(std::string_view text);

@@ -12,4 +12,9 @@ namespace cudacheck::sys {
 // "/usr/lib/libcuda.so.1" -> "libcuda.so.1"; a path without a slash is its own file name.
 [[nodiscard]] std::string_view file_name_of(std::string_view path);
 
+// `path` made absolute against `base` without resolving symlinks, as Python's os.path.abspath does
+// ("." and ".." removed lexically, repeated slashes folded; POSIX keeps exactly two leading
+// slashes): "env/bin/python" in /home/u -> "/home/u/env/bin/python", the link itself.
+[[nodiscard]] std::string absolute_path(std::string_view path, std::string_view base);
+
 }  // namespace cudacheck::sys

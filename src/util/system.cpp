@@ -157,6 +157,15 @@ std::string read_link(const std::string& path) {
     return std::string(target, static_cast<std::size_t>(n));
 }
 
+std::string current_directory() {
+    std::string buffer(PATH_MAX, '\0');
+    if (::getcwd(buffer.data(), buffer.size()) == nullptr) return {};
+    // Linux names a removed working directory "<path> (deleted)" in /proc but getcwd fails with
+    // ENOENT for it; an unreachable one starts with "(unreachable)".
+    buffer.resize(std::strlen(buffer.c_str()));
+    return buffer.empty() || buffer.front() != '/' ? std::string() : buffer;
+}
+
 std::vector<std::string> list_directory(const std::string& path) {
     std::vector<std::string> names;
     DIR* dir = ::opendir(path.c_str());

@@ -30,6 +30,8 @@ namespace cudacheck::sys {
 [[nodiscard]] std::string real_path(const std::string& path);
 // Target of a symlink as written, empty if not a symlink.
 [[nodiscard]] std::string read_link(const std::string& path);
+// The working directory; "" when it cannot be named (it was removed, or is too deep).
+[[nodiscard]] std::string current_directory();
 // Entry names (no "." or ".."), sorted; empty on error.
 [[nodiscard]] std::vector<std::string> list_directory(const std::string& path);
 
