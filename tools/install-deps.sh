@@ -174,3 +174,15 @@ if [ ! -x "$zig_dir/ziglang/zig" ]; then
   fi
   rm -rf "$zig_download"
 fi
+
+# A setuptools wheel for the editable installs that tests/support/python_import_corpus.py makes
+# with pip itself (`pip install --no-index --find-links .devtools/wheels -e <project>`: setuptools
+# 70.1 and newer build PEP 660 editable wheels without the `wheel` package). Downloaded, not installed.
+setuptools_version=75.3.0
+wheels_dir="$(dirname "$0")/../.devtools/wheels"
+if [ ! -s "$wheels_dir/setuptools-$setuptools_version-py3-none-any.whl" ]; then
+  echo "fetching: setuptools $setuptools_version (PyPI's wheel, into .devtools/wheels)"
+  mkdir -p "$wheels_dir"
+  python3 -m pip download --quiet --no-deps --dest "$wheels_dir" "setuptools==$setuptools_version" ||
+    echo "warning: could not fetch setuptools $setuptools_version; the editable-install scenarios of the import corpus will fail" >&2
+fi

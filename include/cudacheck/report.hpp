@@ -107,7 +107,22 @@ struct FrameworkInfo {
     std::vector<std::string> files = {};  // read to learn its build
     std::string status = "pass";     // its worst finding's; "pass" when none
     std::vector<std::string> codes = {};  // of its findings
+    std::string imported_from = {};  // the file `import` loads (its __file__); "" when it fails or is not known (schema 1.8.0)
     bool operator==(const FrameworkInfo&) const = default;
+};
+// One entry of the sys.path an environment's interpreter builds here, and why it is there.
+struct PythonPathEntryInfo {
+    std::string path = {};
+    std::string origin = {};  // "current directory", "PYTHONPATH", "standard library", "user site-packages", ".pth file", ...
+    bool operator==(const PythonPathEntryInfo&) const = default;
+};
+// What `import <module>` loads for one framework module.
+struct PythonImportInfo {
+    std::string module = {};  // "torch"
+    std::string kind = {};    // "package", "module", "namespace package", "editable install", "not found"
+    std::string file = {};    // its __file__; "" for a namespace package or none
+    std::string origin = {};  // the origin of the sys.path entry it came from; "" when none
+    bool operator==(const PythonImportInfo&) const = default;
 };
 struct PythonEnvironmentInfo {
     std::string prefix = {};  // sys.prefix
@@ -117,6 +132,10 @@ struct PythonEnvironmentInfo {
     bool bare_python3 = false;  // the environment a bare `python3` uses
     std::vector<std::string> found_by = {};
     std::vector<FrameworkInfo> frameworks = {};
+    // The interpreter's modelled sys.path and the framework modules it imports (schema 1.8.0;
+    // empty when the path could not be modelled or the report is older).
+    std::vector<PythonPathEntryInfo> sys_path = {};
+    std::vector<PythonImportInfo> imports = {};
     bool operator==(const PythonEnvironmentInfo&) const = default;
 };
 

@@ -140,8 +140,10 @@ public:
     FrameworkJudge(const FrameworkJudgeInput& input, ResultBuilder& result) : input_(input), result_(result) {}
 
     void judge(const EnvironmentFacts& environment) {
+        interpreter_path(environment);
         for (const FrameworkFacts& framework : environment.frameworks) {
             subject_ = framework_subject(environment, framework);
+            imported_copy(environment, framework);
             metadata(environment, framework);
             cpu_only(environment, framework);
             if (framework.build.accelerator != Accelerator::cuda) continue;
@@ -160,12 +162,115 @@ private:
     ResultBuilder& result_;
     std::string subject_;
 
+public:
+    std::size_t findings = 0;
+
     void add(Code code, std::string message, std::string remediation, std::optional<int> device = std::nullopt,
              std::optional<Status> status = std::nullopt) {
+        ++findings;
         Finding finding = make_finding(code, std::move(message), std::move(remediation), status);
         finding.device = device;
         if (!subject_.empty()) finding.subject = subject_;
         result_.add(std::move(finding));
+    }
+
+    // The interpreter's own path (issue 34): a PYTHONHOME that stops it, .pth lines that fail or
+    // name what is gone, and what the model could not follow.
+    void interpreter_path(const EnvironmentFacts& environment) {
+        const ImportModel& path = environment.path;
+        const std::string& prefix = environment.environment.prefix;
+        subject_ = prefix;
+        if (!path.fatal.empty()) add(Code::python_home_invalid, fmt::format("{}: {}", prefix, path.fatal), "Unset it: `unset PYTHONHOME`.");
+        for (const PthProblem& problem : path.pth_problems) {
+            if (problem.missing_path)
+                add(Code::python_pth_path_missing, fmt::format("{}: line {} of {} names {}, which does not exist", prefix, problem.line, problem.file, problem.why),
+                    fmt::format("Reinstall the package from its new location (`{} install -e <source>`) or uninstall it; or delete the line "
+                                "from {}.",
+                                pip(environment), problem.file));
+            else
+                add(Code::python_pth_error, fmt::format("{}: line {} of {} (`{}`): {}", prefix, problem.line, problem.file, problem.text, problem.why),
+                    fmt::format("Remove {} or reinstall the package that wrote it.", problem.file));
+        }
+        subject_.clear();
+    }
+
+    // Where the import of `framework` comes from, against the install the other verdicts read.
+    void imported_copy(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+        if (!framework.import) return;
+        const ImportFacts& imported = *framework.import;
+        const FrameworkBuild& build = framework.build;
+        const std::string installed = fmt::format("{} {} in {}", build.framework, build.version, framework.site_packages);
+        const std::string where = fmt::format("`import {}` in {}", imported.module, environment.environment.prefix);
+        if (imported.kind == ImportKind::not_found || imported.kind == ImportKind::namespace_package) {
+            add(Code::framework_import_fails,
+                imported.kind == ImportKind::not_found
+                    ? fmt::format("{} fails (\"No module named '{}'\"): {} has an install record but no {} package is on the interpreter's path",
+                                  where, imported.module, installed, imported.module)
+                    : fmt::format("{} gives an empty namespace package (a directory without __init__.py: {}): {} has an install record but "
+                                  "its files are gone",
+                                  where, imported.location, installed),
+                fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment), build.distribution));
+            return;
+        }
+        if (imported.own_copy) {
+            if (!framework.shadowed_installs.empty() && imported.entry && outside_environment(imported.entry->origin))
+                add(Code::framework_installed_twice,
+                    fmt::format("{} loads {} from the {} ({}), which shadows the install{} in {}", where, build.version, to_string(imported.entry->origin),
+                                imported.file, framework.shadowed_installs.size() == 1 ? "" : "s", fmt::join(framework.shadowed_installs, ", ")),
+                    take_off_path(environment, imported, build.distribution));
+            return;
+        }
+        const std::string copy = imported.other_version.empty() ? std::string("version unknown") : imported.other_version;
+        const std::string why = imported.entry ? put_first_by(*imported.entry) : fmt::format("an editable finder installed by {}", imported.finder_pth);
+        add(imported.other_install ? Code::framework_installed_twice : Code::framework_import_shadowed,
+            fmt::format("{} loads {} ({}{}), put first by {}, not the installed {}", where, imported.file, copy,
+                        imported.other_install ? "" : ", no install record: a stale copy or a source tree", why, installed),
+            take_off_path(environment, imported, build.distribution));
+    }
+
+    static bool outside_environment(PathOrigin origin) {
+        return origin == PathOrigin::pythonpath || origin == PathOrigin::user_site || origin == PathOrigin::current_directory ||
+               origin == PathOrigin::pth_file;
+    }
+
+    static std::string put_first_by(const SysPathEntry& entry) {
+        switch (entry.origin) {
+            case PathOrigin::current_directory: return fmt::format("the current directory {} (sys.path[0] for `python3 -c` and the prompt)", entry.path);
+            case PathOrigin::pythonpath: return fmt::format("PYTHONPATH (entry {})", entry.path);
+            case PathOrigin::pth_file: return fmt::format("{} (it adds {})", entry.source, entry.path);
+            case PathOrigin::user_site: return fmt::format("the user site {}", entry.path);
+            default: return fmt::format("the {} {}", to_string(entry.origin), entry.path);
+        }
+    }
+
+    // The fix for a copy that comes first: off the path it came from.
+    std::string take_off_path(const EnvironmentFacts& environment, const ImportFacts& imported, const std::string& distribution) const {
+        if (!imported.entry) return fmt::format("Remove the editable install that {} belongs to, or reinstall it.", imported.finder_pth);
+        const SysPathEntry& entry = *imported.entry;
+        switch (entry.origin) {
+            case PathOrigin::current_directory:
+                return fmt::format("Run Python from another directory than {} (it looks there first), or move {} out of it.", entry.path, imported.location);
+            case PathOrigin::pythonpath: {
+                std::vector<std::string> kept;
+                for (const std::string& variable : environment.path.variables)
+                    if (sys::starts_with(variable, "PYTHONPATH="))
+                        for (const std::string& part : sys::split(variable.substr(11), ':'))
+                            if (sys::absolute_path(part, environment.path.current_directory) != entry.path) kept.push_back(part);
+                return kept.empty() ? fmt::format("Take {} off PYTHONPATH: `unset PYTHONPATH`.", entry.path)
+                                    : fmt::format("Take {} off PYTHONPATH: `export PYTHONPATH={}`.", entry.path, fmt::join(kept, ":"));
+            }
+            case PathOrigin::pth_file:
+                return fmt::format("Delete {} (or uninstall the package that wrote the .pth file), so that the installed copy is imported.", entry.source);
+            case PathOrigin::user_site:
+                return imported.other_install
+                           ? fmt::format("Remove the user site's copy: `{} uninstall {}` takes the first one found, the user site's (or set "
+                                         "PYTHONNOUSERSITE=1).",
+                                         pip(environment), distribution)
+                           : fmt::format("Delete {}, which no install record names (or set PYTHONNOUSERSITE=1).", imported.location);
+            default:
+                return fmt::format("Delete {}, which no install record names, or reinstall: `{} install --force-reinstall --no-deps {}`.",
+                                   imported.location, pip(environment), distribution);
+        }
     }
 
     void metadata(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
@@ -425,8 +530,24 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
         environments.push_back(fmt::format("{}{}: {}", environment.environment.prefix, environment.bare_python3 ? " (python3)" : "",
                                            fmt::join(frameworks, ", ")));
     }
+    for (const PipMismatch& mismatch : input.python.pip_mismatches)
+        judge.add(Code::pip_other_environment,
+                  fmt::format("{} on PATH install{} into {} (running {}), but the python3 first on PATH is {} ({}), which does not look there",
+                              mismatch.pip, mismatch.pip.find(" and ") == std::string::npos ? "s" : "", mismatch.pip_prefix, mismatch.interpreter,
+                              mismatch.python3, mismatch.python3_prefix),
+                  fmt::format("Install with the interpreter you run: `python3 -m pip install ...` (or activate the environment of {}).", mismatch.interpreter));
+    for (const EnvironmentFacts& environment : input.python.environments) {
+        const ImportModel& path = environment.path;
+        if (!path.variables.empty()) result.evidence(environment.environment.prefix + " import variables", fmt::format("{}", fmt::join(path.variables, " ")));
+        for (const std::string& note : path.unmodelled) result.evidence(environment.environment.prefix + " not modelled", note);
+        if (!path.modelled && !path.why_not.empty()) result.evidence(environment.environment.prefix + " import path", "not modelled: " + path.why_not);
+    }
     for (const std::string& note : input.python.notes) result.evidence("python_note", note);
     if (!input.python.cache_problem.empty()) result.evidence("gpu_code_cache", input.python.cache_problem);
+    if (count == 0 && judge.findings > 0) {
+        result.summary(fmt::format("no Python framework installed; {} problem{} with the Python environments", judge.findings, judge.findings == 1 ? "" : "s"));
+        return;
+    }
     if (count == 0) {
         result.skip(fmt::format("no Python framework installed ({} Python environment{} looked at)", input.python.environments.size(),
                                 input.python.environments.size() == 1 ? "" : "s"));
@@ -460,9 +581,12 @@ std::unique_ptr<Check> make_frameworks_builds_check() {
                   Scope::host, Level::quick, {}, [](Probes& probes) { probes.prefetch([&probes] { (void)probes.python(); }); },
                   {Code::framework_driver_too_old, Code::framework_no_kernel_image, Code::framework_ptx_jit, Code::framework_cpu_only,
                    Code::framework_library_missing, Code::framework_library_version, Code::framework_loads_mixed_copies,
-                   Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable},
-                  "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): what PyTorch, "
-                  "JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "
+                   Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable,
+                   Code::framework_import_shadowed, Code::framework_installed_twice, Code::pip_other_environment, Code::python_pth_error,
+                   Code::python_pth_path_missing, Code::framework_import_fails, Code::python_home_invalid},
+                  "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): which copy "
+                  "`import` loads (the interpreter's own sys.path rules: PYTHONPATH, the user site, .pth files, editable installs), what "
+                  "PyTorch, JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "
                   "which copy of each CUDA library their process loads (the loader's rules on their binaries), whether the driver runs "
                   "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
         [](CheckContext& context, ResultBuilder& result) {

@@ -10,6 +10,7 @@
 #include "report/redact.hpp"
 #include "engine/report_builder.hpp"
 #include "util/system.hpp"
+#include "util/path.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"
 #include "probes/probes.hpp"
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <iostream>
+#include <sys/stat.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -116,7 +118,14 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options) {
     app.add_option("--python", options.python,
                    "A Python interpreter or environment root whose frameworks to check too (repeatable; those on PATH, "
                    "VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's environments are found without it)")
-        ->check(CLI::ExistingPath);
+        // A link that leads nowhere is accepted: a venv whose base interpreter was removed is a
+        // finding about that path (frameworks.builds), not a usage error.
+        ->check(CLI::Validator(
+            [](const std::string& path) {
+                struct stat status {};
+                return ::lstat(path.c_str(), &status) == 0 ? std::string() : "Path does not exist: " + path;
+            },
+            "PATH"));
     app.add_option("--profile", options.profile,
                    "What this shell is for, which env.variables judges by: dev (CUDA_LAUNCH_BLOCKING=1 is right), prod "
                    "(asynchronous launches, no debugging variables) or ci (CUBLAS_WORKSPACE_CONFIG for reproducible cuBLAS); "
@@ -229,11 +238,12 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
     run_options.verbose = options.verbose;
     if (options.duration_seconds > 0) run_options.stress_seconds = options.duration_seconds;
     if (!options.profile.empty()) run_options.profile = *profile_from_string(options.profile);
-    // Absolute, as the report names environments (and the worker may run elsewhere).
-    for (const std::string& python : options.python) {
-        const std::string real = sys::real_path(python);
-        run_options.python.push_back(real.empty() ? python : real);
-    }
+    // Absolute, as the report names environments (and the worker may run elsewhere), but with its
+    // links kept: env/bin/python is a symlink to the base interpreter, and only the path as given
+    // says that it belongs to the virtual environment env (Python's site.venv() looks beside it).
+    const std::string current = sys::current_directory();
+    for (const std::string& python : options.python)
+        run_options.python.push_back(current.empty() ? python : sys::absolute_path(python, current));
     ProbeSettings probe_settings;
     probe_settings.initialise_cuda = run_options.level != Level::quick;
     probe_settings.python = run_options.python;

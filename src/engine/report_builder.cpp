@@ -116,8 +116,13 @@ std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python,
                     if (coverage.coverage == Coverage::unknown) continue;  // an extension whose GPU code is not read
                     entry.gpus.push_back({device.ordinal, std::string(to_string(coverage.coverage)), coverage.how});
                 }
+            if (framework.import) entry.imported_from = framework.import->file;
             info.frameworks.push_back(std::move(entry));
         }
+        for (const SysPathEntry& entry : environment.path.sys_path) info.sys_path.push_back({entry.path, std::string(to_string(entry.origin))});
+        for (const ImportFacts& imported : environment.imports)
+            info.imports.push_back({imported.module, std::string(to_string(imported.kind)), imported.file,
+                                    imported.entry ? std::string(to_string(imported.entry->origin)) : imported.finder_pth.empty() ? "" : "editable finder"});
         section.push_back(std::move(info));
     }
     return section;

@@ -6,12 +6,15 @@
 #include "util/system.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace cudacheck {
 
@@ -169,13 +172,6 @@ const FrameworkLibrary* FrameworkFacts::library(std::string_view family) const {
 }
 
 namespace {
-
-// The library family a soname belongs to; nullptr for one cudacheck does not track.
-const LibraryFamily* family_of_soname(std::string_view soname) {
-    for (const LibraryFamily& family : library_families())
-        if (!family.cuda_majors_of(soname).empty()) return &family;
-    return nullptr;
-}
 
 // How a framework's process finds its CUDA libraries, from each framework's own loader:
 struct LoadingModel {
@@ -374,6 +370,177 @@ GpuCoverage framework_gpu_coverage(const FrameworkFacts& framework, int cc_major
     return coverage;
 }
 
+std::string import_module_of(std::string_view framework) {
+    static const std::map<std::string_view, std::string_view> modules{
+        {"PyTorch", "torch"}, {"JAX", "jax"},         {"CuPy", "cupy"},       {"TensorFlow", "tensorflow"},
+        {"vLLM", "vllm"},     {"flash-attn", "flash_attn"}};
+    if (const auto found = modules.find(framework); found != modules.end()) return std::string(found->second);
+    return std::string(framework);  // torchvision, torchaudio, xformers, triton, bitsandbytes
+}
+
+namespace {
+
+// The frameworks' modules whose import the report states for every environment.
+constexpr std::array framework_modules{"torch", "torchvision", "torchaudio", "jax", "cupy", "tensorflow", "xformers", "triton", "vllm", "flash_attn", "bitsandbytes"};
+
+// The source directory of an editable install (PEP 610 direct_url.json: `"dir_info": {"editable":
+// true}` and a file:// URL); "" when the distribution is not editable.
+std::string editable_source(const std::string& dist_info) {
+    std::string error;
+    const std::optional<ordered_json> document = read_json_file(dist_info + "/direct_url.json", error);
+    if (!document || !document->is_object() || !document->contains("url") || !(*document)["url"].is_string()) return {};
+    const ordered_json& dir_info = document->contains("dir_info") ? (*document)["dir_info"] : ordered_json();
+    if (!dir_info.is_object() || !dir_info.contains("editable") || dir_info["editable"] != true) return {};
+    const std::string url = (*document)["url"].get<std::string>();
+    if (!sys::starts_with(url, "file://")) return {};
+    std::string path;  // percent-decoded (RFC 3986), as pip writes spaces and the like
+    for (std::size_t at = 7; at < url.size(); ++at) {
+        if (url[at] == '%' && at + 2 < url.size() && std::isxdigit(static_cast<unsigned char>(url[at + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(url[at + 2]))) {
+            path += static_cast<char>(std::stoi(url.substr(at + 1, 2), nullptr, 16));
+            at += 2;
+        } else {
+            path += url[at];
+        }
+    }
+    return path;
+}
+
+bool is_under(const std::string& path, const std::string& directory) {
+    return !directory.empty() && (path == directory || sys::starts_with(path, directory + "/"));
+}
+
+// The distribution of `module` among a directory's installs ("cupy" -> cupy-cuda13x).
+const InstalledDistribution* distribution_of_module(const std::vector<InstalledDistribution>& installed, const std::string& module) {
+    const std::string name = normalise_distribution_name(module);
+    for (const InstalledDistribution& distribution : installed)
+        if (distribution.name == name || sys::starts_with(distribution.name, name + "-")) return &distribution;
+    return nullptr;
+}
+
+// The version a copy of a framework states in its own files, install record or not: torch's and
+// JAX's version.py, CuPy's _version.py.
+std::string version_of_copy(const std::string& location) {
+    for (const char* file : {"/version.py", "/_version.py"})
+        if (const std::optional<std::string> text = sys::read_file(location + file, 1 << 16)) {
+            const PythonLiterals literals = parse_python_literals(*text);
+            for (const char* name : {"__version__", "_version", "version"})
+                if (const auto found = literals.find(name); found != literals.end() && found->second) return *found->second;
+        }
+    return {};
+}
+
+ImportFacts import_facts(const ImportModel& model, const std::string& module, DirectoryListings& listings) {
+    const ImportResolution resolution = resolve_import(model, module, &listings);
+    ImportFacts facts{.module = module, .kind = resolution.kind, .file = resolution.file, .location = resolution.location};
+    if (resolution.entry) facts.entry = model.sys_path[*resolution.entry];
+    if (resolution.finder != nullptr) facts.finder_pth = resolution.finder->pth;
+    return facts;
+}
+
+// One install of a framework found on an environment's path.
+struct FoundInstall {
+    std::string site;
+    FrameworkBuild build;
+    std::string editable;  // its editable source directory; "" when not editable
+};
+
+// Whether `import` gets this install's own copy.
+bool is_own_copy(const ImportFacts& imported, const FoundInstall& install) {
+    if (imported.kind == ImportKind::not_found) return false;
+    if (!install.editable.empty()) return is_under(imported.location, install.editable);
+    return imported.entry && imported.entry->path == install.site && imported.kind != ImportKind::namespace_package;
+}
+
+// The frameworks of one environment: every install on its path, in path order; the one judged is
+// the one `import` gets where that is an install, else the first.
+void gather_environment(EnvironmentFacts& facts, const std::vector<std::string>& directories, const LoaderSearch& search, DirectoryListings& listings,
+                        GpuCodeCache& cache, const Environment& environment, const std::string& root) {
+    std::vector<std::pair<std::string, std::vector<FoundInstall>>> installs;  // framework -> installs, first seen first
+    for (const std::string& site : directories) {
+        const std::vector<InstalledDistribution> installed = installed_distributions(site);
+        for (FrameworkBuild& build : read_framework_builds(site, installed)) {
+            auto entry = std::find_if(installs.begin(), installs.end(), [&](const auto& pair) { return pair.first == build.framework; });
+            if (entry == installs.end()) entry = installs.insert(installs.end(), {build.framework, {}});
+            const InstalledDistribution* distribution = distribution_of_module(installed, import_module_of(build.framework));
+            std::string editable = distribution != nullptr ? editable_source(distribution->dist_info) : std::string();
+            entry->second.push_back({site, std::move(build), std::move(editable)});
+        }
+    }
+    // An interpreter that cannot start (PYTHONHOME without a standard library) imports nothing;
+    // python_home_invalid says so once, instead of one import failure per framework.
+    const bool starts = facts.path.modelled && facts.path.fatal.empty();
+    for (auto& [framework, found] : installs) {
+        std::optional<ImportFacts> imported;
+        std::size_t chosen = 0;
+        if (starts) {
+            imported = import_facts(facts.path, import_module_of(framework), listings);
+            for (std::size_t index = 0; index < found.size(); ++index)
+                if (is_own_copy(*imported, found[index])) {
+                    chosen = index;
+                    break;
+                }
+            imported->own_copy = is_own_copy(*imported, found[chosen]);
+            if (!imported->own_copy && imported->kind != ImportKind::not_found && imported->kind != ImportKind::namespace_package) {
+                const std::string directory = imported->kind == ImportKind::package ? sys::directory_of(imported->location) : std::string();
+                const InstalledDistribution* other =
+                    directory.empty() ? nullptr : distribution_of_module(installed_distributions(directory), imported->module);
+                imported->other_install = other != nullptr;
+                imported->other_version = other != nullptr ? other->version : version_of_copy(imported->location);
+            }
+        }
+        FrameworkFacts gathered = gather_framework(std::move(found[chosen].build), found[chosen].site, search, listings, cache, environment, root);
+        gathered.site_packages = found[chosen].site;
+        gathered.import = std::move(imported);
+        for (std::size_t index = 0; index < found.size(); ++index)
+            if (index != chosen) gathered.shadowed_installs.push_back(fmt::format("{} ({})", found[index].site, found[index].build.version));
+        facts.frameworks.push_back(std::move(gathered));
+    }
+    if (!facts.path.modelled) return;
+    for (const char* module : framework_modules) {
+        ImportFacts imported = starts ? import_facts(facts.path, module, listings) : ImportFacts{.module = module};
+        const bool installed = std::any_of(facts.frameworks.begin(), facts.frameworks.end(),
+                                           [&](const FrameworkFacts& framework) { return import_module_of(framework.build.framework) == module; });
+        if (imported.kind != ImportKind::not_found || installed) facts.imports.push_back(std::move(imported));
+    }
+}
+
+// The environment a pip script on PATH installs into, against the python3 first on PATH.
+std::vector<PipMismatch> pip_mismatches(const Environment& environment, const PythonFacts& facts, const std::string& root) {
+    std::vector<PipMismatch> mismatches;
+    const auto python3 = std::find_if(facts.environments.begin(), facts.environments.end(), [](const EnvironmentFacts& found) { return found.bare_python3; });
+    if (python3 == facts.environments.end() || python3->environment.interpreter.empty()) return mismatches;
+    const std::string path = environment.get("PATH").value_or("");
+    for (const char* name : {"pip", "pip3"}) {
+        const std::string pip = sys::find_in_path(name, path);
+        if (pip.empty()) continue;
+        // pyenv's shims dispatch to the version python3 runs too.
+        if (sys::file_name_of(sys::directory_of(pip)) == "shims") continue;
+        const std::optional<std::string> head = sys::read_file(pip, 4096);
+        const std::string interpreter = head ? script_interpreter(*head) : std::string();
+        if (interpreter.empty() || sys::file_name_of(interpreter) == "env") continue;
+        const std::string names[] = {interpreter};
+        const PythonEnvironments owner = find_python_environments(Environment(), names, root);
+        if (owner.environments.empty() || !owner.environments.front().problem.empty()) continue;
+        const PythonEnvironment& pip_environment = owner.environments.front();
+        const auto real = [](const std::string& prefix) { return sys::real_path(prefix).empty() ? prefix : sys::real_path(prefix); };
+        if (real(pip_environment.prefix) == real(python3->environment.prefix)) continue;
+        // Installing where python3 looks anyway (a venv with system site-packages) is not a mismatch.
+        const bool seen = std::any_of(pip_environment.site_packages.begin(), pip_environment.site_packages.end(), [&](const std::string& site) {
+            return std::any_of(python3->path.sys_path.begin(), python3->path.sys_path.end(),
+                               [&](const SysPathEntry& entry) { return real(entry.path) == real(site); });
+        });
+        if (seen) continue;
+        // pip and pip3 of one installation are one finding.
+        const auto same = std::find_if(mismatches.begin(), mismatches.end(), [&](const PipMismatch& other) { return other.interpreter == interpreter; });
+        if (same != mismatches.end()) same->pip += " and " + pip;
+        else mismatches.push_back({pip, interpreter, pip_environment.prefix, python3->environment.interpreter, python3->environment.prefix});
+    }
+    return mismatches;
+}
+
+}  // namespace
+
 PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra, const std::string& root,
                                  const std::string& cache_dir) {
     PythonFacts facts;
@@ -382,20 +549,19 @@ PythonFacts collect_python_facts(const Environment& environment, std::span<const
     const LoaderSearch search = loader_search(environment, root);
     DirectoryListings listings;
     GpuCodeCache cache(cache_dir);
+    const ImportContext context{.environment = environment, .current_directory = sys::current_directory(),
+                                .set_uid = ::getuid() != ::geteuid() || ::getgid() != ::getegid(), .root = root};
     for (std::size_t index = 0; index < found.environments.size(); ++index) {
         EnvironmentFacts environment_facts{.environment = std::move(found.environments[index]), .bare_python3 = found.bare_python3 == index};
-        // The first site-packages that holds a distribution is the one Python imports it from.
-        std::vector<std::string> seen;
-        for (const std::string& site : environment_facts.environment.site_packages) {
-            const std::vector<InstalledDistribution> installed = installed_distributions(site);
-            for (FrameworkBuild& build : read_framework_builds(site, installed)) {
-                if (std::find(seen.begin(), seen.end(), build.framework) != seen.end()) continue;
-                seen.push_back(build.framework);
-                environment_facts.frameworks.push_back(gather_framework(std::move(build), site, search, listings, cache, environment, root));
-            }
-        }
+        environment_facts.path = model_imports(environment_facts.environment, context);
+        // Where importlib.metadata finds distributions: every sys.path entry, in order (the
+        // site-packages alone when the path cannot be modelled).
+        const std::vector<std::string> directories =
+            environment_facts.path.modelled ? distribution_directories(environment_facts.path) : environment_facts.environment.site_packages;
+        gather_environment(environment_facts, directories, search, listings, cache, environment, root);
         facts.environments.push_back(std::move(environment_facts));
     }
+    facts.pip_mismatches = pip_mismatches(environment, facts, root);
     if (std::optional<std::string> problem = cache.save()) facts.cache_problem = std::move(*problem);
     return facts;
 }

@@ -17,6 +17,7 @@
 #include "probes/library_locator.hpp"
 #include "probes/load_closure.hpp"
 #include "probes/python_environments.hpp"
+#include "probes/python_imports.hpp"
 
 #include <cstdint>
 #include <map>
@@ -76,6 +77,22 @@ struct FrameworkLibrary {
     std::string package = {};  // the wheel, "nvidia-cudnn-cu13"; "" when not from one
 };
 
+// What `import <module>` gets in an environment's interpreter (issue 34), set against the install
+// whose files the judges read.
+struct ImportFacts {
+    std::string module = {};  // "torch"
+    ImportKind kind = ImportKind::not_found;
+    std::string file = {};      // its __file__; "" for a namespace package or when nothing is found
+    std::string location = {};  // the package's directory, the module's file, a namespace's first portion
+    std::optional<SysPathEntry> entry = {};  // the sys.path entry it came from; none for an editable finder
+    std::string finder_pth = {};  // the .pth that installed the editable finder that answered
+    bool own_copy = true;  // it is the judged install's copy (in its site-packages, or its editable source)
+    bool other_install = false;    // another copy with an install record (*.dist-info) of its own
+    std::string other_version = {};  // the version of the copy imported instead; "" when unknown
+};
+// The Python module a framework is imported as: "torch" for PyTorch, "flash_attn" for flash-attn.
+[[nodiscard]] std::string import_module_of(std::string_view framework);
+
 // One framework of one environment.
 struct FrameworkFacts {
     FrameworkBuild build = {};
@@ -87,6 +104,10 @@ struct FrameworkFacts {
     std::vector<std::string> unresolved = {};  // CUDA sonames it needs that resolve nowhere
     std::vector<std::string> load_problems = {};  // binaries whose dynamic section cannot be read
     std::optional<GpuCodeSummary> gpu_code = {};  // of its GPU-code binary, when it has one
+    std::string site_packages = {};  // where its install record is
+    std::optional<ImportFacts> import = {};  // what `import` gets; none when the path could not be modelled
+    // Other installs of it later on the interpreter's path, never imported: "<site-packages> (<version>)".
+    std::vector<std::string> shadowed_installs = {};
     [[nodiscard]] const FrameworkLibrary* library(std::string_view family) const;
 };
 
@@ -109,7 +130,20 @@ struct GpuCoverage {
 struct EnvironmentFacts {
     PythonEnvironment environment = {};
     bool bare_python3 = false;  // the environment a bare `python3` on PATH uses
+    ImportModel path = {};      // the sys.path its interpreter builds here
+    // What `import` gets for each framework module that imports here, installed or not.
+    std::vector<ImportFacts> imports = {};
     std::vector<FrameworkFacts> frameworks = {};
+};
+
+// A pip first on PATH that installs into another environment than the `python3` first on PATH
+// (issue 34: "I installed torch but Python does not see it").
+struct PipMismatch {
+    std::string pip;              // "/usr/bin/pip3"
+    std::string interpreter;      // the interpreter its script runs
+    std::string pip_prefix;       // that interpreter's environment
+    std::string python3;          // the python3 first on PATH
+    std::string python3_prefix;   // its environment
 };
 
 // "<environment prefix>: <framework>", the subject of a framework's findings and its report entry.
@@ -119,6 +153,7 @@ struct PythonFacts {
     std::vector<EnvironmentFacts> environments = {};
     std::vector<std::string> notes = {};  // from find_python_environments
     std::string cache_problem = {};       // why the GPU code cache could not be written; "" when fine
+    std::vector<PipMismatch> pip_mismatches = {};
 };
 
 // What a framework's process loads, for one framework build in `site_packages`: the loading rules

@@ -68,8 +68,11 @@ void for_each_text(Report& report, Visit&& visit) {
         for (PythonEnvironmentInfo& environment : *report.frameworks) {
             for (std::string* text : {&environment.prefix, &environment.interpreter}) visit(*text);
             for (std::string& text : environment.found_by) visit(text);
+            for (PythonPathEntryInfo& entry : environment.sys_path) visit(entry.path);
+            for (PythonImportInfo& imported : environment.imports) visit(imported.file);
             for (FrameworkInfo& framework : environment.frameworks) {
                 visit(framework.subject);
+                visit(framework.imported_from);
                 for (std::string& file : framework.files) visit(file);
                 for (FrameworkLibraryInfo& library : framework.libraries)
                     for (std::string* text : {&library.path, &library.rule}) visit(*text);

@@ -213,15 +213,23 @@ json to_json(const std::vector<PythonEnvironmentInfo>& environments) {
                                       {"gpus", gpus},
                                       {"files", framework.files},
                                       {"status", framework.status},
-                                      {"codes", framework.codes}});
+                                      {"codes", framework.codes},
+                                      {"imported_from", text_or_null(framework.imported_from)}});
         }
+        json sys_path = json::array();
+        for (const PythonPathEntryInfo& entry : environment.sys_path) sys_path.push_back(json{{"path", entry.path}, {"origin", entry.origin}});
+        json imports = json::array();
+        for (const PythonImportInfo& imported : environment.imports)
+            imports.push_back(json{{"module", imported.module}, {"kind", imported.kind}, {"file", text_or_null(imported.file)}, {"origin", text_or_null(imported.origin)}});
         list.push_back(json{{"prefix", environment.prefix},
                             {"kind", environment.kind},
                             {"interpreter", text_or_null(environment.interpreter)},
                             {"python_version", text_or_null(environment.python_version)},
                             {"bare_python3", environment.bare_python3},
                             {"found_by", environment.found_by},
-                            {"frameworks", frameworks}});
+                            {"frameworks", frameworks},
+                            {"sys_path", sys_path},
+                            {"imports", imports}});
     }
     return list;
 }
@@ -259,8 +267,19 @@ std::vector<PythonEnvironmentInfo> frameworks_from_json(const json& document) {
             framework.files = read_strings(entry, "files");
             framework.status = read<std::string>(entry, "status");
             framework.codes = read_strings(entry, "codes");
+            // Added in schema 1.8.0.
+            if (entry.contains("imported_from")) framework.imported_from = read_text(entry, "imported_from");
             environment.frameworks.push_back(std::move(framework));
         });
+        if (item.contains("sys_path"))
+            for_each_element(item, "sys_path", [&](const json& entry) {
+                environment.sys_path.push_back({read<std::string>(entry, "path"), read<std::string>(entry, "origin")});
+            });
+        if (item.contains("imports"))
+            for_each_element(item, "imports", [&](const json& entry) {
+                environment.imports.push_back({read<std::string>(entry, "module"), read<std::string>(entry, "kind"), read_text(entry, "file"),
+                                               read_text(entry, "origin")});
+            });
         environments.push_back(std::move(environment));
     }
     return environments;

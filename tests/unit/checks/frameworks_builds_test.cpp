@@ -5,6 +5,7 @@
 #include "checks/frameworks_builds.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
+#include "util/path.hpp"
 
 #include <gtest/gtest.h>
 
@@ -286,6 +287,87 @@ TEST(FrameworksBuilds, pytorch_variant_for_follows_its_table_and_the_driver) {
 
 TEST(FrameworksBuilds, no_framework_is_a_skip) {
     EXPECT_EQ(judged({venv({})}, CudaVersion{13, 0}, {h200}).status, Status::skip);
+}
+
+// --- what `import` gets (issue 34) -------------------------------------------------------------
+
+ImportFacts imported(std::string file, PathOrigin origin, std::string entry, bool own, std::string other_version = "", bool other_install = false) {
+    ImportFacts facts{.module = "torch", .kind = ImportKind::package, .file = file, .location = sys::directory_of(file)};
+    facts.entry = SysPathEntry{std::move(entry), origin, {}};
+    facts.own_copy = own;
+    facts.other_version = std::move(other_version);
+    facts.other_install = other_install;
+    return facts;
+}
+
+FrameworkFacts h200_torch_imported(ImportFacts facts) {
+    FrameworkFacts torch = h200_torch();
+    torch.site_packages = "/venv/lib/python3.12/site-packages";
+    torch.import = std::move(facts);
+    return torch;
+}
+
+TEST(FrameworksBuilds, a_stale_copy_on_pythonpath_fails_and_says_how_to_take_it_off) {
+    EnvironmentFacts environment = venv({h200_torch_imported(imported("/shared/old/torch/__init__.py", PathOrigin::pythonpath, "/shared/old", false, "2.5.1+cu124"))});
+    environment.path.variables = {"PYTHONPATH=/shared/old:/home/u/lib"};
+    environment.path.current_directory = "/home/u";
+    const CheckResult result = judged({environment}, CudaVersion{13, 0}, {h200}, "580.159.04");
+    EXPECT_EQ(result.status, Status::fail);
+    const Finding* shadow = finding_with(result, "CC632");
+    ASSERT_NE(shadow, nullptr) << result.message;
+    EXPECT_NE(shadow->message.find("loads /shared/old/torch/__init__.py (2.5.1+cu124, no install record"), std::string::npos) << shadow->message;
+    EXPECT_NE(shadow->message.find("put first by PYTHONPATH"), std::string::npos) << shadow->message;
+    EXPECT_NE(shadow->message.find("not the installed PyTorch 2.11.0+cu130"), std::string::npos) << shadow->message;
+    EXPECT_NE(shadow->remediation.find("`export PYTHONPATH=/home/u/lib`"), std::string::npos) << shadow->remediation;
+}
+
+TEST(FrameworksBuilds, a_copy_in_the_working_directory_says_to_run_python_elsewhere) {
+    const CheckResult result =
+        judged({venv({h200_torch_imported(imported("/src/pytorch/torch/__init__.py", PathOrigin::current_directory, "/src/pytorch", false, "2.12.0a0"))})},
+               CudaVersion{13, 0}, {h200});
+    const Finding* shadow = finding_with(result, "CC632");
+    ASSERT_NE(shadow, nullptr) << result.message;
+    EXPECT_NE(shadow->remediation.find("Run Python from another directory than /src/pytorch"), std::string::npos) << shadow->remediation;
+}
+
+TEST(FrameworksBuilds, a_user_site_install_before_the_environments_own_warns) {
+    FrameworkFacts torch = h200_torch_imported(imported("/home/u/.local/lib/python3.12/site-packages/torch/__init__.py", PathOrigin::user_site,
+                                                        "/home/u/.local/lib/python3.12/site-packages", true));
+    torch.shadowed_installs = {"/usr/lib/python3/dist-packages (2.1.0)"};
+    const CheckResult result = judged({venv({torch})}, CudaVersion{13, 0}, {h200});
+    EXPECT_EQ(result.status, Status::warn) << result.message;
+    const Finding* twice = finding_with(result, "CC633");
+    ASSERT_NE(twice, nullptr);
+    EXPECT_NE(twice->message.find("shadows the install in /usr/lib/python3/dist-packages (2.1.0)"), std::string::npos) << twice->message;
+    // The environment's own site-packages before the base's: what a venv is for, no finding.
+    FrameworkFacts own = h200_torch_imported(imported("/venv/lib/python3.12/site-packages/torch/__init__.py", PathOrigin::venv_site,
+                                                      "/venv/lib/python3.12/site-packages", true));
+    own.shadowed_installs = {"/usr/lib/python3/dist-packages (2.1.0)"};
+    EXPECT_EQ(judged({venv({own})}, CudaVersion{13, 0}, {h200}).status, Status::pass);
+}
+
+TEST(FrameworksBuilds, an_install_record_without_its_package_fails_to_import) {
+    ImportFacts gone{.module = "torch", .kind = ImportKind::not_found};
+    gone.own_copy = false;
+    const CheckResult result = judged({venv({h200_torch_imported(gone)})}, CudaVersion{13, 0}, {h200});
+    const Finding* fails = finding_with(result, "CC637");
+    ASSERT_NE(fails, nullptr) << result.message;
+    EXPECT_NE(fails->message.find("No module named 'torch'"), std::string::npos) << fails->message;
+    EXPECT_NE(fails->remediation.find("install --force-reinstall --no-deps torch"), std::string::npos) << fails->remediation;
+}
+
+TEST(FrameworksBuilds, path_problems_and_a_foreign_pip_are_findings_even_without_a_framework) {
+    EnvironmentFacts environment = venv({});
+    environment.path.pth_problems = {PthProblem{"/venv/lib/python3.12/site-packages/broken.pth", 1, "import gone_module", false, "module gone_module is not on the path"},
+                                     PthProblem{"/venv/lib/python3.12/site-packages/__editable__.x-1.pth", 1, "/src/x", true, "/src/x does not exist"}};
+    environment.path.fatal = "PYTHONHOME=/nope holds no Python 3.12 standard library";
+    PythonFacts python{.environments = {environment}};
+    python.pip_mismatches = {PipMismatch{"/usr/bin/pip", "/usr/bin/python3", "/usr", "/venv/bin/python3", "/venv"}};
+    const FrameworkJudgeInput input{.python = python, .driver_cuda = CudaVersion{13, 0}, .devices = {h200}, .gpu_present = true};
+    const CheckResult result = test::judge("frameworks.builds", [&](ResultBuilder& builder) { judge_frameworks(input, builder); });
+    EXPECT_EQ(result.status, Status::fail) << "not a skip: " << result.message;
+    for (const char* code : {"CC634", "CC635", "CC636", "CC638"}) EXPECT_NE(finding_with(result, code), nullptr) << code;
+    EXPECT_NE(finding_with(result, "CC634")->remediation.find("python3 -m pip install"), std::string::npos);
 }
 
 }  // namespace
