@@ -4,7 +4,8 @@
 // (-ccbin, NVCC_CCBIN, gcc on PATH; PyTorch adds -ccbin $CC), the limits each toolkit's own
 // include/crt/host_config.h, ninja and TORCH_CUDA_ARCH_LIST as cpp_extension reads them, and the
 // CUDA versions as its _check_cuda_version compares them (a major mismatch raises, a minor one
-// warns).
+// warns); and, for a CMake project with CUDA enabled, CMake's own rules (probes/cmake_cuda:
+// CUDACXX, CUDAHOSTCXX, CUDAARCHS, and what CMake does when they are unset).
 #include "checks/toolkit_build.hpp"
 
 #include "checks/checks.hpp"
@@ -74,10 +75,24 @@ std::vector<int> virtual_architectures(const std::vector<std::string>& flags) {
     return {numbers.begin(), numbers.end()};
 }
 
-bool nvcc_knows(const BuildSetup& setup, int number) {
-    if (setup.nvcc_architectures.empty()) return true;  // not known: nothing to say
-    return std::find(setup.nvcc_architectures.begin(), setup.nvcc_architectures.end(), fmt::format("compute_{}", number)) !=
-           setup.nvcc_architectures.end();
+// Whether `nvcc --list-gpu-arch` (its `architectures`) names compute_<number>.
+bool nvcc_knows(const std::vector<std::string>& architectures, int number) {
+    if (architectures.empty()) return true;  // not known: nothing to say
+    return std::find(architectures.begin(), architectures.end(), fmt::format("compute_{}", number)) != architectures.end();
+}
+
+// What nvcc's -arch=all (all_major: -arch=all-major) embeds, from its `--list-gpu-arch`: SASS for
+// every architecture (all-major: the oldest and each X.0), PTX for the newest of those (measured
+// with nvcc 13.0's --dryrun: all-major is sm_75, 80, 90, 100, 110, 120 and compute_120).
+EmbeddedTargets nvcc_all_targets(const std::vector<std::string>& architectures, bool major_only) {
+    std::set<int> numbers;
+    for (const std::string& name : architectures)
+        if (const std::optional<GpuArch> arch = parse_gpu_arch(name); arch && arch->variant == ArchVariant::generic) numbers.insert(arch->number);
+    EmbeddedTargets targets;
+    for (const int number : numbers)
+        if (!major_only || number == *numbers.begin() || number % 10 == 0) targets.sass.push_back(GpuArch{number});
+    if (!targets.sass.empty()) targets.ptx.push_back(targets.sass.back());
+    return targets;
 }
 
 std::string needs_toolkit_text(int number) {
@@ -91,11 +106,16 @@ public:
     explicit Predictor(const BuildJudgeInput& input) : input_(input), setup_(input.setup) {}
 
     BuildPrediction run() {
-        if (!toolkit()) return std::move(prediction_);
-        host_compiler();
-        gpu_architectures();
-        for (const TorchBuildTarget& torch : input_.torch) torch_build(torch);
-        summarize();
+        const bool usable = toolkit();
+        toolkit_problems_ = prediction_.problems.size();
+        if (prediction_.skip) return std::move(prediction_);
+        if (usable) {
+            host_compiler();
+            gpu_architectures();
+            for (const TorchBuildTarget& torch : input_.torch) torch_build(torch);
+        }
+        cmake_project();
+        summarize(usable);
         return std::move(prediction_);
     }
 
@@ -106,6 +126,16 @@ private:
     const ToolkitCompilerLimits* chosen_ = nullptr;
     bool nvcc_compiler_ok_ = false;
     bool nvcc_runs_ = false;
+    // Which problems came from the build toolkit, nvcc's host compiler and the GPUs' architectures:
+    // a CMake project that uses the same marks them instead of repeating them.
+    std::size_t toolkit_problems_ = 0;
+    std::pair<std::size_t, std::size_t> nvcc_pick_problems_ = {0, 0};
+    std::pair<std::size_t, std::size_t> gpu_arch_problems_ = {0, 0};
+    bool cmake_judged_ = false;
+
+    // Who runs a host compiler: a plain nvcc command, PyTorch's extension builds (-ccbin $CC), or a
+    // CMake project (-ccbin=$CUDAHOSTCXX, else nvcc's own choice).
+    enum class Client { nvcc, torch, cmake };
 
     void evidence(std::string key, std::string value) { prediction_.evidence.push_back({std::move(key), std::move(value)}); }
     void problem(BuildProblem problem) { prediction_.problems.push_back(std::move(problem)); }
@@ -182,54 +212,80 @@ private:
         return true;
     }
 
-    // Judges what nvcc (or PyTorch's -ccbin $CC) runs; false when it stops builds.
-    bool judge_pick(const HostCompilerPick& pick, const CompilerAcceptance& acceptance, bool torch, const std::optional<std::string>& subject) {
+    // The variable a fix changes for a client's host compiler.
+    std::string pick_variable(const HostCompilerPick& pick, Client client) const {
+        if (client == Client::torch) return "CC";
+        // nvcc takes the last -ccbin: one in NVCC_APPEND_FLAGS comes after CMake's -ccbin=$CUDAHOSTCXX.
+        if (client == Client::cmake && pick.rule != "-ccbin in NVCC_APPEND_FLAGS") return "CUDAHOSTCXX";
+        return pick.rule.starts_with("-ccbin") ? setup_.nvcc_flags.ccbin_variable : "NVCC_CCBIN";
+    }
+
+    std::string alternative_fix(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind, const std::string& variable) const {
+        const HostCompiler* alternative = accepted_alternative(setup_, toolkit);
+        if (alternative == nullptr) return fmt::format("No installed compiler is accepted: {}.", install_hint(toolkit, kind));
+        const std::string cxx = cxx_name_of(alternative->name);
+        const std::string version = compiler_text(alternative->version);
+        if (variable == "CC") return fmt::format("Use one it accepts: `export CC={} CXX={}` ({}).", c_name_of(alternative->name), cxx, version);
+        // CMake reads CUDAHOSTCXX once, at a build directory's first configure (CMake's documentation, "CUDAHOSTCXX").
+        if (variable == "CUDAHOSTCXX")
+            return fmt::format("Use one it accepts: `export CUDAHOSTCXX={}` ({}) and configure a new build directory, or pass "
+                               "`-DCMAKE_CUDA_HOST_COMPILER={}`.",
+                               cxx, version, cxx);
+        if (variable != "NVCC_CCBIN") return fmt::format("Use one it accepts: change the -ccbin in {} to {} ({}).", variable, cxx, version);
+        return fmt::format("Use one it accepts: `export NVCC_CCBIN={}` ({}), or pass `-ccbin {}` (CMake: `-DCMAKE_CUDA_HOST_COMPILER={}`).", cxx, version,
+                           cxx, cxx);
+    }
+
+    // A problem that stops the builds of one client: a plain nvcc build also stops PyTorch's unless
+    // PyTorch passes its own -ccbin $CC; a CMake project's stops only CMake.
+    BuildProblem stopping(Client client, Code code, std::string message, std::string remediation, const std::optional<std::string>& subject) const {
+        const bool torch = client == Client::torch || (client == Client::nvcc && !setup_.torch_host_compiler);
+        BuildProblem built{code, std::move(message), std::move(remediation), subject, client == Client::nvcc, torch, torch};
+        built.stops_cmake = client == Client::cmake;
+        return built;
+    }
+
+    // Judges the host compiler a client's nvcc runs, by `toolkit`'s host_config.h; false when it stops builds.
+    bool judge_pick(const HostCompilerPick& pick, const CompilerAcceptance& acceptance, const ToolkitCompilerLimits& toolkit, Client client,
+                    const std::optional<std::string>& subject) {
         const bool from_variable = pick.rule.find("default") == std::string::npos;
-        const std::string variable = torch ? "CC" : (pick.rule.starts_with("-ccbin") ? setup_.nvcc_flags.ccbin_variable : "NVCC_CCBIN");
-        const auto alternative_fix = [&](HostCompilerKind kind) {
-            const HostCompiler* alternative = accepted_alternative(setup_, *chosen_);
-            if (alternative == nullptr) return fmt::format("No installed compiler is accepted: {}.", install_hint(*chosen_, kind));
-            if (torch)
-                return fmt::format("Use one it accepts: `export CC={} CXX={}` ({}).", c_name_of(alternative->name), cxx_name_of(alternative->name),
-                                   compiler_text(alternative->version));
-            if (variable != "NVCC_CCBIN")
-                return fmt::format("Use one it accepts: change the -ccbin in {} to {} ({}).", variable, cxx_name_of(alternative->name),
-                                   compiler_text(alternative->version));
-            return fmt::format("Use one it accepts: `export NVCC_CCBIN={}` ({}), or pass `-ccbin {}` (CMake: `-DCMAKE_CUDA_HOST_COMPILER={}`).",
-                               cxx_name_of(alternative->name), compiler_text(alternative->version), cxx_name_of(alternative->name),
-                               cxx_name_of(alternative->name));
-        };
+        const std::string variable = pick_variable(pick, client);
+        const char* key = client == Client::torch ? "torch_host_compiler" : client == Client::cmake ? "cmake_host_compiler" : "host_compiler";
+        const char* runner = client == Client::cmake ? "CMake's nvcc" : "nvcc";
         if (pick.path.empty()) {
-            problem({Code::host_compiler_missing, fmt::format("nvcc would run {} ({}), which {}", pick.program, pick.rule, pick.failure),
-                     from_variable ? fmt::format("Point {} at an installed compiler, or unset it. {}", variable, alternative_fix(HostCompilerKind::gcc))
-                                   : "Install a host compiler: `sudo apt install g++` (`sudo dnf install gcc-c++`).",
-                     subject, !torch, torch || !setup_.torch_host_compiler, torch || !setup_.torch_host_compiler});
+            // CMakeDetermineCUDACompiler.cmake checks that CUDAHOSTCXX exists before it runs nvcc.
+            const std::string stop = pick.rule == "CUDAHOSTCXX" ? ": CMake stops with \"Could not find compiler set in environment variable CUDAHOSTCXX\"" : "";
+            problem(stopping(client, Code::host_compiler_missing, fmt::format("{} would run {} ({}), which {}{}", runner, pick.program, pick.rule, pick.failure, stop),
+                             from_variable ? fmt::format("Point {} at an installed compiler, or unset it. {}", variable,
+                                                         alternative_fix(toolkit, HostCompilerKind::gcc, variable))
+                                           : "Install a host compiler: `sudo apt install g++` (`sudo dnf install gcc-c++`).",
+                             subject));
             return false;
         }
         if (!pick.version) {
-            evidence(torch ? "torch_host_compiler" : "host_compiler",
-                     fmt::format("{} ({}): {}; not judged", pick.path, pick.rule, pick.failure.empty() ? pick.version_line : pick.failure));
+            evidence(key, fmt::format("{} ({}): {}; not judged", pick.path, pick.rule, pick.failure.empty() ? pick.version_line : pick.failure));
             return true;
         }
         if (!acceptance.unreadable.empty()) {
-            evidence(torch ? "torch_host_compiler" : "host_compiler",
-                     fmt::format("{} ({}, {}): host_config.h not judged ({})", pick.path, compiler_text(pick.version), pick.rule, acceptance.unreadable));
+            evidence(key, fmt::format("{} ({}, {}): host_config.h not judged ({})", pick.path, compiler_text(pick.version), pick.rule, acceptance.unreadable));
             return true;
         }
-        evidence(torch ? "torch_host_compiler" : "host_compiler",
-                 fmt::format("{} ({}, {}): {} by {}", pick.path, compiler_text(pick.version), pick.rule, acceptance.accepted ? "accepted" : "rejected",
-                             chosen_->host_config));
+        evidence(key, fmt::format("{} ({}, {}): {} by {}", pick.path, compiler_text(pick.version), pick.rule, acceptance.accepted ? "accepted" : "rejected",
+                                  toolkit.host_config));
         if (acceptance.accepted) return true;
-        problem({Code::host_compiler_unsupported,
-                 fmt::format("nvcc {} rejects {} ({}, {}): host_config.h stops it with \"#error {}\"",
-                             setup_.nvcc_version ? setup_.nvcc_version->release : "", pick.path, compiler_text(pick.version), pick.rule,
-                             acceptance.error),
-                 alternative_fix(pick.version->kind), subject, !torch, torch || !setup_.torch_host_compiler, torch || !setup_.torch_host_compiler});
+        const std::optional<CudaVersion> release = cuda_release_of(toolkit.version);
+        problem(stopping(client, Code::host_compiler_unsupported,
+                         fmt::format("nvcc {} rejects {} ({}, {}): host_config.h stops it with \"#error {}\"{}", release ? release->to_string() : "",
+                                     pick.path, compiler_text(pick.version), pick.rule, acceptance.error,
+                                     client == Client::cmake ? ", and CMake's configure with it (the CUDA compiler identification fails)" : ""),
+                         alternative_fix(toolkit, pick.version->kind, variable), subject));
         return false;
     }
 
     void host_compiler() {
-        nvcc_compiler_ok_ = judge_pick(setup_.nvcc_host_compiler, chosen_->nvcc_pick, false, std::nullopt);
+        const std::size_t first = prediction_.problems.size();
+        nvcc_compiler_ok_ = judge_pick(setup_.nvcc_host_compiler, chosen_->nvcc_pick, *chosen_, Client::nvcc, std::nullopt);
+        nvcc_pick_problems_ = {first, prediction_.problems.size()};
         for (std::size_t i = 0; i < setup_.compilers.size(); ++i) {
             const HostCompiler& compiler = setup_.compilers[i];
             std::string verdict = compiler.failure;
@@ -246,10 +302,11 @@ private:
 
     // Each visible GPU against what nvcc compiles for (`-arch=native`, or -arch=sm_XY for it).
     void gpu_architectures() {
+        gpu_arch_problems_.first = prediction_.problems.size();
         std::set<int> reported;
         for (const DeviceInfo& device : input_.devices) {
             const int number = device.cc_major * 10 + device.cc_minor;
-            if (nvcc_knows(setup_, number) || !reported.insert(number).second) continue;
+            if (nvcc_knows(setup_.nvcc_architectures, number) || !reported.insert(number).second) continue;
             problem({Code::nvcc_arch_unsupported,
                      fmt::format("nvcc {} does not compile for GPU {} ({}, compute capability {}.{}): a build for it stops with \"nvcc fatal : "
                                  "Unsupported gpu architecture 'compute_{}'\"",
@@ -257,6 +314,7 @@ private:
                                  number),
                      fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)), std::nullopt, true, true, true});
         }
+        gpu_arch_problems_.second = prediction_.problems.size();
     }
 
     // The TORCH_CUDA_ARCH_LIST value a fix gives: the GPUs here, as torch names them.
@@ -299,7 +357,7 @@ private:
     void torch_build(const TorchBuildTarget& torch) {
         const std::optional<std::string> subject = torch.subject;
         // The compiler PyTorch gives nvcc, and the one it compiles the extension's C++ with.
-        if (setup_.torch_host_compiler) judge_pick(*setup_.torch_host_compiler, chosen_->torch_pick, true, subject);
+        if (setup_.torch_host_compiler) judge_pick(*setup_.torch_host_compiler, chosen_->torch_pick, *chosen_, Client::torch, subject);
         if (setup_.torch_cxx.path.empty())
             problem({Code::host_compiler_missing,
                      fmt::format("PyTorch compiles an extension's C++ files with {} ({}), which is not found", setup_.torch_cxx.program, setup_.torch_cxx.rule),
@@ -376,7 +434,7 @@ private:
         prediction_.torch_arch_flags.emplace_back(torch.subject, flags);
         evidence("torch_arch_flags", fmt::format("{}: {} from {}", torch.subject, fmt::join(flags, " "), source));
         for (const int number : virtual_architectures(flags)) {
-            if (nvcc_knows(setup_, number)) continue;
+            if (nvcc_knows(setup_.nvcc_architectures, number)) continue;
             problem({Code::nvcc_arch_unsupported,
                      fmt::format("{} gives compute_{}, which nvcc {} does not compile for: PyTorch extension builds stop with \"nvcc fatal : "
                                  "Unsupported gpu architecture 'compute_{}'\"",
@@ -398,15 +456,268 @@ private:
         }
     }
 
-    void summarize() {
+    // A CMake project with CUDA enabled (probes/cmake_cuda has CMake's rules): the nvcc, host
+    // compiler and architectures it takes, judged as a plain nvcc build's are. A cause it shares
+    // with those (the same toolkit, the same host compiler) stays one finding, marked as stopping
+    // CMake too; what differs is a finding of its own that names the CMake variable.
+    void cmake_project() {
+        const CMakeCudaSetup& cmake = setup_.cmake;
+        const bool variables = cmake.compiler.rule == "CUDACXX" || cmake.host_compiler || cmake.architectures;
+        if (cmake.cmake.empty() && !variables) return;  // no CMake here, and nothing set for one
+        cmake_judged_ = true;
+        evidence("cmake", cmake.cmake.empty() ? std::string("no cmake on PATH (CMake variables are set)") : cmake.cmake);
+        if (const ToolkitCompilerLimits* toolkit = cmake_toolkit()) {
+            cmake_host_compiler(*toolkit);
+            cmake_architectures();
+        }
+        std::vector<std::string> stops;
+        for (const BuildProblem& problem : prediction_.problems)
+            if (problem.stops_cmake) stops.push_back(code_string(problem.code));
+        evidence("cmake_project", stops.empty() ? std::string("configure and build would succeed") : fmt::format("configure or build would stop: {}", fmt::join(stops, ", ")));
+    }
+
+    void also_stops_cmake(std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end && i < prediction_.problems.size(); ++i)
+            if (prediction_.problems[i].stops_nvcc) prediction_.problems[i].stops_cmake = true;
+    }
+
+    // CMake's nvcc and its toolkit; nullptr when CMake stops there.
+    const ToolkitCompilerLimits* cmake_toolkit() {
+        const CMakeCudaSetup& cmake = setup_.cmake;
+        const CMakeCudaCompiler& compiler = cmake.compiler;
+        if (compiler.path.empty()) {
+            evidence("cmake_nvcc", "none: " + compiler.failure);
+            problem(cmake_compiler_missing());
+            return nullptr;
+        }
+        evidence("cmake_nvcc", fmt::format("{} (by {}{}), toolkit {}", compiler.path, compiler.rule, compiler.rule == "CUDACXX" ? "" : "; CUDACXX unset",
+                                           cmake.toolkit_root));
+        if (cmake.same_toolkit) {
+            also_stops_cmake(0, toolkit_problems_);
+            return nvcc_runs_ ? &setup_.toolkits.front() : nullptr;
+        }
+        if (!cmake.toolkit || *cmake.toolkit >= setup_.toolkits.size()) return nullptr;
+        const ToolkitCompilerLimits& toolkit = setup_.toolkits[*cmake.toolkit];
+        // What CMake's configure compiles and links with: nvcc, the headers, and the static runtime
+        // (CMAKE_CUDA_RUNTIME_LIBRARY's default, and what CMakeTestCUDACompiler links).
+        const DevelopmentFiles& files = cmake.files;
+        std::vector<std::string> missing;
+        for (const std::string* file : {&files.runtime_header, &files.host_config, &files.cudart_static})
+            if (file->empty()) missing.push_back(file == &files.runtime_header ? "include/cuda_runtime.h"
+                                                 : file == &files.host_config  ? "include/crt/host_config.h"
+                                                                               : "lib64/libcudart_static.a");
+        const std::string by = compiler.rule == "CUDACXX" ? "CUDACXX" : compiler.rule + "; CUDACXX unset";
+        const ToolkitCompilerLimits* complete = best_toolkit(setup_, std::nullopt, toolkit.root);
+        const std::string elsewhere = complete != nullptr ? fmt::format(", or build with the complete toolkit {}: `export CUDACXX={}/bin/nvcc`", complete->root, complete->root) : "";
+        if (!missing.empty())
+            problem(stopping(Client::cmake, Code::build_toolkit_incomplete,
+                             fmt::format("the toolkit CMake takes ({}, by {}) lacks {}: CMake's configure stops", cmake.toolkit_root, by, fmt::join(missing, ", ")),
+                             fmt::format("Install its development files{}.", elsewhere), std::nullopt));
+        if (!cmake.nvcc.version) {
+            problem(stopping(Client::cmake, Code::build_toolkit_incomplete, fmt::format("{} --version {}", compiler.path, cmake.nvcc.failure),
+                             fmt::format("Reinstall the toolkit's nvcc{}.", elsewhere), std::nullopt));
+            return nullptr;
+        }
+        evidence("cmake_nvcc_version", fmt::format("{} {}", compiler.path, cmake.nvcc.version->full));
+        return &toolkit;
+    }
+
+    BuildProblem cmake_compiler_missing() const {
+        const CMakeCudaSetup& cmake = setup_.cmake;
+        const ToolkitCompilerLimits* installed = best_toolkit(setup_, std::nullopt);
+        const std::string point = installed != nullptr ? fmt::format("`export CUDACXX={}/bin/nvcc`", installed->root) : std::string("install the CUDA toolkit");
+        if (cmake.compiler.rule == "CUDACXX") {
+            const CMakeCudaCompiler& without = cmake.compiler_without_cudacxx;
+            return stopping(Client::cmake, Code::build_toolkit_missing,
+                            fmt::format("{}: CMake stops with \"Could not find compiler set in environment variable CUDACXX\"", cmake.compiler.failure),
+                            without.path.empty() ? fmt::format("Point it at an installed nvcc: {}, and configure a new build directory.", point)
+                                                 : fmt::format("`unset CUDACXX` (CMake then takes {} by {}), or point it at an installed nvcc: {}; "
+                                                               "then configure a new build directory.",
+                                                               without.path, without.rule, point),
+                            std::nullopt);
+        }
+        return stopping(Client::cmake, Code::build_toolkit_missing,
+                        fmt::format("CMake finds no nvcc ({}; unlike PyTorch it does not look in /usr/local/cuda): CMake stops with \"The CUDA compiler "
+                                    "identification is unknown\"",
+                                    cmake.compiler.failure),
+                        installed != nullptr ? fmt::format("Name it: {} (or put {}/bin on PATH).", point, installed->root) : "Install the CUDA toolkit.",
+                        std::nullopt);
+    }
+
+    // The host compiler CMake's nvcc runs: CUDAHOSTCXX (-ccbin=), unless a -ccbin in
+    // NVCC_APPEND_FLAGS comes after it, else nvcc's own.
+    void cmake_host_compiler(const ToolkitCompilerLimits& toolkit) {
+        const CMakeCudaSetup& cmake = setup_.cmake;
+        const bool appended = setup_.nvcc_flags.ccbin && setup_.nvcc_flags.ccbin_variable == "NVCC_APPEND_FLAGS";
+        // CMake checks that CUDAHOSTCXX exists whatever nvcc would do with it.
+        if (cmake.host_compiler && (cmake.host_compiler->path.empty() || !appended)) {
+            (void)judge_pick(*cmake.host_compiler, toolkit.cmake_pick, toolkit, Client::cmake, std::nullopt);
+            return;
+        }
+        if (cmake.host_compiler)
+            evidence("cmake_host_compiler", fmt::format("CUDAHOSTCXX={} is not what runs: nvcc takes the -ccbin of NVCC_APPEND_FLAGS, which comes after "
+                                                        "CMake's -ccbin=",
+                                                        cmake.host_compiler->program));
+        if (cmake.same_toolkit) {
+            evidence("cmake_host_compiler", "nvcc's own: the host_compiler above");
+            also_stops_cmake(nvcc_pick_problems_.first, nvcc_pick_problems_.second);
+            return;
+        }
+        (void)judge_pick(setup_.nvcc_host_compiler, toolkit.nvcc_pick, toolkit, Client::cmake, std::nullopt);
+    }
+
+    // The visible GPUs' architectures that CMake's nvcc compiles for, as CUDAARCHS writes them ("80;90").
+    std::string cmake_archs_for_gpus() const {
+        std::set<int> numbers;
+        for (const DeviceInfo& device : input_.devices)
+            if (const int number = device.cc_major * 10 + device.cc_minor; nvcc_knows(setup_.cmake.nvcc.architectures, number)) numbers.insert(number);
+        return fmt::format("{}", fmt::join(numbers, ";"));
+    }
+
+    // CMAKE_CUDA_ARCHITECTURES: CUDAARCHS, else nvcc's default; then whether nvcc compiles for it
+    // and whether the code covers the GPUs.
+    void cmake_architectures() {
+        const CMakeCudaSetup& cmake = setup_.cmake;
+        const std::string nvcc = cmake.nvcc.version ? cmake.nvcc.version->full : "";
+        EmbeddedTargets targets;
+        std::string source;
+        if (!cmake.architectures) {
+            const std::optional<CudaVersion> release = cmake.nvcc.version ? cuda_release_of(cmake.nvcc.version->release) : std::nullopt;
+            const std::optional<int> fallback = release ? nvcc_default_architecture(release->major) : std::nullopt;
+            if (!fallback) {
+                evidence("cmake_architectures", fmt::format("nvcc {}'s default (CUDAARCHS unset), which cudacheck does not know", nvcc));
+                return;
+            }
+            targets = {{GpuArch{*fallback}}, {GpuArch{*fallback}}};
+            source = fmt::format("CMAKE_CUDA_ARCHITECTURES={} (nvcc {}'s default; CUDAARCHS unset)", *fallback, nvcc);
+        } else {
+            source = fmt::format("CUDAARCHS=\"{}\"", *cmake.architectures);
+            if (!cmake_architectures_from_variable(targets, source)) return;
+        }
+        evidence("cmake_architectures", source);
+        for (const DeviceInfo& device : input_.devices) cmake_covers(targets, source, device);
+    }
+
+    // The targets CUDAARCHS gives; false when CMake stops there.
+    bool cmake_architectures_from_variable(EmbeddedTargets& targets, const std::string& source) {
+        const CMakeCudaSetup& cmake = setup_.cmake;
+        const std::vector<std::string>& known = cmake.nvcc.architectures;
+        const std::string& value = *cmake.architectures;
+        switch (cmake_architectures_kind(value)) {
+            case CMakeArchitecturesKind::invalid: problem(cmake_architectures_invalid_problem(source)); return false;
+            case CMakeArchitecturesKind::native:
+                if (input_.devices.empty()) {
+                    problem(stopping(Client::cmake, Code::cmake_native_without_gpu,
+                                     fmt::format("{} and no GPU is visible: CMake stops with \"CUDA_ARCHITECTURES is set to \"native\", but no GPU "
+                                                 "was detected.\"",
+                                                 source),
+                                     "Name the architectures to build for (`export CUDAARCHS=\"90\"` for compute capability 9.0, or `export "
+                                     "CUDAARCHS=all-major`), or configure where the GPUs are visible.",
+                                     std::nullopt));
+                    return false;
+                }
+                // CMakeTestCUDACompiler.cmake: the GPUs its program finds, each as <arch>-real.
+                for (const DeviceInfo& device : input_.devices) targets.sass.push_back(GpuArch{device.cc_major * 10 + device.cc_minor});
+                if (cmake.same_toolkit) also_stops_cmake(gpu_arch_problems_.first, gpu_arch_problems_.second);
+                else cmake_arch_known(targets, source);
+                return true;
+            case CMakeArchitecturesKind::all:
+            case CMakeArchitecturesKind::all_major:
+                // nvcc's own -arch=all / -arch=all-major (CUDA 11.5 and newer; CMake passes them as they are):
+                // SASS for every architecture it lists (all-major: the oldest and each X.0), PTX for the newest.
+                if (known.empty()) {
+                    evidence("cmake_architectures", source + ": not judged (nvcc --list-gpu-arch did not answer)");
+                    return false;
+                }
+                targets = nvcc_all_targets(known, cmake_architectures_kind(value) == CMakeArchitecturesKind::all_major);
+                return true;
+            case CMakeArchitecturesKind::list: break;
+        }
+        targets = parse_cmake_architectures(value);
+        cmake_arch_known(targets, source);
+        return true;
+    }
+
+    // A CC314 for each architecture of `targets` CMake's nvcc does not compile for.
+    void cmake_arch_known(const EmbeddedTargets& targets, const std::string& source) {
+        std::set<int> numbers;
+        for (const std::vector<GpuArch>* kind : {&targets.sass, &targets.ptx})
+            for (const GpuArch& arch : *kind) numbers.insert(arch.number);
+        for (const int number : numbers) {
+            if (nvcc_knows(setup_.cmake.nvcc.architectures, number)) continue;
+            const std::optional<int> last = last_cuda_major_supporting(number / 10, number % 10);
+            const std::string toolkit = last ? fmt::format("CUDA {} is the last that compiles for it", *last) : needs_toolkit_text(number);
+            const std::string gpus = cmake_archs_for_gpus();
+            problem(stopping(Client::cmake, Code::nvcc_arch_unsupported,
+                             fmt::format("{} asks for compute_{}, which nvcc {} does not compile for: CMake stops with \"nvcc fatal : Unsupported gpu "
+                                         "architecture 'compute_{}'\"",
+                                         source, number, setup_.cmake.nvcc.version ? setup_.cmake.nvcc.version->full : "", number),
+                             fmt::format("Leave {} out: {} and configure a new build directory; or build with a toolkit that compiles for it ({}).",
+                                         number, gpus.empty() ? std::string("`unset CUDAARCHS` (nvcc's default)") : fmt::format("`export CUDAARCHS=\"{}\"` (the GPUs here)", gpus),
+                                         toolkit),
+                             std::nullopt));
+        }
+    }
+
+    BuildProblem cmake_architectures_invalid_problem(const std::string& source) const {
+        // The value CMake's pattern takes for what was meant: "sm_90" or "9.0" -> "90", "8.6+PTX" -> "86".
+        std::vector<std::string> entries;
+        for (const std::string& entry : sys::split(*setup_.cmake.architectures, ';')) {
+            std::string_view text = sys::trim(entry);
+            if (text.ends_with("+PTX")) text.remove_suffix(4);
+            if (const std::optional<GpuArch> arch = parse_gpu_arch(text)) entries.push_back(arch->suffix());
+            else if (!text.empty()) entries.clear(), entries.emplace_back();
+        }
+        const bool guessed = !entries.empty() && std::none_of(entries.begin(), entries.end(), [](const std::string& e) { return e.empty(); });
+        return stopping(Client::cmake, Code::cmake_architectures_invalid,
+                        fmt::format("{} is not a value CMake takes: CMake stops with \"CMAKE_CUDA_ARCHITECTURES: {} is not one of the following: a "
+                                    "semicolon-separated list of integers, each optionally followed by '-real' or '-virtual'; a special value: all, "
+                                    "all-major, native\"",
+                                    source, *setup_.cmake.architectures),
+                        guessed ? fmt::format("Write it as CMake does: `export CUDAARCHS=\"{}\"`, or unset it; then configure a new build directory.",
+                                              fmt::join(entries, ";"))
+                                : std::string("Write it as CMake does (`export CUDAARCHS=\"90\"` for compute capability 9.0), or unset it; then configure a "
+                                              "new build directory."),
+                        std::nullopt);
+    }
+
+    // Whether the code CMake builds has an image for a GPU (cuda/arch_coverage).
+    void cmake_covers(const EmbeddedTargets& targets, const std::string& source, const DeviceInfo& device) {
+        const ImageVerdict verdict = kernel_image_for(targets, device.cc_major, device.cc_minor);
+        evidence("cmake_gpu_code", fmt::format("GPU {} ({}, sm_{}{}): {}", device.ordinal, device.name, device.cc_major, device.cc_minor, verdict.describe()));
+        if (verdict.kind != ImageKind::none) return;
+        const int number = device.cc_major * 10 + device.cc_minor;
+        const bool known = nvcc_knows(setup_.cmake.nvcc.architectures, number);
+        if (!known && setup_.cmake.same_toolkit) return;  // CC314 above: no architecture setting helps
+        BuildProblem missed = stopping(Client::cmake, Code::cmake_architectures_miss_gpu,
+                                       fmt::format("{} builds no code for GPU {} ({}, sm_{}{}): CMake builds the project, but its kernels fail there with "
+                                                   "\"no kernel image is available for execution on the device\"",
+                                                   source, device.ordinal, device.name, device.cc_major, device.cc_minor),
+                                       known ? fmt::format("`export CUDAARCHS=\"{}\"` (the GPUs here) and configure a new build directory, or pass "
+                                                           "`-DCMAKE_CUDA_ARCHITECTURES={}`.",
+                                                           cmake_archs_for_gpus(), cmake_archs_for_gpus())
+                                             : fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)),
+                                       std::nullopt);
+        missed.stops_cmake = false;
+        missed.kernels_fail = true;
+        problem(std::move(missed));
+    }
+
+    void summarize(bool build_toolkit_usable) {
         std::vector<std::string> parts;
-        parts.push_back(fmt::format("builds take {}{}", setup_.choice.root, setup_.nvcc_version ? " (nvcc " + setup_.nvcc_version->full + ")" : ""));
-        const HostCompilerPick& pick = setup_.nvcc_host_compiler;
-        if (nvcc_compiler_ok_ && pick.version) parts.push_back(fmt::format("host compiler {} accepted", compiler_text(pick.version)));
-        if (!input_.torch.empty()) {
+        if (build_toolkit_usable) {
+            parts.push_back(fmt::format("builds take {}{}", setup_.choice.root, setup_.nvcc_version ? " (nvcc " + setup_.nvcc_version->full + ")" : ""));
+            const HostCompilerPick& pick = setup_.nvcc_host_compiler;
+            if (nvcc_compiler_ok_ && pick.version) parts.push_back(fmt::format("host compiler {} accepted", compiler_text(pick.version)));
+        }
+        if (build_toolkit_usable && !input_.torch.empty()) {
             const bool stopped = std::any_of(prediction_.problems.begin(), prediction_.problems.end(),
                                              [](const BuildProblem& problem) { return problem.stops_torch_jit || problem.stops_torch_setup; });
             parts.push_back(stopped ? "PyTorch extension builds would fail" : "PyTorch extension builds ready");
+        }
+        if (cmake_judged_) {
+            const bool stopped = std::any_of(prediction_.problems.begin(), prediction_.problems.end(), [](const BuildProblem& problem) { return problem.stops_cmake; });
+            parts.push_back(stopped ? "CMake CUDA projects would fail" : "CMake CUDA projects ready");
         }
         prediction_.summary = fmt::format("{}", fmt::join(parts, "; "));
     }
@@ -512,16 +823,18 @@ std::unique_ptr<Check> make_toolkit_build_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{"toolkit.build", "CUDA builds",
                   "Whether building CUDA code would work: the toolkit a build takes, its files, the host compiler against the toolkit's own "
-                  "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST",
+                  "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST, and what a CMake CUDA project takes (CUDACXX, CUDAHOSTCXX, CUDAARCHS)",
                   Scope::host, Level::standard, {},
                   [](Probes& probes) { probes.prefetch([&probes] { (void)probes.build_setup(); }); },
                   {Code::build_toolkit_missing, Code::build_toolkit_incomplete, Code::host_compiler_unsupported, Code::host_compiler_missing,
                    Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing, Code::torch_arch_list_invalid,
-                   Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported},
+                   Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
+                   Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu},
                   "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, `CUDA_PATH`, nvcc on `PATH`, "
                   "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc would run judged by that "
                   "toolkit's own `crt/host_config.h`, ninja, nvcc's CUDA against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
-                  "against the GPUs; each problem with the exact setting"},
+                  "against the GPUs; the same for a CMake project with CUDA enabled, by CMake's rules (`CUDACXX`, else nvcc on `PATH`; "
+                  "`CUDAHOSTCXX`; `CUDAARCHS`, else nvcc's default architecture); each problem with the exact setting"},
         [](CheckContext& context, ResultBuilder& result) { judge_build(build_judge_input(context.probes, context.environment), result); });
 }
 

@@ -45,7 +45,7 @@ struct BuildJudgeInput {
     std::optional<std::string> torch_cuda_arch_list = {};   // TORCH_CUDA_ARCH_LIST
 };
 
-// Which builds a problem stops: a plain nvcc build (a .cu file, CMake), PyTorch's
+// Which builds a problem stops: a plain nvcc build (a .cu file), a CMake project, PyTorch's
 // just-in-time extension builds (load_inline) and its setup.py/pip builds.
 struct BuildProblem {
     Code code = {};
@@ -56,6 +56,7 @@ struct BuildProblem {
     bool stops_torch_jit = false;
     bool stops_torch_setup = false;
     bool kernels_fail = false;  // the build succeeds but its kernels do not run on a GPU here
+    bool stops_cmake = false;   // a CMake project with CUDA enabled (CUDACXX, CUDAHOSTCXX, CUDAARCHS: probes/cmake_cuda)
 };
 
 struct BuildPrediction {

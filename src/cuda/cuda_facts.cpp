@@ -127,6 +127,13 @@ std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor) {
     return std::nullopt;
 }
 
+std::optional<int> nvcc_default_architecture(int cuda_major) {
+    if (cuda_major == 9 || cuda_major == 10) return 30;
+    if (cuda_major == 11 || cuda_major == 12) return 52;
+    if (cuda_major == 13) return 75;
+    return std::nullopt;
+}
+
 std::optional<CudaVersion> first_cuda_compiling_for(int cc_major, int cc_minor) {
     struct Entry {
         int cc;

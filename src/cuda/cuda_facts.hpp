@@ -43,6 +43,10 @@ struct CudaVersion {
 [[nodiscard]] std::optional<std::pair<int, int>> minimum_compute_capability(int cuda_major);
 // The last CUDA major that supports a compute capability, when it is dropped in a newer one.
 [[nodiscard]] std::optional<int> last_cuda_major_supporting(int cc_major, int cc_minor);
+// The architecture nvcc compiles for when a command names none (-arch's default in the nvcc
+// documentation, "--gpu-architecture"): sm_30 in CUDA 9 and 10, sm_52 in 11 and 12, sm_75 in 13
+// (with its PTX). CMake takes it as CMAKE_CUDA_ARCHITECTURES' default. nullopt for other majors.
+[[nodiscard]] std::optional<int> nvcc_default_architecture(int cuda_major);
 // The first CUDA release whose nvcc compiles for compute capability major.minor (the CUDA Toolkit
 // release notes: 8.6 in 11.1, 8.7 in 11.5, 8.9 and 9.0 in 11.8, 10.0 and 12.0 in 12.8, 10.3 and
 // 12.1 in 12.9, 11.0 in 13.0); nullopt for one it does not know.

@@ -15,12 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The first word of a variable that may carry flags ("gcc -m64").
-std::string first_word(std::string_view value) {
-    value = sys::trim(value);
-    return std::string(value.substr(0, value.find_first_of(" \t")));
-}
-
 // A program named as a path is used as it is; a name is looked up on PATH.
 std::string locate(const std::string& program, const Environment& environment) {
     if (program.find('/') != std::string::npos) return sys::is_executable_file(program) ? program : std::string();
@@ -80,11 +74,66 @@ ToolkitCompilerLimits limits_of(const std::string& root, std::string version, co
     };
     limits.nvcc_pick = judge_pick(setup.nvcc_host_compiler);
     if (setup.torch_host_compiler) limits.torch_pick = judge_pick(*setup.torch_host_compiler);
+    if (setup.cmake.host_compiler) limits.cmake_pick = judge_pick(*setup.cmake.host_compiler);
     limits.gcc_newest = newest_accepted_major(*text, HostCompilerKind::gcc, setup.machine);
     limits.clang_newest = newest_accepted_major(*text, HostCompilerKind::clang, setup.machine);
     for (const CompilerAcceptance& acceptance : limits.compilers)
         if (!acceptance.unreadable.empty() && acceptance.unreadable != "version unknown") limits.unreadable = acceptance.unreadable;
     return limits;
+}
+
+NvccAnswers ask_nvcc(const std::string& nvcc, const ToolkitFacts& toolkits) {
+    NvccAnswers answers;
+    // toolkit.nvcc's probe asked this nvcc already when it is the one on PATH (the usual case).
+    if (toolkits.nvcc_version && !toolkits.used_nvcc.empty() && sys::real_path(toolkits.used_nvcc) == sys::real_path(nvcc)) {
+        answers.version = toolkits.nvcc_version;
+    } else {
+        const sys::CommandResult version = sys::run_command({nvcc, "--version"}, 20s);
+        if (!version.started) answers.failure = version.error;
+        else if (version.timed_out) answers.failure = "did not answer within 20 s";
+        else if (!(answers.version = parse_nvcc_version(version.output)))
+            answers.failure = fmt::format("printed no version: {}", first_line(version.output));
+    }
+    const sys::CommandResult list = sys::run_command({nvcc, "--list-gpu-arch"}, 20s);
+    if (list.started && !list.timed_out && list.exit_status == 0)
+        for (const std::string& word : sys::split(list.output, '\n'))
+            if (std::string_view item = sys::trim(word); item.starts_with("compute_")) answers.architectures.emplace_back(item);
+    return answers;
+}
+
+// CMake's variables (probes/cmake_cuda), before the programs are asked.
+void read_cmake_variables(CMakeCudaSetup& cmake, const Environment& environment) {
+    cmake.cmake = sys::find_in_path("cmake", environment.get("PATH").value_or(""));
+    cmake.compiler = cmake_cuda_compiler(environment);
+    if (cmake.compiler.rule == "CUDACXX") {
+        Environment without = environment;
+        without.unset("CUDACXX");
+        cmake.compiler_without_cudacxx = cmake_cuda_compiler(without);
+    }
+    if (!cmake.compiler.path.empty()) cmake.toolkit_root = toolkit_root_of_nvcc(cmake.compiler.path);
+    if (const auto host = environment.get("CUDAHOSTCXX"); host && !host->empty()) cmake.host_compiler = HostCompilerPick{program_word(*host), "CUDAHOSTCXX"};
+    if (const auto architectures = environment.get("CUDAARCHS"); architectures && !architectures->empty()) cmake.architectures = *architectures;
+}
+
+// CMake's toolkit among those judged (adding it when no other rule found it), and its nvcc's answers.
+void resolve_cmake_toolkit(BuildSetup& setup, const ToolkitFacts& toolkits) {
+    CMakeCudaSetup& cmake = setup.cmake;
+    if (cmake.toolkit_root.empty()) return;
+    cmake.same_toolkit = setup.choice_exists && sys::real_path(setup.choice.root) == cmake.toolkit_root;
+    if (cmake.same_toolkit) {
+        cmake.toolkit = 0;
+        cmake.files = setup.files;
+        cmake.nvcc = NvccAnswers{setup.nvcc_version, setup.nvcc_failure, setup.nvcc_architectures};
+        return;
+    }
+    cmake.files = development_files(cmake.toolkit_root);
+    cmake.nvcc = ask_nvcc(cmake.compiler.path, toolkits);
+    for (std::size_t i = 0; i < setup.toolkits.size(); ++i)
+        if (sys::real_path(setup.toolkits[i].root) == cmake.toolkit_root) cmake.toolkit = i;
+    if (!cmake.toolkit) {
+        setup.toolkits.push_back(limits_of(cmake.toolkit_root, cmake.nvcc.version ? cmake.nvcc.version->full : toolkit_version_of(cmake.toolkit_root), setup));
+        cmake.toolkit = setup.toolkits.size() - 1;
+    }
 }
 
 }  // namespace
@@ -184,7 +233,7 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     // The programs to ask, all at once.
     std::future<std::vector<HostCompiler>> compilers = std::async(std::launch::async, [&] { return collect_host_compilers(environment); });
     if (setup.nvcc_flags.ccbin) setup.nvcc_host_compiler = {*setup.nvcc_flags.ccbin, "-ccbin in " + setup.nvcc_flags.ccbin_variable};
-    else if (const auto ccbin = environment.get("NVCC_CCBIN"); ccbin && !ccbin->empty()) setup.nvcc_host_compiler = {first_word(*ccbin), "NVCC_CCBIN"};
+    else if (const auto ccbin = environment.get("NVCC_CCBIN"); ccbin && !ccbin->empty()) setup.nvcc_host_compiler = {program_word(*ccbin), "NVCC_CCBIN"};
     else setup.nvcc_host_compiler = {"gcc", "nvcc's default (gcc on PATH)"};
     std::future<void> nvcc_pick = std::async(std::launch::async, [&] { ask_compiler(setup.nvcc_host_compiler, environment); });
     std::future<void> torch_pick;
@@ -193,8 +242,11 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
         setup.torch_host_compiler = HostCompilerPick{std::string(sys::trim(*cc)), "CC (PyTorch extension builds pass -ccbin $CC)"};
         torch_pick = std::async(std::launch::async, [&] { ask_compiler(*setup.torch_host_compiler, environment); });
     }
+    read_cmake_variables(setup.cmake, environment);
+    std::future<void> cmake_pick;
+    if (setup.cmake.host_compiler) cmake_pick = std::async(std::launch::async, [&] { ask_compiler(*setup.cmake.host_compiler, environment); });
     const auto cxx = environment.get("CXX");
-    setup.torch_cxx = {cxx && !cxx->empty() ? first_word(*cxx) : "c++", cxx && !cxx->empty() ? "CXX" : "c++ on PATH (PyTorch's default)"};
+    setup.torch_cxx = {cxx && !cxx->empty() ? program_word(*cxx) : "c++", cxx && !cxx->empty() ? "CXX" : "c++ on PATH (PyTorch's default)"};
     setup.torch_cxx.path = locate(setup.torch_cxx.program, environment);
     if (setup.torch_cxx.path.empty()) setup.torch_cxx.failure = fmt::format("{} is not found", setup.torch_cxx.program);
 
@@ -203,20 +255,10 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
         setup.files = development_files(setup.choice.root);
         if (!setup.files.nvcc.empty())
             nvcc = std::async(std::launch::async, [&] {
-                // toolkit.nvcc's probe asked this nvcc already when it is the one on PATH (the usual case).
-                if (toolkits.nvcc_version && !toolkits.used_nvcc.empty() && sys::real_path(toolkits.used_nvcc) == sys::real_path(setup.files.nvcc)) {
-                    setup.nvcc_version = toolkits.nvcc_version;
-                } else {
-                    const sys::CommandResult version = sys::run_command({setup.files.nvcc, "--version"}, 20s);
-                    if (!version.started) setup.nvcc_failure = version.error;
-                    else if (version.timed_out) setup.nvcc_failure = "did not answer within 20 s";
-                    else if (!(setup.nvcc_version = parse_nvcc_version(version.output)))
-                        setup.nvcc_failure = fmt::format("printed no version: {}", first_line(version.output));
-                }
-                const sys::CommandResult list = sys::run_command({setup.files.nvcc, "--list-gpu-arch"}, 20s);
-                if (list.started && !list.timed_out && list.exit_status == 0)
-                    for (const std::string& word : sys::split(list.output, '\n'))
-                        if (std::string_view item = sys::trim(word); item.starts_with("compute_")) setup.nvcc_architectures.emplace_back(item);
+                NvccAnswers answers = ask_nvcc(setup.files.nvcc, toolkits);
+                setup.nvcc_version = std::move(answers.version);
+                setup.nvcc_failure = std::move(answers.failure);
+                setup.nvcc_architectures = std::move(answers.architectures);
             });
     }
     std::future<void> ninja = std::async(std::launch::async, [&] {
@@ -228,6 +270,7 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     setup.compilers = compilers.get();
     nvcc_pick.get();
     if (torch_pick.valid()) torch_pick.get();
+    if (cmake_pick.valid()) cmake_pick.get();
     if (nvcc.valid()) nvcc.get();
     ninja.get();
 
@@ -237,6 +280,7 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     const std::string chosen_real = setup.choice_exists ? sys::real_path(setup.choice.root) : std::string();
     for (const Toolkit& toolkit : toolkits.toolkits)
         if (toolkit.root != chosen_real) setup.toolkits.push_back(limits_of(toolkit.root, toolkit.version, setup));
+    resolve_cmake_toolkit(setup, toolkits);
     setup.gather_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return setup;
 }

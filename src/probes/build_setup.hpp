@@ -9,6 +9,7 @@
 
 #include "cuda/host_config.hpp"
 #include "probes/build_toolkit.hpp"
+#include "probes/cmake_cuda.hpp"
 #include "probes/host_compilers.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "util/environment.hpp"
@@ -66,6 +67,28 @@ struct ToolkitCompilerLimits {
     std::vector<CompilerAcceptance> compilers = {};  // one per BuildSetup::compilers entry, same order
     CompilerAcceptance nvcc_pick = {};                // for BuildSetup::nvcc_host_compiler
     CompilerAcceptance torch_pick = {};               // for BuildSetup::torch_host_compiler
+    CompilerAcceptance cmake_pick = {};               // for BuildSetup::cmake.host_compiler (CUDAHOSTCXX)
+};
+
+// What nvcc answers about itself: `--version` and `--list-gpu-arch`.
+struct NvccAnswers {
+    std::optional<NvccVersion> version = {};
+    std::string failure = {};                       // why there is no version
+    std::vector<std::string> architectures = {};    // "compute_75", ...; empty when not answered
+};
+
+// What a CMake project with CUDA enabled would use (probes/cmake_cuda has CMake's rules).
+struct CMakeCudaSetup {
+    std::string cmake = {};                // cmake on PATH; "" when none
+    CMakeCudaCompiler compiler = {};       // its nvcc: CUDACXX, else CMake's search
+    CMakeCudaCompiler compiler_without_cudacxx = {};  // what CMake's search gives when CUDACXX is set (for "unset CUDACXX")
+    std::string toolkit_root = {};         // above that nvcc's bin/, links resolved; "" without one
+    std::optional<std::size_t> toolkit = {};  // that toolkit's entry in BuildSetup::toolkits
+    bool same_toolkit = false;             // it is the toolkit `choice` gives (BuildSetup::toolkits' first)
+    DevelopmentFiles files = {};           // of toolkit_root
+    NvccAnswers nvcc = {};                 // of compiler.path (the build toolkit's answers when same_toolkit)
+    std::optional<HostCompilerPick> host_compiler = {};  // CUDAHOSTCXX, when set
+    std::optional<std::string> architectures = {};       // CUDAARCHS, when set and not empty
 };
 
 struct BuildSetup {
@@ -83,6 +106,7 @@ struct BuildSetup {
     HostCompilerPick nvcc_host_compiler = {};           // what a plain nvcc command runs
     std::optional<HostCompilerPick> torch_host_compiler = {};  // -ccbin $CC, when CC is set
     HostCompilerPick torch_cxx = {};                    // CXX, else c++: what PyTorch compiles .cpp files with
+    CMakeCudaSetup cmake = {};
     // The build toolkit first (when it exists), then every other installed toolkit.
     std::vector<ToolkitCompilerLimits> toolkits = {};
     std::string ninja = {};          // on PATH; "" when none

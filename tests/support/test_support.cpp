@@ -59,12 +59,21 @@ std::string TempDir::symlink(const std::string& target, const std::string& relat
 
 std::string read_text(const std::string& path) { return sys::read_file(path).value_or(""); }
 
+std::string write_gcc_wrappers(const TempDir& dir, const std::string& relative, int major) {
+    for (const char* name : {"gcc", "g++"})
+        (void)dir.write(relative + "/" + name,
+                        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gcc (GCC) " + std::to_string(major) +
+                            ".1.0'; echo 'Copyright (C) 2026 Free Software Foundation, Inc.'; exit 0; fi\nexec /usr/bin/" + name +
+                            " -U__GNUC__ -D__GNUC__=" + std::to_string(major) + " \"$@\"\n",
+                        0755);
+    return dir.path() + "/" + relative;
+}
+
 namespace {
 const char* binary_path(Build build) { return build == Build::with_faults ? CUDACHECK_WITH_FAULTS_BINARY : CUDACHECK_BINARY; }
 }  // namespace
 
-BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides,
-                        Build build) {
+std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& overrides) {
     std::map<std::string, std::string> variables;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string text = *entry;
@@ -77,6 +86,12 @@ BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::ve
     }
     std::vector<std::string> environment;
     for (const auto& [name, value] : variables) environment.push_back(name + "=" + value);
+    return environment;
+}
+
+BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides,
+                        Build build) {
+    const std::vector<std::string> environment = environment_with(overrides);
     std::vector<std::string> argv{binary_path(build)};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     const auto start = std::chrono::steady_clock::now();

@@ -33,6 +33,11 @@ private:
 
 [[nodiscard]] std::string read_text(const std::string& path);
 
+// `gcc` and `g++` in `dir`/`relative` that run /usr/bin's but report, and predefine, gcc `major`
+// (issue 19): a compiler a toolkit's host_config.h rejects, made of one it accepts. Returns the
+// directory.
+std::string write_gcc_wrappers(const TempDir& dir, const std::string& relative, int major);
+
 // Whether `part` occurs in `text`: what most assertions on a message or a remediation ask.
 [[nodiscard]] inline bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 // The columns a terminal shows for `text`: code points, colour escape sequences none.
@@ -63,6 +68,10 @@ enum class Build { shipped, with_faults };
 
 // Runs the built cudacheck with the current environment plus `overrides` (NAME, value); a value of
 // "\x01unset" removes the variable.
+// This process's environment with `overrides` applied (as run_cudacheck gives it), as "NAME=value"
+// entries for sys::run_command: for tests that run another program in the binary's environment.
+[[nodiscard]] std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& overrides);
+
 [[nodiscard]] BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
                                       const std::vector<std::pair<std::string, std::string>>& overrides = {},
                                       Build build = Build::shipped);

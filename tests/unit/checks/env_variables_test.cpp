@@ -126,5 +126,19 @@ TEST(EnvCheck, ci_wants_deterministic_cublas) {
         EXPECT_EQ(judge_env({{"PATH", "/usr/bin"}}, {}, profile).status, Status::pass) << to_string(profile);
 }
 
+// The variables a build reads (nvcc's, CMake's) are evidence, not findings: toolkit.build judges them.
+TEST(EnvCheck, build_variables_are_named_in_the_evidence) {
+    const CheckResult result = judge_env({{"CUDACXX", "/usr/local/cuda-12.4/bin/nvcc"}, {"CUDAHOSTCXX", "g++-12"}, {"CUDAARCHS", "90"},
+                                          {"NVCC_CCBIN", "g++-13"}});
+    EXPECT_EQ(result.status, Status::pass);
+    std::map<std::string, std::string> evidence;
+    for (const Evidence& item : result.evidence) evidence[item.key] = item.value;
+    EXPECT_EQ(evidence["CUDACXX"], "/usr/local/cuda-12.4/bin/nvcc");
+    EXPECT_EQ(evidence["CUDAHOSTCXX"], "g++-12");
+    EXPECT_EQ(evidence["CUDAARCHS"], "90");
+    EXPECT_EQ(evidence["NVCC_CCBIN"], "g++-13");
+    EXPECT_FALSE(evidence.contains("NVCC_APPEND_FLAGS")) << "unset variables are not listed";
+}
+
 }  // namespace
 }  // namespace cudacheck

@@ -69,6 +69,19 @@ struct Machine {
         return *this;
     }
 
+    // cmake on PATH, and CMake's search finds the toolkit's nvcc on PATH (no CMake variable set).
+    Machine& with_cmake() {
+        CMakeCudaSetup& cmake = setup.cmake;
+        cmake.cmake = "/usr/bin/cmake";
+        cmake.compiler = {"nvcc", "nvcc on PATH", std::string(root) + "/bin/nvcc", ""};
+        cmake.toolkit_root = root;
+        cmake.toolkit = 0;
+        cmake.same_toolkit = true;
+        cmake.files = setup.files;
+        cmake.nvcc = NvccAnswers{setup.nvcc_version, "", setup.nvcc_architectures};
+        return *this;
+    }
+
     [[nodiscard]] BuildJudgeInput input() const { return BuildJudgeInput{setup, toolkits, torch, devices, arch_list}; }
     [[nodiscard]] CheckResult judged() const {
         return test::judge("toolkit.build", [&](ResultBuilder& builder) { judge_build(input(), builder); });
@@ -285,6 +298,231 @@ TEST(ToolkitBuild, an_architecture_nvcc_does_not_know) {
     ASSERT_NE(entry, nullptr);
     EXPECT_TRUE(contains(entry->message, "gives compute_120, which nvcc 13.0.88 does not compile for"));
     EXPECT_EQ(entry->subject, "/opt/torch/.venv: PyTorch");
+}
+
+// --- A CMake project with CUDA enabled (issue 34): CMake's own variables ---
+
+constexpr const char* gcc16_error = "-- unsupported GNU version! gcc versions later than 15 are not supported!";
+
+std::string evidence_value(const BuildPrediction& prediction, std::string_view key) {
+    for (const Evidence& item : prediction.evidence)
+        if (item.key == key) return item.value;
+    return {};
+}
+
+// The machine with cmake, and CUDAARCHS set to `value`.
+Machine with_cudaarchs(std::string value) {
+    Machine machine;
+    machine.with_cmake();
+    machine.setup.cmake.architectures = std::move(value);
+    return machine;
+}
+
+const BuildProblem* problem_with(const BuildPrediction& prediction, Code code) {
+    for (const BuildProblem& problem : prediction.problems)
+        if (problem.code == code) return &problem;
+    return nullptr;
+}
+
+TEST(ToolkitBuild, a_cmake_project_with_nothing_set_takes_nvccs_default_architecture_and_passes) {
+    Machine machine;
+    machine.with_cmake();
+    const CheckResult result = machine.judged();
+    EXPECT_EQ(result.status, Status::pass) << result.message;
+    EXPECT_TRUE(contains(result.message, "host compiler gcc 13.3.0 accepted; CMake CUDA projects ready")) << result.message;
+    const BuildPrediction prediction = predict_builds(machine.input());
+    EXPECT_EQ(evidence_value(prediction, "cmake_nvcc"), "/usr/local/cuda-13.0/bin/nvcc (by nvcc on PATH; CUDACXX unset), toolkit /usr/local/cuda-13.0");
+    EXPECT_EQ(evidence_value(prediction, "cmake_architectures"), "CMAKE_CUDA_ARCHITECTURES=75 (nvcc 13.0.88's default; CUDAARCHS unset)");
+    EXPECT_TRUE(contains(evidence_value(prediction, "cmake_gpu_code"), "GPU 0 (NVIDIA H200, sm_90): ")) << "the H200 JIT-compiles compute_75";
+    EXPECT_EQ(evidence_value(prediction, "cmake_project"), "configure and build would succeed");
+    // Neither cmake nor a CMake variable: nothing said about CMake.
+    EXPECT_FALSE(contains(Machine().judged().message, "CMake"));
+}
+
+TEST(ToolkitBuild, cudahostcxx_naming_a_compiler_nvcc_rejects_fails_cmake_only) {
+    Machine machine;
+    machine.with_cmake();
+    machine.setup.cmake.host_compiler = HostCompilerPick{"clang++-21", "CUDAHOSTCXX", "/usr/bin/clang++-21",
+                                                         HostCompilerVersion{HostCompilerKind::clang, 21, 1, 0}, "", ""};
+    machine.setup.toolkits.front().cmake_pick = {false, "-- unsupported clang version! clang version must be less than 21 and greater than 3", ""};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC307");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_TRUE(contains(finding->message, "nvcc 13.0 rejects /usr/bin/clang++-21 (clang 21.1.0, CUDAHOSTCXX)")) << finding->message;
+    EXPECT_TRUE(contains(finding->message, "CMake's configure with it"));
+    EXPECT_TRUE(contains(finding->remediation, "`export CUDAHOSTCXX=g++` (gcc 13.1.0) and configure a new build directory")) << finding->remediation;
+    EXPECT_TRUE(contains(finding->remediation, "`-DCMAKE_CUDA_HOST_COMPILER=g++`"));
+    const BuildPrediction prediction = predict_builds(machine.input());
+    ASSERT_EQ(prediction.problems.size(), 1U);
+    EXPECT_TRUE(prediction.problems.front().stops_cmake);
+    EXPECT_FALSE(prediction.problems.front().stops_nvcc) << "a plain nvcc command does not read CUDAHOSTCXX";
+    EXPECT_TRUE(contains(prediction.summary, "host compiler gcc 13.3.0 accepted; CMake CUDA projects would fail")) << prediction.summary;
+}
+
+TEST(ToolkitBuild, cudahostcxx_naming_nothing_stops_cmakes_configure) {
+    Machine machine;
+    machine.with_cmake();
+    machine.setup.cmake.host_compiler = HostCompilerPick{"/opt/gcc-12/bin/g++", "CUDAHOSTCXX", "", std::nullopt, "", "/opt/gcc-12/bin/g++ does not exist or is not executable"};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC308");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "\"Could not find compiler set in environment variable CUDAHOSTCXX\"")) << finding->message;
+    EXPECT_TRUE(contains(finding->remediation, "Point CUDAHOSTCXX at an installed compiler, or unset it."));
+    // CMake checks that the file exists even when NVCC_APPEND_FLAGS' -ccbin would override it.
+    machine.setup.nvcc_flags.ccbin = "/usr/bin/g++";
+    machine.setup.nvcc_flags.ccbin_variable = "NVCC_APPEND_FLAGS";
+    EXPECT_NE(finding_with(machine.judged(), "CC308"), nullptr);
+}
+
+TEST(ToolkitBuild, a_host_compiler_cmake_shares_with_nvcc_is_one_finding_that_stops_both) {
+    Machine machine;
+    machine.with_cmake();
+    machine.setup.nvcc_host_compiler = HostCompilerPick{"g++-16", "NVCC_CCBIN", "/usr/bin/g++-16", HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "", ""};
+    machine.setup.toolkits.front().nvcc_pick = {false, gcc16_error, ""};
+    BuildPrediction prediction = predict_builds(machine.input());
+    ASSERT_EQ(prediction.problems.size(), 1U) << "one cause, one finding";
+    EXPECT_TRUE(prediction.problems.front().stops_nvcc);
+    EXPECT_TRUE(prediction.problems.front().stops_cmake);
+    // CUDAHOSTCXX (-ccbin= on CMake's command line) beats NVCC_CCBIN: CMake builds.
+    machine.setup.cmake.host_compiler = HostCompilerPick{"g++", "CUDAHOSTCXX", "/usr/bin/g++", HostCompilerVersion{HostCompilerKind::gcc, 13, 1, 0}, "", ""};
+    machine.setup.toolkits.front().cmake_pick = {true, "", ""};
+    prediction = predict_builds(machine.input());
+    ASSERT_EQ(prediction.problems.size(), 1U);
+    EXPECT_FALSE(prediction.problems.front().stops_cmake);
+    EXPECT_TRUE(contains(prediction.summary, "CMake CUDA projects ready"));
+    // A -ccbin in NVCC_APPEND_FLAGS comes after CMake's and wins over CUDAHOSTCXX; one in NVCC_PREPEND_FLAGS does not.
+    machine.setup.nvcc_flags.ccbin = "g++-16";
+    machine.setup.nvcc_flags.ccbin_variable = "NVCC_APPEND_FLAGS";
+    machine.setup.nvcc_host_compiler.rule = "-ccbin in NVCC_APPEND_FLAGS";
+    prediction = predict_builds(machine.input());
+    EXPECT_TRUE(prediction.problems.front().stops_cmake);
+    EXPECT_TRUE(contains(evidence_value(prediction, "cmake_host_compiler"), "CUDAHOSTCXX=g++ is not what runs")) << evidence_value(prediction, "cmake_host_compiler");
+    machine.setup.nvcc_flags.ccbin_variable = "NVCC_PREPEND_FLAGS";
+    machine.setup.nvcc_host_compiler.rule = "-ccbin in NVCC_PREPEND_FLAGS";
+    EXPECT_FALSE(predict_builds(machine.input()).problems.front().stops_cmake);
+}
+
+TEST(ToolkitBuild, cudacxx_naming_a_missing_nvcc_says_what_cmake_finds_without_it) {
+    Machine machine;
+    machine.with_cmake();
+    machine.setup.cmake.compiler = {"/opt/cuda-12.2/bin/nvcc", "CUDACXX", "", "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist"};
+    machine.setup.cmake.compiler_without_cudacxx = {"nvcc", "nvcc on PATH", std::string(root) + "/bin/nvcc", ""};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC305");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_EQ(finding->message,
+              "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist: CMake stops with \"Could not find compiler set in environment variable CUDACXX\"");
+    EXPECT_TRUE(contains(finding->remediation, "`unset CUDACXX` (CMake then takes /usr/local/cuda-13.0/bin/nvcc by nvcc on PATH)")) << finding->remediation;
+    const BuildPrediction prediction = predict_builds(machine.input());
+    ASSERT_EQ(prediction.problems.size(), 1U);
+    EXPECT_TRUE(prediction.problems.front().stops_cmake);
+    EXPECT_FALSE(prediction.problems.front().stops_nvcc);
+}
+
+TEST(ToolkitBuild, cmake_not_finding_nvcc_says_it_does_not_look_in_usr_local_cuda) {
+    Machine machine;
+    machine.with_cmake();
+    machine.setup.cmake.compiler = {"nvcc", "", "", "CUDACXX is unset and no nvcc is on PATH or in $CUDA_PATH/bin"};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC305");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "unlike PyTorch it does not look in /usr/local/cuda")) << finding->message;
+    EXPECT_EQ(finding->remediation, "Name it: `export CUDACXX=/usr/local/cuda-13.0/bin/nvcc` (or put /usr/local/cuda-13.0/bin on PATH).");
+}
+
+TEST(ToolkitBuild, cudaarchs_nvcc_does_not_compile_for_stops_cmake_with_nvccs_error) {
+    Machine machine = with_cudaarchs("50;90");
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC314");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_TRUE(contains(finding->message, "CUDAARCHS=\"50;90\" asks for compute_50, which nvcc 13.0.88 does not compile for")) << finding->message;
+    EXPECT_TRUE(contains(finding->message, "\"nvcc fatal : Unsupported gpu architecture 'compute_50'\""));
+    EXPECT_TRUE(contains(finding->remediation, "`export CUDAARCHS=\"90\"` (the GPUs here)")) << finding->remediation;
+    EXPECT_TRUE(contains(finding->remediation, "CUDA 12 is the last that compiles for it"));
+    EXPECT_EQ(predict_builds(machine.input()).problems.size(), 1U) << "50 once, though it asks for SASS and PTX";
+    // Without a GPU, the fix is nvcc's default.
+    machine.devices.clear();
+    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC314")->remediation, "`unset CUDAARCHS` (nvcc's default)"));
+}
+
+TEST(ToolkitBuild, cudaarchs_in_a_form_cmake_refuses_gets_cmakes_spelling) {
+    Machine machine = with_cudaarchs("sm_90;8.6+PTX");
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC315");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "is not one of the following")) << finding->message;
+    EXPECT_TRUE(contains(finding->remediation, "`export CUDAARCHS=\"90;86\"`")) << finding->remediation;
+    machine.setup.cmake.architectures = "90;hopper";
+    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC315")->remediation, "`export CUDAARCHS=\"90\"` for compute capability 9.0"));
+    for (const char* accepted : {"90", "75;90a-real;120-virtual", "all", "all-major", "100f"}) {
+        machine.setup.cmake.architectures = accepted;
+        EXPECT_EQ(finding_with(machine.judged(), "CC315"), nullptr) << accepted;
+    }
+}
+
+TEST(ToolkitBuild, cudaarchs_native_needs_a_visible_gpu) {
+    Machine machine = with_cudaarchs("native");
+    const CheckResult with_gpu = machine.judged();
+    EXPECT_EQ(with_gpu.status, Status::pass) << with_gpu.message;
+    EXPECT_TRUE(contains(evidence_value(predict_builds(machine.input()), "cmake_gpu_code"), "sm_90"));
+    machine.devices.clear();
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC317");
+    ASSERT_NE(finding, nullptr);
+    EXPECT_TRUE(contains(finding->message, "\"CUDA_ARCHITECTURES is set to \"native\", but no GPU was detected.\""));
+    EXPECT_TRUE(predict_builds(machine.input()).problems.front().stops_cmake);
+}
+
+TEST(ToolkitBuild, cudaarchs_without_code_for_the_gpu_builds_but_its_kernels_fail) {
+    Machine machine = with_cudaarchs("80-real");
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC316");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_TRUE(contains(finding->message, "CUDAARCHS=\"80-real\" builds no code for GPU 0 (NVIDIA H200, sm_90)")) << finding->message;
+    EXPECT_TRUE(contains(finding->remediation, "`export CUDAARCHS=\"90\"`"));
+    const BuildProblem* problem = problem_with(predict_builds(machine.input()), Code::cmake_architectures_miss_gpu);
+    ASSERT_NE(problem, nullptr);
+    EXPECT_TRUE(problem->kernels_fail);
+    EXPECT_FALSE(problem->stops_cmake) << "the project builds";
+    // 80 has compute_80 PTX, which the H200 compiles; all-major has sm_90.
+    for (const char* covering : {"80", "all-major", "all"}) {
+        machine.setup.cmake.architectures = covering;
+        EXPECT_EQ(finding_with(machine.judged(), "CC316"), nullptr) << covering;
+    }
+}
+
+TEST(ToolkitBuild, a_cmake_toolkit_other_than_the_build_toolkit_is_judged_on_its_own) {
+    Machine machine;
+    machine.with_cmake();
+    ToolkitCompilerLimits twelve;
+    twelve.root = "/usr/local/cuda-12.4";
+    twelve.version = "12.4.131";
+    twelve.host_config = "/usr/local/cuda-12.4/include/crt/host_config.h";
+    twelve.gcc_newest = 13;
+    twelve.compilers = {{true, "", ""}, {false, "x", ""}};
+    twelve.nvcc_pick = {false, "-- unsupported GNU version! gcc versions later than 13 are not supported!", ""};
+    machine.setup.toolkits.push_back(twelve);
+    machine.setup.nvcc_host_compiler.version = HostCompilerVersion{HostCompilerKind::gcc, 14, 1, 0};
+    CMakeCudaSetup& cmake = machine.setup.cmake;
+    cmake.compiler = {"/usr/local/cuda-12.4/bin/nvcc", "CUDACXX", "/usr/local/cuda-12.4/bin/nvcc", ""};
+    cmake.toolkit_root = twelve.root;
+    cmake.toolkit = 1;
+    cmake.same_toolkit = false;
+    cmake.files = DevelopmentFiles{"/usr/local/cuda-12.4/bin/nvcc", "h", "h", "/usr/local/cuda-12.4/lib64", "so", "a", {}};
+    cmake.nvcc = NvccAnswers{NvccVersion{"12.4", "12.4.131"}, "", {"compute_50", "compute_75", "compute_80", "compute_90"}};
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC307");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_TRUE(contains(finding->message, "nvcc 12.4 rejects /usr/bin/gcc (gcc 14.1.0, nvcc's default (gcc on PATH))")) << finding->message;
+    EXPECT_TRUE(contains(finding->remediation, "`export CUDAHOSTCXX=g++`")) << finding->remediation;
+    const BuildPrediction prediction = predict_builds(machine.input());
+    EXPECT_EQ(evidence_value(prediction, "cmake_architectures"), "CMAKE_CUDA_ARCHITECTURES=52 (nvcc 12.4.131's default; CUDAARCHS unset)");
+    ASSERT_EQ(prediction.problems.size(), 1U);
+    EXPECT_FALSE(prediction.problems.front().stops_nvcc) << "nvcc 13.0 takes it";
+    EXPECT_TRUE(prediction.problems.front().stops_cmake);
+    // Its files: CMake links the static runtime.
+    cmake.files.cudart_static.clear();
+    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC306")->message, "the toolkit CMake takes (/usr/local/cuda-12.4, by CUDACXX) lacks lib64/libcudart_static.a"));
 }
 
 }  // namespace

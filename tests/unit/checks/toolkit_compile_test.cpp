@@ -198,13 +198,7 @@ TEST(ToolkitCompile, a_gcc_newer_than_the_toolkit_allows_is_predicted_and_refuse
     if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") || !std::filesystem::exists("/usr/bin/gcc")) GTEST_SKIP() << "no nvcc or gcc";
     // gcc and g++ that say they are 16 and make the compiler's own macros say so too.
     test::TempDir wrappers;
-    for (const char* name : {"gcc", "g++"})
-        (void)wrappers.write(std::string("bin/") + name,
-                             std::string("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gcc (GCC) 16.1.0'; echo 'Copyright (C) 2026 Free Software "
-                                         "Foundation, Inc.'; exit 0; fi\nexec /usr/bin/") +
-                                 name + " -U__GNUC__ -D__GNUC__=16 \"$@\"\n",
-                             0755);
-    const BinaryRunResult run = run_compile_check(wrappers.path() + "/bin:");
+    const BinaryRunResult run = run_compile_check(test::write_gcc_wrappers(wrappers, "bin", 16) + ":");
     ASSERT_FALSE(run.check.is_null());
     const std::string findings = run.check.at("findings").dump();
     EXPECT_TRUE(contains(findings, "\"CC307\"")) << findings;

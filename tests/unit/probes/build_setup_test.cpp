@@ -188,5 +188,56 @@ TEST(BuildSetup, a_missing_cuda_home_is_not_gathered_from) {
     EXPECT_FALSE(setup.nvcc_host_compiler.failure.empty()) << "no gcc on this PATH";
 }
 
+// CMake's variables gathered for real (issue 34): CUDACXX naming another toolkit than PyTorch's
+// rule gives is asked and judged on its own, and CUDAHOSTCXX is asked as nvcc's picks are.
+TEST(BuildSetup, gathers_what_a_cmake_project_would_use) {
+    const std::optional<std::string> thirteen = downloaded_host_config("13.0.88");
+    const std::optional<std::string> twelve = downloaded_host_config("12.4.131");
+    if (!thirteen || !twelve) GTEST_SKIP() << "no downloaded host_config.h of 13.0 and 12.4";
+    test::TempDir dir;
+    const auto toolkit = [&](const std::string& name, const std::string& version_fixture, const std::string& header) {
+        (void)dir.write(name + "/bin/nvcc",
+                        "#!/bin/sh\nif [ \"$1\" = --list-gpu-arch ]; then printf 'compute_50\\ncompute_90\\n'; exit 0; fi\ncat '" +
+                            test::fixture_path(version_fixture) + "'\n",
+                        0755);
+        (void)dir.write(name + "/include/cuda_runtime.h", "");
+        (void)dir.write(name + "/include/crt/host_config.h", header);
+        (void)dir.write(name + "/lib64/libcudart.so", "");
+        (void)dir.write(name + "/lib64/libcudart_static.a", "");
+    };
+    toolkit("cuda-13.0", "nvcc/nvcc-13.0.txt", *thirteen);
+    toolkit("cuda-12.4", "nvcc/nvcc-12.4.txt", *twelve);
+    for (const auto& [name, major] : {std::pair{"gcc", 14}, std::pair{"g++-13", 13}})
+        (void)dir.write(std::string("bin/") + name,
+                        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gcc (GCC) " + std::to_string(major) +
+                            ".1.0'; echo 'Copyright (C) 2025 Free Software Foundation, Inc.'; exit 0; fi\nprintf '#define __GNUC__ " +
+                            std::to_string(major) + "\\n#define __GNUC_MINOR__ 1\\n#define __GNUC_PATCHLEVEL__ 0\\n'\n",
+                        0755);
+    Environment environment;
+    environment.set("PATH", dir.path() + "/bin:" + dir.path() + "/cuda-13.0/bin");
+    environment.set("CUDACXX", dir.path() + "/cuda-12.4/bin/nvcc");
+    environment.set("CUDAHOSTCXX", "g++-13");
+    environment.set("CUDAARCHS", "90");
+    const BuildSetup setup = collect_build_setup(environment, ToolkitFacts{}, dir.path());
+    const CMakeCudaSetup& cmake = setup.cmake;
+    EXPECT_EQ(cmake.compiler.rule, "CUDACXX");
+    EXPECT_EQ(cmake.toolkit_root, sys::real_path(dir.path() + "/cuda-12.4"));
+    EXPECT_FALSE(cmake.same_toolkit) << "PyTorch's rule takes the nvcc on PATH, 13.0";
+    EXPECT_EQ(cmake.compiler_without_cudacxx.path, dir.path() + "/cuda-13.0/bin/nvcc");
+    ASSERT_TRUE(cmake.nvcc.version.has_value()) << cmake.nvcc.failure;
+    EXPECT_EQ(cmake.nvcc.version->full, "12.4.131");
+    EXPECT_EQ(cmake.nvcc.architectures, (std::vector<std::string>{"compute_50", "compute_90"}));
+    EXPECT_EQ(cmake.architectures, "90");
+    ASSERT_TRUE(cmake.toolkit.has_value());
+    const ToolkitCompilerLimits& limits = setup.toolkits.at(*cmake.toolkit);
+    EXPECT_EQ(limits.version, "12.4.131");
+    EXPECT_EQ(limits.gcc_newest, 13);
+    ASSERT_TRUE(cmake.host_compiler.has_value());
+    EXPECT_EQ(cmake.host_compiler->path, dir.path() + "/bin/g++-13");
+    EXPECT_TRUE(limits.cmake_pick.accepted) << "12.4 takes gcc 13 (CUDAHOSTCXX)";
+    EXPECT_FALSE(limits.nvcc_pick.accepted) << "but not nvcc's own gcc 14";
+    EXPECT_TRUE(setup.toolkits.front().nvcc_pick.accepted) << "which 13.0 takes";
+}
+
 }  // namespace
 }  // namespace cudacheck
