@@ -4,10 +4,9 @@
 // /etc/ld.so.cache, and it explains the "cannot open shared object file" and "version
 // incompatibility" failures before any GPU work is tried.
 #include "checks/checks.hpp"
-#include "util/elf_dynamic.hpp"
-#include "util/mapped_file.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
+#include "probes/library_damage.hpp"
 #include "probes/probes.hpp"
 #include "probes/python_packages.hpp"
 
@@ -253,28 +252,14 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
 void judge_damaged(const LibraryFacts& facts, ResultBuilder& result) {
     for (const LibraryLocation& location : facts.libraries)
         for (const Resolution& resolution : location.resolutions) {
-            // The file is mapped once for both readings of its headers.
-            std::string error;
-            const std::optional<MappedFile> file = MappedFile::open(resolution.real_path, error);
-            std::optional<std::string> damage = file ? elf_damage(file->bytes(), native_elf_machine()) : "cannot be read: " + error;
-            // A copy of another version renamed to the wanted soname ("libcublas.so.12 copied to
-            // libcublas.so.13"): the loader takes it, and its symbols are another release's.
-            if (!damage)
-                if (const std::optional<ElfDynamic> dynamic = read_elf_dynamic(file->bytes(), error);
-                    dynamic && !dynamic->soname.empty() && dynamic->soname != resolution.soname)
-                    damage = fmt::format("its SONAME is {}, not {}: a copy of another library or version under this name", dynamic->soname,
-                                         resolution.soname);
+            const std::optional<FileDamage> damage = library_file_damage(resolution.real_path, resolution.soname);
             if (!damage) continue;
             const LibraryCopy* copy = location.copy_at(resolution.real_path);
-            const std::string origin = copy == nullptr ? std::string() : copy->package.empty() ? std::string(to_string(copy->origin)) : copy->package;
+            const std::string origin = copy == nullptr ? std::string() : installed_by(*copy);
             result.add(Code::library_damaged,
                        fmt::format("{} ({}) resolves to {} ({}), which is damaged: {}", resolution.soname, location.family->name, resolution.real_path,
-                                   resolution.rule, *damage),
-                       fmt::format("Reinstall what installed it{}, or remove {}{}.", origin.empty() ? "" : fmt::format(" ({})", origin),
-                                   resolution.real_path,
-                                   sys::starts_with(resolution.rule, "LD_LIBRARY_PATH")
-                                       ? fmt::format("; or take {} off LD_LIBRARY_PATH", directory_of(resolution.path))
-                                       : std::string()));
+                                   resolution.rule, damage->reason),
+                       damaged_copy_remediation(resolution, origin));
         }
 }
 

@@ -61,6 +61,25 @@ const LibraryFamily* find_library_family(std::string_view name) {
     return nullptr;
 }
 
+const LibraryFamily* family_of_soname(std::string_view soname) {
+    for (const LibraryFamily& family : library_family_table)
+        if (!family.cuda_majors_of(soname).empty()) return &family;
+    return nullptr;
+}
+
+std::vector<std::string_view> sonames_opened_by(std::string_view soname) {
+    std::vector<std::string_view> opened;
+    const LibraryFamily* family = family_of_soname(soname);
+    if (family == nullptr) return opened;
+    for (const std::string_view name : family->opens)
+        if (const LibraryFamily* target = find_library_family(name))
+            for (const int major : family->cuda_majors_of(soname))
+                if (const std::string_view wanted = target->soname_for(major);
+                    !wanted.empty() && std::find(opened.begin(), opened.end(), wanted) == opened.end())
+                    opened.push_back(wanted);
+    return opened;
+}
+
 std::size_t index_of(const LibraryFamily& family) { return static_cast<std::size_t>(&family - library_family_table.data()); }
 
 std::span<const std::string_view> cudnn9_sublibraries() {

@@ -27,6 +27,10 @@ struct LibraryFamily {
     // only before CUDA 13 (nvidia-cublas-cu12, nvidia-cublas).
     bool wheel_always_suffixed = false;
     std::string_view check = {};  // the check that opens it ("cublas.gemm"); "" when it is only located
+    // The table's libraries this one opens itself with dlopen() during some calls, by name: not
+    // DT_NEEDED, so only the loader's search at that moment finds them, and a damaged one kills its
+    // caller's process then (issue 34). cuDNN 9's shim and its sub-libraries are `cudnn_sublibrary`.
+    std::span<const std::string_view> opens = {};
 
     // The CUDA majors whose soname is `soname`: {12} for libcublas.so.12, {12, 13} for
     // libcusparse.so.12, {11, 12, 13} for libcudnn.so.9 (which therefore tells nothing).
@@ -40,6 +44,14 @@ struct LibraryFamily {
     [[nodiscard]] std::string install_hint(int cuda_major) const;
 };
 
+// What a library opens itself (LibraryFamily::opens). cuFFT: nvJitLink and NVRTC for its JIT LTO
+// callbacks ("JIT LTO is implemented using the nvJitLink library",
+// https://docs.nvidia.com/cuda/cufft/ltoea/usage/jit_lto.html; libcufft.so.12 of CUDA 13.0 names
+// libnvJitLink.so.13 and libnvrtc.so.13 among its strings and needs neither, `readelf -d`).
+// cuBLASLt: NVRTC (libcublasLt.so.13 of CUDA 13.0 names libnvrtc.so.13 the same way).
+inline constexpr std::array<std::string_view, 2> cufft_opens{"nvJitLink", "NVRTC"};
+inline constexpr std::array<std::string_view, 1> cublaslt_opens{"NVRTC"};
+
 // NVIDIA/cuda-python pathfinder (supported_libs.py): sonames for CUDA 11, 12 and 13. cuSOLVER was
 // .so.10 in CUDA 11.0 only; 11.1 to 11.8 ship .so.11. Package names: NVIDIA's CUDA repository
 // (apt) and PyPI.
@@ -48,9 +60,9 @@ inline constexpr std::array library_family_table{
     LibraryFamily{.name = "cuBLAS", .stem = "libcublas", .sonames = {"libcublas.so.11", "libcublas.so.12", "libcublas.so.13"},
                   .wheel = "nvidia_cublas", .package = "libcublas-{toolkit} package (NVIDIA's repository)", .check = "cublas.gemm"},
     LibraryFamily{.name = "cuBLASLt", .stem = "libcublasLt", .sonames = {"libcublasLt.so.11", "libcublasLt.so.12", "libcublasLt.so.13"},
-                  .wheel = "nvidia_cublas", .package = "libcublas-{toolkit} package (NVIDIA's repository)"},
+                  .wheel = "nvidia_cublas", .package = "libcublas-{toolkit} package (NVIDIA's repository)", .opens = cublaslt_opens},
     LibraryFamily{.name = "cuFFT", .stem = "libcufft", .sonames = {"libcufft.so.10", "libcufft.so.11", "libcufft.so.12"},
-                  .wheel = "nvidia_cufft", .package = "libcufft-{toolkit} package", .check = "cufft.fft"},
+                  .wheel = "nvidia_cufft", .package = "libcufft-{toolkit} package", .check = "cufft.fft", .opens = cufft_opens},
     LibraryFamily{.name = "cuRAND", .stem = "libcurand", .sonames = {"libcurand.so.10", "libcurand.so.10", "libcurand.so.10"},
                   .wheel = "nvidia_curand", .package = "libcurand-{toolkit} package", .check = "curand.generate"},
     LibraryFamily{"cuSOLVER", "libcusolver", {"libcusolver.so.11", "libcusolver.so.11", "libcusolver.so.12"}, "nvidia_cusolver"},
@@ -91,6 +103,11 @@ inline constexpr std::array library_family_table{
 [[nodiscard]] std::span<const std::string_view> cudnn9_sublibraries();
 // By name ("cuBLAS"); nullptr when none.
 [[nodiscard]] const LibraryFamily* find_library_family(std::string_view name);
+// The family one of whose sonames `soname` is ("libcublasLt.so.13": cuBLASLt); nullptr when none.
+[[nodiscard]] const LibraryFamily* family_of_soname(std::string_view soname);
+// The sonames the object whose soname is `soname` opens itself (LibraryFamily::opens), for the CUDA
+// majors that soname serves: libnvJitLink.so.13 and libnvrtc.so.13 for libcufft.so.12.
+[[nodiscard]] std::vector<std::string_view> sonames_opened_by(std::string_view soname);
 // The number after the last ".so." of a soname: 13 for "libcublas.so.13", 11 for "libnvrtc.so.11.2"
 // and "libcufft.so.11.2.1.3"; -1 when there is none ("libcufft.so", "libcufft.so.x").
 [[nodiscard]] int soname_major(std::string_view soname);

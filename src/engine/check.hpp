@@ -15,6 +15,7 @@ namespace cudacheck {
 
 class Probes;
 struct ProgressFigure;  // engine/progress.hpp
+struct LibraryFamily;   // cuda/library_families.hpp
 
 // How much work a run may do. quick: no GPU kernels at all (only probes and queries);
 // standard: brief GPU smoke work; full: longer, larger runs.
@@ -52,6 +53,10 @@ struct CheckInfo {
     // What the check answers, as Markdown, for the check index of README.md and docs/checks.md
     // (`cudacheck list --markdown`); `list` prints the one-line description instead.
     std::string answers = {};
+    // The CUDA libraries its process opens (Probes::library). A crash or hang of the check is
+    // charged to a damaged file one of them would load, its own or one it loads, when there is one
+    // (isolation/crash_attribution.hpp); such a check raises Code::library_damaged.
+    std::vector<const LibraryFamily*> libraries = {};
 };
 
 // --duration: how long gpu.stress runs its GEMMs on each GPU, and after how long gpu.memtest

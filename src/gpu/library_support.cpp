@@ -19,7 +19,7 @@ CheckInfo library_check_info(std::string id, std::string title, std::string desc
                              Code::library_damaged};
     raises.insert(raises.end(), more_raises.begin(), more_raises.end());
     return CheckInfo{std::move(id), std::move(title), std::move(description), Scope::device, Level::standard, {"cuda.devices"},
-                     [&library](Probes& probes) { probes.prefetch_libraries({&library}); }, std::move(raises)};
+                     [&library](Probes& probes) { probes.prefetch_libraries({&library}); }, std::move(raises), {}, {&library}};
 }
 
 const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& family) {
@@ -40,6 +40,13 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
             result.add(Code::library_damaged,
                        fmt::format("{} resolves to {} ({} bytes); loading it {} earlier in this run, so it was not loaded again", library.soname,
                                    library.damaged_path, ignored ? 0 : size, library.step_failure->how),
+                       fix);
+        } else if (!library.damaged_dependency.empty()) {
+            result.add(Code::library_damaged,
+                       fmt::format("{} needs {}, which resolves to {} ({} bytes) and is damaged: {}; loading {} would crash the process, so it "
+                                   "was not opened",
+                                   library.soname, library.damaged_dependency, library.damaged_path, ignored ? 0 : size, library.damage,
+                                   library.soname),
                        fix);
         } else {
             result.add(Code::library_damaged,

@@ -15,9 +15,9 @@
 namespace cudacheck::gpu {
 
 // The CheckInfo of a per-device check built on a CUDA library: standard level, needs cuda.devices,
-// opens the library in the background as soon as the run starts, and raises what every such check
-// can (a CUDA error, out of memory, a wrong result, the library missing, lacking a symbol or failing
-// a call) and `more_raises`.
+// opens the library in the background as soon as the run starts, declares it (CheckInfo::libraries),
+// and raises what every such check can (a CUDA error, out of memory, a wrong result, the library
+// missing, damaged, lacking a symbol or failing a call) and `more_raises`.
 [[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description,
                                              const LibraryFamily& library, std::vector<Code> more_raises = {});
 

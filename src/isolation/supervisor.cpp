@@ -1,6 +1,7 @@
 #include "isolation/supervisor.hpp"
 
 #include "engine/engine.hpp"
+#include "isolation/crash_attribution.hpp"
 #include "isolation/protocol.hpp"
 #include "isolation/stop_signals.hpp"
 #include "isolation/worker_process.hpp"
@@ -182,13 +183,29 @@ public:
 
     // The check `task` ends with `code` (and the worker's last output lines as evidence).
     void decide(const Task& task, Code code, std::string message, std::chrono::milliseconds elapsed, std::string remediation = {}) {
+        decide(task, make_finding(code, std::move(message), std::move(remediation)), {}, elapsed);
+    }
+    void decide(const Task& task, Finding finding, const std::vector<Evidence>& evidence, std::chrono::milliseconds elapsed) {
         ResultBuilder builder;
-        builder.add(code, std::move(message), std::move(remediation));
+        builder.add(std::move(finding));
+        for (const Evidence& line : evidence) builder.evidence(line.key, line.value);
         for (const std::string& line : output_.last_lines(12)) builder.evidence("worker_output", line);
         CheckResult result = std::move(builder).finish(task.check_id, task.device);
         result.duration_ms = static_cast<double>(elapsed.count());
         results_[task] = std::move(result);
         show_progress();
+    }
+    // A crash or hang of `task` as the finding of a damaged library its process loads when there is
+    // one (isolation/crash_attribution.hpp), else as `code`.
+    void decide_death(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed) {
+        const auto check = std::find_if(selection_.checks.begin(), selection_.checks.end(),
+                                        [&](const Check* candidate) { return candidate->info().id == task.check_id; });
+        if (check != selection_.checks.end())
+            if (std::optional<ChargedToLibrary> charged = charge_to_damaged_library((*check)->info(), ending)) {
+                decide(task, std::move(charged->finding), charged->evidence, elapsed);
+                return;
+            }
+        decide(task, code, std::move(ending.what), elapsed);
     }
 
     void skip_undecided(const std::string& reason) {
@@ -360,10 +377,11 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
                               true);
         } else if (end.kind == WorkerEnd::check_timed_out) {
             // Only the check past its limit is blamed; the others in flight run again.
-            state.decide(end.culprit, Code::check_timed_out,
-                         fmt::format("{} did not finish within {} (--timeout); its process was killed", end.culprit.check_id,
-                                     seconds_text(settings.check_time_limit)),
-                         elapsed(end.culprit));
+            state.decide_death(end.culprit, Code::check_timed_out,
+                               CheckEnding{fmt::format("{} did not finish within {} (--timeout); its process was killed", end.culprit.check_id,
+                                                       seconds_text(settings.check_time_limit)),
+                                           true},
+                               elapsed(end.culprit));
         } else if (const auto& steps = state.actions_in_flight(); !steps.empty()) {
             // Died in a step: charged to it when it is the only thing that could have done it (the
             // only one in flight, and no check running beside it or one check at a time); otherwise
@@ -394,8 +412,12 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
                                                     "otherwise report it: a check should need far less.",
                                                     settings.memory_limit_bytes >> 20)
                                       : std::string();
-            for (const auto& [task, started] : state.in_flight())
-                state.decide(task, Code::check_crashed, fmt::format("{} crashed its process: {}", task.check_id, end.reason), elapsed(task), remediation);
+            // A process stopped for its memory is no library's doing.
+            for (const auto& [task, started] : state.in_flight()) {
+                std::string what = fmt::format("{} crashed its process: {}", task.check_id, end.reason);
+                if (end.over_memory_limit) state.decide(task, Code::check_crashed, std::move(what), elapsed(task), remediation);
+                else state.decide_death(task, Code::check_crashed, CheckEnding{std::move(what)}, elapsed(task));
+            }
             one_at_a_time = false;
         } else {
             // Several checks were running: rerun them one at a time to find the one that crashes.

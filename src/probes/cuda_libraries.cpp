@@ -4,8 +4,9 @@
 #include "util/trace.hpp"
 #include "probes/driver_probe.hpp"
 #include "util/actions.hpp"
-#include "util/elf_dynamic.hpp"
+#include "probes/library_damage.hpp"
 
+#include <array>
 #include <fmt/format.h>
 
 namespace cudacheck {
@@ -15,19 +16,27 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     loaded.family = &family;
     loaded.name = std::string(family.name);
     loaded.soname = std::string(family.soname_for(cuda_major));
-    // A damaged copy first in line is never opened: the loader maps it and the process dies with
-    // SIGBUS when a page past the end of a truncated file is touched (issue 18), which would cost
-    // every check of the run, not only those that use this library. The search is this process's.
+    // A damaged copy first in line, or a damaged library it needs, is never opened: the loader maps
+    // it and the process dies with SIGBUS when a page past the end of a truncated file is touched
+    // (issue 18), which would cost every check of the run, not only those that use this library. A
+    // copy renamed from another version maps safely and is opened. The search is this process's.
     DirectoryListings listings;
-    const Resolution first = resolve(loaded.soname, search != nullptr ? *search : loader_search(environment), listings);
-    if (first.found())
-        if (std::optional<std::string> damage = elf_file_damage(first.real_path)) {
-            loaded.damaged_path = first.real_path;
-            loaded.damage = *damage;
-            loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} is damaged: {}", loaded.soname, first.real_path, *damage));
-            loaded.tried.push_back(fmt::format("{} ({}): {}, not opened: {}", loaded.soname, first.rule, first.real_path, *damage));
-            return loaded;
-        }
+    std::optional<LoaderSearch> own_search;
+    if (search == nullptr) own_search = loader_search(environment);
+    const LoaderSearch& process_search = search != nullptr ? *search : *own_search;
+    const Resolution first = resolve(loaded.soname, process_search, listings);
+    const std::array<const LibraryFamily*, 1> opened{&family};
+    for (const DamagedLoad& damaged : damaged_loads(opened, cuda_major, process_search, FollowedOpens::none, environment)) {
+        if (damaged.damage.renamed) continue;
+        loaded.damaged_path = damaged.resolution.real_path;
+        loaded.damage = damaged.damage.reason;
+        if (damaged.soname != loaded.soname) loaded.damaged_dependency = damaged.soname;
+        const std::string what = loaded.damaged_dependency.empty() ? loaded.damaged_path : fmt::format("{} ({}, {})", loaded.damaged_path,
+                                                                                                         damaged.soname, damaged.loaded_how);
+        loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} is damaged: {}", loaded.soname, what, loaded.damage));
+        loaded.tried.push_back(fmt::format("{} ({}): {}, not opened: {}", loaded.soname, first.rule, what, loaded.damage));
+        return loaded;
+    }
     // Opening runs the library's (and its dependencies') initialisers: announced, so that one that
     // kills or hangs the process is charged to this file; one that did so before is not opened again.
     const actions::Action opening{actions::Kind::load, first.found() ? first.real_path : loaded.soname};

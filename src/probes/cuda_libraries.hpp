@@ -24,9 +24,11 @@ struct LoadedLibrary {
     std::vector<std::string> tried;   // "libcublas.so.13 (loader path): <error>", "/usr/local/cuda/lib64/...: <error>"
     bool outside_loader_path = false;  // found only in a toolkit directory the loader does not search
     std::string file_version;          // from the loaded file's name, e.g. "13.1.0.3"; empty if none
-    // The copy the loader would pick, when it is damaged and was therefore not opened (elf_damage).
+    // The copy the loader would pick, when it is damaged and was therefore not opened (elf_damage),
+    // or the damaged copy of a library it needs (DT_NEEDED: the same dlopen would map it).
     std::string damaged_path;
     std::string damage;                // why: "truncated: its headers describe ... bytes"
+    std::string damaged_dependency;    // that library's soname ("libcublasLt.so.13"); "" when the copy is this library's own
     // Opening this copy killed or hung an earlier check process of the run: not opened again
     // (damaged_path names it when the loader's pick is known).
     std::optional<actions::Failure> step_failure;

@@ -34,9 +34,15 @@ bool is_c_runtime(std::string_view soname) {
 // LD_LIBRARY_PATH, torch's wheel shim 9.19 took the system's libcudnn_graph.so.9, and torch
 // refused the mix). The shim first tries names with its full version (libcudnn_graph.so.9.19.0,
 // then .so.9.19); only the plain soname is modelled, which is what pip's and Debian's files carry.
-std::span<const std::string_view> dlopened_by(std::string_view soname) {
-    if (soname != "libcudnn.so.9") return {};
-    return cudnn9_sublibraries();
+// With FollowedOpens::all, also what the table says a library opens during some calls (NVRTC,
+// nvJitLink: LibraryFamily::opens), by the same rule.
+std::vector<std::string_view> dlopened_by(std::string_view soname, FollowedOpens opens) {
+    std::vector<std::string_view> opened;
+    if (opens == FollowedOpens::none) return opened;
+    if (soname == "libcudnn.so.9") opened.assign(cudnn9_sublibraries().begin(), cudnn9_sublibraries().end());
+    if (opens == FollowedOpens::all)
+        for (const std::string_view other : sonames_opened_by(soname)) opened.push_back(other);
+    return opened;
 }
 
 // One object in the loader's chain: its search paths and the object that loaded it.
@@ -52,7 +58,8 @@ struct Node {
 }  // namespace
 
 LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
-                         const std::vector<Preloaded>& preloaded, const std::vector<std::string>& root_dlopens, std::size_t limit) {
+                         const std::vector<Preloaded>& preloaded, const std::vector<std::string>& root_dlopens, std::size_t limit,
+                         FollowedOpens opens) {
     LoadClosure closure;
     closure.root_object = object_path;
     std::map<std::string, std::string> loaded;  // soname -> path
@@ -101,7 +108,7 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
             if (!in_chain->rpath.empty()) paths.rpath_chain.push_back({in_chain->name, in_chain->rpath});
         std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
         for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
-        for (const std::string_view soname : dlopened_by(node->dynamic.soname)) wanted.emplace_back(std::string(soname), true);
+        for (const std::string_view soname : dlopened_by(node->dynamic.soname, opens)) wanted.emplace_back(std::string(soname), true);
         if (node == root_node)
             for (const std::string& soname : root_dlopens) wanted.emplace_back(soname, true);
         for (const auto& [soname, dlopened] : wanted) {

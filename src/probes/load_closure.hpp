@@ -30,6 +30,12 @@ struct LoadClosure {
     [[nodiscard]] const LoadedObject* find(std::string_view soname) const;
 };
 
+// Which libraries an object opens itself with dlopen() are followed: none (what dlopen() of the
+// object maps at once: DT_NEEDED only), cuDNN 9's sub-libraries (which its shim needs for any call;
+// frameworks' closures), or also every library the table says a library may open during some calls
+// (LibraryFamily::opens: NVRTC, nvJitLink), for what a process may end up mapping.
+enum class FollowedOpens { none, cudnn_sublibraries, all };
+
 // A library a process loads by its path before the object (torch's _preload_cuda_deps, CuPy's
 // cuda.pathfinder): loaded with everything it needs, so the object finds its soname loaded.
 struct Preloaded {
@@ -45,6 +51,6 @@ struct Preloaded {
 // libraries so), resolved with its own search paths. At most `limit` objects.
 [[nodiscard]] LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
                                        const std::vector<Preloaded>& preloaded = {}, const std::vector<std::string>& root_dlopens = {},
-                                       std::size_t limit = 256);
+                                       std::size_t limit = 256, FollowedOpens opens = FollowedOpens::cudnn_sublibraries);
 
 }  // namespace cudacheck

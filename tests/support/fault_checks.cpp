@@ -2,6 +2,7 @@
 // misbehaviour into one result of a complete report (isolation/supervisor.hpp). They are linked
 // only into the test binary cudacheck-with-faults (tests/CMakeLists.txt), never into cudacheck
 // (docs/checks.md, "Test-only checks").
+#include "cuda/library_families.hpp"
 #include "engine/progress.hpp"
 #include "engine/registry.hpp"
 #include "gpu/cuda_runtime.hpp"
@@ -142,6 +143,16 @@ const CheckRegistration timed_registration{101000, [] {
         result.evidence("sharing_seen_before_judging", std::to_string(shared));
         result.summary("timed 200 ms");
     });
+}};
+
+// A check that declares cuDNN as the library it uses (CheckInfo::libraries) and hangs, as a call
+// into a library can: the supervisor charges the hang to a damaged file cuDNN would load, if any
+// (isolation/crash_attribution.hpp), keeping the status timeout. It never opens cuDNN.
+const CheckRegistration hang_in_cudnn_registration{101100, []() -> std::unique_ptr<Check> {
+    CheckInfo info{"fault.hang_in_cudnn", "Test-only fault", "Declares cuDNN as its library and sleeps forever", Scope::host, Level::quick,
+                   {}, {}, {Code::library_damaged}};
+    info.libraries = {&cuda_library::cudnn};
+    return std::make_unique<FunctionCheck>(std::move(info), [](CheckContext&, ResultBuilder&) { sleep_forever(); });
 }};
 
 }  // namespace cudacheck

@@ -2,8 +2,12 @@
 // (util/actions.hpp), never to an unrelated check, and does not take that step again (issue 18):
 // through the binary, with the fake driver (tests/support/fake_libcuda.cpp) and a library whose
 // initialiser kills its loader (tests/support/crashing_library.cpp). Also the process limits that
-// used to look like crashes: `ulimit -n` and `ulimit -v`.
+// used to look like crashes: `ulimit -n` and `ulimit -v`. And a crash in a library that a library
+// loads on its own, charged to that damaged file (issue 34), with this machine's cuDNN and cuBLAS.
+#include "cuda/library_families.hpp"
+#include "probes/library_locator.hpp"
 #include "support/test_support.hpp"
+#include "util/environment.hpp"
 #include "util/process.hpp"
 #include "util/system.hpp"
 
@@ -11,7 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <cuda_runtime_api.h>  // CUDART_VERSION: the sonames cudacheck opens
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace cudacheck {
@@ -30,12 +36,13 @@ struct Reported {
     nlohmann::json report;
 };
 
-Reported run_with(const std::vector<std::string>& arguments, std::vector<std::pair<std::string, std::string>> environment) {
+Reported run_with(const std::vector<std::string>& arguments, std::vector<std::pair<std::string, std::string>> environment,
+                  test::Build build = test::Build::shipped) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
     std::vector<std::string> all = arguments;
     all.insert(all.end(), {"-o", path, "-q"});
-    Reported reported{run_cudacheck(all, environment), {}};
+    Reported reported{run_cudacheck(all, environment, build), {}};
     if (fs::exists(path)) reported.report = nlohmann::json::parse(test::read_text(path));
     return reported;
 }
@@ -180,6 +187,140 @@ TEST(FaultAttribution, the_toolkits_stub_nvml_is_recognised_and_its_banner_is_ev
     EXPECT_FALSE(contains(message, "WARNING")) << "the banner is not the message: " << message;
     EXPECT_TRUE(contains(nvml->dump(), "stub library that is attached only for build purposes")) << "it is evidence";
     EXPECT_TRUE(contains((*nvml)["remediation"].get<std::string>(), stubs)) << nvml->dump();
+}
+
+// Issue 34: libraries that a library loads itself. A copy of `from` holding only its first MiB, at
+// `to`: the headers whole, the rest gone, as an upgrade that ran out of disk leaves a file. Loading
+// it dies with SIGBUS when the loader touches a page past its end.
+void write_truncated_copy(const std::string& from, const std::string& to) {
+    std::ifstream in(from, std::ios::binary);
+    std::string head(1 << 20, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    std::ofstream(to, std::ios::binary) << head;
+}
+
+// This machine's own copy of a CUDA library, as a program here resolves it; "" when none.
+std::string installed_copy(std::string_view soname) {
+    DirectoryListings listings;
+    return resolve(soname, loader_search(Environment::from_process()), listings).real_path;
+}
+
+// The finding of `check` with `code` whose message names `path`; nullptr when none.
+const nlohmann::json* finding_naming(const nlohmann::json& report, std::string_view check, std::string_view code, const std::string& path) {
+    const nlohmann::json* result = find_check(report, check);
+    if (result == nullptr) return nullptr;
+    for (const nlohmann::json& finding : (*result)["findings"])
+        if (finding["code"] == code && contains(finding["message"].get<std::string>(), path)) return &finding;
+    return nullptr;
+}
+
+// The real cuDNN 9 shim, whose cudnnGetVersion opens libcudnn_graph.so.9 (a call of the check's own,
+// no step cudacheck announces), with a truncated copy of that sub-library first on LD_LIBRARY_PATH,
+// under the fake driver. What only a GPU shows: the same for libcudnn_cnn.so.9, which cuDNN opens
+// in the convolution's calls.
+TEST(FaultAttribution, a_truncated_cudnn_sub_library_that_kills_cudnn_conv_is_reported_as_that_file) {
+    const std::string shim = installed_copy("libcudnn.so.9");
+    const std::string graph = installed_copy("libcudnn_graph.so.9");
+    if (shim.empty() || graph.empty()) GTEST_SKIP() << "no cuDNN 9 on this machine's loader path";
+    test::TempDir tree;
+    const std::string truncated = fs::canonical(tree.path()).string() + "/libcudnn_graph.so.9";
+    write_truncated_copy(graph, truncated);
+    const Reported reported = run_with({"--only", "host.os,env.variables,driver.libcuda,libraries.resolution,cudnn.conv"},
+                                       {{"LD_LIBRARY_PATH", fs::path(truncated).parent_path().string() + ":" + fake_driver_dir}});
+    ASSERT_FALSE(reported.report.is_null()) << reported.run.output;
+    for (const char* unaffected : {"host.os", "env.variables", "driver.libcuda"})
+        EXPECT_EQ(status_of(reported.report, unaffected), "pass") << unaffected << ": " << text_of(reported.report, unaffected);
+    const nlohmann::json* conv = find_check(reported.report, "cudnn.conv");
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ((*conv)["status"], "fail") << conv->dump();
+    EXPECT_EQ((*conv)["code"], "CC605") << conv->dump();
+    const std::string message = (*conv)["message"].get<std::string>();
+    EXPECT_TRUE(contains(message, "cudnn.conv crashed its process: killed by SIGBUS")) << message;
+    EXPECT_TRUE(contains(message, "libcudnn_graph.so.9, opened by libcudnn.so.9 itself (dlopen) when a call needs it, resolves to " + truncated))
+        << message;
+    const std::string remediation = (*conv)["remediation"].get<std::string>();
+    EXPECT_TRUE(contains(remediation, "remove " + truncated)) << remediation;
+    EXPECT_FALSE(contains(remediation, "dmesg")) << "no GPU-fault advice: " << remediation;
+    // libraries.resolution names the same file with the same fix.
+    const nlohmann::json* resolution = finding_naming(reported.report, "libraries.resolution", "CC605", truncated);
+    ASSERT_NE(resolution, nullptr) << text_of(reported.report, "libraries.resolution");
+    EXPECT_EQ((*resolution)["remediation"], remediation);
+    EXPECT_FALSE(contains(reported.report.dump(), "CC902")) << "no check is charged with a crash";
+
+    // The same with the whole file: cudnnGetVersion loads it, and cudnn.conv goes on to its GPU work
+    // (which the fake driver refuses): the crash above was the truncated file's.
+    fs::copy_file(graph, truncated, fs::copy_options::overwrite_existing);
+    const Reported whole = run_with({"--only", "cudnn.conv"}, {{"LD_LIBRARY_PATH", fs::path(truncated).parent_path().string() + ":" + fake_driver_dir}});
+    ASSERT_FALSE(whole.report.is_null()) << whole.run.output;
+    EXPECT_FALSE(contains(text_of(whole.report, "cudnn.conv"), "killed by")) << text_of(whole.report, "cudnn.conv");
+    EXPECT_FALSE(contains(text_of(whole.report, "cudnn.conv"), "CC605")) << text_of(whole.report, "cudnn.conv");
+}
+
+// A crash that no damaged library explains stays a crash, with the advice for one, even with a
+// damaged library on the machine (libraries.resolution reports that one).
+TEST(FaultAttribution, a_crash_of_a_check_that_loads_no_damaged_library_stays_a_crash) {
+    test::TempDir tree;
+    const std::string truncated = fs::canonical(tree.path()).string() + "/libcudnn_graph.so.9";
+    write_truncated_copy(fs::canonical(CUDACHECK_FAKE_DRIVER).string(), truncated);
+    const Reported reported = run_with({"--level", "quick", "--only", "host.os,libraries.resolution,fault.segfault"},
+                                       {{"LD_LIBRARY_PATH", fs::path(truncated).parent_path().string()}}, test::Build::with_faults);
+    ASSERT_FALSE(reported.report.is_null()) << reported.run.output;
+    const nlohmann::json* segfault = find_check(reported.report, "fault.segfault");
+    ASSERT_NE(segfault, nullptr);
+    EXPECT_EQ((*segfault)["status"], "error") << segfault->dump();
+    EXPECT_EQ((*segfault)["code"], "CC902") << segfault->dump();
+    EXPECT_TRUE(contains((*segfault)["remediation"].get<std::string>(), "dmesg")) << segfault->dump();
+    EXPECT_NE(finding_naming(reported.report, "libraries.resolution", "CC605", truncated), nullptr) << text_of(reported.report, "libraries.resolution");
+}
+
+// A check that hangs while its library would load a damaged sub-library: charged to that file, and
+// still a timeout (killed at its limit, its duration the limit's). The library is a stand-in with
+// cuDNN 9's soname (tests/CMakeLists.txt); the check never opens it.
+TEST(FaultAttribution, a_hang_of_a_check_whose_library_would_load_a_damaged_file_stays_a_timeout_naming_that_file) {
+    test::TempDir tree;
+    const std::string directory = fs::canonical(tree.path()).string();
+    fs::copy_file(std::string(CUDACHECK_ELF_FIXTURES) + "/libcudnn_stand_in.so", directory + "/libcudnn.so.9");
+    write_truncated_copy(fs::canonical(CUDACHECK_FAKE_DRIVER).string(), directory + "/libcudnn_graph.so.9");
+    const Reported reported = run_with({"--level", "quick", "--only", "host.os,fault.hang_in_cudnn,fault.hang", "--timeout", "1"},
+                                       {{"LD_LIBRARY_PATH", directory}}, test::Build::with_faults);
+    ASSERT_FALSE(reported.report.is_null()) << reported.run.output;
+    EXPECT_EQ(status_of(reported.report, "host.os"), "pass") << text_of(reported.report, "host.os");
+    const nlohmann::json* hang = find_check(reported.report, "fault.hang_in_cudnn");
+    ASSERT_NE(hang, nullptr);
+    EXPECT_EQ((*hang)["status"], "timeout") << hang->dump();
+    EXPECT_EQ((*hang)["code"], "CC605") << hang->dump();
+    EXPECT_GE((*hang)["duration_ms"].get<double>(), 1000.0);
+    const std::string message = (*hang)["message"].get<std::string>();
+    EXPECT_TRUE(contains(message, "fault.hang_in_cudnn did not finish within 1 s (--timeout); its process was killed. It uses libcudnn.so.9; "
+                                  "libcudnn_graph.so.9, opened by libcudnn.so.9 itself"))
+        << message;
+    EXPECT_TRUE(contains((*hang)["remediation"].get<std::string>(), "remove " + directory + "/libcudnn_graph.so.9")) << hang->dump();
+    // A check that declares no library hangs beside it and stays CC903.
+    const nlohmann::json* plain = find_check(reported.report, "fault.hang");
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ((*plain)["code"], "CC903") << plain->dump();
+}
+
+// A damaged library that cuBLAS needs (DT_NEEDED) is found before cuBLAS is opened: no process dies,
+// and the file named is cuBLASLt's, not cuBLAS's (which a crash in the announced load would name).
+TEST(FaultAttribution, a_truncated_cublaslt_is_named_before_cublas_is_opened) {
+    const std::string cublas = installed_copy(cuda_library::cublas.soname_for(CUDART_VERSION / 1000));
+    const std::string lt = installed_copy(find_library_family("cuBLASLt")->soname_for(CUDART_VERSION / 1000));
+    if (cublas.empty() || lt.empty()) GTEST_SKIP() << "no cuBLAS on this machine's loader path";
+    test::TempDir tree;
+    const std::string truncated = fs::canonical(tree.path()).string() + "/" + std::string(find_library_family("cuBLASLt")->soname_for(CUDART_VERSION / 1000));
+    write_truncated_copy(lt, truncated);
+    const Reported reported = run_with({"--only", "host.os,driver.libcuda,cublas.gemm"},
+                                       {{"LD_LIBRARY_PATH", fs::path(truncated).parent_path().string() + ":" + fake_driver_dir}});
+    ASSERT_FALSE(reported.report.is_null()) << reported.run.output;
+    const nlohmann::json* gemm = find_check(reported.report, "cublas.gemm");
+    ASSERT_NE(gemm, nullptr);
+    EXPECT_EQ((*gemm)["code"], "CC605") << gemm->dump();
+    const std::string message = (*gemm)["message"].get<std::string>();
+    EXPECT_TRUE(contains(message, "needs libcublasLt.so.") && contains(message, "resolves to " + truncated)) << message;
+    EXPECT_TRUE(contains(message, "so it was not opened")) << message;
+    EXPECT_FALSE(contains(reported.report.dump(), "killed")) << "no process died";
 }
 
 }  // namespace
