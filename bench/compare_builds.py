@@ -4,8 +4,10 @@
 gone (bench/startup.py explains why), for each CUDA_VISIBLE_DEVICES value given. Prints the median
 wall time of each build and B's ratio to A. Used for docs/performance.md ("several GPUs").
 
-Usage: bench/compare_builds.py [--runs N] [--visible 0 --visible 0,1] [--env-a NAME=VALUE]
+Usage: bench/compare_builds.py [--runs N] [--gap SECONDS] [--visible 0 --visible 0,1] [--env-a NAME=VALUE]
                                [--env-b NAME=VALUE] BINARY_A BINARY_B [-- ARGS...]
+--gap sleeps that long before every run, so that each program starts after the same idle time (an
+idle GPU wakes inside cuInit: docs/performance.md).
 ARGS are cudacheck's arguments (default: none, the default level). --env-a/--env-b add variables to
 A's or B's runs (repeatable): A and B may then be one binary, e.g. with CUDA_DEVICE_MAX_CONNECTIONS=8
 for A to time cudacheck's own choice (2) against CUDA's default.
@@ -24,6 +26,7 @@ from startup import wait_for_workers  # noqa: E402
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--gap", type=float, default=0.0, help="seconds of idle time before every run")
     parser.add_argument("--visible", action="append", help="a CUDA_VISIBLE_DEVICES value (repeatable; default: as inherited)")
     parser.add_argument("--env-a", action="append", default=[], help="NAME=VALUE added to A's environment")
     parser.add_argument("--env-b", action="append", default=[], help="NAME=VALUE added to B's environment")
@@ -42,16 +45,19 @@ def main():
                     environment["CUDA_VISIBLE_DEVICES"] = visible
                 wait_for_workers(args.binary_a)  # either build's check process may still be ending
                 wait_for_workers(args.binary_b)
+                time.sleep(args.gap)
                 start = time.perf_counter()
                 subprocess.run([binary, *args.arguments], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
                 if round_number > 0:
                     samples[(visible, name)].append((time.perf_counter() - start) * 1000.0)
-    print("| CUDA_VISIBLE_DEVICES | A median ms | B median ms | B / A | A min-max | B min-max | runs each |")
-    print("|---|---|---|---|---|---|---|")
+    if args.gap:
+        print(f"each run after {args.gap:g} s idle\n")
+    print("| CUDA_VISIBLE_DEVICES | A median ms | B median ms | B - A ms | B / A | A min-max | B min-max | runs each |")
+    print("|---|---|---|---|---|---|---|---|")
     for visible in settings:
         a, b = samples[(visible, "A")], samples[(visible, "B")]
         print(f"| {visible if visible is not None else '(inherited)'} | {statistics.median(a):.1f} | {statistics.median(b):.1f} | "
-              f"{statistics.median(b) / statistics.median(a):.3f} | {min(a):.0f}-{max(a):.0f} | {min(b):.0f}-{max(b):.0f} | {len(a)} |")
+              f"{statistics.median(b) - statistics.median(a):+.1f} | {statistics.median(b) / statistics.median(a):.3f} | {min(a):.0f}-{max(a):.0f} | {min(b):.0f}-{max(b):.0f} | {len(a)} |")
     if len(settings) > 1:
         first, last = settings[0], settings[-1]
         print()

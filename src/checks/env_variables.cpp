@@ -119,6 +119,9 @@ void judge_behaviour_variables(const Environment& environment, Profile profile, 
     for (const char* informational : {"CUDA_CACHE_PATH", "CUDA_CACHE_MAXSIZE", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
                                       "CUDNN_LOGLEVEL_DBG", "CUBLAS_LOGINFO_DBG", "NCCL_DEBUG", "TORCH_CUDA_ARCH_LIST"})
         note(informational);
+    // What a build uses: nvcc's own variables and CMake's (CUDACXX, CUDAHOSTCXX, CUDAARCHS), which
+    // toolkit.build judges against the toolkit they lead to.
+    for (const char* build : {"NVCC_CCBIN", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS"}) note(build);
 }
 
 }  // namespace
@@ -135,6 +138,10 @@ void judge_environment(const Environment& environment, const ToolkitFacts& toolk
     judge_library_path(environment, result);
     judge_visible_devices(environment, result);
     judge_behaviour_variables(environment, profile, result);
+    // Variables that change what `import torch` loads (CPython's sys.path rules, issue 34):
+    // frameworks.builds follows them and names the copy each puts first.
+    for (const char* python : {"PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONPLATLIBDIR"})
+        if (const auto value = environment.get(python)) result.evidence(python, fmt::format("'{}' (changes what `import` loads)", *value));
     std::size_t cuda_variables = 0;
     for (const auto& [name, value] : environment.all())
         if (sys::starts_with(name, "CUDA") || sys::starts_with(name, "CUBLAS") || sys::starts_with(name, "CUDNN")) ++cuda_variables;
