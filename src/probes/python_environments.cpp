@@ -42,19 +42,18 @@ PyvenvConfig parse_pyvenv_cfg(std::string_view text) {
     return config;
 }
 
-namespace {
-
-// "3.12" of "3.12.3"; "" when it is not a Python 3 version.
-std::string major_minor(std::string_view version) {
+std::string python_major_minor(std::string_view version) {
     const std::vector<std::string> parts = sys::split(version, '.');
     if (parts.size() < 2 || parts[0] != "3" || parts[1].empty() || !std::all_of(parts[1].begin(), parts[1].end(), ::isdigit)) return "";
     return parts[0] + "." + parts[1];
 }
 
+namespace {
+
 // "3.12" of an interpreter's file name "python3.12"; "" for "python3" or "python".
 std::string version_of_interpreter_name(std::string_view name) {
     if (!sys::starts_with(name, "python")) return "";
-    return major_minor(name.substr(6));
+    return python_major_minor(name.substr(6));
 }
 
 // The python3.X directories under <prefix>/lib, newest first: where a prefix without a known
@@ -115,7 +114,7 @@ public:
             if (config.version) version = *config.version;
             if (config.home) found.base_prefix = directory_of(*config.home);
             found.python_version = version;
-            add_site_packages(found, major_minor(version));
+            add_site_packages(found, python_major_minor(version));
             if (config.include_system_site_packages && found.base_prefix) {
                 const PythonEnvironment base = from_prefix(*found.base_prefix, "base of " + prefix, version);
                 for (const std::string& directory : base.site_packages) add_if_directory(found.site_packages, directory);
@@ -132,9 +131,9 @@ public:
         }
         found.python_version = version;
         // The user site comes first on a non-virtual interpreter's sys.path.
-        if (const std::string minor = major_minor(version); !minor.empty() && !home_.empty())
+        if (const std::string minor = python_major_minor(version); !minor.empty() && !home_.empty())
             add_if_directory(found.site_packages, fmt::format("{}/.local/lib/python{}/site-packages", home_, minor));
-        add_site_packages(found, major_minor(version));
+        add_site_packages(found, python_major_minor(version));
         return found;
     }
 

@@ -37,6 +37,9 @@ struct PyvenvConfig {
 };
 [[nodiscard]] PyvenvConfig parse_pyvenv_cfg(std::string_view text);
 
+// "3.12" of "3.12.3"; "" when it is not a Python 3 version.
+[[nodiscard]] std::string python_major_minor(std::string_view version);
+
 struct PythonEnvironment {
     PythonKind kind = PythonKind::other;
     std::string prefix;          // sys.prefix: "/opt/torch/.venv"

@@ -45,12 +45,6 @@ bool is_regular_file(const std::string& path) {
     return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
 }
 
-// "3.12" of "3.12.3"; "" when it is not a Python 3 version.
-std::string major_minor(std::string_view version) {
-    const std::vector<std::string> parts = sys::split(version, '.');
-    if (parts.size() < 2 || parts[0] != "3" || parts[1].empty() || !std::all_of(parts[1].begin(), parts[1].end(), ::isdigit)) return "";
-    return parts[0] + "." + parts[1];
-}
 
 // The multiarch part of CPython's extension-module suffix on this machine (sysconfig's
 // MULTIARCH, in EXTENSION_SUFFIXES: ".cpython-312-x86_64-linux-gnu.so").
@@ -138,7 +132,7 @@ public:
     ImportModel build() {
         model_.prefix = python_.prefix;
         model_.current_directory = context_.current_directory;
-        model_.python_version = major_minor(python_.python_version);
+        model_.python_version = python_major_minor(python_.python_version);
         const bool venv = python_.kind == PythonKind::venv;
         if (!find_base(venv)) return std::move(model_);
         if (model_.python_version.empty()) {
