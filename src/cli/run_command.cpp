@@ -220,6 +220,8 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
         }
     }
 
+    // Every -o file is created now, before any check runs: a path that cannot be written, a link the
+    // kernel would not follow or a file that could not be replaced is exit 2 at once (issue 35).
     std::vector<AtomicFile> output_files;
     for (const std::string& output : options.outputs) {
         if (output == standard_output_name) continue;
@@ -290,7 +292,8 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
     render_options.color = colour_wanted(options.color, environment);
     render_options.verbose = options.verbose;
     for (AtomicFile& file : output_files) {
-        if (auto commit_error = file.commit(render_text(report, format_of(file.path()), RenderOptions{false, options.verbose}))) {
+        // The format from the name as given: a link's target may have another extension.
+        if (auto commit_error = file.commit(render_text(report, format_of(file.requested()), RenderOptions{false, options.verbose}))) {
             // The checks ran: keep their verdicts on stdout even though the file could not be written.
             usage_error(*commit_error);
             if (auto print_error = print(render_text(report, Format::table, render_options))) usage_error(*print_error);

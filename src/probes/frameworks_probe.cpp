@@ -9,7 +9,9 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <set>
@@ -26,12 +28,113 @@ void add_unique(std::vector<GpuArch>& archs, const GpuArch& arch) {
     if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
 }
 
-// The cache key: a reinstalled or rebuilt file has another size or modification time.
+// The cache key: a reinstalled or rebuilt file has another size or modification time; a file
+// swapped for another (renamed over it, even one of the same size with its mtime set back by
+// `touch -d`) has another inode and change time, and no user can set a change time (stat(2),
+// inode(7)) (issue 35). The real path comes last: it may hold a line break.
 std::optional<std::string> cache_key(const std::string& path) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) return std::nullopt;
-    const long long mtime_ns = static_cast<long long>(status.st_mtim.tv_sec) * 1'000'000'000LL + status.st_mtim.tv_nsec;
-    return fmt::format("{}\n{}\n{}", sys::real_path(path), static_cast<long long>(status.st_size), mtime_ns);
+    const std::string real = sys::real_path(path);
+    if (real.empty()) return std::nullopt;
+    const auto nanoseconds = [](const timespec& time) { return static_cast<long long>(time.tv_sec) * 1'000'000'000LL + time.tv_nsec; };
+    return fmt::format("{}\n{}\n{}\n{}\n{}\n{}", static_cast<long long>(status.st_size), nanoseconds(status.st_mtim),
+                       nanoseconds(status.st_ctim), static_cast<unsigned long long>(status.st_dev),
+                       static_cast<unsigned long long>(status.st_ino), real);
+}
+
+// The real path of a cache key: what follows its fifth line break.
+std::string path_of_key(const std::string& key) {
+    std::size_t at = 0;
+    for (int line = 0; line < 5; ++line) {
+        at = key.find('\n', at);
+        if (at == std::string::npos) return {};
+        ++at;
+    }
+    return key.substr(at);
+}
+
+// JSON strings are UTF-8 (RFC 8259), and nlohmann's dump() throws type_error.316 on other bytes
+// (issue 35: a non-UTF-8 path ended frameworks.builds in CC901). A key that is not UTF-8 is kept
+// as hex, so the file system's real bytes come back exactly.
+bool is_json_text(const std::string& text) {
+    try {
+        (void)ordered_json(text).dump();
+        return true;
+    } catch (const nlohmann::json::exception&) {
+        return false;
+    }
+}
+
+std::string to_hex(std::string_view bytes) {
+    std::string hex;
+    hex.reserve(bytes.size() * 2);
+    for (const char byte : bytes) hex += fmt::format("{:02x}", static_cast<unsigned char>(byte));
+    return hex;
+}
+
+std::optional<std::string> from_hex(std::string_view hex) {
+    if (hex.size() % 2 != 0) return std::nullopt;
+    std::string bytes;
+    bytes.reserve(hex.size() / 2);
+    const auto digit = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        return -1;
+    };
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        const int high = digit(hex[i]);
+        const int low = digit(hex[i + 1]);
+        if (high < 0 || low < 0) return std::nullopt;
+        bytes += static_cast<char>(high * 16 + low);
+    }
+    return bytes;
+}
+
+constexpr const char* cache_file_name = "gpu-code-v2.json";
+constexpr std::uint64_t cache_size_limit = std::uint64_t{64} << 20;
+
+std::string mode_words(mode_t mode) { return fmt::format("mode {:04o}", mode & 07777); }
+
+// A cache directory or file that another user owns or may write (issue 35: in a shared cache, user
+// B turned user A's CC621 into a PASS).
+GpuCodeCacheRefusal untrusted(const std::string& path, const struct stat& status, bool directory) {
+    const bool others_own = status.st_uid != ::geteuid();
+    const std::string found =
+        others_own ? fmt::format("belongs to {} ({}), not to {} who runs cudacheck", owner_words(status.st_uid), mode_words(status.st_mode),
+                                 owner_words(::geteuid()))
+                   : fmt::format("is writable by {} ({})", (status.st_mode & S_IWOTH) != 0 ? "every user" : "its group", mode_words(status.st_mode));
+    GpuCodeCacheRefusal refusal{.not_a_file = false, .path = path};
+    refusal.message = fmt::format("the GPU code cache {} {} {}: another user could change what it says the frameworks' binaries carry, so it "
+                                  "was neither read nor written (the binaries were read instead)",
+                                  directory ? "directory" : "file", path, found);
+    if (!directory)
+        refusal.remediation = fmt::format("Remove it (`rm -f {}`): cudacheck writes a new one, mode 0600, on its next run.", path);
+    else if (others_own)
+        refusal.remediation = fmt::format("Point CUDACHECK_CACHE_DIR at a directory of your own (e.g. `export CUDACHECK_CACHE_DIR=\"$HOME/.cache/cudacheck\"`; "
+                                          "cudacheck creates it 0700), or have its owner remove {}; CUDACHECK_CACHE_DIR=off turns the cache off.",
+                                          path);
+    else
+        refusal.remediation = fmt::format("Make it yours alone and drop what others may have written: `chmod 700 {} && rm -f {}/{}`.", path, path,
+                                          cache_file_name);
+    return refusal;
+}
+
+// Where the cache directory or file should be, something else: a FIFO, a device, a link.
+GpuCodeCacheRefusal not_a_file(const std::string& path, const struct stat& status, bool directory) {
+    GpuCodeCacheRefusal refusal{.not_a_file = true, .path = path};
+    if (directory) {
+        refusal.message = fmt::format("the GPU code cache directory {} is {}, not a directory: the cache was neither read nor written", path,
+                                      sys::file_type_words(status.st_mode));
+        refusal.remediation = "Remove it, or point CUDACHECK_CACHE_DIR at a directory of your own; CUDACHECK_CACHE_DIR=off turns the cache off.";
+    } else {
+        refusal.message = fmt::format("the GPU code cache file {} is {}, not a regular file{}: it was neither read nor written (the frameworks' "
+                                      "binaries were read instead)",
+                                      path, sys::file_type_words(status.st_mode),
+                                      S_ISLNK(status.st_mode) ? " (a link is never followed there: it could name any file)" : "");
+        refusal.remediation = fmt::format("Remove it (`rm {}`): cudacheck writes a new cache file there, mode 0600, on its next run.", path);
+    }
+    return refusal;
 }
 
 std::vector<std::string> arch_names(const std::vector<GpuArch>& archs, bool sass) {
@@ -78,18 +181,104 @@ GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& sc
     return summary;
 }
 
-GpuCodeCache::GpuCodeCache(std::string directory) : file_(directory.empty() ? std::string() : directory + "/gpu-code-v2.json") {}
+GpuCodeCache::GpuCodeCache(std::string directory) : directory_(std::move(directory)) {}
+
+bool GpuCodeCache::refuse(GpuCodeCacheRefusal refusal) {
+    if (!refusal_) refusal_ = std::move(refusal);
+    entries_.clear();
+    changed_ = false;
+    return false;
+}
+
+std::optional<GpuCodeCacheRefusal> GpuCodeCache::refusal() {
+    std::lock_guard lock(mutex_);
+    return refusal_;
+}
+
+int GpuCodeCache::open_directory(bool create) {
+    if (create) {
+        struct stat status {};
+        if (::lstat(directory_.c_str(), &status) != 0 && errno == ENOENT) {
+            // The cache directory and, for ~/.cache/cudacheck, its parent: the user's own, 0700.
+            ::mkdir(sys::directory_of(directory_).c_str(), 0700);
+            ::mkdir(directory_.c_str(), 0700);  // EEXIST: made meanwhile, and checked below like any
+        }
+    }
+    // Followed if it is a link (~/.cache often is one): what is checked is the directory it opens.
+    const int fd = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        const int error_number = errno;
+        struct stat status {};
+        if (error_number == ENOTDIR && ::stat(directory_.c_str(), &status) == 0) refuse(not_a_file(directory_, status, true));
+        errno = error_number;
+        return -1;
+    }
+    struct stat status {};
+    if (::fstat(fd, &status) != 0 || !S_ISDIR(status.st_mode)) {
+        ::close(fd);
+        return -1;
+    }
+    if (status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        refuse(untrusted(directory_, status, true));
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+bool GpuCodeCache::file_acceptable(int directory, bool& exists) {
+    exists = false;
+    struct stat status {};
+    if (::fstatat(directory, cache_file_name, &status, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
+    exists = true;
+    const std::string path = directory_ + "/" + cache_file_name;
+    if (!S_ISREG(status.st_mode)) return refuse(not_a_file(path, status, false));
+    if (status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)) != 0) return refuse(untrusted(path, status, false));
+    return true;
+}
 
 void GpuCodeCache::load() {
     loaded_ = true;
-    if (file_.empty() || !sys::exists(file_)) return;
+    if (directory_.empty()) return;
+    const int directory = open_directory(false);
+    if (directory < 0) return;
+    bool exists = false;
+    if (!file_acceptable(directory, exists) || !exists) {
+        ::close(directory);
+        return;
+    }
+    // Opened without following a link and without blocking, and checked again on the descriptor: the
+    // file read is the one checked.
+    const int fd = ::openat(directory, cache_file_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    ::close(directory);
+    if (fd < 0) return;
+    struct stat status {};
+    std::string text;
+    if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_uid == ::geteuid() && (status.st_mode & (S_IWGRP | S_IWOTH)) == 0 &&
+        static_cast<std::uint64_t>(status.st_size) <= cache_size_limit) {
+        char buffer[65536];
+        for (;;) {
+            const ssize_t n = ::read(fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            text.append(buffer, static_cast<std::size_t>(n));
+            if (text.size() > cache_size_limit) {
+                text.clear();
+                break;
+            }
+        }
+    }
+    ::close(fd);
     std::string error;
-    const std::optional<ordered_json> document = read_json_file(file_, error);
+    const std::optional<ordered_json> document = parse_json_text(text, directory_ + "/" + cache_file_name, error);
     if (!document || !document->is_object() || !document->contains("entries") || !(*document)["entries"].is_array()) return;
     for (const ordered_json& entry : (*document)["entries"]) {
-        if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() || !entry.contains("path") || !entry["path"].is_string())
-            continue;
-        GpuCodeSummary summary{.path = entry["path"].get<std::string>(), .from_cache = true};
+        if (!entry.is_object()) continue;
+        std::optional<std::string> key;
+        if (entry.contains("key") && entry["key"].is_string()) key = entry["key"].get<std::string>();
+        else if (entry.contains("key_hex") && entry["key_hex"].is_string()) key = from_hex(entry["key_hex"].get<std::string>());
+        if (!key) continue;
+        GpuCodeSummary summary{.path = path_of_key(*key), .from_cache = true};
         if (entry.contains("sass")) summary.targets.sass = parse_archs(entry["sass"]);
         if (entry.contains("ptx")) summary.targets.ptx = parse_archs(entry["ptx"]);
         if (entry.contains("partial_sass")) summary.partial.sass = parse_archs(entry["partial_sass"]);
@@ -98,8 +287,7 @@ void GpuCodeCache::load() {
             entry["ptx_isa"][1].is_number_integer())
             summary.newest_ptx_isa = PtxIsa{entry["ptx_isa"][0].get<int>(), entry["ptx_isa"][1].get<int>()};
         if (entry.contains("fatbins") && entry["fatbins"].is_number_unsigned()) summary.fatbins = entry["fatbins"].get<std::size_t>();
-        if (entry.contains("problem") && entry["problem"].is_string()) summary.problem = entry["problem"].get<std::string>();
-        entries_.emplace(entry["key"].get<std::string>(), std::move(summary));
+        entries_.emplace(std::move(*key), std::move(summary));
     }
 }
 
@@ -114,8 +302,9 @@ GpuCodeSummary GpuCodeCache::summary_of(const std::string& path) {
             return summary;
         }
     GpuCodeSummary summary = summarize_gpu_code(path, inspect_file(path));
-    // A file that cannot be read now (removed, no permission) is not remembered.
-    if (key && !file_.empty() && summary.problem.empty()) {
+    // A file that cannot be read now (removed, no permission), or that changed while it was read, is
+    // not remembered.
+    if (key && !directory_.empty() && !refusal_ && summary.problem.empty() && cache_key(path) == key) {
         entries_.emplace(*key, summary);
         changed_ = true;
     }
@@ -124,34 +313,54 @@ GpuCodeSummary GpuCodeCache::summary_of(const std::string& path) {
 
 std::optional<std::string> GpuCodeCache::save() {
     std::lock_guard lock(mutex_);
-    if (!changed_ || file_.empty()) return std::nullopt;
+    if (!changed_ || directory_.empty() || refusal_) return std::nullopt;
     changed_ = false;
     ordered_json entries = ordered_json::array();
     for (const auto& [key, summary] : entries_) {
         // Entries of files that are gone or changed are dropped as the cache is written.
-        const std::string path = key.substr(0, key.find('\n'));
-        if (cache_key(path) != key) continue;
-        ordered_json entry = {{"key", key},
-                              {"path", summary.path},
-                              {"sass", arch_names(summary.targets.sass, true)},
-                              {"ptx", arch_names(summary.targets.ptx, false)},
-                              {"partial_sass", arch_names(summary.partial.sass, true)},
-                              {"partial_ptx", arch_names(summary.partial.ptx, false)},
-                              {"fatbins", summary.fatbins}};
+        if (cache_key(path_of_key(key)) != key) continue;
+        ordered_json entry = ordered_json::object();
+        if (is_json_text(key)) entry["key"] = key;
+        else entry["key_hex"] = to_hex(key);
+        entry["sass"] = arch_names(summary.targets.sass, true);
+        entry["ptx"] = arch_names(summary.targets.ptx, false);
+        entry["partial_sass"] = arch_names(summary.partial.sass, true);
+        entry["partial_ptx"] = arch_names(summary.partial.ptx, false);
+        entry["fatbins"] = summary.fatbins;
         if (summary.newest_ptx_isa) entry["ptx_isa"] = {summary.newest_ptx_isa->major, summary.newest_ptx_isa->minor};
         entries.push_back(std::move(entry));
     }
-    const std::string directory = sys::directory_of(file_);
-    if (!sys::is_directory(directory)) {
-        // The cache directory and, for ~/.cache/cudacheck, its parent.
-        ::mkdir(sys::directory_of(directory).c_str(), 0700);
-        if (::mkdir(directory.c_str(), 0700) != 0 && !sys::is_directory(directory))
-            return fmt::format("cannot create {}: {}", directory, std::strerror(errno));
+    const std::string file = directory_ + "/" + cache_file_name;
+    const int directory = open_directory(true);
+    if (directory < 0) return refusal_ ? std::nullopt : std::optional<std::string>(fmt::format("cannot create {}: {}", directory_, std::strerror(errno)));
+    bool exists = false;
+    if (!file_acceptable(directory, exists)) {
+        ::close(directory);
+        return std::nullopt;  // refused: the finding says why
     }
-    std::string error;
-    std::optional<AtomicFile> file = AtomicFile::create(file_, error);
-    if (!file) return error;
-    return file->commit(ordered_json{{"format", "cudacheck GPU code cache"}, {"version", 1}, {"entries", entries}}.dump() + "\n");
+    // Written beside it under a name of this process and renamed over it, both relative to the
+    // directory just checked: no link is followed, and nothing but the user writes there.
+    const std::string temporary = fmt::format(".{}.{}.tmp", cache_file_name, ::getpid());
+    ::unlinkat(directory, temporary.c_str(), 0);  // left by a killed process of this pid
+    const int fd = ::openat(directory, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        const int error_number = errno;
+        ::close(directory);
+        return fmt::format("cannot write {}: {}", file, std::strerror(error_number));
+    }
+    ::fchmod(fd, 0600);
+    const std::string text =
+        ordered_json{{"format", "cudacheck GPU code cache"}, {"version", 1}, {"entries", std::move(entries)}}.dump(-1, ' ', false,
+                                                                                                                  nlohmann::json::error_handler_t::replace) +
+        "\n";
+    std::optional<std::string> why = write_whole(fd, text);
+    if (!why && ::fsync(fd) != 0) why = write_error_words(errno);
+    if (::close(fd) != 0 && !why) why = write_error_words(errno);
+    if (!why && ::renameat(directory, temporary.c_str(), directory, cache_file_name) != 0) why = std::strerror(errno);
+    if (why) ::unlinkat(directory, temporary.c_str(), 0);
+    ::close(directory);
+    if (why) return fmt::format("cannot write {}: {}", file, *why);
+    return std::nullopt;
 }
 
 std::string cache_directory(const Environment& environment) {
@@ -563,6 +772,7 @@ PythonFacts collect_python_facts(const Environment& environment, std::span<const
     }
     facts.pip_mismatches = pip_mismatches(environment, facts, root);
     if (std::optional<std::string> problem = cache.save()) facts.cache_problem = std::move(*problem);
+    facts.cache_refused = cache.refusal();
     return facts;
 }
 

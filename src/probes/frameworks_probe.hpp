@@ -6,8 +6,9 @@
 // is imported, loaded or run.
 //
 // Reading the GPU code of libtorch_cuda.so (456 MB) touches the header of each of its thousands
-// of fatbinary entries, ~0.2 s cold; the summary is cached by real path, size and modification
-// time in the user's cache directory (GpuCodeCache), so a standard run reads it once per install.
+// of fatbinary entries, ~0.2 s cold; the summary is cached by real path, size, modification and
+// change time and inode in the user's own cache directory (GpuCodeCache), so a standard run reads
+// it once per install.
 #pragma once
 
 #include "cuda/arch_coverage.hpp"
@@ -46,23 +47,43 @@ struct GpuCodeSummary {
 };
 [[nodiscard]] GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& scan);
 
+// Why the GPU code cache was not used (issue 35): a cache another user can write could make a
+// framework without code for the GPU look fine, so it is neither read nor written.
+struct GpuCodeCacheRefusal {
+    bool not_a_file = false;  // a FIFO, a link, a device where the file or directory should be; else owner or mode
+    std::string path = {};    // the directory or file refused
+    std::string message = {};  // one line: the path and what was found (owner, mode, type)
+    std::string remediation = {};
+};
+
 // GpuCodeSummary per file, kept in one JSON file (`<cache directory>/gpu-code-v2.json`) and keyed
-// by real path, size and mtime, so a reinstalled wheel is read again. An unreadable or damaged
-// cache is ignored (and rewritten); one that cannot be written only costs the next run the scan.
+// by real path, size, mtime, ctime, device and inode, so a reinstalled wheel, or a file swapped for
+// another with the same size and mtime (a user can set mtime, not ctime), is read again. An
+// unreadable or damaged cache is ignored (and rewritten); one that cannot be written only costs the
+// next run the scan. The cache is the user's own (issue 35): the directory (created 0700) and the
+// file (0600) must belong to the effective user and be writable by no one else, and the file must
+// be a regular file opened without following a link; otherwise it is refused (refusal()).
 class GpuCodeCache {
 public:
     explicit GpuCodeCache(std::string directory);  // "" disables the cache
     [[nodiscard]] GpuCodeSummary summary_of(const std::string& path);
     // Writes the cache back if anything new was read; the error when it could not be written.
     std::optional<std::string> save();
+    // Why the cache was neither read nor written; none when it was used, or never needed.
+    [[nodiscard]] std::optional<GpuCodeCacheRefusal> refusal();
 
 private:
-    std::string file_;
+    std::string directory_;
     bool loaded_ = false;
     bool changed_ = false;
-    std::map<std::string, GpuCodeSummary> entries_;  // key: "<real path>\n<size>\n<mtime ns>"
+    std::optional<GpuCodeCacheRefusal> refusal_;
+    // key: "<size>\n<mtime ns>\n<ctime ns>\n<device>\n<inode>\n<real path>" (the path last: it may hold "\n")
+    std::map<std::string, GpuCodeSummary> entries_;
     std::mutex mutex_;
     void load();
+    int open_directory(bool create);  // the cache directory, checked; -1 when absent or refused
+    bool file_acceptable(int directory, bool& exists);  // the cache file, checked with lstat; false: refused
+    bool refuse(GpuCodeCacheRefusal refusal);
 };
 // $CUDACHECK_CACHE_DIR, else $XDG_CACHE_HOME/cudacheck, else $HOME/.cache/cudacheck; "" when
 // none can be named or CUDACHECK_CACHE_DIR is "off".
@@ -153,6 +174,7 @@ struct PythonFacts {
     std::vector<EnvironmentFacts> environments = {};
     std::vector<std::string> notes = {};  // from find_python_environments
     std::string cache_problem = {};       // why the GPU code cache could not be written; "" when fine
+    std::optional<GpuCodeCacheRefusal> cache_refused = {};  // why it was not used at all
     std::vector<PipMismatch> pip_mismatches = {};
 };
 

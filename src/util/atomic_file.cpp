@@ -4,11 +4,17 @@
 
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/fs.h>
+#include <pwd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,31 +87,210 @@ void AtomicFile::remove_temporaries_now() noexcept {
         if (slot.state.load() == slot_ready) ::unlink(slot.path);
 }
 
+namespace {
+
+// The path an output is written to, resolved as the kernel would resolve it for open(): `path`
+// has no symbolic link in it (each was checked and followed here), and names what rename() replaces.
+struct OutputTarget {
+    std::string path;
+    std::string directory;  // the directory holding it ("." for a bare name in the working directory)
+    bool exists = false;
+    struct stat status {};  // of the existing file
+};
+
+std::string joined(const std::vector<std::string>& parts, bool absolute, std::size_t count) {
+    std::string path = absolute ? "/" : "";
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i > 0) path += '/';
+        path += parts[i];
+    }
+    return path.empty() ? "." : path;
+}
+
+bool sticky_and_writable_by_others(const struct stat& directory, mode_t writable) {
+    return (directory.st_mode & S_ISVTX) != 0 && (directory.st_mode & writable) != 0;
+}
+
+// fs.protected_symlinks (Documentation/admin-guide/sysctl/fs.rst; may_follow_link() in
+// fs/namei.c): a link in a sticky world-writable directory is followed only when the follower owns
+// it or the directory's owner owns it. Applied whatever the sysctl says: root's `-o` into /tmp
+// must never become another user's write into /root (issue 35).
+bool may_follow(const struct stat& link, const struct stat& directory) {
+    if (!sticky_and_writable_by_others(directory, S_IWOTH)) return true;
+    return link.st_uid == ::geteuid() || link.st_uid == directory.st_uid;
+}
+
+// Walks `requested` one component at a time with lstat(), following each link only where
+// may_follow() allows (at most 40, the kernel's MAXSYMLINKS), so no link is followed that open()
+// would refuse, whether it is the last component or one of the directories on the way.
+std::optional<OutputTarget> resolve_output(const std::string& requested, std::string& error) {
+    std::vector<std::string> done;  // directories walked (never links), or leading ".." of a relative path
+    bool absolute = requested.front() == '/';
+    std::deque<std::string> pending;
+    for (std::string& part : sys::split(requested, '/'))
+        if (!part.empty() && part != ".") pending.push_back(std::move(part));
+    int links = 0;
+    bool final_link = false;  // the last component was a link: a target that is missing is an error, not a new file
+    while (!pending.empty()) {
+        std::string part = std::move(pending.front());
+        pending.pop_front();
+        if (part == ".") continue;
+        if (part == "..") {
+            // `done` holds real directories only, so ".." is the one before.
+            if (!done.empty() && done.back() != "..") done.pop_back();
+            else if (!absolute) done.emplace_back("..");
+            continue;
+        }
+        done.push_back(std::move(part));
+        const std::string candidate = joined(done, absolute, done.size());
+        struct stat status {};
+        if (::lstat(candidate.c_str(), &status) != 0) {
+            const int error_number = errno;
+            if (error_number == ENOENT && final_link) {
+                error = requested + " is a symbolic link to nothing; remove it or name another file";
+                return std::nullopt;
+            }
+            if (error_number == ENOENT && pending.empty())
+                return OutputTarget{.path = candidate, .directory = joined(done, absolute, done.size() - 1)};
+            error = "cannot write " + requested + ": " + std::strerror(error_number);
+            return std::nullopt;
+        }
+        if (S_ISLNK(status.st_mode)) {
+            done.pop_back();
+            const std::string directory = joined(done, absolute, done.size());
+            struct stat directory_status {};
+            if (++links > 40 || ::stat(directory.c_str(), &directory_status) != 0) {
+                error = "cannot write " + requested + ": " + std::strerror(links > 40 ? ELOOP : errno);
+                return std::nullopt;
+            }
+            if (!may_follow(status, directory_status)) {
+                error = fmt::format("cannot write {}: {} is a symbolic link of {} in the sticky world-writable directory {}, and the kernel follows "
+                                    "such a link only for its owner or the directory's owner (fs.protected_symlinks); remove the link or name "
+                                    "another file",
+                                    requested, candidate, owner_words(status.st_uid), directory);
+                return std::nullopt;
+            }
+            const std::string target = sys::read_link(candidate);
+            if (target.empty()) {
+                error = "cannot write " + requested + ": cannot read the symbolic link " + candidate;
+                return std::nullopt;
+            }
+            if (pending.empty()) final_link = true;
+            if (target.front() == '/') {
+                done.clear();
+                absolute = true;
+            }
+            std::vector<std::string> parts = sys::split(target, '/');
+            for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+                if (!it->empty()) pending.push_front(std::move(*it));
+            continue;
+        }
+        if (!pending.empty() && !S_ISDIR(status.st_mode)) {
+            error = "cannot write " + requested + ": " + std::strerror(ENOTDIR);
+            return std::nullopt;
+        }
+        if (pending.empty()) return OutputTarget{.path = candidate, .directory = joined(done, absolute, done.size() - 1), .exists = true, .status = status};
+    }
+    // "/", ".", "a/..": a directory.
+    OutputTarget target{.path = joined(done, absolute, done.size()), .directory = {}, .exists = true};
+    if (::stat(target.path.c_str(), &target.status) != 0) {
+        error = "cannot write " + requested + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+    return target;
+}
+
+// Why the final rename() over an existing file would fail, or the shell's `>` would be refused:
+// found now, before any check runs (issue 35: as an ordinary user, `-o` over another user's file in
+// /tmp used to fail only after the whole run). Empty when it can be replaced.
+std::optional<std::string> why_not_replaceable(const std::string& requested, const OutputTarget& target) {
+    struct stat directory {};
+    if (::stat(target.directory.c_str(), &directory) != 0) return "cannot write " + requested + ": " + std::strerror(errno);
+    const uid_t self = ::geteuid();
+    const uid_t owner = target.status.st_uid;
+    // fs.protected_regular (fs.rst; may_create_in_sticky() in fs/namei.c): in a sticky directory
+    // writable by others, an existing file of another user is not opened for writing unless the
+    // directory's owner owns it, root included. Mode 2 of the sysctl also covers group-writable
+    // directories; the stricter reading is applied whatever the sysctl says.
+    if (owner != self && owner != directory.st_uid && sticky_and_writable_by_others(directory, S_IWOTH | S_IWGRP))
+        return fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where the kernel opens another user's file for "
+                           "writing for no one else, root included (fs.protected_regular); name another file, or remove it as its owner",
+                           requested, target.path, owner_words(owner), target.directory);
+    // The sticky bit (rename(2), EPERM): only the file's owner, the directory's owner or a process
+    // with CAP_FOWNER may replace a file in a sticky directory.
+    if (owner != self && directory.st_uid != self && (directory.st_mode & S_ISVTX) != 0 && !may_act_on_others_files())
+        return fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where only its owner may replace it; name "
+                           "another file, or remove it as its owner",
+                           requested, target.path, owner_words(owner), target.directory);
+    // An immutable or append-only file (chattr +i, +a) cannot be replaced by anyone (rename(2): EPERM).
+    const int fd = ::open(target.path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0) {
+        int flags = 0;
+        const bool fixed = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)) != 0;
+        ::close(fd);
+        if (fixed)
+            return fmt::format("cannot write {}: {} is {}, so it cannot be replaced; `lsattr {}` shows it, `chattr -{} {}` (as root) clears it",
+                               requested, target.path, (flags & FS_IMMUTABLE_FL) != 0 ? "immutable" : "append-only", target.path,
+                               (flags & FS_IMMUTABLE_FL) != 0 ? "i" : "a", target.path);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string owner_words(uid_t uid) {
+    std::string name;
+    struct passwd entry {};
+    struct passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr && found->pw_name != nullptr)
+        name = sys::printable(found->pw_name);
+    return name.empty() ? fmt::format("uid {}", uid) : fmt::format("uid {} ({})", uid, name);
+}
+
+bool may_act_on_others_files() {
+    // CapEff in /proc/self/status (proc(5)); CAP_FOWNER is bit 3 (linux/capability.h).
+    if (const std::optional<std::string> status = sys::read_file("/proc/self/status"))
+        if (const std::size_t at = status->find("\nCapEff:"); at != std::string::npos) {
+            const std::string_view rest = sys::trim(std::string_view(*status).substr(at + 8, 24));
+            std::uint64_t bits = 0;
+            for (const char c : rest) {
+                if (!std::isxdigit(static_cast<unsigned char>(c))) break;
+                bits = bits * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
+            }
+            return (bits & (std::uint64_t{1} << 3)) != 0;
+        }
+    return ::geteuid() == 0;
+}
+
 std::optional<AtomicFile> AtomicFile::create(const std::string& requested, std::string& error) {
     if (requested.empty()) {
         error = "empty output path";
         return std::nullopt;
     }
+    if (requested.back() == '/') {  // open("dir/", O_CREAT) is EISDIR: a name with a slash last is no file
+        error = requested + " names a directory: -o writes only regular files (name a file)";
+        return std::nullopt;
+    }
     // Only regular files are replaced (issue 18: as root, `-o /dev/null` used to replace the
-    // device). A symlink to one is written through: the file it names is replaced, the link stays.
-    std::string path = requested;
-    struct stat status {};
-    if (::lstat(path.c_str(), &status) == 0) {
-        if (S_ISLNK(status.st_mode)) {
-            path = sys::real_path(requested);
-            if (path.empty() || ::stat(path.c_str(), &status) != 0) {
-                error = requested + " is a symbolic link to nothing; remove it or name another file";
-                return std::nullopt;
-            }
-        }
-        if (!S_ISREG(status.st_mode)) {
+    // device). A symlink to one is written through where the kernel would follow it: the file it
+    // names is replaced, the link stays.
+    std::optional<OutputTarget> target = resolve_output(requested, error);
+    if (!target) return std::nullopt;
+    if (target->exists) {
+        if (!S_ISREG(target->status.st_mode)) {
             error = fmt::format("{} is {}: -o writes only regular files (leave -o out to print to the terminal, or name a file)", requested,
-                                sys::file_type_words(status.st_mode));
+                                sys::file_type_words(target->status.st_mode));
+            return std::nullopt;
+        }
+        if (std::optional<std::string> why = why_not_replaceable(requested, *target)) {
+            error = std::move(*why);
             return std::nullopt;
         }
     }
+    const std::string& path = target->path;
+    const std::string& directory = target->directory;
     const std::size_t slash = path.find_last_of('/');
-    const std::string directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     // ".<name>.tmp.XXXXXX" beside the target (a rename stays on one filesystem); a name within 12
     // characters of the filesystem's limit gets a short temporary name instead.
@@ -114,15 +299,16 @@ std::optional<AtomicFile> AtomicFile::create(const std::string& requested, std::
     std::string pattern = directory + "/." + (name.size() + 12 <= limit ? name : std::string("cudacheck")) + ".tmp.XXXXXX";
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
-    const int fd = ::mkstemp(buffer.data());
+    const int fd = ::mkostemp(buffer.data(), O_CLOEXEC);
     if (fd < 0) {
         error = "cannot write " + requested + ": " + std::strerror(errno);
         return std::nullopt;
     }
-    // mkstemp creates 0600; a report is an ordinary file, so honour the umask like open() would.
+    // mkstemp creates 0600. A replaced file keeps its mode, never widened (issue 35: a 0600 file
+    // became 0644); a new report is an ordinary file, so it honours the umask like open() would.
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
+    ::fchmod(fd, target->exists ? (target->status.st_mode & 0777) : (0666 & ~mask));
     std::string temporary = buffer.data();
     const int slot = remember_temporary(temporary);
     return AtomicFile(requested, path, std::move(temporary), fd, slot);

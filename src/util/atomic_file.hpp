@@ -2,18 +2,25 @@
 // truncated report: write a temporary file in the same directory, fsync, rename over the target.
 // A temporary file is removed when its AtomicFile goes away uncommitted, and by
 // remove_temporaries_now() from a signal handler that ends the process (isolation/stop_signals).
+//
+// The path is resolved the way the kernel's own open() would resolve it (issue 35): a symbolic link
+// is followed only where fs.protected_symlinks lets the writer follow it, an existing file in a
+// sticky directory is replaced only where fs.protected_regular and the sticky bit's rename rule let
+// it be, and a replaced file keeps its mode (a new one honours the umask). Every such refusal, and
+// anything else that would make the final rename fail, is found by create(), before any work.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 
 namespace cudacheck {
 
 class AtomicFile {
 public:
     // Creates the temporary file now, so an unwritable destination is found before any work.
-    // On failure, `error` says why in one line.
+    // On failure, `error` says why in one line (and what to do).
     [[nodiscard]] static std::optional<AtomicFile> create(const std::string& path, std::string& error);
 
     AtomicFile(AtomicFile&& other) noexcept;
@@ -26,7 +33,8 @@ public:
     // the file as it was asked for ("cannot write report.json: No space left on device"); the
     // temporary file is then removed and the target left as it was.
     [[nodiscard]] std::optional<std::string> commit(std::string_view content);
-    [[nodiscard]] const std::string& path() const { return path_; }
+    [[nodiscard]] const std::string& path() const { return path_; }  // the file replaced
+    [[nodiscard]] const std::string& requested() const { return requested_; }  // as given
     [[nodiscard]] const std::string& temporary_path() const { return temporary_; }
 
     // Unlinks every uncommitted temporary file of this process. Async-signal-safe: for a handler
@@ -44,6 +52,13 @@ private:
     int slot_ = -1;  // in the table remove_temporaries_now() reads; -1: not there
     bool finished_ = false;  // committed, or given up and its temporary file removed
 };
+
+// Who owns a file, for messages: "uid 1001 (alice)", or "uid 1001" when the name is unknown.
+[[nodiscard]] std::string owner_words(uid_t uid);
+// Whether this process may act on files it does not own (CAP_FOWNER in its effective set, as root
+// has): the sticky bit's rename rule does not stop it, fs.protected_regular and
+// fs.protected_symlinks do.
+[[nodiscard]] bool may_act_on_others_files();
 
 // strerror(error) for a failed write, and for EFBIG the limit that caused it: "File too large (the
 // file-size limit, ulimit -f, is 512 bytes)".
