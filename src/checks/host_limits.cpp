@@ -1,7 +1,8 @@
 // host.limits: the process limits CUDA work runs under (ulimit, the control group's memory), each
 // named as what it is before it shows up as a misleading CUDA error (issue 18): an address-space
 // limit makes cuInit fail with CUDA_ERROR_OUT_OF_MEMORY, a low open-files limit gives "Too many
-// open files", a file-size limit kills a writer with SIGXFSZ.
+// open files", a file-size limit kills a writer with SIGXFSZ, a tiny stack kills Python and nvcc as
+// they start, and a process limit the user's threads fill makes every fork and thread fail (issue 35).
 #include "checks/checks.hpp"
 #include "probes/probes.hpp"
 #include "util/units.hpp"
@@ -23,6 +24,17 @@ constexpr std::uint64_t address_space_cuda_fails_below = std::uint64_t{16} << 30
 constexpr std::uint64_t open_files_wanted = 1024;
 // RDMA registration pins a job's communication buffers: NCCL's and MPI's guides ask for unlimited.
 constexpr std::uint64_t locked_memory_wanted = std::uint64_t{64} << 20;
+// Measured on Debian 12 (issue 35): Python 3.11 and nvcc 13.0 die with SIGSEGV as they start under
+// `ulimit -s 64` and run under 128 (KiB); compilers on large code and Python extensions need more,
+// and the usual limit is 8 MiB. Below the first a failure, below the second a warning.
+constexpr std::uint64_t stack_fails_below = std::uint64_t{256} << 10;
+constexpr std::uint64_t stack_wanted = std::uint64_t{1} << 20;
+// Processes and threads a run needs beyond what the user already runs. Measured as an ordinary user
+// on a machine without a GPU (issue 35): `--level full` ran every check under `ulimit -u 24` and not
+// under 16 (the check process's threads, the compilers and interpreters it starts). With GPUs each
+// per-device check takes a thread per GPU and CUDA starts threads of its own per context, and CUDA
+// jobs start many more: 256 leaves room for eight GPUs.
+constexpr std::uint64_t process_room_wanted = 256;
 // Host memory a CUDA process needs besides its data: the CUDA libraries (cuBLAS(Lt) and cuDNN are
 // hundreds of MiB each) and a framework.
 constexpr std::uint64_t cgroup_headroom_wanted = std::uint64_t{4} << 30;
@@ -55,6 +67,9 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
     evidence_limit(result, "open_files", limits.open_files, false);
     evidence_limit(result, "locked_memory", limits.locked_memory, true);
     evidence_limit(result, "file_size", limits.file_size, true);
+    evidence_limit(result, "stack", limits.stack, true);
+    evidence_limit(result, "processes", limits.processes, false);
+    if (limits.user_tasks) result.evidence("user_processes_and_threads", std::to_string(*limits.user_tasks));
     if (limits.may_lock_past_limit) result.evidence("cap_ipc_lock", "yes: this process may lock memory past RLIMIT_MEMLOCK");
     if (!limits.rdma_devices.empty()) result.evidence("rdma_devices", fmt::format("{}", fmt::join(limits.rdma_devices, ", ")));
 
@@ -96,7 +111,29 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
                    fmt::format("the file-size limit (ulimit -f) is {}: a process writing past it is killed by SIGXFSZ or its write fails, "
                                "which cuts reports, checkpoints, caches and core files",
                                format_bytes(*soft)));
-    result.summary("no limit CUDA work runs into (address space, open files, locked memory, file size, control-group memory)");
+    if (const auto& soft = limits.stack.soft; soft && *soft < stack_wanted) {
+        const bool fails = *soft < stack_fails_below;
+        result.add(Code::stack_limit_small,
+                   fmt::format("the stack-size limit (ulimit -s) is {} ({} KiB){}: programs started under it get no more stack than that, "
+                               "{}",
+                               format_bytes(*soft), *soft >> 10, limits.stack.hard ? fmt::format(", hard limit {} KiB", *limits.stack.hard >> 10) : "",
+                               fails ? "and Python and nvcc die with SIGSEGV as they start under 128 KiB"
+                                     : "too little for compilers on large code and Python extensions (the usual limit is 8 MiB)"),
+                   {}, fails ? std::optional<Status>(Status::fail) : std::nullopt);
+    }
+    if (const auto& soft = limits.processes.soft; soft && !limits.exempt_from_process_limit) {
+        const std::uint64_t used = limits.user_tasks.value_or(0);
+        const std::uint64_t room = *soft > used ? *soft - used : 0;
+        if (room < process_room_wanted)
+            result.add(Code::process_limit_low,
+                       fmt::format("the process limit (ulimit -u) is {}{}{}: {} more processes and threads can start, fewer than the {} "
+                                   "running the checks and CUDA work may take (fork, posix_spawn and pthread_create fail with \"Resource "
+                                   "temporarily unavailable\" at the limit)",
+                                   *soft, limits.processes.hard ? fmt::format(", hard limit {}", *limits.processes.hard) : std::string(),
+                                   limits.user_tasks ? fmt::format(", and this user already runs {} processes and threads", used) : std::string(),
+                                   room, process_room_wanted));
+    }
+    result.summary("no limit CUDA work runs into (address space, open files, locked memory, file size, stack, processes, control-group memory)");
 }
 
 std::unique_ptr<Check> make_host_limits_check() {
@@ -105,8 +142,9 @@ std::unique_ptr<Check> make_host_limits_check() {
                                                    "memory, file size, cgroup memory",
                   Scope::host, Level::quick, {}, {},
                   {Code::address_space_limited, Code::open_files_limited, Code::locked_memory_limited, Code::cgroup_memory_limited,
-                   Code::file_size_limited},
-                  "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, the cgroup's memory limit"},
+                   Code::file_size_limited, Code::stack_limit_small, Code::process_limit_low},
+                  "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, `-s` (a stack compilers and Python "
+                  "cannot start with), `-u` against the processes and threads the user runs, the cgroup's memory limit"},
         [](CheckContext& context, ResultBuilder& result) { judge_limits(context.probes.limits(), context.probes.host(), result); });
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/command_support.hpp"
 #include "cuda/library_families.hpp"
+#include "isolation/stop_signals.hpp"
 #include "probes/probes.hpp"
 #include "probes/visible_devices.hpp"
 #include "util/atomic_file.hpp"
@@ -17,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unistd.h>
@@ -183,11 +185,13 @@ private:
     void host_compiler_lines() {
         const HostCompilerPick& pick = setup_.nvcc_host_compiler;
         const CompilerAcceptance& nvcc = toolkit_->nvcc_pick;
-        const bool nvcc_fails = pick.path.empty() || (pick.version && nvcc.unreadable.empty() && !nvcc.accepted);
+        // A program that is no compiler (NVCC_CCBIN=/bin/true: build_setup's `unusable`) fails as
+        // surely as a rejected one (issue 35: it used to be "not judged").
+        const bool nvcc_fails = pick.path.empty() || !pick.unusable.empty() || (pick.version && nvcc.unreadable.empty() && !nvcc.accepted);
         bool cc_fails = false;
         if (setup_.torch_host_compiler) {
             const CompilerAcceptance& torch = toolkit_->torch_pick;
-            cc_fails = setup_.torch_host_compiler->path.empty() ||
+            cc_fails = setup_.torch_host_compiler->path.empty() || !setup_.torch_host_compiler->unusable.empty() ||
                        (setup_.torch_host_compiler->version && torch.unreadable.empty() && !torch.accepted);
         }
         const std::string header = toolkit_->host_config.empty() ? toolkit_->root + "/include/crt/host_config.h" : toolkit_->host_config;
@@ -199,8 +203,10 @@ private:
         }
         const HostCompilerPick& rejected = nvcc_fails ? pick : *setup_.torch_host_compiler;
         const CompilerAcceptance& verdict = nvcc_fails ? nvcc : toolkit_->torch_pick;
-        add(comment(rejected.path.empty() ? fmt::format("host compiler: {} ({}): {}", rejected.program, rejected.rule, rejected.failure)
-                                          : fmt::format("host compiler: {} ({}, {}) is rejected by {}: #error {}", rejected.path,
+        add(comment(rejected.path.empty()        ? fmt::format("host compiler: {} ({}): {}", rejected.program, rejected.rule, rejected.failure)
+                    : !rejected.unusable.empty() ? fmt::format("host compiler: {} ({}) is no compiler nvcc can use: {}", rejected.path, rejected.rule,
+                                                               sys::printable(rejected.unusable))
+                                                 : fmt::format("host compiler: {} ({}, {}) is rejected by {}: #error {}", rejected.path,
                                                         compiler_text(rejected.version), rejected.rule, header, verdict.error)));
         const HostCompiler* alternative = accepted_alternative(setup_, *toolkit_);
         if (alternative == nullptr) {
@@ -440,6 +446,10 @@ int run_env(const EnvCommandOptions& options) {
     // facts, so that toolkit.build's input (build_judge_input) is built here without loading
     // libcuda or NVML into this process.
     const FoundGpus gpus = find_gpus();
+    // The probes run compilers and nvcc here, each in its own process group (sys::run_command): a
+    // Ctrl-C or SIGTERM meanwhile kills those groups as it ends `env` (issue 35), which the default
+    // action would leave running. Until the script is planned: writing it keeps SIGPIPE's default.
+    std::optional<StopSignals> signals(std::in_place, StopSignals::OnSignal::exit_now);
     ProbeSettings settings;
     settings.collect_driver = [&gpus](bool) {
         DriverFacts facts;
@@ -453,6 +463,7 @@ int run_env(const EnvCommandOptions& options) {
     const BuildJudgeInput input = build_judge_input(probes, environment);
     const EnvInputs inputs{input.setup, input.torch, input.devices, gpus.driver_cuda, probes.loader_search()};
     EnvScript script = plan_environment(inputs, environment, profile);
+    signals.reset();
     const std::string invocation = fmt::format("cudacheck env{}{}", profile == Profile::none ? "" : " --profile ", profile == Profile::none ? "" : to_string(profile));
     script.lines.insert(script.lines.begin(),
                         comment(shell == Shell::fish ? fmt::format("this machine's CUDA environment, for fish: {} --shell fish | source", invocation)

@@ -2,6 +2,7 @@
 
 #include "engine/progress.hpp"
 
+#include "util/process.hpp"
 #include "util/timed_windows.hpp"
 #include "util/trace.hpp"
 #include "util/waiting.hpp"
@@ -15,6 +16,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <unistd.h>
 #include <variant>
 
@@ -133,6 +135,13 @@ CheckResult run_one(const Check& check, CheckContext& context) {
     try {
         check.run(context, builder);
         note_sharing(check.info().id, context.sharing(), builder);
+    } catch (const std::system_error& exception) {
+        // A thread or process the check needed could not start (EAGAIN): the process limit, not a
+        // cudacheck bug (issue 35).
+        if (exception.code() == std::errc::resource_unavailable_try_again)
+            builder.add(Code::process_limit_reached,
+                        fmt::format("{} could not start a thread or process ({}): {}", check.info().id, exception.what(), sys::process_limit_words()));
+        else builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
     } catch (const std::exception& exception) {
         builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
     } catch (...) {

@@ -2,8 +2,10 @@
 
 #include "cudacheck/catalog.hpp"
 #include "probes/library_damage.hpp"
+#include "util/system.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION only: the major whose sonames the checks open
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace cudacheck {
@@ -43,6 +45,75 @@ std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check
     if (check.libraries.empty()) return std::nullopt;  // no loader search to read
     const Environment environment = Environment::from_process();
     return charge_to_damaged_library(check, ending, loader_search(environment), CUDART_VERSION / 1000, environment);
+}
+
+namespace {
+
+// A command line or a path for a message: printable, and cut (a `python -c` script is long).
+std::string shown(std::string_view text, std::size_t limit = 200) {
+    std::string printable = sys::printable(text);
+    if (printable.size() > limit) printable = printable.substr(0, limit) + "...";
+    return printable;
+}
+
+}  // namespace
+
+Circumstances circumstances_of(const CheckInfo& check, const std::vector<activity::ThreadActivity>& board, bool only_check_in_flight,
+                               const std::vector<actions::Action>& steps_in_flight) {
+    Circumstances found;
+    const auto gather = [&](bool labelled) {
+        const activity::ThreadActivity* latest_file = nullptr;
+        for (const activity::ThreadActivity& thread : board) {
+            if (labelled ? thread.check != check.id : !thread.check.empty()) continue;
+            if (found.child.empty() && !thread.child.empty()) found.child = thread.child;
+            if (!thread.last_file.empty() && (latest_file == nullptr || thread.file_order > latest_file->file_order)) latest_file = &thread;
+            if (found.gpu_step.empty() && thread.gpu_step_in_flight) found.gpu_step = thread.last_gpu_step;
+        }
+        if (latest_file != nullptr) found.last_file = latest_file->last_file;
+    };
+    gather(true);
+    if (found.child.empty() && found.last_file.empty() && found.gpu_step.empty() && only_check_in_flight) gather(false);
+    found.gpu = check.scope != Scope::host || !check.libraries.empty() || !steps_in_flight.empty() || !found.gpu_step.empty();
+    return found;
+}
+
+Finding ending_finding(Code code, const CheckEnding& ending, const Circumstances& circumstances) {
+    const std::optional<Status> status = ending.timed_out ? std::optional<Status>(Status::timeout) : std::nullopt;
+    const std::string report = "report it with `cudacheck -v -o report.json` attached";
+    // A program the check waits for is the likeliest culprit whatever else runs: it is named first.
+    if (!circumstances.child.empty()) {
+        const std::string command = shown(circumstances.child);
+        if (ending.timed_out)
+            return make_finding(code, fmt::format("{}, while it was waiting for a program it runs: `{}`", ending.what, command),
+                               fmt::format("Run `{}` by hand to see why it does not finish (a compiler or interpreter that hangs, waits for "
+                                           "input or a lock, or is a wrapper that never returns); fix or remove it, or raise --timeout "
+                                           "SECONDS if it is only slow.",
+                                           command),
+                               status);
+        return make_finding(code, fmt::format("{}, while it was running a program: `{}`", ending.what, command),
+                            fmt::format("Run `{}` by hand to see what it does to the process that starts it; no GPU call was in flight. "
+                                        "If it runs cleanly, {}.",
+                                        command, report),
+                            status);
+    }
+    if (circumstances.gpu) {
+        if (!circumstances.gpu_step.empty())
+            return make_finding(code, fmt::format("{}, during a GPU step: {}", ending.what, circumstances.gpu_step), {}, status);
+        return make_finding(code, ending.what, {}, status);  // the catalogue's advice: GPU faults, the driver
+    }
+    if (!circumstances.last_file.empty()) {
+        const std::string file = shown(circumstances.last_file);
+        return make_finding(
+            code, fmt::format("{}; no GPU call was in flight, and the last file it read was {}", ending.what, file),
+            fmt::format("Look at {} (`ls -l`, its size and content): a file that is very large or deeply nested, or one on a file system that "
+                        "does not answer, can do this; move it aside and run again to confirm{}, and {}.",
+                        file, ending.timed_out ? " (raise --timeout SECONDS if the machine is only slow)" : "", report),
+            status);
+    }
+    return make_finding(code, fmt::format("{}; no GPU call was in flight", ending.what),
+                        ending.timed_out ? fmt::format("Raise --timeout SECONDS if the machine is only slow; otherwise {}.", report)
+                                         : fmt::format("This is a cudacheck bug or a damaged file it read: {}.", report),
+                        status);
 }
 
 }  // namespace cudacheck

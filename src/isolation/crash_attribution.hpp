@@ -12,6 +12,8 @@
 #include "cudacheck/result.hpp"
 #include "engine/check.hpp"
 #include "probes/library_locator.hpp"
+#include "util/activity.hpp"
+#include "util/actions.hpp"
 #include "util/environment.hpp"
 
 #include <optional>
@@ -42,5 +44,27 @@ struct ChargedToLibrary {
 // The same for a worker of this process: its environment (which workers inherit), its loader search
 // and the CUDA runtime cudacheck was built with (whose sonames Probes::library opens).
 [[nodiscard]] std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check, const CheckEnding& ending);
+
+// What the check's process was doing when it died or hung, besides a damaged library (issue 35):
+// CC902 and CC903 used to send everyone to look for GPU faults, also when a compiler hung or a
+// parser crashed on a file. From the activity board (util/activity.hpp) and the announced steps.
+struct Circumstances {
+    std::string child;      // the program a thread of the check was waiting for (command line)
+    std::string last_file;  // the last file it read
+    std::string gpu_step;   // a GPU step (util/actions.hpp) one of its threads was in
+    bool gpu = false;       // a GPU call may have been in flight: a GPU check, a check that opens CUDA
+                            // libraries (their calls are not announced), or a step in flight
+};
+
+// For `check`: the board's entries of the threads labelled with it, or, when nothing there says
+// more and it was the only check in flight, those of unlabelled threads (probes, helper threads).
+[[nodiscard]] Circumstances circumstances_of(const CheckInfo& check, const std::vector<activity::ThreadActivity>& board,
+                                             bool only_check_in_flight, const std::vector<actions::Action>& steps_in_flight);
+
+// The finding for a check whose process died (CC902) or that ran past its limit (CC903) when no
+// damaged library explains it: with a GPU call possibly in flight, the catalogue's advice (GPU
+// faults); otherwise the message and the fix name the program that was running or the file read
+// last, and say that no GPU call was in flight.
+[[nodiscard]] Finding ending_finding(Code code, const CheckEnding& ending, const Circumstances& circumstances);
 
 }  // namespace cudacheck

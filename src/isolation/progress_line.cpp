@@ -1,5 +1,7 @@
 #include "isolation/progress_line.hpp"
 
+#include <system_error>
+
 #include "util/process.hpp"
 
 #include <algorithm>
@@ -160,7 +162,11 @@ ProgressLine::ProgressLine(ProgressSettings settings, ProgressModel first, Clock
         const std::lock_guard<std::mutex> lock(mutex_);
         draw_locked(Clock::now());
     }
-    thread_ = std::thread([this] { run(); });
+    // Without a thread (EAGAIN under a process limit, issue 35) the line stays as first drawn.
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+    }
 }
 
 ProgressLine::~ProgressLine() { finish(); }

@@ -3,10 +3,19 @@
 // is no versioning; a line the supervisor cannot read is ignored, as if never sent.
 //
 //   stdin   one JSON job, the Job below:
-//             {"parent_pid", "level", "devices", "verbose", "duration", "python", "checks" (ids, registry
-//              order), "decided" (results not to run again), "one_at_a_time", "failed_actions"
+//             {"parent_pid", "nonce", "level", "devices", "verbose", "duration", "python", "checks" (ids,
+//              registry order), "decided" (results not to run again), "one_at_a_time", "failed_actions"
 //              ([{"kind","subject","how","timed_out"}]: steps an earlier worker died or hung in)}
-//   fd 3    JSON lines, the Events below, as things happen:
+//             Paths ("python", an action's "subject") may be any bytes: one that is not UTF-8 is
+//             written {"hex": "<its bytes>"} (issue 35: re-encoded with U+FFFD it named another path).
+//   fd 3    lines "<nonce> <JSON event>", the Events below, as things happen. The nonce is the job's,
+//             which only the worker read: a line without it is not the worker's (issue 35: a child
+//             that reached the pipe forged a result) and is dropped, like every line after "done".
+//             The worker marks fd 3 close-on-exec at once; what it runs gets none of its descriptors.
+//   fd 4    the activity board (util/activity.hpp), shared memory where the worker's threads note
+//             what they are doing (the check, the child program running, the last file read), which
+//             the supervisor reads when the worker died or hung
+//   fd 3 events:
 //             {"event":"planned","id","device"}   a check (per device) the run will report
 //             {"event":"started","id","device"}
 //             {"event":"waiting","id","device","waiting"}   a started check blocks on (true) or
@@ -21,6 +30,8 @@
 //             {"event":"progress","id","device","elapsed","planned","value","unit","note"}
 //                                                  a running check's live figure (engine/progress.hpp),
 //                                                  at most four a second per check
+//             {"event":"out_of_processes","message"}   the worker could not start a thread or
+//                                                  process (EAGAIN): the process limit, not a fault
 //             {"event":"done"}
 //   stdout, stderr   whatever the checks or libraries print; the supervisor keeps the tail
 #pragma once
@@ -44,10 +55,12 @@ namespace cudacheck::protocol {
 // checks' own output.
 inline constexpr const char* worker_subcommand = "__worker";
 inline constexpr int events_fd = 3;
+inline constexpr int activity_fd = 4;
 
 // What a worker runs.
 struct Job {
     int parent_pid = 0;  // the supervisor's: a worker started by anyone else refuses the job
+    std::string nonce;   // what every event line starts with (new_nonce())
     RunOptions options;
     std::vector<std::string> checks;   // ids, in registry order
     std::vector<CheckResult> decided;  // results that stand: those checks do not run again
@@ -56,6 +69,8 @@ struct Job {
 };
 
 [[nodiscard]] std::string encode(const Job& job);
+// 32 random hexadecimal digits (getrandom(2), else /dev/urandom, else the clock and the pid).
+[[nodiscard]] std::string new_nonce();
 // Empty optional when `text` is not a job from `parent_pid`; throws (nlohmann's exceptions,
 // JsonShapeError) when a job from it has the wrong shape.
 [[nodiscard]] std::optional<Job> decode_job(std::string_view text, int parent_pid);
@@ -97,12 +112,16 @@ struct Progress {
     Task task;
     ProgressFigure figure;
 };
+struct OutOfProcesses {
+    std::string message;  // what could not be started, and the limit (sys::process_limit_words)
+};
 struct Done {};
-using Event = std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Progress, Done>;
+using Event = std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Progress, OutOfProcesses, Done>;
 
-// One line, newline included.
-[[nodiscard]] std::string encode(const Event& event);
-// Empty optional for a line that is not a whole, well-formed event.
-[[nodiscard]] std::optional<Event> decode_event(std::string_view line);
+// One line, newline included, starting with `nonce` and a space when one is given.
+[[nodiscard]] std::string encode(const Event& event, std::string_view nonce = {});
+// Empty optional for a line that is not a whole, well-formed event, or does not start with `nonce`
+// (when one is given) and a space.
+[[nodiscard]] std::optional<Event> decode_event(std::string_view line, std::string_view nonce = {});
 
 }  // namespace cudacheck::protocol

@@ -2,6 +2,7 @@
 
 #include "cudacheck/report.hpp"
 #include "util/atomic_file.hpp"
+#include "util/process.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -29,6 +30,7 @@ struct sigaction previous_file_size {};
 extern "C" void on_stop_signal(int signal) {
     if (exit_at_once != 0) {
         AtomicFile::remove_temporaries_now();
+        sys::kill_spawned_groups();  // the programs the checks run go too (issue 35)
         ::_exit(exit_interrupted_base + signal);
     }
     const int saved_errno = errno;

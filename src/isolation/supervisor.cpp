@@ -7,6 +7,7 @@
 #include "isolation/worker_process.hpp"
 #include "probes/process_limits.hpp"
 #include "util/process.hpp"
+#include "util/system.hpp"
 #include "util/units.hpp"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <map>
 #include <poll.h>
 #include <set>
+#include <sys/prctl.h>     // PR_SET_CHILD_SUBREAPER
 #include <sys/resource.h>  // RLIMIT_NOFILE
 #include <unistd.h>        // getpid
 
@@ -47,11 +49,12 @@ constexpr auto memory_poll_interval = std::chrono::milliseconds(100);
 
 // How one worker's life ended.
 struct WorkerEnd {
-    enum Kind { done, usage_error, interrupted, died, check_timed_out, action_timed_out, run_timed_out } kind = done;
-    std::string reason;  // died: how; usage_error: the message
+    enum Kind { done, usage_error, interrupted, died, check_timed_out, action_timed_out, run_timed_out, out_of_processes } kind = done;
+    std::string reason;  // died: how; usage_error, out_of_processes: the message
     Task culprit;        // check_timed_out: the check past its limit
     bool over_memory_limit = false;  // died: stopped for its memory
     actions::Action action = {};     // action_timed_out: the step past its limit
+    std::vector<activity::ThreadActivity> activity = {};  // what its threads were doing at the end (util/activity.hpp)
 };
 
 // What the supervisor knows about the run, from the events of its workers and from their deaths.
@@ -60,9 +63,12 @@ public:
     RunState(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals)
         : selection_(selection), settings_(settings), signals_(signals), output_(settings.forward_output) {}
 
-    [[nodiscard]] std::string job(bool one_at_a_time) const {
+    // A new nonce each time: events must carry that worker's (protocol.hpp).
+    [[nodiscard]] std::string job(bool one_at_a_time) {
+        nonce_ = protocol::new_nonce();
         protocol::Job job;
         job.parent_pid = static_cast<int>(::getpid());
+        job.nonce = nonce_;
         job.options = settings_.run;
         for (const Check* check : selection_.checks) job.checks.push_back(check->info().id);
         for (const auto& [task, result] : results_) job.decided.push_back(result);
@@ -71,10 +77,27 @@ public:
         return protocol::encode(job);
     }
 
-    // Runs one worker until it reports "done", dies, or a limit or signal stops it.
+    // Runs one worker until it reports "done", dies, or a limit or signal stops it. Its death is
+    // seen by its exit (a pidfd, or waitid every 50 ms), not by end of file on its pipes, which a
+    // program it started may hold open (issue 35).
     WorkerEnd watch(WorkerProcess& worker, Clock::time_point run_start) {
         std::string pending_events;
+        bool events_open = true;
+        bool output_open = true;
         auto next_memory_poll = Clock::now();
+        // Reads up to `budget` bytes of events; false at end of file.
+        const auto read_events = [&](std::size_t budget) {
+            char buffer[16384];
+            while (budget > 0) {
+                const ssize_t n = ::read(worker.events(), buffer, std::min(sizeof buffer, budget));
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0) return true;
+                if (n == 0) return false;
+                pending_events.append(buffer, static_cast<std::size_t>(n));
+                budget -= static_cast<std::size_t>(n);
+            }
+            return true;
+        };
         while (true) {
             const auto now = Clock::now();
             Clock::time_point deadline = run_start + settings_.run_time_limit;
@@ -83,34 +106,47 @@ public:
             for (const auto& [id, step] : actions_in_flight_) deadline = std::min(deadline, step.started + settings_.check_time_limit);
             if (settings_.memory_limit_bytes > 0) deadline = std::min(deadline, next_memory_poll);
             const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+            const int ended_fd = worker.ended_descriptor();
+            const long long longest_wait = ended_fd >= 0 ? 1000 : sys::ended_poll_interval_ms;
 
-            pollfd fds[3] = {{signals_.fd(), POLLIN, 0}, {worker.events(), POLLIN, 0}, {worker.output(), POLLIN, 0}};
-            const int ready = ::poll(fds, 3, static_cast<int>(std::clamp<long long>(wait, 0, 1000)));
+            pollfd fds[4] = {{signals_.fd(), POLLIN, 0},
+                             {events_open ? worker.events() : -1, POLLIN, 0},
+                             {output_open ? worker.output() : -1, POLLIN, 0},
+                             {ended_fd, POLLIN, 0}};
+            const int ready = ::poll(fds, 4, static_cast<int>(std::clamp<long long>(wait, 0, longest_wait)));
             if (ready < 0 && errno != EINTR) return kill(worker, WorkerEnd{WorkerEnd::died, fmt::format("poll: {}", std::strerror(errno)), {}});
             if (signals_.received() != 0) return kill(worker, WorkerEnd{WorkerEnd::interrupted, {}, {}});
             // -v copies the worker's output to stderr: the progress line makes way for it.
             if (settings_.forward_output && progress_line_ != nullptr && ready > 0 && (fds[2].revents & (POLLIN | POLLHUP)) != 0)
                 progress_line_->make_room();
-            output_.drain(worker.output());
+            // Asked before its pipes are read: all it wrote before it ended is in them by then.
+            const bool ended = worker.has_ended();
+            if (output_open && output_.drain(worker.output())) output_open = false;
+            if (events_open) events_open = read_events(ended ? std::size_t{64} << 20 : std::size_t{4} << 20);
 
-            const bool events_closed =
-                sys::read_available(worker.events(), [&pending_events](std::string_view chunk) { pending_events.append(chunk); });
             bool applied = false;
             for (std::size_t newline; (newline = pending_events.find('\n')) != std::string::npos;) {
-                const std::optional<protocol::Event> event = protocol::decode_event(std::string_view(pending_events).substr(0, newline));
+                // A line without this worker's nonce is not its own (a program that reached the pipe):
+                // ignored, as is one that is not a valid event.
+                const std::optional<protocol::Event> event =
+                    protocol::decode_event(std::string_view(pending_events).substr(0, newline), nonce_);
                 pending_events.erase(0, newline + 1);
-                // A line that is not a valid event is ignored (the worker writes nothing else on that pipe).
                 if (!event) continue;
                 applied = true;
                 if (auto end = apply(*event)) {
                     show_progress();
+                    // What it said last stands; nothing after it is read. Whatever it still runs goes.
+                    worker.kill_children();
                     return *end;
                 }
             }
             if (applied) show_progress();
-            if (events_closed) {
+            if (ended) {
                 output_.drain(worker.output());
-                return WorkerEnd{WorkerEnd::died, sys::describe_wait_status(worker.reap()), {}};
+                WorkerEnd end{WorkerEnd::died, {}, {}};
+                end.activity = worker.activity();
+                end.reason = sys::describe_wait_status(worker.kill_and_reap());
+                return end;
             }
 
             const auto after = Clock::now();
@@ -196,16 +232,54 @@ public:
         show_progress();
     }
     // A crash or hang of `task` as the finding of a damaged library its process loads when there is
-    // one (isolation/crash_attribution.hpp), else as `code`.
-    void decide_death(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed) {
-        const auto check = std::find_if(selection_.checks.begin(), selection_.checks.end(),
-                                        [&](const Check* candidate) { return candidate->info().id == task.check_id; });
-        if (check != selection_.checks.end())
-            if (std::optional<ChargedToLibrary> charged = charge_to_damaged_library((*check)->info(), ending)) {
+    // one (isolation/crash_attribution.hpp), else as decide_ending does.
+    void decide_death(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed, const WorkerEnd& end, bool only_check) {
+        if (const Check* check = find_check(task.check_id))
+            if (std::optional<ChargedToLibrary> charged = charge_to_damaged_library(check->info(), ending)) {
                 decide(task, std::move(charged->finding), charged->evidence, elapsed);
                 return;
             }
-        decide(task, code, std::move(ending.what), elapsed);
+        decide_ending(task, code, std::move(ending), elapsed, end, only_check);
+    }
+    // `code` (CC902, CC903) for `task`, whose fix names GPU faults only when a GPU call may have been
+    // in flight, and otherwise the program it ran or the file it read last (issue 35).
+    // `only_check`: no other check was in flight, so threads no check labelled count as its own.
+    void decide_ending(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed, const WorkerEnd& end, bool only_check) {
+        const Check* check = find_check(task.check_id);
+        if (check == nullptr) {
+            decide(task, code, std::move(ending.what), elapsed);
+            return;
+        }
+        std::vector<actions::Action> steps;
+        for (const auto& [id, step] : actions_in_flight_) steps.push_back(step.action);
+        const Circumstances circumstances = circumstances_of(check->info(), end.activity, only_check, steps);
+        std::vector<Evidence> evidence;
+        if (!circumstances.child.empty()) evidence.push_back({"running", sys::printable(circumstances.child)});
+        if (!circumstances.last_file.empty()) evidence.push_back({"last_file_read", sys::printable(circumstances.last_file)});
+        if (!circumstances.gpu_step.empty()) evidence.push_back({"last_gpu_step", circumstances.gpu_step});
+        decide(task, ending_finding(code, ending, circumstances), evidence, elapsed);
+    }
+    // Every task without a result, planned or not, ends with `code` and `message`.
+    void decide_undecided(Code code, const std::string& message, Clock::time_point now) {
+        for (const auto& [task, in_flight] : in_flight_)
+            if (!decided(task)) decide(task, code, message, std::chrono::duration_cast<std::chrono::milliseconds>(now - in_flight.started));
+        for (const Task& task : planned_)
+            if (!decided(task)) decide(task, code, message, {});
+        for (const Check* check : selection_.checks) {
+            const std::string& id = check->info().id;
+            const bool any = std::any_of(results_.begin(), results_.end(), [&](const auto& entry) { return entry.first.check_id == id; });
+            if (!any) decide({id, std::nullopt}, code, message, {});
+        }
+    }
+    // Whether the worker's last words were a failed thread or process start (std::terminate prints
+    // the std::system_error: "Resource temporarily unavailable", EAGAIN) under a process limit.
+    [[nodiscard]] bool worker_ran_out_of_processes() const {
+        if (!read_limit(RLIMIT_NPROC).soft) return false;
+        const std::vector<std::string> lines = output_.last_lines(12);
+        const auto said = [&lines](std::string_view words) {
+            return std::any_of(lines.begin(), lines.end(), [words](const std::string& line) { return line.find(words) != std::string::npos; });
+        };
+        return said("std::system_error") && said("Resource temporarily unavailable");
     }
 
     void skip_undecided(const std::string& reason) {
@@ -230,6 +304,12 @@ public:
     std::optional<std::string> usage_error;
 
 private:
+    [[nodiscard]] const Check* find_check(const std::string& id) const {
+        const auto check = std::find_if(selection_.checks.begin(), selection_.checks.end(),
+                                        [&](const Check* candidate) { return candidate->info().id == id; });
+        return check == selection_.checks.end() ? nullptr : *check;
+    }
+
     static CheckResult skipped(const Task& task, const std::string& reason) {
         ResultBuilder builder;
         builder.skip(reason);
@@ -275,13 +355,17 @@ private:
             actions_in_flight_.erase(ended->id);
         } else if (const auto* refused = std::get_if<protocol::UsageError>(&event)) {
             return WorkerEnd{WorkerEnd::usage_error, refused->message, {}};
+        } else if (const auto* out = std::get_if<protocol::OutOfProcesses>(&event)) {
+            return WorkerEnd{WorkerEnd::out_of_processes, out->message, {}};
         } else if (std::holds_alternative<protocol::Done>(event)) {
             return WorkerEnd{WorkerEnd::done, {}, {}};
         }
         return std::nullopt;
     }
 
+    // Stops the worker; what its threads were doing is read first, while it still stands.
     WorkerEnd kill(WorkerProcess& worker, WorkerEnd end) {
+        end.activity = worker.activity();
         worker.kill_and_reap();
         output_.drain(worker.output());
         return end;
@@ -298,6 +382,7 @@ private:
     std::map<Task, std::pair<ProgressFigure, Clock::time_point>> figures_;  // a running check's last figure, and when it came
     ProgressLine* progress_line_ = nullptr;
     WorkerOutput output_;
+    std::string nonce_;  // the current worker's (protocol.hpp)
 };
 
 std::string seconds_text(std::chrono::milliseconds limit) { return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0); }
@@ -317,6 +402,12 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
 
 SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals) {
     const auto run_start = Clock::now();
+    // What a killed worker leaves running (a compiler in its own process group, what that started)
+    // comes to this process instead of init, to be killed (issue 35: children of children outlived
+    // cudacheck). Restored when the run is over.
+    int was_subreaper = 0;
+    (void)::prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
+    (void)::prctl(PR_SET_CHILD_SUBREAPER, 1);
     RunState state(selection, settings, signals);
     // The line first (issue 20: on the terminal within 200 ms), and erased before the caller prints.
     ProgressLine progress_line(settings.progress, state.progress_model(), run_start);
@@ -333,16 +424,20 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             attempt < max_workers ? WorkerProcess::start(settings.executable, state.job(one_at_a_time), failure) : std::nullopt;
         if (!worker) {
             const bool descriptors = failure.error_number == EMFILE || failure.error_number == ENFILE;
+            const bool processes = failure.error_number == EAGAIN;
             const std::string message = descriptors ? fmt::format("cannot start the check process: {}{}", failure.message, open_files_limit_text())
+                                        : processes ? fmt::format("cannot start the check process: {}; {}", failure.message, sys::process_limit_words())
                                         : failure.message.empty() ? std::string("the check processes kept dying; gave up")
                                                                   : failure.message;
+            const Code code = descriptors ? Code::open_files_too_few : processes ? Code::process_limit_reached : Code::check_crashed;
             for (const Check* check : selection.checks)
-                if (!state.decided({check->info().id, std::nullopt}))
-                    state.decide({check->info().id, std::nullopt}, descriptors ? Code::open_files_too_few : Code::check_crashed, message, {});
+                if (!state.decided({check->info().id, std::nullopt})) state.decide({check->info().id, std::nullopt}, code, message, {});
             state.skip_undecided("not run: no check process could run it");
             break;
         }
         const WorkerEnd end = state.watch(*worker, run_start);
+        // What a stopped or dead worker left running has come to this process: it goes now.
+        if (end.kind != WorkerEnd::done && end.kind != WorkerEnd::usage_error) (void)sys::kill_adopted_children();
         const auto now = Clock::now();
         const auto elapsed = [&](const Task& task) {
             return std::chrono::duration_cast<std::chrono::milliseconds>(now - state.in_flight().at(task).started);
@@ -360,12 +455,24 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             state.skip_undecided(fmt::format("interrupted ({})", sys::signal_name(run.interrupted_by)));
             break;
         }
+        if (end.kind == WorkerEnd::out_of_processes || (end.kind == WorkerEnd::died && state.worker_ran_out_of_processes())) {
+            // Not a fault of a check or of the GPU: no more threads or processes (issue 35).
+            state.decide_undecided(Code::process_limit_reached,
+                                   end.kind == WorkerEnd::out_of_processes
+                                       ? end.reason
+                                       : fmt::format("the check process could not start a thread ({}): {}", end.reason, sys::process_limit_words()),
+                                   now);
+            break;
+        }
         if (end.kind == WorkerEnd::run_timed_out) {
+            const bool only_check = state.in_flight().size() == 1;
             for (const auto& [task, started] : state.in_flight())
-                state.decide(task, Code::check_timed_out,
-                             fmt::format("{} was still running when the run's time limit ({}, --run-timeout) was reached; its process was killed",
-                                         task.check_id, seconds_text(settings.run_time_limit)),
-                             elapsed(task));
+                state.decide_ending(task, Code::check_timed_out,
+                                    CheckEnding{fmt::format("{} was still running when the run's time limit ({}, --run-timeout) was reached; its "
+                                                            "process was killed",
+                                                            task.check_id, seconds_text(settings.run_time_limit)),
+                                                true},
+                                    elapsed(task), end, only_check);
             state.skip_undecided(fmt::format("not run: the run's time limit ({}, --run-timeout) was reached", seconds_text(settings.run_time_limit)));
             break;
         }
@@ -381,7 +488,7 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
                                CheckEnding{fmt::format("{} did not finish within {} (--timeout); its process was killed", end.culprit.check_id,
                                                        seconds_text(settings.check_time_limit)),
                                            true},
-                               elapsed(end.culprit));
+                               elapsed(end.culprit), end, state.in_flight().size() == 1);
         } else if (const auto& steps = state.actions_in_flight(); !steps.empty()) {
             // Died in a step: charged to it when it is the only thing that could have done it (the
             // only one in flight, and no check running beside it or one check at a time); otherwise
@@ -401,8 +508,9 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             if (++deaths_outside_checks >= 2) {
                 for (const Check* check : selection.checks)
                     if (check->info().scope == Scope::host && !state.decided({check->info().id, std::nullopt}))
-                        state.decide({check->info().id, std::nullopt}, Code::check_crashed,
-                                     fmt::format("the check process {} before it could run {}, twice", end.reason, check->info().id), {});
+                        state.decide_ending({check->info().id, std::nullopt}, Code::check_crashed,
+                                            CheckEnding{fmt::format("the check process {} before it could run {}, twice", end.reason, check->info().id)},
+                                            {}, end, true);
                 state.skip_undecided(fmt::format("not run: the check process {} outside any check, twice", end.reason));
                 break;
             }
@@ -416,7 +524,7 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             for (const auto& [task, started] : state.in_flight()) {
                 std::string what = fmt::format("{} crashed its process: {}", task.check_id, end.reason);
                 if (end.over_memory_limit) state.decide(task, Code::check_crashed, std::move(what), elapsed(task), remediation);
-                else state.decide_death(task, Code::check_crashed, CheckEnding{std::move(what)}, elapsed(task));
+                else state.decide_death(task, Code::check_crashed, CheckEnding{std::move(what)}, elapsed(task), end, true);
             }
             one_at_a_time = false;
         } else {
@@ -425,6 +533,8 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
         }
         state.clear_in_flight();
     }
+    (void)sys::kill_adopted_children();
+    if (was_subreaper == 0) (void)::prctl(PR_SET_CHILD_SUBREAPER, 0);
     progress_line.finish();
     state.show_progress_on(nullptr);
     run.results = state.ordered_results();

@@ -8,17 +8,20 @@
 #include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
 #include "isolation/protocol.hpp"
+#include "util/activity.hpp"
 #include "util/actions.hpp"
 #include "util/process.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <iostream>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -32,9 +35,14 @@ namespace {
 // (util/actions.hpp) are announced on the same stream.
 class EventStream final : public EngineObserver, public actions::Observer {
 public:
-    EventStream(Probes& probes, const Environment& environment) : probes_(probes), environment_(environment) {}
+    EventStream(Probes& probes, const Environment& environment, std::string nonce)
+        : probes_(probes), environment_(environment), nonce_(std::move(nonce)) {}
     void planned(const std::string& check_id, std::optional<int> device) override { send(protocol::Planned{{check_id, device}}); }
-    void started(const std::string& check_id, std::optional<int> device) override { send(protocol::Started{{check_id, device}}); }
+    // Called on the thread that runs the check: the activity board names it (util/activity.hpp).
+    void started(const std::string& check_id, std::optional<int> device) override {
+        activity::label_thread(check_id);
+        send(protocol::Started{{check_id, device}});
+    }
     void waiting(const std::string& check_id, std::optional<int> device, bool waiting) override {
         send(protocol::Waiting{{check_id, device}, waiting});
     }
@@ -59,11 +67,17 @@ public:
         send(protocol::Progress{task, figure});
     }
 
-    void begun(std::uint64_t id, const actions::Action& action) override { send(protocol::Begun{id, action}); }
-    void ended(std::uint64_t id) override { send(protocol::Ended{id}); }
+    void begun(std::uint64_t id, const actions::Action& action) override {
+        activity::gpu_step(actions::describe(action));  // on the thread taking it
+        send(protocol::Begun{id, action});
+    }
+    void ended(std::uint64_t id) override {
+        activity::gpu_step_ended();
+        send(protocol::Ended{id});
+    }
 
     void send_facts_if_changed() {
-        const std::string line = protocol::encode(protocol::Facts{collect_report_facts(probes_, environment_)});
+        const std::string line = protocol::encode(protocol::Facts{collect_report_facts(probes_, environment_)}, nonce_);
         {
             const std::lock_guard<std::mutex> lock(facts_mutex_);
             if (line == last_facts_) return;
@@ -72,7 +86,7 @@ public:
         send_line(line);
     }
 
-    void send(const protocol::Event& event) { send_line(protocol::encode(event)); }
+    void send(const protocol::Event& event) { send_line(protocol::encode(event, nonce_)); }
 
 private:
     void send_line(const std::string& line) {
@@ -83,6 +97,7 @@ private:
 
     Probes& probes_;
     const Environment& environment_;
+    const std::string nonce_;
     std::mutex mutex_;
     std::mutex facts_mutex_;
     std::string last_facts_;
@@ -149,6 +164,10 @@ int run_worker() {
     // Die with the supervisor (a worker must never outlive it, e.g. spinning on a GPU); if it is
     // already gone, stop now.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The event pipe and the activity board reach no program the checks (or the libraries they
+    // load) start, whoever starts it (issue 35: an interpreter that inherited fd 3 forged a result).
+    ::fcntl(protocol::events_fd, F_SETFD, FD_CLOEXEC);
+    (void)activity::attach(protocol::activity_fd);
     const std::string input(std::istreambuf_iterator<char>(std::cin), {});
     const std::optional<protocol::Job> job = protocol::decode_job(input, static_cast<int>(::getppid()));
     if (!job) return exit_usage;
@@ -160,15 +179,22 @@ int run_worker() {
     settings.initialise_cuda = job->options.level != Level::quick;
     settings.python = job->options.python;
     Probes probes(environment, settings);
-    EventStream events(probes, environment);
+    EventStream events(probes, environment, job->nonce);
     actions::install(&events, job->failed_actions);
 
-    const ChecksRun run =
-        run_checks_here(EngineInput{selection, job->options, environment, probes, &job->decided, &events, job->one_at_a_time});
-    if (run.usage_error) {
-        events.send(protocol::UsageError{*run.usage_error});
-    } else {
-        events.send_facts_if_changed();
+    try {
+        const ChecksRun run =
+            run_checks_here(EngineInput{selection, job->options, environment, probes, &job->decided, &events, job->one_at_a_time});
+        if (run.usage_error) {
+            events.send(protocol::UsageError{*run.usage_error});
+        } else {
+            events.send_facts_if_changed();
+        }
+    } catch (const std::system_error& error) {
+        // No thread could be started for the next check (std::async, std::thread: EAGAIN): the
+        // process limit, which the supervisor reports as such rather than as a crash (issue 35).
+        if (error.code() != std::errc::resource_unavailable_try_again) throw;
+        events.send(protocol::OutOfProcesses{fmt::format("the check process could not start a thread for the checks ({}): {}", error.what(), sys::process_limit_words())});
     }
     events.send(protocol::Done{});
     // Steps still running in the background (joined when the probes go) must not reach `events`

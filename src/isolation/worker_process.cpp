@@ -3,6 +3,7 @@
 #include "isolation/protocol.hpp"
 #include "util/system.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -28,10 +29,12 @@ std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable,
         failure.message = fmt::format("pipe: {}", std::strerror(errno));
         return std::nullopt;
     }
+    std::optional<activity::Board> board = activity::Board::create();
     sys::SpawnRequest request;
     request.argv = {executable, protocol::worker_subcommand};
     request.fds = {sys::ChildFd::copy(job_pipe->read.get(), 0), sys::ChildFd::copy(output_pipe->write.get(), 1),
                    sys::ChildFd::copy(output_pipe->write.get(), 2), sys::ChildFd::copy(event_pipe->write.get(), protocol::events_fd)};
+    if (board) request.fds.push_back(sys::ChildFd::copy(board->fd(), protocol::activity_fd));
     request.own_process_group = true;
     request.default_signals = true;
     std::string spawn_error;
@@ -43,13 +46,15 @@ std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable,
     }
     WorkerProcess worker;
     worker.pid_ = *pid;
+    worker.ended_ = sys::open_end_descriptor(*pid);
+    worker.board_ = std::move(board);
     worker.events_ = std::move(event_pipe->read);
     worker.output_ = std::move(output_pipe->read);
     job_pipe->read.reset();
     event_pipe->write.reset();
     output_pipe->write.reset();
     // The worker reads its whole job first; if it died already, the write fails with EPIPE and
-    // the death shows as end of file on the events pipe.
+    // the supervisor sees it end.
     (void)sys::write_all(job_pipe->write.get(), job);
     job_pipe->write.reset();
     for (int fd : {worker.events_.get(), worker.output_.get()}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -57,11 +62,16 @@ std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable,
 }
 
 int WorkerProcess::kill_and_reap() {
+    // Before reaping: until then the group's id cannot be another process's.
     ::kill(-pid_, SIGKILL);
-    return reap();
+    return sys::wait_for(pid_);
 }
 
-int WorkerProcess::reap() { return sys::wait_for(pid_); }
+void WorkerProcess::kill_children() const {
+    for (const pid_t child : sys::children_of(pid_)) sys::kill_with_group(child);
+}
+
+std::vector<activity::ThreadActivity> WorkerProcess::activity() const { return board_ ? board_->read() : std::vector<activity::ThreadActivity>{}; }
 
 std::uint64_t WorkerProcess::resident_bytes() const {
     const auto statm = sys::read_file(fmt::format("/proc/{}/statm", pid_), 256);
@@ -71,12 +81,20 @@ std::uint64_t WorkerProcess::resident_bytes() const {
     return std::strtoull(fields[1].c_str(), nullptr, 10) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-void WorkerOutput::drain(int fd) {
-    (void)sys::read_available(fd, [this](std::string_view chunk) {
+bool WorkerOutput::drain(int fd, std::size_t budget) {
+    char buffer[16384];
+    while (budget > 0) {
+        const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, budget));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;  // nothing more for now (or no descriptor)
+        if (n == 0) return true;
+        const std::string_view chunk(buffer, static_cast<std::size_t>(n));
         if (forward_) [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, chunk.data(), chunk.size());
         tail_.append(chunk);
         if (tail_.size() > output_tail_bytes) tail_.erase(0, tail_.size() - output_tail_bytes);
-    });
+        budget -= static_cast<std::size_t>(n);
+    }
+    return false;
 }
 
 std::vector<std::string> WorkerOutput::last_lines(std::size_t count) const {

@@ -1,11 +1,13 @@
 #include "probes/process_limits.hpp"
 
+#include "util/process.hpp"
 #include "util/system.hpp"
 #include "util/units.hpp"
 
 #include <charconv>
 #include <vector>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace cudacheck {
 
@@ -75,17 +77,21 @@ std::optional<std::uint64_t> parse_cgroup_memory_limit(std::string_view text) {
     return value;
 }
 
-bool parse_cap_ipc_lock(std::string_view status) {
+bool parse_capability(std::string_view status, int capability) {
     for (const std::string& whole : sys::split(status, '\n')) {
         const std::string_view line = whole;
         if (!line.starts_with("CapEff:")) continue;
         const std::string_view hex = sys::trim(line.substr(7));
         std::uint64_t mask = 0;
         const auto [end, error] = std::from_chars(hex.data(), hex.data() + hex.size(), mask, 16);
-        constexpr int cap_ipc_lock = 14;
-        return error == std::errc() && (mask >> cap_ipc_lock & 1U) != 0;
+        return error == std::errc() && capability >= 0 && capability < 64 && (mask >> capability & 1U) != 0;
     }
     return false;
+}
+
+bool parse_cap_ipc_lock(std::string_view status) {
+    constexpr int cap_ipc_lock = 14;
+    return parse_capability(status, cap_ipc_lock);
 }
 
 ProcessLimits collect_process_limits(const std::string& root) {
@@ -95,7 +101,15 @@ ProcessLimits collect_process_limits(const std::string& root) {
     limits.open_files = read_limit(RLIMIT_NOFILE);
     limits.locked_memory = read_limit(RLIMIT_MEMLOCK);
     limits.file_size = read_limit(RLIMIT_FSIZE);
-    limits.may_lock_past_limit = parse_cap_ipc_lock(sys::read_file(root + "/proc/self/status").value_or(""));
+    limits.stack = read_limit(RLIMIT_STACK);
+    limits.processes = read_limit(RLIMIT_NPROC);
+    const std::string status = sys::read_file(root + "/proc/self/status").value_or("");
+    limits.may_lock_past_limit = parse_cap_ipc_lock(status);
+    constexpr int cap_sys_admin = 21;
+    constexpr int cap_sys_resource = 24;
+    limits.exempt_from_process_limit = ::getuid() == 0 || parse_capability(status, cap_sys_admin) || parse_capability(status, cap_sys_resource);
+    // Only worth the /proc walk (a few ms) when there is a limit to compare it with.
+    if (limits.processes.soft && root.empty()) limits.user_tasks = sys::user_task_count(::getuid());
     const CgroupPaths paths = parse_proc_cgroup(sys::read_file(root + "/proc/self/cgroup").value_or(""));
     if (!paths.unified.empty()) limits.cgroup_memory = binding_limit(root + "/sys/fs/cgroup", paths.unified, "memory.max", "memory.current", 2);
     if (!limits.cgroup_memory && !paths.memory_v1.empty())

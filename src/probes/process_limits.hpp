@@ -1,5 +1,6 @@
 // The limits this process runs under, as CUDA work meets them: getrlimit(2) for the address space,
-// data segment, open files, locked memory and file size, whether the process may lock memory past
+// data segment, open files, locked memory, file size, stack and processes (with how many tasks the
+// user already runs, issue 35), whether the process may lock memory past
 // its limit (CAP_IPC_LOCK), and the memory limit of its control group (cgroup v2 memory.max, or
 // v1 memory.limit_in_bytes), the lowest on the way from its cgroup to the root.
 #pragma once
@@ -31,6 +32,12 @@ struct ProcessLimits {
     Limit open_files;      // RLIMIT_NOFILE (`ulimit -n`)
     Limit locked_memory;   // RLIMIT_MEMLOCK, bytes (`ulimit -l` is KiB)
     Limit file_size;       // RLIMIT_FSIZE, bytes (`ulimit -f` is 1 KiB blocks in bash)
+    Limit stack;           // RLIMIT_STACK, bytes (`ulimit -s` is KiB)
+    Limit processes;       // RLIMIT_NPROC (`ulimit -u`): processes and threads of the real user
+    std::optional<std::uint64_t> user_tasks;  // the real user's processes and threads now (/proc), when readable
+    // Real uid 0, or CAP_SYS_RESOURCE or CAP_SYS_ADMIN in the effective set: fork(2) does not hold
+    // such a process to RLIMIT_NPROC (kernel/fork.c, copy_process).
+    bool exempt_from_process_limit = false;
     bool may_lock_past_limit = false;  // CAP_IPC_LOCK in the effective set (/proc/self/status CapEff)
     std::optional<CgroupMemory> cgroup_memory;  // none when no cgroup limits memory
     // RDMA devices (/sys/class/infiniband): what registers memory against RLIMIT_MEMLOCK (NCCL
@@ -49,6 +56,8 @@ struct CgroupPaths {
 [[nodiscard]] std::optional<std::uint64_t> parse_cgroup_memory_limit(std::string_view text);
 // Bit 14 (CAP_IPC_LOCK, linux/capability.h) of the CapEff line of /proc/<pid>/status.
 [[nodiscard]] bool parse_cap_ipc_lock(std::string_view status);
+// Bit `capability` (linux/capability.h: CAP_SYS_ADMIN 21, CAP_SYS_RESOURCE 24) of CapEff.
+[[nodiscard]] bool parse_capability(std::string_view status, int capability);
 
 // getrlimit(2) of `resource` (RLIMIT_NOFILE, ...), soft and hard.
 [[nodiscard]] Limit read_limit(int resource);

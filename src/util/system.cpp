@@ -1,5 +1,6 @@
 #include "util/system.hpp"
 
+#include "util/activity.hpp"
 #include "util/process.hpp"
 
 #include <algorithm>
@@ -21,6 +22,7 @@ std::optional<std::string> read_file(const std::string& path, std::size_t limit)
     // Without blocking, and regular files only (those of /proc and /sys are): a FIFO named like a
     // file the probes read (pyvenv.cfg, METADATA) would otherwise hold the check until its time
     // limit (issue 18). O_NONBLOCK changes nothing for a regular file's reads.
+    activity::reading(path);  // for a crash or hang while reading or parsing it (issue 35)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return std::nullopt;
     struct stat status {};
@@ -56,6 +58,7 @@ std::string_view file_type_words(unsigned mode) {
 }
 
 int open_regular_file(const std::string& path, std::uint64_t& size, std::string& error) {
+    activity::reading(path);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         error = std::strerror(errno);
@@ -237,38 +240,72 @@ std::string find_in_path(std::string_view name, std::string_view path_list) {
 
 CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,
                           const std::vector<std::string>* environment) {
+    constexpr std::size_t output_limit = std::size_t{1} << 20;
     CommandResult result;
     std::optional<Pipe> output = Pipe::open();
     if (!output) {
         result.error = std::strerror(errno);
         return result;
     }
+    // Its own process group, so that what it starts (a compiler's cc1plus, an import's forked
+    // helper, a wrapper's background job) is killed with it, at its limit and when it is done
+    // (issue 35); no descriptor but these three (util/process.hpp's spawn).
     const SpawnRequest request{.argv = argv,
                                .environment = environment,
                                .fds = {ChildFd::open("/dev/null", O_RDONLY, 0), ChildFd::copy(output->write.get(), 1),
-                                       ChildFd::copy(output->write.get(), 2)}};
+                                       ChildFd::copy(output->write.get(), 2)},
+                               .own_process_group = true,
+                               .default_signals = true};
+    // Noted for the supervisor: a check that dies or hangs while this runs names it (issue 35).
+    std::string command;
+    for (const std::string& argument : argv) command += (command.empty() ? "" : " ") + printable(argument);
+    const activity::Running running(command);
     const std::optional<pid_t> pid = spawn(request, result.error);
     output->write.reset();
-    if (!pid) return result;
+    if (!pid) {
+        if (errno == EAGAIN) result.error += fmt::format(" ({})", process_limit_words());
+        return result;
+    }
     result.started = true;
+    ::fcntl(output->read.get(), F_SETFL, ::fcntl(output->read.get(), F_GETFL) | O_NONBLOCK);
+    const FileDescriptor ended = open_end_descriptor(*pid);
+    // The limit covers the whole life of the child: its output until end of file, then its exit. A
+    // child that closes its output and goes on (`exec >&- 2>&-; sleep 300`) used to hold waitpid
+    // for ever; one that exits while something it started still holds the pipe is finished, with
+    // its own exit status.
     const auto deadline = std::chrono::steady_clock::now() + time_limit;
-    char buffer[4096];
-    while (true) {
+    bool end_of_file = false;
+    // Reads up to `budget` bytes of what is there now (a writer that never pauses cannot hold the
+    // loop past its deadline); keeps the first MiB.
+    const auto read_some = [&](std::size_t budget) {
+        char buffer[16384];
+        while (!end_of_file && budget > 0) {
+            const ssize_t n = ::read(output->read.get(), buffer, std::min(sizeof buffer, budget));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return;  // EAGAIN: nothing more for now
+            if (n == 0) end_of_file = true;
+            const std::string_view chunk(buffer, static_cast<std::size_t>(n));
+            if (result.output.size() < output_limit) result.output.append(chunk.substr(0, output_limit - result.output.size()));
+            budget -= static_cast<std::size_t>(n);
+        }
+    };
+    while (!has_ended(*pid)) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             result.timed_out = true;
-            ::kill(*pid, SIGKILL);
             break;
         }
-        pollfd poll_fd{output->read.get(), POLLIN, 0};
-        const int ready = ::poll(&poll_fd, 1, static_cast<int>(left.count()));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) continue;  // timeout is handled at the top of the loop
-        const ssize_t n = ::read(output->read.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        if (result.output.size() < (1 << 20)) result.output.append(buffer, static_cast<std::size_t>(n));
+        pollfd fds[2] = {{end_of_file ? -1 : output->read.get(), POLLIN, 0}, {ended.get(), POLLIN, 0}};
+        const long long wait = ended.get() >= 0 ? left.count() : std::min<long long>(left.count(), ended_poll_interval_ms);
+        const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(wait, 1000)));
+        if (ready < 0 && errno != EINTR) break;  // cannot wait: stop it rather than spin
+        if (!end_of_file && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_some(1 << 20);
     }
+    // The whole group, whether the child finished or ran out of time: nothing it started outlives it.
+    // Killed before it is reaped, so that the group's id cannot have gone to another process.
+    ::kill(-*pid, SIGKILL);
+    // What is left in the pipe: the child's last words (those of its group are cut short).
+    read_some(std::size_t{4} << 20);
     output->read.reset();
     const int status = wait_for(*pid);
     if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);

@@ -58,8 +58,12 @@ struct CommandResult {
     std::string output;     // stdout and stderr together
     std::string error;      // why it could not start
 };
-// Runs argv[0] (a path) with arguments, no shell (util/process.hpp's spawn), stdin closed; kills it
-// at the time limit.
+// Runs argv[0] (a path) with arguments, no shell (util/process.hpp's spawn), stdin /dev/null, no
+// other descriptor of this process, in a process group of its own. The time limit covers its whole
+// life (its output and its exit): past it the group is killed and `timed_out` set. When the child
+// ends its group is killed too, so nothing it started outlives it, and its exit status is the
+// result even while something it started still held the pipe (issue 35). The first MiB of the
+// output is kept. A start refused with EAGAIN names the process limit (ulimit -u) in `error`.
 // `environment` ("NAME=value" entries) replaces the child's environment when given.
 [[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,
                                         const std::vector<std::string>* environment = nullptr);

@@ -1,4 +1,8 @@
 #include "support/test_support.hpp"
+#include <fmt/format.h>
+#include <thread>
+#include <csignal>
+#include <dirent.h>
 
 #include "engine/registry.hpp"
 #include "util/process.hpp"
@@ -91,9 +95,38 @@ std::vector<std::string> environment_with(const std::vector<std::pair<std::strin
 
 BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides,
                         Build build) {
-    const std::vector<std::string> environment = environment_with(overrides);
     std::vector<std::string> argv{binary_path(build)};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return run_program(argv, environment_with(overrides));
+}
+
+std::vector<pid_t> processes_with(const std::string& marker) {
+    std::vector<pid_t> found;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) return found;
+    while (const dirent* entry = ::readdir(proc)) {
+        const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+        if (pid <= 0 || pid == ::getpid()) continue;
+        std::ifstream in(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
+        const std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find(marker) != std::string::npos) found.push_back(pid);
+    }
+    ::closedir(proc);
+    return found;
+}
+
+std::size_t left_running(const std::string& marker, std::chrono::milliseconds limit) {
+    const auto give_up = std::chrono::steady_clock::now() + limit;
+    std::vector<pid_t> left = processes_with(marker);
+    while (!left.empty() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        left = processes_with(marker);
+    }
+    for (const pid_t pid : left) ::kill(pid, SIGKILL);
+    return left.size();
+}
+
+BinaryRun run_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
     const auto start = std::chrono::steady_clock::now();
     const sys::CommandResult result = sys::run_command(argv, std::chrono::seconds(60), &environment);
     BinaryRun run;

@@ -1,6 +1,9 @@
 // Helpers shared by the tests: temporary directory trees and running the built binary.
 #pragma once
 
+#include <chrono>
+#include <sys/types.h>
+
 #include "cudacheck/result.hpp"
 
 #include <nlohmann/json.hpp>
@@ -71,6 +74,15 @@ enum class Build { shipped, with_faults };
 // This process's environment with `overrides` applied (as run_cudacheck gives it), as "NAME=value"
 // entries for sys::run_command: for tests that run another program in the binary's environment.
 [[nodiscard]] std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& overrides);
+
+// Runs `argv` (argv[0] a path) with `environment` ("NAME=value" entries), stopped after 60 s.
+[[nodiscard]] BinaryRun run_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment);
+
+// The processes (zombies aside, this one aside) whose command line holds `marker`, a fixture's
+// `exec -a <marker>`; and how many are still there after waiting up to `limit` for them to go (those
+// are killed, so that a failing test leaves nothing behind either).
+[[nodiscard]] std::vector<pid_t> processes_with(const std::string& marker);
+[[nodiscard]] std::size_t left_running(const std::string& marker, std::chrono::milliseconds limit = std::chrono::seconds(3));
 
 [[nodiscard]] BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
                                       const std::vector<std::pair<std::string, std::string>>& overrides = {},
