@@ -3,6 +3,8 @@
 #   gpu_code     the ELF/fatbinary reader behind `inspect` (seeds: the test build's nvcc fixtures)
 #   report_json  the report reader of diff, fleet, render and --expect (seeds: docs/examples, tests/golden)
 #   policy       the --expect policy reader (seeds: docs/policies)
+#   python_files the readers of build_info.py, version.py, METADATA, pyvenv.cfg, pip scripts and torch's
+#                arch tables (seeds: tests/fixtures/frameworks)
 # each for SECONDS (default 60), also from the inputs kept in tests/fuzz/regressions/TARGET.
 #   tools/fuzz.sh [--seconds N] [TARGET...]
 # What it finds stays in BUILD/fuzz/corpus/TARGET, crashes land in BUILD/fuzz/artifacts/TARGET
@@ -18,11 +20,11 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
     -h | --help) sed -n '2,11p' "$0"; exit 0 ;;
-    gpu_code | report_json | policy) targets+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown target or option '$1' (targets: gpu_code report_json policy)" >&2; exit 2 ;;
+    gpu_code | report_json | policy | python_files) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown target or option '$1' (targets: gpu_code report_json policy python_files)" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(gpu_code report_json policy)
+[ ${#targets[@]} -gt 0 ] || targets=(gpu_code report_json policy python_files)
 build="${CUDACHECK_BUILD_DIR:-build}"
 out="$build/fuzz"
 mkdir -p "$out/obj"
@@ -40,6 +42,8 @@ sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapp
 sources_report_json=(src/report/report_json.cpp src/report/catalog.cpp src/report/result.cpp src/report/fleet.cpp src/report/report_query.cpp
                      src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/units.cpp)
 sources_policy=(src/report/policy.cpp "${sources_report_json[@]}")
+sources_python_files=(src/probes/framework_builds.cpp src/probes/python_packages.cpp src/probes/python_environments.cpp src/probes/torch_arch_list.cpp
+                      src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/path.cpp src/util/activity.cpp src/util/environment.cpp)
 compiler=(clang++)
 command -v ccache >/dev/null && compiler=(ccache clang++)
 flags=(-std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude -Itests
@@ -74,6 +78,7 @@ for target in "${targets[@]}"; do
     gpu_code) seed_files=("$build"/tests/gpu-code-fixtures/*); max_len=1048576 ;;
     report_json) mapfile -t seed_files < <(find docs/examples tests/golden -name '*.json' | sort); max_len=262144 ;;
     policy) mapfile -t seed_files < <(find docs/policies -name '*.json' | sort); max_len=65536 ;;
+    python_files) mapfile -t seed_files < <(find tests/fixtures/frameworks -type f \( -name '*.py' -o -name METADATA -o -name '*.cfg' -o -name '*.pth' \) | sort); max_len=1048576 ;;
   esac
   count=0
   for file in "${seed_files[@]}"; do

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <set>
 
 namespace cudacheck {
 
@@ -140,6 +141,7 @@ public:
     FrameworkJudge(const FrameworkJudgeInput& input, ResultBuilder& result) : input_(input), result_(result) {}
 
     void judge(const EnvironmentFacts& environment) {
+        environment_access(environment);
         interpreter_path(environment);
         for (const FrameworkFacts& framework : environment.frameworks) {
             subject_ = framework_subject(environment, framework);
@@ -161,6 +163,7 @@ private:
     const FrameworkJudgeInput& input_;
     ResultBuilder& result_;
     std::string subject_;
+    std::set<std::string> reported_paths_;  // unreadable paths and looping pyvenv.cfg files already reported
 
 public:
     std::size_t findings = 0;
@@ -172,6 +175,40 @@ public:
         finding.device = device;
         if (!subject_.empty()) finding.subject = subject_;
         result_.add(std::move(finding));
+    }
+
+    // What kept the environment from being read (issue 35): a pyvenv.cfg home chain that loops,
+    // and a root, pyvenv.cfg, lib or site-packages this user cannot read (before, a `chmod 000`
+    // site-packages made its frameworks vanish into "no Python framework installed"). A path shared
+    // by several environments (a base installation's site-packages) is reported once.
+    void environment_access(const EnvironmentFacts& environment) {
+        const PythonEnvironment& python = environment.environment;
+        subject_ = python.prefix;
+        const std::string found_by = python.found_by.empty() ? std::string() : fmt::format(" (found by {})", sys::printable(python.found_by.front()));
+        if (!python.home_loop.empty() && reported_paths_.insert(python.home_loop_file).second) {
+            const std::string venv = sys::directory_of(python.home_loop_file);
+            add(Code::python_venv_home_loop, fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, python.home_loop),
+                fmt::format("Set `home` in {} to the bin directory of the Python the environment was made from (e.g. /usr/bin), or make the "
+                            "environment again with that Python (`/usr/bin/python3 -m venv {}` rewrites pyvenv.cfg and keeps the installed "
+                            "packages).",
+                            sys::printable(python.home_loop_file), sys::printable(venv)));
+        }
+        for (const UnreadablePath& unreadable : python.unreadable) {
+            if (!reported_paths_.insert(unreadable.path).second) continue;
+            const bool whole = unreadable.path == python.prefix || unreadable.path == python.prefix + "/pyvenv.cfg";
+            add(Code::python_environment_unreadable,
+                fmt::format("{}{}: {}: {}", sys::printable(python.prefix), found_by, unreadable.message,
+                            whole ? "the environment cannot be read, so its frameworks are not checked"
+                                  : "the frameworks installed there are not checked, and Python run by this user cannot import them"),
+                unreadable.remediation);
+        }
+        // Other reasons it could not be read: a --python naming nothing, an interpreter link that
+        // resolves nowhere.
+        if (!python.problem.empty() && python.unreadable.empty())
+            add(Code::python_environment_unreadable, fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, sys::printable(python.problem)),
+                "Name an interpreter or an environment's root that exists (`--python /path/to/venv` or `--python /path/to/venv/bin/python3`), "
+                "or repair the link the message names.");
+        subject_.clear();
     }
 
     // The interpreter's own path (issue 34): a PYTHONHOME that stops it, .pth lines that fail or
@@ -544,6 +581,9 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
     }
     for (const std::string& note : input.python.notes) result.evidence("python_note", note);
     if (!input.python.cache_problem.empty()) result.evidence("gpu_code_cache", input.python.cache_problem);
+    // The cache was not the user's own, or not a file (issue 35): the binaries were read instead.
+    if (const std::optional<GpuCodeCacheRefusal>& refused = input.python.cache_refused)
+        judge.add(refused->not_a_file ? Code::gpu_code_cache_not_a_file : Code::gpu_code_cache_untrusted, refused->message, refused->remediation);
     if (count == 0 && judge.findings > 0) {
         result.summary(fmt::format("no Python framework installed; {} problem{} with the Python environments", judge.findings, judge.findings == 1 ? "" : "s"));
         return;
@@ -583,7 +623,8 @@ std::unique_ptr<Check> make_frameworks_builds_check() {
                    Code::framework_library_missing, Code::framework_library_version, Code::framework_loads_mixed_copies,
                    Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable,
                    Code::framework_import_shadowed, Code::framework_installed_twice, Code::pip_other_environment, Code::python_pth_error,
-                   Code::python_pth_path_missing, Code::framework_import_fails, Code::python_home_invalid},
+                   Code::python_pth_path_missing, Code::framework_import_fails, Code::python_home_invalid, Code::gpu_code_cache_untrusted,
+                   Code::gpu_code_cache_not_a_file, Code::python_venv_home_loop, Code::python_environment_unreadable},
                   "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): which copy "
                   "`import` loads (the interpreter's own sys.path rules: PYTHONPATH, the user site, .pth files, editable installs), what "
                   "PyTorch, JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "

@@ -12,12 +12,20 @@
 #include "gpu/cuda_runtime.hpp"
 #include "probes/probes.hpp"
 #include "util/json_read.hpp"
+#include "util/activity.hpp"
 #include "util/path.hpp"
+#include "util/process.hpp"
 #include "util/system.hpp"
 #include "util/trace.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <future>
@@ -195,6 +203,49 @@ std::optional<FrameworkSelfReport> parse_self_report(std::string_view output, st
     return report;
 }
 
+bool FrameworkOutput::add(std::string_view chunk) {
+    if (bytes_ >= output_limit) return false;
+    chunk = chunk.substr(0, output_limit - bytes_);
+    bytes_ += chunk.size();
+    // The tail, trimmed in halves so that keeping it stays linear in what is read.
+    tail_.append(chunk);
+    if (tail_.size() > 2 * tail_limit) tail_.erase(0, tail_.size() - tail_limit);
+    while (!chunk.empty()) {
+        const std::size_t newline = chunk.find('\n');
+        const std::string_view piece = chunk.substr(0, newline);
+        // The marker may straddle two reads: the last marker-length bytes of the line before are
+        // searched with the new piece (line_ holds them while no marker has been seen).
+        std::string window = line_marked_ ? line_.substr(line_.size() - std::min(line_.size(), self_report_marker.size() - 1)) : line_;
+        window.append(piece);
+        if (const std::size_t marker = window.rfind(self_report_marker); marker != std::string::npos) {
+            // The last marker of a line is its report, as print() writes it after whatever a
+            // thread left on that line without a newline.
+            line_ = window.substr(marker, report_line_limit);
+            line_cut_ = window.size() - marker > report_line_limit;
+            line_marked_ = true;
+        } else if (line_marked_) {
+            const std::size_t room = report_line_limit - std::min(report_line_limit, line_.size());
+            line_.append(piece.substr(0, room));
+            line_cut_ = line_cut_ || piece.size() > room;
+        } else {
+            line_ = window.substr(window.size() - std::min(window.size(), self_report_marker.size() - 1));
+        }
+        if (newline == std::string_view::npos) break;
+        end_line();
+        chunk.remove_prefix(newline + 1);
+    }
+    return bytes_ < output_limit;
+}
+
+void FrameworkOutput::end_line() {
+    if (line_marked_) report_line_ = line_cut_ ? std::string(self_report_marker) + "(cut)" : line_;
+    line_.clear();
+    line_marked_ = false;
+    line_cut_ = false;
+}
+
+void FrameworkOutput::finish() { end_line(); }
+
 void judge_framework_run(const std::string& subject, const FrameworkFacts& framework, const FrameworkRunOutcome& outcome, ResultBuilder& result) {
     const FrameworkBuild& build = framework.build;
     const std::string name = fmt::format("{} {}", build.framework, build.version);
@@ -206,7 +257,10 @@ void judge_framework_run(const std::string& subject, const FrameworkFacts& frame
     if (!outcome.started || outcome.timed_out || !outcome.report) {
         const std::string what = !outcome.started    ? "could not be started"
                                  : outcome.timed_out ? fmt::format("did not finish in {:.0f} s", outcome.seconds)
-                                                     : fmt::format("exited with status {} before reporting", outcome.exit_status);
+                                 : !outcome.report_error.empty()
+                                     ? fmt::format("exited with status {} after printing {} bytes, and {}", outcome.exit_status, outcome.output_bytes,
+                                                   outcome.report_error)
+                                     : fmt::format("exited with status {} before reporting", outcome.exit_status);
         add(Code::framework_run_failed,
             fmt::format("{}'s own GPU test {}{}", name, what, outcome.output_tail.empty() ? "" : fmt::format(": {}", outcome.output_tail)),
             "Run the framework's import in that interpreter to see its error; the frameworks.builds findings name the usual causes.");
@@ -269,18 +323,98 @@ struct Planned {
     std::string interpreter;
 };
 
-FrameworkRunOutcome run_one(const Planned& planned, std::chrono::milliseconds limit) {
+}  // namespace
+
+FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, std::chrono::milliseconds limit) {
+    // As sys::run_command runs a child (its own process group, no descriptor but stdin, stdout and
+    // stderr, a deadline over its whole life, the group killed at the end), but its output is read
+    // to the end through FrameworkOutput rather than cut at 1 MiB (issue 35): a framework that
+    // prints megabytes of warnings before its report line still reports.
     const auto start = std::chrono::steady_clock::now();
-    const sys::CommandResult run = sys::run_command({planned.interpreter, "-c", framework_probe_script(planned.framework->build.framework)}, limit);
     FrameworkRunOutcome outcome;
-    outcome.started = run.started;
-    outcome.timed_out = run.timed_out;
-    outcome.exit_status = run.exit_status;
-    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto finish = [&](const std::string& failure) {
+        outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        outcome.output_tail = failure;
+        return outcome;
+    };
+    std::optional<sys::Pipe> output = sys::Pipe::open();
+    if (!output) return finish(std::strerror(errno));
+    const sys::SpawnRequest request{.argv = argv,
+                                    .fds = {sys::ChildFd::open("/dev/null", O_RDONLY, 0), sys::ChildFd::copy(output->write.get(), 1),
+                                            sys::ChildFd::copy(output->write.get(), 2)},
+                                    .own_process_group = true,
+                                    .default_signals = true};
+    std::string command;
+    for (const std::string& argument : argv) command += (command.empty() ? "" : " ") + sys::printable(argument.substr(0, 200));
+    const activity::Running running(command);
     std::string error;
-    if (run.started && !run.timed_out) outcome.report = parse_self_report(run.output, error);
-    if (!outcome.report) outcome.output_tail = run.started ? tail_lines(run.output, 3) : run.error;
+    const std::optional<pid_t> pid = sys::spawn(request, error);
+    output->write.reset();
+    if (!pid) return finish(errno == EAGAIN ? fmt::format("{} ({})", error, sys::process_limit_words()) : error);
+    outcome.started = true;
+    const int fd = output->read.get();
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    const sys::FileDescriptor ended = sys::open_end_descriptor(*pid);
+    const auto deadline = start + limit;
+    FrameworkOutput streamed;
+    bool end_of_file = false;
+    bool over_limit = false;
+    // What is there now, up to `budget` bytes: a writer that never pauses cannot hold the loop
+    // past the deadline.
+    const auto read_some = [&](std::size_t budget) {
+        char buffer[16384];  // small: std::async threads get the stack size of RLIMIT_STACK
+        while (!end_of_file && !over_limit && budget > 0) {
+            const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, budget));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return;  // EAGAIN: nothing more for now
+            if (n == 0) end_of_file = true;
+            over_limit = !streamed.add(std::string_view(buffer, static_cast<std::size_t>(n)));
+            budget -= static_cast<std::size_t>(n);
+        }
+    };
+    // Until the child has ended and its output is read (a grandchild holding the pipe does not
+    // keep a finished child waiting: what is in the pipe when the child ends is read below).
+    while (!over_limit && !sys::has_ended(*pid)) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            outcome.timed_out = true;
+            break;
+        }
+        pollfd fds[2] = {{end_of_file ? -1 : fd, POLLIN, 0}, {ended.get(), POLLIN, 0}};
+        const long long wait = ended.get() >= 0 ? left.count() : std::min<long long>(left.count(), sys::ended_poll_interval_ms);
+        const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(wait, 1000)));
+        if (ready < 0 && errno != EINTR) break;
+        if (!end_of_file && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_some(std::size_t{4} << 20);
+    }
+    ::kill(-*pid, SIGKILL);
+    read_some(FrameworkOutput::output_limit);  // the rest in the pipe: the report line is printed last
+    output->read.reset();
+    const int status = sys::wait_for(*pid);
+    if (WIFEXITED(status)) outcome.exit_status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) outcome.exit_status = 128 + WTERMSIG(status);
+    streamed.finish();
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outcome.output_bytes = streamed.bytes();
+    if (!outcome.timed_out && !streamed.report_line().empty()) {
+        outcome.report = parse_self_report(streamed.report_line(), error);
+        if (!outcome.report)
+            outcome.report_error = streamed.report_line().size() > FrameworkOutput::report_line_limit || streamed.report_line().ends_with("(cut)")
+                                       ? fmt::format("its report line is longer than {} MiB", FrameworkOutput::report_line_limit >> 20)
+                                       : fmt::format("its report line cannot be read: {}", error);
+    }
+    if (!outcome.report) {
+        outcome.output_tail = tail_lines(streamed.tail(), 3);
+        if (over_limit)
+            outcome.output_tail = fmt::format("it printed more than {} MiB without a report line, and was stopped there; last lines: {}",
+                                              FrameworkOutput::output_limit >> 20, outcome.output_tail);
+    }
     return outcome;
+}
+
+namespace {
+
+FrameworkRunOutcome run_one(const Planned& planned, std::chrono::milliseconds limit) {
+    return run_framework_child({planned.interpreter, "-c", framework_probe_script(planned.framework->build.framework)}, limit);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "cudacheck/result_builder.hpp"
 #include "probes/frameworks_probe.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,14 +33,49 @@ struct FrameworkSelfReport {
 // The marker line's JSON out of the interpreter's output; nullopt when there is none.
 [[nodiscard]] std::optional<FrameworkSelfReport> parse_self_report(std::string_view output, std::string& error);
 
+// A framework child's output as it streams (issue 35: only the first MiB was kept, and a report
+// line printed after 1 MiB of warnings read as "exited before reporting"). All of it is read, up
+// to output_limit bytes, and what is kept is bounded: the last line holding the report marker,
+// wherever it is (at most report_line_limit bytes of it), and the last tail_limit bytes for the
+// message when there is no report.
+class FrameworkOutput {
+public:
+    static constexpr std::size_t output_limit = std::size_t{256} << 20;  // read no more than this
+    static constexpr std::size_t report_line_limit = std::size_t{1} << 20;
+    static constexpr std::size_t tail_limit = std::size_t{64} << 10;
+
+    // False once output_limit is reached: the rest is not read.
+    bool add(std::string_view chunk);
+    void finish();  // the end of output: a last line without newline counts
+    [[nodiscard]] const std::string& report_line() const { return report_line_; }  // "" when none
+    [[nodiscard]] const std::string& tail() const { return tail_; }
+    [[nodiscard]] std::size_t bytes() const { return bytes_; }
+    [[nodiscard]] bool over_limit() const { return bytes_ >= output_limit; }
+
+private:
+    void end_line();
+    std::string line_;         // the line being read: from its marker on, or a bounded end of it
+    bool line_marked_ = false;  // line_ starts at a marker
+    bool line_cut_ = false;     // the marked line ran past report_line_limit
+    std::string report_line_;
+    std::string tail_;
+    std::size_t bytes_ = 0;
+};
+
 struct FrameworkRunOutcome {
     bool started = false;
     bool timed_out = false;
     int exit_status = 0;
     std::string output_tail = {};  // the last lines of its output, for the message
+    std::size_t output_bytes = 0;  // how much it printed (read up to FrameworkOutput::output_limit)
+    std::string report_error = {};  // why its report line could not be read; "" when there was none
     std::optional<FrameworkSelfReport> report = {};
     double seconds = 0.0;
 };
+
+// Runs a framework's child (`argv`: the interpreter, "-c", the script) within `limit`, reading all
+// of its output through FrameworkOutput; its report parsed where it printed one.
+[[nodiscard]] FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, std::chrono::milliseconds limit);
 
 // The last `lines` lines of a child's output, on one line (" | " between them), for a message.
 [[nodiscard]] std::string tail_lines(const std::string& output, std::size_t lines);

@@ -33,8 +33,9 @@ namespace {
 std::optional<int> major_of(std::string_view version) {
     const std::size_t dot = version.find_first_not_of("0123456789");
     const std::string_view digits = version.substr(0, dot);
-    if (digits.empty() || digits.size() > 3) return std::nullopt;
-    return std::stoi(std::string(digits));
+    if (digits.size() > 3) return std::nullopt;
+    const std::optional<long> number = decimal_number(digits);
+    return number ? std::optional<int>(static_cast<int>(*number)) : std::nullopt;
 }
 
 const InstalledDistribution* find(const std::vector<InstalledDistribution>& installed, std::string_view name) {
@@ -296,7 +297,7 @@ std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std
     if (cu == std::string::npos || torch == std::string::npos) return build;
     const std::string cuda_digits = url.substr(cu + 3, torch - cu - 3);
     if (!cuda_digits.empty() && cuda_digits.find_first_not_of("0123456789") == std::string::npos) {
-        build.cuda_major = std::atoi(cuda_digits.substr(0, 2).c_str());
+        build.cuda_major = static_cast<int>(decimal_number(std::string_view(cuda_digits).substr(0, 2)).value_or(0));
         build.cuda = cuda_digits.size() > 2 ? fmt::format("{}.{}", cuda_digits.substr(0, 2), cuda_digits.substr(2)) : cuda_digits;
     }
     const std::size_t abi = url.find("cxx11abi", torch);
@@ -327,6 +328,11 @@ std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site, const s
 }  // namespace
 
 std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view text) {
+    // Every step below consumes at least one character or stops, and the entries and list items
+    // kept are bounded (issue 35: `[)` in a list once pushed empty strings for ever, 11.8 GiB in
+    // 76 s). A real build_info.py has about 15 entries and a list of at most a few dozen items.
+    constexpr std::size_t max_entries = 256;
+    constexpr std::size_t max_items = 1024;
     std::map<std::string, std::string> info;
     const std::size_t start = text.find("OrderedDict([");
     if (start == std::string_view::npos) return info;
@@ -347,12 +353,13 @@ std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view 
             return value;
         }
         const std::size_t end = text.find_first_of(",)]", at);
-        if (end == std::string_view::npos) return std::nullopt;
+        // A bare word of no characters (`[)`, `(,`) is no literal, and reading it would not move.
+        if (end == std::string_view::npos || end == at) return std::nullopt;
         std::string word(sys::trim(text.substr(at, end - at)));
         at = end;
         return word;
     };
-    while (true) {
+    while (info.size() < max_entries) {
         skip_spaces();
         if (at >= text.size() || text[at] != '(') break;
         ++at;
@@ -368,8 +375,9 @@ std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view 
             while (true) {
                 skip_spaces();
                 if (at < text.size() && text[at] == ']') break;
+                const std::size_t before = at;
                 const std::optional<std::string> item = atom();
-                if (!item) return info;
+                if (!item || at == before || items.size() >= max_items) return info;
                 items.push_back(*item);
                 skip_spaces();
                 if (at < text.size() && text[at] == ',') ++at;

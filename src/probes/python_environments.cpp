@@ -1,11 +1,19 @@
 #include "probes/python_environments.hpp"
 
+#include "probes/python_packages.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
+#include <set>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cudacheck {
 
@@ -44,8 +52,80 @@ PyvenvConfig parse_pyvenv_cfg(std::string_view text) {
 
 std::string python_major_minor(std::string_view version) {
     const std::vector<std::string> parts = sys::split(version, '.');
-    if (parts.size() < 2 || parts[0] != "3" || parts[1].empty() || !std::all_of(parts[1].begin(), parts[1].end(), ::isdigit)) return "";
+    // The minor read as a number without exceptions, and a plausible one (issue 35:
+    // `lib/python3.<20 digits>` threw from std::stoi and ended `cudacheck env` with exit 3).
+    if (parts.size() < 2 || parts[0] != "3" || !decimal_number(parts[1], 999)) return "";
     return parts[0] + "." + parts[1];
+}
+
+std::optional<int> python_minor_of(std::string_view major_minor) {
+    if (major_minor.size() < 3 || python_major_minor(major_minor) != major_minor) return std::nullopt;
+    const std::optional<long> minor = decimal_number(major_minor.substr(2), 999);
+    if (!minor) return std::nullopt;
+    return static_cast<int>(*minor);
+}
+
+namespace {
+
+std::string owner_of(uid_t uid) {
+    struct passwd entry {};
+    struct passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr && found->pw_name != nullptr)
+        return fmt::format("uid {} ({})", uid, sys::printable(found->pw_name));
+    return fmt::format("uid {}", uid);
+}
+
+UnreadablePath describe_unreadable(const std::string& path, int error, const struct stat* status, std::string_view verb = "read") {
+    UnreadablePath unreadable{.path = path, .message = {}, .remediation = {}};
+    const std::string shown = sys::printable(path);
+    if (status == nullptr) {
+        unreadable.message = fmt::format("cannot {} {}: {}", verb, shown, std::strerror(error));
+        unreadable.remediation = fmt::format("Give the user who runs Python (and cudacheck) access to {} and the directories above it.", shown);
+        return unreadable;
+    }
+    const bool directory = S_ISDIR(status->st_mode);
+    unreadable.message = fmt::format("cannot {} {}: {} (mode {:03o}, owner {})", verb, shown, std::strerror(error), status->st_mode & 07777,
+                                     owner_of(status->st_uid));
+    // pip and venv create directories 0755 and files 0644 (under the usual umask 022).
+    const std::string command = fmt::format("`chmod {} {}`", directory ? "755" : "644", shown);
+    unreadable.remediation =
+        status->st_uid == ::geteuid()
+            ? fmt::format("Give it back the usual permissions: {}.", command)
+            : fmt::format("As its owner ({}) or root: {}; or run cudacheck as a user who can read it.", owner_of(status->st_uid), command);
+    return unreadable;
+}
+
+}  // namespace
+
+std::optional<UnreadablePath> unreadable_path(const std::string& path) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) {
+        // Absent is not unreadable; a directory above that cannot be searched is.
+        if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+        return describe_unreadable(path, errno, nullptr);
+    }
+    if (S_ISDIR(status.st_mode)) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) return describe_unreadable(path, errno, &status);
+        ::close(fd);
+        // Listing needs read permission, reaching what is listed needs search permission:
+        // "<dir>/." resolves only through a searchable directory (path_resolution(7)).
+        struct stat inside {};
+        if (::stat((path + "/.").c_str(), &inside) != 0) return describe_unreadable(path, errno, &status, "search");
+        return std::nullopt;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        const std::string shown = sys::printable(path);
+        return UnreadablePath{.path = path,
+                              .message = fmt::format("cannot read {}: it is {}, not a regular file", shown, sys::file_type_words(status.st_mode)),
+                              .remediation = fmt::format("Remove it (`rm {}`), or put back the file that belongs there.", shown)};
+    }
+    // O_NONBLOCK: nothing here may wait (the file may have become a FIFO since the stat).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return describe_unreadable(path, errno, &status);
+    ::close(fd);
+    return std::nullopt;
 }
 
 namespace {
@@ -63,13 +143,26 @@ std::vector<std::string> versions_under(const std::string& prefix) {
     for (const std::string& name : sys::list_directory(prefix + "/lib"))
         if (const std::string version = version_of_interpreter_name(name); !version.empty()) versions.push_back(version);
     std::sort(versions.begin(), versions.end(), [](const std::string& a, const std::string& b) {
-        return std::stoi(a.substr(2)) > std::stoi(b.substr(2));
+        // python_major_minor made both "3.<at most 999>".
+        return decimal_number(std::string_view(a).substr(2)).value_or(0) > decimal_number(std::string_view(b).substr(2)).value_or(0);
     });
     return versions;
 }
 
-void add_if_directory(std::vector<std::string>& directories, const std::string& path) {
-    if (sys::is_directory(path) && std::find(directories.begin(), directories.end(), path) == directories.end()) directories.push_back(path);
+void add_unreadable(PythonEnvironment& found, UnreadablePath unreadable) {
+    const bool known = std::any_of(found.unreadable.begin(), found.unreadable.end(), [&](const UnreadablePath& other) { return other.path == unreadable.path; });
+    if (!known) found.unreadable.push_back(std::move(unreadable));
+}
+
+// A site directory, when it exists: added when it can be read, noted as unreadable otherwise
+// (issue 35: a `chmod 000` site-packages made its frameworks silently disappear).
+void add_if_directory(PythonEnvironment& found, const std::string& path) {
+    if (!sys::is_directory(path) || std::find(found.site_packages.begin(), found.site_packages.end(), path) != found.site_packages.end()) return;
+    if (std::optional<UnreadablePath> unreadable = unreadable_path(path)) {
+        add_unreadable(found, std::move(*unreadable));
+        return;
+    }
+    found.site_packages.push_back(path);
 }
 
 class Finder {
@@ -95,19 +188,41 @@ public:
 
     // The environment whose root is `prefix`: a virtual environment when pyvenv.cfg is there.
     PythonEnvironment from_prefix(const std::string& prefix, std::string found_by, std::string version = "") const {
+        std::vector<std::string> chain;
+        return from_prefix(prefix, std::move(found_by), std::move(version), chain);
+    }
+
+    // `chain`: the real prefixes of the environments whose `home` led here, first first. A home
+    // that leads back onto it, or a chain of max_home_chain, is not followed (issue 35: a venv whose
+    // home was its own bin/ recursed here until SIGSEGV).
+    PythonEnvironment from_prefix(const std::string& prefix, std::string found_by, std::string version, std::vector<std::string>& chain) const {
         PythonEnvironment found;
         found.prefix = prefix;
         found.found_by.push_back(std::move(found_by));
+        // A root that cannot be read or searched hides everything in it: say so rather than
+        // report an empty environment (issue 35).
+        if (std::optional<UnreadablePath> unreadable = unreadable_path(prefix)) {
+            found.problem = unreadable->message;
+            add_unreadable(found, std::move(*unreadable));
+            return found;
+        }
         for (const char* name : {"/bin/python3", "/bin/python"})
             if (sys::exists(prefix + name)) {
                 found.interpreter = prefix + name;
                 break;
             }
-        if (sys::exists(prefix + "/pyvenv.cfg")) {
+        const std::string cfg = prefix + "/pyvenv.cfg";
+        if (sys::exists(cfg)) {
             found.kind = PythonKind::venv;
-            const std::optional<std::string> text = sys::read_file(prefix + "/pyvenv.cfg", 1 << 16);
+            const std::optional<std::string> text = sys::read_file(cfg, 1 << 16);
             if (!text) {
-                found.problem = fmt::format("{}/pyvenv.cfg cannot be read", prefix);
+                std::optional<UnreadablePath> unreadable = unreadable_path(cfg);
+                if (!unreadable)
+                    unreadable = UnreadablePath{.path = cfg,
+                                                .message = fmt::format("cannot read {}", sys::printable(cfg)),
+                                                .remediation = fmt::format("Check {} and the disk it is on.", sys::printable(cfg))};
+                found.problem = unreadable->message;
+                add_unreadable(found, std::move(*unreadable));
                 return found;
             }
             const PyvenvConfig config = parse_pyvenv_cfg(*text);
@@ -115,10 +230,59 @@ public:
             if (config.home) found.base_prefix = directory_of(*config.home);
             found.python_version = version;
             add_site_packages(found, python_major_minor(version));
-            if (config.include_system_site_packages && found.base_prefix) {
-                const PythonEnvironment base = from_prefix(*found.base_prefix, "base of " + prefix, version);
-                for (const std::string& directory : base.site_packages) add_if_directory(found.site_packages, directory);
+            if (!found.base_prefix) return found;
+            const auto real = [](const std::string& path) {
+                std::string resolved = sys::real_path(path);
+                return resolved.empty() ? path : resolved;
+            };
+            const std::string here = real(prefix);
+            const std::string base = real(*found.base_prefix);
+            const bool loops = base == here || std::find(chain.begin(), chain.end(), base) != chain.end();
+            // A home naming the environment itself is wrong whether or not its base's packages are
+            // wanted: the file no longer says which installation the environment belongs to.
+            if (!loops && !config.include_system_site_packages) return found;
+            chain.push_back(here);
+            // The installation whose site-packages come in through home: home's, unless it leads
+            // back onto the chain (or the chain is too long); then, as CPython also finds its
+            // standard library another way (its interpreter's link, or the prefix it was built with:
+            // a Debian 3.11 venv whose home is its own bin/ starts with sys.base_prefix /usr), the
+            // installation bin/python3 links to, when that is not on the chain either.
+            std::optional<std::string> follow = found.base_prefix;
+            if (loops || chain.size() >= max_home_chain) {
+                std::string names;
+                for (const std::string& link : chain) names += (names.empty() ? "" : " -> ") + sys::printable(link);
+                names += " -> " + sys::printable(base);
+                found.home_loop =
+                    loops ? fmt::format("home = {} in {} leads back to {}, an environment already on its home chain ({})",
+                                        sys::printable(*config.home), sys::printable(cfg), sys::printable(base), names)
+                          : fmt::format("home = {} in {} continues a chain of {} virtual environments, each the home of the one before ({}), and "
+                                        "is not followed further",
+                                        sys::printable(*config.home), sys::printable(cfg), chain.size(), names);
+                found.home_loop_file = cfg;
+                follow.reset();
+                found.base_prefix.reset();
+                const std::string linked = found.interpreter.empty() ? std::string() : sys::real_path(found.interpreter);
+                const std::string installation = linked.empty() ? std::string() : directory_of(directory_of(linked));
+                // (Past the bound no fallback either: every path here ends within 2 * max_home_chain.)
+                if (!installation.empty() && chain.size() <= max_home_chain && std::find(chain.begin(), chain.end(), real(installation)) == chain.end()) {
+                    found.home_loop += fmt::format("; cudacheck takes {}, where {} links to ({}), as its base installation instead",
+                                                   sys::printable(installation), sys::printable(found.interpreter), sys::printable(linked));
+                    found.base_prefix = installation;
+                    follow = installation;
+                } else {
+                    found.home_loop += "; its base installation is unknown, and only its own site-packages are read";
+                }
             }
+            if (follow && config.include_system_site_packages) {
+                const PythonEnvironment base_environment = from_prefix(*follow, "base of " + prefix, version, chain);
+                for (const std::string& directory : base_environment.site_packages) add_if_directory(found, directory);
+                for (const UnreadablePath& unreadable : base_environment.unreadable) add_unreadable(found, unreadable);
+                if (found.home_loop.empty() && !base_environment.home_loop.empty()) {
+                    found.home_loop = base_environment.home_loop;
+                    found.home_loop_file = base_environment.home_loop_file;
+                }
+            }
+            chain.pop_back();
             return found;
         }
         found.kind = sys::is_directory(prefix + "/conda-meta")                                  ? PythonKind::conda
@@ -132,7 +296,7 @@ public:
         found.python_version = version;
         // The user site comes first on a non-virtual interpreter's sys.path.
         if (const std::string minor = python_major_minor(version); !minor.empty() && !home_.empty())
-            add_if_directory(found.site_packages, fmt::format("{}/.local/lib/python{}/site-packages", home_, minor));
+            add_if_directory(found, fmt::format("{}/.local/lib/python{}/site-packages", home_, minor));
         add_site_packages(found, python_major_minor(version));
         return found;
     }
@@ -211,10 +375,13 @@ public:
         if (auto conda = environment_.get("CONDA_PREFIX"); conda && !conda->empty()) add(from_prefix(*conda, "CONDA_PREFIX"));
         // conda's own list of environments, and each conda installation's envs/.
         if (!home_.empty())
-            if (const auto listed = sys::read_file(home_ + "/.conda/environments.txt", 1 << 20); listed)
+            if (const auto listed = sys::read_file(home_ + "/.conda/environments.txt", 1 << 20); listed) {
+                // Each line once: a megabyte of one repeated line is one environment, read once.
+                std::set<std::string, std::less<>> seen;
                 for (const std::string& line : sys::split(*listed, '\n'))
-                    if (const std::string prefix(sys::trim(line)); !prefix.empty() && sys::is_directory(prefix))
+                    if (const std::string prefix(sys::trim(line)); !prefix.empty() && seen.insert(prefix).second && sys::is_directory(prefix))
                         add(from_prefix(prefix, "~/.conda/environments.txt"));
+            }
         std::vector<std::string> conda_roots;
         if (auto exe = environment_.get("CONDA_EXE"); exe && !exe->empty()) conda_roots.push_back(directory_of(directory_of(*exe)));
         conda_roots.push_back(root_ + "/opt/conda");
@@ -237,18 +404,24 @@ public:
 
 private:
     void add_site_packages(PythonEnvironment& found, const std::string& minor) const {
+        // lib/ itself unreadable hides every site-packages below it.
+        if (sys::is_directory(found.prefix + "/lib"))
+            if (std::optional<UnreadablePath> unreadable = unreadable_path(found.prefix + "/lib")) {
+                add_unreadable(found, std::move(*unreadable));
+                return;
+            }
         if (minor.empty()) {
             for (const std::string& version : versions_under(found.prefix))
-                add_if_directory(found.site_packages, fmt::format("{}/lib/python{}/site-packages", found.prefix, version));
+                add_if_directory(found, fmt::format("{}/lib/python{}/site-packages", found.prefix, version));
             return;
         }
         if (found.kind == PythonKind::system && found.prefix == root_ + "/usr") {
             // Debian's patched site module.
-            add_if_directory(found.site_packages, fmt::format("{}/local/lib/python{}/dist-packages", found.prefix, minor));
-            add_if_directory(found.site_packages, found.prefix + "/lib/python3/dist-packages");
-            add_if_directory(found.site_packages, fmt::format("{}/lib/python{}/dist-packages", found.prefix, minor));
+            add_if_directory(found, fmt::format("{}/local/lib/python{}/dist-packages", found.prefix, minor));
+            add_if_directory(found, found.prefix + "/lib/python3/dist-packages");
+            add_if_directory(found, fmt::format("{}/lib/python{}/dist-packages", found.prefix, minor));
         }
-        add_if_directory(found.site_packages, fmt::format("{}/lib/python{}/site-packages", found.prefix, minor));
+        add_if_directory(found, fmt::format("{}/lib/python{}/site-packages", found.prefix, minor));
     }
 
     const Environment& environment_;

@@ -37,8 +37,24 @@ struct PyvenvConfig {
 };
 [[nodiscard]] PyvenvConfig parse_pyvenv_cfg(std::string_view text);
 
-// "3.12" of "3.12.3"; "" when it is not a Python 3 version.
+// "3.12" of "3.12.3"; "" when it is not a Python 3 version (a minor of more than three digits is
+// none: `lib/python3.<20 digits>` is a name, not a release, issue 35).
 [[nodiscard]] std::string python_major_minor(std::string_view version);
+// The minor number of a "3.X" from python_major_minor (12 of "3.12"); nullopt for anything else.
+// Never throws (issue 35: std::stoi on a file name's digits did).
+[[nodiscard]] std::optional<int> python_minor_of(std::string_view major_minor);
+
+// A part of an environment that exists but cannot be read by this process (issue 35: a `chmod 000`
+// site-packages, environment root or pyvenv.cfg made the environment look empty, and
+// frameworks.builds said "no Python framework installed").
+struct UnreadablePath {
+    std::string path;
+    std::string message;      // "cannot read /x/site-packages: Permission denied (mode 000, owner uid 1000 (bob))"
+    std::string remediation;  // "`chmod 755 /x/site-packages` ..."
+};
+// Whether `path` (which must exist) can be read: a directory opened and searched, a file opened
+// for reading, a FIFO or device refused as not a regular file. nullopt when readable or absent.
+[[nodiscard]] std::optional<UnreadablePath> unreadable_path(const std::string& path);
 
 struct PythonEnvironment {
     PythonKind kind = PythonKind::other;
@@ -49,7 +65,18 @@ struct PythonEnvironment {
     std::optional<std::string> base_prefix;  // a virtual environment's base installation
     std::vector<std::string> found_by;       // "python3 on PATH", "VIRTUAL_ENV", "--python /x", ...
     std::string problem;  // what stops reading it ("pyvenv.cfg unreadable: ..."); "" when none
+    // Parts that exist but cannot be read (the root, pyvenv.cfg, lib/, a site-packages directory):
+    // what they hold is missing from the environment (issue 35).
+    std::vector<UnreadablePath> unreadable;
+    // A `home` chain of pyvenv.cfg files that leads back to an environment already on it (a venv
+    // whose home is its own bin/) or runs longer than max_home_chain: one line naming the chain;
+    // "" when none. The chain is not followed further (it recursed until the stack ran out).
+    std::string home_loop;
+    std::string home_loop_file;  // the pyvenv.cfg whose home closes the loop
 };
+// How many pyvenv.cfg `home` links are followed from one environment: a venv of a venv of a venv is
+// already unusual (`python -m venv` writes the base installation's directory, not a venv's).
+inline constexpr std::size_t max_home_chain = 8;
 
 struct PythonEnvironments {
     std::vector<PythonEnvironment> environments;  // distinct by real prefix, in the order found

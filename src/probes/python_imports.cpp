@@ -1,5 +1,6 @@
 #include "probes/python_imports.hpp"
 
+#include "probes/python_packages.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 
@@ -173,6 +174,24 @@ private:
     std::string platlibdir_ = "lib";
     bool skips_hidden_pth_ = false;
     std::set<std::string> known_;
+    // Bounds on what .pth files may make the model do (issue 35): each import line searches the
+    // whole path, so paths and import lines without limit would make the work quadratic in a
+    // hostile file's size. Real environments have a few dozen .pth lines.
+    static constexpr std::size_t max_pth_paths = 1000;
+    static constexpr std::size_t max_pth_imports = 1000;
+    std::size_t pth_paths_ = 0;
+    std::size_t pth_imports_ = 0;
+    bool pth_bounded_ = false;
+
+    // False, and a note once, when a .pth file asks for more than the bounds allow.
+    bool within_pth_bounds(const std::string& file, int number) {
+        if (pth_paths_ < max_pth_paths && pth_imports_ < max_pth_imports) return true;
+        if (!pth_bounded_)
+            model_.unmodelled.push_back(fmt::format("{} line {} and the .pth lines after it: not followed, past {} paths or {} import lines", file,
+                                                    number, max_pth_paths, max_pth_imports));
+        pth_bounded_ = true;
+        return false;
+    }
 
     std::string variable(std::string_view name) const { return context_.environment.get(name).value_or(""); }
 
@@ -244,7 +263,7 @@ private:
     // repeats (sys.path[0] is inserted after site has run, so it is not among them).
     void initial_path() {
         const std::string& cwd = context_.current_directory;  // "" when it cannot be named (removed)
-        if (!variable("PYTHONSAFEPATH").empty() && std::stoi(model_.python_version.substr(2)) >= 11)
+        if (!variable("PYTHONSAFEPATH").empty() && decimal_number(std::string_view(model_.python_version).substr(2)).value_or(0) >= 11)
             model_.variables.push_back("PYTHONSAFEPATH=" + variable("PYTHONSAFEPATH"));
         else if (!cwd.empty())
             model_.sys_path.push_back({cwd, PathOrigin::current_directory, {}});
@@ -319,10 +338,13 @@ private:
             ++number;
             if (!line.empty() && line.back() == '\r') line.pop_back();
             if (sys::starts_with(line, "#") || sys::trim(line).empty()) continue;
+            if (!within_pth_bounds(file, number)) return;
             if (sys::starts_with(line, "import ") || sys::starts_with(line, "import\t")) {
+                ++pth_imports_;
                 if (!import_line(file, number, line)) return;  // site: "Remainder of file ignored"
                 continue;
             }
+            ++pth_paths_;
             while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
             const std::string path = sys::absolute_path(line, directory);
             if (known_.contains(path)) continue;

@@ -4,8 +4,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace cudacheck {
+
+std::optional<long> decimal_number(std::string_view digits, long limit) {
+    if (digits.empty() || digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    long value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (error != std::errc() || end != digits.data() + digits.size() || value > limit) return std::nullopt;
+    return value;
+}
 
 std::string normalise_distribution_name(std::string_view name) {
     std::string normal;
@@ -159,8 +169,9 @@ std::vector<long> release_of(std::string_view version) {
     for (const std::string& part : sys::split(version, '.')) {
         std::size_t digits = 0;
         while (digits < part.size() && std::isdigit(static_cast<unsigned char>(part[digits]))) ++digits;
-        if (digits == 0 || digits > 9) break;
-        numbers.push_back(std::stol(part.substr(0, digits)));
+        const std::optional<long> number = decimal_number(std::string_view(part).substr(0, digits));
+        if (!number) break;
+        numbers.push_back(*number);
         if (digits < part.size()) break;
     }
     return numbers;

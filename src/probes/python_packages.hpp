@@ -53,6 +53,10 @@ struct DistributionMetadata {
 using PythonLiterals = std::map<std::string, std::optional<std::string>, std::less<>>;
 [[nodiscard]] PythonLiterals parse_python_literals(std::string_view text);
 
+// A number of decimal digits only, read without exceptions (issue 35: `lib/python3.<20 digits>`
+// threw from std::stoi); nullopt when `digits` is empty, holds anything else, or exceeds `limit`.
+[[nodiscard]] std::optional<long> decimal_number(std::string_view digits, long limit = 1'000'000'000L);
+
 // A specifier set's lower bound (">=9.12.0.46" -> "9.12.0.46", "==9.19.0.56" -> "9.19.0.56");
 // nullopt when it sets none.
 [[nodiscard]] std::optional<std::string> minimum_version(std::string_view specifier);

@@ -33,9 +33,20 @@ std::optional<std::string_view> between(std::string_view source, std::string_vie
     return source.substr(body, end - body);
 }
 
-void replace_all(std::string& text, std::string_view from, std::string_view to) {
-    if (from.empty()) return;
-    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+// Past this the expansion stops (issue 35): a file whose names expand into longer names ("A" ->
+// "AA", "AA" -> "AAAA", ...) would double the text once per name. torch's own tables expand a
+// list to at most a few hundred characters.
+constexpr std::size_t expanded_limit = 64 * 1024;
+
+// Whether every `from` could be replaced without the text growing past expanded_limit. Each
+// search starts after the last replacement, so the loop ends whatever `to` holds.
+bool replace_all(std::string& text, std::string_view from, std::string_view to) {
+    if (from.empty()) return true;
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
+        if (text.size() - from.size() + to.size() > expanded_limit) return false;
+        text.replace(at, from.size(), to);
+    }
+    return true;
 }
 
 }  // namespace
@@ -55,9 +66,13 @@ std::optional<TorchArchTables> read_torch_arch_tables(std::string_view source) {
 
 TorchArchList parse_torch_cuda_arch_list(std::string_view value, const TorchArchTables& tables) {
     TorchArchList list;
-    std::string text(value);
-    replace_all(text, " ", ";");
-    for (const auto& [name, architectures] : tables.named) replace_all(text, name, architectures);
+    std::string text(value.substr(0, expanded_limit));
+    bool expanded = value.size() <= expanded_limit && replace_all(text, " ", ";");
+    for (const auto& [name, architectures] : tables.named) expanded = expanded && replace_all(text, name, architectures);
+    if (!expanded) {
+        list.error = fmt::format("TORCH_CUDA_ARCH_LIST expands past {} KiB with the names of this torch's cpp_extension.py", expanded_limit / 1024);
+        return list;
+    }
     for (std::size_t start = 0;;) {
         const std::size_t semicolon = text.find(';', start);
         list.entries.push_back(text.substr(start, semicolon == std::string::npos ? std::string::npos : semicolon - start));
