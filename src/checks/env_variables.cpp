@@ -8,11 +8,27 @@
 #include <array>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <regex>
+#include <string_view>
 
 namespace cudacheck {
 
 namespace {
+
+// ":SIZE:COUNT" once or more, each a decimal number: what the pattern (:\d+:\d+)+ matched. Scanned
+// by hand: std::regex matched it by recursion, one level per character, and a 35 KB value ended
+// the process with SIGSEGV (issue 35).
+bool is_workspace_config(std::string_view value) {
+    if (value.empty()) return false;
+    std::size_t at = 0;
+    while (at < value.size())
+        for (int part = 0; part < 2; ++part) {
+            if (at >= value.size() || value[at] != ':') return false;
+            const std::size_t digits = ++at;
+            while (at < value.size() && value[at] >= '0' && value[at] <= '9') ++at;
+            if (at == digits) return false;
+        }
+    return true;
+}
 
 // Library name prefixes worth naming when a LD_LIBRARY_PATH directory holds them.
 constexpr std::array cuda_library_prefixes{"libcuda.so", "libcudart.so", "libcublas.so", "libcublasLt.so", "libcufft.so",
@@ -100,9 +116,8 @@ void judge_behaviour_variables(const Environment& environment, Profile profile, 
     if (auto loading = note("CUDA_MODULE_LOADING"); loading && *loading != "LAZY" && *loading != "EAGER")
         result.add(Code::cuda_module_loading_invalid, fmt::format("CUDA_MODULE_LOADING='{}' is not LAZY or EAGER", *loading));
     // cuBLAS: ":SIZE:COUNT" repeated, SIZE in KiB (cuBLAS documentation, "Results reproducibility").
-    static const std::regex workspace(R"((:\d+:\d+)+)");
     const auto config = note("CUBLAS_WORKSPACE_CONFIG");
-    if (config && !std::regex_match(*config, workspace))
+    if (config && !is_workspace_config(*config))
         result.add(Code::cublas_workspace_config_invalid, fmt::format("CUBLAS_WORKSPACE_CONFIG='{}' is not of the form :SIZE:COUNT", *config));
     // Without it cuBLAS may choose a different reduction order from run to run on one GPU (same source).
     if (profile == Profile::ci && !config)

@@ -49,6 +49,7 @@ int run_fleet(const FleetCommandOptions& options) {
         FleetNode node = fleet_node(file, std::move(report), std::move(read_error));
         // The policy's expect.* results join the node's report, and its exit code, as in a run.
         if (policy && node.report) apply_policy(*policy, *node.report);
+        if (node.report) keep_for_fleet(*node.report);
         nodes.push_back(std::move(node));
     }
     const Fleet fleet = summarise_fleet(std::move(nodes), options.threshold_percent);

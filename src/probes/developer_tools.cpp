@@ -4,20 +4,64 @@
 
 #include <charconv>
 #include <future>
-#include <regex>
+#include <optional>
+#include <string_view>
 
 namespace cudacheck {
 
+namespace {
+
+// The end of the characters from `at` that `keep` accepts (`at` itself when there are none).
+template <typename Keep>
+std::size_t run_end(std::string_view text, std::size_t at, Keep&& keep) {
+    while (at < text.size() && keep(text[at])) ++at;
+    return at;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit_or_dot(char c) { return is_digit(c) || c == '.'; }
+bool is_version_character(char c) { return is_digit_or_dot(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-'; }
+
+// The first "<prefix><digit><more>*" in `text`: the version after the prefix, or nullopt. What
+// std::regex_search found with `prefix([0-9][more]*)`, scanned by hand: libstdc++'s regex recurses
+// once per character it repeats, and a tool that printed a long version ended the process with
+// SIGSEGV (issue 35).
+template <typename More>
+std::optional<std::string> version_after(std::string_view text, std::string_view prefix, More&& more) {
+    for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
+        const std::size_t start = at + prefix.size();
+        if (start < text.size() && is_digit(text[start])) return std::string(text.substr(start, run_end(text, start + 1, more) - start));
+    }
+    return std::nullopt;
+}
+
+// "Cuda compilation tools, release 13.0, V13.0.88": the V number.
+std::optional<std::string> compiler_tools_version(std::string_view text) {
+    constexpr std::string_view banner = "Cuda compilation tools, release ";
+    for (std::size_t at = text.find(banner); at != std::string_view::npos; at = text.find(banner, at + 1)) {
+        const std::size_t release = at + banner.size();
+        const std::size_t release_end = run_end(text, release, is_digit_or_dot);
+        if (release_end == release || text.substr(release_end, 3) != ", V") continue;
+        const std::size_t start = release_end + 3;
+        if (start < text.size() && is_digit(text[start])) return std::string(text.substr(start, run_end(text, start + 1, is_digit_or_dot) - start));
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::string parse_tool_version(std::string_view output) {
-    const std::string text(output);
     // Most specific first: the V number of the compiler tools' banner, then cuda-gdb's own line,
     // then Nsight's "Version X" / "version X".
-    static const std::regex compiler_tools(R"(Cuda compilation tools, release [0-9.]+, V([0-9][0-9.]*))");
-    static const std::regex cuda_gdb(R"(NVIDIA \(R\) cuda-gdb ([0-9][0-9.]*))");
-    static const std::regex nsight(R"([Vv]ersion ([0-9][0-9A-Za-z.\-]*))");
-    std::smatch match;
-    for (const std::regex* pattern : {&compiler_tools, &cuda_gdb, &nsight})
-        if (std::regex_search(text, match, *pattern)) return match[1];
+    if (auto version = compiler_tools_version(output)) return *version;
+    if (auto version = version_after(output, "NVIDIA (R) cuda-gdb ", is_digit_or_dot)) return *version;
+    // "[Vv]ersion ": each "ersion " after a V or a v, leftmost first.
+    constexpr std::string_view word = "ersion ";
+    for (std::size_t at = output.find(word, 1); at != std::string_view::npos; at = output.find(word, at + 1)) {
+        const std::size_t start = at + word.size();
+        if ((output[at - 1] == 'V' || output[at - 1] == 'v') && start < output.size() && is_digit(output[start]))
+            return std::string(output.substr(start, run_end(output, start + 1, is_version_character) - start));
+    }
     return {};
 }
 

@@ -2,31 +2,108 @@
 
 #include "util/system.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <regex>
+#include <optional>
+#include <string_view>
 #include <unistd.h>
 
 namespace cudacheck {
+
+namespace {
+
+// The first line is scanned by hand, as the pattern
+// `NVRM version:.*?Kernel Module(?: for (\S+))?\s+(\d+(?:\.\d+)+)` matched it: libstdc++'s
+// std::regex recurses once per character it repeats, so a long line (a crafted file under --root,
+// a driver's future banner) could end the process with SIGSEGV (issue 35). Linear in the line.
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// ECMAScript's \s in the "C" locale.
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+template <typename Keep>
+std::size_t run_end(std::string_view text, std::size_t at, Keep&& keep) {
+    while (at < text.size() && keep(text[at])) ++at;
+    return at;
+}
+
+// From `at`: whitespace, then a version of two or more numbers ("580.159.04"); the version or
+// nullopt.
+std::optional<std::string_view> spaced_version(std::string_view line, std::size_t at) {
+    const std::size_t start = run_end(line, at, is_space);
+    if (start == at) return std::nullopt;
+    std::size_t end = run_end(line, start, is_digit);
+    if (end == start) return std::nullopt;
+    int numbers = 1;
+    while (end + 1 < line.size() && line[end] == '.' && is_digit(line[end + 1])) {
+        end = run_end(line, end + 1, is_digit);
+        ++numbers;
+    }
+    if (numbers < 2) return std::nullopt;
+    return line.substr(start, end - start);
+}
+
+struct ModuleMatch {
+    std::string_view architecture;  // after "for"; empty when the line has none
+    std::string_view version;
+};
+
+// What follows a "Kernel Module" at `at`: " for ARCH" and the version, or the version alone.
+std::optional<ModuleMatch> after_kernel_module(std::string_view line, std::size_t at) {
+    constexpr std::string_view for_word = " for ";
+    if (line.substr(at, for_word.size()) == for_word) {
+        const std::size_t start = at + for_word.size();
+        const std::size_t end = run_end(line, start, [](char c) { return !is_space(c); });
+        if (end > start)
+            if (const auto version = spaced_version(line, end)) return ModuleMatch{line.substr(start, end - start), *version};
+    }
+    if (const auto version = spaced_version(line, at)) return ModuleMatch{{}, *version};
+    return std::nullopt;
+}
+
+std::optional<ModuleMatch> match_module_line(std::string_view line) {
+    constexpr std::string_view nvrm = "NVRM version:", module = "Kernel Module";
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t start = line.find(nvrm, from);
+        if (start == std::string_view::npos) return std::nullopt;
+        // `.*?` stops at a line break ('\r' here: the line ends at the first '\n').
+        const std::size_t stop = std::min(line.find_first_of("\r\n", start), line.size());
+        for (std::size_t at = line.find(module, start + nvrm.size()); at < stop; at = line.find(module, at + 1))
+            if (const auto found = after_kernel_module(line, at + module.size())) return found;
+        // A later "NVRM version:" before the break sees only fewer "Kernel Module"s: none of them matches.
+        if (stop >= line.size()) return std::nullopt;
+        from = stop + 1;
+    }
+}
+
+}  // namespace
 
 std::optional<ModuleVersion> parse_proc_driver_version(std::string_view text) {
     // Proprietary: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 …"
     // Open:        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build …"
     // Jetson:      "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  35.3.1  Release Build …"
-    static const std::regex pattern(R"(NVRM version:.*?Kernel Module(?: for (\S+))?\s+(\d+(?:\.\d+)+))");
-    const std::string first_line(text.substr(0, text.find('\n')));
-    std::smatch match;
-    if (!std::regex_search(first_line, match, pattern)) return std::nullopt;
+    const std::string_view first_line = text.substr(0, text.find('\n'));
+    const std::optional<ModuleMatch> match = match_module_line(first_line);
+    if (!match) return std::nullopt;
     ModuleVersion version;
-    version.version = match[2];
-    version.open_module = first_line.find("Open Kernel Module") != std::string::npos;
-    if (match[1].matched) {
-        version.architecture = match[1];
+    version.version = std::string(match->version);
+    version.open_module = first_line.find("Open Kernel Module") != std::string_view::npos;
+    if (!match->architecture.empty()) {
+        version.architecture = std::string(match->architecture);
     } else {
-        static const std::regex proprietary_arch(R"(NVIDIA UNIX (\S+) Kernel Module)");
-        std::smatch arch;
-        if (std::regex_search(first_line, arch, proprietary_arch)) version.architecture = arch[1];
+        // "NVIDIA UNIX (\S+) Kernel Module": the word between them.
+        constexpr std::string_view unix_word = "NVIDIA UNIX ", module = " Kernel Module";
+        for (std::size_t at = first_line.find(unix_word); at != std::string_view::npos; at = first_line.find(unix_word, at + 1)) {
+            const std::size_t start = at + unix_word.size();
+            const std::size_t end = run_end(first_line, start, [](char c) { return !is_space(c); });
+            if (end > start && first_line.substr(end, module.size()) == module) {
+                version.architecture = std::string(first_line.substr(start, end - start));
+                break;
+            }
+        }
     }
     return version;
 }

@@ -77,9 +77,16 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         node->path = path;
         node->name = std::string(sys::file_name_of(path));
         const std::string origin = sys::directory_of(path);
-        // glibc ignores DT_RPATH when the object also has DT_RUNPATH.
-        if (dynamic->runpath) node->runpath = expand_search_path(*dynamic->runpath, origin);
-        else if (dynamic->rpath) node->rpath = expand_search_path(*dynamic->rpath, origin);
+        // glibc ignores DT_RPATH when the object also has DT_RUNPATH. Both are bounded
+        // (expand_search_path): what is left out is said, so a crafted path is not silently cut.
+        std::size_t left_out = 0;
+        if (dynamic->runpath) node->runpath = expand_search_path(*dynamic->runpath, origin, &left_out);
+        else if (dynamic->rpath) node->rpath = expand_search_path(*dynamic->rpath, origin, &left_out);
+        if (left_out > 0)
+            closure.problems.push_back(fmt::format("{}: its {} is longer than a loader's search path can usefully be: {} entr{} left out "
+                                                   "(cudacheck searches the first {} distinct directories, {} KiB in all, each under {} bytes)",
+                                                   path, dynamic->runpath ? "DT_RUNPATH" : "DT_RPATH", left_out, left_out == 1 ? "y" : "ies",
+                                                   search_path_directory_limit, search_path_byte_limit / 1024, search_path_entry_limit));
         node->dynamic = std::move(*dynamic);
         node->loader = loader;
         if (!node->dynamic.soname.empty()) loaded.emplace(node->dynamic.soname, path);
@@ -104,8 +111,22 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         ObjectSearchPaths paths;
         paths.object = node->name;
         paths.runpath = node->runpath;
-        for (const Node* in_chain = node; in_chain != nullptr; in_chain = in_chain->loader)
-            if (!in_chain->rpath.empty()) paths.rpath_chain.push_back({in_chain->name, in_chain->rpath});
+        // The chain of loaders' DT_RPATHs, bounded as each object's own is (expand_search_path): a
+        // chain of crafted objects would otherwise copy and search every one of them for each
+        // object in it (issue 35). Real chains are a few objects of a dozen directories each.
+        std::size_t chain_directories = 0, chain_bytes = 0;
+        for (const Node* in_chain = node; in_chain != nullptr; in_chain = in_chain->loader) {
+            if (in_chain->rpath.empty()) continue;
+            ObjectSearchPaths::Rpath rpath{in_chain->name, {}};
+            for (const std::string& directory : in_chain->rpath) {
+                if (chain_directories >= search_path_directory_limit || chain_bytes + directory.size() > search_path_byte_limit) break;
+                ++chain_directories;
+                chain_bytes += directory.size();
+                rpath.directories.push_back(directory);
+            }
+            if (rpath.directories.empty()) break;
+            paths.rpath_chain.push_back(std::move(rpath));
+        }
         std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
         for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
         for (const std::string_view soname : dlopened_by(node->dynamic.soname, opens)) wanted.emplace_back(std::string(soname), true);

@@ -3,16 +3,52 @@
 #include "util/system.hpp"
 
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <string_view>
 
 namespace cudacheck {
 
+namespace {
+
+// The versions below are scanned by hand, not with std::regex: libstdc++ matches a repetition by
+// recursion, one level per character, so a long run of digits in a toolkit's version.txt or in
+// what an `nvcc --version` printed ended the process with SIGSEGV (issue 35). Each scan is linear.
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The end of the decimal digits from `at` (`at` itself when there are none).
+std::size_t digits_end(std::string_view text, std::size_t at) {
+    while (at < text.size() && is_digit(text[at])) ++at;
+    return at;
+}
+
+// The end of `parts` dot-separated numbers from `at` ("13.0" is 2 parts), or npos.
+std::size_t numbers_end(std::string_view text, std::size_t at, int parts) {
+    for (int part = 0; part < parts; ++part) {
+        if (part > 0) {
+            if (at >= text.size() || text[at] != '.') return std::string_view::npos;
+            ++at;
+        }
+        const std::size_t end = digits_end(text, at);
+        if (end == at) return std::string_view::npos;
+        at = end;
+    }
+    return at;
+}
+
+}  // namespace
+
 std::optional<NvccVersion> parse_nvcc_version(std::string_view output) {
-    static const std::regex pattern(R"(release (\d+\.\d+), V(\d+\.\d+\.\d+))");
-    const std::string text(output);
-    std::smatch match;
-    if (!std::regex_search(text, match, pattern)) return std::nullopt;
-    return NvccVersion{match[1], match[2]};
+    // The first "release 13.0, V13.0.88" (what the pattern `release (\d+\.\d+), V(\d+\.\d+\.\d+)` found).
+    constexpr std::string_view release = "release ", marker = ", V";
+    for (std::size_t at = output.find(release); at != std::string_view::npos; at = output.find(release, at + 1)) {
+        const std::size_t start = at + release.size();
+        const std::size_t end = numbers_end(output, start, 2);
+        if (end == std::string_view::npos || output.substr(end, marker.size()) != marker) continue;
+        const std::size_t full_end = numbers_end(output, end + marker.size(), 3);
+        if (full_end == std::string_view::npos) continue;
+        return NvccVersion{std::string(output.substr(start, end - start)), std::string(output.substr(end + marker.size(), full_end - end - marker.size()))};
+    }
+    return std::nullopt;
 }
 
 std::string parse_toolkit_version_file(std::string_view text) {
@@ -23,10 +59,15 @@ std::string parse_toolkit_version_file(std::string_view text) {
             return (*cuda)["version"].get<std::string>();
         return {};
     }
-    static const std::regex legacy(R"(CUDA Version (\d+(?:\.\d+)*))");
-    const std::string copy(text);
-    std::smatch match;
-    if (std::regex_search(copy, match, legacy)) return match[1];
+    // The first "CUDA Version 10.2.89": a number, then any ".number" after it.
+    constexpr std::string_view marker = "CUDA Version ";
+    for (std::size_t at = text.find(marker); at != std::string_view::npos; at = text.find(marker, at + 1)) {
+        const std::size_t start = at + marker.size();
+        std::size_t end = digits_end(text, start);
+        if (end == start) continue;
+        while (end + 1 < text.size() && text[end] == '.' && is_digit(text[end + 1])) end = digits_end(text, end + 1);
+        return std::string(text.substr(start, end - start));
+    }
     return {};
 }
 

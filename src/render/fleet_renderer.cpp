@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 namespace cudacheck {
 
@@ -46,10 +48,24 @@ std::string figure_text(const FleetNode& node, const std::string& key) {
     return fmt::format("{:.0f} {}{}", slowest->second, node.units.at(key), on_shared_gpu ? "~" : "");
 }
 
-bool is_outlier(const Fleet& fleet, const std::string& node, std::string_view kind, std::string_view subject) {
-    return std::any_of(fleet.outliers.begin(), fleet.outliers.end(),
-                       [&](const FleetOutlier& outlier) { return outlier.node == node && outlier.kind == kind && outlier.subject == subject; });
-}
+// The outliers by node, kind and subject, looked up once per cell: a scan of every outlier for each
+// cell made the table quadratic in a fleet of many outliers (issue 35).
+class OutlierIndex {
+public:
+    explicit OutlierIndex(const std::vector<FleetOutlier>& outliers) {
+        for (const FleetOutlier& outlier : outliers) keys_.insert(key(outlier.node, outlier.kind, outlier.subject));
+    }
+    [[nodiscard]] bool contains(const std::string& node, std::string_view kind, std::string_view subject) const {
+        return keys_.count(key(node, kind, subject)) > 0;
+    }
+
+private:
+    // Node names and subjects come from reports: the lengths keep "a b" + "c" apart from "a" + "b c".
+    static std::string key(std::string_view node, std::string_view kind, std::string_view subject) {
+        return fmt::format("{}:{}{}:{}{}:{}", node.size(), node, kind.size(), kind, subject.size(), subject);
+    }
+    std::unordered_set<std::string> keys_;
+};
 
 void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     std::vector<std::pair<std::string, std::string>> columns;  // figure key, heading
@@ -61,6 +77,10 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     headings.push_back({"FAILED"});
     TextTable table(std::move(headings));
     const auto mark = [](std::string text, bool outlier) { return outlier ? text + "*" : text; };
+    const OutlierIndex outliers(fleet.outliers);
+    const auto is_outlier = [&outliers](const Fleet&, const std::string& node, std::string_view kind, std::string_view subject) {
+        return outliers.contains(node, kind, subject);
+    };
     for (const FleetNode& node : fleet.nodes) {
         if (!node.report) {
             std::vector<std::string> row{node.name, "UNREADABLE", "", "", ""};

@@ -35,12 +35,13 @@
 
 #include <fmt/format.h>
 
+#include <bitset>
 #include <cmath>
 #include <exception>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -160,6 +161,159 @@ std::string suffix_of(const Unit& unit) {
 // Which numbering a device in a metric's name uses.
 enum class Numbering { none, cuda, nvml };
 
+// The metric names are matched by hand, not with std::regex: libstdc++ matches a repetition by
+// recursion, one level per character, and a 50 KB metric name in a report ended `render --format
+// prometheus` with SIGSEGV (issue 35). A NamePattern knows what the table below uses: literal
+// characters (`\.` for a dot) and capture groups, each of literal alternatives ("(max|min)") or of
+// one or more characters of a class ("(\d+)", "([a-z0-9]+)"). It matches the whole name and
+// captures what std::regex_match captured: a class as many characters as it can, alternatives in
+// order, backtracking only where the next part could start inside the class (none of the table's
+// patterns), so a match is linear in the name; it recurses once per part of the pattern.
+class NamePattern {
+public:
+    explicit NamePattern(std::string_view pattern) {
+        for (std::size_t at = 0; at < pattern.size();) {
+            const char c = pattern[at];
+            if (c == '(') {
+                const std::size_t close = pattern.find(')', at);
+                if (close == std::string_view::npos) unsupported(pattern);
+                parts_.push_back(group(pattern.substr(at + 1, close - at - 1), pattern));
+                at = close + 1;
+                continue;
+            }
+            if (c == '\\' && at + 1 < pattern.size() && pattern[at + 1] == '.') {
+                literal('.');
+                at += 2;
+                continue;
+            }
+            if (std::string_view("\\[](){}*+?.|^$").find(c) != std::string_view::npos) unsupported(pattern);
+            literal(c);
+            ++at;
+        }
+        // A class may give back characters only where the part after it could start with one.
+        for (std::size_t i = 0; i < parts_.size(); ++i) {
+            Part& part = parts_[i];
+            if (part.kind != Part::Kind::characters) continue;
+            part.greedy_only = true;
+            if (i + 1 == parts_.size()) continue;
+            const Part& next = parts_[i + 1];
+            if (next.kind == Part::Kind::characters) part.greedy_only = false;
+            for (const std::string& word : next.kind == Part::Kind::literal ? std::vector<std::string>{next.text} : next.words)
+                if (word.empty() || part.characters[static_cast<unsigned char>(word.front())]) part.greedy_only = false;
+        }
+    }
+
+    // The captures, in order, when the whole of `name` matches.
+    [[nodiscard]] std::optional<std::vector<std::string_view>> match(std::string_view name) const {
+        std::vector<std::string_view> captures;
+        if (!match_from(name, 0, 0, captures)) return std::nullopt;
+        return captures;
+    }
+
+private:
+    struct Part {
+        enum class Kind { literal, words, characters } kind = Kind::literal;
+        std::string text;                 // literal
+        std::vector<std::string> words;   // words: the alternatives
+        std::bitset<256> characters;      // characters: one or more of these
+        bool greedy_only = false;         // characters: never shorter than the longest run
+    };
+
+    [[noreturn]] static void unsupported(std::string_view pattern) {
+        throw std::logic_error(fmt::format("metric name pattern '{}' uses syntax NamePattern does not know", pattern));
+    }
+
+    void literal(char c) {
+        if (parts_.empty() || parts_.back().kind != Part::Kind::literal) parts_.push_back(Part{});
+        parts_.back().text += c;
+    }
+
+    static Part group(std::string_view body, std::string_view pattern) {
+        Part part;
+        if (body == "\\d+") {
+            part.kind = Part::Kind::characters;
+            for (char c = '0'; c <= '9'; ++c) part.characters.set(static_cast<unsigned char>(c));
+            return part;
+        }
+        if (!body.empty() && body.front() == '[') {
+            // "[a-z0-9]+": ranges and single characters, then '+'.
+            part.kind = Part::Kind::characters;
+            const std::size_t close = body.find(']');
+            if (close == std::string_view::npos || body.substr(close) != "]+") unsupported(pattern);
+            for (std::size_t at = 1; at < close; ++at) {
+                const char first = body[at];
+                const char last = at + 2 < close && body[at + 1] == '-' ? body[at + 2] : first;
+                if (last != first) at += 2;
+                for (int c = static_cast<unsigned char>(first); c <= static_cast<unsigned char>(last); ++c) part.characters.set(static_cast<std::size_t>(c));
+            }
+            return part;
+        }
+        part.kind = Part::Kind::words;
+        for (std::size_t start = 0;;) {
+            const std::size_t bar = body.find('|', start);
+            const std::string_view word = body.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+            for (char c : word)
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) unsupported(pattern);
+            part.words.emplace_back(word);
+            if (bar == std::string_view::npos) break;
+            start = bar + 1;
+        }
+        return part;
+    }
+
+    bool match_from(std::string_view name, std::size_t index, std::size_t at, std::vector<std::string_view>& captures) const {
+        if (index == parts_.size()) return at == name.size();
+        const Part& part = parts_[index];
+        switch (part.kind) {
+            case Part::Kind::literal:
+                return name.substr(at, part.text.size()) == part.text && match_from(name, index + 1, at + part.text.size(), captures);
+            case Part::Kind::words:
+                for (const std::string& word : part.words) {
+                    if (name.substr(at, word.size()) != word) continue;
+                    captures.push_back(name.substr(at, word.size()));
+                    if (match_from(name, index + 1, at + word.size(), captures)) return true;
+                    captures.pop_back();
+                }
+                return false;
+            case Part::Kind::characters: {
+                std::size_t end = at;
+                while (end < name.size() && part.characters[static_cast<unsigned char>(name[end])]) ++end;
+                for (std::size_t stop = end; stop > at; --stop) {
+                    captures.push_back(name.substr(at, stop - at));
+                    if (match_from(name, index + 1, stop, captures)) return true;
+                    captures.pop_back();
+                    if (part.greedy_only) break;
+                }
+                return false;
+            }
+        }
+        return false;
+    }
+
+    std::vector<Part> parts_;
+};
+
+// "device1.rest" (a CUDA ordinal, as cuda.devices writes it) or "gpu1.rest" (an NVML index, as
+// device.health does): what the pattern (device|gpu)(\d+)\.(.*) matched, whose `.` takes no line
+// break.
+struct DeviceInName {
+    Numbering numbering;
+    std::string_view number;
+    std::string_view rest;
+};
+std::optional<DeviceInName> device_in_name(std::string_view name) {
+    for (const auto& [word, numbering] : {std::pair{std::string_view("device"), Numbering::cuda}, std::pair{std::string_view("gpu"), Numbering::nvml}}) {
+        if (name.substr(0, word.size()) != word) continue;
+        std::size_t end = word.size();
+        while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+        if (end == word.size() || end == name.size() || name[end] != '.') return std::nullopt;
+        const std::string_view rest = name.substr(end + 1);
+        if (rest.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;
+        return DeviceInName{numbering, name.substr(word.size(), end - word.size()), rest};
+    }
+    return std::nullopt;
+}
+
 // A metric the checks produce, and its family: `stem` + "_" + the unit's suffix. The capture
 // groups of `pattern` become `labels`, in order, except the device's (`device_group`, from 1)
 // and the peer's (`peer_group`), which give GPU labels.
@@ -224,9 +378,9 @@ struct Figure {
 };
 
 Figure figure_of(const CheckResult& result, const Metric& metric) {
-    static const std::vector<std::regex> patterns = [] {
-        std::vector<std::regex> compiled;
-        for (const FamilySpec& spec : family_specs()) compiled.emplace_back(std::string(spec.pattern));
+    static const std::vector<NamePattern> patterns = [] {
+        std::vector<NamePattern> compiled;
+        for (const FamilySpec& spec : family_specs()) compiled.emplace_back(spec.pattern);
         return compiled;
     }();
     const Unit unit = unit_of(metric.unit);
@@ -239,36 +393,37 @@ Figure figure_of(const CheckResult& result, const Metric& metric) {
             return stem;
         return stem + "_" + suffix;
     };
-    const auto number = [](const std::ssub_match& match) -> std::optional<int> {
+    const auto number = [](std::string_view digits) -> std::optional<int> {
         try {
-            return std::stoi(match.str());
+            return std::stoi(std::string(digits));
         } catch (const std::exception&) {
             return std::nullopt;
         }
     };
-    std::smatch match;
     for (std::size_t i = 0; i < family_specs().size(); ++i) {
         const FamilySpec& spec = family_specs()[i];
-        if ((!spec.check.empty() && spec.check != result.check_id) || !std::regex_match(metric.name, match, patterns[i])) continue;
+        if (!spec.check.empty() && spec.check != result.check_id) continue;
+        const std::optional<std::vector<std::string_view>> captures = patterns[i].match(metric.name);
+        if (!captures) continue;
         figure.family = with_suffix(std::string(spec.stem));
         figure.help = fmt::format("{} Unit: {}.", spec.help, suffix.empty() ? "none" : suffix);
         figure.numbering = spec.numbering;
         std::size_t next_label = 0;
-        for (std::size_t group = 1; group < match.size(); ++group) {
-            if (static_cast<int>(group) == spec.device_group) figure.device = number(match[group]);
-            else if (static_cast<int>(group) == spec.peer_group) figure.peer = number(match[group]);
-            else if (next_label < spec.labels.size()) figure.labels.emplace_back(spec.labels[next_label++], match[group].str());
+        for (std::size_t group = 1; group <= captures->size(); ++group) {
+            const std::string_view captured = (*captures)[group - 1];
+            if (static_cast<int>(group) == spec.device_group) figure.device = number(captured);
+            else if (static_cast<int>(group) == spec.peer_group) figure.peer = number(captured);
+            else if (next_label < spec.labels.size()) figure.labels.emplace_back(spec.labels[next_label++], std::string(captured));
         }
         return figure;
     }
     // Not in the table: cudacheck_<check>_<name>_<unit>, a device in the name ("device1.x" by
     // CUDA ordinal, "gpu1.x" by NVML index, as cuda.devices and device.health write them) as labels.
     std::string name = metric.name;
-    static const std::regex device_prefix(R"((device|gpu)(\d+)\.(.*))");
-    if (std::regex_match(metric.name, match, device_prefix)) {
-        figure.numbering = match[1].str() == "device" ? Numbering::cuda : Numbering::nvml;
-        figure.device = number(match[2]);
-        name = match[3].str();
+    if (const std::optional<DeviceInName> device = device_in_name(metric.name)) {
+        figure.numbering = device->numbering;
+        figure.device = number(device->number);
+        name = std::string(device->rest);
     }
     std::string stem = sanitize(name);
     if (suffix == "seconds" && stem.size() > 5 && stem.compare(stem.size() - 5, 5, "_time") == 0) stem.resize(stem.size() - 5);

@@ -11,7 +11,9 @@
 #include <fmt/ranges.h>
 #include <functional>
 #include <map>
+#include <string_view>
 #include <sys/stat.h>
+#include <unordered_map>
 
 namespace cudacheck {
 
@@ -32,13 +34,13 @@ double median(std::vector<double> values) {
 
 // The most common value and how many nodes have it; no value (count 0) when the most common are
 // tied: two nodes of four on each driver is a split fleet, and neither half is the outlier.
+// Counted in a hash map, once per fact (issue 35: a scan of the values seen so far, for each node,
+// made 10,000 nodes take a minute).
 std::pair<std::string, std::size_t> majority(const std::vector<std::string>& values) {
+    std::unordered_map<std::string_view, std::size_t> tally;
+    for (const std::string& value : values) ++tally[value];
     std::vector<std::pair<std::string, std::size_t>> counts;
-    for (const std::string& value : values) {
-        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.first == value; });
-        if (it == counts.end()) counts.emplace_back(value, 1);
-        else ++it->second;
-    }
+    for (const auto& [value, count] : tally) counts.emplace_back(std::string(value), count);
     if (counts.empty()) return {{}, 0};
     const auto top = *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     if (std::count_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.second == top.second; }) > 1) return {{}, 0};
@@ -126,6 +128,7 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
     if (!node.report) return node;
     // A redacted report's host name says nothing; Slurm's %N file name still names the node.
     if (!node.report->host.hostname.empty() && !node.report->redaction) node.name = node.report->host.hostname;
+    node.versions = versions_of(*node.report);
     for (const CheckResult& result : node.report->checks) {
         std::vector<std::string> sharing;
         for (const GpuSharing& shared : result.shared_gpu) sharing.push_back(fmt::format("GPU {} shared with {}", shared.device, describe_sharing(shared)));
@@ -138,6 +141,25 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
             }
     }
     return node;
+}
+
+void keep_for_fleet(Report& report) {
+    std::erase_if(report.checks, [](const CheckResult& result) {
+        return result.status != Status::fail && result.status != Status::error && result.status != Status::timeout;
+    });
+    for (CheckResult& result : report.checks) {
+        result.findings = {};
+        result.evidence = {};
+        result.metrics = {};
+        result.series = {};
+        result.shared_gpu = {};
+        result.message = {};
+        result.remediation = {};
+    }
+    report.checks.shrink_to_fit();
+    report.argv = {};
+    report.frameworks.reset();
+    report.build.reset();
 }
 
 Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
@@ -159,15 +181,15 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
         if (node.report) readable.push_back(&node);
 
     // Versions: the majority of the nodes that know the fact.
+    // Each fact's majority is found once, not once per node (issue 35).
     std::map<std::string, std::vector<std::string>> seen;
-    std::map<const FleetNode*, std::map<std::string, std::string>> node_versions;
-    for (const FleetNode* node : readable) {
-        node_versions[node] = versions_of(*node->report);
-        for (const auto& [name, value] : node_versions[node]) seen[name].push_back(value);
-    }
     for (const FleetNode* node : readable)
-        for (const auto& [name, value] : node_versions[node]) {
-            const auto [common, count] = majority(seen[name]);
+        for (const auto& [name, value] : node->versions) seen[name].push_back(value);
+    std::map<std::string, std::pair<std::string, std::size_t>> majorities;
+    for (const auto& [name, values] : seen) majorities[name] = majority(values);
+    for (const FleetNode* node : readable)
+        for (const auto& [name, value] : node->versions) {
+            const auto& [common, count] = majorities.at(name);
             if (count == 0 || value == common) continue;
             fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "version", name, value, common,
                                                   fmt::format("{} {} differs from the fleet's {} ({} of {} nodes)", name, value, common, count,
@@ -197,9 +219,14 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
         for (const auto& [key, by_device] : node->figures)
             for (const auto& [device, value] : by_device)
                 if (shared_with(*node, key, device) == nullptr) all_values[key].push_back(value);
+    // Each figure's median once, not once per node (issue 35: a sort of every node's values for
+    // each node was most of the minute 10,000 nodes took).
+    std::map<std::string, double> medians;
+    for (auto& [key, values] : all_values) medians[key] = median(std::move(values));
     for (const FleetNode* node : readable)
         for (const auto& [key, by_device] : node->figures) {
-            const double fleet_median = median(all_values[key]);
+            const auto found_median = medians.find(key);
+            const double fleet_median = found_median == medians.end() ? 0.0 : found_median->second;
             const std::string& unit = node->units.at(key);
             for (const auto& [device, value] : by_device) {
                 if (const std::string* sharing = shared_with(*node, key, device)) {

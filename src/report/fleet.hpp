@@ -24,6 +24,8 @@ struct FleetNode {
     // The figures measured while another process used the GPU (issue 21), with who it was: shown,
     // but neither part of the fleet median nor an outlier.
     std::map<std::string, std::map<int, std::string>> shared;
+    // The version-like facts the fleet should agree on ("driver", "libcudnn.so.9", "GPU model").
+    std::map<std::string, std::string> versions;
     [[nodiscard]] bool failed() const { return !report || report->exit_code != exit_ok; }
 };
 
@@ -55,6 +57,12 @@ struct Fleet {
 // gone.json)", "too many levels of symbolic links (it points to b.json)"; empty when `path` is no
 // link or its target exists.
 [[nodiscard]] std::optional<std::string> broken_link(const std::string& path);
+
+// Drops from a node's report what neither the fleet's table nor its JSON shows (the evidence,
+// findings, metrics and series of every check, the passing checks themselves, the Python and build
+// sections), once its figures and versions are taken and its policy applied: 10,000 nodes then
+// hold a few kB each, not the 70 kB of a whole report (issue 35).
+void keep_for_fleet(Report& report);
 
 // Reads each file (an unreadable one is a failed node, not an error of the command) and finds the
 // outliers. The reports may have been checked against a policy (--expect) by the caller.

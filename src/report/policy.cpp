@@ -107,8 +107,15 @@ Policy policy_from_json(const json& document) {
     if (document.contains("libraries"))
         read_part(document, "libraries", [&](const json& libraries) {
             if (!libraries.is_object()) throw JsonShapeError("", fmt::format("expected an object of sonames, found {}", describe_value(libraries)));
-            for (const auto& [soname, range] : libraries.items())
-                policy.libraries.push_back({soname, read_part(libraries, soname, [](const json& object) { return read_range(object, true); })});
+            // Each range read from the member in hand: looking each soname up again scanned every
+            // key before it (issue 35: quadratic in a policy of many libraries).
+            for (const auto& [soname, range] : libraries.items()) {
+                try {
+                    policy.libraries.push_back({soname, read_range(range, true)});
+                } catch (const JsonShapeError& error) {
+                    throw error.within(pointer_token(soname));
+                }
+            }
         });
     if (document.contains("performance"))
         for_each_element(document, "performance", [&](const json& item) { policy.performance.push_back(read_performance(item)); });

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 #include <pwd.h>
 #include <random>
-#include <regex>
 #include <unistd.h>
 
 namespace cudacheck {
@@ -137,21 +136,45 @@ private:
 
     [[nodiscard]] std::uint64_t hash(std::string_view text) const { return siphash24(sys::to_lower(text), targets_.salt) & 0xffffffffffffULL; }
 
+    // Each "GPU-" or "MIG-" UUID (8-4-4-4-12 hex digits), left to right, not overlapping: what the
+    // pattern (GPU|MIG)-[0-9a-fA-F]{8}-...-[0-9a-fA-F]{12} found, scanned by hand (std::regex
+    // recursed over long text, issue 35).
     void replace_uuids(std::string& text) {
-        static const std::regex uuid("(GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
         std::string result;
-        auto from = text.cbegin();
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), uuid); it != std::sregex_iterator(); ++it) {
-            const std::smatch& match = *it;
-            result.append(from, match[0].first);
+        std::size_t from = 0;
+        for (std::size_t at = 0; at + uuid_length <= text.size();) {
+            if (!is_uuid_at(text, at)) {
+                ++at;
+                continue;
+            }
+            result.append(text, from, at - from);
+            const std::string uuid = text.substr(at, uuid_length);
             // The prefix stays: a MIG instance remains recognisable as one.
-            result += fmt::format("{}-redacted-{:012x}", match[1].str(), hash(match[0].str()));
-            from = match[0].second;
+            result += fmt::format("{}-redacted-{:012x}", uuid.substr(0, 3), hash(uuid));
+            at += uuid_length;
+            from = at;
             note("device_ids");
         }
-        if (from == text.cbegin()) return;
-        result.append(from, text.cend());
+        if (from == 0) return;
+        result.append(text, from, std::string::npos);
         text = std::move(result);
+    }
+
+    static constexpr std::size_t uuid_length = 40;  // "GPU-" and 8-4-4-4-12 hex digits
+    static bool is_uuid_at(std::string_view text, std::size_t at) {
+        const std::string_view prefix = text.substr(at, 4);
+        if (prefix != "GPU-" && prefix != "MIG-") return false;
+        std::size_t next = at + 4;
+        for (const std::size_t digits : {8, 4, 4, 4, 12}) {
+            if (digits != 8) {
+                if (text[next] != '-') return false;
+                ++next;
+            }
+            for (std::size_t i = 0; i < digits; ++i, ++next)
+                if (!((text[next] >= '0' && text[next] <= '9') || (text[next] >= 'a' && text[next] <= 'f') || (text[next] >= 'A' && text[next] <= 'F')))
+                    return false;
+        }
+        return true;
     }
 
     const RedactionTargets& targets_;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <unordered_set>
 
 namespace cudacheck {
 
@@ -132,21 +133,65 @@ std::optional<ElfDynamic> read_elf_dynamic_file(const std::string& path, std::st
     return read_elf_dynamic(mapped->bytes(), error);
 }
 
-std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin) {
+std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin, std::size_t* left_out) {
+    // One pass over the value, each token replaced as it is met (issue 35: replacing in place,
+    // token after token, was quadratic: a 10 MB DT_RPATH took 192 s and 2 GiB in `cudacheck env`).
     std::vector<std::string> directories;
+    std::unordered_set<std::string> seen, seen_written;  // kept directories, as kept and as written (expanded)
+    std::size_t kept_bytes = 0, dropped = 0;
+    std::string entry;
     std::size_t start = 0;
     while (start <= value.size()) {
         const std::size_t end = std::min(value.find(':', start), value.size());
-        std::string entry(value.substr(start, end - start));
+        const std::string_view written = value.substr(start, end - start);
         start = end + 1;
-        if (entry.empty()) continue;
-        for (const std::string_view token : {std::string_view("${ORIGIN}"), std::string_view("$ORIGIN")})
-            for (std::size_t at = entry.find(token); at != std::string::npos; at = entry.find(token, at + origin.size()))
-                entry.replace(at, token.size(), origin);
-        std::string normal = std::filesystem::path(entry).lexically_normal().string();
+        if (written.empty()) continue;
+        entry.clear();
+        bool too_long = false;
+        for (std::size_t at = 0; at < written.size() && !too_long;) {
+            std::size_t token = 0;
+            if (written[at] == '$') {
+                if (written.substr(at, 9) == "${ORIGIN}") token = 9;
+                else if (written.substr(at, 7) == "$ORIGIN") token = 7;
+            }
+            if (token > 0) {
+                entry += origin;
+                at += token;
+            } else {
+                entry += written[at++];
+            }
+            too_long = entry.size() >= search_path_entry_limit;
+        }
+        // open() of a path of PATH_MAX bytes or more fails with ENAMETOOLONG (open(2)): the loader
+        // finds nothing in such a directory, and neither does this.
+        if (too_long) {
+            ++dropped;
+            continue;
+        }
+        // Without "." or ".." components or doubled slashes a path is already normal: the common
+        // case, and 1,000,000 entries go through here in a crafted path.
+        // An entry written as one already kept ("$ORIGIN/../lib" a million times) is not
+        // normalised again.
+        const bool normal_already = entry.find("//") == std::string::npos && entry.find("/.") == std::string::npos &&
+                                    (entry.empty() || entry.front() != '.');
+        if (!normal_already && seen_written.contains(entry)) continue;
+        std::string written_copy = normal_already ? std::string() : entry;
+        std::string normal = normal_already ? std::move(entry) : std::filesystem::path(entry).lexically_normal().string();
         if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+        // A directory listed twice is searched once, where it first appears: glibc's fillin_rpath
+        // (elf/dl-load.c) keeps a directory it already has ("See if this directory is already
+        // known") once in an object's list.
+        if (seen.contains(normal)) continue;
+        if (directories.size() >= search_path_directory_limit || kept_bytes + normal.size() > search_path_byte_limit) {
+            ++dropped;
+            continue;
+        }
+        kept_bytes += normal.size();
+        if (!written_copy.empty()) seen_written.insert(std::move(written_copy));
+        seen.insert(normal);
         directories.push_back(std::move(normal));
     }
+    if (left_out != nullptr) *left_out = dropped;
     return directories;
 }
 

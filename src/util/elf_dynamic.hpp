@@ -5,6 +5,7 @@
 // and the dynamic segment are touched.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -33,7 +34,18 @@ struct ElfDynamic {
 // ("/a/torch/lib/../../nvidia/cudnn/lib" -> "/a/nvidia/cudnn/lib"). Empty entries are dropped.
 // `$LIB` and `$PLATFORM` are left as written: no wheel uses them, and a directory named so does not
 // exist, so such an entry finds nothing, as cudacheck cannot know the loader's expansion.
-[[nodiscard]] std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin);
+//
+// Bounded, which the loader is not (glibc keeps every distinct directory: fillin_rpath in
+// elf/dl-load.c): a DT_RPATH of a wheel lists a dozen directories (torch 2.11's libtorch_cuda.so:
+// 13, 600 bytes), and a crafted 10 MB one made cudacheck spend minutes and GiBs searching it (issue
+// 35). A directory listed again is kept once, where it first appears (as glibc keeps it); an entry
+// of PATH_MAX bytes or more is left out (open(2): ENAMETOOLONG, so the loader finds nothing
+// there); beyond search_path_directory_limit directories or search_path_byte_limit bytes the rest
+// is left out. `left_out`, when given, counts the entries left out so.
+inline constexpr std::size_t search_path_directory_limit = 1024;
+inline constexpr std::size_t search_path_byte_limit = 256 * 1024;
+inline constexpr std::size_t search_path_entry_limit = 4096;  // PATH_MAX on Linux (limits.h), with its NUL
+[[nodiscard]] std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin, std::size_t* left_out = nullptr);
 
 // Why a shared library's file cannot be what the loader maps (issue 18: a truncated libcublas.so.13
 // first on LD_LIBRARY_PATH killed the process that opened it with SIGBUS): empty, not ELF, not
