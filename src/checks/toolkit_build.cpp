@@ -110,6 +110,9 @@ public:
         toolkit_problems_ = prediction_.problems.size();
         if (prediction_.skip) return std::move(prediction_);
         if (usable) {
+            // Not toolkit problems (which a CMake project of the same toolkit shares): each says whom it stops.
+            temporary_directory();
+            nvcc_mode_flags();
             host_compiler();
             gpu_architectures();
             for (const TorchBuildTarget& torch : input_.torch) torch_build(torch);
@@ -212,6 +215,64 @@ private:
         return true;
     }
 
+    // Where nvcc writes its intermediate files (issue 35): TMPDIR, else /tmp. Every client runs
+    // nvcc, so a directory it cannot write stops them all.
+    void temporary_directory() {
+        const TemporaryDirectory& temporary = setup_.temporary;
+        const std::string where = temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(temporary.path)) : temporary.source;
+        if (temporary.problem.empty()) {
+            evidence("temporary_directory", fmt::format("{}: writable", where));
+            return;
+        }
+        BuildProblem unusable{Code::build_tmpdir_unusable,
+                              fmt::format("nvcc writes its intermediate files to {}, but {}: every nvcc build stops there (\"nvcc fatal : Could not open "
+                                          "output file '{}/tmpxft_...'\")",
+                                          where, temporary.problem, sys::printable(temporary.path)),
+                              temporary.source == "TMPDIR"
+                                  ? std::string("Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`), or "
+                                                "`unset TMPDIR` (nvcc then uses /tmp).")
+                                  : std::string("Make /tmp a writable directory with room, or point TMPDIR at one: `mkdir -p $HOME/tmp && export "
+                                                "TMPDIR=$HOME/tmp`."),
+                              std::nullopt, true, true, true};
+        unusable.stops_cmake = true;
+        problem(std::move(unusable));
+    }
+
+    // NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS options that make nvcc stop before it builds, exit 0
+    // all the same (issue 35; the nvcc documentation, "NVCC Environment Variables": nvcc injects
+    // them into every command line).
+    void nvcc_mode_flags() {
+        for (const auto& [variable, value] : setup_.nvcc_flags.variables) {
+            evidence("nvcc_flags", fmt::format("{}={}", variable, sys::printable(value)));
+            std::vector<const NvccModeFlag*> flags;
+            for (const NvccModeFlag& flag : setup_.nvcc_flags.mode_flags)
+                if (flag.variable == variable) flags.push_back(&flag);
+            if (flags.empty()) continue;
+            const bool every = std::any_of(flags.begin(), flags.end(), [](const NvccModeFlag* flag) { return flag->stops_every_build; });
+            std::vector<std::string> described;
+            for (const NvccModeFlag* flag : flags) described.push_back(fmt::format("{} ({})", flag->word, flag->what));
+            BuildProblem stopped{Code::nvcc_built_nothing,
+                                 fmt::format("{}=\"{}\" holds {}, which nvcc adds to every command line: {} exits 0 without the program it was "
+                                             "asked for, so a build script sees success and has nothing",
+                                             variable, sys::printable(value), fmt::join(described, ", "),
+                                             every ? "every nvcc build (PyTorch's and CMake's too)" : "a plain `nvcc -o program file.cu` build"),
+                                 fmt::format("Remove {} from {} (`unset {}` when nothing else in it is needed).", flags.front()->word, variable, variable),
+                                 std::nullopt, true, every, every};
+            stopped.stops_cmake = every;
+            problem(std::move(stopped));
+        }
+    }
+
+    // How a pick was named, as a person would set it: "NVCC_CCBIN=/bin/true", "-ccbin g++-99 in
+    // NVCC_APPEND_FLAGS", "gcc on PATH".
+    static std::string pick_setting(const HostCompilerPick& pick) {
+        const std::string program = sys::printable(pick.program);
+        if (pick.rule == "NVCC_CCBIN" || pick.rule == "CUDAHOSTCXX") return fmt::format("{}={}", pick.rule, program);
+        if (pick.rule.starts_with("CC ")) return fmt::format("CC={} (PyTorch extension builds pass -ccbin $CC)", program);
+        if (pick.rule.starts_with("-ccbin in ")) return fmt::format("-ccbin {} from {}", program, pick.rule.substr(10));
+        return fmt::format("{} on PATH", program);
+    }
+
     // The variable a fix changes for a client's host compiler.
     std::string pick_variable(const HostCompilerPick& pick, Client client) const {
         if (client == Client::torch) return "CC";
@@ -260,6 +321,19 @@ private:
                                                          alternative_fix(toolkit, HostCompilerKind::gcc, variable))
                                            : "Install a host compiler: `sudo apt install g++` (`sudo dnf install gcc-c++`).",
                              subject));
+            return false;
+        }
+        if (!pick.unusable.empty()) {
+            // Not a compiler at all (issue 35): nvcc stops when it asks it for its properties, or waits on it.
+            const std::string fix = pick.rule.find("default") != std::string::npos
+                                        ? fmt::format("Remove {} from PATH or put the directory of a real gcc first on PATH; or name one: {}", pick.path,
+                                                      alternative_fix(toolkit, HostCompilerKind::gcc, variable))
+                                        : fmt::format("Point {} at a real C++ compiler, or unset it. {}", variable,
+                                                      alternative_fix(toolkit, HostCompilerKind::gcc, variable));
+            problem(stopping(client, Code::host_compiler_unusable,
+                             fmt::format("{} would run {} as its host compiler{}, but {}", runner, pick_setting(pick),
+                                         pick.path == pick.program ? std::string() : fmt::format(" ({})", sys::printable(pick.path)), pick.unusable),
+                             fix, subject));
             return false;
         }
         if (!pick.version) {
@@ -829,10 +903,13 @@ std::unique_ptr<Check> make_toolkit_build_check() {
                   {Code::build_toolkit_missing, Code::build_toolkit_incomplete, Code::host_compiler_unsupported, Code::host_compiler_missing,
                    Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing, Code::torch_arch_list_invalid,
                    Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
-                   Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu},
+                   Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu, Code::nvcc_built_nothing, Code::build_tmpdir_unusable,
+                   Code::host_compiler_unusable},
                   "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, `CUDA_PATH`, nvcc on `PATH`, "
                   "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc would run judged by that "
-                  "toolkit's own `crt/host_config.h`, ninja, nvcc's CUDA against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
+                  "toolkit's own `crt/host_config.h` (and whether it is a compiler at all), `TMPDIR` where nvcc writes its intermediate "
+                  "files, options in `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS` that make nvcc stop before it builds, ninja, nvcc's CUDA "
+                  "against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
                   "against the GPUs; the same for a CMake project with CUDA enabled, by CMake's rules (`CUDACXX`, else nvcc on `PATH`; "
                   "`CUDAHOSTCXX`; `CUDAARCHS`, else nvcc's default architecture); each problem with the exact setting"},
         [](CheckContext& context, ResultBuilder& result) { judge_build(build_judge_input(context.probes, context.environment), result); });

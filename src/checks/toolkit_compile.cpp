@@ -16,8 +16,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -117,6 +119,7 @@ torch::Tensor twice_plus_one(torch::Tensor x) {
     module = load_inline(name="cudacheck_extension_probe", cpp_sources="torch::Tensor twice_plus_one(torch::Tensor x);",
                          cuda_sources=cuda_source, functions=["twice_plus_one"], build_directory=sys.argv[1], verbose=False)
     R["stage"] = "run"
+    R["module_file"] = str(getattr(module, "__file__", "") or "")
     if torch.cuda.is_available():
         x = torch.arange(4096, dtype=torch.float32, device="cuda")
         y = module.twice_plus_one(x)
@@ -137,7 +140,9 @@ public:
         const char* tmp = std::getenv("TMPDIR");
         std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cudacheck-compile-XXXXXX";
         if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+        else error_ = std::strerror(errno);
     }
+    [[nodiscard]] const std::string& error() const { return error_; }
     ScratchDirectory(const ScratchDirectory&) = delete;
     ScratchDirectory& operator=(const ScratchDirectory&) = delete;
     ~ScratchDirectory() {
@@ -148,6 +153,7 @@ public:
 
 private:
     std::string path_;
+    std::string error_;
 };
 
 bool write_text(const std::string& path, std::string_view text) {
@@ -204,7 +210,7 @@ CompileError classify_compile_error(std::string_view output) {
     const std::vector<std::string> lines = sys::split(output, '\n');
     const auto is_error = [](const std::string& line) {
         return line.find("error") != std::string::npos || line.find("fatal") != std::string::npos || line.find("not found") != std::string::npos ||
-               line.find("cannot find") != std::string::npos;
+               line.find("cannot find") != std::string::npos || line.find("No space left on device") != std::string::npos;
     };
     CompileError error;
     for (const std::string& raw : lines) {
@@ -212,6 +218,11 @@ CompileError classify_compile_error(std::string_view output) {
         if (line.empty() || !is_error(line) || line.starts_with("In file included")) continue;
         if (error.line.empty()) error.line = line;
         // The specific causes, wherever they appear among the messages.
+        // nvcc's own temporary files (tmpxft_*, in TMPDIR), or a disk that is full (issue 35).
+        if (line.find("tmpxft_") != std::string::npos || line.find("No space left on device") != std::string::npos)
+            return {Code::build_tmpdir_unusable, line};
+        // nvcc 13.0's answer when its host compiler, asked for its properties, gives none (/bin/true).
+        if (line.find("Host compiler targets unsupported OS") != std::string::npos) return {Code::host_compiler_unusable, line};
         if (line.find("unsupported GNU version") != std::string::npos || line.find("unsupported clang version") != std::string::npos ||
             line.find("unsupported host compiler") != std::string::npos)
             return {Code::host_compiler_unsupported, line};
@@ -258,7 +269,75 @@ std::optional<ExtensionBuild> parse_extension_result(std::string_view output) {
     build.correct = document.value("correct", false);
     build.error = document.value("error", std::string());
     build.seconds = document.value("seconds", 0.0);
+    build.module_file = document.value("module_file", std::string());
     return build;
+}
+
+// "an object file", "a shared library", "PTX": a file kind in a sentence.
+static std::string kind_in_words(const std::optional<FileKind>& kind) {
+    if (!kind) return "a file of unknown kind";
+    const std::string_view name = to_string(*kind);
+    if (*kind == FileKind::ptx) return std::string(name);
+    return fmt::format("{} {}", name.starts_with('o') || name.starts_with('e') ? "an" : "a", name);
+}
+
+std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable, const std::vector<int>& sass, int ptx,
+                                      std::string_view kernel) {
+    // The cubins and PTX of the program (the device-link step's own cubin, *_dlink.*, has no kernel).
+    std::set<int> cubins;
+    std::set<int> ptx_with_kernel;
+    std::vector<std::string> problems;
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(keep_directory, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find("_dlink") != std::string::npos || !(name.ends_with(".cubin") || name.ends_with(".ptx"))) continue;
+        const GpuCodeScan scan = inspect_file(entry.path().string());
+        if (scan.error != ScanError::none || scan.objects.empty()) {
+            problems.push_back(fmt::format("{} cannot be read back: {}", sys::printable(name), scan.error_message));
+            continue;
+        }
+        const CodeObject& object = scan.objects.front();
+        if (name.ends_with(".cubin") && scan.kind == FileKind::cubin) {
+            cubins.insert(object.arch.number);
+        } else if (name.ends_with(".ptx") && scan.kind == FileKind::ptx) {
+            // The kernel's entry: `.visible .entry _Z9scale_addPKjPjjj(` (the PTX ISA, "Kernel Function Declarations").
+            const std::optional<std::string> text = sys::read_file(entry.path().string(), 16u << 20);
+            bool found = false;
+            for (std::size_t at = text ? text->find(".entry") : std::string::npos; at != std::string::npos && !found; at = text->find(".entry", at + 6)) {
+                const std::size_t end = text->find_first_of("(\n", at);
+                found = text->substr(at, end == std::string::npos ? std::string::npos : end - at).find(kernel) != std::string::npos;
+            }
+            if (found) ptx_with_kernel.insert(object.arch.number);
+            else problems.push_back(fmt::format("{} has no .entry for the kernel {}", sys::printable(name), kernel));
+        } else {
+            problems.push_back(fmt::format("{} is {}, not what its name says", sys::printable(name), kind_in_words(scan.kind)));
+        }
+    }
+    for (const int number : sass)
+        if (!cubins.contains(number)) problems.push_back(fmt::format("no sm_{} cubin", number));
+    if (!ptx_with_kernel.contains(ptx)) problems.push_back(fmt::format("no PTX for compute_{} with the kernel", ptx));
+    // The executable, with that code embedded.
+    const std::string name = fs::path(executable).filename().string();
+    if (!sys::exists(executable)) {
+        problems.push_back(fmt::format("no executable {}", name));
+        return problems;
+    }
+    const GpuCodeScan scan = inspect_file(executable);
+    if (scan.error != ScanError::none && !scan.kind) {
+        problems.push_back(fmt::format("{} is not an executable: {}", name, scan.error_message));
+        return problems;
+    }
+    if (scan.kind != FileKind::executable) {
+        problems.push_back(fmt::format("{} is {}, not an executable", sys::printable(name), kind_in_words(scan.kind)));
+        return problems;
+    }
+    std::set<int> embedded_sass;
+    std::set<int> embedded_ptx;
+    for (const CodeObject& object : scan.objects) (object.kind == CodeKind::sass ? embedded_sass : embedded_ptx).insert(object.arch.number);
+    for (const int number : sass)
+        if (!embedded_sass.contains(number)) problems.push_back(fmt::format("{} carries no sm_{} SASS", name, number));
+    if (!embedded_ptx.contains(ptx)) problems.push_back(fmt::format("{} carries no compute_{} PTX", name, ptx));
+    return problems;
 }
 
 void judge_compile(const CompileOutcome& outcome, const BuildPrediction& prediction, ResultBuilder& result) {
@@ -276,21 +355,60 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
     // nvcc.
     if (outcome.nvcc.empty()) {
         result.evidence("nvcc_build", "not attempted: no nvcc in the toolkit builds take (toolkit.build says why)");
+    } else if (!outcome.not_run.empty()) {
+        result.evidence("nvcc_build", "not run: " + outcome.not_run);
+        summary.push_back("nvcc build not run (" + outcome.not_run + ")");
     } else {
         result.evidence("nvcc_command", fmt::format("{}", fmt::join(outcome.command, " ")));
         for (const CompileStage& stage : outcome.stages) result.evidence("stage", fmt::format("{}: {} ({} bytes)", stage.kind, stage.file, stage.bytes));
         const bool compiled = outcome.started && !outcome.timed_out && outcome.exit_status == 0;
         result.metric("compile_time", outcome.compile_ms, "ms");
+        const std::string predicted = stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
         if (!compiled) {
-            const CompileError error = outcome.timed_out       ? CompileError{Code::compile_failed, "nvcc did not finish within its time limit"}
-                                       : !outcome.started     ? CompileError{Code::compile_failed, "nvcc could not be started: " + outcome.output}
+            // Killed at its limit: named, with the host compiler it runs (issue 35), not left to the check's own limit.
+            const std::string killed = fmt::format("`{}` did not finish within {} s and was killed{}", sys::printable(outcome.nvcc), outcome.time_limit_s,
+                                                   outcome.host_compiler.empty() ? std::string()
+                                                                                 : fmt::format(" (it runs the host compiler {})", sys::printable(outcome.host_compiler)));
+            const CompileError error = outcome.timed_out       ? CompileError{Code::compile_failed, killed}
+                                       : !outcome.started     ? CompileError{outcome.output.starts_with("cannot create") ? Code::build_tmpdir_unusable : Code::compile_failed,
+                                                                             outcome.output.starts_with("cannot create") ? outcome.output : "nvcc could not be started: " + outcome.output}
                                                               : classify_compile_error(outcome.output);
-            const std::string predicted = stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
-            result.add(error.code, fmt::format("nvcc failed to build a one-kernel program: {}{}", error.line.empty() ? first_lines(outcome.output, 2) : error.line, predicted));
-            if (stops_nvcc.empty())
+            const std::string line = error.line.empty() ? first_lines(outcome.output, 2) : error.line;
+            Finding finding = make_finding(error.code, fmt::format("nvcc failed to build a one-kernel program: {}{}", line, predicted));
+            if (error.code == Code::build_tmpdir_unusable) {
+                const TemporaryDirectory& temporary = outcome.temporary;
+                const std::string where = temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(temporary.path)) : temporary.source;
+                finding.message += fmt::format(" (nvcc writes its intermediate files to {}{})", where, temporary.problem.empty() ? "" : ", and " + temporary.problem);
+                finding.remediation = temporary.source == "TMPDIR"
+                                          ? "Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`), or `unset TMPDIR` (nvcc then uses /tmp)."
+                                          : "Make /tmp a writable directory with room, or point TMPDIR at one: `mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`.";
+            }
+            result.add(std::move(finding));
+            if (stops_nvcc.empty() && !outcome.timed_out)  // a hang is reported as one, not as a wrong prediction
                 result.add(Code::build_prediction_mismatch,
                            fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}", error.line.empty() ? first_lines(outcome.output, 2) : error.line));
             summary.push_back("nvcc build failed");
+        } else if (!outcome.missing_code.empty()) {
+            // nvcc said it succeeded; what it was asked to build is not there (issue 35).
+            std::vector<std::string> variables;
+            for (const auto& [variable, value] : outcome.nvcc_flag_variables) variables.push_back(fmt::format("{}=\"{}\"", variable, sys::printable(value)));
+            std::vector<std::string> shown(outcome.missing_code.begin(), outcome.missing_code.begin() + std::min<std::size_t>(outcome.missing_code.size(), 4));
+            Finding finding = make_finding(
+                Code::nvcc_built_nothing,
+                fmt::format("nvcc exited 0 after {:.2f} s, but did not build the program: {}{}{}", outcome.compile_ms / 1000.0, fmt::join(shown, "; "),
+                            variables.empty() ? std::string() : fmt::format("; {} is set, and nvcc adds it to every command line", fmt::join(variables, " and ")),
+                            predicted));
+            finding.remediation = variables.empty()
+                                      ? fmt::format("The nvcc that ran ({}) is not NVIDIA's compiler driver or is damaged: reinstall the toolkit's nvcc, or put the "
+                                                    "toolkit's bin directory first on PATH.",
+                                                    sys::printable(outcome.nvcc))
+                                      : fmt::format("Remove the option that stops the build from {} (`unset {}` when nothing else in it is needed).",
+                                                    outcome.nvcc_flag_variables.front().first, outcome.nvcc_flag_variables.front().first);
+            result.add(std::move(finding));
+            if (stops_nvcc.empty())
+                result.add(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc built nothing: {}", fmt::join(shown, "; ")));
+            summary.push_back("nvcc reported success but built nothing");
         } else {
             if (!stops_nvcc.empty())
                 result.add(Code::build_prediction_mismatch,
@@ -329,7 +447,7 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                 result.evidence("run", "not run: " + run.skipped);
                 built += "; not run (" + run.skipped + ")";
             } else if (!run.started || run.timed_out || run.exit_status != 0) {
-                const std::string what = !run.started ? run.output : run.timed_out ? "it did not finish within 30 s" : first_lines(run.output, 3);
+                const std::string what = !run.started ? run.output : run.timed_out ? "it did not finish within 30 s and was killed" : first_lines(run.output, 3);
                 result.add(Code::compiled_program_failed, fmt::format("the program nvcc built here failed on the GPU: {}", what));
                 built += "; it failed on the GPU";
             } else {
@@ -352,7 +470,8 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
         if (!built) {
             // A failed ninja build's message is its command lines first; the compiler's own error says why.
             const CompileError cause = classify_compile_error(extension.error);
-            const std::string why = extension.timed_out         ? "it did not finish within its time limit"
+            const std::string why = extension.timed_out         ? fmt::format("`{} -c <load_inline script>` did not finish within 100 s and was killed",
+                                                                              sys::printable(extension.interpreter))
                                     : !extension.started        ? extension.output_tail
                                     : extension.error.empty()   ? extension.output_tail
                                     : extension.error.find("Error building extension") != std::string::npos && !cause.line.empty()
@@ -367,10 +486,24 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                 result.add(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline failed: {}", why));
             summary.push_back("PyTorch extension build failed");
         } else {
-            if (!stops_jit.empty())
+            // No GPU ran its kernel: the module read back is what says it was built (issue 35).
+            const bool empty_module = kernels_ran && !extension.ran && !extension.module_problem.empty();
+            if (!stops_jit.empty() && !empty_module)
                 result.add(Code::build_prediction_mismatch,
                            fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but load_inline built one", codes_of(stops_jit)));
-            if (!kernels_ran) {
+            if (empty_module) {
+                const std::string predicted = stops_jit.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
+                Finding finding = make_finding(Code::nvcc_built_nothing,
+                                               fmt::format("PyTorch's load_inline reported success, but the module it built carries no GPU code: {}{}",
+                                                           extension.module_problem, predicted));
+                finding.subject = extension.subject;
+                result.add(std::move(finding));
+                if (stops_jit.empty())
+                    result.add(Code::build_prediction_mismatch,
+                               fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline built no GPU code: {}",
+                                           extension.module_problem));
+                summary.push_back("PyTorch extension built without GPU code");
+            } else if (!kernels_ran) {
                 const std::string predicted = kernels_fail.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(kernels_fail));
                 Finding finding = make_finding(Code::extension_build_failed,
                                                fmt::format("PyTorch built the extension, but its kernel {} on the GPU: {}{}",
@@ -405,10 +538,15 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
         outcome.devices = selected;
     }
     const BuildSetup& setup = input.setup;
+    outcome.temporary = setup.temporary;
+    outcome.nvcc_flag_variables = setup.nvcc_flags.variables;
+    outcome.host_compiler = setup.nvcc_host_compiler.path;
     ScratchDirectory scratch;
     if (scratch.path().empty()) {
+        // Where nvcc would write its own files too: a finding about TMPDIR (issue 35), not a prediction error.
         outcome.nvcc = setup.files.nvcc;
-        outcome.output = "cannot create a temporary directory under TMPDIR";
+        const std::string where = setup.temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(setup.temporary.path)) : setup.temporary.source;
+        outcome.output = fmt::format("cannot create a directory under {}: {}", where, scratch.error());
         return outcome;
     }
     const std::string source = scratch.path() + "/probe.cu";
@@ -429,6 +567,7 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
         fs::create_directory(extension_directory, ignored);
         outcome.extension.attempted = true;
         outcome.extension.subject = torch->subject;
+        outcome.extension.interpreter = torch->interpreter;
         extension = std::async(std::launch::async, [&outcome, torch, extension_directory] {
             const sys::CommandResult run = sys::run_command({torch->interpreter, "-c", std::string(extension_script), extension_directory}, 100s);
             ExtensionBuild& build = outcome.extension;
@@ -440,25 +579,59 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
                 build.correct = parsed->correct;
                 build.error = parsed->error;
                 build.seconds = parsed->seconds;
+                build.module_file = parsed->module_file;
+                // The module PyTorch says it built, read back as `cudacheck inspect` reads it (issue 35).
+                if (build.stage == "run" || build.stage == "done") {
+                    const GpuCodeScan scan = build.module_file.empty() ? GpuCodeScan{} : inspect_file(build.module_file);
+                    if (build.module_file.empty()) build.module_problem = "PyTorch named no module file";
+                    else if (scan.error != ScanError::none) build.module_problem = fmt::format("{}: {}", sys::printable(build.module_file), scan.error_message);
+                    else if (std::none_of(scan.objects.begin(), scan.objects.end(), [](const CodeObject& object) { return object.kind != CodeKind::lto_ir; }))
+                        build.module_problem = fmt::format("{} has no SASS or PTX", sys::printable(build.module_file));
+                }
             } else {
                 build.output_tail = run.started ? tail_lines(run.output, 3) : run.error;
             }
         });
     }
 
-    if (!setup.files.nvcc.empty() && write_text(source, probe_source)) {
+    // nvcc, or its host compiler, that did not answer toolkit.build's questions within their limits
+    // would hang this build too: it is not run, and toolkit.build's finding names it (issue 35).
+    if (!setup.files.nvcc.empty() && setup.nvcc_timed_out) {
+        outcome.nvcc = setup.files.nvcc;
+        outcome.not_run = fmt::format("`{} --version` did not finish within its limit (toolkit.build: CC306)", sys::printable(setup.files.nvcc));
+    } else if (!setup.files.nvcc.empty() && setup.nvcc_host_compiler.unusable.find("did not finish") != std::string::npos) {
+        outcome.nvcc = setup.files.nvcc;
+        outcome.not_run = fmt::format("its host compiler {} did not answer within its limit (toolkit.build: CC336)", sys::printable(setup.nvcc_host_compiler.path));
+    } else if (!setup.files.nvcc.empty() && setup.temporary.source == "TMPDIR" && setup.temporary.path.empty()) {
+        // nvcc 13.0 then writes its tmpxft_* files at / and leaves them there (measured as root, where
+        // a -keep build even succeeds while a plain one fails): not run, toolkit.build's finding says why.
+        outcome.nvcc = setup.files.nvcc;
+        outcome.not_run = "TMPDIR is set but empty, and nvcc would write its intermediate files at / (toolkit.build: CC335)";
+    } else if (!setup.files.nvcc.empty() && write_text(source, probe_source)) {
         outcome.nvcc = setup.files.nvcc;
         outcome.command = {setup.files.nvcc, "-keep", "-keep-dir", keep, "-o", executable, source};
-        for (const std::string& flag : gencode_for(outcome.devices, setup.nvcc_architectures)) outcome.command.push_back(flag);
+        const std::vector<std::string> gencode = gencode_for(outcome.devices, setup.nvcc_architectures);
+        for (const std::string& flag : gencode) outcome.command.push_back(flag);
+        std::vector<int> sass;
+        int ptx = 0;
+        for (const std::string& flag : gencode) {
+            const std::size_t code = flag.find(",code=");
+            if (code == std::string::npos) continue;
+            const std::optional<GpuArch> arch = parse_gpu_arch(std::string_view(flag).substr(code + 6));
+            if (!arch) continue;
+            if (flag.find(",code=sm_") != std::string::npos) sass.push_back(arch->number);
+            else ptx = arch->number;
+        }
         const auto start = std::chrono::steady_clock::now();
-        const sys::CommandResult run = sys::run_command(outcome.command, 90s);
+        const sys::CommandResult run = sys::run_command(outcome.command, std::chrono::seconds(outcome.time_limit_s));
         outcome.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         outcome.started = run.started;
         outcome.timed_out = run.timed_out;
         outcome.exit_status = run.exit_status;
         outcome.output = run.started ? run.output : run.error;
         outcome.stages = stages_in(keep, executable);
-        if (outcome.exit_status == 0 && run.started && !run.timed_out) {
+        if (outcome.exit_status == 0 && run.started && !run.timed_out) outcome.missing_code = missing_code(keep, executable, sass, ptx, "scale_add");
+        if (outcome.exit_status == 0 && run.started && !run.timed_out && outcome.missing_code.empty()) {
             const GpuCodeScan scan = inspect_file(executable);
             if (scan.error != ScanError::none) outcome.inspect_problem = scan.error_message;
             else {
@@ -503,7 +676,8 @@ std::unique_ptr<Check> make_toolkit_compile_check() {
                   "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
                   Scope::host, Level::full, {}, {},
                   {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed, Code::build_prediction_mismatch,
-                   Code::host_compiler_unsupported, Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported},
+                   Code::host_compiler_unsupported, Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported,
+                   Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
                   "at `--level full`: the compile flow for real with the nvcc and host compiler a build would use: a one-kernel program "
                   "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept and measured, linked, run and "
                   "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension built, imported and run by "

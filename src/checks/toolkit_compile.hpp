@@ -46,17 +46,30 @@ struct ExtensionBuild {
     std::string error = {};    // PyTorch's exception, first lines
     double seconds = 0.0;
     std::string output_tail = {};  // when no result line came
+    std::string interpreter = {};  // the python that ran it, for a message when it is killed
+    // What load_inline built, read back (issue 35): the module's file, and why it carries no GPU code
+    // ("" when it carries some). A success without a GPU to run on is only believed with it.
+    std::string module_file = {};
+    std::string module_problem = {};
 };
 
 struct CompileOutcome {
     std::string nvcc = {};
     std::vector<std::string> command = {};
+    std::string not_run = {};  // why nvcc was not run though there is one (it hangs: toolkit.build says so)
     bool started = false;
     bool timed_out = false;
+    int time_limit_s = 90;
     int exit_status = -1;
     std::string output = {};  // nvcc's
     double compile_ms = 0.0;
     std::vector<CompileStage> stages = {};
+    // What nvcc was asked to build but did not, read back from the kept files and the executable
+    // (issue 35: "no sm_75 cubin", "probe is not an executable"); empty when all of it is there.
+    std::vector<std::string> missing_code = {};
+    std::vector<std::pair<std::string, std::string>> nvcc_flag_variables = {};  // NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS when set
+    TemporaryDirectory temporary = {};  // where nvcc writes its intermediate files (and this check its directory)
+    std::string host_compiler = {};     // the one nvcc runs, for a message when nvcc is killed
     std::optional<EmbeddedTargets> embedded = {};  // read back from the executable
     std::string inspect_problem = {};
     std::vector<DeviceInfo> devices = {};
@@ -70,7 +83,16 @@ struct CompileError {
     Code code = Code::compile_failed;
     std::string line = {};
 };
+// Lines about nvcc's temporary files (tmpxft_*: "Could not open output file", "No space left on
+// device") map to build_tmpdir_unusable, "Host compiler targets unsupported OS" to
+// host_compiler_unusable (issue 35).
 [[nodiscard]] CompileError classify_compile_error(std::string_view output);
+
+// What nvcc was asked to build and did not (issue 35): each of `sass` as a cubin of that
+// architecture among the kept files, PTX for `ptx` with the kernel `kernel` as an entry, and the
+// executable with that SASS and PTX embedded. Empty when all of it is there.
+[[nodiscard]] std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable, const std::vector<int>& sass,
+                                                    int ptx, std::string_view kernel);
 
 // The -gencode flags for these GPUs: SASS for each distinct compute capability and PTX for the
 // newest; for no GPU, the oldest architecture nvcc lists (or sm_75).

@@ -4,10 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <charconv>
+#include <cstring>
+#include <fcntl.h>
 #include <future>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 namespace cudacheck {
 
@@ -23,7 +29,16 @@ std::string locate(const std::string& program, const Environment& environment) {
 
 std::string first_line(std::string_view text) { return std::string(sys::trim(text.substr(0, text.find('\n')))); }
 
-// Fills a pick's path, its --version line and its version as its predefined macros give it.
+std::string quoted_output(const sys::CommandResult& run) {
+    const std::string line = first_line(run.output);
+    return line.empty() ? std::string("nothing") : fmt::format("\"{}\"", sys::printable(line.substr(0, 200)));
+}
+
+// Fills a pick's path, its --version line and its version as its predefined macros give it, and
+// tells a program that is no compiler from one (issue 35): nvcc asks its host compiler for its
+// properties by preprocessing with it, and stops when that gives none ("Host compiler targets
+// unsupported OS." for /bin/true, "Failed to preprocess host compiler properties." for a script
+// that fails: nvcc 13.0).
 void ask_compiler(HostCompilerPick& pick, const Environment& environment) {
     std::string program = pick.program;
     // -ccbin may name the directory the compiler is in (nvcc then runs gcc from it).
@@ -36,13 +51,43 @@ void ask_compiler(HostCompilerPick& pick, const Environment& environment) {
     }
     pick.path = found;
     const sys::CommandResult version = sys::run_command({found, "--version"}, 10s);
-    if (version.started && !version.timed_out) pick.version_line = first_line(version.output);
+    if (!version.started) {
+        pick.failure = pick.unusable = fmt::format("it cannot be executed: {}", version.error);
+        return;
+    }
+    if (version.timed_out) {
+        // A build would wait on it the same way: no second question.
+        pick.failure = pick.unusable = fmt::format("`{} --version` did not finish within 10 s and was killed: a build would wait on it too", found);
+        return;
+    }
+    pick.version_line = first_line(version.output);
+    pick.identity = identify_compiler(version.output);
     const sys::CommandResult dump = sys::run_command({found, "-dM", "-E", "-x", "c++", "/dev/null"}, 10s);
-    if (!dump.started) pick.failure = dump.error;
-    else if (dump.timed_out) pick.failure = "`-dM -E` did not answer within 10 s";
-    else if (dump.exit_status != 0) pick.failure = fmt::format("`{} -dM -E -x c++ /dev/null` failed: {}", found, first_line(dump.output));
-    else if (!(pick.version = version_from_macros(parse_predefined_macros(dump.output))))
-        pick.failure = fmt::format("{} predefines neither __GNUC__ nor __clang_major__: not a gcc or clang", found);
+    const std::string printed = fmt::format("`--version` printed {}{}", quoted_output(version),
+                                            version.exit_status == 0 ? std::string() : fmt::format(" and exited with status {}", version.exit_status));
+    if (!dump.started) {
+        pick.failure = pick.unusable = fmt::format("it cannot be executed: {}", dump.error);
+    } else if (dump.timed_out) {
+        pick.failure = pick.unusable = fmt::format("`{} -dM -E -x c++ /dev/null` did not finish within 10 s and was killed: a build would wait on it too", found);
+    } else if (dump.exit_status != 0) {
+        pick.failure = fmt::format("`{} -dM -E -x c++ /dev/null` failed: {}", found, first_line(dump.output));
+        // A compiler that cannot preprocess C++ (a gcc without cc1plus) stops nvcc as surely.
+        pick.unusable = pick.identity.empty()
+                            ? fmt::format("it is no C++ compiler: {}, and `-dM -E -x c++ /dev/null` exited with status {} ({})", printed,
+                                          dump.exit_status, quoted_output(dump))
+                            : fmt::format("this {} cannot preprocess C++: `-dM -E -x c++ /dev/null` exited with status {} ({})", pick.identity,
+                                          dump.exit_status, quoted_output(dump));
+    } else {
+        const MacroValues macros = parse_predefined_macros(dump.output);
+        if (!(pick.version = version_from_macros(macros))) {
+            pick.failure = fmt::format("{} predefines neither __GNUC__ nor __clang_major__: not a gcc or clang", found);
+            // Every C++ compiler predefines __cplusplus when asked for C++ (the C++ standard, [cpp.predefined]):
+            // what `--version` says (coreutils' /bin/true names the Free Software Foundation too) does not outweigh that.
+            if (!macros.contains("__cplusplus"))
+                pick.unusable = fmt::format("it is no C++ compiler: {}, and `-dM -E -x c++ /dev/null` printed {} with no compiler macro (not even __cplusplus)",
+                                            printed, quoted_output(dump));
+        }
+    }
 }
 
 std::string toolkit_version_of(const std::string& root) {
@@ -82,19 +127,36 @@ ToolkitCompilerLimits limits_of(const std::string& root, std::string version, co
     return limits;
 }
 
-NvccAnswers ask_nvcc(const std::string& nvcc, const ToolkitFacts& toolkits) {
+// The environment without an empty TMPDIR, for nvcc's questions: with TMPDIR set but empty,
+// nvcc 13.0 writes (and leaves) tmpxft_* files at / even for --list-gpu-arch (measured; with TMPDIR
+// unset it uses /tmp and cleans up, and the answers are the same). nullopt when TMPDIR is not empty:
+// the child then gets this process's environment, as before.
+std::optional<std::vector<std::string>> environment_for_nvcc(const Environment& environment) {
+    const std::optional<std::string> tmpdir = environment.get("TMPDIR");
+    if (!tmpdir || !tmpdir->empty()) return std::nullopt;
+    std::vector<std::string> entries;
+    for (const auto& [name, value] : environment.all())
+        if (name != "TMPDIR") entries.push_back(name + "=" + value);
+    return entries;
+}
+
+NvccAnswers ask_nvcc(const std::string& nvcc, const ToolkitFacts& toolkits, const Environment& environment) {
     NvccAnswers answers;
+    const std::optional<std::vector<std::string>> child_environment = environment_for_nvcc(environment);
+    const std::vector<std::string>* child = child_environment ? &*child_environment : nullptr;
     // toolkit.nvcc's probe asked this nvcc already when it is the one on PATH (the usual case).
     if (toolkits.nvcc_version && !toolkits.used_nvcc.empty() && sys::real_path(toolkits.used_nvcc) == sys::real_path(nvcc)) {
         answers.version = toolkits.nvcc_version;
     } else {
-        const sys::CommandResult version = sys::run_command({nvcc, "--version"}, 20s);
+        const sys::CommandResult version = sys::run_command({nvcc, "--version"}, 20s, child);
         if (!version.started) answers.failure = version.error;
-        else if (version.timed_out) answers.failure = "did not answer within 20 s";
+        else if (version.timed_out) answers.failure = "did not finish within 20 s and was killed: a build would wait on it too";
         else if (!(answers.version = parse_nvcc_version(version.output)))
             answers.failure = fmt::format("printed no version: {}", first_line(version.output));
+        answers.timed_out = version.timed_out;
+        if (answers.timed_out) return answers;  // it would hang a second time
     }
-    const sys::CommandResult list = sys::run_command({nvcc, "--list-gpu-arch"}, 20s);
+    const sys::CommandResult list = sys::run_command({nvcc, "--list-gpu-arch"}, 20s, child);
     if (list.started && !list.timed_out && list.exit_status == 0)
         for (const std::string& word : sys::split(list.output, '\n'))
             if (std::string_view item = sys::trim(word); item.starts_with("compute_")) answers.architectures.emplace_back(item);
@@ -116,18 +178,18 @@ void read_cmake_variables(CMakeCudaSetup& cmake, const Environment& environment)
 }
 
 // CMake's toolkit among those judged (adding it when no other rule found it), and its nvcc's answers.
-void resolve_cmake_toolkit(BuildSetup& setup, const ToolkitFacts& toolkits) {
+void resolve_cmake_toolkit(BuildSetup& setup, const ToolkitFacts& toolkits, const Environment& environment) {
     CMakeCudaSetup& cmake = setup.cmake;
     if (cmake.toolkit_root.empty()) return;
     cmake.same_toolkit = setup.choice_exists && sys::real_path(setup.choice.root) == cmake.toolkit_root;
     if (cmake.same_toolkit) {
         cmake.toolkit = 0;
         cmake.files = setup.files;
-        cmake.nvcc = NvccAnswers{setup.nvcc_version, setup.nvcc_failure, setup.nvcc_architectures};
+        cmake.nvcc = NvccAnswers{setup.nvcc_version, setup.nvcc_failure, setup.nvcc_architectures, setup.nvcc_timed_out};
         return;
     }
     cmake.files = development_files(cmake.toolkit_root);
-    cmake.nvcc = ask_nvcc(cmake.compiler.path, toolkits);
+    cmake.nvcc = ask_nvcc(cmake.compiler.path, toolkits, environment);
     for (std::size_t i = 0; i < setup.toolkits.size(); ++i)
         if (sys::real_path(setup.toolkits[i].root) == cmake.toolkit_root) cmake.toolkit = i;
     if (!cmake.toolkit) {
@@ -176,14 +238,53 @@ std::optional<HostCompilerVersion> version_from_macros(const MacroValues& macros
     return std::nullopt;
 }
 
+std::optional<NvccModeFlag> nvcc_mode_flag(std::string_view word) {
+    struct Mode {
+        std::string_view long_name, short_name, what;
+        bool every_build;
+    };
+    // `nvcc --help` (13.0): each option's long and short name.
+    static constexpr Mode modes[] = {
+        {"--version", "-V", "prints nvcc's version and builds nothing", true},
+        {"--help", "-h", "prints nvcc's help and builds nothing", true},
+        {"--dryrun", "-dryrun", "lists the commands of a build without running them", true},
+        {"--preprocess", "-E", "only preprocesses, and writes the preprocessed source where the program would go", true},
+        {"--generate-dependencies", "-M", "only writes the build's dependencies", true},
+        {"--generate-nonsystem-dependencies", "-MM", "only writes the build's dependencies", true},
+        {"--list-gpu-arch", "-arch-ls", "lists GPU architectures and builds nothing", true},
+        {"--list-gpu-code", "-code-ls", "lists GPU architectures and builds nothing", true},
+        {"--cuda", "-cuda", "stops after translating CUDA to C++", true},
+        {"--ptx", "-ptx", "stops at PTX", true},
+        {"--cubin", "-cubin", "stops at a cubin", true},
+        {"--fatbin", "-fatbin", "stops at a fatbinary", true},
+        {"--optix-ir", "-optix-ir", "stops at OptiX IR", true},
+        {"--ltoir", "-ltoir", "stops at LTO IR", true},
+        {"--lib", "-lib", "builds a static library in place of a program", true},
+        {"--device-link", "-dlink", "only device-links", true},
+        {"--compile", "-c", "compiles to an object file and does not link", false},
+        {"--device-c", "-dc", "compiles to a relocatable object file and does not link", false},
+        {"--device-w", "-dw", "compiles to an object file and does not link", false},
+    };
+    for (const Mode& mode : modes)
+        if (word == mode.long_name || word == mode.short_name)
+            return NvccModeFlag{std::string(word), {}, std::string(mode.what), mode.every_build};
+    return std::nullopt;
+}
+
 NvccFlagSettings nvcc_flag_settings(const Environment& environment) {
     NvccFlagSettings settings;
     for (const char* variable : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"}) {
+        const std::string value = environment.get(variable).value_or("");
+        if (!sys::trim(value).empty()) settings.variables.emplace_back(variable, value);
         std::vector<std::string> words;
-        for (std::string& word : sys::split(environment.get(variable).value_or(""), ' '))
+        for (std::string& word : sys::split(value, ' '))
             if (!word.empty()) words.push_back(std::move(word));
         for (std::size_t i = 0; i < words.size(); ++i) {
             const std::string& word = words[i];
+            if (std::optional<NvccModeFlag> mode = nvcc_mode_flag(word)) {
+                mode->variable = variable;
+                settings.mode_flags.push_back(std::move(*mode));
+            }
             if (word == "-allow-unsupported-compiler" || word == "--allow-unsupported-compiler") settings.allow_unsupported_compiler = true;
             std::optional<std::string> value;
             if ((word == "-ccbin" || word == "--compiler-bindir") && i + 1 < words.size()) value = words[++i];
@@ -216,6 +317,36 @@ std::optional<int> newest_accepted_major(std::string_view host_config, HostCompi
     return std::nullopt;
 }
 
+std::string temporary_directory_problem(const std::string& path, std::uint64_t minimum_free) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) return fmt::format("it cannot be used: {}", std::strerror(errno));
+    if (!S_ISDIR(status.st_mode)) return "it is not a directory";
+    // Creating a file is the test that counts: permission bits (which root passes), a read-only
+    // mount, /proc, a full inode table all answer here as they would to nvcc.
+    std::string probe = path + (path.ends_with('/') ? "" : "/") + ".cudacheck-tmpdir-XXXXXX";
+    const int descriptor = ::mkostemp(probe.data(), O_CLOEXEC);
+    if (descriptor < 0) return fmt::format("a file cannot be created in it: {}", std::strerror(errno));
+    ::close(descriptor);
+    ::unlink(probe.c_str());
+    struct statvfs space {};
+    if (::statvfs(path.c_str(), &space) == 0) {
+        // What this user may fill: root also has the blocks reserved for it.
+        const std::uint64_t free = static_cast<std::uint64_t>(::geteuid() == 0 ? space.f_bfree : space.f_bavail) * space.f_frsize;
+        if (free < minimum_free)
+            return fmt::format("its file system has {} MiB free, and nvcc's intermediate files for one source file take several MiB", free >> 20);
+    }
+    return {};
+}
+
+TemporaryDirectory nvcc_temporary_directory(const Environment& environment) {
+    const std::optional<std::string> tmpdir = environment.get("TMPDIR");
+    if (!tmpdir) return {"/tmp", "/tmp (TMPDIR unset)", temporary_directory_problem("/tmp")};
+    if (tmpdir->empty())
+        // nvcc 13.0 then names its files "/tmpxft_..." (at the root); cc1plus fails to open them.
+        return {"", "TMPDIR", "it is set but empty: nvcc then writes its intermediate files at the file system's root (/tmpxft_*)"};
+    return {*tmpdir, "TMPDIR", temporary_directory_problem(*tmpdir)};
+}
+
 BuildSetup collect_build_setup(const Environment& environment, const ToolkitFacts& toolkits, const std::string& root) {
     const auto started = std::chrono::steady_clock::now();
     BuildSetup setup;
@@ -229,6 +360,7 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     setup.choice_without_variables = torch_cuda_home(without, root);
     setup.choice_without_variables_exists = !setup.choice_without_variables.root.empty() && sys::is_directory(setup.choice_without_variables.root);
     setup.nvcc_flags = nvcc_flag_settings(environment);
+    setup.temporary = nvcc_temporary_directory(environment);
 
     // The programs to ask, all at once.
     std::future<std::vector<HostCompiler>> compilers = std::async(std::launch::async, [&] { return collect_host_compilers(environment); });
@@ -255,10 +387,11 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
         setup.files = development_files(setup.choice.root);
         if (!setup.files.nvcc.empty())
             nvcc = std::async(std::launch::async, [&] {
-                NvccAnswers answers = ask_nvcc(setup.files.nvcc, toolkits);
+                NvccAnswers answers = ask_nvcc(setup.files.nvcc, toolkits, environment);
                 setup.nvcc_version = std::move(answers.version);
                 setup.nvcc_failure = std::move(answers.failure);
                 setup.nvcc_architectures = std::move(answers.architectures);
+                setup.nvcc_timed_out = answers.timed_out;
             });
     }
     std::future<void> ninja = std::async(std::launch::async, [&] {
@@ -280,7 +413,7 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     const std::string chosen_real = setup.choice_exists ? sys::real_path(setup.choice.root) : std::string();
     for (const Toolkit& toolkit : toolkits.toolkits)
         if (toolkit.root != chosen_real) setup.toolkits.push_back(limits_of(toolkit.root, toolkit.version, setup));
-    resolve_cmake_toolkit(setup, toolkits);
+    resolve_cmake_toolkit(setup, toolkits, environment);
     setup.gather_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return setup;
 }

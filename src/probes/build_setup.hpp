@@ -14,6 +14,7 @@
 #include "probes/toolkit_probe.hpp"
 #include "util/environment.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,11 @@ struct HostCompilerPick {
     std::optional<HostCompilerVersion> version = {};  // from its predefined macros (what host_config.h sees)
     std::string version_line = {};  // its `--version` first line
     std::string failure = {};       // why it cannot be run or read
+    std::string identity = {};      // the compiler `--version` names (identify_compiler); "" for none
+    // Why it is no C++ compiler nvcc can use (issue 35): it cannot be executed, does not answer
+    // within its time limit, or names no compiler and defines no compiler macros (/bin/true, a
+    // script, a text file). "" for a compiler, or when that cannot be told.
+    std::string unusable = {};
 };
 
 // The compiler's own predefined macros (`<compiler> -dM -E -x c++ /dev/null`), the integers among them.
@@ -40,12 +46,45 @@ struct HostCompilerPick {
 // The kind and version those macros give (clang's __clang_major__ first: clang also claims GNU 4.2.1).
 [[nodiscard]] std::optional<HostCompilerVersion> version_from_macros(const MacroValues& macros);
 
+// An option of NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS that makes nvcc stop before it builds a
+// program (issue 35): a mode (--version, --help, --dryrun, --list-gpu-arch) or another phase
+// (-E, -M, -c, --ptx, --cubin, --fatbin, --lib, ...), from the nvcc documentation's "Options for
+// Specifying the Compilation Phase" and "Miscellaneous Options". nvcc adds these words to every
+// command line, so such a build prints or stops early and still exits 0 (measured with nvcc 13.0:
+// NVCC_APPEND_FLAGS=--version, -E and --dryrun).
+struct NvccModeFlag {
+    std::string word = {};      // as written: "--version"
+    std::string variable = {};  // NVCC_PREPEND_FLAGS or NVCC_APPEND_FLAGS
+    std::string what = {};      // "prints nvcc's version and stops"
+    // Whether a build that already names its phase is stopped too: -c is what CMake and PyTorch
+    // compile with, so only a plain `nvcc -o program x.cu` is changed by it.
+    bool stops_every_build = true;
+};
+// The mode flag `word` is, or nullopt ("-E" and "--preprocess" alike).
+[[nodiscard]] std::optional<NvccModeFlag> nvcc_mode_flag(std::string_view word);
+
 // nvcc's -ccbin and -allow-unsupported-compiler among the words of NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS.
 struct NvccFlagSettings {
     std::optional<std::string> ccbin = {};
     std::string ccbin_variable = {};  // the variable it came from
     bool allow_unsupported_compiler = false;
+    std::vector<NvccModeFlag> mode_flags = {};  // options that stop a build before it builds
+    // The variables' values when set and not empty, for messages ("NVCC_APPEND_FLAGS=--version").
+    std::vector<std::pair<std::string, std::string>> variables = {};
 };
+
+// The directory nvcc writes its intermediate files to (issue 35): TMPDIR, /tmp when it is unset or
+// empty, and whether a file can be created there with room for a build's intermediates.
+struct TemporaryDirectory {
+    std::string path = {};
+    std::string source = {};   // "TMPDIR", or "/tmp (TMPDIR unset)"
+    std::string problem = {};  // why nvcc cannot write there ("does not exist", "Read-only file system", "12 MiB free"); "" when it can
+};
+// `path` judged as nvcc's temporary directory: it exists, is a directory, a file can be created in
+// it (O_CREAT|O_EXCL, then removed; root passes permission bits, not a read-only file system or
+// /proc), and its file system has at least `minimum_free` bytes for this user.
+[[nodiscard]] std::string temporary_directory_problem(const std::string& path, std::uint64_t minimum_free = 64ull << 20);
+[[nodiscard]] TemporaryDirectory nvcc_temporary_directory(const Environment& environment);
 [[nodiscard]] NvccFlagSettings nvcc_flag_settings(const Environment& environment);
 
 // One compiler judged by one toolkit's host_config.h.
@@ -75,6 +114,7 @@ struct NvccAnswers {
     std::optional<NvccVersion> version = {};
     std::string failure = {};                       // why there is no version
     std::vector<std::string> architectures = {};    // "compute_75", ...; empty when not answered
+    bool timed_out = false;                         // `--version` was killed at its limit
 };
 
 // What a CMake project with CUDA enabled would use (probes/cmake_cuda has CMake's rules).
@@ -101,6 +141,8 @@ struct BuildSetup {
     std::optional<NvccVersion> nvcc_version = {};  // of choice.root's bin/nvcc
     std::string nvcc_failure = {};
     std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`: "compute_75", ...; empty when not asked or failed
+    bool nvcc_timed_out = false;  // nvcc did not answer `--version` within its limit: a build would hang too
+    TemporaryDirectory temporary = {};  // where nvcc writes its intermediate files
     std::vector<HostCompiler> compilers = {};           // every one found (host_compilers)
     NvccFlagSettings nvcc_flags = {};
     HostCompilerPick nvcc_host_compiler = {};           // what a plain nvcc command runs

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <regex>
 #include <vector>
 
 namespace cudacheck {
@@ -78,10 +77,28 @@ CMakeArchitecturesKind cmake_architectures_kind(std::string_view value) {
     if (value == "all") return CMakeArchitecturesKind::all;
     if (value == "all-major") return CMakeArchitecturesKind::all_major;
     if (value == "native") return CMakeArchitecturesKind::native;
-    // CMakeDetermineCUDACompiler.cmake's pattern. CMake 3.25 takes an `a` suffix (90a); newer
-    // releases also `f` (100f), which is accepted here rather than refused for a CMake that may take it.
-    static const std::regex pattern(R"(^([0-9]+[af]?(-real|-virtual)?(;[0-9]+[af]?(-real|-virtual)?|;)*)$)");
-    return std::regex_match(value.begin(), value.end(), pattern) ? CMakeArchitecturesKind::list : CMakeArchitecturesKind::invalid;
+    // CMakeDetermineCUDACompiler.cmake's pattern,
+    // `^([0-9]+[af]?(-real|-virtual)?(;[0-9]+[af]?(-real|-virtual)?|;)*)$`: a first entry, then
+    // entries or empty ones after each ';'. CMake 3.25 takes an `a` suffix (90a); newer releases
+    // also `f` (100f), which is accepted here rather than refused for a CMake that may take it. Read
+    // entry by entry rather than by std::regex, whose matcher recurses per character and overflows
+    // the stack on a long CUDAARCHS (issue 35).
+    const auto entry = [](std::string_view text) {
+        std::size_t digits = 0;
+        while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+        if (digits == 0) return false;
+        text.remove_prefix(digits);
+        if (!text.empty() && (text.front() == 'a' || text.front() == 'f')) text.remove_prefix(1);
+        return text.empty() || text == "-real" || text == "-virtual";
+    };
+    std::size_t start = 0;
+    for (bool first = true;; first = false) {
+        const std::size_t end = value.find(';', start);
+        const std::string_view item = value.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        if (!(item.empty() && !first) && !entry(item)) return CMakeArchitecturesKind::invalid;
+        if (end == std::string_view::npos) return CMakeArchitecturesKind::list;
+        start = end + 1;
+    }
 }
 
 }  // namespace cudacheck

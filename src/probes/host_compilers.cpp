@@ -6,7 +6,6 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <future>
-#include <regex>
 #include <set>
 
 namespace cudacheck {
@@ -30,6 +29,40 @@ std::optional<HostCompilerVersion> dotted(std::string_view text, HostCompilerKin
     return version;
 }
 
+// `^([a-z0-9_]+-[a-z0-9_]+-[a-z0-9_]+-)?(gcc|g\+\+|clang|clang\+\+)-[0-9]+$`: the program's name
+// is one dash-free word, so the name splits at its dashes into the program and its version, with
+// three triplet words before them or none.
+bool is_versioned_compiler_name(std::string_view name) {
+    std::vector<std::string_view> words;
+    for (std::size_t start = 0;;) {
+        const std::size_t dash = name.find('-', start);
+        words.push_back(name.substr(start, dash == std::string_view::npos ? std::string_view::npos : dash - start));
+        if (dash == std::string_view::npos || words.size() > 5) break;
+        start = dash + 1;
+    }
+    if (words.size() != 2 && words.size() != 5) return false;
+    const std::string_view version = words.back();
+    if (version.empty() || !std::all_of(version.begin(), version.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    const std::string_view program = words[words.size() - 2];
+    if (program != "gcc" && program != "g++" && program != "clang" && program != "clang++") return false;
+    for (std::size_t i = 0; i + 2 < words.size(); ++i)
+        if (words[i].empty() || !std::all_of(words[i].begin(), words[i].end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }))
+            return false;
+    return true;
+}
+
+// GCC's `--version`: "<program> (<package version>) X.Y.Z ..." and the Free Software Foundation's
+// copyright. Other GNU programs print the same copyright with "(GNU <package>)" in the first line
+// (/bin/true: "true (GNU coreutils) 9.1"), which GCC's package version (its --with-pkgversion:
+// "GCC", "Debian 12.2.0-14", "conda-forge gcc 12.3.0-3") is not (issue 35).
+bool gcc_banner(std::string_view output) {
+    if (output.substr(0, 4096).find("Free Software Foundation") == std::string_view::npos) return false;
+    const std::string_view line = output.substr(0, output.find('\n'));
+    const std::size_t open = line.find(" (");
+    const std::size_t close = line.find(')');
+    return open != std::string_view::npos && close != std::string_view::npos && close > open && !line.substr(open + 2).starts_with("GNU ");
+}
+
 }  // namespace
 
 std::optional<HostCompilerVersion> parse_compiler_version(std::string_view output) {
@@ -38,21 +71,34 @@ std::optional<HostCompilerVersion> parse_compiler_version(std::string_view outpu
     if (const std::size_t clang = line.find("clang version "); clang != std::string_view::npos)
         return dotted(line.substr(clang + 14), HostCompilerKind::clang);
     // GCC: "<program> (<package version>) X.Y.Z [date] [(vendor)]"; the copyright line says it is GCC.
-    if (output.find("Free Software Foundation") == std::string_view::npos) return std::nullopt;
+    if (!gcc_banner(output)) return std::nullopt;
     const std::size_t close = line.find(')');
-    if (close == std::string_view::npos) return std::nullopt;
     std::string_view rest = line.substr(close + 1);
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
     return dotted(rest, HostCompilerKind::gcc);
 }
 
+std::string identify_compiler(std::string_view output) {
+    output = output.substr(0, 4096);
+    const auto has = [&](std::string_view text) { return output.find(text) != std::string_view::npos; };
+    // Intel's and IBM's LLVM-based compilers also print "clang version" on some releases: asked first.
+    if (has("Intel(R) oneAPI")) return "Intel icx/icpx";
+    if (has("(ICC)") || has("Intel Corporation")) return "Intel icc";
+    if (has("IBM XL") || has("IBM Open XL")) return "IBM XL C/C++";
+    if (has("NVIDIA Compilers and Tools") || has("nvc++ ") || has("nvc ")) return "NVIDIA nvc++";
+    if (has("Arm C/C++")) return "Arm C/C++";
+    if (has("clang version")) return "clang";
+    if (gcc_banner(output)) return "gcc";
+    return {};
+}
+
 std::vector<std::string> versioned_compiler_names(const std::vector<std::string>& entries) {
     // An optional target triplet, the program, a dash and a major version: g++-13, clang-18,
     // x86_64-linux-gnu-gcc-12 (Debian's and Ubuntu's alternatives, RHEL's gcc-toolset has plain names).
-    static const std::regex pattern(R"(^([a-z0-9_]+-[a-z0-9_]+-[a-z0-9_]+-)?(gcc|g\+\+|clang|clang\+\+)-[0-9]+$)");
+    // Read by hand, not by std::regex, whose matcher recurses per character (issue 35).
     std::vector<std::string> names;
     for (const std::string& entry : entries)
-        if (std::regex_match(entry, pattern)) names.push_back(entry);
+        if (is_versioned_compiler_name(entry)) names.push_back(entry);
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -101,9 +147,13 @@ std::vector<HostCompiler> collect_host_compilers(const Environment& environment)
         if (runs[i].empty()) continue;
         HostCompiler& compiler = compilers[i];
         if (!answer.started) compiler.failure = answer.error;
-        else if (answer.timed_out) compiler.failure = "`--version` did not answer within 10 s";
+        else if (answer.timed_out) compiler.failure = fmt::format("`{} --version` did not finish within 10 s and was killed", runs[i]);
         compiler.version_line = std::string(sys::trim(answer.output.substr(0, answer.output.find('\n'))));
         compiler.version = parse_compiler_version(answer.output);
+        compiler.identity = identify_compiler(answer.output);
+        if (compiler.failure.empty() && compiler.identity.empty())
+            compiler.failure = compiler.version_line.empty() ? "`--version` printed nothing: not a compiler"
+                                                             : fmt::format("`--version` names no compiler (\"{}\")", sys::printable(compiler.version_line));
     }
     return compilers;
 }

@@ -22,7 +22,16 @@ struct HostCompiler {
     std::string version_line;  // the first line of `--version`
     std::optional<HostCompilerVersion> version;  // none when not a gcc or clang it can read
     std::string failure;  // why it could not be asked
+    std::string identity = {};  // which compiler `--version` says it is (identify_compiler); "" for none
 };
+
+// Which compiler a `--version` output names (issue 35): "gcc", "clang", "Intel icx/icpx", "Intel icc",
+// "NVIDIA nvc++", "Arm C/C++", "IBM XL C/C++"; "" when it names none (/bin/true, a script, a text
+// file run by the shell). Each compiler's own banner: GCC's copyright line ("Free Software
+// Foundation"), LLVM's "clang version" (also in Apple's, AMD's and IBM Open XL's), Intel oneAPI's
+// "Intel(R) oneAPI DPC++/C++ Compiler", classic icc's "(ICC)", the HPC SDK's "NVIDIA Compilers and
+// Tools", Arm's "Arm C/C++/Fortran Compiler", IBM's "IBM XL C/C++". Only the first 4 KiB are read.
+[[nodiscard]] std::string identify_compiler(std::string_view version_output);
 
 // The kind and version from `--version`'s output: "g++ (Debian 12.2.0-14+deb12u1) 12.2.0",
 // "gcc (GCC) 11.4.1 20231218 (Red Hat 11.4.1-3)", "Ubuntu clang version 18.1.3 (1ubuntu1)",
