@@ -38,9 +38,9 @@ if ! clang++ -fsanitize=fuzzer "$probe/probe.cpp" -o "$probe/probe" 2>/dev/null;
 fi
 
 # What each target links, compiled once for all of them (through ccache when there is one).
-sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapped_file.cpp src/util/system.cpp src/util/process.cpp)
+sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapped_file.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
 sources_report_json=(src/report/report_json.cpp src/report/catalog.cpp src/report/result.cpp src/report/fleet.cpp src/report/report_query.cpp
-                     src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/units.cpp)
+                     src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp src/util/units.cpp)
 sources_policy=(src/report/policy.cpp "${sources_report_json[@]}")
 sources_python_files=(src/probes/framework_builds.cpp src/probes/python_packages.cpp src/probes/python_environments.cpp src/probes/torch_arch_list.cpp
                       src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/path.cpp src/util/activity.cpp src/util/environment.cpp)
