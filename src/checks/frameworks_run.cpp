@@ -30,6 +30,7 @@
 #include <fmt/ranges.h>
 #include <future>
 #include <numeric>
+#include <unistd.h>
 
 namespace cudacheck {
 
