@@ -108,8 +108,8 @@ ProcessLimits collect_process_limits(const std::string& root) {
     constexpr int cap_sys_admin = 21;
     constexpr int cap_sys_resource = 24;
     limits.exempt_from_process_limit = ::getuid() == 0 || parse_capability(status, cap_sys_admin) || parse_capability(status, cap_sys_resource);
-    // Only worth the /proc walk (a few ms) when there is a limit to compare it with.
-    if (limits.processes.soft && root.empty()) limits.user_tasks = sys::user_task_count(::getuid());
+    // Only worth the /proc walk (a few ms) when there is a limit that binds this process to compare it with.
+    if (limits.processes.soft && !limits.exempt_from_process_limit && root.empty()) limits.user_tasks = sys::user_task_count(::getuid());
     const CgroupPaths paths = parse_proc_cgroup(sys::read_file(root + "/proc/self/cgroup").value_or(""));
     if (!paths.unified.empty()) limits.cgroup_memory = binding_limit(root + "/sys/fs/cgroup", paths.unified, "memory.max", "memory.current", 2);
     if (!limits.cgroup_memory && !paths.memory_v1.empty())
