@@ -119,7 +119,7 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
 }  // namespace
 
 void render_fleet(const Fleet& fleet, Format format, std::ostream& out) {
-    if (format == Format::json) out << to_json(fleet).dump(2, ' ', false, ordered_json::error_handler_t::replace) << '\n';
+    if (format == Format::json) write_json(fleet, out);
     else render_fleet_table(fleet, out);
 }
 

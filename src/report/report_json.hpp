@@ -9,6 +9,7 @@
 #include "cudacheck/report.hpp"
 
 #include <nlohmann/json.hpp>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,8 +38,8 @@ inline constexpr std::string_view diff_json_version = "1.0.0";
 [[nodiscard]] ordered_json to_json(const DeviceInfo& device);
 [[nodiscard]] ordered_json to_json(const CheckResult& result);
 [[nodiscard]] ordered_json to_json(const Summary& summary, double duration_ms);
-// The whole `cudacheck fleet` document.
-[[nodiscard]] ordered_json to_json(const Fleet& fleet);
+// The fleet document (`cudacheck fleet --format json`), written one node at a time.
+void write_json(const Fleet& fleet, std::ostream& out);
 [[nodiscard]] ordered_json to_json(const Redaction& redaction);
 // The `frameworks` section (schema 1.4.0).
 [[nodiscard]] ordered_json to_json(const std::vector<PythonEnvironmentInfo>& environments);
