@@ -59,9 +59,9 @@ void judge_pairing(const PairingFacts& facts, ResultBuilder& result) {
     }
     result.evidence("verdict", verdict);
 
-    if (facts.nvcc) {
-        const auto dot = facts.nvcc->release.find('.');
-        const CudaVersion nvcc{std::stoi(facts.nvcc->release.substr(0, dot)), std::stoi(facts.nvcc->release.substr(dot + 1))};
+    // A release of digits too long for an int (a hostile nvcc on PATH) is no release to compare.
+    if (const std::optional<CudaVersion> parsed = facts.nvcc ? CudaVersion::parse(facts.nvcc->release) : std::nullopt) {
+        const CudaVersion nvcc = *parsed;
         if (nvcc.major > driver.major)
             result.add(Code::nvcc_newer_than_driver,
                        fmt::format("nvcc {} builds programs that need a CUDA {} driver; {}", facts.nvcc->full, nvcc.major, driver_text(facts, driver)),

@@ -1,12 +1,24 @@
 #include "cuda/cuda_facts.hpp"
 
 #include <array>
+#include <charconv>
 #include <fmt/format.h>
 #include <utility>
 
 namespace cudacheck {
 
 std::string CudaVersion::to_string() const { return fmt::format("{}.{}", major, minor); }
+
+std::optional<CudaVersion> CudaVersion::parse(std::string_view text) {
+    CudaVersion version;
+    if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;  // from_chars takes "-1"
+    const char* const end = text.data() + text.size();
+    const auto [dot, major_error] = std::from_chars(text.data(), end, version.major);
+    if (major_error != std::errc() || dot == text.data() || dot == end || *dot != '.') return std::nullopt;
+    const auto [stop, minor_error] = std::from_chars(dot + 1, end, version.minor);
+    if (minor_error != std::errc() || stop == dot + 1 || stop != end || dot[1] == '-') return std::nullopt;
+    return version;
+}
 
 namespace {
 

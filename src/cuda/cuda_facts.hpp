@@ -15,6 +15,8 @@ struct CudaVersion {
     [[nodiscard]] static CudaVersion from_encoded(int encoded) { return {encoded / 1000, (encoded % 1000) / 10}; }
     [[nodiscard]] int encoded() const { return major * 1000 + minor * 10; }
     [[nodiscard]] std::string to_string() const;
+    // "13.0" (nvcc's release); nullopt unless two numbers that fit an int, joined by a dot.
+    [[nodiscard]] static std::optional<CudaVersion> parse(std::string_view text);
     auto operator<=>(const CudaVersion&) const = default;
 };
 

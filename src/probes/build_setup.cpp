@@ -127,19 +127,6 @@ ToolkitCompilerLimits limits_of(const std::string& root, std::string version, co
     return limits;
 }
 
-// The environment without an empty TMPDIR, for nvcc's questions: with TMPDIR set but empty,
-// nvcc 13.0 writes (and leaves) tmpxft_* files at / even for --list-gpu-arch (measured; with TMPDIR
-// unset it uses /tmp and cleans up, and the answers are the same). nullopt when TMPDIR is not empty:
-// the child then gets this process's environment, as before.
-std::optional<std::vector<std::string>> environment_for_nvcc(const Environment& environment) {
-    const std::optional<std::string> tmpdir = environment.get("TMPDIR");
-    if (!tmpdir || !tmpdir->empty()) return std::nullopt;
-    std::vector<std::string> entries;
-    for (const auto& [name, value] : environment.all())
-        if (name != "TMPDIR") entries.push_back(name + "=" + value);
-    return entries;
-}
-
 NvccAnswers ask_nvcc(const std::string& nvcc, const ToolkitFacts& toolkits, const Environment& environment) {
     NvccAnswers answers;
     const std::optional<std::vector<std::string>> child_environment = environment_for_nvcc(environment);

@@ -606,7 +606,8 @@ std::string editable_source(const std::string& dist_info) {
     for (std::size_t at = 7; at < url.size(); ++at) {
         if (url[at] == '%' && at + 2 < url.size() && std::isxdigit(static_cast<unsigned char>(url[at + 1])) &&
             std::isxdigit(static_cast<unsigned char>(url[at + 2]))) {
-            path += static_cast<char>(std::stoi(url.substr(at + 1, 2), nullptr, 16));
+            const auto nibble = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10; };
+            path += static_cast<char>(nibble(url[at + 1]) * 16 + nibble(url[at + 2]));
             at += 2;
         } else {
             path += url[at];

@@ -3,6 +3,7 @@
 #include "util/system.hpp"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 
 namespace cudacheck {
@@ -95,13 +96,24 @@ std::string parse_nvcc_dryrun_here(std::string_view output) {
     return {};
 }
 
-std::string resolve_nvcc_root(const std::string& nvcc_path) {
+std::optional<std::vector<std::string>> environment_for_nvcc(const Environment& environment) {
+    const std::optional<std::string> tmpdir = environment.get("TMPDIR");
+    if (!tmpdir || !tmpdir->empty()) return std::nullopt;
+    std::vector<std::string> entries;
+    for (const auto& [name, value] : environment.all())
+        if (name != "TMPDIR") entries.push_back(name + "=" + value);
+    return entries;
+}
+
+std::string resolve_nvcc_root(const std::string& nvcc_path, const Environment& environment) {
     const std::string real = sys::real_path(nvcc_path);
     const std::string& path = real.empty() ? nvcc_path : real;
     const std::size_t slash = path.rfind('/');
     if (slash != std::string::npos && sys::read_file(path.substr(0, slash) + "/nvcc.profile")) return toolkit_root_of(nvcc_path);
     // -E on an empty file with --dryrun only prints the steps; it compiles nothing (~60 ms).
-    const sys::CommandResult run = sys::run_command({nvcc_path, "--dryrun", "-E", "-x", "cu", "/dev/null"}, std::chrono::seconds(10));
+    const std::optional<std::vector<std::string>> child = environment_for_nvcc(environment);
+    const sys::CommandResult run =
+        sys::run_command({nvcc_path, "--dryrun", "-E", "-x", "cu", "/dev/null"}, std::chrono::seconds(10), child ? &*child : nullptr);
     const std::string here = run.started && !run.timed_out ? parse_nvcc_dryrun_here(run.output) : std::string();
     if (here.empty()) return toolkit_root_of(nvcc_path);
     return toolkit_root_of(here + "/nvcc");
@@ -134,7 +146,7 @@ ToolkitFacts collect_toolkits(const Environment& environment, const std::string&
     ToolkitFacts facts;
     facts.path_nvcc = sys::find_in_path("nvcc", environment.get("PATH").value_or(""));
     if (!facts.path_nvcc.empty()) {
-        facts.path_nvcc_root = resolve_nvcc_root(facts.path_nvcc);
+        facts.path_nvcc_root = resolve_nvcc_root(facts.path_nvcc, environment);
         add_toolkit(facts, facts.path_nvcc_root, "PATH");
     }
     for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
@@ -154,7 +166,8 @@ ToolkitFacts collect_toolkits(const Environment& environment, const std::string&
             }
     if (facts.used_nvcc.empty()) return facts;
     // nvcc --version answers in ~10 ms; the limit only guards against a broken install hanging.
-    const sys::CommandResult run = sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10));
+    const std::optional<std::vector<std::string>> child = environment_for_nvcc(environment);
+    const sys::CommandResult run = sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10), child ? &*child : nullptr);
     if (!run.started) facts.nvcc_failure = "could not run: " + run.error;
     else if (run.timed_out) facts.nvcc_failure = "did not answer within 10 s";
     else if (run.exit_status != 0) facts.nvcc_failure = "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));

@@ -47,7 +47,13 @@ struct ToolkitFacts {
 // The toolkit root nvcc really runs from. A real nvcc has nvcc.profile beside it; anything else on
 // PATH named nvcc (a wrapper such as `exec /usr/local/cuda-13.0/bin/nvcc "$@"`) is asked with
 // `--dryrun`, which prints the directory of the nvcc it ends up running.
-[[nodiscard]] std::string resolve_nvcc_root(const std::string& nvcc_path);
+[[nodiscard]] std::string resolve_nvcc_root(const std::string& nvcc_path, const Environment& environment = Environment::from_process());
+
+// The environment for any nvcc this program asks a question (--version, --dryrun, --list-gpu-arch):
+// this one without an empty TMPDIR, with which nvcc 13.0 writes and leaves tmpxft_* files at /
+// (TMPDIR "" + "/tmpxft_..."; measured), unset, it uses /tmp and cleans up, and answers the same.
+// nullopt when TMPDIR is not set to "": the child gets this process's environment.
+[[nodiscard]] std::optional<std::vector<std::string>> environment_for_nvcc(const Environment& environment);
 
 // Looks in PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, /usr/local/cuda-*, /opt/cuda (all under `root`)
 // and runs the chosen `nvcc --version`.

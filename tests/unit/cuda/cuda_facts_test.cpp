@@ -31,6 +31,15 @@ TEST(CudaVersionValue, orders_by_major_then_minor_when_compared) {
     EXPECT_EQ((CudaVersion{12, 4}), CudaVersion::from_encoded(12040));
 }
 
+// nvcc's release as it prints it; nothing that would overflow or is not two numbers (std::stoi
+// threw on a 20-digit release from a hostile nvcc on PATH, issue 35).
+TEST(CudaVersionValue, parses_a_release_and_refuses_anything_else) {
+    EXPECT_EQ(CudaVersion::parse("13.0"), (CudaVersion{13, 0}));
+    EXPECT_EQ(CudaVersion::parse("12.10"), (CudaVersion{12, 10}));
+    for (const char* bad : {"", "13", "13.", ".0", "13.0.1", "13.x", "x.0", "-1.0", "99999999999999999999.0", "13.99999999999999999999"})
+        EXPECT_EQ(CudaVersion::parse(bad), std::nullopt) << bad;
+}
+
 TEST(MinimumDriver, gives_table_value_when_cuda_13_0) {
     const auto driver = minimum_driver_for({13, 0});
     ASSERT_TRUE(driver.has_value());

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -202,6 +205,36 @@ TEST(ResolveNvccRoot, sees_through_a_wrapper_script_when_nvcc_profile_is_absent)
     EXPECT_EQ(toolkit_root_of(wrapper), tree.path() + "/usr/local");
     EXPECT_EQ(resolve_nvcc_root(wrapper), tree.path() + "/usr/local/cuda-12.4");
     EXPECT_EQ(resolve_nvcc_root(tree.path() + "/usr/local/cuda/bin/nvcc"), tree.path() + "/usr/local/cuda-12.4");
+}
+
+// With TMPDIR set to "", nvcc writes its tmpxft_* files at / and leaves them there (measured with
+// 13.0's --dryrun): the nvcc that is asked gets TMPDIR unset instead; any other value is passed on.
+TEST(ResolveNvccRoot, asks_nvcc_without_an_empty_tmpdir) {
+    ScratchTree tree;
+    const std::string seen = tree.path() + "/tmpdir-seen";
+    const std::string bin = tree.path() + "/usr/local/cuda-12.4/bin";
+    make_cuda_12_4(tree, "#!/bin/sh\necho \"${TMPDIR-unset}\" >> '" + seen + "'\ncase \"$1\" in --dryrun) echo '#$ _HERE_=" + bin +
+                             "';; *) exec /bin/cat '" + fixture_path("nvcc/nvcc-12.4.txt") + "';; esac\n");
+    tree.write("usr/local/bin/nvcc", "#!/bin/sh\nexec " + bin + "/nvcc \"$@\"\n", 0755);
+    Environment environment;
+    environment.set("PATH", tree.path() + "/usr/local/bin");
+    environment.set("TMPDIR", "");
+    const auto read_seen = [&seen] {
+        std::ifstream in(seen);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    const ToolkitFacts facts = collect_toolkits(environment, tree.path());
+    EXPECT_EQ(facts.path_nvcc_root, tree.path() + "/usr/local/cuda-12.4");
+    ASSERT_TRUE(facts.nvcc_version.has_value());
+    EXPECT_EQ(read_seen(), "unset\nunset\n");  // --dryrun, then --version
+
+    // Any other TMPDIR: nvcc runs in this process's environment, as every other child does.
+    fs::remove(seen);
+    environment.set("TMPDIR", "/var/tmp");
+    (void)collect_toolkits(environment, tree.path());
+    const char* own = std::getenv("TMPDIR");
+    const std::string expected = own != nullptr ? own : "unset";
+    EXPECT_EQ(read_seen(), expected + "\n" + expected + "\n");
 }
 
 TEST(CollectToolkits, credits_the_wrapped_toolkit_when_nvcc_on_path_is_a_wrapper) {
