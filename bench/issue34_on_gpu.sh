@@ -17,22 +17,8 @@
 # Usage: OUT=dir bench/issue34_on_gpu.sh OLD_SOURCE_DIR
 #   writes OUT/issue34.tgz (the device tool returns at most eight files): docs/examples/h200/issue34.
 set -uo pipefail
-old_source=$(realpath "$1")
-results=$(mktemp -d /tmp/issue34-results-XXXXXX)
-out=$results/issue34
-mkdir -p "$out"
-venv=/opt/torch/.venv
-site=$venv/lib/python3.12/site-packages
-scratch=$(mktemp -d /tmp/issue34-XXXXXX)
-SECONDS=0
-configure() { cmake -S "$1" -B "$2" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDACHECK_BUILD_TESTS=OFF; }
-{ configure . build-gpu && cmake --build build-gpu -j"$(nproc)" --target cudacheck &&
-  configure "$old_source" build-old && cmake --build build-old -j"$(nproc)" --target cudacheck; } > "$out/build.log" 2>&1 ||
-    { tail -40 "$out/build.log"; exit 1; }
-echo "built both in $SECONDS s" | tee "$out/steps.txt"
-new=$(realpath build-gpu/cudacheck)
-old=$(realpath build-old/cudacheck)
-export PATH=$venv/bin:$PATH
+. "$(dirname "$0")/two_builds.sh"
+two_builds issue34 "$1"
 
 # 2. Timing first, on a machine nothing else has used yet.
 {

@@ -129,6 +129,17 @@ Measured run_forked(const std::function<bool()>& body, unsigned limit_s = 60) {
 constexpr double generous_ms = 10'000;  // the bug took minutes or crashed; these take well under a second
 constexpr long mib = 1024;              // in rusage's KiB
 
+// A run_forked body that returned true (else `wrong` says what it got otherwise), in bounded time
+// and memory; `what` names the work in the line printed with the figures.
+void expect_bounded(const Measured& run, const char* wrong, const std::string& what) {
+    ASSERT_TRUE(run.exited()) << run.how();
+    EXPECT_EQ(run.exit_code(), 0) << wrong;
+    EXPECT_LT(run.wall_ms, generous_ms);
+    EXPECT_GE(run.max_rss_kb, 0) << "the child said nothing of its memory";
+    EXPECT_LT(run.max_rss_kb, 256 * mib);
+    std::printf("%s: %.0f ms, %ld MiB\n", what.c_str(), run.wall_ms, run.max_rss_kb / mib);
+}
+
 nlohmann::json example_report() {
     return nlohmann::json::parse(test::read_text(std::string(CUDACHECK_SOURCE_DIR) + "/docs/examples/h200/cudacheck.json"));
 }
@@ -286,12 +297,7 @@ TEST(HostileText, toolkit_version_readers_take_a_megabyte) {
         ok = !parse_proc_driver_version("NVRM version: " + std::string(1u << 20, ' ') + "Kernel Module " + digits) && ok;  // one number only
         return ok;
     });
-    ASSERT_TRUE(run.exited()) << run.how();
-    EXPECT_EQ(run.exit_code(), 0) << "a reader gave another answer";
-    EXPECT_LT(run.wall_ms, generous_ms);
-    EXPECT_GE(run.max_rss_kb, 0) << "the child said nothing of its memory";
-    EXPECT_LT(run.max_rss_kb, 256 * mib);
-    std::printf("toolkit, tool and driver version readers on 1 MiB texts: %.0f ms, %ld MiB\n", run.wall_ms, run.max_rss_kb / mib);
+    expect_bounded(run, "a reader gave another answer", "toolkit, tool and driver version readers on 1 MiB texts");
 }
 
 // The same through the binary: a toolkit on PATH whose nvcc prints a 1 MB version, and a
@@ -411,12 +417,7 @@ TEST(HostileRpath, expansion_is_linear_and_bounded) {
              left_out == 0 && ok;
         return ok;
     });
-    ASSERT_TRUE(run.exited()) << run.how();
-    EXPECT_EQ(run.exit_code(), 0) << "expand_search_path gave other directories";
-    EXPECT_LT(run.wall_ms, generous_ms);
-    EXPECT_GE(run.max_rss_kb, 0) << "the child said nothing of its memory";
-    EXPECT_LT(run.max_rss_kb, 256 * mib);
-    std::printf("expand_search_path of 9.8 MB, 2 x 6 MB and 15 MB DT_RPATHs: %.0f ms, %ld MiB\n", run.wall_ms, run.max_rss_kb / mib);
+    expect_bounded(run, "expand_search_path gave other directories", "expand_search_path of 9.8 MB, 2 x 6 MB and 15 MB DT_RPATHs");
 }
 
 // A 10 MB DT_RPATH on a torch-like library, followed by the loader simulation: the first
@@ -448,12 +449,7 @@ TEST(HostileRpath, a_ten_megabyte_dt_rpath_is_followed_in_bounded_time_and_memor
             for (const std::string& problem : closure.problems) std::fprintf(stderr, "problem: %.300s\n", problem.c_str());
         return ok;
     });
-    ASSERT_TRUE(run.exited()) << run.how();
-    EXPECT_EQ(run.exit_code(), 0) << "the closure resolved otherwise, or said nothing of what it left out";
-    EXPECT_LT(run.wall_ms, generous_ms);
-    EXPECT_GE(run.max_rss_kb, 0) << "the child said nothing of its memory";
-    EXPECT_LT(run.max_rss_kb, 256 * mib);
-    std::printf("load_closure of a library with a %zu-byte DT_RPATH: %.0f ms, %ld MiB\n", rpath.size(), run.wall_ms, run.max_rss_kb / mib);
+    expect_bounded(run, "the closure resolved otherwise, or said nothing of what it left out", fmt::format("load_closure of a library with a {}-byte DT_RPATH", rpath.size()));
 }
 
 // The same library as PyTorch's libtorch_cuda.so in a venv (the GPU machine's metadata), through
