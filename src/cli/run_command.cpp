@@ -9,6 +9,7 @@
 #include "report/policy.hpp"
 #include "report/redact.hpp"
 #include "engine/report_builder.hpp"
+#include "engine/root_cause.hpp"
 #include "util/system.hpp"
 #include "util/path.hpp"
 #include "engine/engine.hpp"
@@ -281,6 +282,9 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
     metadata.strict = options.strict;
     metadata.timestamp_utc = timestamp;
     metadata.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    // A machine where CUDA cannot work at all (no kernel module, no device files) gets one finding
+    // for it, not one per check that needs the driver.
+    attribute_to_root_cause(results, selection.checks, run_options.level);
     Report report = assemble_report(std::move(results), host, facts, metadata);
     if (policy) apply_policy(*policy, report);
     // Interrupted: the partial report is written, and the exit code says so (128 + the signal).
@@ -291,6 +295,7 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
     RenderOptions render_options;
     render_options.color = colour_wanted(options.color, environment);
     render_options.verbose = options.verbose;
+    render_options.width = output_width(environment);  // the table on stdout; files never wrap (issue 36)
     for (AtomicFile& file : output_files) {
         // The format from the name as given: a link's target may have another extension.
         if (auto commit_error = file.commit(render_text(report, format_of(file.requested()), RenderOptions{false, options.verbose}))) {

@@ -316,7 +316,12 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
         std::vector<CheckResult> results = results_of(host);
         const std::string reason = driver.devices.empty() ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
                                                           : "no selected device (--devices)";
-        for (const Check* check : gpu_checks) results.push_back(skipped_unplanned(input, *check, reason));
+        // A check below this run's level says so, not that there is no device: it would not run here anyway.
+        for (const Check* check : gpu_checks)
+            results.push_back(skipped_unplanned(input, *check,
+                                                input.options.level < check->info().min_level
+                                                    ? fmt::format("runs at --level {} and above", to_string(check->info().min_level))
+                                                    : reason));
         return results;
     }
 

@@ -60,16 +60,26 @@ TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
     const test::BinaryRun timing = run_cudacheck({"--format", "json"}, {{"LD_LIBRARY_PATH", test::unset_marker}});
     EXPECT_LT(timing.wall_ms, 500.0) << "a driver-less diagnosis must be near-instant";
     const auto report = run_to_json(dir, {}, {{"LD_LIBRARY_PATH", test::unset_marker}}, 1);
+    // One root cause, one finding (issue 36): no kernel module here, and that is the one failure;
+    // libcuda's own failure (CC210) is kept as evidence, and every check that needs the driver
+    // says in one line what it needs.
+    const auto* module = test::find_check(report, "driver.kernel_module");
+    ASSERT_NE(module, nullptr);
+    EXPECT_EQ((*module)["status"], "fail");
+    EXPECT_EQ((*module)["code"], "CC201");
+    EXPECT_TRUE(contains((*module)["remediation"].get<std::string>(), "NVIDIA"));
+    int failed = 0;
+    for (const auto& check : report["checks"]) failed += check["status"] == "fail" || check["status"] == "warn" ? 1 : 0;
+    EXPECT_EQ(failed, 1);
     const auto* libcuda = test::find_check(report, "driver.libcuda");
     ASSERT_NE(libcuda, nullptr);
-    EXPECT_EQ((*libcuda)["status"], "fail");
-    EXPECT_EQ((*libcuda)["code"], "CC210");
-    EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), "NVIDIA"));
-    for (const char* dependent : {"cuda.pairing", "cuda.devices"}) {
+    EXPECT_EQ((*libcuda)["status"], "skip");
+    EXPECT_TRUE(contains((*libcuda)["evidence"].dump(), "CC210")) << (*libcuda)["evidence"].dump();
+    for (const char* dependent : {"driver.libcuda", "driver.nvml", "cuda.pairing", "cuda.devices", "cuda.kernel", "cublas.gemm"}) {
         const auto* check = test::find_check(report, dependent);
         ASSERT_NE(check, nullptr) << dependent;
         EXPECT_EQ((*check)["status"], "skip");
-        EXPECT_TRUE(contains((*check)["skip_reason"].get<std::string>(), "driver.libcuda"));
+        EXPECT_EQ((*check)["skip_reason"], "needs driver.kernel_module, which ended with fail (CC201)") << dependent;
     }
     EXPECT_EQ(report["exit_code"], 1);
     EXPECT_EQ(report["summary"]["overall"], "fail");
