@@ -450,9 +450,12 @@ DeviceInfo device_from_json(const json& document) {
     device.tcc_driver = read<bool>(document, "tcc_driver");
     device.theoretical_bandwidth_gbps = read_optional<double>(document, "theoretical_memory_bandwidth_gbps");
     device.fp32_peak_tflops = read_optional<double>(document, "fp32_peak_tflops");
-    device.source = read<std::string>(document, "source");
-    device.nvml_index = read_optional<int>(document, "nvml_index");
-    device.framebuffer_bytes = read_optional<std::uint64_t>(document, "framebuffer_bytes");
+    // Issue 36: schema 1.0.0 added these three while it was 1.0.0 (a9e1181, a9ceaa9), and a 1.0.0
+    // report recorded then has no nvml_index (tests/golden/reports/1.0.0.json). Before the NVML
+    // listing of --level quick, every device came from the driver API.
+    device.source = document.contains("source") ? read<std::string>(document, "source") : std::string("driver_api");
+    if (document.contains("nvml_index")) device.nvml_index = read_optional<int>(document, "nvml_index");
+    if (document.contains("framebuffer_bytes")) device.framebuffer_bytes = read_optional<std::uint64_t>(document, "framebuffer_bytes");
     return device;
 }
 

@@ -18,7 +18,10 @@
 namespace cudacheck {
 
 // Bumped on every change to the JSON layout (semantic versioning: major for removals/renames,
-// minor for additions). docs/report.schema.json and tests/golden pin it. 1.8.0 added each Python
+// minor for additions). docs/report.schema.json validates every 1.x report (a new minor's fields
+// are optional there, and required by an allOf rule of reports of that minor or later); its
+// schema_version examples end with this version and tests/golden/reports holds a report of each
+// earlier minor, both held to it by json_schema.validates_reports (issue 36). 1.8.0 added each Python
 // environment's `sys_path` and `imports` and each framework's `imported_from`; 1.7.0 `shared_gpu`
 // (the GPUs another process used while a check timed its work); 1.6.0 added the `series`
 // of each check and the `number` and `unit` of each evidence; 1.5.0 `build`; 1.4.0 `frameworks`
