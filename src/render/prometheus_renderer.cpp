@@ -21,22 +21,48 @@
 // GPU id, which is NVML's index, the order nvidia-smi numbers GPUs in: so the NVML index here
 // too, and the CUDA ordinal only where NVML matched no GPU; cudacheck_gpu_info maps one to the
 // other), `UUID` and `pci_bus_id` (both in NVML's spelling, "00000000:00:06.0"), from the
-// report's devices section. `hostname`: the host's name; dcgm-exporter's releases up to
-// 4.5.3-4.8.2 spell it `Hostname`, its main branch `hostname` since "Rename Hostname label to
-// hostname (#655)"; UUID is what both have, so the documented join is `on(UUID)`. Host checks
-// carry no GPU labels. dcgm-exporter's `modelName` is left out: promtool rejects camelCase label
-// names (`UUID` passes), and the join brings it. Under --redact there is no `UUID` label and no
-// `hostname` (their redacted placeholders join with nothing).
+// report's devices section. Host checks carry no GPU labels. dcgm-exporter's `modelName` is left
+// out: promtool rejects camelCase label names (`UUID` and `Hostname` pass), and the join brings it.
+//
+// The host (issue 36), as dcgm-exporter names it: the NODE_NAME variable when it is set, else the
+// host's name (internal/pkg/hostname/hostname.go, getLocalHostname), NODE_NAME being set from the
+// downward API's spec.nodeName by its manifests (dcgm-exporter.yaml, the Helm chart's
+// deployment/templates/daemonset.yaml), as deploy/kubernetes sets it here. Its releases up to
+// 4.5.3-4.8.2 write that value as `Hostname`, 4.6.0-4.8.3 and later as `hostname` ("Rename
+// Hostname label to hostname (#655)"): every series here carries both, one value, so that
+// `on(UUID, Hostname)` joins with the one and `on(UUID, hostname)` with the other. Before issue 36
+// `hostname` was gethostname(), which in a Kubernetes pod is the pod's name: it named no node, joined
+// with nothing and changed with every rollout. Outside Kubernetes (no NODE_NAME) it is unchanged.
+// The report records gethostname() only (host.hostname), so NODE_NAME is this process's, and is
+// used only for a report this host made (host.hostname is this process's gethostname()): the
+// DaemonSet's own `--format prometheus`, or `cudacheck render` of a report written in the same
+// pod. A report made elsewhere keeps its host.hostname: the node rendering it did not run it.
+// Under --redact there is no `UUID`, `hostname` or `Hostname` label (redacted placeholders join
+// with nothing).
+//
+// `level` on every series (issue 36): a quick, a standard and a full run measure different things
+// under one check id (cuFFT's c2c n=4096 on an H200: 2.02 TFLOP/s at standard, 13.6 at full, in
+// docs/examples/h200/cudacheck.json and issue16/second-call/full-new.json), and runs at two
+// levels may leave files in one textfile directory, where node_exporter fails the whole scrape on
+// a series two files hold ("was collected before with the same name and label values",
+// prometheus/node_exporter#753). cudacheck_last_run_timestamp_seconds says when the run finished,
+// so that `time() - cudacheck_last_run_timestamp_seconds` tells a dead loop's stale "pass" from a
+// fresh one: the textfile collector serves a file's samples for as long as the file exists.
 //
 // Label values are escaped as the format requires (backslash, double quote, newline); every
 // family's samples are written together, after its HELP and TYPE.
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
+#include "util/environment.hpp"
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <bitset>
+#include <charconv>
 #include <cmath>
+#include <ctime>
 #include <exception>
 #include <map>
 #include <optional>
@@ -432,10 +458,47 @@ Figure figure_of(const CheckResult& result, const Metric& metric) {
     return figure;
 }
 
+// The host's name as dcgm-exporter gives it (see the top of this file): NODE_NAME for a report this
+// host made, when it is set; else the report's host.hostname; none when neither is known.
+std::optional<std::string> host_name(const Report& report) {
+    const std::string& recorded = report.host.hostname;
+    if (recorded.empty()) return std::nullopt;
+    char here[256] = {};
+    if (::gethostname(here, sizeof here - 1) == 0 && recorded == here) {
+        const std::optional<std::string> node = Environment::from_process().get("NODE_NAME");
+        if (node && !node->empty()) return node;
+    }
+    return recorded;
+}
+
+// "2026-11-30T01:40:00Z" (timestamp_utc, the schema's pattern) as Unix seconds; none for any other shape.
+std::optional<double> unix_seconds(std::string_view utc) {
+    if (utc.size() != 20 || utc[4] != '-' || utc[7] != '-' || utc[10] != 'T' || utc[13] != ':' || utc[16] != ':' || utc[19] != 'Z') return std::nullopt;
+    const auto field = [&](std::size_t at, std::size_t length) -> std::optional<int> {
+        int value = 0;
+        const char* end = utc.data() + at + length;
+        const auto [stop, error] = std::from_chars(utc.data() + at, end, value);
+        if (error != std::errc() || stop != end) return std::nullopt;
+        return value;
+    };
+    const auto year = field(0, 4), month = field(5, 2), day = field(8, 2), hour = field(11, 2), minute = field(14, 2), second = field(17, 2);
+    if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 ||
+        *minute > 59 || *second > 60)
+        return std::nullopt;
+    std::tm time{};
+    time.tm_year = *year - 1900;
+    time.tm_mon = *month - 1;
+    time.tm_mday = *day;
+    time.tm_hour = *hour;
+    time.tm_min = *minute;
+    time.tm_sec = *second;
+    return static_cast<double>(::timegm(&time));
+}
+
 class GpuLabels {
 public:
     explicit GpuLabels(const Report& report) : report_(report), redacted_(report.redaction.has_value()) {
-        if (!redacted_ && !report.host.hostname.empty()) hostname_ = report.host.hostname;
+        if (!redacted_) hostname_ = host_name(report);
     }
 
     // The labels of the GPU with this CUDA ordinal (or NVML index), each prefixed ("peer_").
@@ -451,19 +514,24 @@ public:
         if (info != nullptr && !info->pci_bus_id.empty()) labels.emplace_back(fmt::format("{}pci_bus_id", prefix), info->pci_bus_id);
         return labels;
     }
-    // check, then the GPU's labels, then hostname.
+    // check, then the GPU's labels, then the run's (hostname, Hostname, level).
     [[nodiscard]] Labels of_check(const std::string& check, std::optional<int> device, Numbering numbering = Numbering::cuda) const {
         Labels labels{{"check", check}};
         for (auto& label : of(device, numbering)) labels.push_back(std::move(label));
-        add_host(labels);
+        add_run(labels);
         return labels;
     }
-    void add_host(Labels& labels) const {
-        if (hostname_) labels.emplace_back("hostname", *hostname_);
+    // What every series carries: the host, under both of dcgm-exporter's names, and the level.
+    void add_run(Labels& labels) const {
+        if (hostname_) {
+            labels.emplace_back("hostname", *hostname_);
+            labels.emplace_back("Hostname", *hostname_);
+        }
+        if (!report_.level.empty()) labels.emplace_back("level", report_.level);
     }
-    [[nodiscard]] Labels host() const {
+    [[nodiscard]] Labels run() const {
         Labels labels;
-        add_host(labels);
+        add_run(labels);
         return labels;
     }
 
@@ -499,22 +567,26 @@ class PrometheusRenderer final : public Renderer {
                 Labels labels{{"check", result.check_id}};
                 labels = labels + (figure.device ? gpus.of(figure.device, figure.numbering) : gpus.of(result.device));
                 if (figure.peer) labels = labels + gpus.of(figure.peer, figure.numbering, "peer_");
-                gpus.add_host(labels);
+                gpus.add_run(labels);
                 families.add(figure.family, figure.help, labels + figure.labels, figure.value);
             }
         for (const DeviceInfo& device : report.devices)
             families.add("cudacheck_gpu_info", "Each GPU the run saw: its CUDA ordinal (cuda_device, as check results number GPUs) and model; always 1.",
-                         gpus.of(device.ordinal) + gpus.host() + Labels{{"cuda_device", std::to_string(device.ordinal)}, {"model", device.name}}, 1);
-        families.add("cudacheck_gpus", "CUDA devices the run saw.", gpus.host(), static_cast<double>(report.devices.size()));
-        families.add("cudacheck_exit_code", "cudacheck's exit code: 0 nothing failed, 1 a check failed, 130/143 interrupted.", gpus.host(), report.exit_code);
-        families.add("cudacheck_run_duration_seconds", "Wall time of the run.", gpus.host(), report.duration_ms / 1000.0);
+                         gpus.of(device.ordinal) + gpus.run() + Labels{{"cuda_device", std::to_string(device.ordinal)}, {"model", device.name}}, 1);
+        families.add("cudacheck_gpus", "CUDA devices the run saw.", gpus.run(), static_cast<double>(report.devices.size()));
+        families.add("cudacheck_exit_code", "cudacheck's exit code: 0 nothing failed, 1 a check failed, 130/143 interrupted.", gpus.run(), report.exit_code);
+        families.add("cudacheck_run_duration_seconds", "Wall time of the run.", gpus.run(), report.duration_ms / 1000.0);
+        if (const std::optional<double> start = unix_seconds(report.timestamp_utc))
+            families.add("cudacheck_last_run_timestamp_seconds",
+                         "When the run finished, as Unix seconds (its start, timestamp_utc, plus its duration): time() minus this is how old "
+                         "every other cudacheck series of the same labels is.",
+                         gpus.run(), *start + report.duration_ms / 1000.0);
         families.add("cudacheck_info", "Versions the run found (empty when unknown); always 1.",
-                     gpus.host() + Labels{{"version", report.tool_version},
+                     gpus.run() + Labels{{"version", report.tool_version},
                                           {"driver", report.versions.driver},
                                           {"driver_cuda", report.versions.driver_cuda},
                                           {"runtime", report.versions.runtime},
-                                          {"nvcc", report.versions.nvcc},
-                                          {"level", report.level}},
+                                          {"nvcc", report.versions.nvcc}},
                      1);
         if (report.frameworks)
             for (const PythonEnvironmentInfo& environment : *report.frameworks)
@@ -522,7 +594,7 @@ class PrometheusRenderer final : public Renderer {
                     for (Status status : {Status::pass, Status::warn, Status::fail})
                         families.add("cudacheck_framework_status",
                                      "Each Python framework found (frameworks.builds): 1 for the status its findings give it, 0 for the others.",
-                                     gpus.host() + Labels{{"environment", environment.prefix},
+                                     gpus.run() + Labels{{"environment", environment.prefix},
                                                           {"framework", framework.framework},
                                                           {"version", framework.version},
                                                           {"cuda", framework.cuda},

@@ -11,23 +11,30 @@ Usage: validate_prometheus.py REPORT.prom REPORT.json
 - Every performance figure of the JSON (unit not count, ratio or value) is a sample of the family
   this script's own table names (written apart from the renderer's, as a second reading of the
   same conventions), with its value converted to the family's unit (GB/s to bytes per second, % to
-  a 0-1 ratio, ms to seconds, MHz to hertz) and the labels gpu, UUID, pci_bus_id and hostname as the
-  JSON's devices and host give them: gpu is NVML's index (dcgm-exporter's numbering), the CUDA
-  ordinal where NVML matched no device.
-- A redacted report ("redacted" set) has no UUID label and no hostname label anywhere; any other
-  report has hostname on every sample.
+  a 0-1 ratio, ms to seconds, MHz to hertz) and the labels gpu, UUID, pci_bus_id, hostname,
+  Hostname and level as the JSON's devices, host and options give them: gpu is NVML's index
+  (dcgm-exporter's numbering), the CUDA ordinal where NVML matched no device.
+- The host (issue 36), as dcgm-exporter names it (internal/pkg/hostname/hostname.go): NODE_NAME of
+  this environment when it is set and the report was made on this machine (its host.hostname is
+  socket.gethostname()), else the report's host.hostname; under both `hostname` and `Hostname`.
+- A redacted report ("redacted" set) has no UUID, hostname or Hostname label anywhere; any other
+  report has both host labels on every sample. Every sample has the report's level.
+- cudacheck_last_run_timestamp_seconds is timestamp_utc plus summary.duration_ms, in Unix seconds.
 - `promtool check metrics` (PROMTOOL, else promtool on PATH, else the copy tools/install-deps.sh
   unpacks under tests/fixtures/downloaded/promtool) prints nothing. Without promtool that part is
   left out, and said so.
 Exit 77 (skipped) when prometheus_client is not installed, 1 on any mismatch.
 """
 import json
+import calendar
 import math
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 
 try:
     from prometheus_client.parser import text_string_to_metric_families
@@ -161,7 +168,8 @@ def main() -> int:
         report = json.load(handle)
     problems = check_layout(text)
     families = {family.name: family for family in text_string_to_metric_families(text)}
-    for name in ("cudacheck_check_status", "cudacheck_exit_code", "cudacheck_gpus", "cudacheck_info", "cudacheck_run_duration_seconds"):
+    for name in ("cudacheck_check_status", "cudacheck_exit_code", "cudacheck_gpus", "cudacheck_info", "cudacheck_run_duration_seconds",
+                 "cudacheck_last_run_timestamp_seconds"):
         if name not in families:
             problems.append(f"no {name} family")
     if problems:
@@ -171,6 +179,10 @@ def main() -> int:
 
     redacted = report.get("redacted") is not None
     hostname = None if redacted else report["host"]["hostname"] or None
+    node_name = os.environ.get("NODE_NAME")
+    if hostname and node_name and hostname == socket.gethostname():
+        hostname = node_name
+    level = report["options"]["level"] or None
     devices = report["devices"]
 
     def gpu_labels(device, numbering="cuda", prefix=""):
@@ -189,14 +201,18 @@ def main() -> int:
     def identity(check_id, device, numbering="cuda"):
         labels = {"check": check_id, **gpu_labels(device, numbering)}
         if hostname:
-            labels["hostname"] = hostname
+            labels["hostname"] = labels["Hostname"] = hostname
+        if level:
+            labels["level"] = level
         return labels
 
     for sample in samples:
-        if redacted and ({"UUID", "peer_UUID", "hostname"} & set(sample.labels)):
-            problems.append(f"{sample.name}{sample.labels}: a UUID or hostname label in a redacted report")
-        if hostname and sample.labels.get("hostname") != hostname:
-            problems.append(f"{sample.name}{sample.labels}: hostname is not {hostname!r}")
+        if redacted and ({"UUID", "peer_UUID", "hostname", "Hostname"} & set(sample.labels)):
+            problems.append(f"{sample.name}{sample.labels}: a UUID or host label in a redacted report")
+        if hostname and (sample.labels.get("hostname") != hostname or sample.labels.get("Hostname") != hostname):
+            problems.append(f"{sample.name}{sample.labels}: hostname or Hostname is not {hostname!r}")
+        if sample.labels.get("level") != level:
+            problems.append(f"{sample.name}{sample.labels}: level is not {level!r}")
         if "device" in sample.labels or "unit" in sample.labels or "name" in sample.labels:
             problems.append(f"{sample.name}{sample.labels}: an old device, unit or name label")
 
@@ -232,6 +248,10 @@ def main() -> int:
         problems.append("exit code differs")
     if families["cudacheck_gpus"].samples[0].value != len(devices):
         problems.append("GPU count differs")
+    finished = calendar.timegm(time.strptime(report["timestamp_utc"], "%Y-%m-%dT%H:%M:%SZ")) + report["summary"]["duration_ms"] / 1000
+    last_run = families["cudacheck_last_run_timestamp_seconds"].samples
+    if len(last_run) != 1 or not math.isclose(last_run[0].value, finished, rel_tol=0, abs_tol=1e-3):
+        problems.append(f"cudacheck_last_run_timestamp_seconds {[s.value for s in last_run]}, {finished} from timestamp_utc and duration_ms")
 
     tool = promtool()
     if tool is None:

@@ -9,9 +9,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -100,6 +104,10 @@ Report figures_report() {
 
 const std::string gpu0 = fmt::format("gpu=\"0\",UUID=\"{}\",pci_bus_id=\"00000000:00:06.0\"", uuid0);
 const std::string gpu2 = fmt::format("gpu=\"2\",UUID=\"{}\",pci_bus_id=\"00000000:00:07.0\"", uuid1);
+// The labels every series of figures_report() carries (issue 36): the host under both of
+// dcgm-exporter's names (its NODE_NAME when set and the report was made here; "node-7" is not
+// this machine) and the run's level.
+const std::string run_labels = "hostname=\"node-7\",Hostname=\"node-7\",level=\"standard\"";
 
 TEST(PrometheusRenderer, matches_golden_file) { compare_with_golden("report.prom", render(Format::prometheus)); }
 
@@ -111,30 +119,30 @@ TEST(PrometheusRenderer, each_figure_is_a_family_named_by_its_quantity_and_base_
         EXPECT_DOUBLE_EQ(*found, value) << series;
     };
     // GB/s to bytes per second; % to a 0-1 ratio.
-    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + ",hostname=\"node-7\",direction=\"device_to_device\"}", 4256e9);
-    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + ",hostname=\"node-7\",direction=\"host_to_device\"}", 55.2e9);
-    expect("cudacheck_memory_bandwidth_of_theoretical_ratio{check=\"cuda.memory\"," + gpu0 + ",hostname=\"node-7\",direction=\"device_to_device\"}", 0.88);
+    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + "," + run_labels + ",direction=\"device_to_device\"}", 4256e9);
+    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + "," + run_labels + ",direction=\"host_to_device\"}", 55.2e9);
+    expect("cudacheck_memory_bandwidth_of_theoretical_ratio{check=\"cuda.memory\"," + gpu0 + "," + run_labels + ",direction=\"device_to_device\"}", 0.88);
     // TFLOP/s stays TFLOP/s (the issue's cudacheck_gemm_tflops); GFLOP/s becomes TFLOP/s.
-    expect("cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 + ",hostname=\"node-7\",precision=\"bf16\",size=\"8192\"}", 798.0);
-    expect("cudacheck_gemm_of_peak_ratio{check=\"cublas.gemm\"," + gpu2 + ",hostname=\"node-7\",precision=\"bf16\"}", 0.805);
-    expect("cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 + ",hostname=\"node-7\",transform=\"c2c\",n=\"4096\"}", 2.083);
+    expect("cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 + "," + run_labels + ",precision=\"bf16\",size=\"8192\"}", 798.0);
+    expect("cudacheck_gemm_of_peak_ratio{check=\"cublas.gemm\"," + gpu2 + "," + run_labels + ",precision=\"bf16\"}", 0.805);
+    expect("cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 + "," + run_labels + ",transform=\"c2c\",n=\"4096\"}", 2.083);
     // ms to seconds, MHz to hertz, Gsamples/s to samples per second.
-    expect("cudacheck_cufft_forward_seconds{check=\"cufft.fft\"," + gpu0 + ",hostname=\"node-7\",transform=\"c2c\",n=\"4096\"}", 0.00755e-3);
-    expect("cudacheck_nvrtc_compile_seconds{check=\"nvrtc.compile\"," + gpu0 + ",hostname=\"node-7\"}", 0.119);
-    expect("cudacheck_stress_sm_clock_hertz{check=\"gpu.stress\"," + gpu0 + ",hostname=\"node-7\",stat=\"min\"}", 1755e6);
-    expect("cudacheck_stress_temperature_celsius{check=\"gpu.stress\"," + gpu0 + ",hostname=\"node-7\",stat=\"max\"}", 71.0);
-    expect("cudacheck_stress_power_watts{check=\"gpu.stress\"," + gpu0 + ",hostname=\"node-7\",stat=\"max\"}", 690.5);
-    expect("cudacheck_curand_samples_per_second{check=\"curand.generate\"," + gpu0 + ",hostname=\"node-7\",distribution=\"uniform\"}", 285.6e9);
-    expect("cudacheck_memtest_tested_bytes{check=\"gpu.memtest\"," + gpu0 + ",hostname=\"node-7\"}", 7.0e10);
+    expect("cudacheck_cufft_forward_seconds{check=\"cufft.fft\"," + gpu0 + "," + run_labels + ",transform=\"c2c\",n=\"4096\"}", 0.00755e-3);
+    expect("cudacheck_nvrtc_compile_seconds{check=\"nvrtc.compile\"," + gpu0 + "," + run_labels + "}", 0.119);
+    expect("cudacheck_stress_sm_clock_hertz{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"min\"}", 1755e6);
+    expect("cudacheck_stress_temperature_celsius{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"max\"}", 71.0);
+    expect("cudacheck_stress_power_watts{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"max\"}", 690.5);
+    expect("cudacheck_curand_samples_per_second{check=\"curand.generate\"," + gpu0 + "," + run_labels + ",distribution=\"uniform\"}", 285.6e9);
+    expect("cudacheck_memtest_tested_bytes{check=\"gpu.memtest\"," + gpu0 + "," + run_labels + "}", 7.0e10);
     // A host check's figure about one GPU carries that GPU's labels, not a device in a name label.
-    expect("cudacheck_gpu_temperature_celsius{check=\"device.health\"," + gpu2 + ",hostname=\"node-7\"}", 42.0);
-    expect("cudacheck_gpu_fp32_peak_tflops{check=\"cuda.devices\"," + gpu2 + ",hostname=\"node-7\"}", 66.9);
+    expect("cudacheck_gpu_temperature_celsius{check=\"device.health\"," + gpu2 + "," + run_labels + "}", 42.0);
+    expect("cudacheck_gpu_fp32_peak_tflops{check=\"cuda.devices\"," + gpu2 + "," + run_labels + "}", 66.9);
     expect("cudacheck_p2p_bandwidth_bytes_per_second{check=\"cuda.p2p\"," + gpu0 +
-               fmt::format(",peer_gpu=\"2\",peer_UUID=\"{}\",peer_pci_bus_id=\"00000000:00:07.0\",hostname=\"node-7\"}}", uuid1),
+               fmt::format(",peer_gpu=\"2\",peer_UUID=\"{}\",peer_pci_bus_id=\"00000000:00:07.0\",{}}}", uuid1, run_labels),
            380e9);
-    expect("cudacheck_p2p_min_bandwidth_bytes_per_second{check=\"cuda.p2p\",hostname=\"node-7\"}", 380e9);
-    expect("cudacheck_nccl_comm_init_seconds{check=\"nccl.allreduce\",hostname=\"node-7\"}", 0.25);
-    expect("cudacheck_toolkit_compile_output_bytes{check=\"toolkit.compile\",hostname=\"node-7\",artifact=\"cubin\"}", 4096.0);
+    expect("cudacheck_p2p_min_bandwidth_bytes_per_second{check=\"cuda.p2p\"," + run_labels + "}", 380e9);
+    expect("cudacheck_nccl_comm_init_seconds{check=\"nccl.allreduce\"," + run_labels + "}", 0.25);
+    expect("cudacheck_toolkit_compile_output_bytes{check=\"toolkit.compile\"," + run_labels + ",artifact=\"cubin\"}", 4096.0);
     // One HELP and TYPE per family, the unit never a label; counts, error ratios and moments stay out.
     for (const char* absent : {"cudacheck_figure", "{unit=", ",unit=", "{name=", ",name=", "{device=", ",device=", "sgemm_relative_error", "elements_checked",
                                "uniform_mean"})
@@ -145,9 +153,9 @@ TEST(PrometheusRenderer, each_figure_is_a_family_named_by_its_quantity_and_base_
 
 TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_its_own) {
     const std::string text = prometheus(figures_report());
-    EXPECT_TRUE(sample(text, "cudacheck_new_check_warmup_seconds{check=\"new.check\",hostname=\"node-7\"}")) << text;
+    EXPECT_TRUE(sample(text, "cudacheck_new_check_warmup_seconds{check=\"new.check\"," + run_labels + "}")) << text;
     // "device1." names the CUDA device: its labels; the rest of the name and the unit, sanitised.
-    const std::optional<double> odd = sample(text, "cudacheck_new_check_odd_figure_widgets_per_second{check=\"new.check\"," + gpu2 + ",hostname=\"node-7\"}");
+    const std::optional<double> odd = sample(text, "cudacheck_new_check_odd_figure_widgets_per_second{check=\"new.check\"," + gpu2 + "," + run_labels + "}");
     ASSERT_TRUE(odd) << text;
     EXPECT_EQ(*odd, 3.0);
     const std::regex metric_name("[a-zA-Z_:][a-zA-Z0-9_:]*");
@@ -161,12 +169,12 @@ TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_it
 
 TEST(PrometheusRenderer, per_gpu_status_and_findings_carry_dcgm_exporter_labels_host_checks_none) {
     const std::string text = prometheus(figures_report());
-    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"gpu.example\"," + gpu0 + ",hostname=\"node-7\",status=\"fail\"}"), 1.0) << text;
-    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"gpu.example\"," + gpu0 + ",hostname=\"node-7\",code=\"CC210\",status=\"fail\"}"), 1.0);
-    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"host.os\",hostname=\"node-7\",status=\"pass\"}"), 1.0) << "a host check: no gpu labels";
-    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"env.variables\",hostname=\"node-7\",code=\"CC117\",status=\"warn\"}"), 1.0);
+    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"gpu.example\"," + gpu0 + "," + run_labels + ",status=\"fail\"}"), 1.0) << text;
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"gpu.example\"," + gpu0 + "," + run_labels + ",code=\"CC210\",status=\"fail\"}"), 1.0);
+    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"host.os\"," + run_labels + ",status=\"pass\"}"), 1.0) << "a host check: no gpu labels";
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"env.variables\"," + run_labels + ",code=\"CC117\",status=\"warn\"}"), 1.0);
     // A host check's finding about one GPU (frameworks.builds, device 0) names that GPU.
-    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"frameworks.builds\"," + gpu0 + ",hostname=\"node-7\",code=\"CC622\",status=\"warn\"}"), 1.0);
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"frameworks.builds\"," + gpu0 + "," + run_labels + ",code=\"CC622\",status=\"warn\"}"), 1.0);
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
         if (line.rfind("cudacheck_check_status{check=\"host.os\"", 0) == 0 || line.rfind("cudacheck_exit_code", 0) == 0) {
@@ -174,7 +182,7 @@ TEST(PrometheusRenderer, per_gpu_status_and_findings_carry_dcgm_exporter_labels_
         }
     }
     // gpu is NVML's index, as dcgm-exporter numbers GPUs; cudacheck_gpu_info maps it to the CUDA ordinal.
-    EXPECT_EQ(sample(text, "cudacheck_gpu_info{" + gpu2 + ",hostname=\"node-7\",cuda_device=\"1\",model=\"NVIDIA H200\"}"), 1.0) << text;
+    EXPECT_EQ(sample(text, "cudacheck_gpu_info{" + gpu2 + "," + run_labels + ",cuda_device=\"1\",model=\"NVIDIA H200\"}"), 1.0) << text;
 }
 
 TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
@@ -184,9 +192,128 @@ TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
     report.devices[0].uuid = "GPU-redacted-0123456789ab";
     report.devices[1].uuid = "GPU-redacted-ba9876543210";
     const std::string text = prometheus(report);
-    for (const char* absent : {"UUID=", "hostname=", "redacted"}) EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
-    EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\",gpu=\"2\",pci_bus_id=\"00000000:00:07.0\",precision=\"bf16\",size=\"8192\"}"), 798.0)
+    for (const char* absent : {"UUID=", "hostname=", "Hostname=", "redacted"}) EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
+    EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\",gpu=\"2\",pci_bus_id=\"00000000:00:07.0\",level=\"standard\",precision=\"bf16\",size=\"8192\"}"),
+              798.0)
         << text;
+}
+
+// This machine's name, as gethostname() gives it (and host.hostname of a report made here).
+std::string this_host() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return {};
+    return name;
+}
+
+// Sets (or unsets) one variable of this process for the scope, as a Kubernetes pod's environment would.
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        if (value != nullptr) ::setenv(name, value, 1);
+        else ::unsetenv(name);
+    }
+    ~ScopedVariable() {
+        if (old_) ::setenv(name_, old_->c_str(), 1);
+        else ::unsetenv(name_);
+    }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+// Issue 36: dcgm-exporter's host label is NODE_NAME when set, else the host's name
+// (internal/pkg/hostname/hostname.go); cudacheck's `Hostname` and `hostname` are that value for a
+// report made on this host, and the report's own host name for one made elsewhere.
+TEST(PrometheusRenderer, hostname_is_node_name_for_a_report_made_here_and_the_reports_host_otherwise) {
+    Report here = figures_report();
+    here.host.hostname = this_host();
+    ASSERT_FALSE(here.host.hostname.empty());
+    {
+        const ScopedVariable node("NODE_NAME", "gpu-node-17");
+        const std::string text = prometheus(here);
+        EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 +
+                                   ",hostname=\"gpu-node-17\",Hostname=\"gpu-node-17\",level=\"standard\",precision=\"bf16\",size=\"8192\"}"),
+                  798.0)
+            << text;
+        EXPECT_FALSE(contains(text, "hostname=\"" + here.host.hostname + "\"")) << text;
+        // A report made elsewhere (figures_report's node-7) keeps its host, whatever this pod's node.
+        const std::string elsewhere = prometheus(figures_report());
+        EXPECT_TRUE(sample(elsewhere, "cudacheck_exit_code{" + run_labels + "}")) << elsewhere;
+        EXPECT_FALSE(contains(elsewhere, "gpu-node-17")) << elsewhere;
+    }
+    {
+        const ScopedVariable node("NODE_NAME", "");  // set but empty: dcgm-exporter falls back to the host's name too
+        const std::string text = prometheus(here);
+        EXPECT_TRUE(sample(text, fmt::format("cudacheck_exit_code{{hostname=\"{0}\",Hostname=\"{0}\",level=\"standard\"}}", here.host.hostname))) << text;
+    }
+    {
+        const ScopedVariable node("NODE_NAME", nullptr);
+        const std::string text = prometheus(here);
+        EXPECT_TRUE(sample(text, fmt::format("cudacheck_exit_code{{hostname=\"{0}\",Hostname=\"{0}\",level=\"standard\"}}", here.host.hostname))) << text;
+    }
+    {
+        // Redacted: no host label at all, NODE_NAME or not (it names the host too).
+        const ScopedVariable node("NODE_NAME", "gpu-node-17");
+        Report redacted = here;
+        redacted.redaction = Redaction{{"hostname"}, {}, 1};
+        const std::string text = prometheus(redacted);
+        for (const char* absent : {"hostname=", "Hostname=", "gpu-node-17"}) EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
+    }
+}
+
+// Issue 36: every series names the run's level, so a standard and a full run (cuFFT 2.02 vs 13.6
+// TFLOP/s) are two series, and their files can share node_exporter's textfile directory.
+TEST(PrometheusRenderer, every_series_carries_the_level_so_levels_are_distinct_series) {
+    Report standard = figures_report();
+    Report full = figures_report();
+    full.level = "full";
+    const std::string standard_text = prometheus(standard);
+    const std::string full_text = prometheus(full);
+    EXPECT_EQ(sample(full_text, "cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 +
+                                    ",hostname=\"node-7\",Hostname=\"node-7\",level=\"full\",transform=\"c2c\",n=\"4096\"}"),
+              2.083)
+        << full_text;
+    std::set<std::string> standard_series;
+    std::istringstream standard_lines(standard_text);
+    for (std::string line; std::getline(standard_lines, line);)
+        if (!line.empty() && line[0] != '#') standard_series.insert(line.substr(0, line.rfind(' ')));
+    std::istringstream full_lines(full_text);
+    int samples = 0;
+    for (std::string line; std::getline(full_lines, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        ++samples;
+        EXPECT_TRUE(contains(line, "level=\"full\"")) << line;
+        EXPECT_EQ(standard_series.count(line.substr(0, line.rfind(' '))), 0U) << "the same series at two levels: " << line;
+    }
+    EXPECT_GT(samples, 100);
+    // cudacheck_info names the level once, with the rest of the run's labels.
+    EXPECT_EQ(sample(full_text, "cudacheck_info{hostname=\"node-7\",Hostname=\"node-7\",level=\"full\",version=\"0.1.0\",driver=\"580.159.04\","
+                                "driver_cuda=\"13.0\",runtime=\"13.0\",nvcc=\"\"}"),
+              1.0)
+        << full_text;
+}
+
+// Issue 36: when the run finished (timestamp_utc plus the duration), as Unix seconds.
+TEST(PrometheusRenderer, last_run_timestamp_is_the_finish_time_in_unix_seconds) {
+    Report report = figures_report();
+    report.timestamp_utc = "2026-11-30T01:40:00Z";  // date -u -d 2026-11-30T01:40:00Z +%s: 1796002800
+    report.duration_ms = 1500.0;
+    EXPECT_EQ(sample(prometheus(report), "cudacheck_last_run_timestamp_seconds{" + run_labels + "}"), 1796002801.5);
+    report.timestamp_utc = "1970-01-01T00:00:00Z";
+    report.duration_ms = 0.0;
+    EXPECT_EQ(sample(prometheus(report), "cudacheck_last_run_timestamp_seconds{" + run_labels + "}"), 0.0);
+    // A leap day and the end of a year.
+    report.timestamp_utc = "2028-02-29T23:59:59Z";  // date -u -d 2028-02-29T23:59:59Z +%s: 1835481599
+    EXPECT_EQ(sample(prometheus(report), "cudacheck_last_run_timestamp_seconds{" + run_labels + "}"), 1835481599.0);
+    // Not the schema's shape: no series rather than a wrong time.
+    for (const char* malformed : {"", "2026-11-30 01:40:00", "2026-13-30T01:40:00Z", "2026-11-30T01:40:00+01:00", "2026-11-3xT01:40:00Z"}) {
+        report.timestamp_utc = malformed;
+        EXPECT_FALSE(contains(prometheus(report), "cudacheck_last_run_timestamp_seconds{")) << malformed;
+    }
 }
 
 void validate_prometheus(const std::string& prom_path, const std::string& json_path) {
