@@ -34,6 +34,9 @@ struct HostInfo {
     std::uint64_t memory_bytes = 0;
     std::string container;  // "docker", "podman", "kubernetes", ... or empty
     std::string wsl;        // "WSL2", "WSL1" or empty
+    // The Kubernetes node (issue 36): NODE_NAME, which manifests set from the downward API's
+    // spec.nodeName (in a pod, hostname is the pod's name); empty when unset. Schema 1.9.0.
+    std::string node_name;
 };
 
 // Versions in one place, each empty when unknown.

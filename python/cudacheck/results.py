@@ -62,6 +62,7 @@ class Options(_Typed):
 @dataclass(frozen=True)
 class Host(_Typed):
     hostname: str
+    node_name: Optional[str] = field(metadata=_since("1.9.0"))  # NODE_NAME: the Kubernetes node
     os: Optional[str]
     kernel: Optional[str]
     architecture: Optional[str]

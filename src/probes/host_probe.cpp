@@ -71,6 +71,7 @@ HostInfo collect_host_info(const Environment& environment, const std::string& ro
     HostInfo host;
     char hostname[256] = {};
     if (::gethostname(hostname, sizeof hostname - 1) == 0) host.hostname = hostname;
+    host.node_name = environment.get("NODE_NAME").value_or("");
     const auto os_release = parse_os_release(sys::read_file(root + "/etc/os-release").value_or(""));
     if (auto it = os_release.find("PRETTY_NAME"); it != os_release.end()) host.os_pretty_name = it->second;
     utsname names{};

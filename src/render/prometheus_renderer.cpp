@@ -33,10 +33,8 @@
 // `on(UUID, Hostname)` joins with the one and `on(UUID, hostname)` with the other. Before issue 36
 // `hostname` was gethostname(), which in a Kubernetes pod is the pod's name: it named no node, joined
 // with nothing and changed with every rollout. Outside Kubernetes (no NODE_NAME) it is unchanged.
-// The report records gethostname() only (host.hostname), so NODE_NAME is this process's, and is
-// used only for a report this host made (host.hostname is this process's gethostname()): the
-// DaemonSet's own `--format prometheus`, or `cudacheck render` of a report written in the same
-// pod. A report made elsewhere keeps its host.hostname: the node rendering it did not run it.
+// The run records NODE_NAME in the report (host.node_name, schema 1.9.0), so `cudacheck render`
+// of a saved report anywhere gives the node that ran it, not the one rendering it.
 // Under --redact there is no `UUID`, `hostname` or `Hostname` label (redacted placeholders join
 // with nothing).
 //
@@ -458,17 +456,12 @@ Figure figure_of(const CheckResult& result, const Metric& metric) {
     return figure;
 }
 
-// The host's name as dcgm-exporter gives it (see the top of this file): NODE_NAME for a report this
-// host made, when it is set; else the report's host.hostname; none when neither is known.
+// The host's name as dcgm-exporter gives it (see the top of this file): the report's node_name
+// (NODE_NAME where it ran) when it has one, else its host.hostname; none when neither is known.
 std::optional<std::string> host_name(const Report& report) {
-    const std::string& recorded = report.host.hostname;
-    if (recorded.empty()) return std::nullopt;
-    char here[256] = {};
-    if (::gethostname(here, sizeof here - 1) == 0 && recorded == here) {
-        const std::optional<std::string> node = Environment::from_process().get("NODE_NAME");
-        if (node && !node->empty()) return node;
-    }
-    return recorded;
+    if (!report.host.node_name.empty()) return report.host.node_name;
+    if (report.host.hostname.empty()) return std::nullopt;
+    return report.host.hostname;
 }
 
 // "2026-11-30T01:40:00Z" (timestamp_utc, the schema's pattern) as Unix seconds; none for any other shape.

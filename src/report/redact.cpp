@@ -44,7 +44,7 @@ template <typename Visit>
 void for_each_text(Report& report, Visit&& visit) {
     for (std::string& argument : report.argv) visit(argument);
     HostInfo& host = report.host;
-    for (std::string* text : {&host.hostname, &host.os_pretty_name, &host.kernel_release, &host.architecture, &host.libc_version, &host.cpu_model,
+    for (std::string* text : {&host.hostname, &host.node_name, &host.os_pretty_name, &host.kernel_release, &host.architecture, &host.libc_version, &host.cpu_model,
                               &host.container, &host.wsl})
         visit(*text);
     VersionInfo& versions = report.versions;
@@ -106,6 +106,7 @@ public:
             for (const std::string& name : {targets_.hostname, short_name})
                 if (replace_words(text, name, "[redacted-host]") > 0) note("hostname");
         }
+        if (!targets_.node_name.empty() && replace_words(text, targets_.node_name, "[redacted-node]") > 0) note("hostname");
         for (const std::string& user : targets_.user_names)
             if (replace_words(text, user, "[redacted-user]") > 0) note("user_name");
     }
@@ -197,6 +198,7 @@ bool looks_secret(std::string_view variable_name) {
 RedactionTargets redaction_targets(const Report& report, const Environment& environment) {
     RedactionTargets targets;
     targets.hostname = report.host.hostname;
+    targets.node_name = report.host.node_name;
     for (const char* variable : {"USER", "LOGNAME"}) add_unique(targets.user_names, environment.get(variable).value_or(""));
     add_unique(targets.home_directories, environment.get("HOME").value_or(""));
     if (const passwd* entry = ::getpwuid(::getuid()); entry != nullptr) {

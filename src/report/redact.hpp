@@ -19,6 +19,7 @@ namespace cudacheck {
 
 struct RedactionTargets {
     std::string hostname;                 // as the report names it; its short form is replaced too
+    std::string node_name;                // the Kubernetes node (NODE_NAME), when the report has one
     std::vector<std::string> user_names;  // USER, LOGNAME and the password database's name
     std::vector<std::string> home_directories;
     std::vector<std::pair<std::string, std::string>> secret_variables;  // name, value

@@ -32,6 +32,7 @@ json text_or_null(const std::string& text) { return text.empty() ? json(nullptr)
 
 json to_json(const HostInfo& host) {
     return json{{"hostname", host.hostname},
+                {"node_name", text_or_null(host.node_name)},
                 {"os", text_or_null(host.os_pretty_name)},
                 {"kernel", text_or_null(host.kernel_release)},
                 {"architecture", text_or_null(host.architecture)},
@@ -417,6 +418,7 @@ HostInfo host_from_json(const json& document) {
     host.memory_bytes = read<std::uint64_t>(document, "memory_bytes");
     host.container = read_text(document, "container");
     host.wsl = read_text(document, "wsl");
+    if (document.contains("node_name")) host.node_name = read_text(document, "node_name");  // since 1.9.0
     return host;
 }
 

@@ -21,13 +21,14 @@ namespace cudacheck {
 // minor for additions). docs/report.schema.json validates every 1.x report (a new minor's fields
 // are optional there, and required by an allOf rule of reports of that minor or later); its
 // schema_version examples end with this version and tests/golden/reports holds a report of each
-// earlier minor, both held to it by json_schema.validates_reports (issue 36). 1.8.0 added each Python
+// earlier minor, both held to it by json_schema.validates_reports (issue 36). 1.9.0 added the host's
+// `node_name` (NODE_NAME: the Kubernetes node, which Prometheus labels Hostname); 1.8.0 added each Python
 // environment's `sys_path` and `imports` and each framework's `imported_from`; 1.7.0 `shared_gpu`
 // (the GPUs another process used while a check timed its work); 1.6.0 added the `series`
 // of each check and the `number` and `unit` of each evidence; 1.5.0 `build`; 1.4.0 `frameworks`
 // and the `subject` of each finding; 1.3.0 added `redacted`
 // (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
-inline constexpr std::string_view json_schema_version = "1.8.0";
+inline constexpr std::string_view json_schema_version = "1.9.0";
 
 // The `cudacheck fleet` document has its own version, on the same rules (inspect's: inspect/inspection.hpp).
 // 1.1.0 added `not_comparable`: figures measured on a shared GPU, left out of the comparison.

@@ -5,18 +5,18 @@ through Prometheus's own rule evaluator: `promtool test rules`.
 Usage: check_prometheus_join.py CUDACHECK_BINARY SOURCE_DIR
 
 The cudacheck side is the built binary's `render --format prometheus` of a report recorded on an
-H200 (docs/examples/h200/cudacheck.json), its host.hostname set to this machine's name, so that it
-is a report made here, as in the DaemonSet, and rendered with NODE_NAME set, as the DaemonSet's
-downward API sets it. The dcgm-exporter side is its exposition for the same GPU, written line for
+H200 (docs/examples/h200/cudacheck.json), with the host.node_name (schema 1.9.0) that a run of the
+binary here records with NODE_NAME set, as the DaemonSet's downward API sets it; rendered with no
+NODE_NAME: the report, not the process rendering it, names the node. The dcgm-exporter side is its exposition for the same GPU, written line for
 line as dcgm-exporter writes it (see DCGM_OLD / DCGM_NEW below). Each becomes promtool
 input_series; PromQL that joins them `on(UUID, Hostname)` (dcgm-exporter up to 4.5.3-4.8.2) and
 `on(UUID, hostname)` (4.6.0-4.8.3 and later), and a recording rule built on such a join, must
 give exactly the samples this script expects.
 
-Then the control: the same report, its host.hostname another machine's (a report made elsewhere,
-rendered on this node), must not join (NODE_NAME is not that report's node): promtool must fail.
-So a break in the labels (a renamed label, NODE_NAME ignored) fails this test, and the test is
-shown to be able to fail.
+Then the control: the same report with another node's node_name, rendered here with NODE_NAME set
+to this node, must not join (a report names the node that ran it): promtool must fail. So a break
+in the labels (a renamed label, NODE_NAME not recorded or taken from the renderer) fails this test,
+and the test is shown to be able to fail.
 
 The DaemonSet in SOURCE_DIR/deploy/kubernetes must set NODE_NAME from the downward API's
 spec.nodeName, as dcgm-exporter's manifests do (checked where PyYAML is installed).
@@ -27,7 +27,6 @@ tests/fixtures/downloaded/promtool. Exit 77 (skipped) without it, 1 on any failu
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -80,9 +79,20 @@ def input_series(exposition):
     return series
 
 
-def render(binary, report_path, node_name):
+def recorded_node_name(binary, node_name):
+    """host.node_name of a real run of the binary with NODE_NAME set."""
+    environment = dict(os.environ, NODE_NAME=node_name)
+    result = subprocess.run([binary, "--only", "host.os", "--format", "json"], capture_output=True, text=True, timeout=60, env=environment)
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"cudacheck --only host.os exited {result.returncode}: {result.stderr}")
+    return json.loads(result.stdout)["host"].get("node_name")
+
+
+def render(binary, report_path, node_name=None):
     environment = dict(os.environ)
-    environment["NODE_NAME"] = node_name
+    environment.pop("NODE_NAME", None)
+    if node_name is not None:
+        environment["NODE_NAME"] = node_name
     result = subprocess.run([binary, "render", report_path, "--format", "prometheus"], capture_output=True, text=True, timeout=60, env=environment)
     if result.returncode != 0:
         raise SystemExit(f"cudacheck render exited {result.returncode}: {result.stderr}")
@@ -185,28 +195,31 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         with open(os.path.join(directory, "rules.yml"), "w", encoding="utf-8") as handle:
             json.dump(RULES, handle, indent=1)
-        # A report made here: this machine's host name, as the DaemonSet's pod writes and renders it.
-        report["host"]["hostname"] = socket.gethostname()
+        # The node a run records: the DaemonSet's pod has NODE_NAME from spec.nodeName.
+        recorded = recorded_node_name(binary, NODE)
+        if recorded != NODE:
+            problems.append(f"a run with NODE_NAME={NODE} recorded host.node_name {recorded!r}")
+        report["host"]["node_name"] = recorded
         made_here = os.path.join(directory, "made-here.json")
         with open(made_here, "w", encoding="utf-8") as handle:
             json.dump(report, handle)
-        cudacheck_text = render(binary, made_here, NODE)
+        cudacheck_text = render(binary, made_here)
         for host_label, dcgm_text in (("Hostname", DCGM_OLD), ("hostname", DCGM_NEW)):
             result = run_promtool(tool, directory, f"join-{host_label}.yml", rules_test(cudacheck_text, dcgm_text, host_label, "rules.yml", bf16_tflops))
             print(f"promtool test rules, joined on(UUID, {host_label}): exit {result.returncode}\n{result.stdout}{result.stderr}")
             if result.returncode != 0:
                 problems.append(f"cudacheck's series do not join dcgm-exporter's on(UUID, {host_label})")
 
-        # The control: a report made on another machine keeps its own host name whatever this
-        # node's NODE_NAME, so it must not join this node's dcgm-exporter series: promtool fails.
-        report["host"]["hostname"] = socket.gethostname() + "-elsewhere"
+        # The control: a report another node made keeps its node whatever the NODE_NAME of the
+        # process rendering it, so it must not join this node's dcgm-exporter series: promtool fails.
+        report["host"]["node_name"] = NODE + "-elsewhere"
         elsewhere = os.path.join(directory, "elsewhere.json")
         with open(elsewhere, "w", encoding="utf-8") as handle:
             json.dump(report, handle)
         result = run_promtool(tool, directory, "control.yml", rules_test(render(binary, elsewhere, NODE), DCGM_OLD, "Hostname", "rules.yml", bf16_tflops))
         print(f"control (a report made elsewhere must not join): promtool exit {result.returncode}")
         if result.returncode == 0:
-            problems.append("the control joined: a report made on another machine took this node's NODE_NAME, or the test cannot fail")
+            problems.append("the control joined: a report another node made took the renderer's NODE_NAME, or the test cannot fail")
         elif "FAILED" not in result.stdout + result.stderr:
             problems.append(f"the control failed for another reason than the join: {result.stdout}{result.stderr}")
     for problem in problems:

@@ -14,9 +14,9 @@ Usage: validate_prometheus.py REPORT.prom REPORT.json
   a 0-1 ratio, ms to seconds, MHz to hertz) and the labels gpu, UUID, pci_bus_id, hostname,
   Hostname and level as the JSON's devices, host and options give them: gpu is NVML's index
   (dcgm-exporter's numbering), the CUDA ordinal where NVML matched no device.
-- The host (issue 36), as dcgm-exporter names it (internal/pkg/hostname/hostname.go): NODE_NAME of
-  this environment when it is set and the report was made on this machine (its host.hostname is
-  socket.gethostname()), else the report's host.hostname; under both `hostname` and `Hostname`.
+- The host (issue 36), as dcgm-exporter names it (internal/pkg/hostname/hostname.go): the report's
+  host.node_name (NODE_NAME where it ran, schema 1.9.0) when it has one, else its host.hostname;
+  under both `hostname` and `Hostname`.
 - A redacted report ("redacted" set) has no UUID, hostname or Hostname label anywhere; any other
   report has both host labels on every sample. Every sample has the report's level.
 - cudacheck_last_run_timestamp_seconds is timestamp_utc plus summary.duration_ms, in Unix seconds.
@@ -31,7 +31,6 @@ import math
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -178,10 +177,7 @@ def main() -> int:
     samples = [sample for family in families.values() for sample in family.samples]
 
     redacted = report.get("redacted") is not None
-    hostname = None if redacted else report["host"]["hostname"] or None
-    node_name = os.environ.get("NODE_NAME")
-    if hostname and node_name and hostname == socket.gethostname():
-        hostname = node_name
+    hostname = None if redacted else report["host"].get("node_name") or report["host"]["hostname"] or None
     level = report["options"]["level"] or None
     devices = report["devices"]
 

@@ -60,6 +60,7 @@ WRITTEN_SINCE = [
     (6, "check", "series"), (6, "evidence", "number"), (6, "evidence", "unit"),
     (7, "check", "shared_gpu"),
     (8, "environment", "sys_path"), (8, "environment", "imports"), (8, "framework", "imported_from"),
+    (9, "host", "node_name"),
 ]
 
 
@@ -67,7 +68,7 @@ def objects_at(document, where):
     """The objects of one kind in a report (each a dict holding that kind's fields)."""
     checks = document.get("checks", [])
     environments = document.get("frameworks") or []
-    return {"report": [document], "device": document.get("devices", []), "check": checks,
+    return {"report": [document], "host": [document.get("host", {})], "device": document.get("devices", []), "check": checks,
             "finding": [finding for check in checks for finding in check["findings"]],
             "evidence": [item for check in checks for item in check["evidence"]],
             "environment": environments,

@@ -209,3 +209,18 @@ TEST(MemTotal, finds_line_when_not_first) {
 TEST(MemTotal, returns_zero_when_absent) { EXPECT_EQ(parse_mem_total("MemFree:        1000 kB\n"), 0U); }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The Kubernetes node (issue 36): NODE_NAME, which the DaemonSet sets from spec.nodeName, is the
+// report's host.node_name (Prometheus's Hostname); unset, there is none.
+
+namespace {
+
+TEST(HostInfoNode, records_node_name_from_the_environment_and_nothing_without_it) {
+    cudacheck::Environment environment;
+    environment.set("NODE_NAME", "gpu-node-17");
+    EXPECT_EQ(cudacheck::collect_host_info(environment).node_name, "gpu-node-17");
+    EXPECT_EQ(cudacheck::collect_host_info(cudacheck::Environment{}).node_name, "");
+}
+
+}  // namespace

@@ -198,71 +198,27 @@ TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
         << text;
 }
 
-// This machine's name, as gethostname() gives it (and host.hostname of a report made here).
-std::string this_host() {
-    char name[256] = {};
-    if (::gethostname(name, sizeof name - 1) != 0) return {};
-    return name;
-}
-
-// Sets (or unsets) one variable of this process for the scope, as a Kubernetes pod's environment would.
-class ScopedVariable {
-public:
-    ScopedVariable(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value != nullptr) ::setenv(name, value, 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedVariable() {
-        if (old_) ::setenv(name_, old_->c_str(), 1);
-        else ::unsetenv(name_);
-    }
-    ScopedVariable(const ScopedVariable&) = delete;
-    ScopedVariable& operator=(const ScopedVariable&) = delete;
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
-
 // Issue 36: dcgm-exporter's host label is NODE_NAME when set, else the host's name
-// (internal/pkg/hostname/hostname.go); cudacheck's `Hostname` and `hostname` are that value for a
-// report made on this host, and the report's own host name for one made elsewhere.
-TEST(PrometheusRenderer, hostname_is_node_name_for_a_report_made_here_and_the_reports_host_otherwise) {
-    Report here = figures_report();
-    here.host.hostname = this_host();
-    ASSERT_FALSE(here.host.hostname.empty());
-    {
-        const ScopedVariable node("NODE_NAME", "gpu-node-17");
-        const std::string text = prometheus(here);
-        EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 +
-                                   ",hostname=\"gpu-node-17\",Hostname=\"gpu-node-17\",level=\"standard\",precision=\"bf16\",size=\"8192\"}"),
-                  798.0)
-            << text;
-        EXPECT_FALSE(contains(text, "hostname=\"" + here.host.hostname + "\"")) << text;
-        // A report made elsewhere (figures_report's node-7) keeps its host, whatever this pod's node.
-        const std::string elsewhere = prometheus(figures_report());
-        EXPECT_TRUE(sample(elsewhere, "cudacheck_exit_code{" + run_labels + "}")) << elsewhere;
-        EXPECT_FALSE(contains(elsewhere, "gpu-node-17")) << elsewhere;
-    }
-    {
-        const ScopedVariable node("NODE_NAME", "");  // set but empty: dcgm-exporter falls back to the host's name too
-        const std::string text = prometheus(here);
-        EXPECT_TRUE(sample(text, fmt::format("cudacheck_exit_code{{hostname=\"{0}\",Hostname=\"{0}\",level=\"standard\"}}", here.host.hostname))) << text;
-    }
-    {
-        const ScopedVariable node("NODE_NAME", nullptr);
-        const std::string text = prometheus(here);
-        EXPECT_TRUE(sample(text, fmt::format("cudacheck_exit_code{{hostname=\"{0}\",Hostname=\"{0}\",level=\"standard\"}}", here.host.hostname))) << text;
-    }
-    {
-        // Redacted: no host label at all, NODE_NAME or not (it names the host too).
-        const ScopedVariable node("NODE_NAME", "gpu-node-17");
-        Report redacted = here;
-        redacted.redaction = Redaction{{"hostname"}, {}, 1};
-        const std::string text = prometheus(redacted);
-        for (const char* absent : {"hostname=", "Hostname=", "gpu-node-17"}) EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
-    }
+// (internal/pkg/hostname/hostname.go); cudacheck's `Hostname` and `hostname` are the node the report
+// recorded (host.node_name, NODE_NAME where it ran), else its host name: whoever renders it.
+TEST(PrometheusRenderer, hostname_is_the_recorded_node_name_else_the_reports_host) {
+    Report report = figures_report();
+    report.host.node_name = "gpu-node-17";
+    const std::string text = prometheus(report);
+    EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 +
+                               ",hostname=\"gpu-node-17\",Hostname=\"gpu-node-17\",level=\"standard\",precision=\"bf16\",size=\"8192\"}"),
+              798.0)
+        << text;
+    EXPECT_FALSE(contains(text, "hostname=\"" + report.host.hostname + "\"")) << text;
+    // No node recorded (outside Kubernetes, or a report older than 1.9.0): the report's host name.
+    const std::string plain = prometheus(figures_report());
+    EXPECT_TRUE(sample(plain, "cudacheck_exit_code{" + run_labels + "}")) << plain;
+    EXPECT_FALSE(contains(plain, "gpu-node-17")) << plain;
+    // Redacted: no host label at all (the node names the host too).
+    Report redacted = report;
+    redacted.redaction = Redaction{{"hostname"}, {}, 1};
+    const std::string hidden = prometheus(redacted);
+    for (const char* absent : {"hostname=", "Hostname=", "gpu-node-17"}) EXPECT_FALSE(contains(hidden, absent)) << absent << " in\n" << hidden;
 }
 
 // Issue 36: every series names the run's level, so a standard and a full run (cuFFT 2.02 vs 13.6

@@ -48,6 +48,7 @@ std::string render(const Report& report, Format format) {
 RedactionTargets known_targets() {
     RedactionTargets targets;
     targets.hostname = "gpu-node-17.corp.example";
+    targets.node_name = "k8s-worker-3";
     targets.user_names = {"alice"};
     targets.home_directories = {"/home/alice"};
     targets.secret_variables = {{"HF_TOKEN", "hf_S3cretValue42"}};
@@ -58,6 +59,7 @@ RedactionTargets known_targets() {
 Report identifying_report() {
     Report report = example_report("h200/cudacheck.json");
     report.host.hostname = "gpu-node-17.corp.example";
+    report.host.node_name = "k8s-worker-3";  // NODE_NAME in a pod (schema 1.9.0)
     report.argv = {"/home/alice/bin/cudacheck", "--format", "json"};
     DeviceInfo second = report.devices.front();
     second.ordinal = 1;
@@ -92,7 +94,8 @@ TEST(Redact, removes_every_identifying_string_from_every_format) {
     for (Format format : {Format::table, Format::json, Format::markdown, Format::junit, Format::prometheus}) {
         const std::string text = render(report, format);
         for (const std::string& secret : {std::string("gpu-node-17"), std::string("alice"), std::string("hf_S3cretValue42"), uuid,
-                                         std::string("GPU-aaaaaaaa"), std::string("MIG-11111111"), std::string("1652922001234")})
+                                         std::string("GPU-aaaaaaaa"), std::string("MIG-11111111"), std::string("1652922001234"),
+                                         std::string("k8s-worker-3")})
             EXPECT_FALSE(contains(text, secret)) << secret << " in format " << static_cast<int>(format);
     }
     const CheckResult& libcuda = *find_result(report, "driver.libcuda");
