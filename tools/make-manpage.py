@@ -116,7 +116,16 @@ def main():
     top = subprocess.run([binary, "--help"], capture_output=True, text=True, check=True).stdout
     version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
     summary = top.splitlines()[0].split(": ", 1)[1]
-    subcommands = re.findall(r"^  (\w[\w-]*)\s{2,}(\S.*)$", top.split("Subcommands:", 1)[1], re.M) if "Subcommands:" in top else []
+    # Each subcommand with its description, whose later lines --help wraps under it (issue 36).
+    subcommands = []
+    for line in top.split("Subcommands:", 1)[1].splitlines() if "Subcommands:" in top else []:
+        match = re.match(r"  (\w[\w-]*)\s{2,}(\S.*)$", line)
+        if match:
+            subcommands.append([match.group(1), match.group(2)])
+        elif subcommands and re.match(r"\s{3,}\S", line):
+            subcommands[-1][1] += " " + line.strip()
+        elif line.strip():
+            break  # the exit codes after the list
     page = [f'.TH CUDACHECK 1 "" "cudacheck {version}" "User Commands"', ".SH NAME", f"cudacheck \\- {roff_text(summary)}"]
     with open(cli_md, encoding="utf-8") as handle:
         page += markdown_to_roff(handle.read())

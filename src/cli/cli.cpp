@@ -5,6 +5,7 @@
 #include "cli/diff_command.hpp"
 #include "cli/env_command.hpp"
 #include "cli/explain_command.hpp"
+#include "cli/help_format.hpp"
 #include "cli/fleet_command.hpp"
 #include "cli/inspect_command.hpp"
 #include "cli/list_command.hpp"
@@ -19,6 +20,7 @@
 #include "util/system.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cerrno>
 #include <cstdio>
@@ -26,6 +28,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
+#include <memory>
 #include <unistd.h>
 #include <string>
 #include <vector>
@@ -41,26 +44,85 @@ constexpr const char* exit_codes_help =
 
 void ignore_file_size_signal(int) {}
 
+// Every command's --help starts with these (issue 36; tests/unit/cli/help_test.cpp holds each
+// command to having some).
+std::shared_ptr<HelpFormatter> help_formatter() {
+    auto formatter = std::make_shared<HelpFormatter>();
+    formatter->examples("", {{"cudacheck", "check this machine; exit 1 when a check fails"},
+                             {"cudacheck --level quick", "in about a second: no CUDA initialisation, no GPU work"},
+                             {"cudacheck --level full --strict", "and load every GPU; a warning fails too"},
+                             {"cudacheck --only driver,cuda", "only these checks: ids or prefixes (see `cudacheck list`)"},
+                             {"cudacheck -o report.json", "the table, and the JSON report to attach to a ticket"},
+                             {"cudacheck explain CC210", "what a finding code means and what fixes it"},
+                             {"cudacheck inspect --help", "each subcommand's own options and examples"}});
+    formatter->examples("list", {{"cudacheck list", "every check: id, scope, level, what it checks"},
+                                 {"cudacheck list --format json", "the same for scripts, as docs/list.schema.json describes"},
+                                 {"cudacheck list --markdown", "the check index of README.md and docs/checks.md"}});
+    formatter->examples("explain", {{"cudacheck explain CC210", "one code: cause, remediation and where it is documented"},
+                                    {"cudacheck explain libcuda-not-found", "the same code by its name"},
+                                    {"cudacheck explain --markdown", "the whole catalogue, as docs/errors.md holds it"}});
+    formatter->examples("diff", {{"cudacheck diff good.json bad.json", "what differs: versions, libraries, GPUs, results"},
+                                 {"cudacheck diff --threshold 5 good.json bad.json", "figures that moved by more than 5%"},
+                                 {"cudacheck diff --format json a.json b.json", "the differences as JSON"}});
+    formatter->examples("fleet", {{"cudacheck fleet reports/", "the nodes' reports: versions, GPUs, failures, outliers"},
+                                  {"cudacheck fleet --expect policy.json reports/", "and hold every node to a policy"},
+                                  {"cudacheck fleet --format json reports/", "the summary as JSON"}});
+    formatter->examples("inspect", {{"cudacheck inspect ./my_app", "which of this machine's GPUs its CUDA code runs on"},
+                                    {"cudacheck inspect --arch sm_90 ./my_app", "whether it runs on sm_90 GPUs (H100, H200)"},
+                                    {"cudacheck inspect -v ./my_app", "one row per code object, with where it lies in the file"}});
+    formatter->examples("env", {{"eval \"$(cudacheck env)\"", "set CUDA_HOME, PATH, LD_LIBRARY_PATH in this shell"},
+                                {"cudacheck env --shell fish | source", "the same in fish"},
+                                {"cudacheck env --profile ci", "with the settings for reproducible CI runs"}});
+    formatter->examples("render", {{"cudacheck render report.json", "the table, as the run printed it"},
+                                   {"cudacheck render --format markdown report.json", "for an issue or a ticket"},
+                                   {"cudacheck render report.json -o report.html", "one page with charts"}});
+    formatter->examples("completion", {{"source <(cudacheck completion bash)", "in this bash; or put the line in ~/.bashrc"},
+                                       {"cudacheck completion fish | source", "the same in fish"},
+                                       {"cudacheck completion zsh > ~/.zfunc/_cudacheck", "for zsh, with ~/.zfunc on $fpath"}});
+    return formatter;
+}
+
+// The (sub)command the command line gave, as far as CLI11 parsed it.
+const CLI::App& given_command(const CLI::App& app) {
+    const CLI::App* given = &app;
+    while (!given->get_subcommands().empty()) given = given->get_subcommands().front();
+    return *given;
+}
+
+// "`cudacheck list --help`": where a usage error sends the reader (`run`'s help is cudacheck's).
+std::string help_hint(const CLI::App& app) {
+    const CLI::App& given = given_command(app);
+    return &given == &app || given.get_fallthrough() ? "`cudacheck --help`" : fmt::format("`cudacheck {} --help`", given.get_name());
+}
+
 // What CLI11 names as not expected ("The following arguments were not expected: json --formt"),
 // each with the closest option or subcommand when one is near: a typo gets its correction instead
-// of CLI11's bare words (issue 20).
+// of CLI11's bare words (issue 20). The options are those of the command that was given (`list`'s
+// for `cudacheck list --formt`; `run` also takes cudacheck's own), not of every command: an exact
+// name of another command's option was "corrected" to itself before issue 36 ("unknown option
+// --format; did you mean --format?"), and now names the commands that have it.
 std::string explain_unexpected(const CLI::App& app, const std::string& what, const std::vector<std::string>& arguments) {
     const std::string_view marker = "not expected: ";
     const std::size_t at = what.find(marker);
     if (at == std::string::npos) return what;
-    std::vector<std::string> options;
-    std::vector<std::string> subcommands;
-    const auto collect = [&options](const CLI::App& from) {
+    const CLI::App* given = &given_command(app);
+    const auto names_of = [](const CLI::App& from) {
+        std::vector<std::string> names;
         for (const CLI::Option* option : from.get_options()) {
-            for (const std::string& name : option->get_lnames()) options.push_back("--" + name);
-            for (const std::string& name : option->get_snames()) options.push_back("-" + name);
+            for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+            for (const std::string& name : option->get_snames()) names.push_back("-" + name);
         }
+        return names;
     };
-    collect(app);
+    std::vector<std::string> options = names_of(*given);
+    if (given != &app && given->get_fallthrough())
+        for (std::string& name : names_of(app)) options.push_back(std::move(name));
+    std::vector<std::string> subcommands;
+    std::vector<const CLI::App*> commands{&app};
     for (const CLI::App* subcommand : app.get_subcommands([](const CLI::App*) { return true; })) {
         if (subcommand->get_name().starts_with("__")) continue;  // the worker is not for people
         subcommands.push_back(subcommand->get_name());
-        collect(*subcommand);
+        commands.push_back(subcommand);
     }
     const auto closest = [](std::string_view word, const std::vector<std::string>& names) -> std::string {
         std::string best;
@@ -74,15 +136,34 @@ std::string explain_unexpected(const CLI::App& app, const std::string& what, con
         }
         return !best.empty() ? best : prefixed == 1 ? prefix_of : std::string();
     };
+    // "`cudacheck list`, `cudacheck explain`": the other commands that have this option.
+    const auto owners = [&](const std::string& word) {
+        std::vector<std::string> found;
+        for (const CLI::App* command : commands) {
+            if (command == given || (command == &app && given->get_fallthrough())) continue;
+            const std::vector<std::string> names = names_of(*command);
+            if (std::find(names.begin(), names.end(), word) != names.end())
+                found.push_back(command == &app ? "`cudacheck`" : fmt::format("`cudacheck {}`", command->get_name()));
+        }
+        return found;
+    };
+    const std::string where = given == &app ? std::string() : fmt::format(" for `cudacheck {}`", given->get_name());
     std::vector<std::string> parts;
     for (std::string word : sys::split(what.substr(at + marker.size()), ' ')) {
         if (word.empty()) continue;
-        const bool first_argument = arguments.size() > 1 && arguments[1] == word;
+        const bool first_argument = given == &app && arguments.size() > 1 && arguments[1] == word;
         if (!word.starts_with("-") && !first_argument) continue;  // a value of an unknown option
         if (const std::size_t equals = word.find('='); equals != std::string::npos) word.resize(equals);
-        const std::string suggestion = closest(word, word.starts_with("-") ? options : subcommands);
-        parts.push_back(word.starts_with("-") ? fmt::format("unknown option {}{}", word, suggestion.empty() ? "" : "; did you mean " + suggestion + "?")
-                                              : fmt::format("unknown subcommand {}{}", word, suggestion.empty() ? "" : "; did you mean " + suggestion + "?"));
+        if (!word.starts_with("-")) {
+            const std::string suggestion = closest(word, subcommands);
+            parts.push_back(fmt::format("unknown subcommand {}{}", word, suggestion.empty() ? "" : "; did you mean " + suggestion + "?"));
+            continue;
+        }
+        const std::string suggestion = closest(word, options);
+        const std::vector<std::string> elsewhere = owners(word);
+        if (!suggestion.empty() && suggestion != word) parts.push_back(fmt::format("unknown option {}{}; did you mean {}?", word, where, suggestion));
+        else if (!elsewhere.empty()) parts.push_back(fmt::format("unknown option {}{} (an option of {})", word, where, fmt::join(elsewhere, ", ")));
+        else parts.push_back(fmt::format("unknown option {}{}", word, where));
     }
     return parts.empty() ? what : fmt::format("{}", fmt::join(parts, "; "));
 }
@@ -100,7 +181,8 @@ int run_cli(int argc, char** argv) {
     ::sigaction(SIGXFSZ, &catch_it, nullptr);
     const std::vector<std::string> arguments(argv, argv + argc);
     CLI::App app{"cudacheck: can this machine run CUDA work? If not, what exactly is wrong and how to fix it.", "cudacheck"};
-    app.footer(exit_codes_help);
+    // Before the subcommands are added: each takes its parent's formatter (CLI::App's constructor).
+    app.formatter(help_formatter());
     app.set_version_flag("--version", fmt::format("cudacheck {} (CUDA runtime {}, CUDA architectures {}, built with {})", build_info::version,
                                                   build_info::cuda_toolkit, build_info::cuda_architectures, build_info::compiler));
     app.require_subcommand(0, 1);
@@ -125,6 +207,9 @@ int run_cli(int argc, char** argv) {
     CLI::App* render = setup_render(app, render_options);
     CompletionCommandOptions completion_options;
     CLI::App* completion = setup_completion(app, completion_options);
+    // After the subcommands: they took their parent's footer when added, and the run's exit codes
+    // are not theirs (`completion --help` showed them).
+    app.footer(exit_codes_help);
 
     const auto dispatch = [&]() -> int {
         try {
@@ -140,10 +225,10 @@ int run_cli(int argc, char** argv) {
         } catch (const CLI::CallForVersion& version) {
             return app.exit(version);
         } catch (const CLI::ExtrasError& extras) {
-            usage_error(fmt::format("{} (see `cudacheck --help`)", explain_unexpected(app, extras.what(), arguments)));
+            usage_error(fmt::format("{} (see {})", explain_unexpected(app, extras.what(), arguments), help_hint(app)));
             return exit_usage;
         } catch (const CLI::ParseError& parse_error) {
-            usage_error(fmt::format("{} (see `cudacheck --help`)", parse_error.what()));
+            usage_error(fmt::format("{} (see {})", parse_error.what(), help_hint(app)));
             return exit_usage;
         }
         if (list->parsed()) return run_list(list_options);

@@ -4,12 +4,14 @@
 #include "isolation/supervisor.hpp"
 #include "util/system.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 
 #include <iostream>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace cudacheck {
@@ -40,6 +42,17 @@ bool colour_wanted(std::string_view mode, const Environment& environment, int fd
         if (auto value = environment.get(force); value && !value->empty() && *value != "0") return true;
     if (environment.get("TERM").value_or("") == "dumb") return false;
     return ::isatty(fd) == 1;
+}
+
+std::size_t output_width(const Environment& environment, int fd) {
+    if (const auto columns = environment.get("COLUMNS")) {
+        std::size_t value = 0;
+        const auto [end, failure] = std::from_chars(columns->data(), columns->data() + columns->size(), value);
+        if (failure == std::errc{} && end == columns->data() + columns->size() && value > 0) return value;
+    }
+    winsize size{};
+    if (::isatty(fd) == 1 && ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    return 0;
 }
 
 void add_colour_options(CLI::App& app, std::string& mode) {

@@ -34,6 +34,13 @@ extern const CLI::Validator finite_number;
 // none for TERM=dumb; else colours when `fd` (stdout for the table, stderr for the progress
 // line) is a terminal.
 [[nodiscard]] bool colour_wanted(std::string_view mode, const Environment& environment, int fd = 1);
+// The width the table wraps its long lines at (RenderOptions::width; issue 36): COLUMNS when it
+// holds a positive number, whatever `fd` is (POSIX.1-2017 XBD 8.3: the user's preferred width,
+// which overrides the system's idea of the terminal's; Python's shutil.get_terminal_size reads it
+// first too), so `COLUMNS=100 cudacheck | less` wraps; else the width of the terminal on `fd`
+// (TIOCGWINSZ) when it is one; else 0, no wrapping: a file or a pipe gets each line whole, as
+// scripts and the golden files expect.
+[[nodiscard]] std::size_t output_width(const Environment& environment, int fd = 1);
 // The --color option (auto, always, never) and the --no-color flag that means never, on `app`.
 void add_colour_options(CLI::App& app, std::string& mode);
 

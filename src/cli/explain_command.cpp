@@ -3,12 +3,27 @@
 #include "cli/command_support.hpp"
 #include "cudacheck/report.hpp"
 #include "render/renderer.hpp"
+#include "util/system.hpp"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <system_error>
 
 namespace cudacheck {
+
+namespace fs = std::filesystem;
+
+std::string documentation_for(std::string_view code, const std::string& executable) {
+    const fs::path binary(executable);
+    if (!executable.empty() && binary.has_parent_path()) {
+        const fs::path installed = binary.parent_path().parent_path() / installed_errors_md;
+        std::error_code error;
+        if (fs::is_regular_file(installed, error)) return fmt::format("{} (section {})", installed.string(), code);
+    }
+    return fmt::format("{}/blob/main/{}", project_home_url, docs_anchor(code));
+}
 
 CLI::App* setup_explain(CLI::App& app, ExplainCommandOptions& options) {
     CLI::App* explain = app.add_subcommand("explain", "Explain a finding code: cause, remediation, docs");
@@ -28,7 +43,7 @@ int run_explain(const ExplainCommandOptions& options) {
         return exit_usage;
     }
     if (const CatalogEntry* entry = find_catalog_entry(options.code)) {
-        render_catalog_entry(*entry, std::cout);
+        render_catalog_entry(*entry, documentation_for(code_string(entry->code), sys::real_path("/proc/self/exe")), std::cout);
         return exit_ok;
     }
     usage_error(fmt::format("unknown code '{}'; closest: {} (`cudacheck explain --markdown` lists all)", options.code,

@@ -69,6 +69,7 @@ int run_render(const RenderCommandOptions& options) {
         RenderOptions render_options;
         render_options.verbose = options.verbose;
         render_options.color = !to_file && *format == Format::table && colour_wanted(options.color, Environment::from_process());
+        if (!to_file) render_options.width = output_width(Environment::from_process());  // issue 36
         std::ostringstream out;
         make_renderer(*format, render_options)->render(*report, out);
         text = out.str();

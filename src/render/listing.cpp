@@ -5,6 +5,7 @@
 #include "util/system.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace cudacheck {
 
@@ -60,6 +61,29 @@ void render_check_list(const Registry& registry, std::ostream& out) {
     for (const std::string& line : table.lines()) out << line << '\n';
 }
 
+void render_check_list_json(const Registry& registry, std::string_view tool_version, std::ostream& out) {
+    using json = nlohmann::ordered_json;
+    json checks = json::array();
+    for (const auto& check : registry.checks()) {
+        const CheckInfo& info = check->info();
+        json raises = json::array();
+        for (const Code code : info.raises) raises.push_back(code_string(code));
+        checks.push_back(json{{"id", info.id},
+                              {"title", info.title},
+                              {"scope", to_string(info.scope)},
+                              {"level", to_string(info.min_level)},
+                              {"description", info.description},
+                              {"needs", info.depends_on},
+                              {"raises", std::move(raises)}});
+    }
+    const json document{{"schema_version", list_json_schema_version},
+                        {"document", "checks"},
+                        {"tool", json{{"name", "cudacheck"}, {"version", tool_version}}},
+                        {"checks", std::move(checks)}};
+    // Invalid UTF-8 (none is expected in the checks' own text) is replaced, never a throw.
+    out << document.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+}
+
 void render_check_index_markdown(const Registry& registry, std::ostream& out) {
     out << "| id | scope | level | needs | what it answers |\n|---|---|---|---|---|\n";
     for (const auto& check : registry.checks()) {
@@ -71,13 +95,13 @@ void render_check_index_markdown(const Registry& registry, std::ostream& out) {
     }
 }
 
-void render_catalog_entry(const CatalogEntry& entry, std::ostream& out) {
+void render_catalog_entry(const CatalogEntry& entry, std::string_view docs, std::ostream& out) {
     out << fmt::format("{} {} ({})\n", code_string(entry.code), entry.title, entry.slug);
     out << fmt::format("  severity:    {}\n", to_string(entry.severity));
     out << fmt::format("  raised by:   {}\n", entry.raised_by);
     out << fmt::format("  cause:       {}\n", entry.cause);
     out << fmt::format("  remediation: {}\n", entry.remediation);
-    out << fmt::format("  docs:        {}\n", docs_anchor(entry.code));
+    out << fmt::format("  docs:        {}\n", docs);
 }
 
 void render_catalog_markdown(std::ostream& out) {

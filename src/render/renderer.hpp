@@ -10,6 +10,7 @@
 #include "engine/registry.hpp"
 #include "cudacheck/report.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -23,6 +24,10 @@ enum class Format { table, json, markdown, junit, prometheus, html };
 struct RenderOptions {
     bool color = false;
     bool verbose = false;  // table: evidence under every check
+    // table: long lines (results, findings, fixes, evidence) wrap at this many columns with a
+    // hanging indent; 0, what a file or a pipe gets, never (issue 36; cli/command_support.hpp
+    // output_width says when a command sets it).
+    std::size_t width = 0;
 };
 
 class Renderer {
@@ -48,11 +53,15 @@ void render_diff(const ReportDiff& diff, const std::string& before_name, const s
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);
+// `cudacheck list --format json` (issue 36): every check as docs/list.schema.json describes it,
+// `"document": "checks"`, versioned like the report (report/report_json.hpp).
+inline constexpr std::string_view list_json_schema_version = "1.0.0";
+void render_check_list_json(const Registry& registry, std::string_view tool_version, std::ostream& out);
 // `cudacheck list --markdown`: the check index table; README.md and docs/checks.md hold exactly
 // this between their check-index markers.
 void render_check_index_markdown(const Registry& registry, std::ostream& out);
-// `cudacheck explain CODE`
-void render_catalog_entry(const CatalogEntry& entry, std::ostream& out);
+// `cudacheck explain CODE`; `docs` is where this binary's reader finds the entry documented.
+void render_catalog_entry(const CatalogEntry& entry, std::string_view docs, std::ostream& out);
 // `cudacheck explain --markdown`: the whole catalog; docs/errors.md is exactly this output.
 void render_catalog_markdown(std::ostream& out);
 

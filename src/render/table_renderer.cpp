@@ -150,6 +150,15 @@ public:
 private:
     std::string paint(Status status, std::string_view text) const { return cudacheck::paint(options_.color, status, text); }
 
+    // `lead` (already `lead_columns` wide: a status word, a label, "fix: "), then `text` wrapped
+    // at options_.width with its later lines `indent` columns in; as one line when no width is set
+    // (a file, a pipe: the golden files) or it fits.
+    void put(std::ostream& out, std::string_view lead, std::size_t lead_columns, std::string_view text, std::size_t indent) const {
+        const std::vector<std::string> lines = wrap_text(text, options_.width, lead_columns, indent);
+        out << lead << lines.front() << '\n';
+        for (std::size_t i = 1; i < lines.size(); ++i) out << lines[i] << '\n';
+    }
+
     void do_render(const Report& report, std::ostream& out) const override {
         // CHECK and RESULT after the painted status word (STATUS, 7 wide, and one space).
         TextTable table({{"CHECK"}, {"RESULT"}});
@@ -157,43 +166,54 @@ private:
         out << fmt::format("cudacheck {} · level {} · {}\n", report.tool_version, report.level, report.timestamp_utc);
         out << fmt::format("{:<7} ", "STATUS") << table.heading_row() << '\n';
         const std::string indent(8 + table.offset(1), ' ');  // under the RESULT column
+        // At a terminal's width, each line's later lines hang under its own text: a result under
+        // the RESULT column, a finding after its status word, a fix after "fix: " (issue 36).
         for (const CheckResult& result : report.checks) {
             std::string line = result.message;
             if (const Metric* key = key_figure(result)) line += fmt::format("  [{}]", format_metric(*key));
-            out << paint(result.status, fmt::format("{:<7}", status_word(result.status))) << ' '
-                << table.row({check_label(result), line}) << '\n';
+            put(out, paint(result.status, fmt::format("{:<7}", status_word(result.status))) + ' ' + table.row({check_label(result), ""}), indent.size(),
+                sys::printable(line), indent.size());
             // Every finding after the headline, then each finding's fix.
             for (std::size_t i = 0; i < result.findings.size(); ++i) {
                 const Finding& finding = result.findings[i];
-                if (i > 0) out << indent << paint(finding.status, status_word(finding.status)) << ' ' << printable(finding.message) << '\n';
-                out << indent << "fix: " << printable(finding.remediation) << fmt::format("  [{}]\n", printable(finding.code));
+                if (i > 0) {
+                    const std::string word = status_word(finding.status);
+                    put(out, indent + paint(finding.status, word) + ' ', indent.size() + word.size() + 1, printable(finding.message),
+                        indent.size() + word.size() + 1);
+                }
+                put(out, indent + "fix: ", indent.size() + 5, printable(finding.remediation) + fmt::format("  [{}]", printable(finding.code)),
+                    indent.size() + 5);
             }
             if (options_.verbose)
                 for (const Evidence& evidence : result.evidence)
-                    out << indent << "· " << printable(evidence.key) << ": " << printable(evidence.value) << '\n';
+                    put(out, indent + "· ", indent.size() + 2, printable(evidence.key) + ": " + printable(evidence.value), indent.size() + 2);
         }
         if (report.frameworks) render_frameworks(*report.frameworks, out);
         const Summary& summary = report.summary;
         const std::string counts = summary_counts(summary);
-        out << '\n'
-            << fmt::format("{} — ", counts) << paint(summary.overall, status_word(summary.overall))
-            << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
-        if (report.redaction) out << printable(redaction_note(*report.redaction)) << '\n';
-        if (summary.overall == Status::skip) out << "Nothing was verified: every selected check was skipped.\n";
+        out << '\n';
+        put(out, "", 0,
+            fmt::format("{} — ", counts) + paint(summary.overall, status_word(summary.overall)) +
+                fmt::format(" (exit {}) in {:.0f} ms", report.exit_code, report.duration_ms),
+            0);
+        if (report.redaction) put(out, "", 0, printable(redaction_note(*report.redaction)), 0);
+        if (summary.overall == Status::skip) put(out, "", 0, "Nothing was verified: every selected check was skipped.", 0);
         if (summary.count(Status::warn) + summary.count(Status::fail) + summary.count(Status::error) > 0)
-            out << "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.\n";
+            put(out, "", 0, "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.", 0);
     }
 
     // One row per framework found; the verdicts themselves are frameworks.builds' findings above.
+    // A row wider than the terminal wraps under the ENVIRONMENT column.
     void render_frameworks(const std::vector<PythonEnvironmentInfo>& environments, std::ostream& out) const {
         const std::vector<FrameworkRow> rows = framework_rows(environments);
         if (rows.empty()) return;
         TextTable table({{"ENVIRONMENT"}, {"FRAMEWORK"}, {"CUDA"}, {"LOADS"}, {"GPUS"}});
         for (const FrameworkRow& row : rows) table.fit({row.environment, row.framework, row.cuda, row.loads, row.gpus});
-        out << "\nPython frameworks\n" << fmt::format("{:<7} ", "STATUS") << table.heading_row() << '\n';
+        out << "\nPython frameworks\n";
+        put(out, fmt::format("{:<7} ", "STATUS"), 8, table.heading_row(), 8);
         for (const FrameworkRow& row : rows)
-            out << paint(row.status, fmt::format("{:<7}", status_word(row.status))) << ' '
-                << table.row({row.environment, row.framework, row.cuda, row.loads, row.gpus}) << '\n';
+            put(out, paint(row.status, fmt::format("{:<7}", status_word(row.status))) + ' ', 8,
+                table.row({row.environment, row.framework, row.cuda, row.loads, row.gpus}), 8);
     }
 
     RenderOptions options_;

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
@@ -41,5 +42,21 @@ private:
     std::vector<std::size_t> widths_;
     std::vector<std::vector<std::string>> rows_;
 };
+
+}  // namespace cudacheck
+
+namespace cudacheck {
+
+// The columns a terminal gives `text`: UTF-8 code points, escape sequences (colours) none.
+[[nodiscard]] std::size_t display_columns(std::string_view text);
+
+// `text` broken at spaces into lines of at most `width` columns, for a terminal of that width
+// (issue 36): the first line continues one that already holds `first_used` columns (a status
+// word, "fix: "), every later one starts with `indent` spaces, which the returned line includes
+// (a hanging indent). A word longer than a whole line is cut where the line ends; escape
+// sequences (colours) count no columns and are never cut. Where the terminal is too narrow to
+// leave 20 columns of text after the indent, lines hold 20 and run past it. `width` 0: the text
+// as one line, unchanged.
+[[nodiscard]] std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t first_used, std::size_t indent);
 
 }  // namespace cudacheck
