@@ -92,6 +92,8 @@ void attribute_to_root_cause(std::vector<CheckResult>& results, const std::vecto
         result.skip_reason = reason;
         result.message = reason;
     }
+    // The report leads with it: the first check of the table and of the JSON.
+    std::rotate(results.begin(), root, root + 1);
 }
 
 }  // namespace cudacheck

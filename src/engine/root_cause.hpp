@@ -5,7 +5,8 @@
 // GPU check. The report then says it once: driver.kernel_module keeps its finding, and each check
 // that needs the driver becomes a SKIP whose reason names that finding, in the same words for all
 // of them. What a converted check had found stays in its evidence ("not_judged"), so `-v` and the
-// JSON still show that libcuda.so.1 was absent.
+// JSON still show that libcuda.so.1 was absent. The report leads with the root cause: its check
+// comes first.
 #pragma once
 
 #include "cudacheck/result.hpp"

@@ -11,7 +11,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
 #include <set>
+#include <vector>
 
 namespace cudacheck {
 
@@ -168,7 +171,22 @@ private:
         const std::string indent(8 + table.offset(1), ' ');  // under the RESULT column
         // At a terminal's width, each line's later lines hang under its own text: a result under
         // the RESULT column, a finding after its status word, a fix after "fix: " (issue 36).
+        // Without -v, checks skipped for one same reason (three or more) share one row, at the place
+        // of the first: on a machine without the driver, one line for the 14 checks that need it
+        // rather than 14 (issue 36).
+        std::map<std::string, std::vector<const CheckResult*>> skipped_for;
+        if (!options_.verbose)
+            for (const CheckResult& result : report.checks)
+                if (result.status == Status::skip) skipped_for[result.skip_reason].push_back(&result);
         for (const CheckResult& result : report.checks) {
+            if (const auto group = skipped_for.find(result.skip_reason); result.status == Status::skip && group != skipped_for.end() && group->second.size() >= 3) {
+                if (group->second.front() != &result) continue;
+                std::vector<std::string> labels;
+                for (const CheckResult* member : group->second) labels.push_back(check_label(*member));
+                put(out, paint(Status::skip, fmt::format("{:<7}", status_word(Status::skip))) + ' ' + table.row({fmt::format("{} checks", labels.size()), ""}),
+                    indent.size(), sys::printable(fmt::format("{}: {}", result.skip_reason, fmt::join(labels, ", "))), indent.size());
+                continue;
+            }
             std::string line = result.message;
             if (const Metric* key = key_figure(result)) line += fmt::format("  [{}]", format_metric(*key));
             put(out, paint(result.status, fmt::format("{:<7}", status_word(result.status))) + ' ' + table.row({check_label(result), ""}), indent.size(),

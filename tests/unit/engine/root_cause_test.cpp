@@ -101,6 +101,9 @@ TEST(RootCause, a_missing_kernel_module_is_the_one_finding_and_the_driver_checks
         EXPECT_EQ(by_id(results, "toolkit.nvcc").status, Status::warn);
         EXPECT_EQ(by_id(results, "gpu.stress").skip_reason, "runs at --level full and above");
         EXPECT_EQ(by_id(results, "host.os").status, Status::pass);
+        // And the report leads with the root cause.
+        EXPECT_EQ(results.front().check_id, "driver.kernel_module");
+        EXPECT_EQ(results[1].check_id, "host.os");
     }
 }
 
