@@ -3,6 +3,8 @@
 # environment with nothing else, `cudacheck` is on its PATH, `python -m cudacheck --version` runs,
 # and `cudacheck.run(level="quick")` returns a report that validates against the schema the wheel
 # ships (cudacheck.schema()). The wheel's tag must be a manylinux one. Exits 1 on the first failure.
+# The fresh environment is made from the distribution's /usr/bin/python3, and the report is validated
+# with .devtools/venv's jsonschema: the user's own Python is not used (issue 36).
 #
 # Usage: tools/check-wheel.sh [dist/cudacheck-*.whl]
 set -euo pipefail
@@ -10,9 +12,11 @@ cd "$(dirname "$0")/.."
 wheel=${1:-$(ls dist/cudacheck-*.whl | head -n 1)}
 fail() { echo "check-wheel: $*" >&2; exit 1; }
 case $(basename "$wheel") in *-py3-none-manylinux_2_*_x86_64.whl) ;; *) fail "$wheel is not tagged manylinux_2_*_x86_64" ;; esac
+source tools/deps/lib.sh
+deps_venv_modules jsonschema:jsonschema  # and python3-venv, which /usr/bin/python3 -m venv needs
 venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT
-python3 -m venv "$venv"
+/usr/bin/python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --no-index --no-deps "$wheel"
 [ -x "$venv/bin/cudacheck" ] || fail "the wheel put no cudacheck executable into the environment's bin"
 "$venv/bin/python" -m cudacheck --version
@@ -25,8 +29,8 @@ assert isinstance(report, dict) and report["options"]["level"] == "quick", repor
 json.dump({"report": report, "schema": cudacheck.schema()}, open(sys.argv[1], "w"))
 print(f"cudacheck.run(level='quick'): {report['summary']['overall']}, exit code {report['exit_code']}, {len(report['checks'])} checks")
 PY
-# The report against the bundled schema, by a real validator (jsonschema, from tools/install-deps.sh).
-python3 - "$venv/report.json" <<'PY'
+# The report against the bundled schema, by a real validator (jsonschema, in .devtools/venv).
+"$deps_venv_python" - "$venv/report.json" <<'PY'
 import json, sys
 import jsonschema
 both = json.load(open(sys.argv[1]))

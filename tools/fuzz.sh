@@ -29,13 +29,10 @@ build="${CUDACHECK_BUILD_DIR:-build}"
 out="$build/fuzz"
 mkdir -p "$out/obj"
 
-probe="$(mktemp -d)"
-trap 'rm -rf "$probe"' EXIT
-echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' > "$probe/probe.cpp"
-if ! clang++ -fsanitize=fuzzer "$probe/probe.cpp" -o "$probe/probe" 2>/dev/null; then
-  echo "fuzz.sh: needs clang++ with libFuzzer (tools/install-deps.sh installs clang and libclang-rt-dev)" >&2
-  exit 1
-fi
+# Issue 36: clang and libFuzzer are installed here, by tools/deps/fuzz.sh, where missing (with what
+# compiling the sources needs, tools/deps/build.sh), not by the set-up of building or testing.
+tools/deps/build.sh
+tools/deps/fuzz.sh
 
 # What each target links, compiled once for all of them (through ccache when there is one).
 sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapped_file.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)

@@ -55,7 +55,7 @@ TEST(FrameworksRun, each_script_runs_in_a_real_interpreter_and_reports_through_i
     for (const auto& [framework, module] : {std::pair{"PyTorch", "torch"}, {"JAX", "jax"}, {"CuPy", "cupy"}}) {
         const std::string script = framework_probe_script(framework);
         ASSERT_FALSE(script.empty()) << framework;
-        const sys::CommandResult run = sys::run_command({CUDACHECK_PYTHON, "-c", script}, std::chrono::seconds(60));
+        const sys::CommandResult run = sys::run_command({CUDACHECK_CLIENT_PYTHON, "-c", script}, std::chrono::seconds(60));
         ASSERT_TRUE(run.started) << run.error;
         EXPECT_EQ(run.exit_status, 0) << run.output;
         std::string error;
@@ -64,7 +64,7 @@ TEST(FrameworksRun, each_script_runs_in_a_real_interpreter_and_reports_through_i
         // Where the interpreter lacks the framework (CI), the import fails inside the script's own
         // try; where it has it (the GPU machine's venv), the framework reports its own version.
         const bool installed =
-            sys::run_command({CUDACHECK_PYTHON, "-c", std::string("import ") + module}, std::chrono::seconds(60)).exit_status == 0;
+            sys::run_command({CUDACHECK_CLIENT_PYTHON, "-c", std::string("import ") + module}, std::chrono::seconds(60)).exit_status == 0;
         if (installed) {
             EXPECT_FALSE(report->version.empty()) << framework << ": " << run.output;
         } else {

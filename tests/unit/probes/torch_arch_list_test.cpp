@@ -59,8 +59,8 @@ TEST(TorchArchList, an_entry_torch_does_not_know_is_its_error) {
 
 TEST(TorchArchList, agrees_with_torch_itself_where_torch_is_installed) {
     const sys::CommandResult where = sys::run_command(
-        {CUDACHECK_PYTHON, "-c", "import torch.utils.cpp_extension as c; print(c.__file__)"}, std::chrono::seconds(120));
-    if (where.exit_status != 0) GTEST_SKIP() << "no torch for " << CUDACHECK_PYTHON;
+        {CUDACHECK_CLIENT_PYTHON, "-c", "import torch.utils.cpp_extension as c; print(c.__file__)"}, std::chrono::seconds(120));
+    if (where.exit_status != 0) GTEST_SKIP() << "no torch for " << CUDACHECK_CLIENT_PYTHON;
     const std::string file(sys::trim(where.output.substr(where.output.rfind('\n', where.output.size() - 2) + 1)));
     const std::optional<TorchArchTables> tables = read_torch_arch_tables(test::read_text(file));
     ASSERT_TRUE(tables.has_value()) << file;
@@ -68,7 +68,7 @@ TEST(TorchArchList, agrees_with_torch_itself_where_torch_is_installed) {
         SCOPED_TRACE(value);
         const std::vector<std::string> environment = {std::string("TORCH_CUDA_ARCH_LIST=") + value, "PATH=/usr/bin:/bin"};
         const sys::CommandResult torch = sys::run_command(
-            {CUDACHECK_PYTHON, "-c",
+            {CUDACHECK_CLIENT_PYTHON, "-c",
              "import torch.utils.cpp_extension as c\ntry:\n print(' '.join(c._get_cuda_arch_flags()))\nexcept ValueError as e:\n print('ERROR', e)"},
             std::chrono::seconds(120), &environment);
         ASSERT_EQ(torch.exit_status, 0) << torch.output;
