@@ -248,13 +248,18 @@ for path in sorted(glob.glob(os.path.join(source, "docs", "examples", "**", "*.j
 assert "1.3.0" in versions and len(versions) >= 4, sorted(versions)
 print("recorded reports: " + ", ".join(f"{len(paths)} of {version}" for version, paths in sorted(versions.items())))
 
-old = cudacheck.load(os.path.join(source, "docs", "examples", "no-driver", "cudacheck.json"))
-assert old.schema_version == "1.3.0" and old.frameworks is None and old.build is None, old.schema_version
+# The no-driver report as cudacheck 1.2.0 wrote it (tests/golden/reports; before issue 36 gave one
+# root cause one finding, so libcuda and NVML fail beside the kernel module).
+old = cudacheck.load(os.path.join(source, "tests", "golden", "reports", "1.2.0.json"))
+assert old.schema_version == "1.2.0" and old.frameworks is None and old.build is None, old.schema_version
 assert old.exit_code == 1 and old.summary.overall == "fail" and old.summary.counts["skip"] == 10, old.summary
 assert [finding.code for finding in old.findings] == ["CC201", "CC210", "CC220"], old.findings
 assert all(check.series == () and check.shared_gpu == () for check in old.checks)
 assert all(finding.subject is None for finding in old.findings) and old.check("driver.libcuda").status == "fail"
-print(f"1.3.0 (no-driver): {[(f.code, f.status) for f in old.findings]}")
+print(f"1.2.0 (no-driver): {[(f.code, f.status) for f in old.findings]}")
+now = cudacheck.load(os.path.join(source, "docs", "examples", "no-driver", "cudacheck.json"))
+assert [finding.code for finding in now.findings] == ["CC201"] and now.checks[0].id == "driver.kernel_module", now.findings
+assert now.check("driver.libcuda").status == "skip" and any(e.key == "not_judged" for e in now.check("driver.libcuda").evidence)
 rich = [cudacheck.load(path) for path in versions.get("1.8.0", []) + versions.get("1.7.0", [])]
 assert any(r.devices for r in rich) and any(c.series for r in rich for c in r.checks), "no recorded report with GPUs and series"
 

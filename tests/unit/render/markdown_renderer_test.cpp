@@ -41,7 +41,7 @@ std::string markdown_of(const Report& report) {
 TEST(MarkdownRenderer, fix_commands_are_code_and_evidence_folds_per_gpu) {
     const std::string no_driver = markdown_of(test::example_report("no-driver/cudacheck.json"));
     EXPECT_EQ(no_driver.find("\\`"), std::string::npos) << "no escaped backtick\n" << no_driver;
-    EXPECT_TRUE(test::contains(no_driver, "`--gpus all`")) << no_driver;
+    EXPECT_TRUE(test::contains(no_driver, "`docker run --gpus all …`")) << no_driver;
     const std::string two = markdown_of(test::example_report("h200x2/cudacheck.json"));
     EXPECT_TRUE(test::contains(two, "<details><summary>Evidence: host checks</summary>")) << two;
     EXPECT_TRUE(test::contains(two, "<details><summary>Evidence: GPU 1 (NVIDIA H200)</summary>")) << two;
