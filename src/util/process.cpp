@@ -254,9 +254,9 @@ std::vector<pid_t> children_of(pid_t pid) {
             ::close(fd);
             for (const char* cursor = text.c_str(); *cursor != '\0';) {
                 char* end = nullptr;
-                const long pid = std::strtol(cursor, &end, 10);
+                const long child = std::strtol(cursor, &end, 10);
                 if (end == cursor) break;
-                if (pid > 0) children.push_back(static_cast<pid_t>(pid));
+                if (child > 0) children.push_back(static_cast<pid_t>(child));
                 cursor = end;
             }
         }
