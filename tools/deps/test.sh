@@ -27,6 +27,9 @@ deps_have_header gtest/gtest.h || missing+=(libgtest-dev)
 command -v zsh >/dev/null || missing+=(zsh)
 command -v fish >/dev/null || missing+=(fish)
 command -v groff >/dev/null || missing+=(groff-base)
+# setpriv runs the second-user cases (links, caches, unreadable environments); Debian 12 ships it
+# as its own package, no longer in util-linux (seen on a fresh root, tools/check-fresh-setup.sh).
+command -v setpriv >/dev/null || missing+=(setpriv)
 [ -x /usr/bin/python3 ] || missing+=(python3)
 deps_apt_install "the tests" "${missing[@]}"
 
