@@ -51,11 +51,8 @@
 // family's samples are written together, after its HELP and TYPE.
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
-#include "util/environment.hpp"
 
 #include <fmt/format.h>
-
-#include <unistd.h>
 
 #include <bitset>
 #include <charconv>
