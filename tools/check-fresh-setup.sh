@@ -23,6 +23,9 @@ toolkit=$(realpath /usr/local/cuda 2>/dev/null || true)
 [ -x "$toolkit/bin/nvcc" ] || fail "no CUDA toolkit at /usr/local/cuda to mount into the fresh root"
 
 root=$(mktemp -d /var/tmp/cudacheck-fresh-XXXXXX)
+# mktemp makes it 0700, and it becomes the chroot's /: a machine's / is 0755, and with 0700 no
+# user but root resolves any path there (the second-user tests' loader failed on libstdc++).
+chmod 0755 "$root"
 cleanup() {
     # The mounts live in the unshare'd namespaces below and end with them; only files are left.
     rm -rf "$root"

@@ -191,4 +191,24 @@ pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vect
     return sys::spawn(request, error).value_or(-1);
 }
 
+std::string unreachable_by(uid_t uid, const std::string& path) {
+    // The permission bits as the kernel applies them to a process of that uid and gid and no
+    // supplementary group (path_resolution(7)); root's capabilities are not the question here.
+    const auto grants = [uid](const struct stat& status, mode_t owner, mode_t group, mode_t other) {
+        if (status.st_uid == uid) return (status.st_mode & owner) == owner;
+        if (status.st_gid == static_cast<gid_t>(uid)) return (status.st_mode & group) == group;
+        return (status.st_mode & other) == other;
+    };
+    const std::filesystem::path absolute = std::filesystem::absolute(path);
+    std::filesystem::path walked = absolute.root_path();
+    for (const auto& part : absolute.relative_path()) {
+        struct stat status {};
+        if (::stat(walked.c_str(), &status) != 0 || !grants(status, S_IXUSR, S_IXGRP, S_IXOTH)) return walked.string();
+        walked /= part;
+    }
+    struct stat status {};
+    if (::stat(absolute.c_str(), &status) != 0 || !grants(status, S_IRUSR | S_IXUSR, S_IRGRP | S_IXGRP, S_IROTH | S_IXOTH)) return absolute.string();
+    return {};
+}
+
 }  // namespace cudacheck::test

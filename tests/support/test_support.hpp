@@ -108,4 +108,11 @@ std::size_t expect_codes_declared(const CheckResult& result);
 // Every result of a JSON report.
 std::size_t expect_codes_declared(const nlohmann::json& report);
 
+// For the cases that run the built binary as another user (setpriv --reuid=UID --regid=UID
+// --clear-groups): the first directory on the binary's path that UID cannot search, or the binary
+// itself when UID cannot read and execute it; empty when UID reaches it. A clone under /root
+// (mode 0700), as on a fresh machine set up as root, is one such path: those cases skip there
+// and say why, rather than fail on the loader's "Permission denied".
+[[nodiscard]] std::string unreachable_by(uid_t uid, const std::string& path);
+
 }  // namespace cudacheck::test

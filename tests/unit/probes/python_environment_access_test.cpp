@@ -259,6 +259,8 @@ UserRun frameworks_builds_as_user(const UsersVenv& fixture) {
     do {                                                                                                            \
         if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give the environment to another user (chown)";       \
         if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "no setpriv to run as another user";                  \
+        if (const std::string blocked = test::unreachable_by(ordinary_user, CUDACHECK_BINARY); !blocked.empty())    \
+            GTEST_SKIP() << "uid " << ordinary_user << " cannot reach the built binary through " << blocked;        \
     } while (false)
 
 void expect_unreadable_finding(const UserRun& user, const std::string& path, std::string_view verb, std::string_view mode,
@@ -279,7 +281,7 @@ TEST(PythonEnvironmentAccess, a_site_packages_of_mode_000_is_a_finding_naming_it
     if (!fixture.ready) GTEST_SKIP() << "chown to uid " << ordinary_user << " refused here";
     ASSERT_EQ(::chmod(fixture.site.c_str(), 0), 0);
     const UserRun user = frameworks_builds_as_user(fixture);
-    expect_unreadable_finding(user, fixture.site, "read", "000", "the frameworks installed there are not checked");
+    ASSERT_NO_FATAL_FAILURE(expect_unreadable_finding(user, fixture.site, "read", "000", "the frameworks installed there are not checked"));
     EXPECT_TRUE(contains(*finding_with(user.findings, "CC642"), "`chmod 755 " + fixture.site + "`"));
 }
 
@@ -289,7 +291,7 @@ TEST(PythonEnvironmentAccess, an_environment_root_of_mode_000_is_a_finding) {
     if (!fixture.ready) GTEST_SKIP() << "chown to uid " << ordinary_user << " refused here";
     ASSERT_EQ(::chmod(fixture.venv.c_str(), 0), 0);
     const UserRun user = frameworks_builds_as_user(fixture);
-    expect_unreadable_finding(user, fixture.venv, "read", "000", "the environment cannot be read");
+    ASSERT_NO_FATAL_FAILURE(expect_unreadable_finding(user, fixture.venv, "read", "000", "the environment cannot be read"));
 }
 
 TEST(PythonEnvironmentAccess, a_root_that_can_be_listed_but_not_searched_is_a_finding) {
@@ -298,7 +300,7 @@ TEST(PythonEnvironmentAccess, a_root_that_can_be_listed_but_not_searched_is_a_fi
     if (!fixture.ready) GTEST_SKIP() << "chown to uid " << ordinary_user << " refused here";
     ASSERT_EQ(::chmod(fixture.venv.c_str(), 0444), 0);
     const UserRun user = frameworks_builds_as_user(fixture);
-    expect_unreadable_finding(user, fixture.venv, "search", "444", "the environment cannot be read");
+    ASSERT_NO_FATAL_FAILURE(expect_unreadable_finding(user, fixture.venv, "search", "444", "the environment cannot be read"));
 }
 
 TEST(PythonEnvironmentAccess, a_pyvenv_cfg_of_mode_000_is_a_finding) {
@@ -307,7 +309,7 @@ TEST(PythonEnvironmentAccess, a_pyvenv_cfg_of_mode_000_is_a_finding) {
     if (!fixture.ready) GTEST_SKIP() << "chown to uid " << ordinary_user << " refused here";
     ASSERT_EQ(::chmod((fixture.venv + "/pyvenv.cfg").c_str(), 0), 0);
     const UserRun user = frameworks_builds_as_user(fixture);
-    expect_unreadable_finding(user, fixture.venv + "/pyvenv.cfg", "read", "000", "the environment cannot be read");
+    ASSERT_NO_FATAL_FAILURE(expect_unreadable_finding(user, fixture.venv + "/pyvenv.cfg", "read", "000", "the environment cannot be read"));
     EXPECT_TRUE(contains(*finding_with(user.findings, "CC642"), "`chmod 644 " + fixture.venv + "/pyvenv.cfg`"));
 }
 
