@@ -114,5 +114,12 @@ std::size_t expect_codes_declared(const nlohmann::json& report);
 // (mode 0700), as on a fresh machine set up as root, is one such path: those cases skip there
 // and say why, rather than fail on the loader's "Permission denied".
 [[nodiscard]] std::string unreachable_by(uid_t uid, const std::string& path);
+// Skips the running test, naming the directory, where `uid` cannot reach the built cudacheck.
+#define SKIP_UNLESS_BINARY_REACHABLE_BY(uid)                                                                              \
+    do {                                                                                                                  \
+        if (const std::string blocked = ::cudacheck::test::unreachable_by((uid), CUDACHECK_BINARY); !blocked.empty())     \
+            GTEST_SKIP() << "uid " << (uid) << " cannot reach the built binary through " << blocked                        \
+                         << " (clone outside it to run this case)";                                                       \
+    } while (false)
 
 }  // namespace cudacheck::test

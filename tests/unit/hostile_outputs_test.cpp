@@ -202,8 +202,7 @@ TEST(HostileOutputs, root_does_not_replace_another_users_file_in_a_sticky_world_
 TEST(HostileOutputs, an_ordinary_user_writing_over_another_users_file_in_a_sticky_directory_is_refused_before_any_check) {
     SKIP_UNLESS_ROOT();
     if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "no setpriv to run as another user";
-    if (const std::string blocked = test::unreachable_by(user_b, CUDACHECK_BINARY); !blocked.empty())
-        GTEST_SKIP() << "uid " << user_b << " cannot reach the built binary through " << blocked << " (clone outside it to run this case)";
+    SKIP_UNLESS_BINARY_REACHABLE_BY(user_b);
     // Item 8j: as uid B, `-o /tmp/<C's file>` used to run every check and only then fail the
     // rename (EPERM: the sticky bit); the docs promise exit 2 first.
     test::TempDir dir;

@@ -27,9 +27,9 @@ deps_have_header gtest/gtest.h || missing+=(libgtest-dev)
 command -v zsh >/dev/null || missing+=(zsh)
 command -v fish >/dev/null || missing+=(fish)
 command -v groff >/dev/null || missing+=(groff-base)
-# setpriv runs the second-user cases (links, caches, unreadable environments); Debian 12 ships it
-# as its own package, no longer in util-linux (seen on a fresh root, tools/check-fresh-setup.sh).
-command -v setpriv >/dev/null || missing+=(setpriv)
+# setpriv runs the second-user cases (links, caches, unreadable environments). It is util-linux's
+# (Debian 10 and newer, Ubuntu), which every system has; `dpkg -S /usr/bin/setpriv` on Debian 12.
+command -v setpriv >/dev/null || missing+=(util-linux)
 [ -x /usr/bin/python3 ] || missing+=(python3)
 deps_apt_install "the tests" "${missing[@]}"
 

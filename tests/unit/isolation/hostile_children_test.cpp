@@ -305,9 +305,7 @@ TEST(HostileChildren, a_process_limit_of_five_is_the_limits_finding_not_a_crash)
     const std::string output = dir.path() + "/out.json";
     // Root is not held to RLIMIT_NPROC (fork(2)): as root the run goes to nobody.
     const std::optional<uid_t> uid = ::geteuid() == 0 ? std::optional<uid_t>(65534) : std::nullopt;
-    if (uid)
-        if (const std::string blocked = test::unreachable_by(*uid, CUDACHECK_BINARY); !blocked.empty())
-            GTEST_SKIP() << "uid " << *uid << " cannot reach the built binary through " << blocked << " (clone outside it to run this case)";
+    if (uid) SKIP_UNLESS_BINARY_REACHABLE_BY(*uid);
     const LimitedRun run = run_under_limit(RLIMIT_NPROC, 5, uid, {"--format", "json"}, output, dir.path(), std::chrono::seconds(60));
     const std::string printed = test::read_text(output);
     ASSERT_NE(run.exit_status, -1) << "finished\n" << printed;

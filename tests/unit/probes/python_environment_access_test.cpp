@@ -259,8 +259,7 @@ UserRun frameworks_builds_as_user(const UsersVenv& fixture) {
     do {                                                                                                            \
         if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give the environment to another user (chown)";       \
         if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "no setpriv to run as another user";                  \
-        if (const std::string blocked = test::unreachable_by(ordinary_user, CUDACHECK_BINARY); !blocked.empty())    \
-            GTEST_SKIP() << "uid " << ordinary_user << " cannot reach the built binary through " << blocked;        \
+        SKIP_UNLESS_BINARY_REACHABLE_BY(ordinary_user);                                                             \
     } while (false)
 
 void expect_unreadable_finding(const UserRun& user, const std::string& path, std::string_view verb, std::string_view mode,
