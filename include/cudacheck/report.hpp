@@ -194,6 +194,49 @@ struct BuildInfo {
     bool operator==(const BuildInfo&) const = default;
 };
 
+// The `libraries` section (schema 1.10.0): each CUDA library libraries.resolution found, every
+// copy of it installed in the places it searched, and the copy the loader gives a C/C++ program
+// (no RPATH/RUNPATH) for each soname, by which rule. Programs read this; the check's evidence
+// says the same for people and may be reworded.
+struct LibraryCopyInfo {
+    std::string soname = {};     // the soname it provides, "libcudnn.so.9"
+    std::string path = {};       // the soname's link where there is one, else the file
+    std::string real_path = {};  // symbolic links resolved; copies are distinct by it
+    std::string version = {};    // "9.19.0.56"; "" when unknown
+    std::string origin = {};     // who installed it: "system", "toolkit", "pip_wheel", "conda", "wsl", "stub", "ld_library_path", "other"
+    std::string package = {};    // the wheel as pip names it, "nvidia-cudnn-cu13"; "" when none or not known
+    bool operator==(const LibraryCopyInfo&) const = default;
+};
+// The file the loader opens for one soname.
+struct LibraryResolutionInfo {
+    std::string soname = {};
+    std::string path = {};       // as the loader opens it
+    std::string real_path = {};  // symbolic links resolved
+    std::string rule = {};       // "LD_LIBRARY_PATH entry /x", "ld.so.cache", "default directory /usr/lib"
+    // Of the copy at real_path: version ("" when unknown), origin ("other" when the file is no copy
+    // found where copies were looked for) and wheel.
+    std::string version = {};
+    std::string origin = {};
+    std::string package = {};
+    bool operator==(const LibraryResolutionInfo&) const = default;
+};
+struct LibraryInfo {
+    std::string name = {};                 // the library table's name, "cuDNN"
+    std::vector<std::string> sonames = {};  // every soname it goes by, newest CUDA first
+    std::vector<LibraryResolutionInfo> resolved = {};  // its sonames that resolve, in the order of `sonames`
+    std::vector<LibraryCopyInfo> copies = {};  // every copy found, stubs included; the loader's picks are among them when found
+    bool operator==(const LibraryInfo&) const = default;
+};
+struct LibrariesInfo {
+    std::vector<LibraryInfo> found = {};  // the libraries with a copy or a resolving soname
+    std::string ld_so_cache = {};         // "649 entries in /etc/ld.so.cache", or why none was read
+    int directories_searched = 0;
+    // The real paths of the CUDA library files cudacheck's own processes had mapped when the
+    // report was written (the copies its checks used), sorted.
+    std::vector<std::string> loaded_by_cudacheck = {};
+    bool operator==(const LibrariesInfo&) const = default;
+};
+
 struct Report {
     std::string tool_version;
     std::string timestamp_utc;  // ISO 8601, "2026-11-30T01:40:00Z"
@@ -208,6 +251,8 @@ struct Report {
     std::optional<std::vector<PythonEnvironmentInfo>> frameworks;
     // Set when toolkit.build (or toolkit.compile) looked at the build setup; empty otherwise.
     std::optional<BuildInfo> build;
+    // Set when libraries.resolution ran (schema 1.10.0); a report of an older schema never has it.
+    std::optional<LibrariesInfo> libraries;
     Summary summary;
     int exit_code = exit_ok;
     double duration_ms = 0.0;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cudacheck {
@@ -21,18 +22,67 @@ enum class Status { pass, skip, warn, fail, timeout, error };
 // check never hides a warning, and above pass so that "all skipped" is still visible.
 [[nodiscard]] int severity_rank(Status status);
 
-// A measured number with its unit, e.g. {"theoretical_bandwidth", 4800.0, "GB/s"}.
+// The units a check's figures are in. The JSON keeps each as the text the checks always wrote
+// (to_string): "B" and "bytes" are both kept, as toolkit.compile and gpu.memtest wrote them.
+// KiB to TiB are the units of a byte count written as format_bytes writes it (evidence only).
+enum class Unit { tflops, gflops, gb_per_s, gsamples_per_s, ms, mhz, celsius, watts, percent, B, bytes, count, ratio, value, kib, mib, gib, tib };
+[[nodiscard]] std::string_view to_string(Unit unit);  // "TFLOP/s", "GB/s", "C", "%", ...
+[[nodiscard]] std::optional<Unit> unit_from_string(std::string_view text);
+
+// A figure's labels: what varies within its family (precision, size, direction, a GPU), in order.
+// Three names say which GPU a figure is of, and renderers give it that GPU's labels: "device" (a
+// CUDA ordinal), "peer_device" (the CUDA ordinal of the other GPU of a pair) and "gpu" (an NVML
+// index, as device.health numbers GPUs).
+using MetricLabels = std::vector<std::pair<std::string, std::string>>;
+
+// One kind of figure a check measures, declared once next to the code that measures it:
+//   constexpr MetricFamily gemm_rate{"gemm", "gemm_{precision}_{size}", Unit::tflops, "cuBLAS GEMM throughput ..."};
+// `name` is the quantity (Prometheus names its family cudacheck_<name>_<unit>), `flat` how the
+// figure's flat name is written from its labels (each {label} replaced by the label's value: the
+// name `--expect`, `diff` and `fleet` match), `help` one sentence on what it measures.
+struct MetricFamily {
+    std::string_view name;
+    std::string_view flat;
+    Unit unit;
+    std::string_view help;
+    // false for a figure that is the GPU's and not a measurement (a datasheet peak, a bandwidth
+    // from clocks and bus width): another process on the GPU does not change it, so fleet compares
+    // it even from a shared GPU.
+    bool measured = true;
+};
+
+// A measured number with its unit, e.g. {"device_to_device_bandwidth", 4800.0, "GB/s"}, and since
+// schema 1.10.0 its family, labels and help ({"memory_bandwidth", {{"direction", "device_to_device"}}}).
+// A figure of an older report read back has the family of the name it was written under
+// (report/legacy_metrics.hpp); one no family is known for has none.
 struct Metric {
-    std::string name;
+    std::string name;  // the flat name, as flat_metric_name writes it: "gemm_fp16_8192"
     double value = 0.0;
-    std::string unit;
+    std::string unit;  // to_string(Unit) for what cudacheck writes; any text in a report read back
+    std::string family = {};
+    MetricLabels labels = {};
+    std::string help = {};
+    bool measured = true;  // MetricFamily::measured (schema 1.10.0; true in older reports)
+    [[nodiscard]] const std::string* label(std::string_view label_name) const {
+        for (const auto& [key, text] : labels)
+            if (key == label_name) return &text;
+        return nullptr;
+    }
     bool operator==(const Metric&) const = default;
 };
+
+// The flat name of a figure: `flat` with each {label} replaced by the value of that label (the one
+// place flat names are made; they are never taken apart). Throws std::logic_error when `flat` names
+// a label that `labels` lacks, or `labels` holds one `flat` does not name.
+[[nodiscard]] std::string flat_metric_name(std::string_view flat, const MetricLabels& labels);
+// A figure of `family`, its flat name made from `labels`.
+[[nodiscard]] Metric make_metric(const MetricFamily& family, double value, MetricLabels labels = {});
 
 // A fact that led to the verdict, e.g. {"libcuda_path", "/usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05"}.
 // The text is what a person reads; where the fact is a measured figure it also carries the number
 // and its unit ({"gemm_bf16", "8192^3: 796.2 TFLOP/s (81% of 989), ...", 796.2, "TFLOP/s"}), so
-// that programs need not parse the text (schema 1.6.0).
+// that programs need not parse the text (schema 1.6.0). The check that writes the text gives the
+// number and unit beside it (ResultBuilder::evidence); nothing reads them back out of the text.
 struct Evidence {
     std::string key;
     std::string value;

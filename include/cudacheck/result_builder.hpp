@@ -6,21 +6,13 @@
 #include "cudacheck/catalog.hpp"
 #include "cudacheck/result.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace cudacheck {
-
-// The number and unit of evidence text that is exactly "<number> <unit>" with a unit of a figure
-// ("61 C", "139.3 GiB", "4262 GB/s", "12 %"); nullopt for anything else, versions ("13.0") and
-// bare numbers included, which are not measurements.
-struct EvidenceFigure {
-    double number = 0;
-    std::string unit;
-};
-[[nodiscard]] std::optional<EvidenceFigure> evidence_figure(std::string_view text);
 
 // Collects what a check found. The engine adds the id, device, timing and final status.
 class ResultBuilder {
@@ -38,13 +30,22 @@ public:
         finding.device = device;
         add(std::move(finding));
     }
-    // A fact as text. Text that is exactly a number and a unit ("61 C", "4.0 GiB") also carries them
-    // as Evidence::number and unit (evidence_figure).
+    // A fact as text, with no number: text that looks like a figure ("61 C") is still only text.
     void evidence(std::string key, std::string value);
-    // A measured figure: the text a person reads, and the number and unit programs read.
-    void evidence(std::string key, std::string value, double number, std::string unit);
-    void metric(std::string name, double value, std::string unit) {
-        metrics_.push_back({std::move(name), value, std::move(unit)});
+    // A measured figure: the text a person reads, and the number and unit programs read
+    // (evidence("gpu0_temperature", "61 C", 61, Unit::celsius)).
+    void evidence(std::string key, std::string value, double number, Unit unit);
+    // A figure that has no unit (a test statistic).
+    void evidence(std::string key, std::string value, double number);
+    // A byte count, written as format_bytes writes it ("23.5 GiB") with the number and unit the text
+    // shows (23.5, Unit::gib); a count below 1 KiB ("512 B") is text only, as reports always had it.
+    void evidence_bytes(std::string key, std::uint64_t bytes);
+    // A fact made elsewhere (a worker's, a sub-verdict's), relayed with its number and unit.
+    void evidence(Evidence item);
+    // A figure of a family the check declares (result.hpp's MetricFamily), with what varies within
+    // the family as labels: metric(gemm_rate, 796.2, {{"precision", "bf16"}, {"size", "8192"}}).
+    void metric(const MetricFamily& family, double value, MetricLabels labels = {}) {
+        metrics_.push_back(make_metric(family, value, std::move(labels)));
     }
     // A table of figures (gpu.stress per second, gpu.memtest per pattern).
     void series(Series table) { series_.push_back(std::move(table)); }

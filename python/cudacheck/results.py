@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Literal, Mapping, Optional, Tuple, Type, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
 __all__ = ["Build", "Check", "Device", "Evidence", "Finding", "Framework", "FrameworkGpu", "FrameworkLibrary", "GpuProcess",
-           "Host", "HostCompiler", "Metric", "ModuleImport", "Options", "PythonEnvironment", "Redaction", "Report", "Series",
-           "SeriesColumn", "SharedGpu", "Status", "Summary", "SysPathEntry", "Tool", "Toolkit", "Versions"]
+           "Host", "HostCompiler", "Libraries", "Library", "LibraryCopy", "LibraryResolution", "Metric", "ModuleImport", "Options",
+           "PythonEnvironment", "Redaction", "Report", "Series", "SeriesColumn", "SharedGpu", "Status", "Summary", "SysPathEntry",
+           "Tool", "Toolkit", "Versions"]
 
 # A check's, finding's or framework's verdict. Kept as the string the report holds: comparing with
 # "fail" works, and a status a later version adds does not break reading.
@@ -136,9 +137,17 @@ class Evidence(_Typed):
 
 @dataclass(frozen=True)
 class Metric(_Typed):
-    name: str
+    name: str  # the flat name (gemm_fp16_8192), made from family and labels
     value: float
     unit: str
+    # The quantity (gemm), what varies within it in order ({"precision": "fp16", "size": "8192"};
+    # "device" and "peer_device" are CUDA ordinals, "gpu" an NVML index) and what it measures.
+    # None in a report before 1.10.0, and family and help for a figure no family is known for.
+    family: Optional[str] = field(metadata=_since("1.10.0"))
+    labels: Optional[Dict[str, str]] = field(metadata=_since("1.10.0"))
+    help: Optional[str] = field(metadata=_since("1.10.0"))
+    # False for a figure of the GPU rather than a measurement (a datasheet peak); None before 1.10.0.
+    measured: Optional[bool] = field(metadata=_since("1.10.0"))
     raw: Mapping[str, Any] = _raw()
 
 
@@ -321,6 +330,49 @@ class PythonEnvironment(_Typed):
 
 
 @dataclass(frozen=True)
+class LibraryResolution(_Typed):
+    """The file the loader opens for one soname, for a C/C++ program without RPATH/RUNPATH."""
+    soname: str
+    path: str  # as the loader opens it
+    real_path: str
+    rule: str  # "LD_LIBRARY_PATH entry /x", "ld.so.cache", "default directory /usr/lib"
+    version: Optional[str]
+    origin: str  # "other" when the file is no copy found where copies were looked for
+    package: Optional[str]
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
+class LibraryCopy(_Typed):
+    soname: str
+    path: str
+    real_path: str
+    version: Optional[str]
+    origin: str  # "system", "toolkit", "pip_wheel", "conda", "wsl", "stub", "ld_library_path", "other"
+    package: Optional[str]
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
+class Library(_Typed):
+    name: str  # "cuBLAS", "cuDNN", "cuDNN ops", "libcuda", ...
+    sonames: Tuple[str, ...]
+    resolved: Tuple[LibraryResolution, ...]
+    copies: Tuple[LibraryCopy, ...]
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
+class Libraries(_Typed):
+    """Each CUDA library libraries.resolution found: every copy, and the loader's pick of each soname."""
+    found: Tuple[Library, ...]
+    ld_so_cache: str
+    directories_searched: int
+    loaded_by_cudacheck: Tuple[str, ...]
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
 class Report(_Typed):
     """A whole report (`cudacheck --format json`). `raw` is the dictionary itself, as run() returns
     it and docs/report.schema.json describes it."""
@@ -336,6 +388,8 @@ class Report(_Typed):
     # None unless frameworks.builds ran (1.4.0) / toolkit.build ran (1.5.0).
     frameworks: Optional[Tuple[PythonEnvironment, ...]] = field(metadata=_since("1.4.0"))
     build: Optional[Build] = field(metadata=_since("1.5.0"))
+    # None unless libraries.resolution ran (1.10.0); None in every older report.
+    libraries: Optional[Libraries] = field(metadata=_since("1.10.0"))
     summary: Summary
     exit_code: int
     redacted: Optional[Redaction] = field(metadata=_since("1.2.0"))

@@ -12,9 +12,9 @@
 #include "probes/kernel_module_probe.hpp"
 #include "probes/process_limits.hpp"
 #include "probes/library_locator.hpp"
-#include "probes/nvml_health.hpp"
-#include "probes/nvml_probe.hpp"
-#include "probes/nvml_topology.hpp"
+#include "probes/nvml/nvml_health.hpp"
+#include "probes/nvml/nvml_probe.hpp"
+#include "probes/nvml/nvml_topology.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
 

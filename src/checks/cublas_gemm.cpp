@@ -370,9 +370,20 @@ std::array<std::size_t, gemm_precisions.size()> gemm_sizes(std::size_t free_byte
     return sizes;
 }
 
+namespace {
+constexpr MetricFamily gemm_rate{"gemm", "gemm_{precision}_{size}", Unit::tflops,
+                                 "cuBLAS GEMM throughput by precision and matrix size (size^3), in TFLOP/s."};
+constexpr MetricFamily gemm_of_peak{"gemm_of_peak", "gemm_{precision}_fraction_of_peak", Unit::percent,
+                                    "cuBLAS GEMM throughput as a share (0-1) of the GPU's peak at that precision."};
+constexpr MetricFamily gemm_peak{"gemm_peak", "gemm_{precision}_peak", Unit::tflops,
+                                 "The GPU's datasheet peak at that precision, which a GEMM's share of the peak is taken of, in TFLOP/s.", false};
+constexpr MetricFamily gemm_error{"gemm_relative_error", "{routine}_relative_error", Unit::ratio,
+                                  "Largest relative error of a 256x192x328 product against float64, by routine."};
+}  // namespace
+
 void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
-    if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance), outcome.sgemm->relative_error, "ratio");
-    if (outcome.dgemm) result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance), outcome.dgemm->relative_error, "ratio");
+    if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance), outcome.sgemm->relative_error, Unit::ratio);
+    if (outcome.dgemm) result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance), outcome.dgemm->relative_error, Unit::ratio);
     if (outcome.sgemm && !outcome.sgemm->within(sgemm_tolerance))
         result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(*outcome.sgemm, sgemm_tolerance));
     if (outcome.dgemm && !outcome.dgemm->within(dgemm_tolerance))
@@ -383,16 +394,17 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
     for (const GemmThroughput& measured : outcome.throughput) {
         const GemmPrecision& precision = *measured.precision;
         const std::string label = sys::to_lower(precision.name);
-        result.metric(fmt::format("gemm_{}_{}", label, measured.size), measured.tflops, "TFLOP/s");
+        result.metric(gemm_rate, measured.tflops, {{"precision", label}, {"size", std::to_string(measured.size)}});
         std::string of_peak;
         if (peaks) {
             const double peak = (*peaks).*precision.peak;
-            result.metric(fmt::format("gemm_{}_fraction_of_peak", label), 100.0 * measured.tflops / peak, "%");
+            result.metric(gemm_of_peak, 100.0 * measured.tflops / peak, {{"precision", label}});
+            result.metric(gemm_peak, peak, {{"precision", label}});
             of_peak = fmt::format(" ({:.0f}% of {:.0f})", 100.0 * measured.tflops / peak, peak);
         }
         result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", measured.size, measured.tflops, of_peak,
                                                                   describe(measured.accuracy, precision.tolerance)),
-                        measured.tflops, "TFLOP/s");
+                        measured.tflops, Unit::tflops);
         if (!measured.accuracy.within(precision.tolerance))
             result.add(Code::wrong_result,
                        fmt::format("{} GEMM {}^3: {}", precision.name, measured.size, describe(measured.accuracy, precision.tolerance)));
@@ -404,8 +416,8 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
     // The rest describes a complete measurement; a failure part-way is reported by its own finding.
     if (outcome.phases.empty() || !outcome.sgemm || !outcome.dgemm) return;
     result.evidence("phases", outcome.phases);
-    result.metric("sgemm_relative_error", outcome.sgemm->relative_error, "ratio");
-    result.metric("dgemm_relative_error", outcome.dgemm->relative_error, "ratio");
+    result.metric(gemm_error, outcome.sgemm->relative_error, {{"routine", "sgemm"}});
+    result.metric(gemm_error, outcome.dgemm->relative_error, {{"routine", "dgemm"}});
     result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs uniform in [-1,1), "
                                           "{} sampled entries per product checked in float64",
                                           outcome.runs, outcome.warmups, outcome.samples));

@@ -24,6 +24,11 @@ DeviceListing listing_from_nvml(const NvmlFacts& nvml, const PredictedCudaView& 
 
 namespace {
 
+constexpr MetricFamily theoretical_bandwidth{"gpu_theoretical_memory_bandwidth", "device{device}.theoretical_memory_bandwidth", Unit::gb_per_s,
+                                             "Theoretical memory bandwidth, from the memory clock and bus width.", false};
+constexpr MetricFamily fp32_peak{"gpu_fp32_peak", "device{device}.fp32_peak", Unit::tflops, "FP32 peak from SMs, lanes and SM clock, in TFLOP/s.",
+                                 false};
+
 // "139.8 GiB usable of 140.4 GiB": CUDA's total excludes memory the driver reserves, while
 // nvidia-smi reports the whole framebuffer; showing both avoids a false discrepancy.
 std::string memory_text(const DeviceInfo& device) {
@@ -51,7 +56,7 @@ void judge_usage(const DeviceInfo& device, std::optional<int> cuda_ordinal, cons
     if (usage.free_bytes && usage.total_bytes)
         result.evidence(fmt::format("device{}_memory", device.ordinal),
                         fmt::format("{} free of {}", format_bytes(*usage.free_bytes), format_bytes(*usage.total_bytes)),
-                        static_cast<double>(*usage.free_bytes), "bytes");
+                        static_cast<double>(*usage.free_bytes), Unit::bytes);
     if (!usage.processes) {
         result.evidence(fmt::format("device{}_processes", device.ordinal), "unknown (NVML cannot list them here)");
         return;
@@ -77,7 +82,7 @@ void judge_usage(const DeviceInfo& device, std::optional<int> cuda_ordinal, cons
                                pids_of(processes)));
 }
 
-std::string via(const DeviceListing& listing) { return listing.source == "NVML" ? " [via NVML: --level quick does not initialise CUDA]" : ""; }
+std::string via(const DeviceListing& listing) { return listing.source == "NVML" ? " [via NVML: no cuInit at --level quick]" : ""; }
 
 }  // namespace
 
@@ -125,8 +130,8 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
                                     device.pci_bus_id, device.ecc_enabled ? "on" : "off", device.compute_mode,
                                     device.nvml_index ? fmt::format(" | nvidia-smi index {}", *device.nvml_index) : ""));
         if (device.theoretical_bandwidth_gbps)
-            result.metric(fmt::format("device{}.theoretical_memory_bandwidth", device.ordinal), *device.theoretical_bandwidth_gbps, "GB/s");
-        if (device.fp32_peak_tflops) result.metric(fmt::format("device{}.fp32_peak", device.ordinal), *device.fp32_peak_tflops, "TFLOP/s");
+            result.metric(theoretical_bandwidth, *device.theoretical_bandwidth_gbps, {{"device", std::to_string(device.ordinal)}});
+        if (device.fp32_peak_tflops) result.metric(fp32_peak, *device.fp32_peak_tflops, {{"device", std::to_string(device.ordinal)}});
         if (minimum && std::pair{device.cc_major, device.cc_minor} < *minimum) {
             const auto last = last_cuda_major_supporting(device.cc_major, device.cc_minor);
             add_for(result, ordinal, Code::device_unsupported_by_runtime,
@@ -149,7 +154,9 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
     if (listing.honours_visible_devices && present > static_cast<std::size_t>(visible))
         hidden = context.visible_devices.set
                      ? fmt::format(" ({} of {} present hidden by CUDA_VISIBLE_DEVICES)", present - visible, present)
-                     : fmt::format(" ({} of {} the driver has are not visible here, e.g. assigned to other containers)", present - visible, present);
+                     : fmt::format(" ({} of {} the driver has are not visible here)", present - visible, present);
+    if (!hidden.empty() && !context.visible_devices.set)
+        result.evidence("not_visible", fmt::format("{} of the driver's {} GPUs, e.g. assigned to other containers", present - visible, present));
     if (same_model)
         result.summary(fmt::format("{} x {} (CC {}.{} {}, {} SMs, {}){}{}", visible, first.name, first.cc_major, first.cc_minor,
                                    first.architecture, first.multiprocessors, memory_text(first), hidden, via(listing)));

@@ -26,6 +26,8 @@ void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion p
 
 namespace {
 
+constexpr MetricFamily kernel_elements{"kernel_elements_checked", "elements_checked", Unit::count, "Elements of the test kernel's output checked."};
+
 // cudacheck's own PTX comes from the toolkit it was built with.
 void add_own_ptx_too_new(ResultBuilder& result, const KernelOutcome& outcome) {
     const ComputeCapability& cc = *outcome.compute_capability;
@@ -128,7 +130,7 @@ void judge_kernel(const KernelOutcome& outcome, ResultBuilder& result) {
         if (!(sum[i] == a[i] + b[i])) {
             if (wrong++ == 0) first_wrong = i;
         }
-    result.metric("elements_checked", static_cast<double>(n), "count");
+    result.metric(kernel_elements, static_cast<double>(n));
     if (wrong > 0) {
         result.add(Code::wrong_result, fmt::format("vector add: {} of {} sums wrong (first at {}: {} + {} gave {})", wrong, n, first_wrong,
                                                    a[first_wrong], b[first_wrong], sum[first_wrong]));

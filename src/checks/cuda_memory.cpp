@@ -18,6 +18,12 @@ namespace cudacheck {
 
 namespace {
 
+constexpr MetricFamily copy_bandwidth{"memory_bandwidth", "{direction}_bandwidth", Unit::gb_per_s, "Verified memory copy bandwidth by direction."};
+constexpr MetricFamily copy_of_theoretical{"memory_bandwidth_of_theoretical", "{direction}_fraction_of_theoretical", Unit::percent,
+                                           "Memory copy bandwidth as a share (0-1) of the GPU's theoretical bandwidth."};
+constexpr MetricFamily copy_theoretical{"memory_bandwidth_theoretical", "{direction}_theoretical_bandwidth", Unit::gb_per_s,
+                                        "The GPU's theoretical memory bandwidth that a copy's share is taken of, by direction.", false};
+
 struct MemorySizes {
     std::size_t host_bytes;    // pinned host <-> device transfers
     std::size_t device_bytes;  // device-to-device copy: far beyond L2 (60 MiB on an H200)
@@ -101,7 +107,7 @@ void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
 void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
     if (!outcome.free_bytes) return;
     result.evidence("memory", fmt::format("{} free of {}", format_bytes(*outcome.free_bytes), format_bytes(outcome.total_bytes)),
-                    static_cast<double>(*outcome.free_bytes), "bytes");
+                    static_cast<double>(*outcome.free_bytes), Unit::bytes);
     if (!outcome.round_trip_intact) return;
     if (!*outcome.round_trip_intact) {
         result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data", format_bytes(outcome.host_bytes)));
@@ -118,12 +124,13 @@ void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
     const double d2h_rate = gigabytes_per_second(outcome.host_bytes, gpu::median(outcome.device_to_host_ms));
     // Counting bytes read plus bytes written, as bandwidth figures for copies usually do.
     const double d2d_rate = gigabytes_per_second(2 * outcome.device_bytes, gpu::median(outcome.device_to_device_ms));
-    result.metric("device_to_device_bandwidth", d2d_rate, "GB/s");
-    result.metric("host_to_device_bandwidth", h2d_rate, "GB/s");
-    result.metric("device_to_host_bandwidth", d2h_rate, "GB/s");
+    result.metric(copy_bandwidth, d2d_rate, {{"direction", "device_to_device"}});
+    result.metric(copy_bandwidth, h2d_rate, {{"direction", "host_to_device"}});
+    result.metric(copy_bandwidth, d2h_rate, {{"direction", "device_to_host"}});
     std::string fraction;
     if (const auto theoretical = outcome.theoretical_bandwidth_gbps) {
-        result.metric("device_to_device_fraction_of_theoretical", 100.0 * d2d_rate / *theoretical, "%");
+        result.metric(copy_of_theoretical, 100.0 * d2d_rate / *theoretical, {{"direction", "device_to_device"}});
+        result.metric(copy_theoretical, *theoretical, {{"direction", "device_to_device"}});
         fraction = fmt::format(" ({:.0f}% of {:.0f} GB/s theoretical)", 100.0 * d2d_rate / *theoretical, *theoretical);
     }
     result.evidence("method", fmt::format("CUDA events, median of {} runs after 1 warm-up; {} pinned host buffers, {} device copy "

@@ -8,7 +8,7 @@
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
-#include "probes/gpu_sharing.hpp"
+#include "probes/nvml/gpu_sharing.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -19,6 +19,10 @@
 namespace cudacheck {
 
 namespace {
+
+constexpr MetricFamily peer_bandwidth{"p2p_bandwidth", "peer_bandwidth_{device}_to_{peer_device}", Unit::gb_per_s,
+                                      "Verified peer copy bandwidth from the gpu to the peer_gpu."};
+constexpr MetricFamily min_peer_bandwidth{"p2p_min_bandwidth", "min_peer_bandwidth", Unit::gb_per_s, "The lowest peer copy bandwidth of the node."};
 
 struct P2pSizes {
     std::size_t bytes;  // per copy: far beyond L2, a few milliseconds even over NVLink
@@ -224,7 +228,7 @@ void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result) {
                                                              *copy.wrong_words, copy.words));
         if (!copy.bandwidth_gbps) continue;
         rates.push_back(*copy.bandwidth_gbps);
-        result.metric(fmt::format("peer_bandwidth_{}_to_{}", copy.source, copy.destination), *copy.bandwidth_gbps, "GB/s");
+        result.metric(peer_bandwidth, *copy.bandwidth_gbps, {{"device", std::to_string(copy.source)}, {"peer_device", std::to_string(copy.destination)}});
         const std::optional<double> rate = copy.link ? link_rate_gbps(*copy.link) : std::nullopt;
         if (rate && *copy.bandwidth_gbps < low_fraction * *rate && !copy.shared_with.empty())
             result.evidence(fmt::format("rate_not_judged_{}_to_{}", copy.source, copy.destination),
@@ -238,7 +242,7 @@ void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result) {
     result.evidence("peer_access", fmt::format("{}", fmt::join(access, ", ")));
     if (rates.empty()) return;
     std::sort(rates.begin(), rates.end());
-    result.metric("min_peer_bandwidth", rates.front(), "GB/s");
+    result.metric(min_peer_bandwidth, rates.front());
     const std::size_t accessible = static_cast<std::size_t>(std::count_if(copies.begin(), copies.end(), [](const PeerCopy& c) { return c.can_access; }));
     std::vector<std::string> kinds;
     for (const PeerCopy& copy : copies) {

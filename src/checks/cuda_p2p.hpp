@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/check.hpp"
-#include "probes/nvml_topology.hpp"
+#include "probes/nvml/nvml_topology.hpp"
 
 #include <cstdint>
 #include <optional>

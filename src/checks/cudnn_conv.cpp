@@ -39,6 +39,11 @@ using sys::directory_of;
 
 namespace {
 
+constexpr MetricFamily conv_error{"cudnn_conv_relative_error", "relative_error", Unit::ratio, "Relative error of the convolution against float64."};
+constexpr MetricFamily conv_elements{"cudnn_conv_elements_checked", "elements_checked", Unit::count, "Output elements of the convolution checked."};
+constexpr MetricFamily conv_time{"cudnn_conv", "convolution_time", Unit::ms, "cuDNN convolution time."};
+constexpr MetricFamily conv_rate{"cudnn_conv", "convolution_throughput", Unit::gflops, "cuDNN convolution throughput, in TFLOP/s."};
+
 // "pip wheel", "conda", "CUDA toolkit" or "system": where a copy of cuDNN usually comes from.
 std::string origin_of(const std::string& path) {
     if (path.find("/site-packages/") != std::string::npos || path.find("/dist-packages/") != std::string::npos) return "pip wheel";
@@ -374,14 +379,14 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
         } catch (const gpu::CudaError&) {
             // The sub-library report is still worth having beside the CUDA error.
             const SubLibraryVerdict verdict = inspect_sublibraries(main_path, main_version);
-            for (const Evidence& line : verdict.evidence) result.evidence(line.key, line.value);
+            for (const Evidence& line : verdict.evidence) result.evidence(line);
             for (const Finding& finding : verdict.findings) result.add(finding);
             throw;
         }
         // 3. Sub-libraries, now that cuDNN has loaded the ones it needs.
         SubLibraryVerdict verdict = inspect_sublibraries(main_path, main_version);
         if (failure) add_failure(*failure, main_path, verdict.findings);
-        for (const Evidence& line : verdict.evidence) result.evidence(line.key, line.value);
+        for (const Evidence& line : verdict.evidence) result.evidence(line);
         for (const Finding& finding : verdict.findings) result.add(finding);
     });
 }
@@ -425,8 +430,8 @@ void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result)
     const std::string problem = fmt::format("{}x{}x{}x{} * {}x{}x{}x{} (NCHW float, pad {}, stride {})", shape.n, shape.c, shape.h, shape.w, shape.k,
                                             shape.c, shape.r, shape.s, shape.pad, shape.stride);
     result.evidence("problem", problem);
-    result.metric("relative_error", accuracy.relative_error, "ratio");
-    result.metric("elements_checked", static_cast<double>(accuracy.count), "count");
+    result.metric(conv_error, accuracy.relative_error);
+    result.metric(conv_elements, static_cast<double>(accuracy.count));
     if (!accuracy.within(tolerance)) {
         result.add(Code::wrong_result, fmt::format("cuDNN convolution {} with {}: {} over all {} outputs", problem, algorithm,
                                                    gpu::describe(accuracy, tolerance), accuracy.count));
@@ -434,9 +439,12 @@ void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result)
     }
     if (outcome.times_ms.empty()) return;
     const double milliseconds = gpu::median(outcome.times_ms);
-    result.metric("convolution_time", milliseconds, "ms");
-    if (milliseconds > 0) result.metric("convolution_throughput", 2.0 * shape.multiply_adds() / (milliseconds * 1e-3) / 1e9, "GFLOP/s");
-    result.summary(fmt::format("convolution {} correct ({}, {}); {:.3f} ms", problem, algorithm, gpu::describe(accuracy, tolerance), milliseconds));
+    result.metric(conv_time, milliseconds);
+    if (milliseconds > 0) result.metric(conv_rate, 2.0 * shape.multiply_adds() / (milliseconds * 1e-3) / 1e9);
+    // The problem's layout and the tolerance are evidence ("problem", "accuracy"); the headline keeps the shapes.
+    result.evidence("accuracy", gpu::describe(accuracy, tolerance));
+    result.summary(fmt::format("convolution {}x{}x{}x{} * {}x{}x{}x{} correct ({}, relative error {:.2e}); {:.3f} ms", shape.n, shape.c, shape.h,
+                               shape.w, shape.k, shape.c, shape.r, shape.s, algorithm, accuracy.relative_error, milliseconds));
 }
 
 std::unique_ptr<Check> make_cudnn_conv_check() {

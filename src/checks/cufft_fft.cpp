@@ -258,13 +258,21 @@ FftVerdict FftVerdictBuilder::finish() {
     return verdict_;
 }
 
+namespace {
+constexpr MetricFamily fft_time{"cufft_forward", "{transform}_forward_time_n{n}", Unit::ms, "cuFFT forward transform time by transform and length."};
+constexpr MetricFamily fft_rate{"cufft_forward", "{transform}_forward_gflops_n{n}", Unit::gflops,
+                                "cuFFT forward transform throughput by transform and length, in TFLOP/s."};
+constexpr MetricFamily fft_error{"cufft_max_relative_error", "max_relative_error", Unit::ratio,
+                                 "Largest relative error of the transforms against the float64 FFT."};
+}  // namespace
+
 void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
-    std::vector<std::string> timings;
+    std::vector<std::string> timings;  // the headline's rates, "12644"
     for (const FftLengthOutcome& length : outcome.lengths) {
         const double rate = gflops(length.n, outcome.batch, length.forward_ms);
-        result.metric(fmt::format("c2c_forward_time_n{}", length.n), length.forward_ms, "ms");
-        result.metric(fmt::format("c2c_forward_gflops_n{}", length.n), rate, "GFLOP/s");
-        timings.push_back(fmt::format("n={} {:.0f} GFLOP/s", length.n, rate));
+        result.metric(fft_time, length.forward_ms, {{"transform", "c2c"}, {"n", std::to_string(length.n)}});
+        result.metric(fft_rate, rate, {{"transform", "c2c"}, {"n", std::to_string(length.n)}});
+        timings.push_back(fmt::format("{:.0f}", rate));
     }
     if (outcome.complete)
         result.evidence("method", fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
@@ -278,7 +286,7 @@ void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
     for (const FftLengthOutcome& length : outcome.lengths)
         for (const FftVerdict& verdict : length.verdicts) {
             const gpu::Accuracy& accuracy = verdict.accuracy;
-            result.evidence(verdict.key, gpu::describe(accuracy, tolerance), accuracy.relative_error, "ratio");
+            result.evidence(verdict.key, gpu::describe(accuracy, tolerance), accuracy.relative_error, Unit::ratio);
             worst = std::max(worst, accuracy.relative_error);
             all_finite = all_finite && accuracy.non_finite == 0;
             if (accuracy.within(tolerance)) continue;
@@ -290,10 +298,10 @@ void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
                        "errors, and that the installed cuFFT matches the CUDA runtime; rerun to see whether it is reproducible.");
         }
     if (!outcome.complete) return;  // the failure that stopped the measurement is its own finding
-    if (all_finite) result.metric("max_relative_error", worst, "ratio");
+    if (all_finite) result.metric(fft_error, worst);
     if (!all_passed) return;
-    result.summary(fmt::format("C2C and R2C, n=4096 and 1000 x {} batches: max relative error {:.1e} (tolerance {:.0e}); forward C2C {}",
-                               outcome.batch, worst, tolerance, fmt::join(timings, ", ")));
+    result.summary(fmt::format("C2C and R2C, n=4096 and 1000 x {} batches: max relative error {:.1e}; forward C2C {} GFLOP/s", outcome.batch,
+                               worst, fmt::join(timings, " and ")));
 }
 
 namespace {

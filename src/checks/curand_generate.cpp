@@ -26,6 +26,10 @@ namespace cudacheck {
 
 namespace {
 
+constexpr MetricFamily generation_rate{"curand", "{distribution}_rate", Unit::gsamples_per_s, "cuRAND generation rate by distribution."};
+constexpr MetricFamily sample_mean{"curand_mean", "{distribution}_mean", Unit::value, "Mean of the generated samples, by distribution."};
+constexpr MetricFamily sample_variance{"curand_variance", "{distribution}_variance", Unit::value, "Variance of the generated samples, by distribution."};
+
 void curand_check(curandStatus_t status, const std::string& call) {
     if (status != CURAND_STATUS_SUCCESS) throw CurandFailure(status, call, describe_status(status));
 }
@@ -160,7 +164,7 @@ void judge_random(const RandomOutcome& outcome, ResultBuilder& result) {
     std::vector<reference::StatTest> failed;
     std::vector<std::string> other_failures;
     auto judge = [&](const reference::StatTest& test) {
-        result.evidence(test.key(), test.bounds_text(), test.observed, "");
+        result.evidence(test.key(), test.bounds_text(), test.observed);
         if (!test.passed()) failed.push_back(test);
     };
 
@@ -195,15 +199,15 @@ void judge_random(const RandomOutcome& outcome, ResultBuilder& result) {
 
     const double uniform_rate = gigasamples_per_second(n, gpu::median(outcome.uniform_ms));
     const double normal_rate = gigasamples_per_second(n, gpu::median(outcome.normal_ms));
-    result.metric("uniform_rate", uniform_rate, "Gsamples/s");
-    result.metric("normal_rate", normal_rate, "Gsamples/s");
+    result.metric(generation_rate, uniform_rate, {{"distribution", "uniform"}});
+    result.metric(generation_rate, normal_rate, {{"distribution", "normal"}});
     if (std::isfinite(uniform_moments.mean) && std::isfinite(uniform_moments.variance)) {
-        result.metric("uniform_mean", uniform_moments.mean, "value");
-        result.metric("uniform_variance", uniform_moments.variance, "value");
+        result.metric(sample_mean, uniform_moments.mean, {{"distribution", "uniform"}});
+        result.metric(sample_variance, uniform_moments.variance, {{"distribution", "uniform"}});
     }
     if (std::isfinite(normal_moments.mean) && std::isfinite(normal_moments.variance)) {
-        result.metric("normal_mean", normal_moments.mean, "value");
-        result.metric("normal_variance", normal_moments.variance, "value");
+        result.metric(sample_mean, normal_moments.mean, {{"distribution", "normal"}});
+        result.metric(sample_variance, normal_moments.variance, {{"distribution", "normal"}});
     }
     result.evidence("method", fmt::format("CURAND_RNG_PSEUDO_PHILOX4_32_10, seed {:#x}, {} floats per distribution; moments and chi-square "
                                           "in float64 on the host, each within {} standard errors; rates by CUDA events, median of {} "
@@ -214,10 +218,12 @@ void judge_random(const RandomOutcome& outcome, ResultBuilder& result) {
     for (const auto& test : failed) result.add(Code::wrong_result, fmt::format("cuRAND {} out of bounds: {}", test.name, test.describe()),
                                                std::string(statistics_remediation));
     if (!failed.empty() || !other_failures.empty()) return;
-    result.summary(fmt::format("Philox, {} uniform and normal floats: moments within {:.0f} standard errors, chi-square({}) {:.1f} and "
-                               "{:.1f}; same seed identical, other seed differs; uniform {:.1f}, normal {:.1f} Gsamples/s",
-                               outcome.count_text, reference::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi,
-                               uniform_rate, normal_rate));
+    result.evidence("tests", fmt::format("moments within {:.0f} standard errors, chi-square({}) {:.1f} and {:.1f}; same seed identical, other "
+                                         "seed differs",
+                                         reference::standard_errors_allowed, chi_square_bins - 1, uniform_chi, normal_chi));
+    result.summary(fmt::format("Philox, {} uniform and normal floats pass moment, chi-square and seed tests; uniform {:.1f}, normal {:.1f} "
+                               "Gsamples/s",
+                               outcome.count_text, uniform_rate, normal_rate));
 }
 
 namespace {

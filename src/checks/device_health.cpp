@@ -3,8 +3,9 @@
 // retired pages, uncorrectable ECC errors; warn: hardware/thermal clock slowdown, a PCIe link below
 // its maximum, persistence mode off). NVML needs no CUDA initialisation, so this runs at --level quick.
 #include "checks/checks.hpp"
-#include "probes/nvml_health.hpp"
+#include "probes/nvml/nvml_health.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +13,9 @@
 namespace cudacheck {
 
 namespace {
+
+constexpr MetricFamily gpu_temperature{"gpu_temperature", "gpu{gpu}.temperature", Unit::celsius, "GPU temperature when device.health read it."};
+constexpr MetricFamily gpu_power{"gpu_power", "gpu{gpu}.power", Unit::watts, "GPU power draw when device.health read it."};
 
 // DCGM fails a GPU with this many retired pages (dcgmi diag, "page retirement" health watch).
 constexpr unsigned int retired_pages_limit = 63;
@@ -46,11 +50,11 @@ void add_evidence(const NvmlDeviceHealth& gpu, const std::string& name, ResultBu
         result.evidence(key + "_retired_pages", fmt::format("{} single-bit, {} double-bit, pending {}", or_unknown(gpu.retired_pages_single_bit),
                                                             or_unknown(gpu.retired_pages_double_bit), yes_no(gpu.retirement_pending)));
     if (gpu.clocks_event_reasons) result.evidence(key + "_clocks_event_reasons", describe_clocks_event_reasons(*gpu.clocks_event_reasons));
-    if (gpu.temperature_c) result.evidence(key + "_temperature", fmt::format("{} C", *gpu.temperature_c));
+    if (gpu.temperature_c) result.evidence(key + "_temperature", fmt::format("{} C", *gpu.temperature_c), *gpu.temperature_c, Unit::celsius);
     if (gpu.power_mw)
         result.evidence(key + "_power", fmt::format("{:.0f} W of {} W enforced limit", *gpu.power_mw / 1000.0,
                                                     gpu.power_limit_mw ? fmt::format("{:.0f}", *gpu.power_limit_mw / 1000.0) : "?"),
-                        *gpu.power_mw / 1000.0, "W");
+                        *gpu.power_mw / 1000.0, Unit::watts);
     if (gpu.pcie_generation || gpu.pcie_width)
         result.evidence(key + "_pcie", fmt::format("gen {} of {}, x{} of x{}", or_unknown(gpu.pcie_generation), or_unknown(gpu.pcie_max_generation),
                                                    or_unknown(gpu.pcie_width), or_unknown(gpu.pcie_max_width)));
@@ -122,15 +126,15 @@ void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<D
         const std::string name = label(gpu, cuda_devices);
         add_evidence(gpu, name, result);
         if (gpu.temperature_c) {
-            result.metric(fmt::format("gpu{}.temperature", gpu.nvml_index), *gpu.temperature_c, "C");
+            result.metric(gpu_temperature, *gpu.temperature_c, {{"gpu", std::to_string(gpu.nvml_index)}});
             temperatures.push_back(fmt::format("{} C", *gpu.temperature_c));
         }
-        if (gpu.power_mw) result.metric(fmt::format("gpu{}.power", gpu.nvml_index), *gpu.power_mw / 1000.0, "W");
+        if (gpu.power_mw) result.metric(gpu_power, *gpu.power_mw / 1000.0, {{"gpu", std::to_string(gpu.nvml_index)}});
         judge_memory(gpu, name, result);
         judge_operation(gpu, name, result);
     }
     result.summary(fmt::format("{} GPU(s) healthy: no pending or failed memory repairs, no uncorrectable ECC errors, no slowdown{}", gpus.size(),
-                               temperatures.empty() ? "" : fmt::format(" ({})", fmt::join(temperatures, ", "))));
+                               temperatures.empty() ? "" : fmt::format(" ({})", sys::first_items(temperatures, 24))));
 }
 
 std::unique_ptr<Check> make_device_health_check() {

@@ -2,6 +2,7 @@
 // and is any NVIDIA GPU held by nouveau instead.
 #include "checks/checks.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,7 +29,7 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
     }
     if (facts.nouveau_loaded) result.evidence("nouveau_module", "loaded");
     if (!nouveau_devices.empty())
-        result.add(Code::nouveau_bound, fmt::format("nouveau drives NVIDIA GPU {}", fmt::join(nouveau_devices, ", ")));
+        result.add(Code::nouveau_bound, fmt::format("nouveau drives NVIDIA GPU {}", sys::first_items(nouveau_devices, 90)));
 
     if (!facts.module && host.wsl == "WSL2") {
         // WSL 2 has no NVIDIA module in the Linux VM: the Windows driver serves the GPU through /dev/dxg.
@@ -80,7 +81,7 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
         std::string remediation = container_hint(host);
         if (remediation.empty())
             remediation = "Create them: `sudo nvidia-modprobe -u -c=0` (or reboot); check that the nvidia module loaded without errors (`dmesg | grep -i nvrm`).";
-        result.add(Code::device_nodes_missing, fmt::format("device file(s) missing: {}", fmt::join(missing, ", ")), remediation);
+        result.add(Code::device_nodes_missing, fmt::format("device file(s) missing: {}", sys::first_items(missing, 90)), remediation);
     }
     if (!denied.empty()) {
         std::string remediation =
@@ -88,7 +89,7 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
         if (!host.container.empty())
             remediation = "The container's device cgroup denies access: start it with `--gpus all` (NVIDIA Container Toolkit) rather than "
                           "bind-mounting /dev/nvidia* by hand.";
-        result.add(Code::device_nodes_no_access, fmt::format("cannot open {}", fmt::join(denied, ", ")), remediation);
+        result.add(Code::device_nodes_no_access, sys::clip(fmt::format("cannot open {}", fmt::join(denied, ", ")), sys::max_headline), remediation);
     }
     result.summary(fmt::format("NVIDIA {} kernel module {} loaded; {} GPU(s) registered; device files accessible",
                                module.open_module ? "open" : "proprietary", module.version, facts.gpus.size()));

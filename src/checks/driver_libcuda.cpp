@@ -1,8 +1,10 @@
 // driver.libcuda: can the CUDA driver library be loaded and initialised, which file is it, and
 // does it match the kernel module.
+#include "bind/cuda_driver.hpp"
 #include "checks/checks.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -18,20 +20,20 @@ bool from_compat_package(std::string_view path) { return path.find("/compat/") !
 
 std::string init_remediation(int result, const LibcudaContext& context) {
     switch (result) {
-        case 100:
+        case CUDA_ERROR_NO_DEVICE:
             if (!context.kernel_module.gpus.empty() && context.visible_devices.set)
                 return fmt::format("The driver has {} GPU(s) but CUDA_VISIBLE_DEVICES='{}' hides them: unset it or name existing devices.",
                                    context.kernel_module.gpus.size(), context.visible_devices.raw);
             return "The driver sees no CUDA GPU: check `nvidia-smi`; in a container pass GPUs with `--gpus all`; in a VM enable passthrough.";
-        case 304:
+        case CUDA_ERROR_OPERATING_SYSTEM:
             return "An operating-system call failed during initialisation: usually the nvidia-uvm module is not loaded "
                    "(`sudo modprobe nvidia-uvm`) or /dev/nvidia-uvm is not accessible.";
-        case 804:
+        case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
             return "The forward-compatibility libcuda (cuda-compat) is not supported on this GPU (only data-center GPUs): remove the "
                    "compat directory from LD_LIBRARY_PATH / ld.so.conf so the system driver's libcuda loads.";
-        case 802:
+        case CUDA_ERROR_SYSTEM_NOT_READY:
             return "The system is not ready (on NVSwitch systems the fabric manager is not running): `sudo systemctl start nvidia-fabricmanager`.";
-        case 999:
+        case CUDA_ERROR_UNKNOWN:
             return "Unknown error from the driver: check `dmesg | grep -i -e nvrm -e xid`; a reboot after a driver update often fixes it.";
         default:
             return {};
@@ -82,24 +84,25 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
     if (!driver.library_file_version.empty()) result.evidence("library_version", driver.library_file_version);
     if (driver.driver_version) result.evidence("driver_cuda_version", CudaVersion::from_encoded(*driver.driver_version).to_string());
 
-    if (driver.stub_path || driver.init_result == 34) {
+    if (driver.stub_path || driver.init_result == CUDA_ERROR_STUB_LIBRARY) {
         result.add(Code::libcuda_stub,
-                   fmt::format("the libcuda loaded is the toolkit's stub: {}{}", library.loaded_path(),
-                               driver.init_result == 34 ? " (cuInit: CUDA_ERROR_STUB_LIBRARY)" : ""),
+                   fmt::format("the libcuda loaded is the toolkit's stub: {}{}", sys::clip_path(library.loaded_path(), 56),
+                               driver.init_result == CUDA_ERROR_STUB_LIBRARY ? " (cuInit: CUDA_ERROR_STUB_LIBRARY)" : ""),
                    fmt::format("Remove {} from LD_LIBRARY_PATH (it is for linking only); the real libcuda.so.1 comes with the driver.",
                                library.loaded_path().substr(0, library.loaded_path().find_last_of('/'))));
         return;
     }
     if (!driver.missing_symbols.empty()) {
-        result.add(Code::libcuda_symbol_missing,
-                   fmt::format("{} does not export {}", library.loaded_path(), fmt::join(driver.missing_symbols, ", ")));
+        result.evidence("missing_symbols", fmt::format("{}", fmt::join(driver.missing_symbols, ", ")));
+        result.add(Code::libcuda_symbol_missing, fmt::format("{} does not export {}", sys::clip_path(library.loaded_path(), 48),
+                                                             sys::first_items(driver.missing_symbols, 56)));
         return;
     }
 
     // NVIDIA's CUDA on WSL guide: the Windows driver maps its libcuda into /usr/lib/wsl/lib.
     if (context.host.wsl == "WSL2" && library.loaded_path().find("/usr/lib/wsl/") == std::string::npos)
         result.add(Code::wsl_libcuda_not_from_windows,
-                   fmt::format("WSL 2 loaded {} instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1", library.loaded_path()));
+                   fmt::format("WSL 2 loaded {} instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1", sys::clip_path(library.loaded_path(), 48)));
 
     const std::string module_version = context.kernel_module.module ? context.kernel_module.module->version : "";
     const bool compat = from_compat_package(library.loaded_path());
@@ -113,20 +116,20 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
         result.summary(fmt::format("libcuda {} (CUDA {}) loaded from {}; not initialised at --level quick",
                                    driver.library_file_version.empty() ? "(version not in file name)" : driver.library_file_version,
                                    driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?",
-                                   library.loaded_path()));
+                                   sys::clip_path(library.loaded_path(), 48)));
         return;
     }
     if (!driver.initialised()) {
         const int code = driver.init_result.value_or(-1);
         std::string detail = driver.init_error_text.empty() ? "" : fmt::format(" ({})", driver.init_error_text);
-        if (code == 803) {  // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: the same fault, seen by the driver itself
+        if (code == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH) {  // the same fault, seen by the driver itself
             if (module_version.empty() || module_version == driver.library_file_version || compat)
                 result.add(Code::libcuda_module_mismatch,
                            fmt::format("cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH{}: libcuda and the kernel module differ", detail));
             return;
         }
-        if (code == 2 && context.limits != nullptr && explain_out_of_memory_init(*context.limits, result)) return;
-        if (code == 100 && context.nvml != nullptr && !context.nvml->mig_enabled.empty()) {
+        if (code == CUDA_ERROR_OUT_OF_MEMORY && context.limits != nullptr && explain_out_of_memory_init(*context.limits, result)) return;
+        if (code == CUDA_ERROR_NO_DEVICE && context.nvml != nullptr && !context.nvml->mig_enabled.empty()) {
             result.add(Code::mig_without_instances,
                        fmt::format("cuInit: CUDA_ERROR_NO_DEVICE, and MIG mode is enabled on GPU(s) {} (nvidia-smi indices): CUDA can only use "
                                    "their MIG instances",
@@ -134,18 +137,18 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
             return;
         }
         if (const auto missing = nonexistent_visible_entries(context.visible_devices, context.kernel_module);
-            code == 100 && !missing.empty() && missing.size() == context.visible_devices.entries.size()) {
+            code == CUDA_ERROR_NO_DEVICE && !missing.empty() && missing.size() == context.visible_devices.entries.size()) {
             result.add(Code::no_device_visible,
                        fmt::format("cuInit: CUDA_ERROR_NO_DEVICE: CUDA_VISIBLE_DEVICES='{}' names no existing GPU ({}); the driver has {} "
                                    "GPU(s), ordinals 0..{}",
-                                   context.visible_devices.raw, fmt::join(missing, ", "), context.kernel_module.gpus.size(),
+                                   sys::clip(context.visible_devices.raw, 16), sys::first_items(missing, 16), context.kernel_module.gpus.size(),
                                    context.kernel_module.gpus.size() - 1),
                        "Set CUDA_VISIBLE_DEVICES to existing ordinals or GPU UUIDs (`nvidia-smi -L` lists them), or unset it.");
             return;
         }
-        if (code == 100 && context.visible_devices.hides_all() && !context.kernel_module.gpus.empty()) {
+        if (code == CUDA_ERROR_NO_DEVICE && context.visible_devices.hides_all() && !context.kernel_module.gpus.empty()) {
             result.add(Code::no_device_visible,
-                       fmt::format("cuInit: CUDA_ERROR_NO_DEVICE: CUDA_VISIBLE_DEVICES='{}' hides all {} GPU(s)", context.visible_devices.raw,
+                       fmt::format("cuInit: CUDA_ERROR_NO_DEVICE: CUDA_VISIBLE_DEVICES='{}' hides all {} GPU(s)", sys::clip(context.visible_devices.raw, 40),
                                    context.kernel_module.gpus.size()),
                        "Unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use (e.g. 0).");
             return;
@@ -156,7 +159,7 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
     result.summary(fmt::format("libcuda {} (CUDA {}) initialised, loaded from {}{}",
                                driver.library_file_version.empty() ? "(version not in file name)" : driver.library_file_version,
                                driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?",
-                               library.loaded_path(), compat ? " (forward compatibility)" : ""));
+                               sys::clip_path(library.loaded_path(), 48), compat ? " (forward compatibility)" : ""));
 }
 
 std::unique_ptr<Check> make_libcuda_check() {
@@ -171,7 +174,7 @@ std::unique_ptr<Check> make_libcuda_check() {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             const DriverFacts& driver = context.probes.driver();
             // NVML only matters to explain a failed cuInit: do not wait for it otherwise.
-            const NvmlFacts* nvml = driver.init_result == 100 ? &context.probes.nvml() : nullptr;
+            const NvmlFacts* nvml = driver.init_result == CUDA_ERROR_NO_DEVICE ? &context.probes.nvml() : nullptr;
             judge_libcuda(driver, LibcudaContext{context.probes.kernel_module(), context.probes.host(), visible, nvml, &context.probes.limits()},
                           result);
         });

@@ -1,5 +1,6 @@
 // driver.nvml: can NVML (the library nvidia-smi and monitoring tools use) start, and does it agree
 // with the kernel module. At --level quick it is also how devices are listed.
+#include "bind/nvml.hpp"
 #include "checks/checks.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
@@ -41,11 +42,11 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
         const std::string directory = !stub.picked_from.empty() ? stub.picked_from : path.substr(0, path.find_last_of('/'));
         const std::vector<std::string>& driver_copies = stub.driver_copies;
         result.evidence("stub_banner", nvml.stub_banner);
+        result.evidence("stub_path", path);
         for (const std::string& copy : driver_copies) result.evidence("driver_copy", copy);
         result.add(Code::nvml_stub,
-                   fmt::format("the libnvidia-ml.so.1 loaded is the CUDA toolkit's stub: {} (nvmlInit: {}){}", path, nvml.init_error,
-                               driver_copies.empty() ? "; no copy from the driver was found"
-                                                     : fmt::format("; the driver's is {}", driver_copies.front())),
+                   fmt::format("the libnvidia-ml.so.1 loaded is the toolkit's stub (nvmlInit: {}); {}", nvml.init_error,
+                               driver_copies.empty() ? "the driver has none here" : "the driver's is elsewhere"),
                    driver_copies.empty()
                        ? fmt::format("Take {} off LD_LIBRARY_PATH (the stub is for linking only) and install the driver, which provides "
                                      "libnvidia-ml.so.1 (see driver.kernel_module).",
@@ -55,7 +56,7 @@ void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, c
         return;
     }
     if (!nvml.initialised()) {
-        if (nvml.init_result == 18)
+        if (nvml.init_result == nvml::NVML_ERROR_LIB_RM_VERSION_MISMATCH)
             result.add(Code::nvml_version_mismatch,
                        fmt::format("nvmlInit: {}: the loaded kernel module{} differs from the user-space driver {}", nvml.init_error,
                                    kernel_module.module ? " " + kernel_module.module->version : "",

@@ -1,6 +1,7 @@
 // env.variables: the environment variables that change how CUDA programs find the toolkit and
 // libraries, which GPUs they see, and how they run.
 #include "checks/checks.hpp"
+#include "util/headline.hpp"
 #include "util/system.hpp"
 #include "probes/probes.hpp"
 
@@ -40,7 +41,7 @@ void judge_toolkit_variables(const Environment& environment, const ToolkitFacts&
         if (!value || value->empty()) continue;
         result.evidence(variable, *value);
         if (!sys::is_directory(*value)) {
-            result.add(Code::cuda_home_missing, fmt::format("{}={} does not exist", variable, *value));
+            result.add(Code::cuda_home_missing, fmt::format("{}={} does not exist", variable, sys::clip_path(*value, 90)));
             continue;
         }
         if (toolkits.path_nvcc.empty()) continue;
@@ -50,8 +51,8 @@ void judge_toolkit_variables(const Environment& environment, const ToolkitFacts&
             const Toolkit* home = toolkits.toolkit_at(home_root);
             const Toolkit* path = toolkits.toolkit_at(nvcc_root);
             result.add(Code::cuda_home_differs_from_nvcc,
-                       fmt::format("{}={} ({}) but the nvcc on PATH is {} ({})", variable, *value,
-                                   home != nullptr && !home->version.empty() ? home->version : "version unknown", toolkits.path_nvcc,
+                       fmt::format("{}={} ({}) but the nvcc on PATH is {} ({})", variable, sys::clip_path(*value, 32),
+                                   home != nullptr && !home->version.empty() ? home->version : "version unknown", sys::clip_path(toolkits.path_nvcc, 32),
                                    path != nullptr && !path->version.empty() ? path->version : "version unknown"),
                        fmt::format("Make them agree: `export {}={}` or `export PATH={}/bin:$PATH`.", variable, nvcc_root, home_root));
         }
@@ -78,7 +79,7 @@ void judge_library_path(const Environment& environment, ResultBuilder& result) {
         const bool stubs = dir.find("/stubs") != std::string::npos &&
                            std::any_of(found.begin(), found.end(), [](const std::string& name) { return sys::starts_with(name, "libcuda.so"); });
         if (stubs)
-            result.add(Code::stub_dir_on_ld_library_path, fmt::format("LD_LIBRARY_PATH contains the stub directory {}", dir),
+            result.add(Code::stub_dir_on_ld_library_path, fmt::format("LD_LIBRARY_PATH contains the stub directory {}", sys::clip_path(dir, 72)),
                        fmt::format("Remove {} from LD_LIBRARY_PATH; link against it with -L or LIBRARY_PATH only.", dir));
     }
 }
@@ -89,12 +90,15 @@ void judge_visible_devices(const Environment& environment, ResultBuilder& result
     result.evidence("CUDA_VISIBLE_DEVICES", fmt::format("'{}'", spec.raw));
     if (!spec.invalid_entry.empty() && !spec.entries.empty())
         result.add(Code::cuda_visible_devices_invalid,
-                   fmt::format("CUDA_VISIBLE_DEVICES='{}': entry '{}' {}; CUDA stops there and sees only the {} device(s) before it",
-                               spec.raw, spec.invalid_entry, spec.invalid_reason, spec.entries.size()));
+                   sys::clip(fmt::format("CUDA_VISIBLE_DEVICES='{}': entry '{}' {}; CUDA sees only the {} device(s) before it", sys::clip(spec.raw, 24),
+                                         sys::clip(spec.invalid_entry, 16), spec.invalid_reason, spec.entries.size()),
+                             sys::max_headline));
     else if (spec.hides_all())
         result.add(Code::cuda_visible_devices_empty,
                    spec.raw.empty() ? "CUDA_VISIBLE_DEVICES is set to the empty string: CUDA programs see no GPU"
-                                    : fmt::format("CUDA_VISIBLE_DEVICES='{}' ({}): CUDA programs see no GPU", spec.raw, spec.invalid_reason));
+                                    : sys::clip(fmt::format("CUDA_VISIBLE_DEVICES='{}' ({}): CUDA programs see no GPU", sys::clip(spec.raw, 24),
+                                                            spec.invalid_reason),
+                                                sys::max_headline));
 }
 
 void judge_behaviour_variables(const Environment& environment, Profile profile, ResultBuilder& result) {
@@ -104,7 +108,7 @@ void judge_behaviour_variables(const Environment& environment, Profile profile, 
         return value_of(name);
     };
     if (auto order = note("CUDA_DEVICE_ORDER"); order && *order != "FASTEST_FIRST" && *order != "PCI_BUS_ID")
-        result.add(Code::cuda_device_order_invalid, fmt::format("CUDA_DEVICE_ORDER='{}' is not FASTEST_FIRST or PCI_BUS_ID", *order));
+        result.add(Code::cuda_device_order_invalid, fmt::format("CUDA_DEVICE_ORDER='{}' is not FASTEST_FIRST or PCI_BUS_ID", sys::clip(*order, 40)));
     // Synchronous launches make an error surface at the launch that caused it (CUDA C++ Programming
     // Guide, "CUDA Environment Variables"): what a debugging shell wants, and only that one.
     if (auto blocking = note("CUDA_LAUNCH_BLOCKING"); blocking && *blocking == "1") {
@@ -114,21 +118,21 @@ void judge_behaviour_variables(const Environment& environment, Profile profile, 
             result.add(Code::cuda_launch_blocking, "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for completion");
     }
     if (auto loading = note("CUDA_MODULE_LOADING"); loading && *loading != "LAZY" && *loading != "EAGER")
-        result.add(Code::cuda_module_loading_invalid, fmt::format("CUDA_MODULE_LOADING='{}' is not LAZY or EAGER", *loading));
+        result.add(Code::cuda_module_loading_invalid, fmt::format("CUDA_MODULE_LOADING='{}' is not LAZY or EAGER", sys::clip(*loading, 40)));
     // cuBLAS: ":SIZE:COUNT" repeated, SIZE in KiB (cuBLAS documentation, "Results reproducibility").
     const auto config = note("CUBLAS_WORKSPACE_CONFIG");
     if (config && !is_workspace_config(*config))
-        result.add(Code::cublas_workspace_config_invalid, fmt::format("CUBLAS_WORKSPACE_CONFIG='{}' is not of the form :SIZE:COUNT", *config));
+        result.add(Code::cublas_workspace_config_invalid, fmt::format("CUBLAS_WORKSPACE_CONFIG='{}' is not of the form :SIZE:COUNT", sys::clip(*config, 40)));
     // Without it cuBLAS may choose a different reduction order from run to run on one GPU (same source).
     if (profile == Profile::ci && !config)
         result.add(Code::ci_determinism_unset, "--profile ci: CUBLAS_WORKSPACE_CONFIG is unset, so cuBLAS results may differ from run to run");
     if (auto injection = note("CUDA_INJECTION64_PATH"); injection && !injection->empty())
-        result.add(Code::cuda_injection_path, fmt::format("CUDA_INJECTION64_PATH={} is injected into every CUDA process", *injection));
+        result.add(Code::cuda_injection_path, fmt::format("CUDA_INJECTION64_PATH={} is injected into every CUDA process", sys::clip_path(*injection, 60)));
     if (auto coredump = note("CUDA_ENABLE_COREDUMP_ON_EXCEPTION"); coredump && *coredump == "1")
         result.add(Code::cuda_coredump_on_exception, "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1: a GPU exception writes a core dump");
     for (const char* legacy : {"CUDA_PROFILE", "CUDA_AUTO_BOOST"})
         if (auto setting = note(legacy))
-            result.add(Code::cuda_legacy_profiler, fmt::format("{}={} is set", legacy, *setting), fmt::format("`unset {}`.", legacy));
+            result.add(Code::cuda_legacy_profiler, fmt::format("{}={} is set", legacy, sys::clip(*setting, 60)), fmt::format("`unset {}`.", legacy));
     if (auto cache = note("CUDA_CACHE_DISABLE"); cache && *cache == "1")
         result.add(Code::cuda_cache_disabled, "CUDA_CACHE_DISABLE=1: embedded PTX is recompiled at every start");
     for (const char* informational : {"CUDA_CACHE_PATH", "CUDA_CACHE_MAXSIZE", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",

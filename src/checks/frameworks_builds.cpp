@@ -10,6 +10,7 @@
 #include "engine/registry.hpp"
 #include "engine/report_builder.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 
@@ -171,10 +172,22 @@ public:
     void add(Code code, std::string message, std::string remediation, std::optional<int> device = std::nullopt,
              std::optional<Status> status = std::nullopt) {
         ++findings;
+        // A message is a headline; one that a long path or version text makes longer is kept whole
+        // in the evidence.
+        if (message.size() > sys::max_headline) {
+            detail(code, message);
+            message = sys::clip(message, sys::max_headline);
+        }
         Finding finding = make_finding(code, std::move(message), std::move(remediation), status);
         finding.device = device;
         if (!subject_.empty()) finding.subject = subject_;
         result_.add(std::move(finding));
+    }
+
+    // The whole account behind a headline, with its paths and lists: evidence under the finding's
+    // code and subject (shown by -v and in the JSON report).
+    void detail(Code code, std::string text) {
+        result_.evidence(subject_.empty() ? code_string(code) : fmt::format("{} {}", code_string(code), subject_), std::move(text));
     }
 
     // What kept the environment from being read (issue 35): a pyvenv.cfg home chain that loops,
@@ -187,7 +200,9 @@ public:
         const std::string found_by = python.found_by.empty() ? std::string() : fmt::format(" (found by {})", sys::printable(python.found_by.front()));
         if (!python.home_loop.empty() && reported_paths_.insert(python.home_loop_file).second) {
             const std::string venv = sys::directory_of(python.home_loop_file);
-            add(Code::python_venv_home_loop, fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, python.home_loop),
+            detail(Code::python_venv_home_loop, fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, python.home_loop));
+            add(Code::python_venv_home_loop,
+                fmt::format("the pyvenv.cfg home of {} leads back to a virtual environment", sys::clip_path(sys::printable(python.prefix), 64)),
                 fmt::format("Set `home` in {} to the bin directory of the Python the environment was made from (e.g. /usr/bin), or make the "
                             "environment again with that Python (`/usr/bin/python3 -m venv {}` rewrites pyvenv.cfg and keeps the installed "
                             "packages).",
@@ -196,10 +211,13 @@ public:
         for (const UnreadablePath& unreadable : python.unreadable) {
             if (!reported_paths_.insert(unreadable.path).second) continue;
             const bool whole = unreadable.path == python.prefix || unreadable.path == python.prefix + "/pyvenv.cfg";
+            detail(Code::python_environment_unreadable,
+                   fmt::format("{}{}: {}: {}", sys::printable(python.prefix), found_by, unreadable.message,
+                               whole ? "the environment cannot be read, so its frameworks are not checked"
+                                     : "the frameworks installed there are not checked, and Python run by this user cannot import them"));
             add(Code::python_environment_unreadable,
-                fmt::format("{}{}: {}: {}", sys::printable(python.prefix), found_by, unreadable.message,
-                            whole ? "the environment cannot be read, so its frameworks are not checked"
-                                  : "the frameworks installed there are not checked, and Python run by this user cannot import them"),
+                fmt::format("{} cannot be read: {}", sys::clip_path(sys::printable(unreadable.path), 56),
+                            whole ? "its frameworks are not checked" : "what is installed there is not checked"),
                 unreadable.remediation);
         }
         // Other reasons it could not be read: a --python naming nothing, an interpreter link that
@@ -217,15 +235,23 @@ public:
         const ImportModel& path = environment.path;
         const std::string& prefix = environment.environment.prefix;
         subject_ = prefix;
-        if (!path.fatal.empty()) add(Code::python_home_invalid, fmt::format("{}: {}", prefix, path.fatal), "Unset it: `unset PYTHONHOME`.");
+        if (!path.fatal.empty()) {
+            detail(Code::python_home_invalid, fmt::format("{}: {}", prefix, path.fatal));
+            add(Code::python_home_invalid, fmt::format("PYTHONHOME stops every Python started in {}", sys::clip_path(prefix, 72)),
+                "Unset it: `unset PYTHONHOME`.");
+        }
         for (const PthProblem& problem : path.pth_problems) {
+            detail(problem.missing_path ? Code::python_pth_path_missing : Code::python_pth_error,
+                   problem.missing_path ? fmt::format("{}: line {} of {} names {}, which does not exist", prefix, problem.line, problem.file, problem.why)
+                                        : fmt::format("{}: line {} of {} (`{}`): {}", prefix, problem.line, problem.file, problem.text, problem.why));
             if (problem.missing_path)
-                add(Code::python_pth_path_missing, fmt::format("{}: line {} of {} names {}, which does not exist", prefix, problem.line, problem.file, problem.why),
+                add(Code::python_pth_path_missing,
+                    fmt::format("line {} of {} names a path that does not exist", problem.line, sys::clip_path(problem.file, 64)),
                     fmt::format("Reinstall the package from its new location (`{} install -e <source>`) or uninstall it; or delete the line "
                                 "from {}.",
                                 pip(environment), problem.file));
             else
-                add(Code::python_pth_error, fmt::format("{}: line {} of {} (`{}`): {}", prefix, problem.line, problem.file, problem.text, problem.why),
+                add(Code::python_pth_error, fmt::format("line {} of {} fails at every interpreter start", problem.line, sys::clip_path(problem.file, 56)),
                     fmt::format("Remove {} or reinstall the package that wrote it.", problem.file));
         }
         subject_.clear();
@@ -239,29 +265,44 @@ public:
         const std::string installed = fmt::format("{} {} in {}", build.framework, build.version, framework.site_packages);
         const std::string where = fmt::format("`import {}` in {}", imported.module, environment.environment.prefix);
         if (imported.kind == ImportKind::not_found || imported.kind == ImportKind::namespace_package) {
+            detail(Code::framework_import_fails,
+                   imported.kind == ImportKind::not_found
+                       ? fmt::format("{} fails (\"No module named '{}'\"): {} has an install record but no {} package is on the interpreter's path",
+                                     where, imported.module, installed, imported.module)
+                       : fmt::format("{} gives an empty namespace package (a directory without __init__.py: {}): {} has an install record but "
+                                     "its files are gone",
+                                     where, imported.location, installed));
             add(Code::framework_import_fails,
                 imported.kind == ImportKind::not_found
-                    ? fmt::format("{} fails (\"No module named '{}'\"): {} has an install record but no {} package is on the interpreter's path",
-                                  where, imported.module, installed, imported.module)
-                    : fmt::format("{} gives an empty namespace package (a directory without __init__.py: {}): {} has an install record but "
-                                  "its files are gone",
-                                  where, imported.location, installed),
+                    ? fmt::format("`import {}` fails: {} {} has an install record but no package on the path", imported.module, build.framework,
+                                  build.version)
+                    : fmt::format("`import {}` gives an empty namespace package: the files of {} {} are gone", imported.module, build.framework,
+                                  build.version),
                 fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment), build.distribution));
             return;
         }
         if (imported.own_copy) {
-            if (!framework.shadowed_installs.empty() && imported.entry && outside_environment(imported.entry->origin))
+            if (!framework.shadowed_installs.empty() && imported.entry && outside_environment(imported.entry->origin)) {
+                detail(Code::framework_installed_twice,
+                       fmt::format("{} loads {} from the {} ({}), which shadows the install{} in {}", where, build.version,
+                                   to_string(imported.entry->origin), imported.file, framework.shadowed_installs.size() == 1 ? "" : "s",
+                                   fmt::join(framework.shadowed_installs, ", ")));
                 add(Code::framework_installed_twice,
-                    fmt::format("{} loads {} from the {} ({}), which shadows the install{} in {}", where, build.version, to_string(imported.entry->origin),
-                                imported.file, framework.shadowed_installs.size() == 1 ? "" : "s", fmt::join(framework.shadowed_installs, ", ")),
+                    fmt::format("`import {}` loads {} {} from the {}, which shadows {} other install{}", imported.module, build.framework, build.version,
+                                to_string(imported.entry->origin), framework.shadowed_installs.size(),
+                                framework.shadowed_installs.size() == 1 ? "" : "s"),
                     take_off_path(environment, imported, build.distribution));
+            }
             return;
         }
         const std::string copy = imported.other_version.empty() ? std::string("version unknown") : imported.other_version;
         const std::string why = imported.entry ? put_first_by(*imported.entry) : fmt::format("an editable finder installed by {}", imported.finder_pth);
-        add(imported.other_install ? Code::framework_installed_twice : Code::framework_import_shadowed,
-            fmt::format("{} loads {} ({}{}), put first by {}, not the installed {}", where, imported.file, copy,
-                        imported.other_install ? "" : ", no install record: a stale copy or a source tree", why, installed),
+        const Code code = imported.other_install ? Code::framework_installed_twice : Code::framework_import_shadowed;
+        detail(code, fmt::format("{} loads {} ({}{}), put first by {}, not the installed {}", where, imported.file, copy,
+                                 imported.other_install ? "" : ", no install record: a stale copy or a source tree", why, installed));
+        add(code,
+            fmt::format("`import {}` loads {} copy ({}), not the installed {} {}", imported.module, imported.other_install ? "another installed" : "a stray",
+                        copy, build.framework, build.version),
             take_off_path(environment, imported, build.distribution));
     }
 
@@ -315,9 +356,17 @@ public:
         problems.insert(problems.end(), framework.load_problems.begin(), framework.load_problems.end());
         if (framework.gpu_code && !framework.gpu_code->problem.empty())
             problems.push_back(fmt::format("{}: {}", framework.gpu_code->path, framework.gpu_code->problem));
-        for (const std::string& problem : problems)
-            add(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, problem),
+        for (const std::string& problem : problems) {
+            // "<file>: <what is wrong>": the headline keeps the file's last components.
+            const std::size_t colon = problem.find(": ");
+            const std::string headline =
+                colon == std::string::npos || problem.front() != '/'
+                    ? problem
+                    : fmt::format("{}: {}", sys::clip_path(problem.substr(0, colon), 40), problem.substr(colon + 2));
+            if (headline != problem) detail(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, problem));
+            add(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, headline),
                 fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment), framework.build.distribution));
+        }
     }
 
     void cpu_only(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
@@ -326,7 +375,7 @@ public:
         const std::string command = install_command(environment, framework, input_, input_.driver_cuda);
         add(Code::framework_cpu_only,
             fmt::format("{} {} in {} is a CPU-only build: it will not use the GPU{} here", framework.build.framework, framework.build.version,
-                        environment.environment.prefix, input_.devices.size() == 1 ? "" : "s"),
+                        sys::clip_path(environment.environment.prefix, 40), input_.devices.size() == 1 ? "" : "s"),
             command.empty() ? std::string("Install the framework's CUDA build for this driver.") : fmt::format("Install its CUDA build: `{}`.", command));
     }
 
@@ -341,9 +390,11 @@ public:
             build.framework == "PyTorch" ? fmt::format(": torch.cuda says \"The NVIDIA driver on your system is too old (found version {})\"",
                                                        input_.driver_cuda->encoded())
                                          : "";
+        detail(Code::framework_driver_too_old, fmt::format("{} {} in {} is built for CUDA {}; {}{}", build.framework, build.version,
+                                                           environment.environment.prefix, cuda_of(build), driver_text(input_), own_words));
         add(Code::framework_driver_too_old,
-            fmt::format("{} {} in {} is built for CUDA {}; {}{}", build.framework, build.version, environment.environment.prefix, cuda_of(build),
-                        driver_text(input_), own_words),
+            fmt::format("{} {} in {} is built for CUDA {}, which the driver (CUDA <= {}) does not run", build.framework, build.version,
+                        sys::clip_path(environment.environment.prefix, 32), cuda_of(build), input_.driver_cuda->to_string()),
             fmt::format("Install NVIDIA driver >= {} (CUDA {}){}.", needs, *build.cuda_major,
                         command.empty() ? std::string() : fmt::format(", or the build for this driver: `{}`", command)));
         return false;
@@ -354,6 +405,10 @@ public:
             const GpuCoverage verdict = framework_gpu_coverage(framework, device.cc_major, device.cc_minor, input_.driver_cuda);
             const std::string gpu = fmt::format("GPU {} ({}, sm_{}{})", device.ordinal, device.name, device.cc_major, device.cc_minor);
             const std::string head = fmt::format("{} {} in {}", framework.build.framework, framework.build.version, environment.environment.prefix);
+            // The headline's shorter forms; the whole account is the finding's detail in the evidence.
+            const std::string short_head = fmt::format("{} {} in {}", framework.build.framework, framework.build.version,
+                                                       sys::clip_path(environment.environment.prefix, 32));
+            const std::string short_gpu = fmt::format("GPU {} (sm_{}{})", device.ordinal, device.cc_major, device.cc_minor);
             std::string torch_table;
             if (framework.build.framework == "PyTorch" && framework.build.cuda) {
                 for (const PytorchVariant& variant : pytorch_variants())
@@ -384,11 +439,17 @@ public:
                         : fmt::format("Install a build of {} whose architecture list includes sm_{}{} (or build it from source with "
                                       "TORCH_CUDA_ARCH_LIST=\"{}.{}\" / its own architecture option).",
                                       framework.build.framework, device.cc_major, device.cc_minor, device.cc_major, device.cc_minor);
-                add(Code::framework_no_kernel_image, fmt::format("{} {}", head, cause), std::move(remediation), device.ordinal);
+                detail(Code::framework_no_kernel_image, fmt::format("{} {}", head, cause));
+                add(Code::framework_no_kernel_image,
+                    verdict.coverage == Coverage::none
+                        ? fmt::format("{} has no GPU code for {}", short_head, short_gpu)
+                        : fmt::format("{} runs on {} only through PTX newer than the driver compiles", short_head, short_gpu),
+                    std::move(remediation), device.ordinal);
             } else if (verdict.coverage == Coverage::ptx_jit) {
-                add(Code::framework_ptx_jit,
-                    fmt::format("{} runs on {} only through {}: every kernel is compiled at first use (minutes for a large framework)", head, gpu,
-                                verdict.how),
+                detail(Code::framework_ptx_jit, fmt::format("{} runs on {} only through {}: every kernel is compiled at first use (minutes for a "
+                                                            "large framework)",
+                                                            head, gpu, verdict.how));
+                add(Code::framework_ptx_jit, fmt::format("{} runs on {} only through PTX compiled at first use", short_head, short_gpu),
                     fmt::format("Install a build with SASS for sm_{}{}; keep the JIT cache meanwhile (CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE "
                                 "of a few GiB).",
                                 device.cc_major, device.cc_minor),
@@ -405,10 +466,13 @@ public:
             for (const Requirement& requirement : build.cuda_wheels)
                 for (const LibraryFamily* family : families_of_wheel(requirement.name))
                     if (!family->cuda_majors_of(soname).empty()) wheel = requirement.name + requirement.specifier;
+            detail(Code::framework_library_missing,
+                   fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the default directories): "
+                               "importing it fails with \"{}: cannot open shared object file\"",
+                               build.framework, build.version, environment.environment.prefix, soname, framework.loader_model, soname));
             add(Code::framework_library_missing,
-                fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the default directories): "
-                            "importing it fails with \"{}: cannot open shared object file\"",
-                            build.framework, build.version, environment.environment.prefix, soname, framework.loader_model, soname),
+                fmt::format("{} {} in {} needs {}, which resolves nowhere", build.framework, build.version,
+                            sys::clip_path(environment.environment.prefix, 32), soname),
                 wheel.empty() ? fmt::format("Reinstall {} with its CUDA dependencies: `{} install --force-reinstall {}`.", build.distribution,
                                             pip(environment), build.distribution)
                               : fmt::format("Install the wheel that carries it: `{} install \"{}\"`.", pip(environment), wheel));
@@ -425,10 +489,13 @@ public:
                         ? fmt::format(": JAX says \"Outdated {} installation found\" and runs on the CPU", family.name)
                         : build.framework == "PyTorch" && family.name == "cuDNN" ? ": torch refuses it (\"cuDNN version incompatibility\")" : "";
                 const bool shadowed = loaded->origin != LibraryOrigin::pip_wheel;
+                detail(Code::framework_library_version,
+                       fmt::format("{} {} in {} requires {}{} but its process loads {} {} from {} ({}){}", build.framework, build.version,
+                                   environment.environment.prefix, requirement.name, requirement.specifier, family.name, loaded->version,
+                                   loaded->object.resolution.path, loaded->object.resolution.rule, own_words));
                 add(Code::framework_library_version,
-                    fmt::format("{} {} in {} requires {}{} but its process loads {} {} from {} ({}){}", build.framework, build.version,
-                                environment.environment.prefix, requirement.name, requirement.specifier, family.name, loaded->version,
-                                loaded->object.resolution.path, loaded->object.resolution.rule, own_words),
+                    fmt::format("{} {} requires {}{} but its process loads {} {}", build.framework, build.version, requirement.name,
+                                requirement.specifier, family.name, loaded->version),
                     shadowed && sys::starts_with(loaded->object.resolution.rule, "LD_LIBRARY_PATH")
                         ? fmt::format("Take {} off LD_LIBRARY_PATH for this framework, and install the wheel it asks for: `{} install \"{}{}\"`.",
                                       sys::directory_of(loaded->object.resolution.path), pip(environment), requirement.name, requirement.specifier)
@@ -445,6 +512,7 @@ public:
         const std::string shim_directory = sys::directory_of(shim->object.resolution.real_path);
         std::vector<std::string> others;
         std::string other_directory;
+        std::set<std::string> other_directories;  // for the headline
         for (const FrameworkLibrary& library : framework.libraries) {
             if (library.family == "cuDNN" || !sys::starts_with(library.family, "cuDNN ")) continue;
             const std::string directory = sys::directory_of(library.object.resolution.real_path);
@@ -452,11 +520,16 @@ public:
             others.push_back(fmt::format("{} {} from {} ({})", library.object.soname, library.version.empty() ? "version unknown" : library.version,
                                          library.object.resolution.path, library.object.resolution.rule));
             other_directory = sys::directory_of(library.object.resolution.path);
+            other_directories.insert(other_directory);
         }
         if (others.empty()) return;
+        detail(Code::framework_loads_mixed_copies,
+               fmt::format("{} {}'s process would take cuDNN {} from {} but {}", framework.build.framework, framework.build.version,
+                           shim->version.empty() ? "(version unknown)" : shim->version, shim->object.resolution.path, fmt::join(others, "; ")));
         add(Code::framework_loads_mixed_copies,
-            fmt::format("{} {}'s process would take cuDNN {} from {} but {}", framework.build.framework, framework.build.version,
-                        shim->version.empty() ? "(version unknown)" : shim->version, shim->object.resolution.path, fmt::join(others, "; ")),
+            fmt::format("{} {} would take {} cuDNN sub-librar{} from {}, not from its cuDNN's directory", framework.build.framework,
+                        framework.build.version, others.size(), others.size() == 1 ? "y" : "ies",
+                        other_directories.size() == 1 ? sys::clip_path(other_directory, 40) : fmt::format("{} other directories", other_directories.size())),
             fmt::format("Take {} off LD_LIBRARY_PATH when running {} (e.g. `env LD_LIBRARY_PATH= python ...`), so that its own cuDNN in {} is "
                         "found for every part.",
                         other_directory, framework.build.framework, shim_directory));
@@ -478,10 +551,15 @@ public:
             if (is_framework(framework.build) && framework.build.cuda_major && *framework.build.cuda_major != target)
                 if (std::string command = install_command(environment, framework, input_, CudaVersion{target, 9}); !command.empty())
                     commands.push_back(fmt::format("`{}`", command));
+        detail(Code::framework_cuda_majors_differ,
+               fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, a library whose soname both "
+                           "majors share (libcudnn.so.9, libnccl.so.2) is loaded once, from whichever is imported first",
+                           environment.environment.prefix, fmt::join(groups, " and ")));
+        std::vector<std::string> majors;
+        for (const auto& [major, names] : by_major) majors.push_back(std::to_string(major));
         add(Code::framework_cuda_majors_differ,
-            fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, a library whose soname both "
-                        "majors share (libcudnn.so.9, libnccl.so.2) is loaded once, from whichever is imported first",
-                        environment.environment.prefix, fmt::join(groups, " and ")),
+            fmt::format("{} holds frameworks built for different CUDA majors ({})", sys::clip_path(environment.environment.prefix, 56),
+                        sys::first_items(majors, 40)),
             commands.empty() ? fmt::format("Install the CUDA {} builds of all of them, or keep them in separate environments.", target)
                              : fmt::format("Install the CUDA {} builds: {}; or keep them in separate environments.", target, fmt::join(commands, ", ")));
     }
@@ -525,9 +603,11 @@ public:
                                   build.framework, torch_release, pip(environment), build.distribution, torch_release,
                                   torch->build.cuda ? fmt::format(" --index-url https://download.pytorch.org/whl/cu{}", cuda_tag(*torch->build.cuda))
                                                     : std::string());
+            detail(Code::framework_extension_mismatch, fmt::format("{} {} in {} {}, but torch {} is installed{}", build.framework, build.version,
+                                                                   environment.environment.prefix, fmt::join(differences, " and "), torch_version,
+                                                                   own_words));
             add(Code::framework_extension_mismatch,
-                fmt::format("{} {} in {} {}, but torch {} is installed{}", build.framework, build.version, environment.environment.prefix,
-                            fmt::join(differences, " and "), torch_version, own_words),
+                fmt::format("{} {} was built for another torch or CUDA than the torch {} installed", build.framework, build.version, torch_version),
                 std::move(remediation));
         }
         subject_.clear();
@@ -551,6 +631,7 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
     FrameworkJudge judge(input, result);
     std::size_t count = 0;
     std::vector<std::string> environments;
+    std::vector<std::string> names;  // "PyTorch 2.11.0+cu130", for the headline
     for (const EnvironmentFacts& environment : input.python.environments) {
         judge.judge(environment);
         if (environment.frameworks.empty()) continue;
@@ -566,13 +647,19 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
         }
         environments.push_back(fmt::format("{}{}: {}", environment.environment.prefix, environment.bare_python3 ? " (python3)" : "",
                                            fmt::join(frameworks, ", ")));
+        result.evidence(environment.environment.prefix + " frameworks", environments.back());
+        for (const FrameworkFacts& framework : environment.frameworks) names.push_back(framework.build.framework + " " + framework.build.version);
     }
-    for (const PipMismatch& mismatch : input.python.pip_mismatches)
+    for (const PipMismatch& mismatch : input.python.pip_mismatches) {
+        judge.detail(Code::pip_other_environment,
+                     fmt::format("{} on PATH install{} into {} (running {}), but the python3 first on PATH is {} ({}), which does not look there",
+                                 mismatch.pip, mismatch.pip.find(" and ") == std::string::npos ? "s" : "", mismatch.pip_prefix, mismatch.interpreter,
+                                 mismatch.python3, mismatch.python3_prefix));
         judge.add(Code::pip_other_environment,
-                  fmt::format("{} on PATH install{} into {} (running {}), but the python3 first on PATH is {} ({}), which does not look there",
-                              mismatch.pip, mismatch.pip.find(" and ") == std::string::npos ? "s" : "", mismatch.pip_prefix, mismatch.interpreter,
-                              mismatch.python3, mismatch.python3_prefix),
+                  fmt::format("{} on PATH install{} into {}, where the first python3 on PATH does not look", sys::clip_path(mismatch.pip, 40),
+                              mismatch.pip.find(" and ") == std::string::npos ? "s" : "", sys::clip_path(mismatch.pip_prefix, 32)),
                   fmt::format("Install with the interpreter you run: `python3 -m pip install ...` (or activate the environment of {}).", mismatch.interpreter));
+    }
     for (const EnvironmentFacts& environment : input.python.environments) {
         const ImportModel& path = environment.path;
         if (!path.variables.empty()) result.evidence(environment.environment.prefix + " import variables", fmt::format("{}", fmt::join(path.variables, " ")));
@@ -593,7 +680,10 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
                                 input.python.environments.size() == 1 ? "" : "s"));
         return;
     }
-    result.summary(fmt::format("{}", fmt::join(environments, "; ")));
+    // The headline names what fits; each environment's frameworks, versions and CUDA are evidence.
+    const std::string head = fmt::format("{} framework{} in {} environment{}: ", count, count == 1 ? "" : "s", environments.size(),
+                                         environments.size() == 1 ? "" : "s");
+    result.summary(head + sys::first_items(names, sys::max_headline - head.size()));
 }
 
 namespace {

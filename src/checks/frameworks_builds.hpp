@@ -6,7 +6,7 @@
 #include "cuda/cuda_facts.hpp"
 #include "cudacheck/report.hpp"
 #include "cudacheck/result_builder.hpp"
-#include "probes/frameworks_probe.hpp"
+#include "probes/python/frameworks_probe.hpp"
 
 #include <optional>
 #include <set>

@@ -11,6 +11,7 @@
 #include "engine/registry.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 #include "util/json_read.hpp"
 #include "util/activity.hpp"
 #include "util/path.hpp"
@@ -250,7 +251,12 @@ void FrameworkOutput::finish() { end_line(); }
 void judge_framework_run(const std::string& subject, const FrameworkFacts& framework, const FrameworkRunOutcome& outcome, ResultBuilder& result) {
     const FrameworkBuild& build = framework.build;
     const std::string name = fmt::format("{} {}", build.framework, build.version);
+    // A message is a headline: the whole text (the framework's own error, its output) is evidence.
     const auto add = [&](Code code, std::string message, std::string remediation) {
+        if (message.size() > sys::max_headline) {
+            result.evidence(fmt::format("{} {}", code_string(code), subject), message);
+            message = sys::clip(message, sys::max_headline);
+        }
         Finding finding = make_finding(code, std::move(message), std::move(remediation));
         finding.subject = subject;
         result.add(std::move(finding));
@@ -262,16 +268,21 @@ void judge_framework_run(const std::string& subject, const FrameworkFacts& frame
                                      ? fmt::format("exited with status {} after printing {} bytes, and {}", outcome.exit_status, outcome.output_bytes,
                                                    outcome.report_error)
                                      : fmt::format("exited with status {} before reporting", outcome.exit_status);
+        if (!outcome.output_tail.empty()) result.evidence(subject + " output", outcome.output_tail);
+        if (!outcome.report_error.empty()) result.evidence(subject + " report", outcome.report_error);
         add(Code::framework_run_failed,
-            fmt::format("{}'s own GPU test {}{}", name, what, outcome.output_tail.empty() ? "" : fmt::format(": {}", outcome.output_tail)),
+            !outcome.started || outcome.timed_out || outcome.report_error.empty()
+                ? fmt::format("{}'s own GPU test {}", name, what)
+                : fmt::format("{}'s own GPU test exited with status {}, and its report could not be read", name, outcome.exit_status),
             "Run the framework's import in that interpreter to see its error; the frameworks.builds findings name the usual causes.");
         return;
     }
     const FrameworkSelfReport& report = *outcome.report;
     result.evidence(subject + " said", fmt::format("version {}, CUDA {}, cuDNN {}, devices [{}], ran [{}]", report.version, report.cuda.value_or("?"),
                                                    report.cudnn.value_or("-"), fmt::join(report.devices, ", "), fmt::join(report.checks, ", ")));
+    if (!report.ok) result.evidence(subject + " error", report.error);
     if (!report.ok)
-        add(Code::framework_run_failed, fmt::format("{} failed its own GPU test after [{}]: {}", name, fmt::join(report.checks, ", "), report.error),
+        add(Code::framework_run_failed, fmt::format("{} failed its own GPU test after [{}]", name, fmt::join(report.checks, ", ")),
             "The frameworks.builds findings about it name the likely cause; if there are none, reinstall the framework's CUDA build.");
 
     // The prediction, fact by fact.
@@ -310,8 +321,10 @@ void judge_framework_run(const std::string& subject, const FrameworkFacts& frame
         if (sys::real_path(predicted->object.resolution.path) != path)
             differences.push_back(fmt::format("it mapped {} where {} was predicted ({})", path, predicted->object.resolution.path, predicted->object.resolution.rule));
     }
+    if (!differences.empty()) result.evidence(subject + " differs", fmt::format("{}", fmt::join(differences, "; ")));
     if (!differences.empty())
-        add(Code::framework_prediction_mismatch, fmt::format("{} did not do what its files predicted: {}", name, fmt::join(differences, "; ")),
+        add(Code::framework_prediction_mismatch,
+            fmt::format("{} did not do what its files predicted ({} difference{})", name, differences.size(), differences.size() == 1 ? "" : "s"),
             "Trust the framework's own report; send `cudacheck --level full -o report.json` to the cudacheck developers, it is a bug in "
             "the prediction.");
 }
@@ -462,15 +475,19 @@ std::unique_ptr<Check> make_frameworks_run_check() {
             }
             beside_timed_work.reset();
             std::vector<std::string> proven;
+            std::vector<std::string> proven_names;  // the headline's short form
             for (std::size_t i = 0; i < planned.size(); ++i) {
                 const FrameworkRunOutcome& outcome = outcomes[i];
                 judge_framework_run(planned[i].subject, *planned[i].framework, outcome, result);
                 if (outcome.report && outcome.report->ok)
                     proven.push_back(fmt::format("{} ({}, {:.1f} s)", planned[i].framework->build.framework, fmt::join(outcome.report->checks, ", "),
                                                  outcome.seconds));
+                if (outcome.report && outcome.report->ok)
+                    proven_names.push_back(fmt::format("{} ({:.1f} s)", planned[i].framework->build.framework, outcome.seconds));
             }
+            if (!proven.empty()) result.evidence("ran", fmt::format("{}", fmt::join(proven, "; ")));
             result.summary(proven.empty() ? std::string("no framework passed its own GPU test")
-                                          : fmt::format("ran on the GPU: {}", fmt::join(proven, "; ")));
+                                          : "ran on the GPU: " + sys::first_items(proven_names, sys::max_headline - 16));
         });
 }
 

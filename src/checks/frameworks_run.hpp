@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cudacheck/result_builder.hpp"
-#include "probes/frameworks_probe.hpp"
+#include "probes/python/frameworks_probe.hpp"
 
 #include <chrono>
 #include <optional>

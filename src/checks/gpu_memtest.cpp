@@ -20,6 +20,10 @@ namespace cudacheck {
 
 namespace {
 
+constexpr MetricFamily bandwidth_figure{"memtest_bandwidth", "memtest_bandwidth", Unit::gb_per_s, "Memory bandwidth the gpu.memtest patterns ran at."};
+constexpr MetricFamily tested_figure{"memtest_tested", "memtest_bytes", Unit::bytes, "Device memory gpu.memtest wrote and verified."};
+constexpr MetricFamily patterns_figure{"memtest_patterns", "memtest_patterns", Unit::count, "Patterns gpu.memtest ran."};
+
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned int records_per_pattern = 16;
@@ -168,12 +172,12 @@ void judge_memtest(const MemtestOutcome& outcome, ResultBuilder& result) {
     const double bandwidth = outcome.gpu_seconds > 0
                                  ? 2.0 * static_cast<double>(outcome.bytes) * static_cast<double>(outcome.patterns_run.size()) / outcome.gpu_seconds / 1e9
                                  : 0.0;
-    result.metric("memtest_bandwidth", bandwidth, "GB/s");
-    result.metric("memtest_bytes", static_cast<double>(outcome.bytes), "bytes");
-    result.metric("memtest_patterns", static_cast<double>(outcome.patterns_run.size()), "count");
+    result.metric(bandwidth_figure, bandwidth);
+    result.metric(tested_figure, static_cast<double>(outcome.bytes));
+    result.metric(patterns_figure, static_cast<double>(outcome.patterns_run.size()));
     result.evidence("tested", fmt::format("{} at device address 0x{:x} ({} free when the test began; it takes half, at most {})",
                                           format_bytes(outcome.bytes), outcome.device_address, format_bytes(outcome.free_bytes), format_bytes(memtest_max_bytes)),
-                    static_cast<double>(outcome.bytes), "bytes");
+                    static_cast<double>(outcome.bytes), Unit::bytes);
     result.evidence("patterns", fmt::format("{} of {}: {}", outcome.patterns_run.size(), outcome.patterns_planned, patterns_text(outcome.patterns_run)));
     result.evidence("method", "held the GPU alone; each pattern written then read back by kernels that regenerate every word; bandwidth counts "
                               "the bytes written and read over the kernels' GPU time (CUDA events)");

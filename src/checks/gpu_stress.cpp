@@ -18,7 +18,7 @@
 #include "engine/progress.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
-#include "probes/gpu_sharing.hpp"
+#include "probes/nvml/gpu_sharing.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -35,6 +35,18 @@
 namespace cudacheck {
 
 namespace {
+
+constexpr MetricFamily stress_rate{"stress", "stress_tflops_{stat}", Unit::tflops,
+                                   "GEMM throughput under gpu.stress, per second of the run, by statistic, in TFLOP/s."};
+constexpr MetricFamily stress_clock{"stress_sm_clock", "stress_sm_clock_{stat}", Unit::mhz, "SM clock NVML reported during gpu.stress, by statistic."};
+constexpr MetricFamily stress_power{"stress_power", "stress_power_{stat}", Unit::watts, "Power draw NVML reported during gpu.stress, by statistic."};
+constexpr MetricFamily stress_temperature{"stress_temperature", "stress_temperature_{stat}", Unit::celsius,
+                                          "Temperature NVML reported during gpu.stress, by statistic."};
+constexpr MetricFamily stress_drop{"stress_rate_drop", "stress_rate_drop", Unit::percent,
+                                   "How far (0-1) the throughput fell from its best second during gpu.stress."};
+constexpr MetricFamily stress_products{"stress_products", "stress_products", Unit::count, "Products gpu.stress computed and compared."};
+constexpr MetricFamily stress_error{"stress_reference_relative_error", "stress_reference_relative_error", Unit::ratio,
+                                    "Relative error of gpu.stress's reference product against float64."};
 
 using Clock = std::chrono::steady_clock;
 
@@ -241,16 +253,34 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
 constexpr std::uint64_t judged_slowdowns[] = {clocks_event::hw_slowdown, clocks_event::sw_thermal_slowdown, clocks_event::hw_thermal_slowdown,
                                               clocks_event::hw_power_brake_slowdown};
 
-// "34-61 C", from the samples that have the field.
+// The values of the samples that have the field, scaled.
 template <typename Field>
-std::string range_text(const std::vector<NvmlClockSample>& samples, Field field, double scale, std::string_view unit) {
+std::vector<double> sampled_values(const std::vector<NvmlClockSample>& samples, Field field, double scale) {
     std::vector<double> values;
     for (const NvmlClockSample& sample : samples)
         if (const auto value = field(sample)) values.push_back(static_cast<double>(*value) * scale);
+    return values;
+}
+
+// "34-61 C", from the samples that have the field.
+template <typename Field>
+std::string range_text(const std::vector<NvmlClockSample>& samples, Field field, double scale, std::string_view unit) {
+    const std::vector<double> values = sampled_values(samples, field, scale);
     if (values.empty()) return "?";
     const auto [low, high] = std::minmax_element(values.begin(), values.end());
     if (*low == *high) return fmt::format("{:.0f} {}", *low, unit);
     return fmt::format("{:.0f}-{:.0f} {}", *low, *high, unit);
+}
+
+// The range as evidence; when every sample had the one value, that value is its figure too ("61 C":
+// 61, rounded as the text rounds it: "{:.0f}" rounds half to even, as nearbyint does).
+template <typename Field>
+void range_evidence(ResultBuilder& result, std::string key, const std::vector<NvmlClockSample>& samples, Field field, double scale, Unit unit) {
+    std::string text = range_text(samples, field, scale, to_string(unit));
+    const std::vector<double> values = sampled_values(samples, field, scale);
+    const bool one_value = !values.empty() && std::all_of(values.begin(), values.end(), [&](double value) { return value == values.front(); });
+    if (one_value) result.evidence(std::move(key), std::move(text), std::nearbyint(values.front()), unit);
+    else result.evidence(std::move(key), std::move(text));
 }
 
 std::optional<double> highest(const std::vector<NvmlClockSample>& samples, std::optional<unsigned int> NvmlClockSample::*field) {
@@ -262,9 +292,9 @@ std::optional<double> highest(const std::vector<NvmlClockSample>& samples, std::
 
 void add_nvml_evidence(const std::vector<NvmlClockSample>& samples, ResultBuilder& result) {
     result.evidence("nvml_samples", fmt::format("{} over the run, every {} ms", samples.size(), sample_interval.count()));
-    result.evidence("sm_clock", range_text(samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, "MHz"));
-    result.evidence("temperature", range_text(samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, "C"));
-    result.evidence("power", range_text(samples, [](const NvmlClockSample& s) { return s.power_mw; }, 1e-3, "W"));
+    range_evidence(result, "sm_clock", samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, Unit::mhz);
+    range_evidence(result, "temperature", samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, Unit::celsius);
+    range_evidence(result, "power", samples, [](const NvmlClockSample& s) { return s.power_mw; }, 1e-3, Unit::watts);
     // Every reason seen, the normal ones too (SW power cap is where a GPU at full load sits).
     std::vector<std::string> seen;
     std::size_t answered = 0;
@@ -276,13 +306,13 @@ void add_nvml_evidence(const std::vector<NvmlClockSample>& samples, ResultBuilde
         if (with > 0) seen.push_back(fmt::format("{} {:.0f}%", describe_clocks_event_reasons(reason), 100.0 * static_cast<double>(with) / static_cast<double>(answered)));
     }
     result.evidence("clocks_event_reasons", answered == 0 ? "not reported" : seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, ", ")));
-    if (const auto clock = highest(samples, &NvmlClockSample::sm_clock_mhz)) result.metric("stress_sm_clock_max", *clock, "MHz");
+    if (const auto clock = highest(samples, &NvmlClockSample::sm_clock_mhz)) result.metric(stress_clock, *clock, {{"stat", "max"}});
     std::optional<double> lowest_clock;
     for (const NvmlClockSample& sample : samples)
         if (sample.sm_clock_mhz && (!lowest_clock || *sample.sm_clock_mhz < *lowest_clock)) lowest_clock = *sample.sm_clock_mhz;
-    if (lowest_clock) result.metric("stress_sm_clock_min", *lowest_clock, "MHz");
-    if (const auto temperature = highest(samples, &NvmlClockSample::temperature_c)) result.metric("stress_temperature_max", *temperature, "C");
-    if (const auto power = highest(samples, &NvmlClockSample::power_mw)) result.metric("stress_power_max", *power / 1000.0, "W");
+    if (lowest_clock) result.metric(stress_clock, *lowest_clock, {{"stat", "min"}});
+    if (const auto temperature = highest(samples, &NvmlClockSample::temperature_c)) result.metric(stress_temperature, *temperature, {{"stat", "max"}});
+    if (const auto power = highest(samples, &NvmlClockSample::power_mw)) result.metric(stress_power, *power / 1000.0, {{"stat", "max"}});
 }
 
 // NVML's readings as numbers: every sample (seconds since sampling began), and per second of the
@@ -377,11 +407,11 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
         low = *std::min_element(outcome.tflops_per_second.begin(), outcome.tflops_per_second.end());
         high = *std::max_element(outcome.tflops_per_second.begin(), outcome.tflops_per_second.end());
     }
-    result.metric("stress_tflops_median", median, "TFLOP/s");
-    result.metric("stress_tflops_min", low, "TFLOP/s");
-    result.metric("stress_tflops_max", high, "TFLOP/s");
-    result.metric("stress_products", static_cast<double>(outcome.results), "count");
-    result.metric("stress_reference_relative_error", outcome.reference.relative_error, "ratio");
+    result.metric(stress_rate, median, {{"stat", "median"}});
+    result.metric(stress_rate, low, {{"stat", "min"}});
+    result.metric(stress_rate, high, {{"stat", "max"}});
+    result.metric(stress_products, static_cast<double>(outcome.results));
+    result.metric(stress_error, outcome.reference.relative_error);
 
     if (!outcome.reference.within(outcome.tolerance))
         result.add(Code::wrong_result, fmt::format("the first {} product's sampled entries against float64: {}", outcome.work,
@@ -411,7 +441,7 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
         result.evidence("nvml_samples", "none: NVML is not available for this GPU (see driver.nvml), so clocks and slowdowns were not read");
     }
     if (const auto drop = rate_drop(outcome.tflops_per_second); drop) {
-        result.metric("stress_rate_drop", 100.0 * *drop, "%");
+        result.metric(stress_drop, 100.0 * *drop);
         if (!outcome.shared_with.empty())
             result.evidence("rate_not_judged", fmt::format("the GPU was shared during the stress ({}): a fall of the rate is not this GPU's", outcome.shared_with));
         else if (*drop > stress_rate_drop_limit) {
@@ -428,8 +458,12 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
     if (outcome.samples && !outcome.samples->empty())
         conditions = fmt::format("; SM {}, {}", range_text(*outcome.samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, "MHz"),
                                  range_text(*outcome.samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, "C"));
-    result.summary(fmt::format("{} for {:.0f} s: {} products bit-identical, first matches float64 ({:.1e}); {:.0f} TFLOP/s median ({:.0f}-{:.0f}){}",
-                               outcome.work, outcome.seconds, outcome.results, outcome.reference.relative_error, median, low, high, conditions));
+    // The headline: the work, its repeatability and its rate; the float64 match and the clocks and
+    // temperatures while it ran are evidence.
+    result.evidence("first_product_against_float64", fmt::format("{:.1e}", outcome.reference.relative_error));
+    if (!conditions.empty()) result.evidence("clocks_and_temperature", conditions.substr(2));
+    result.summary(fmt::format("{} for {:.0f} s: {} products bit-identical; {:.0f} TFLOP/s median ({:.0f}-{:.0f})",
+                               outcome.work.substr(0, outcome.work.find(" (")), outcome.seconds, outcome.results, median, low, high));
 }
 
 std::unique_ptr<Check> make_gpu_stress_check() {

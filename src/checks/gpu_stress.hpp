@@ -4,7 +4,7 @@
 
 #include "engine/check.hpp"
 #include "gpu/library_support.hpp"
-#include "probes/nvml_health.hpp"
+#include "probes/nvml/nvml_health.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -41,7 +41,8 @@ constexpr std::uint64_t cgroup_headroom_wanted = std::uint64_t{4} << 30;
 
 void evidence_limit(ResultBuilder& result, const char* name, const Limit& limit, bool bytes) {
     const auto text = [bytes](const std::optional<std::uint64_t>& value) { return bytes ? limit_bytes_text(value) : limit_count_text(value); };
-    result.evidence(name, limit.soft == limit.hard ? text(limit.soft) : fmt::format("{} (hard limit {})", text(limit.soft), text(limit.hard)));
+    if (bytes && limit.soft && limit.soft == limit.hard) result.evidence_bytes(name, *limit.soft);
+    else result.evidence(name, limit.soft == limit.hard ? text(limit.soft) : fmt::format("{} (hard limit {})", text(limit.soft), text(limit.hard)));
 }
 
 }  // namespace
@@ -49,12 +50,12 @@ void evidence_limit(ResultBuilder& result, const char* name, const Limit& limit,
 bool explain_out_of_memory_init(const ProcessLimits& limits, ResultBuilder& result) {
     const bool address_space = limits.address_space.soft.has_value();
     if (!address_space && !limits.data.soft) return false;
-    const char* which = address_space ? "address-space limit (RLIMIT_AS, ulimit -v)" : "data-segment limit (RLIMIT_DATA, ulimit -d)";
+    const char* which = address_space ? "address-space limit (ulimit -v)" : "data-segment limit (ulimit -d)";
     const std::uint64_t value = address_space ? *limits.address_space.soft : *limits.data.soft;
+    result.evidence(address_space ? "address_space_limit" : "data_limit", fmt::format("{} ({} KiB)", format_bytes(value), value >> 10));
     result.add(Code::address_space_limited,
-               fmt::format("cuInit failed: CUDA_ERROR_OUT_OF_MEMORY under the {} of {} ({} KiB): CUDA reserves more address space than that "
-                           "when it initialises; no memory is short",
-                           which, format_bytes(value), value >> 10),
+               fmt::format("cuInit failed: CUDA_ERROR_OUT_OF_MEMORY under the {} of {}, though no memory is short", which,
+                           format_bytes(value)),
                fmt::format("Lift the limit where the job starts (`ulimit {} unlimited`, or at least {} KiB for one GPU); for a service remove "
                            "`{}=`.",
                            address_space ? "-v" : "-d", address_space_cuda_fails_below >> 10, address_space ? "LimitAS" : "LimitDATA"));
@@ -76,24 +77,20 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
     if (const auto& soft = limits.address_space.soft) {
         const bool fails = *soft < address_space_cuda_fails_below;
         result.add(Code::address_space_limited,
-                   fmt::format("the address-space limit (ulimit -v) is {} ({} KiB): CUDA reserves large address ranges when it initialises, "
-                               "{}",
-                               format_bytes(*soft), *soft >> 10,
-                               fails ? fmt::format("and under {} cuInit fails with CUDA_ERROR_OUT_OF_MEMORY", format_bytes(address_space_cuda_fails_below))
-                                     : "more with more GPUs or host memory, and cuInit fails with CUDA_ERROR_OUT_OF_MEMORY under the limit"),
+                   fmt::format("the address-space limit (ulimit -v) is {} ({} KiB): {}", format_bytes(*soft), *soft >> 10,
+                               fails ? fmt::format("under {} cuInit fails with CUDA_ERROR_OUT_OF_MEMORY", format_bytes(address_space_cuda_fails_below))
+                                     : "cuInit fails under it with more GPUs or host memory"),
                    {}, fails ? std::nullopt : std::optional<Status>(Status::warn));
     }
     if (const auto& soft = limits.open_files.soft; soft && *soft < open_files_wanted)
         result.add(Code::open_files_limited,
-                   fmt::format("the open-files limit (ulimit -n) is {}{}: CUDA libraries, device files and frameworks' worker processes need "
-                               "more (\"Too many open files\")",
+                   fmt::format("the open-files limit (ulimit -n) is {}{}: CUDA work needs more (\"Too many open files\")",
                                *soft, limits.open_files.hard ? fmt::format(", hard limit {}", *limits.open_files.hard) : std::string(", no hard limit")));
     if (const auto& soft = limits.locked_memory.soft;
         soft && *soft < locked_memory_wanted && !limits.may_lock_past_limit && !limits.rdma_devices.empty())
         result.add(Code::locked_memory_limited,
-                   fmt::format("the locked-memory limit (ulimit -l) is {} and this host has RDMA devices ({}): NCCL over InfiniBand and "
-                               "GPUDirect RDMA register memory against it and fail to",
-                               format_bytes(*soft), fmt::join(limits.rdma_devices, ", ")));
+                   fmt::format("the locked-memory limit (ulimit -l) is {} on a host with {} RDMA device{}: NCCL over InfiniBand fails under it",
+                               format_bytes(*soft), limits.rdma_devices.size(), limits.rdma_devices.size() == 1 ? "" : "s"));
     if (const auto& cgroup = limits.cgroup_memory; cgroup && (host.memory_bytes == 0 || cgroup->limit_bytes < host.memory_bytes)) {
         result.evidence("cgroup_memory", fmt::format("{} limits memory to {} (cgroup v{}){}", cgroup->path, format_bytes(cgroup->limit_bytes),
                                                      cgroup->version,
@@ -102,23 +99,19 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
         const std::uint64_t left = cgroup->limit_bytes > used ? cgroup->limit_bytes - used : 0;
         if (left < cgroup_headroom_wanted)
             result.add(Code::cgroup_memory_limited,
-                       fmt::format("the control group {} limits memory to {} and {} of it is left: loading the CUDA libraries and a framework "
-                                   "takes several GiB, and past the limit the OOM killer ends the process",
-                                   cgroup->path, format_bytes(cgroup->limit_bytes), format_bytes(left)));
+                       fmt::format("the control group limits memory to {} and {} of it is left: CUDA libraries and a framework take several GiB",
+                                   format_bytes(cgroup->limit_bytes), format_bytes(left)));
     }
     if (const auto& soft = limits.file_size.soft)
         result.add(Code::file_size_limited,
-                   fmt::format("the file-size limit (ulimit -f) is {}: a process writing past it is killed by SIGXFSZ or its write fails, "
-                               "which cuts reports, checkpoints, caches and core files",
-                               format_bytes(*soft)));
+                   fmt::format("the file-size limit (ulimit -f) is {}: a process writing past it is killed by SIGXFSZ", format_bytes(*soft)));
     if (const auto& soft = limits.stack.soft; soft && *soft < stack_wanted) {
         const bool fails = *soft < stack_fails_below;
         result.add(Code::stack_limit_small,
-                   fmt::format("the stack-size limit (ulimit -s) is {} ({} KiB){}: programs started under it get no more stack than that, "
-                               "{}",
-                               format_bytes(*soft), *soft >> 10, limits.stack.hard ? fmt::format(", hard limit {} KiB", *limits.stack.hard >> 10) : "",
-                               fails ? "and Python and nvcc die with SIGSEGV as they start under 128 KiB"
-                                     : "too little for compilers on large code and Python extensions (the usual limit is 8 MiB)"),
+                   fmt::format("the stack-size limit (ulimit -s) is {} KiB{}: {}", *soft >> 10,
+                               limits.stack.hard ? fmt::format(", hard limit {} KiB", *limits.stack.hard >> 10) : "",
+                               fails ? "Python and nvcc die with SIGSEGV under 128 KiB"
+                                     : "too little for compilers and Python extensions (usually 8 MiB)"),
                    {}, fails ? std::optional<Status>(Status::fail) : std::nullopt);
     }
     if (const auto& soft = limits.processes.soft; soft && !limits.exempt_from_process_limit) {
@@ -126,14 +119,11 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
         const std::uint64_t room = *soft > used ? *soft - used : 0;
         if (room < process_room_wanted)
             result.add(Code::process_limit_low,
-                       fmt::format("the process limit (ulimit -u) is {}{}{}: {} more processes and threads can start, fewer than the {} "
-                                   "running the checks and CUDA work may take (fork, posix_spawn and pthread_create fail with \"Resource "
-                                   "temporarily unavailable\" at the limit)",
-                                   *soft, limits.processes.hard ? fmt::format(", hard limit {}", *limits.processes.hard) : std::string(),
-                                   limits.user_tasks ? fmt::format(", and this user already runs {} processes and threads", used) : std::string(),
-                                   room, process_room_wanted));
+                       fmt::format("the process limit (ulimit -u, {}) leaves room for {} more processes and threads, fewer than the {} CUDA work "
+                                   "takes",
+                                   *soft, room, process_room_wanted));
     }
-    result.summary("no limit CUDA work runs into (address space, open files, locked memory, file size, stack, processes, control-group memory)");
+    result.summary("no limit CUDA work runs into (address space, open files, locked memory, file size, stack, processes, cgroup memory)");
 }
 
 std::unique_ptr<Check> make_host_limits_check() {

@@ -13,7 +13,7 @@ void judge_host_os(const HostInfo& host, ResultBuilder& result) {
     result.evidence("architecture", host.architecture);
     result.evidence("libc", host.libc_version);
     result.evidence("cpu", fmt::format("{} ({} logical CPUs)", host.cpu_model.empty() ? "unknown" : host.cpu_model, host.logical_cpus));
-    result.evidence("memory", format_bytes(host.memory_bytes));
+    result.evidence_bytes("memory", host.memory_bytes);
     result.evidence("container", host.container.empty() ? "none detected" : host.container);
     result.evidence("wsl", host.wsl.empty() ? "no" : host.wsl);
 

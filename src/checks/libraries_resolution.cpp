@@ -4,11 +4,14 @@
 // /etc/ld.so.cache, and it explains the "cannot open shared object file" and "version
 // incompatibility" failures before any GPU work is tried.
 #include "checks/checks.hpp"
+#include "engine/report_builder.hpp"
+#include "report/report_query.hpp"
+#include "util/headline.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
 #include "probes/library_damage.hpp"
 #include "probes/probes.hpp"
-#include "probes/python_packages.hpp"
+#include "probes/python/python_packages.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -21,6 +24,12 @@ using sys::directory_of;
 
 namespace {
 
+
+// A finding's message is a headline; the whole account behind it, with every path and rule, is
+// evidence under the finding's code and the library's soname (shown by -v and in the JSON report).
+void detail(ResultBuilder& result, Code code, std::string_view soname, std::string text) {
+    result.evidence(fmt::format("{} {}", code_string(code), soname), std::move(text));
+}
 
 std::string version_text(const LibraryCopy* copy) {
     return copy == nullptr || copy->version.empty() ? "version unknown" : copy->version;
@@ -87,17 +96,15 @@ std::string pip_package(const LibraryFamily& family, int cuda_major) {
     return cuda_major >= 13 ? package : fmt::format("{}-cu{}", package, cuda_major);
 }
 
-void add_evidence(const LibraryLocation& location, ResultBuilder& result) {
-    for (const Resolution& resolution : location.resolutions) {
-        const LibraryCopy* copy = location.copy_at(resolution.real_path);
-        result.evidence(resolution.soname,
-                        fmt::format("{} {} {}{} ({})", version_text(copy), copy != nullptr ? to_string(copy->origin) : "other", resolution.path,
-                                    resolution.real_path != resolution.path ? " -> " + resolution.real_path : "", resolution.rule));
-    }
-    for (const LibraryCopy& copy : location.copies) {
-        const Resolution* resolution = location.resolution_of(copy.soname);
-        if (resolution != nullptr && resolution->real_path == copy.real_path) continue;
-        result.evidence(copy.soname, (resolution != nullptr ? "also " : "not on the loader's path: ") + describe(copy));
+// For people: the loader's pick of each soname, then every other copy, one line each. Written from
+// the report's `libraries` section, which programs read instead of these lines.
+void add_evidence(const LibraryInfo& library, ResultBuilder& result) {
+    for (const LibraryResolutionInfo& resolution : library.resolved) result.evidence(resolution.soname, describe_resolution(resolution));
+    for (const LibraryCopyInfo& copy : library.copies) {
+        const auto resolution = std::find_if(library.resolved.begin(), library.resolved.end(),
+                                             [&](const LibraryResolutionInfo& picked) { return picked.soname == copy.soname; });
+        if (resolution != library.resolved.end() && resolution->real_path == copy.real_path) continue;
+        result.evidence(copy.soname, (resolution != library.resolved.end() ? "also " : "not on the loader's path: ") + describe_copy(copy));
     }
 }
 
@@ -132,9 +139,12 @@ void judge_outside_loader_path(const LibraryFacts& facts, const RuntimeMajors& r
                     : fmt::format("`export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH`, or for every program: "
                                   "`echo {} | sudo tee /etc/ld.so.conf.d/cuda-libraries.conf && sudo ldconfig`.",
                                   directory, directory);
+            detail(result, Code::library_outside_loader_path, soname,
+                   fmt::format("{} ({}{}) is not on the loader's path: a C/C++ program cannot open it; copies: {}", soname, family.name, also_cudnn,
+                               fmt::join(places, "; ")));
             result.add(Code::library_outside_loader_path,
-                       fmt::format("{} ({}{}) is not on the loader's path: a C/C++ program cannot open it; copies: {}", soname, family.name, also_cudnn,
-                                   fmt::join(places, "; ")),
+                       fmt::format("{} ({}{}) is not on the loader's path; {} cop{} elsewhere", soname, family.name, also_cudnn, places.size(),
+                                   places.size() == 1 ? "y" : "ies"),
                        std::move(remediation));
         }
     }
@@ -157,10 +167,13 @@ void judge_versions(const LibraryFacts& facts, ResultBuilder& result) {
                     satisfies(loaded->version, ">=" + toolkit.version))
                     continue;
                 const std::string toolkit_lib = directory_of(toolkit.path);
+                detail(result, Code::library_versions_differ, resolution.soname,
+                       fmt::format("{} ({}): a C/C++ program built with the toolkit in {} ({} {}) loads the older {} from {} ({})", resolution.soname,
+                                   family.name, directory_of(toolkit_lib), family.name, toolkit.version, loaded->version, resolution.path,
+                                   resolution.rule));
                 result.add(Code::library_versions_differ,
-                           fmt::format("{} ({}): a C/C++ program built with the toolkit in {} ({} {}) loads the older {} from {} ({})", resolution.soname,
-                                       family.name, directory_of(toolkit_lib), family.name, toolkit.version, loaded->version, resolution.path,
-                                       resolution.rule),
+                           fmt::format("{}: programs built with the toolkit's {} {} load the older {}", resolution.soname, family.name, toolkit.version,
+                                       loaded->version),
                            fmt::format("Give programs the toolkit's copy: `export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH` (or link with -Wl,-rpath,{}), "
                                        "or remove the older {} from {}.",
                                        toolkit_lib, toolkit_lib, family.name, directory_of(loaded->path)));
@@ -203,12 +216,16 @@ void judge_cudnn_sublibraries(const LibraryFacts& facts, ResultBuilder& result) 
     }
     const std::string main_text = fmt::format("libcudnn.so.9 resolves to {} {} {} ({})", version_text(main_copy),
                                               main_copy != nullptr ? to_string(main_copy->origin) : "other", main->path, main->rule);
-    if (!missing.empty())
+    if (!missing.empty()) {
+        detail(result, Code::cudnn_sublibrary_missing, "libcudnn.so.9",
+               fmt::format("{} but {} resolve nowhere: cuDNN fails with CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", main_text, fmt::join(missing, ", ")));
         result.add(Code::cudnn_sublibrary_missing,
-                   fmt::format("{} but {} resolve nowhere: cuDNN fails with CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", main_text, fmt::join(missing, ", ")),
+                   fmt::format("libcudnn.so.9 ({}) resolves, but {} of its sub-librar{} resolve nowhere: {}", version_text(main_copy), missing.size(),
+                               missing.size() == 1 ? "y" : "ies", sys::first_items(missing, 50)),
                    fmt::format("Install the missing sub-libraries from the same cuDNN {} as {} (the whole libcudnn9 package or wheel), not from another "
                                "install.",
                                version_text(main_copy), main->path));
+    }
     if (mixed.empty()) return;
     const std::string remediation =
         all_beside_main
@@ -217,8 +234,11 @@ void judge_cudnn_sublibraries(const LibraryFacts& facts, ResultBuilder& result) 
                           main_directory, main_directory)
             : fmt::format("Install all of cuDNN {} in one place ({}), or remove the other install so that one cuDNN remains on the loader's path.",
                           version_text(main_copy), main_directory);
-    result.add(Code::cudnn_sublibraries_mixed, fmt::format("{} but {}", main_text, fmt::join(mixed, "; ")), remediation,
-               versions_differ ? Status::fail : Status::warn);
+    detail(result, Code::cudnn_sublibraries_mixed, "libcudnn.so.9", fmt::format("{} but {}", main_text, fmt::join(mixed, "; ")));
+    result.add(Code::cudnn_sublibraries_mixed,
+               fmt::format("{} cuDNN sub-librar{} resolve to another install or version than libcudnn.so.9 ({})", mixed.size(),
+                           mixed.size() == 1 ? "y" : "ies", version_text(main_copy)),
+               remediation, versions_differ ? Status::fail : Status::warn);
 }
 
 // CC604: a library that resolves, but only for another CUDA major than the runtime's.
@@ -235,9 +255,12 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
             for (const Resolution& resolution : location.resolutions)
                 found.push_back(fmt::format("{} (CUDA {}) at {}", resolution.soname, fmt::join(family.cuda_majors_of(resolution.soname), "/"),
                                             resolution.path));
+            detail(result, Code::library_cuda_major_mismatch, wanted,
+                   fmt::format("{} resolves only as {} but the runtime is CUDA {} ({}): a CUDA {} program that uses {} fails to open {}", family.name,
+                               fmt::join(found, ", "), major, runtime.evidence, major, family.name, wanted));
             result.add(Code::library_cuda_major_mismatch,
-                       fmt::format("{} resolves only as {} but the runtime is CUDA {} ({}): a CUDA {} program that uses {} fails to open {}", family.name,
-                                   fmt::join(found, ", "), major, runtime.evidence, major, family.name, wanted),
+                       fmt::format("{} resolves only for another CUDA major than the runtime's {}: CUDA {} programs cannot open {}", family.name, major,
+                                   major, wanted),
                        fmt::format("Install {} for CUDA {} (NVIDIA's CUDA {} package; `pip install {}` serves Python only), or build against CUDA {} "
                                    "throughout.",
                                    family.name, major, major, pip_package(family, major),
@@ -256,9 +279,11 @@ void judge_damaged(const LibraryFacts& facts, ResultBuilder& result) {
             if (!damage) continue;
             const LibraryCopy* copy = location.copy_at(resolution.real_path);
             const std::string origin = copy == nullptr ? std::string() : installed_by(*copy);
-            result.add(Code::library_damaged,
-                       fmt::format("{} ({}) resolves to {} ({}), which is damaged: {}", resolution.soname, location.family->name, resolution.real_path,
-                                   resolution.rule, damage->reason),
+            detail(result, Code::library_damaged, resolution.soname,
+                   fmt::format("{} ({}) resolves to {} ({}), which is damaged: {}", resolution.soname, location.family->name, resolution.real_path,
+                               resolution.rule, damage->reason));
+            const std::string head = fmt::format("{} resolves to a damaged file: ", resolution.soname);
+            result.add(Code::library_damaged, head + sys::clip(damage->reason, sys::max_headline - head.size()),
                        damaged_copy_remediation(resolution, origin));
         }
 }
@@ -276,15 +301,16 @@ void judge_stub_libcuda(const LibraryFacts& facts, ResultBuilder& result) {
         remediation = fmt::format("Remove {} from the files in /etc/ld.so.conf.d, then `sudo ldconfig`.", directory);
     else
         remediation = fmt::format("Delete {}: a libcuda.so.1 in a system directory must be the driver's.", resolution->path);
-    result.add(Code::libcuda_stub,
-               fmt::format("libcuda.so.1 resolves to the toolkit's stub {} ({}): every CUDA program started here fails with CUDA_ERROR_STUB_LIBRARY (34)",
-                           resolution->path, resolution->rule),
+    detail(result, Code::libcuda_stub, "libcuda.so.1",
+           fmt::format("libcuda.so.1 resolves to the toolkit's stub {} ({}): every CUDA program started here fails with CUDA_ERROR_STUB_LIBRARY (34)",
+                       resolution->path, resolution->rule));
+    result.add(Code::libcuda_stub, "libcuda.so.1 resolves to the toolkit's stub: every CUDA program here fails with CUDA_ERROR_STUB_LIBRARY (34)",
                std::move(remediation));
 }
 
 // The line shown when nothing is wrong (a finding's message replaces it otherwise): how many
 // libraries resolve and by which rule, and which have several copies of one version.
-std::string summarize(const LibraryFacts& facts) {
+std::string summarize(const LibraryFacts& facts, ResultBuilder& result) {
     std::map<std::string, int> by_rule;
     std::size_t resolving = 0;
     std::size_t found = 0;  // stubs alone do not count: they are no library to run with
@@ -306,14 +332,19 @@ std::string summarize(const LibraryFacts& facts) {
     for (const auto& [rule, count] : by_rule) rules.push_back(fmt::format("{} {}", count, rule));
     std::string summary = fmt::format("{} of {} libraries found resolve for C/C++ programs{}", resolving, found,
                                       rules.empty() ? "" : fmt::format(" ({})", fmt::join(rules, ", ")));
-    if (!several.empty()) summary += fmt::format("; {} with several copies of one version ({})", several.size(), fmt::join(several, "; "));
+    // Which libraries have several copies is evidence; the headline counts them.
+    if (!several.empty()) {
+        summary += fmt::format("; {} with several copies of one version", several.size());
+        result.evidence("several_copies", fmt::format("{}", fmt::join(several, "; ")));
+    }
     return summary;
 }
 
 }  // namespace
 
 void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result) {
-    for (const LibraryLocation& location : facts.libraries) add_evidence(location, result);
+    // The same facts as the report's `libraries` section (engine/report_builder.cpp builds both).
+    for (const LibraryInfo& library : libraries_section(facts).found) add_evidence(library, result);
     result.evidence("ld_so_cache", facts.cache_status);
     result.evidence("directories_searched", std::to_string(facts.directories_searched));
 
@@ -325,7 +356,7 @@ void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result) 
     judge_cudnn_sublibraries(facts, result);
     judge_cuda_majors(facts, runtime, result);
 
-    result.summary(summarize(facts));
+    result.summary(summarize(facts, result));
 }
 
 std::unique_ptr<Check> make_libraries_resolution_check() {

@@ -35,6 +35,12 @@ namespace cudacheck {
 
 namespace {
 
+constexpr MetricFamily bus_bandwidth_family{"nccl_allreduce_bus_bandwidth", "bus_bandwidth", Unit::gb_per_s,
+                                            "NCCL all-reduce bus bandwidth over all GPUs (nccl-tests' busbw)."};
+constexpr MetricFamily algorithm_bandwidth_family{"nccl_allreduce_algorithm_bandwidth", "algorithm_bandwidth", Unit::gb_per_s,
+                                                  "NCCL all-reduce algorithm bandwidth over all GPUs (bytes / time)."};
+constexpr MetricFamily comm_init_family{"nccl_comm_init", "comm_init_time", Unit::ms, "Time NCCL took to create its communicator."};
+
 std::string last_error(const NcclApi& api) {
     const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
     return text != nullptr && *text != '\0' ? fmt::format("; NCCL says: {}", text) : "";
@@ -167,17 +173,20 @@ void judge_allreduce(const AllReduceOutcome& outcome, ResultBuilder& result) {
     const double milliseconds = gpu::median(outcome.times_ms);
     const double algorithm_bandwidth = static_cast<double>(bytes) / (milliseconds * 1e-3) / 1e9;
     const double bus_bandwidth = nccl_allreduce_bus_bandwidth(algorithm_bandwidth, ranks);
-    result.metric("bus_bandwidth", bus_bandwidth, "GB/s");
-    result.metric("algorithm_bandwidth", algorithm_bandwidth, "GB/s");
-    result.metric("comm_init_time", outcome.init_ms, "ms");
+    result.metric(bus_bandwidth_family, bus_bandwidth);
+    result.metric(algorithm_bandwidth_family, algorithm_bandwidth);
+    result.metric(comm_init_family, outcome.init_ms);
     result.evidence("method", fmt::format("ncclCommInitAll over devices {}; ncclAllReduce of {} floats ({}) per GPU, out of place, one group call; "
                                           "CUDA events on every GPU's stream, the slowest per run, median of {} runs after {} warm-up(s); "
                                           "on every GPU, the first 2^20, the last 2^16 and every 997th element compared with a float64 reference",
                                           fmt::join(outcome.devices, ","), outcome.count, format_bytes(bytes), outcome.runs, outcome.warmups));
-    if (correct)
-        result.summary(fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU (relative error {:.1e}); bus {:.1f} GB/s, algorithm "
-                                   "{:.1f} GB/s; ncclCommInitAll {:.0f} ms",
-                                   outcome.version, ranks, format_bytes(bytes), worst, bus_bandwidth, algorithm_bandwidth, outcome.init_ms));
+    if (correct) {
+        // The headline: what ran and its rates; the error against float64 and the set-up time are evidence.
+        result.evidence("accuracy", fmt::format("relative error {:.1e} against float64 on every GPU", worst));
+        result.evidence("init", fmt::format("ncclCommInitAll {:.0f} ms", outcome.init_ms));
+        result.summary(fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU; bus {:.1f} GB/s, algorithm {:.1f} GB/s",
+                                   outcome.version, ranks, format_bytes(bytes), bus_bandwidth, algorithm_bandwidth));
+    }
 }
 
 double nccl_allreduce_bus_bandwidth(double algorithm_bandwidth, int ranks) {

@@ -5,7 +5,9 @@
 #include "checks/checks.hpp"
 #include "checks/nvrtc_compile.hpp"
 #include "checks/measure_then_judge.hpp"
+#include "bind/cuda_driver.hpp"
 #include "bind/nvrtc.hpp"
+#include "util/headline.hpp"
 #include "util/system.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "bind/owned.hpp"
@@ -17,7 +19,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <cuda.h>   // driver API types only: functions come from the libcuda the probes opened
 #include <fmt/format.h>
 #include <optional>
 #include <fmt/ranges.h>
@@ -70,54 +71,20 @@ std::string first_log_lines(std::string_view log, std::size_t max_lines) {
 
 namespace {
 
-
-struct DriverApi {
-    decltype(&::cuModuleLoadData) module_load_data = nullptr;
-    decltype(&::cuModuleGetFunction) module_get_function = nullptr;
-    decltype(&::cuModuleUnload) module_unload = nullptr;
-    decltype(&::cuLaunchKernel) launch_kernel = nullptr;
-    decltype(&::cuGetErrorName) error_name = nullptr;
-};
-
-constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
-    required_symbol<&DriverApi::module_load_data>("cuModuleLoadData"),
-    required_symbol<&DriverApi::module_get_function>("cuModuleGetFunction"),
-    required_symbol<&DriverApi::module_unload>("cuModuleUnload"),
-    required_symbol<&DriverApi::launch_kernel>("cuLaunchKernel"),
-    required_symbol<&DriverApi::error_name>("cuGetErrorName"),
-};
-
-std::string driver_remediation(CUresult result) {
-    switch (result) {
-        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
-            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
-                   "containers, the NVIDIA container toolkit must mount it).";
-        case CUDA_ERROR_NO_BINARY_FOR_GPU:
-        case CUDA_ERROR_INVALID_PTX:
-        case CUDA_ERROR_INVALID_IMAGE:
-            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
-                   "and a driver at least as new as that NVRTC's CUDA version.";
-        default:
-            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
-    }
-}
-
-// A driver API call failed: CC501 with the CUresult name and, where there is one, the fix.
-struct Driver {
-    using Status = CUresult;
-    [[nodiscard]] static std::string remediation(Status status) { return driver_remediation(status); }
-};
-using DriverFailure = LibraryFailure<Driver>;
+constexpr MetricFamily nvrtc_compile_time{"nvrtc_compile", "compile_time", Unit::ms, "Time NVRTC took to compile the test kernel."};
+constexpr MetricFamily nvrtc_module_load{"nvrtc_module_load", "module_load_time", Unit::ms, "Time the driver took to load the compiled module."};
+constexpr MetricFamily nvrtc_elements{"nvrtc_elements_checked", "elements_checked", Unit::count, "Elements of the compiled kernel's output checked."};
 
 void check(const NvrtcApi& api, nvrtcResult status, const char* call) {
     if (status != NVRTC_SUCCESS) throw NvrtcFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)));
 }
 
-void check(const DriverApi& api, CUresult status, const char* call) {
+// A driver API call failed: CC501 with the CUresult name and, where there is one, the fix.
+void check(const CudaDriverApi& api, CUresult status, const char* call) {
     if (status == CUDA_SUCCESS) return;
     const char* name = nullptr;
-    if (api.error_name(status, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
-    throw DriverFailure(status, call, describe_status(name, static_cast<int>(status)));
+    if (api.get_error_name(status, &name) != CUDA_SUCCESS || name == nullptr) name = "unknown CUresult";
+    throw CudaDriverFailure(status, call, describe_status(name, static_cast<int>(status)));
 }
 
 class Program {
@@ -144,15 +111,15 @@ private:
 
 class Module {
 public:
-    Module(const DriverApi& api, const void* image) {
+    Module(const CudaDriverApi& api, const void* image) {
         CUmodule module = nullptr;
         check(api, api.module_load_data(&module, image), "cuModuleLoadData");
-        module_ = Owned<CUmodule, decltype(DriverApi::module_unload)>(module, api.module_unload);
+        module_ = Owned<CUmodule, decltype(CudaDriverApi::module_unload)>(module, api.module_unload);
     }
     [[nodiscard]] CUmodule get() const { return module_.get(); }
 
 private:
-    Owned<CUmodule, decltype(DriverApi::module_unload)> module_;
+    Owned<CUmodule, decltype(CudaDriverApi::module_unload)> module_;
 };
 
 // __fmaf_rn: one correctly rounded fused multiply-add, so the host reproduces every element
@@ -175,7 +142,7 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 
 
 // Everything after NVRTC's version and the driver's symbols, into the outcome as it goes.
-void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const DriverApi& driver, const LoadedLibrary& library, int device,
+void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverApi& driver, const LoadedLibrary& library, int device,
                    NvrtcOutcome& outcome) {
     // The primary context the runtime uses (cudaSetDevice selected it; cudaFree creates it), which
     // the driver API calls below use too.
@@ -254,7 +221,7 @@ void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const DriverApi& 
         stream.synchronize();
         gpu_work.reset();
         outcome.out = std::move(host);
-    } catch (const DriverFailure& failure) {
+    } catch (const CudaDriverFailure& failure) {
         outcome.driver_failure = DriverCallFailure{failure.status(), failure.what(), failure.remediation()};
         if (failure.status() == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
             int driver_encoded = 0;
@@ -269,10 +236,10 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
     check(api, api.version(&nvrtc_major, &nvrtc_minor), "nvrtcVersion");
     result.evidence("nvrtc_version", fmt::format("{}.{}", nvrtc_major, nvrtc_minor));
 
-    // The driver API from the libcuda the probes opened (never a second copy).
-    const DynamicLibrary& libcuda = context.probes.initialised_driver().library;
-    DriverApi driver;
-    if (!gpu::bind_libcuda(libcuda, driver_symbols, driver, result)) return;
+    // The driver API the probes bound from the libcuda they opened (never a second copy).
+    const DriverFacts& libcuda = context.probes.initialised_driver();
+    if (!gpu::report_missing_libcuda_symbols(libcuda.library, libcuda.missing_module_symbols, result)) return;
+    const CudaDriverApi& driver = libcuda.api;
 
     measure_then_judge<NvrtcOutcome>(
         [&](NvrtcOutcome& outcome) {
@@ -298,8 +265,9 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
     result.evidence("target", target.verdict);
     if (!target.possible) {
         result.add(Code::nvrtc_compile_failed,
-                   fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}", nvrtc_major, nvrtc_minor, major, minor,
-                               target.verdict),
+                   sys::clip(fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}", nvrtc_major, nvrtc_minor, major,
+                                         minor, target.verdict),
+                             sys::max_headline),
                    fmt::format("Use the NVRTC of a CUDA release that still supports sm_{}{} (CUDA 12.x for sm_50..sm_72).", major, minor));
         return;
     }
@@ -322,19 +290,20 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
                 : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
                               "this GPU.",
                               target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
-        result.add(Code::nvrtc_compile_failed,
-                   fmt::format("nvrtcCompileProgram({}) failed: {}{}", target.option, outcome.compile_error,
-                               log.empty() ? "" : "; log: " + first_log_lines(log, 3)),
+        // The compiler's log is evidence; the headline names the call and its status.
+        if (!log.empty()) result.evidence("nvrtc_log", first_log_lines(log, 3));
+        result.add(Code::nvrtc_compile_failed, sys::clip(fmt::format("nvrtcCompileProgram({}) failed: {}", target.option, outcome.compile_error),
+                                                         sys::max_headline),
                    remediation);
         return;
     }
-    result.metric("compile_time", compile_ms, "ms");
+    result.metric(nvrtc_compile_time, compile_ms);
     if (outcome.builtins_path) result.evidence("nvrtc_builtins_path", *outcome.builtins_path);
 
     if (!outcome.image_bytes) return;
     result.evidence("image", fmt::format("{} bytes of {}", *outcome.image_bytes, target.cubin ? "CUBIN" : "PTX"));
 
-    if (outcome.module_load_ms) result.metric("module_load_time", *outcome.module_load_ms, "ms");
+    if (outcome.module_load_ms) result.metric(nvrtc_module_load, *outcome.module_load_ms);
     if (outcome.driver_failure) {
         const DriverCallFailure& failure = *outcome.driver_failure;
         if (failure.status == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
@@ -358,7 +327,7 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
         const float expected = expected_saxpy_element(i);
         if (!(host[i] == expected) && wrong++ == 0) first_wrong = i;
     }
-    result.metric("elements_checked", static_cast<double>(n), "count");
+    result.metric(nvrtc_elements, static_cast<double>(n));
     if (wrong > 0) {
         result.add(Code::wrong_result,
                    fmt::format("NVRTC-compiled saxpy ({}): {} of {} elements differ from the host's fma (first at {}: {} expected, {} computed)",

@@ -8,6 +8,7 @@
 #include "engine/report_builder.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 #include "util/json_read.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
@@ -29,6 +30,10 @@
 namespace cudacheck {
 
 namespace {
+
+constexpr MetricFamily compile_time{"toolkit_compile", "compile_time", Unit::ms, "Time nvcc took to build the test program."};
+constexpr MetricFamily output_size{"toolkit_compile_output", "{artifact}_bytes", Unit::B, "Size of what nvcc wrote, by artifact."};
+constexpr MetricFamily extension_time{"toolkit_compile_extension", "extension_time", Unit::ms, "Time the PyTorch extension build took."};
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -206,54 +211,6 @@ std::string codes_of(const std::vector<const BuildProblem*>& problems) {
 
 }  // namespace
 
-CompileError classify_compile_error(std::string_view output) {
-    const std::vector<std::string> lines = sys::split(output, '\n');
-    const auto is_error = [](const std::string& line) {
-        return line.find("error") != std::string::npos || line.find("fatal") != std::string::npos || line.find("not found") != std::string::npos ||
-               line.find("cannot find") != std::string::npos || line.find("No space left on device") != std::string::npos;
-    };
-    CompileError error;
-    for (const std::string& raw : lines) {
-        const std::string line(sys::trim(raw));
-        if (line.empty() || !is_error(line) || line.starts_with("In file included")) continue;
-        if (error.line.empty()) error.line = line;
-        // The specific causes, wherever they appear among the messages.
-        // nvcc's own temporary files (tmpxft_*, in TMPDIR), or a disk that is full (issue 35).
-        if (line.find("tmpxft_") != std::string::npos || line.find("No space left on device") != std::string::npos)
-            return {Code::build_tmpdir_unusable, line};
-        // nvcc 13.0's answer when its host compiler, asked for its properties, gives none (/bin/true).
-        if (line.find("Host compiler targets unsupported OS") != std::string::npos) return {Code::host_compiler_unusable, line};
-        if (line.find("unsupported GNU version") != std::string::npos || line.find("unsupported clang version") != std::string::npos ||
-            line.find("unsupported host compiler") != std::string::npos)
-            return {Code::host_compiler_unsupported, line};
-        if (line.find("Unsupported gpu architecture") != std::string::npos || line.find("Value '") != std::string::npos)
-            return {Code::nvcc_arch_unsupported, line};
-        if (line.find("cuda_runtime.h") != std::string::npos || line.find("cannot find -lcudart") != std::string::npos)
-            return {Code::build_toolkit_incomplete, line};
-        if (line.find("Failed to preprocess host compiler properties") != std::string::npos ||
-            (line.find("not found") != std::string::npos && (line.find("gcc") != std::string::npos || line.find("g++") != std::string::npos ||
-                                                              line.find("cc1plus") != std::string::npos || line.find("clang") != std::string::npos)))
-            return {Code::host_compiler_missing, line};
-    }
-    return error;
-}
-
-std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& nvcc_architectures) {
-    std::set<int> numbers;
-    for (const DeviceInfo& device : devices) numbers.insert(device.cc_major * 10 + device.cc_minor);
-    if (numbers.empty()) {
-        std::optional<int> oldest;
-        for (const std::string& architecture : nvcc_architectures)
-            if (const std::optional<GpuArch> arch = parse_gpu_arch(architecture); arch && arch->variant == ArchVariant::generic)
-                oldest = std::min(oldest.value_or(arch->number), arch->number);
-        numbers.insert(oldest.value_or(75));
-    }
-    std::vector<std::string> flags;
-    for (const int number : numbers) flags.push_back(fmt::format("-gencode=arch=compute_{0},code=sm_{0}", number));
-    flags.push_back(fmt::format("-gencode=arch=compute_{0},code=compute_{0}", *numbers.rbegin()));
-    return flags;
-}
-
 std::optional<ExtensionBuild> parse_extension_result(std::string_view output) {
     const std::size_t at = output.rfind(extension_marker);
     if (at == std::string_view::npos) return std::nullopt;
@@ -351,18 +308,27 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
         if (problem.kernels_fail && torch_side) kernels_fail.push_back(&problem);
     }
     std::vector<std::string> summary;
+    // A finding's message is a headline; the compiler's or PyTorch's own words that it quotes are
+    // evidence under its code and subject (shown by -v and in the JSON report).
+    const auto add = [&result](Finding finding) {
+        if (std::string head = sys::lead(finding.message, sys::max_headline); head != finding.message) {
+            result.evidence(finding.subject ? finding.code + " " + *finding.subject : finding.code, finding.message);
+            finding.message = std::move(head);
+        }
+        result.add(std::move(finding));
+    };
 
     // nvcc.
     if (outcome.nvcc.empty()) {
         result.evidence("nvcc_build", "not attempted: no nvcc in the toolkit builds take (toolkit.build says why)");
     } else if (!outcome.not_run.empty()) {
         result.evidence("nvcc_build", "not run: " + outcome.not_run);
-        summary.push_back("nvcc build not run (" + outcome.not_run + ")");
+        summary.push_back("nvcc build not run");
     } else {
         result.evidence("nvcc_command", fmt::format("{}", fmt::join(outcome.command, " ")));
         for (const CompileStage& stage : outcome.stages) result.evidence("stage", fmt::format("{}: {} ({} bytes)", stage.kind, stage.file, stage.bytes));
         const bool compiled = outcome.started && !outcome.timed_out && outcome.exit_status == 0;
-        result.metric("compile_time", outcome.compile_ms, "ms");
+        result.metric(compile_time, outcome.compile_ms);
         const std::string predicted = stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
         if (!compiled) {
             // Killed at its limit: named, with the host compiler it runs (issue 35), not left to the check's own limit.
@@ -383,10 +349,10 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                                           ? "Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`), or `unset TMPDIR` (nvcc then uses /tmp)."
                                           : "Make /tmp a writable directory with room, or point TMPDIR at one: `mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`.";
             }
-            result.add(std::move(finding));
+            add(std::move(finding));
             if (stops_nvcc.empty() && !outcome.timed_out)  // a hang is reported as one, not as a wrong prediction
-                result.add(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}", error.line.empty() ? first_lines(outcome.output, 2) : error.line));
+                add(make_finding(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}", error.line.empty() ? first_lines(outcome.output, 2) : error.line)));
             summary.push_back("nvcc build failed");
         } else if (!outcome.missing_code.empty()) {
             // nvcc said it succeeded; what it was asked to build is not there (issue 35).
@@ -404,15 +370,15 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                                                     sys::printable(outcome.nvcc))
                                       : fmt::format("Remove the option that stops the build from {} (`unset {}` when nothing else in it is needed).",
                                                     outcome.nvcc_flag_variables.front().first, outcome.nvcc_flag_variables.front().first);
-            result.add(std::move(finding));
+            add(std::move(finding));
             if (stops_nvcc.empty())
-                result.add(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc built nothing: {}", fmt::join(shown, "; ")));
+                add(make_finding(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc built nothing: {}", fmt::join(shown, "; "))));
             summary.push_back("nvcc reported success but built nothing");
         } else {
             if (!stops_nvcc.empty())
-                result.add(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that nvcc builds fail ({}), but nvcc built the program", codes_of(stops_nvcc)));
+                add(make_finding(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that nvcc builds fail ({}), but nvcc built the program", codes_of(stops_nvcc))));
             std::uint64_t ptx = 0, cubin = 0, fatbin = 0, executable = 0;
             for (const CompileStage& stage : outcome.stages) {
                 if (stage.kind == "PTX") ptx += stage.bytes;
@@ -420,11 +386,12 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                 else if (stage.kind == "fatbinary") fatbin += stage.bytes;
                 else if (stage.kind == "executable") executable = stage.bytes;
             }
-            result.metric("ptx_bytes", static_cast<double>(ptx), "B");
-            result.metric("cubin_bytes", static_cast<double>(cubin), "B");
-            result.metric("fatbinary_bytes", static_cast<double>(fatbin), "B");
-            result.metric("executable_bytes", static_cast<double>(executable), "B");
-            std::string built = fmt::format("nvcc built it in {:.2f} s (PTX {} B, cubin {} B, fatbinary {} B)", outcome.compile_ms / 1000.0, ptx, cubin, fatbin);
+            result.metric(output_size, static_cast<double>(ptx), {{"artifact", "ptx"}});
+            result.metric(output_size, static_cast<double>(cubin), {{"artifact", "cubin"}});
+            result.metric(output_size, static_cast<double>(fatbin), {{"artifact", "fatbinary"}});
+            result.metric(output_size, static_cast<double>(executable), {{"artifact", "executable"}});
+            result.evidence("built", fmt::format("PTX {} B, cubin {} B, fatbinary {} B", ptx, cubin, fatbin));
+            std::string built = fmt::format("nvcc built it in {:.2f} s", outcome.compile_ms / 1000.0);
             // What the executable carries, read back as `cudacheck inspect` reads it.
             if (outcome.embedded) {
                 std::vector<std::string> targets;  // the device-link step adds a cubin of its own: each target once
@@ -445,10 +412,10 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
             const CompiledRun& run = outcome.run;
             if (!run.attempted) {
                 result.evidence("run", "not run: " + run.skipped);
-                built += "; not run (" + run.skipped + ")";
+                built += "; not run on a GPU";
             } else if (!run.started || run.timed_out || run.exit_status != 0) {
                 const std::string what = !run.started ? run.output : run.timed_out ? "it did not finish within 30 s and was killed" : first_lines(run.output, 3);
-                result.add(Code::compiled_program_failed, fmt::format("the program nvcc built here failed on the GPU: {}", what));
+                add(make_finding(Code::compiled_program_failed, fmt::format("the program nvcc built here failed on the GPU: {}", what)));
                 built += "; it failed on the GPU";
             } else {
                 result.evidence("run", first_lines(run.output, 16));
@@ -466,7 +433,7 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
         result.evidence("extension_subject", extension.subject);
         const bool built = extension.started && !extension.timed_out && (extension.stage == "run" || extension.stage == "done");
         const bool kernels_ran = extension.stage == "done" && (!extension.ran || extension.correct);
-        result.metric("extension_time", extension.seconds * 1000.0, "ms");
+        result.metric(extension_time, extension.seconds * 1000.0);
         if (!built) {
             // A failed ninja build's message is its command lines first; the compiler's own error says why.
             const CompileError cause = classify_compile_error(extension.error);
@@ -481,27 +448,27 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
             Finding finding = make_finding(Code::extension_build_failed,
                                            fmt::format("PyTorch's load_inline could not build a one-kernel extension ({}): {}{}", extension.stage, why, predicted));
             finding.subject = extension.subject;
-            result.add(std::move(finding));
+            add(std::move(finding));
             if (stops_jit.empty() && !extension.timed_out)
-                result.add(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline failed: {}", why));
+                add(make_finding(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline failed: {}", why)));
             summary.push_back("PyTorch extension build failed");
         } else {
             // No GPU ran its kernel: the module read back is what says it was built (issue 35).
             const bool empty_module = kernels_ran && !extension.ran && !extension.module_problem.empty();
             if (!stops_jit.empty() && !empty_module)
-                result.add(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but load_inline built one", codes_of(stops_jit)));
+                add(make_finding(Code::build_prediction_mismatch,
+                           fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but load_inline built one", codes_of(stops_jit))));
             if (empty_module) {
                 const std::string predicted = stops_jit.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
                 Finding finding = make_finding(Code::nvcc_built_nothing,
                                                fmt::format("PyTorch's load_inline reported success, but the module it built carries no GPU code: {}{}",
                                                            extension.module_problem, predicted));
                 finding.subject = extension.subject;
-                result.add(std::move(finding));
+                add(std::move(finding));
                 if (stops_jit.empty())
-                    result.add(Code::build_prediction_mismatch,
+                    add(make_finding(Code::build_prediction_mismatch,
                                fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline built no GPU code: {}",
-                                           extension.module_problem));
+                                           extension.module_problem)));
                 summary.push_back("PyTorch extension built without GPU code");
             } else if (!kernels_ran) {
                 const std::string predicted = kernels_fail.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(kernels_fail));
@@ -510,15 +477,15 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                                                            extension.stage == "done" ? "computed a wrong result" : "failed",
                                                            first_lines(extension.error, 2), predicted));
                 finding.subject = extension.subject;
-                result.add(std::move(finding));
+                add(std::move(finding));
                 if (kernels_fail.empty())
-                    result.add(Code::build_prediction_mismatch,
-                               fmt::format("toolkit.build predicted that the extension's kernels run here, but they did not: {}", first_lines(extension.error, 2)));
+                    add(make_finding(Code::build_prediction_mismatch,
+                               fmt::format("toolkit.build predicted that the extension's kernels run here, but they did not: {}", first_lines(extension.error, 2))));
                 summary.push_back("PyTorch extension built, its kernel failed");
             } else {
                 if (!kernels_fail.empty() && extension.ran)
-                    result.add(Code::build_prediction_mismatch,
-                               fmt::format("toolkit.build predicted that the extension's kernels fail here ({}), but they ran", codes_of(kernels_fail)));
+                    add(make_finding(Code::build_prediction_mismatch,
+                               fmt::format("toolkit.build predicted that the extension's kernels fail here ({}), but they ran", codes_of(kernels_fail))));
                 summary.push_back(fmt::format("PyTorch built and {} a load_inline extension in {:.1f} s", extension.ran ? "ran" : "imported", extension.seconds));
             }
         }
@@ -594,34 +561,18 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
         });
     }
 
-    // nvcc, or its host compiler, that did not answer toolkit.build's questions within their limits
-    // would hang this build too: it is not run, and toolkit.build's finding names it (issue 35).
-    if (!setup.files.nvcc.empty() && setup.nvcc_timed_out) {
-        outcome.nvcc = setup.files.nvcc;
-        outcome.not_run = fmt::format("`{} --version` did not finish within its limit (toolkit.build: CC306)", sys::printable(setup.files.nvcc));
-    } else if (!setup.files.nvcc.empty() && setup.nvcc_host_compiler.unusable.find("did not finish") != std::string::npos) {
-        outcome.nvcc = setup.files.nvcc;
-        outcome.not_run = fmt::format("its host compiler {} did not answer within its limit (toolkit.build: CC336)", sys::printable(setup.nvcc_host_compiler.path));
-    } else if (!setup.files.nvcc.empty() && setup.temporary.source == "TMPDIR" && setup.temporary.path.empty()) {
-        // nvcc 13.0 then writes its tmpxft_* files at / and leaves them there (measured as root, where
-        // a -keep build even succeeds while a plain one fails): not run, toolkit.build's finding says why.
-        outcome.nvcc = setup.files.nvcc;
-        outcome.not_run = "TMPDIR is set but empty, and nvcc would write its intermediate files at / (toolkit.build: CC335)";
-    } else if (!setup.files.nvcc.empty() && write_text(source, probe_source)) {
-        outcome.nvcc = setup.files.nvcc;
-        outcome.command = {setup.files.nvcc, "-keep", "-keep-dir", keep, "-o", executable, source};
-        const std::vector<std::string> gencode = gencode_for(outcome.devices, setup.nvcc_architectures);
-        for (const std::string& flag : gencode) outcome.command.push_back(flag);
-        std::vector<int> sass;
-        int ptx = 0;
-        for (const std::string& flag : gencode) {
-            const std::size_t code = flag.find(",code=");
-            if (code == std::string::npos) continue;
-            const std::optional<GpuArch> arch = parse_gpu_arch(std::string_view(flag).substr(code + 6));
-            if (!arch) continue;
-            if (flag.find(",code=sm_") != std::string::npos) sass.push_back(arch->number);
-            else ptx = arch->number;
-        }
+    // nvcc, or its host compiler, that would hang this build too is not run: toolkit.build's finding
+    // names it (build/compile_plan).
+    const NvccBuildPlan plan = plan_nvcc_build(setup, outcome.devices);
+    if (!plan.nvcc.empty() && !plan.not_run.empty()) {
+        outcome.nvcc = plan.nvcc;
+        outcome.not_run = plan.not_run;
+    } else if (!plan.nvcc.empty() && write_text(source, probe_source)) {
+        outcome.nvcc = plan.nvcc;
+        outcome.command = {plan.nvcc, "-keep", "-keep-dir", keep, "-o", executable, source};
+        for (const std::string& flag : plan.gencode) outcome.command.push_back(flag);
+        const std::vector<int>& sass = plan.sass;
+        const int ptx = plan.ptx;
         const auto start = std::chrono::steady_clock::now();
         const sys::CommandResult run = sys::run_command(outcome.command, std::chrono::seconds(outcome.time_limit_s));
         outcome.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -4,9 +4,11 @@
 // cubin, fatbinary), linked, run on each GPU and its output verified, and its GPU code read back
 // as `cudacheck inspect` reads it. With a CUDA build of PyTorch, PyTorch itself builds, imports and
 // runs a one-kernel extension (torch.utils.cpp_extension.load_inline) in a temporary directory.
-// Both outcomes are held to toolkit.build's prediction (predict_builds).
+// Both outcomes are held to toolkit.build's prediction (predict_builds); what nvcc is asked to
+// build, and how its errors read, is build/compile_plan's.
 #pragma once
 
+#include "build/compile_plan.hpp"
 #include "checks/toolkit_build.hpp"
 #include "cuda/arch_coverage.hpp"
 #include "cudacheck/result_builder.hpp"
@@ -77,26 +79,11 @@ struct CompileOutcome {
     ExtensionBuild extension = {};
 };
 
-// The one line of a compiler's output that says what went wrong first ("...: error: ...",
-// "#error -- unsupported GNU version! ...", "nvcc fatal : ..."), and the code it maps to.
-struct CompileError {
-    Code code = Code::compile_failed;
-    std::string line = {};
-};
-// Lines about nvcc's temporary files (tmpxft_*: "Could not open output file", "No space left on
-// device") map to build_tmpdir_unusable, "Host compiler targets unsupported OS" to
-// host_compiler_unusable (issue 35).
-[[nodiscard]] CompileError classify_compile_error(std::string_view output);
-
 // What nvcc was asked to build and did not (issue 35): each of `sass` as a cubin of that
 // architecture among the kept files, PTX for `ptx` with the kernel `kernel` as an entry, and the
 // executable with that SASS and PTX embedded. Empty when all of it is there.
 [[nodiscard]] std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable, const std::vector<int>& sass,
                                                     int ptx, std::string_view kernel);
-
-// The -gencode flags for these GPUs: SASS for each distinct compute capability and PTX for the
-// newest; for no GPU, the oldest architecture nvcc lists (or sm_75).
-[[nodiscard]] std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& nvcc_architectures);
 
 // The result line of the extension script ("CUDACHECK_EXTENSION {json}").
 [[nodiscard]] std::optional<ExtensionBuild> parse_extension_result(std::string_view output);

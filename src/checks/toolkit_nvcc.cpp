@@ -2,6 +2,7 @@
 // are installed.
 #include "checks/checks.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -49,7 +50,7 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
                        fmt::format("nvcc on PATH belongs to {} but /usr/local/cuda points to {}", path_root, toolkits.cuda_symlink));
     }
     if (toolkits.nvcc_version)
-        result.summary(fmt::format("nvcc {} at {}; {} toolkit(s) installed", toolkits.nvcc_version->full, toolkits.used_nvcc,
+        result.summary(fmt::format("nvcc {} at {}; {} toolkit(s) installed", toolkits.nvcc_version->full, sys::clip_path(toolkits.used_nvcc, 64),
                                    toolkits.toolkits.size()));
 }
 

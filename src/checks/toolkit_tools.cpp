@@ -7,6 +7,7 @@
 
 #include "checks/checks.hpp"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
 #include "util/system.hpp"
 
 #include <fmt/format.h>
@@ -99,6 +100,26 @@ std::string tools_line(const DeveloperToolSet& set) {
     return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// The headline's form of tools_line: how many run and where, and the names of those that do not
+// ("5 of 6 tools run in /usr/local/cuda-13.0; no nsys"); each tool's version is evidence.
+std::string tools_headline(const DeveloperToolSet& set) {
+    std::size_t running = 0;
+    std::vector<std::string> failing;
+    std::vector<std::string> missing;
+    for (const DeveloperTool& tool : set.tools) {
+        if (runs(tool)) ++running;
+        else if (broken(tool)) failing.push_back(tool.name);
+        else missing.push_back(tool.name);
+    }
+    const std::string place = set.toolkit.empty() ? std::string("on PATH") : "in " + sys::clip_path(set.toolkit, 32);
+    if (set.tools.empty()) return "no developer tools looked for " + place;
+    std::string text = running == 0 && failing.empty() ? fmt::format("none of {} developer tools installed {}", set.tools.size(), place)
+                                                       : fmt::format("{} of {} tools run {}", running, set.tools.size(), place);
+    if (!failing.empty()) text += fmt::format("; {} fail{}", sys::first_items(failing, 24), failing.size() == 1 ? "s" : "");
+    if (!missing.empty() && (running > 0 || !failing.empty())) text += "; no " + sys::first_items(missing, 24);
+    return text;
+}
+
 std::string counters_text(const DeveloperToolFacts& facts) {
     const std::optional<bool>& admin_only = facts.permissions.admin_only;
     if (!admin_only) return "the driver's profiling restriction unknown";
@@ -130,11 +151,14 @@ void judge_permissions(const DeveloperToolFacts& facts, const DeveloperToolSet& 
     // rebuilt where it carries the module, then a reboot).
     if (permissions.admin_only.value_or(false) && !root) {
         const DeveloperTool* ncu = tool_named(used, "ncu");
+        result.evidence("profiling_restricted",
+                        fmt::format("the NVIDIA driver reserves GPU performance counters for administrators (RmProfilingAdminOnly: 1) and this "
+                                    "process runs as uid {}: Nsight Compute (ncu{}) and CUPTI's metrics, such as the PyTorch profiler's counters, "
+                                    "fail with ERR_NVGPUCTRPERM",
+                                    facts.effective_uid, ncu != nullptr ? " at " + ncu->path : std::string()));
         result.add(Code::profiling_restricted,
-                   fmt::format("the NVIDIA driver reserves GPU performance counters for administrators (RmProfilingAdminOnly: 1) and this process "
-                               "runs as uid {}: Nsight Compute (ncu{}) and CUPTI's metrics, such as the PyTorch profiler's counters, fail with "
-                               "ERR_NVGPUCTRPERM",
-                               facts.effective_uid, ncu != nullptr ? " at " + ncu->path : std::string()),
+                   fmt::format("the driver reserves GPU performance counters for administrators and this process runs as uid {}: ncu fails",
+                               facts.effective_uid),
                    fmt::format("Profile as root (`sudo {} ...`), or open the counters to all users: `echo 'options nvidia "
                                "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/nvidia-profiling.conf`, then `sudo "
                                "update-initramfs -u -k all` (Debian, Ubuntu) or `sudo dracut --regenerate-all -f` (RHEL, Fedora) and reboot; "
@@ -142,14 +166,18 @@ void judge_permissions(const DeveloperToolFacts& facts, const DeveloperToolSet& 
                                ncu != nullptr ? ncu->path : std::string("ncu")));
     }
     const DeveloperTool* nsys = tool_named(used, "nsys");
-    if (nsys != nullptr && permissions.perf_event_paranoid && *permissions.perf_event_paranoid > nsys_paranoid_at_most && !root)
+    if (nsys != nullptr && permissions.perf_event_paranoid && *permissions.perf_event_paranoid > nsys_paranoid_at_most && !root) {
+        result.evidence("perf_events_restricted",
+                        fmt::format("/proc/sys/kernel/perf_event_paranoid is {} (above {}) and Nsight Systems is installed ({}): as uid {} nsys "
+                                    "cannot sample the CPU or trace OS runtime calls, and its timeline lacks the CPU side",
+                                    *permissions.perf_event_paranoid, nsys_paranoid_at_most, nsys->path, facts.effective_uid));
         result.add(Code::perf_events_restricted,
-                   fmt::format("/proc/sys/kernel/perf_event_paranoid is {} (above {}) and Nsight Systems is installed ({}): as uid {} nsys cannot "
-                               "sample the CPU or trace OS runtime calls, and its timeline lacks the CPU side",
-                               *permissions.perf_event_paranoid, nsys_paranoid_at_most, nsys->path, facts.effective_uid),
+                   fmt::format("kernel.perf_event_paranoid is {} (above {}): nsys cannot sample the CPU as uid {}", *permissions.perf_event_paranoid,
+                               nsys_paranoid_at_most, facts.effective_uid),
                    fmt::format("Lower it for this boot: `sudo sysctl -w kernel.perf_event_paranoid={0}`; to keep it, `echo "
                                "'kernel.perf_event_paranoid={0}' | sudo tee /etc/sysctl.d/99-nsight-systems.conf`. Or profile as root.",
                                nsys_paranoid_at_most));
+    }
 }
 
 void judge_broken_tools(const DeveloperToolSet& set, ResultBuilder& result) {
@@ -167,8 +195,11 @@ void judge_broken_tools(const DeveloperToolSet& set, ResultBuilder& result) {
             remediation = fmt::format("Reinstall it: `sudo apt install --reinstall {0}` (`sudo dnf reinstall {0}` on RHEL, Fedora); the error above "
                                       "names what it lacks.",
                                       package_of(tool, set));
-        result.add(Code::developer_tool_broken, fmt::format("{} at {} does not run: {}", tool.name, tool.path, failure_text(tool)),
-                   std::move(remediation));
+        // The headline names the tool; why it does not run is evidence when it does not fit.
+        const std::string account = fmt::format("{} at {} does not run: {}", tool.name, tool.path, failure_text(tool));
+        std::string message = sys::lead(account, sys::max_headline);
+        if (message != account) result.evidence(tool.name + " failure", account);
+        result.add(Code::developer_tool_broken, std::move(message), std::move(remediation));
     }
 }
 
@@ -196,7 +227,8 @@ void judge_developer_tools(const DeveloperToolFacts& facts, ResultBuilder& resul
     judge_permissions(facts, used, result);
     for (const DeveloperToolSet& set : facts.toolkits) judge_broken_tools(set, result);
 
-    std::string summary = tools_line(used);
+    result.evidence("tools", tools_line(used));
+    std::string summary = tools_headline(used);
     summary += "; " + counters_text(facts);
     if (tool_named(used, "nsys") != nullptr && facts.permissions.perf_event_paranoid)
         summary += fmt::format("; perf_event_paranoid {}", *facts.permissions.perf_event_paranoid);

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
@@ -44,8 +45,8 @@ constexpr const char* exit_codes_help =
 
 void ignore_file_size_signal(int) {}
 
-// Every command's --help starts with these (issue 36; tests/unit/cli/help_test.cpp holds each
-// command to having some).
+// cudacheck's own --help starts with these; each subcommand's with those its entry in run_cli's
+// table gives (issue 36; tests/unit/cli/help_test.cpp holds each command to having some).
 std::shared_ptr<HelpFormatter> help_formatter() {
     auto formatter = std::make_shared<HelpFormatter>();
     formatter->examples("", {{"cudacheck", "check this machine; exit 1 when a check fails"},
@@ -55,30 +56,6 @@ std::shared_ptr<HelpFormatter> help_formatter() {
                              {"cudacheck -o report.json", "the table, and the JSON report to attach to a ticket"},
                              {"cudacheck explain CC210", "what a finding code means and what fixes it"},
                              {"cudacheck inspect --help", "each subcommand's own options and examples"}});
-    formatter->examples("list", {{"cudacheck list", "every check: id, scope, level, what it checks"},
-                                 {"cudacheck list --format json", "the same for scripts, as docs/list.schema.json describes"},
-                                 {"cudacheck list --markdown", "the check index of README.md and docs/checks.md"}});
-    formatter->examples("explain", {{"cudacheck explain CC210", "one code: cause, remediation and where it is documented"},
-                                    {"cudacheck explain libcuda-not-found", "the same code by its name"},
-                                    {"cudacheck explain --markdown", "the whole catalogue, as docs/errors.md holds it"}});
-    formatter->examples("diff", {{"cudacheck diff good.json bad.json", "what differs: versions, libraries, GPUs, results"},
-                                 {"cudacheck diff --threshold 5 good.json bad.json", "figures that moved by more than 5%"},
-                                 {"cudacheck diff --format json a.json b.json", "the differences as JSON"}});
-    formatter->examples("fleet", {{"cudacheck fleet reports/", "the nodes' reports: versions, GPUs, failures, outliers"},
-                                  {"cudacheck fleet --expect policy.json reports/", "and hold every node to a policy"},
-                                  {"cudacheck fleet --format json reports/", "the summary as JSON"}});
-    formatter->examples("inspect", {{"cudacheck inspect ./my_app", "which of this machine's GPUs its CUDA code runs on"},
-                                    {"cudacheck inspect --arch sm_90 ./my_app", "whether it runs on sm_90 GPUs (H100, H200)"},
-                                    {"cudacheck inspect -v ./my_app", "one row per code object, with where it lies in the file"}});
-    formatter->examples("env", {{"eval \"$(cudacheck env)\"", "set CUDA_HOME, PATH, LD_LIBRARY_PATH in this shell"},
-                                {"cudacheck env --shell fish | source", "the same in fish"},
-                                {"cudacheck env --profile ci", "with the settings for reproducible CI runs"}});
-    formatter->examples("render", {{"cudacheck render report.json", "the table, as the run printed it"},
-                                   {"cudacheck render --format markdown report.json", "for an issue or a ticket"},
-                                   {"cudacheck render report.json -o report.html", "one page with charts"}});
-    formatter->examples("completion", {{"source <(cudacheck completion bash)", "in this bash; or put the line in ~/.bashrc"},
-                                       {"cudacheck completion fish | source", "the same in fish"},
-                                       {"cudacheck completion zsh > ~/.zfunc/_cudacheck", "for zsh, with ~/.zfunc on $fpath"}});
     return formatter;
 }
 
@@ -168,6 +145,23 @@ std::string explain_unexpected(const CLI::App& app, const std::string& what, con
     return parts.empty() ? what : fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// One subcommand: added to the app (its options and help) and what it runs once the command line
+// names it.
+struct Subcommand {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+// The subcommand `setup` adds to `app`, with its options kept for `run` and its examples for the
+// top of its --help.
+template <typename Options, typename Run>
+Subcommand subcommand(CLI::App& app, CLI::App* (*setup)(CLI::App&, Options&), Run run, std::vector<HelpFormatter::Example> examples = {}) {
+    auto options = std::make_shared<Options>();
+    CLI::App* added = setup(app, *options);
+    if (!examples.empty()) std::static_pointer_cast<HelpFormatter>(app.get_formatter())->examples(added->get_name(), std::move(examples));
+    return {added, [options, run] { return run(*options); }};
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -187,26 +181,49 @@ int run_cli(int argc, char** argv) {
                                                   build_info::cuda_toolkit, build_info::cuda_architectures, build_info::compiler));
     app.require_subcommand(0, 1);
 
-    // In the order --help lists them.
-    RunCommandOptions run_options;
-    CLI::App* run = setup_run(app, run_options);
-    ListCommandOptions list_options;
-    CLI::App* list = setup_list(app, list_options);
-    CLI::App* worker = setup_worker(app);
-    ExplainCommandOptions explain_options;
-    CLI::App* explain = setup_explain(app, explain_options);
-    DiffCommandOptions diff_options;
-    CLI::App* diff = setup_diff(app, diff_options);
-    FleetCommandOptions fleet_options;
-    CLI::App* fleet = setup_fleet(app, fleet_options);
-    InspectCommandOptions inspect_options;
-    CLI::App* inspect = setup_inspect(app, inspect_options);
-    EnvCommandOptions env_options;
-    CLI::App* env = setup_env(app, env_options);
-    RenderCommandOptions render_options;
-    CLI::App* render = setup_render(app, render_options);
-    CompletionCommandOptions completion_options;
-    CLI::App* completion = setup_completion(app, completion_options);
+    // The subcommands, in the order --help lists them; the first, `run`, is what `cudacheck` alone
+    // does. A new subcommand is one entry: its setup/run pair (its own file) and its examples.
+    const std::vector<Subcommand> subcommands{
+        subcommand(app, setup_run, [&arguments](const RunCommandOptions& options) { return run_run(options, arguments); }),
+        subcommand(app, setup_list, run_list,
+                   {{"cudacheck list", "every check: id, scope, level, what it checks"},
+                    {"cudacheck list --format json", "the same for scripts, as docs/list.schema.json describes"},
+                    {"cudacheck list --markdown", "the check index of README.md and docs/checks.md"}}),
+        Subcommand{setup_worker(app), run_worker},
+        subcommand(app, setup_explain, run_explain,
+                   {{"cudacheck explain CC210", "one code: cause, remediation and where it is documented"},
+                    {"cudacheck explain libcuda-not-found", "the same code by its name"},
+                    {"cudacheck explain --markdown", "the whole catalogue, as docs/errors.md holds it"}}),
+        subcommand(app, setup_diff, run_diff,
+                   {{"cudacheck diff good.json bad.json", "what differs: versions, libraries, GPUs, results"},
+                    {"cudacheck diff --threshold 5 good.json bad.json", "figures that moved by more than 5%"},
+                    {"cudacheck diff --format json a.json b.json", "the differences as JSON"}}),
+        subcommand(app, setup_fleet, run_fleet,
+                   {{"cudacheck fleet reports/", "the nodes' reports: versions, GPUs, failures, outliers"},
+                    {"cudacheck fleet --expect policy.json reports/", "and hold every node to a policy"},
+                    {"cudacheck fleet --format json reports/", "the summary as JSON"}}),
+        subcommand(app, setup_inspect, [&arguments](const InspectCommandOptions& options) { return run_inspect(options, arguments); },
+                   {{"cudacheck inspect ./my_app", "which of this machine's GPUs its CUDA code runs on"},
+                    {"cudacheck inspect --arch sm_90 ./my_app", "whether it runs on sm_90 GPUs (H100, H200)"},
+                    {"cudacheck inspect -v ./my_app", "one row per code object, with where it lies in the file"}}),
+        subcommand(app, setup_env, run_env,
+                   {{"eval \"$(cudacheck env)\"", "set CUDA_HOME, PATH, LD_LIBRARY_PATH in this shell"},
+                    {"cudacheck env --shell fish | source", "the same in fish"},
+                    {"cudacheck env --profile ci", "with the settings for reproducible CI runs"}}),
+        subcommand(app, setup_render, run_render,
+                   {{"cudacheck render report.json", "the table, as the run printed it"},
+                    {"cudacheck render --format markdown report.json", "for an issue or a ticket"},
+                    {"cudacheck render report.json -o report.html", "one page with charts"}}),
+        subcommand(app, setup_completion,
+                   [&app](const CompletionCommandOptions& options) {
+                       std::cout << completion_script(app, options.shell);
+                       return exit_ok;
+                   },
+                   {{"source <(cudacheck completion bash)", "in this bash; or put the line in ~/.bashrc"},
+                    {"cudacheck completion fish | source", "the same in fish"},
+                    {"cudacheck completion zsh > ~/.zfunc/_cudacheck", "for zsh, with ~/.zfunc on $fpath"}}),
+    };
+    const CLI::App* run = subcommands.front().app;
     // After the subcommands: they took their parent's footer when added, and the run's exit codes
     // are not theirs (`completion --help` showed them).
     app.footer(exit_codes_help);
@@ -231,20 +248,10 @@ int run_cli(int argc, char** argv) {
             usage_error(fmt::format("{} (see {})", parse_error.what(), help_hint(app)));
             return exit_usage;
         }
-        if (list->parsed()) return run_list(list_options);
-        if (worker->parsed()) return run_worker();
-        if (explain->parsed()) return run_explain(explain_options);
-        if (inspect->parsed()) return run_inspect(inspect_options, arguments);
-        if (diff->parsed()) return run_diff(diff_options);
-        if (fleet->parsed()) return run_fleet(fleet_options);
-        if (env->parsed()) return run_env(env_options);
-        if (render->parsed()) return run_render(render_options);
-        if (completion->parsed()) {
-            std::cout << completion_script(app, completion_options.shell);
-            return exit_ok;
-        }
+        for (const Subcommand& command : subcommands)
+            if (command.app != run && command.app->parsed()) return command.run();
         // `cudacheck` alone, or `cudacheck run`.
-        return run_run(run_options, arguments);
+        return subcommands.front().run();
     };
     const int code = dispatch();
     // What was printed must have arrived: `> /dev/full` or a full filesystem is an error, not a

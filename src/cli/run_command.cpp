@@ -158,156 +158,154 @@ std::string level_for(const RunCommandOptions& options, const Registry& registry
     return std::string(to_string(level));
 }
 
-}  // namespace
+// A run as its options give it, everything checked before a check runs: the selection, the policy,
+// every -o file created (a path that cannot be written, a link the kernel would not follow or a
+// file that could not be replaced is exit 2 at once, issue 35), the engine's options.
+struct RunPlan {
+    RunCommandOptions options;  // with the level `--only` raises the default to
+    Selection selection;
+    std::optional<Policy> policy;
+    std::vector<AtomicFile> output_files;
+    bool to_standard_output = false;  // -o -
+    Environment environment;
+    RunOptions run;
 
-int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv) {
-    RunCommandOptions options = given;
-    options.level = level_for(given, Registry(builtin_checks()));
-    // First, before any -o temporary file exists, and for the whole run (issue 18: a signal in
-    // the first milliseconds left `.report.json.tmp.XXXXXX` behind). Supervised, a signal stops the
-    // worker and the partial report is still written; with --no-isolation nothing would notice it,
-    // so the temporary files are removed and cudacheck exits at once, 128 + the signal.
-    const StopSignals signals(options.no_isolation ? StopSignals::OnSignal::exit_now : StopSignals::OnSignal::stop_the_run);
-    const auto start = std::chrono::steady_clock::now();
-    const std::string timestamp = utc_timestamp_now();
-    std::string error;
-    const auto devices = parse_device_list(options.devices, error);
-    if (!devices) {
-        usage_error(error);
-        return exit_usage;
+    // --format names the format of the one -o file, or of stdout; with several files each extension does.
+    [[nodiscard]] Format format_of(const std::string& output) const {
+        return options.format.empty() ? format_for_output(output).value_or(Format::table) : *format_from_string(options.format);
     }
-    const Registry registry(builtin_checks());
+};
+
+// The plan, or nullopt with `error` set to the usage error.
+std::optional<RunPlan> plan_run(const RunCommandOptions& given, const Registry& registry, std::string& error) {
+    RunCommandOptions options = given;
+    options.level = level_for(given, registry);
+    const auto devices = parse_device_list(options.devices, error);
+    if (!devices) return std::nullopt;
     Selection selection;
     try {
         selection = select_checks(registry, options.only, options.skip);
     } catch (const SelectionError& selection_error) {
-        usage_error(selection_error.what());
-        return exit_usage;
+        error = selection_error.what();
+        return std::nullopt;
     }
     if (auto error_text = duration_error(options, selects_burn_in(selection))) {
-        usage_error(*error_text);
-        return exit_usage;
+        error = *error_text;
+        return std::nullopt;
     }
-    // --format names the format of the one -o file, or of stdout; with several files each extension does.
     if (!options.format.empty() && options.outputs.size() > 1) {
-        usage_error("--format applies to one output; with several -o files each takes its format from its extension (.json, .md, .xml, .prom)");
-        return exit_usage;
+        error = "--format applies to one output; with several -o files each takes its format from its extension (.json, .md, .xml, .prom)";
+        return std::nullopt;
     }
-    const auto format_of = [&](const std::string& output) {
-        return options.format.empty() ? format_for_output(output).value_or(Format::table) : *format_from_string(options.format);
-    };
     bool to_standard_output = false;
     for (const std::string& output : options.outputs) {
         if (output == standard_output_name) {
             if (to_standard_output) {
-                usage_error("-o - is given twice: standard output takes one report");
-                return exit_usage;
+                error = "-o - is given twice: standard output takes one report";
+                return std::nullopt;
             }
             to_standard_output = true;
         } else if (options.format.empty() && !format_for_output(output)) {
-            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; "
-                                    "or give --format)",
-                                    output, output.substr(output.rfind('.'))));
-            return exit_usage;
+            error = fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; "
+                                "or give --format)",
+                                output, output.substr(output.rfind('.')));
+            return std::nullopt;
         }
     }
     // The policy is read before anything runs: a typo in it must not cost a whole run.
     std::optional<Policy> policy;
     if (!options.expect.empty()) {
         policy = read_policy_file(options.expect, error);
-        if (!policy) {
-            usage_error(error);
-            return exit_usage;
-        }
+        if (!policy) return std::nullopt;
     }
-
-    // Every -o file is created now, before any check runs: a path that cannot be written, a link the
-    // kernel would not follow or a file that could not be replaced is exit 2 at once (issue 35).
+    // Every -o file is created now, before any check runs.
     std::vector<AtomicFile> output_files;
     for (const std::string& output : options.outputs) {
         if (output == standard_output_name) continue;
         std::optional<AtomicFile> file = AtomicFile::create(output, error);
-        if (!file) {
-            usage_error(error);
-            return exit_usage;
-        }
+        if (!file) return std::nullopt;
         output_files.push_back(std::move(*file));
     }
 
-    const Environment environment = Environment::from_process();
-    RunOptions run_options;
-    run_options.level = *level_from_string(options.level);
-    run_options.devices = *devices;
-    run_options.verbose = options.verbose;
-    if (options.duration_seconds > 0) run_options.stress_seconds = options.duration_seconds;
-    if (!options.profile.empty()) run_options.profile = *profile_from_string(options.profile);
+    RunOptions run;
+    run.level = *level_from_string(options.level);
+    run.devices = *devices;
+    run.verbose = options.verbose;
+    if (options.duration_seconds > 0) run.stress_seconds = options.duration_seconds;
+    if (!options.profile.empty()) run.profile = *profile_from_string(options.profile);
     // Absolute, as the report names environments (and the worker may run elsewhere), but with its
     // links kept: env/bin/python is a symlink to the base interpreter, and only the path as given
     // says that it belongs to the virtual environment env (Python's site.venv() looks beside it).
     const std::string current = sys::current_directory();
-    for (const std::string& python : options.python)
-        run_options.python.push_back(current.empty() ? python : sys::absolute_path(python, current));
-    ProbeSettings probe_settings;
-    probe_settings.initialise_cuda = run_options.level != Level::quick;
-    probe_settings.python = run_options.python;
-    // Under supervision this process only reads host facts; the worker probes the driver.
-    Probes probes(environment, probe_settings);
-    const HostInfo host = probes.host();
+    for (const std::string& python : options.python) run.python.push_back(current.empty() ? python : sys::absolute_path(python, current));
+    return RunPlan{std::move(options), std::move(selection), std::move(policy), std::move(output_files), to_standard_output,
+                   Environment::from_process(), std::move(run)};
+}
 
+// What the checks gave: supervised (each in a worker process), or here with --no-isolation.
+struct RunOutcome {
+    HostInfo host;
     std::vector<CheckResult> results;
     ReportFacts facts;
-    std::optional<std::string> worker_usage_error;
+    std::optional<std::string> usage_error;
     int interrupted_by = 0;
-    if (options.no_isolation) {
-        ChecksRun run = run_checks_here(EngineInput{selection, run_options, environment, probes});
-        results = std::move(run.results);
-        facts = std::move(run.facts);
-        worker_usage_error = std::move(run.usage_error);
+};
+
+RunOutcome execute_run(const RunPlan& plan, const StopSignals& signals) {
+    ProbeSettings probe_settings;
+    probe_settings.initialise_cuda = plan.run.level != Level::quick;
+    probe_settings.python = plan.run.python;
+    // Under supervision this process only reads host facts; the worker probes the driver.
+    Probes probes(plan.environment, probe_settings);
+    RunOutcome outcome;
+    outcome.host = probes.host();
+    if (plan.options.no_isolation) {
+        ChecksRun run = run_checks_here(EngineInput{plan.selection, plan.run, plan.environment, probes});
+        outcome.results = std::move(run.results);
+        outcome.facts = std::move(run.facts);
+        outcome.usage_error = std::move(run.usage_error);
     } else {
-        SupervisorSettings settings = supervisor_settings(options, run_options, host);
-        settings.progress = progress_settings(options, environment);
-        SupervisedRun run = supervise(selection, settings, signals);
-        results = std::move(run.results);
-        facts = std::move(run.facts);
-        worker_usage_error = std::move(run.usage_error);
-        interrupted_by = run.interrupted_by;
+        SupervisorSettings settings = supervisor_settings(plan.options, plan.run, outcome.host);
+        settings.progress = progress_settings(plan.options, plan.environment);
+        SupervisedRun run = supervise(plan.selection, settings, signals);
+        outcome.results = std::move(run.results);
+        outcome.facts = std::move(run.facts);
+        outcome.usage_error = std::move(run.usage_error);
+        outcome.interrupted_by = run.interrupted_by;
     }
-    if (worker_usage_error) {
-        usage_error(*worker_usage_error);
-        return exit_usage;
-    }
-    RunMetadata metadata;
-    metadata.argv = argv;
-    metadata.level = options.level;
-    metadata.strict = options.strict;
-    metadata.timestamp_utc = timestamp;
-    metadata.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
+}
+
+// The report (the root cause, the policy, the interruption, redaction), each -o file and stdout;
+// the exit code.
+int emit_run(RunPlan& plan, RunOutcome outcome, RunMetadata metadata) {
+    const RunCommandOptions& options = plan.options;
     // A machine where CUDA cannot work at all (no kernel module, no device files) gets one finding
     // for it, not one per check that needs the driver.
-    attribute_to_root_cause(results, selection.checks, run_options.level);
-    Report report = assemble_report(std::move(results), host, facts, metadata);
-    if (policy) apply_policy(*policy, report);
+    attribute_to_root_cause(outcome.results, plan.selection.checks, plan.run.level);
+    Report report = assemble_report(std::move(outcome.results), outcome.host, outcome.facts, metadata);
+    if (plan.policy) apply_policy(*plan.policy, report);
     // Interrupted: the partial report is written, and the exit code says so (128 + the signal).
-    if (interrupted_by != 0) report.exit_code = exit_interrupted_base + interrupted_by;
+    if (outcome.interrupted_by != 0) report.exit_code = exit_interrupted_base + outcome.interrupted_by;
     // Last, so that what the policy's results say is redacted too.
-    if (options.redact) redact(report, redaction_targets(report, environment));
+    if (options.redact) redact(report, redaction_targets(report, plan.environment));
 
     RenderOptions render_options;
-    render_options.color = colour_wanted(options.color, environment);
+    render_options.color = colour_wanted(options.color, plan.environment);
     render_options.verbose = options.verbose;
-    render_options.width = output_width(environment);  // the table on stdout; files never wrap (issue 36)
-    for (AtomicFile& file : output_files) {
+    render_options.width = output_width(plan.environment);  // the table on stdout; files never wrap (issue 36)
+    for (AtomicFile& file : plan.output_files) {
         // The format from the name as given: a link's target may have another extension.
-        if (auto commit_error = file.commit(render_text(report, format_of(file.requested()), RenderOptions{false, options.verbose}))) {
+        if (auto commit_error = file.commit(render_text(report, plan.format_of(file.requested()), RenderOptions{false, options.verbose}))) {
             // The checks ran: keep their verdicts on stdout even though the file could not be written.
             usage_error(*commit_error);
             if (auto print_error = print(render_text(report, Format::table, render_options))) usage_error(*print_error);
             return exit_usage;
         }
     }
-    if (to_standard_output || output_files.empty() || !options.quiet) {
+    if (plan.to_standard_output || plan.output_files.empty() || !options.quiet) {
         // `-o -` or no -o: the report in its format (colours for the table only); with -o files: the table.
-        const Format format = to_standard_output || output_files.empty() ? format_of(std::string(standard_output_name)) : Format::table;
+        const Format format = plan.to_standard_output || plan.output_files.empty() ? plan.format_of(std::string(standard_output_name)) : Format::table;
         if (format != Format::table) render_options.color = false;
         if (auto print_error = print(render_text(report, format, render_options))) {
             usage_error(*print_error);
@@ -315,6 +313,37 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
         }
     }
     return report.exit_code;
+}
+
+}  // namespace
+
+int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv) {
+    const Registry registry(builtin_checks());
+    // First, before any -o temporary file exists, and for the whole run (issue 18: a signal in
+    // the first milliseconds left `.report.json.tmp.XXXXXX` behind). Supervised, a signal stops the
+    // worker and the partial report is still written; with --no-isolation nothing would notice it,
+    // so the temporary files are removed and cudacheck exits at once, 128 + the signal.
+    const StopSignals signals(given.no_isolation ? StopSignals::OnSignal::exit_now : StopSignals::OnSignal::stop_the_run);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string timestamp = utc_timestamp_now();
+    std::string error;
+    std::optional<RunPlan> plan = plan_run(given, registry, error);
+    if (!plan) {
+        usage_error(error);
+        return exit_usage;
+    }
+    RunOutcome outcome = execute_run(*plan, signals);
+    if (outcome.usage_error) {
+        usage_error(*outcome.usage_error);
+        return exit_usage;
+    }
+    RunMetadata metadata;
+    metadata.argv = argv;
+    metadata.level = plan->options.level;
+    metadata.strict = plan->options.strict;
+    metadata.timestamp_utc = timestamp;
+    metadata.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return emit_run(*plan, std::move(outcome), std::move(metadata));
 }
 
 std::optional<std::string> duration_error(const RunCommandOptions& options, bool burn_in_selected) {

@@ -182,29 +182,6 @@ std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name) {
     return std::nullopt;
 }
 
-std::string cu_result_name(int result) {
-    switch (result) {
-        case 0: return "CUDA_SUCCESS";
-        case 1: return "CUDA_ERROR_INVALID_VALUE";
-        case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-        case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-        case 4: return "CUDA_ERROR_DEINITIALIZED";
-        case 34: return "CUDA_ERROR_STUB_LIBRARY";
-        case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-        case 100: return "CUDA_ERROR_NO_DEVICE";
-        case 101: return "CUDA_ERROR_INVALID_DEVICE";
-        case 102: return "CUDA_ERROR_DEVICE_NOT_LICENSED";
-        case 222: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
-        case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
-        case 801: return "CUDA_ERROR_NOT_SUPPORTED";
-        case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
-        case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-        case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-        case 999: return "CUDA_ERROR_UNKNOWN";
-        default: return fmt::format("CUDA_ERROR_{}", result);
-    }
-}
-
 bool driver_can_jit(CudaVersion ptx, CudaVersion driver) { return std::pair{driver.major, driver.minor} >= std::pair{ptx.major, ptx.minor}; }
 
 }  // namespace cudacheck

@@ -65,7 +65,4 @@ struct DatasheetPeaks {
 };
 [[nodiscard]] std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name);
 
-// CUresult names for the codes cudacheck explains (cuda.h); "CUDA_ERROR_<n>" otherwise.
-[[nodiscard]] std::string cu_result_name(int result);
-
 }  // namespace cudacheck

@@ -2,11 +2,12 @@
 
 #include "engine/progress.hpp"
 
+#include "util/headline.hpp"
 #include "util/process.hpp"
 #include "util/timed_windows.hpp"
 #include "util/trace.hpp"
 #include "util/waiting.hpp"
-#include "probes/gpu_sharing.hpp"
+#include "probes/nvml/gpu_sharing.hpp"
 #include "probes/probes.hpp"
 
 #include <algorithm>
@@ -82,10 +83,13 @@ void merge_sharing(std::vector<GpuSharing>& shared, GpuSharing found) {
 void note_sharing(const std::string& check_id, const std::vector<GpuSharing>& shared, ResultBuilder& builder) {
     for (const GpuSharing& sharing : shared) {
         const std::string who = describe_sharing(sharing);
+        // The headline names who else used the GPU when that fits; the evidence always does.
+        const std::string named = fmt::format("GPU {} was shared while {} timed its work: {} also used it", sharing.device, check_id, who);
         builder.add_for_device(sharing.device, Code::gpu_shared_during_measurement,
-                               fmt::format("GPU {} was shared while {} timed its work: {} also used it (NVML {}); the figures are the share "
-                                           "this check got, not the GPU's speed",
-                                           sharing.device, check_id, who, sharing.method));
+                               named.size() <= sys::max_headline
+                                   ? named
+                                   : fmt::format("GPU {} was shared while {} timed its work: its figures are this check's share", sharing.device,
+                                                 check_id));
         builder.evidence(fmt::format("shared_gpu{}", sharing.device), fmt::format("{} (NVML {})", who, sharing.method));
         builder.shared_gpu(sharing);
     }

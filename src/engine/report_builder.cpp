@@ -4,6 +4,7 @@
 #include "util/build_info.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "probes/visible_devices.hpp"
+#include "probes/mapped_libraries.hpp"
 
 #include <fmt/format.h>
 
@@ -30,6 +31,8 @@ ReportFacts collect_report_facts(Probes& probes, const Environment& environment)
         facts.frameworks = frameworks_section(*python, facts.devices, driver_cuda);
     }
     if (const BuildSetup* setup = probes.build_setup_if_collected()) facts.build = build_section(*setup);
+    if (const LibraryFacts* libraries = probes.library_locations_if_collected()) facts.libraries = libraries_section(*libraries);
+    facts.mapped_libraries = mapped_cuda_libraries();
     return facts;
 }
 
@@ -64,6 +67,34 @@ BuildInfo build_section(const BuildSetup& setup) {
         build.compilers.push_back(std::move(info));
     }
     return build;
+}
+
+LibrariesInfo libraries_section(const LibraryFacts& facts) {
+    LibrariesInfo section{.found = {}, .ld_so_cache = facts.cache_status, .directories_searched = static_cast<int>(facts.directories_searched),
+                          .loaded_by_cudacheck = {}};
+    for (const LibraryLocation& location : facts.libraries) {
+        LibraryInfo library{.name = std::string(location.family->name), .sonames = {}, .resolved = {}, .copies = {}};
+        for (std::string_view soname : location.family->distinct_sonames()) library.sonames.emplace_back(soname);
+        for (const Resolution& resolution : location.resolutions) {
+            const LibraryCopy* copy = location.copy_at(resolution.real_path);
+            library.resolved.push_back({.soname = resolution.soname,
+                                        .path = resolution.path,
+                                        .real_path = resolution.real_path,
+                                        .rule = resolution.rule,
+                                        .version = copy != nullptr ? copy->version : std::string(),
+                                        .origin = std::string(copy != nullptr ? to_string(copy->origin) : "other"),
+                                        .package = copy != nullptr ? copy->package : std::string()});
+        }
+        for (const LibraryCopy& copy : location.copies)
+            library.copies.push_back({.soname = copy.soname,
+                                      .path = copy.path,
+                                      .real_path = copy.real_path,
+                                      .version = copy.version,
+                                      .origin = std::string(to_string(copy.origin)),
+                                      .package = copy.package});
+        section.found.push_back(std::move(library));
+    }
+    return section;
 }
 
 std::vector<DeviceInfo> report_devices(Probes& probes, const Environment& environment) {
@@ -142,6 +173,13 @@ Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, c
     report.checks = std::move(results);
     report.frameworks = facts.frameworks;
     report.build = facts.build;
+    // Only beside the check that judges it: a GPU check that looked for copies of a library it could
+    // not open located them too, but a run without libraries.resolution reports no library section.
+    if (facts.libraries && std::any_of(report.checks.begin(), report.checks.end(),
+                                       [](const CheckResult& result) { return result.check_id == "libraries.resolution"; })) {
+        report.libraries = facts.libraries;
+        report.libraries->loaded_by_cudacheck = facts.mapped_libraries;
+    }
     // Each framework's verdict: the worst of the findings about it.
     if (report.frameworks)
         for (PythonEnvironmentInfo& environment : *report.frameworks)

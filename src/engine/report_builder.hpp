@@ -28,6 +28,11 @@ struct ReportFacts {
     // filled in by assemble_report from the findings.
     std::optional<std::vector<PythonEnvironmentInfo>> frameworks;
     std::optional<BuildInfo> build;  // once a check gathered the build setup
+    // Once a check located the CUDA libraries; the report keeps it when libraries.resolution ran.
+    std::optional<LibrariesInfo> libraries;
+    // The CUDA library files this process had mapped (probes/mapped_libraries.hpp); the supervisor
+    // keeps every worker's.
+    std::vector<std::string> mapped_libraries;
 };
 // The section from the gathered facts: per framework its build, libraries and, per device, where
 // its GPU code runs.
@@ -35,6 +40,8 @@ struct ReportFacts {
                                                                     std::optional<CudaVersion> driver_cuda);
 // The `build` section from the gathered build setup.
 [[nodiscard]] BuildInfo build_section(const BuildSetup& setup);
+// The `libraries` section from the located libraries: what libraries.resolution judges, as data.
+[[nodiscard]] LibrariesInfo libraries_section(const LibraryFacts& facts);
 [[nodiscard]] ReportFacts collect_report_facts(Probes& probes, const Environment& environment);
 // The GPUs the report lists, from what was gathered: the driver's when it was initialised, else
 // (--level quick) those NVML's list predicts CUDA shows.

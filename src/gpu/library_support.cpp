@@ -1,5 +1,6 @@
 #include "gpu/library_support.hpp"
 
+#include "util/headline.hpp"
 #include "util/system.hpp"
 #include "probes/probes.hpp"
 
@@ -29,29 +30,28 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
         std::error_code ignored;
         const auto size = std::filesystem::file_size(library.damaged_path, ignored);
         result.evidence("damaged_copy", library.damaged_path);
+        // The headlines name the library; the file, its size and its damage are this evidence.
+        result.evidence("damaged_size", fmt::format("{} bytes", ignored ? 0 : size), static_cast<double>(ignored ? 0 : size), Unit::bytes);
+        if (!library.damage.empty()) result.evidence("damage", library.damage);
         const std::string fix = fmt::format(
             "Reinstall the package {} came from, or remove it; if LD_LIBRARY_PATH puts {} first, take that directory off LD_LIBRARY_PATH.",
             library.damaged_path, std::filesystem::path(library.damaged_path).parent_path().string());
         if (library.step_failure && library.step_failure->timed_out) {
-            result.add(Code::step_timed_out,
-                       fmt::format("{} resolves to {} ({} bytes); loading it {} earlier in this run, so it was not loaded again", library.soname,
-                                   library.damaged_path, ignored ? 0 : size, library.step_failure->how));
+            result.add(Code::step_timed_out, sys::clip(fmt::format("loading {} {} earlier: not loaded again", library.soname,
+                                                                   library.step_failure->how),
+                                                       sys::max_headline));
         } else if (library.step_failure) {
             result.add(Code::library_damaged,
-                       fmt::format("{} resolves to {} ({} bytes); loading it {} earlier in this run, so it was not loaded again", library.soname,
-                                   library.damaged_path, ignored ? 0 : size, library.step_failure->how),
+                       sys::clip(fmt::format("loading {} {} earlier: not loaded again", library.soname, library.step_failure->how),
+                                 sys::max_headline),
                        fix);
         } else if (!library.damaged_dependency.empty()) {
             result.add(Code::library_damaged,
-                       fmt::format("{} needs {}, which resolves to {} ({} bytes) and is damaged: {}; loading {} would crash the process, so it "
-                                   "was not opened",
-                                   library.soname, library.damaged_dependency, library.damaged_path, ignored ? 0 : size, library.damage,
-                                   library.soname),
+                       fmt::format("{} needs {}, which resolves to a damaged file, so it was not opened", library.soname, library.damaged_dependency),
                        fix);
         } else {
             result.add(Code::library_damaged,
-                       fmt::format("{} resolves to {} ({} bytes), which is damaged: {}; loading it would crash the process, so it was not opened",
-                                   library.soname, library.damaged_path, ignored ? 0 : size, library.damage),
+                       fmt::format("{} resolves to a damaged file, so it was not opened", library.soname),
                        fix);
         }
         return nullptr;
@@ -62,7 +62,7 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
         const CopiesAdvice advice = advise_on_copies(context.probes.library_locations(), library.name, library.soname, install);
         for (const std::string& copy : advice.copies) result.evidence("copy_elsewhere", copy);
         result.add(Code::library_not_found,
-                   fmt::format("{} cannot be loaded: {}", library.soname, library.tried.empty() ? "" : library.tried.front()),
+                   sys::clip(fmt::format("{} cannot be loaded: {}", library.soname, library.tried.empty() ? "" : library.tried.front()), sys::max_headline),
                    !advice.remediation.empty()
                        ? advice.remediation
                        : fmt::format("Install {} (it provides {}); no copy was found on this machine (see libraries.resolution). Tried: {}.",
@@ -108,8 +108,8 @@ CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family
 
 bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std::string>& missing, ResultBuilder& result) {
     if (missing.empty()) return true;
-    result.add(Code::library_symbol_missing,
-               fmt::format("{} ({}) lacks {}", library.name, library.library.loaded_path(), fmt::join(missing, ", ")),
+    result.evidence("missing_symbols", fmt::format("{} ({}) lacks {}", library.name, library.library.loaded_path(), fmt::join(missing, ", ")));
+    result.add(Code::library_symbol_missing, fmt::format("{} lacks {}", library.name, sys::first_items(missing, 80)),
                fmt::format("Install the {} matching CUDA {}: {}.", library.name, CUDART_VERSION / 1000,
                            library.family->install_hint(CUDART_VERSION / 1000)));
     return false;
@@ -117,7 +117,8 @@ bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std:
 
 bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda, const std::vector<std::string>& missing, ResultBuilder& result) {
     if (missing.empty()) return true;
-    result.add(Code::libcuda_symbol_missing, fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")),
+    result.evidence("missing_symbols", fmt::format("libcuda ({}) lacks {}", libcuda.loaded_path(), fmt::join(missing, ", ")));
+    result.add(Code::libcuda_symbol_missing, fmt::format("libcuda lacks {}", sys::first_items(missing, 100)),
                "Reinstall the NVIDIA driver; see driver.libcuda.");
     return false;
 }

@@ -2,6 +2,8 @@
 
 #include "cudacheck/catalog.hpp"
 #include "probes/library_damage.hpp"
+#include "util/headline.hpp"
+#include "util/path.hpp"
 #include "util/system.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION only: the major whose sonames the checks open
@@ -31,10 +33,13 @@ std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check
     if (damaged.empty()) return std::nullopt;
     const DamagedLoad& first = damaged.front();
     ChargedToLibrary charged;
-    charged.finding = make_finding(Code::library_damaged, fmt::format("{}. {}", ending.what, explanation(first)),
+    // The headline names the file's library; which copy, by which rule, and its damage are evidence.
+    charged.finding = make_finding(Code::library_damaged,
+                                   sys::clip(fmt::format("{}: {} resolves to a damaged file", ending.what, first.soname), sys::max_headline),
                                    damaged_copy_remediation(first.resolution, first.installed_by),
                                    ending.timed_out ? std::optional<Status>(Status::timeout) : std::nullopt);
     charged.evidence.push_back({"damaged_copy", first.resolution.real_path});
+    charged.evidence.push_back({"damaged", fmt::format("{}. {}", ending.what, explanation(first))});
     charged.evidence.push_back({"loaded_by", first.loaded_how.empty() ? fmt::format("{}, which {} opens", first.soname, check.id) : first.loaded_how});
     for (std::size_t i = 1; i < damaged.size(); ++i)
         charged.evidence.push_back({"also_damaged", fmt::format("{} at {}: {}", damaged[i].soname, damaged[i].resolution.real_path, damaged[i].damage.reason)});
@@ -83,14 +88,22 @@ Finding ending_finding(Code code, const CheckEnding& ending, const Circumstances
     // A program the check waits for is the likeliest culprit whatever else runs: it is named first.
     if (!circumstances.child.empty()) {
         const std::string command = shown(circumstances.child);
+        // The headline names the command line when it fits, else the program; the whole command line
+        // is the remediation's and the evidence's.
+        const auto named = [&](std::string_view how) {
+            std::string line = fmt::format("{}, {} `{}`", ending.what, how, command);
+            if (line.size() <= sys::max_headline) return line;
+            return sys::clip(fmt::format("{}, {} `{}`", ending.what, how, shown(sys::file_name_of(circumstances.child.substr(0, circumstances.child.find(' '))), 40)),
+                             sys::max_headline);
+        };
         if (ending.timed_out)
-            return make_finding(code, fmt::format("{}, while it was waiting for a program it runs: `{}`", ending.what, command),
+            return make_finding(code, named("waiting for"),
                                fmt::format("Run `{}` by hand to see why it does not finish (a compiler or interpreter that hangs, waits for "
                                            "input or a lock, or is a wrapper that never returns); fix or remove it, or raise --timeout "
                                            "SECONDS if it is only slow.",
                                            command),
                                status);
-        return make_finding(code, fmt::format("{}, while it was running a program: `{}`", ending.what, command),
+        return make_finding(code, named("while it ran"),
                             fmt::format("Run `{}` by hand to see what it does to the process that starts it; no GPU call was in flight. "
                                         "If it runs cleanly, {}.",
                                         command, report),
@@ -98,13 +111,14 @@ Finding ending_finding(Code code, const CheckEnding& ending, const Circumstances
     }
     if (circumstances.gpu) {
         if (!circumstances.gpu_step.empty())
-            return make_finding(code, fmt::format("{}, during a GPU step: {}", ending.what, circumstances.gpu_step), {}, status);
+            return make_finding(code, sys::clip(fmt::format("{}, during a GPU step: {}", ending.what, circumstances.gpu_step), sys::max_headline), {},
+                                status);
         return make_finding(code, ending.what, {}, status);  // the catalogue's advice: GPU faults, the driver
     }
     if (!circumstances.last_file.empty()) {
         const std::string file = shown(circumstances.last_file);
         return make_finding(
-            code, fmt::format("{}; no GPU call was in flight, and the last file it read was {}", ending.what, file),
+            code, sys::clip(fmt::format("{}; no GPU call was in flight", ending.what), sys::max_headline),
             fmt::format("Look at {} (`ls -l`, its size and content): a file that is very large or deeply nested, or one on a file system that "
                         "does not answer, can do this; move it aside and run again to confirm{}, and {}.",
                         file, ending.timed_out ? " (raise --timeout SECONDS if the machine is only slow)" : "", report),

@@ -43,6 +43,8 @@ constexpr const char* key_result = "result";
 constexpr const char* key_versions = "versions";
 constexpr const char* key_frameworks = "frameworks";
 constexpr const char* key_build = "build";
+constexpr const char* key_libraries = "libraries";
+constexpr const char* key_mapped_libraries = "mapped_libraries";
 constexpr const char* key_message = "message";
 constexpr const char* key_elapsed = "elapsed";
 constexpr const char* key_planned = "planned";
@@ -227,6 +229,8 @@ std::string encode(const Event& event, std::string_view nonce) {
                 json line{{key_event, event_facts}, {key_versions, to_json(facts.facts.versions)}, {key_devices, devices}};
                 if (facts.facts.frameworks) line[key_frameworks] = to_json(*facts.facts.frameworks);
                 if (facts.facts.build) line[key_build] = to_json(*facts.facts.build);
+                if (facts.facts.libraries) line[key_libraries] = to_json(*facts.facts.libraries);
+                if (!facts.facts.mapped_libraries.empty()) line[key_mapped_libraries] = facts.facts.mapped_libraries;
                 return line;
             },
             [](const Begun& begun) {
@@ -266,10 +270,12 @@ std::optional<Event> decode_event(std::string_view line, std::string_view nonce)
         if (name == event_waiting) return Waiting{task_of(event), event.at(key_waiting).get<bool>()};
         if (name == event_finished) return Finished{check_result_from_json(event.at(key_result))};
         if (name == event_facts) {
-            Facts facts{{versions_from_json(event.at(key_versions)), {}, std::nullopt, std::nullopt}};
+            Facts facts{{versions_from_json(event.at(key_versions)), {}, std::nullopt, std::nullopt, std::nullopt, {}}};
             for (const json& device : event.at(key_devices)) facts.facts.devices.push_back(device_from_json(device));
             if (event.contains(key_frameworks)) facts.facts.frameworks = frameworks_from_json(event.at(key_frameworks));
             if (event.contains(key_build)) facts.facts.build = build_from_json(event.at(key_build));
+            if (event.contains(key_libraries)) facts.facts.libraries = libraries_from_json(event.at(key_libraries));
+            if (event.contains(key_mapped_libraries)) facts.facts.mapped_libraries = event.at(key_mapped_libraries).get<std::vector<std::string>>();
             return facts;
         }
         if (name == event_begun) return Begun{event.at(key_action).get<std::uint64_t>(), action_of(event)};

@@ -224,7 +224,7 @@ public:
     void decide(const Task& task, Finding finding, const std::vector<Evidence>& evidence, std::chrono::milliseconds elapsed) {
         ResultBuilder builder;
         builder.add(std::move(finding));
-        for (const Evidence& line : evidence) builder.evidence(line.key, line.value);
+        for (const Evidence& line : evidence) builder.evidence(line);
         for (const std::string& line : output_.last_lines(12)) builder.evidence("worker_output", line);
         CheckResult result = std::move(builder).finish(task.check_id, task.device);
         result.duration_ms = static_cast<double>(elapsed.count());
@@ -349,6 +349,11 @@ private:
             if (!learnt->facts.devices.empty()) facts.devices = learnt->facts.devices;
             if (learnt->facts.frameworks) facts.frameworks = learnt->facts.frameworks;
             if (learnt->facts.build) facts.build = learnt->facts.build;
+            if (learnt->facts.libraries) facts.libraries = learnt->facts.libraries;
+            // Each worker maps the libraries of its own checks: the report names them all.
+            for (const std::string& path : learnt->facts.mapped_libraries)
+                if (std::find(facts.mapped_libraries.begin(), facts.mapped_libraries.end(), path) == facts.mapped_libraries.end())
+                    facts.mapped_libraries.insert(std::upper_bound(facts.mapped_libraries.begin(), facts.mapped_libraries.end(), path), path);
         } else if (const auto* begun = std::get_if<protocol::Begun>(&event)) {
             actions_in_flight_[begun->id] = ActionInFlight{begun->action, Clock::now()};
         } else if (const auto* ended = std::get_if<protocol::Ended>(&event)) {

@@ -3,60 +3,17 @@
 #include "cuda/cuda_facts.hpp"
 #include "util/system.hpp"
 #include "util/trace.hpp"
-#include "bind/symbols.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cuda.h>  // types and enum values only: libcuda is never linked, only opened
 #include <fmt/format.h>
 
 namespace cudacheck {
 
 namespace {
 
-// The driver API entry points cudacheck uses, by their exported (versioned) names.
-struct DriverApi {
-    CUresult (*init)(unsigned int) = nullptr;
-    CUresult (*driver_get_version)(int*) = nullptr;
-    CUresult (*get_error_name)(CUresult, const char**) = nullptr;
-    CUresult (*get_error_string)(CUresult, const char**) = nullptr;
-    CUresult (*device_get_count)(int*) = nullptr;
-    CUresult (*device_get)(CUdevice*, int) = nullptr;
-    CUresult (*device_get_name)(char*, int, CUdevice) = nullptr;
-    CUresult (*device_total_mem)(size_t*, CUdevice) = nullptr;
-    CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
-    CUresult (*device_get_pci_bus_id)(char*, int, CUdevice) = nullptr;
-    CUresult (*device_get_uuid)(CUuuid*, CUdevice) = nullptr;
-};
-
-constexpr LibrarySymbol<DriverApi> driver_symbols[] = {
-    required_symbol<&DriverApi::init>("cuInit"),
-    required_symbol<&DriverApi::driver_get_version>("cuDriverGetVersion"),
-    required_symbol<&DriverApi::device_get_count>("cuDeviceGetCount"),
-    required_symbol<&DriverApi::device_get>("cuDeviceGet"),
-    required_symbol<&DriverApi::device_get_name>("cuDeviceGetName"),
-    required_symbol<&DriverApi::device_total_mem>("cuDeviceTotalMem_v2"),
-    required_symbol<&DriverApi::device_get_attribute>("cuDeviceGetAttribute"),
-    // Present in every driver since CUDA 4-11, but not required to describe a device.
-    optional_symbol<&DriverApi::get_error_name>("cuGetErrorName"),
-    optional_symbol<&DriverApi::get_error_string>("cuGetErrorString"),
-    optional_symbol<&DriverApi::device_get_pci_bus_id>("cuDeviceGetPCIBusId"),
-    optional_symbol<&DriverApi::device_get_uuid>("cuDeviceGetUuid_v2"),
-};
-
-// What creating a primary context needs, from the libcuda the probes opened.
-struct ContextApi {
-    CUresult (*device_get)(CUdevice*, int) = nullptr;
-    CUresult (*primary_ctx_retain)(CUcontext*, CUdevice) = nullptr;
-};
-
-constexpr LibrarySymbol<ContextApi> context_symbols[] = {
-    required_symbol<&ContextApi::primary_ctx_retain>("cuDevicePrimaryCtxRetain"),
-    required_symbol<&ContextApi::device_get>("cuDeviceGet"),
-};
-
-std::string error_name(const DriverApi& api, CUresult result) {
+std::string error_name(const CudaDriverApi& api, CUresult result) {
     const char* name = nullptr;
     if (api.get_error_name != nullptr && api.get_error_name(result, &name) == CUDA_SUCCESS && name != nullptr) return name;
     return cu_result_name(static_cast<int>(result));
@@ -72,7 +29,7 @@ std::string compute_mode_name(int mode) {
 }
 
 // Queries one device; failures are recorded and the device is still listed with what is known.
-DeviceInfo describe_device(const DriverApi& api, int ordinal, std::vector<std::string>& errors) {
+DeviceInfo describe_device(const CudaDriverApi& api, int ordinal, std::vector<std::string>& errors) {
     DeviceInfo info;
     info.ordinal = ordinal;
     info.source = "driver_api";
@@ -190,22 +147,18 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
         facts.step_failure = *failure;
         facts.failed_step = actions::describe(opening);
         facts.library = DynamicLibrary::refused("libcuda.so.1", fmt::format("{} {}", facts.failed_step, failure->how));
+        facts.missing_module_symbols = bind_symbols(facts.library, cuda_module_symbols, facts.api);  // every one
         return facts;
     }
     {
         const actions::Announced announced(opening);
         facts.library = DynamicLibrary::open("libcuda.so.1");
     }
-    DriverApi api;
-    ContextApi context_api;
-    if (facts.library.ok()) {
-        facts.missing_symbols = bind_symbols(facts.library, driver_symbols, api);
-        if (bind_symbols(facts.library, context_symbols, context_api).empty()) {
-            facts.device_get = reinterpret_cast<void*>(context_api.device_get);
-            facts.primary_ctx_retain = reinterpret_cast<void*>(context_api.primary_ctx_retain);
-        }
-    }
+    // A library that did not open lacks every module entry point; its other symbols are not asked.
+    facts.missing_module_symbols = bind_symbols(facts.library, cuda_module_symbols, facts.api);
     if (!facts.library.ok()) return facts;
+    facts.missing_symbols = bind_symbols(facts.library, cuda_driver_symbols, facts.api);
+    const CudaDriverApi& api = facts.api;
     const std::string& path = facts.library.loaded_path();
     facts.library_file_version = library_version_from_path(path, "libcuda.so.");
     // A driver version starts with a branch number >= 100 (580.159.04, 570.26); Jetson's
@@ -260,11 +213,9 @@ void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& 
                              std::function<void(int ordinal)> create) {
     if (!driver.initialised() || !driver.device_count) return;
     if (!create) {
-        if (driver.primary_ctx_retain == nullptr || driver.device_get == nullptr) return;
-        ContextApi api;
-        api.device_get = reinterpret_cast<decltype(ContextApi::device_get)>(driver.device_get);
-        api.primary_ctx_retain = reinterpret_cast<decltype(ContextApi::primary_ctx_retain)>(driver.primary_ctx_retain);
-        create = [api](int ordinal) {
+        const CudaDriverApi& api = driver.api;
+        if (api.primary_ctx_retain == nullptr || api.device_get == nullptr) return;
+        create = [&api](int ordinal) {
             CUdevice device = 0;
             CUcontext context = nullptr;
             if (api.device_get(&device, ordinal) == CUDA_SUCCESS) (void)api.primary_ctx_retain(&context, device);

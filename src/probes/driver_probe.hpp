@@ -3,6 +3,7 @@
 // when the runtime cannot start (driver older than the runtime), which is exactly when it matters.
 #pragma once
 
+#include "bind/cuda_driver.hpp"
 #include "bind/dynamic_library.hpp"
 #include "util/actions.hpp"
 #include "util/environment.hpp"
@@ -17,10 +18,14 @@
 namespace cudacheck {
 
 struct DriverFacts {
-    DynamicLibrary library;             // libcuda.so.1, kept open for the whole run
+    DynamicLibrary library;             // libcuda.so.1, opened once per process and kept open for the whole run
+    // Bound from `library` before any CUDA library opens (a dlsym waits behind another thread's
+    // dlopen); all nullptr when it did not open. Every driver API call of the run goes through it.
+    CudaDriverApi api;
     std::string library_file_version;   // from the loaded file's name: libcuda.so.580.159.04 -> "580.159.04"
     bool stub_path = false;             // loaded from a toolkit "stubs" directory
-    std::vector<std::string> missing_symbols;
+    std::vector<std::string> missing_symbols;         // required by cuda_driver_symbols
+    std::vector<std::string> missing_module_symbols;  // of cuda_module_symbols: loading code needs them
     std::optional<int> driver_version;  // cuDriverGetVersion, encoded 1000*major+10*minor
     bool initialisation_skipped = false;  // --level quick: libcuda loaded, cuInit not called
     std::optional<int> init_result;     // cuInit(0); 0 is success
@@ -32,12 +37,8 @@ struct DriverFacts {
     // Opening libcuda or cuInit killed or hung an earlier check process of the run: not tried again.
     std::optional<actions::Failure> step_failure;
     std::string failed_step;  // "cuInit", "loading libcuda.so.1"
-    // cuDeviceGet and cuDevicePrimaryCtxRetain, looked up with the rest before any CUDA library is
-    // opened (create_primary_contexts calls them; a dlsym then would wait behind such an opening).
-    void* device_get = nullptr;
-    void* primary_ctx_retain = nullptr;
 
-    [[nodiscard]] bool initialised() const { return init_result == 0; }
+    [[nodiscard]] bool initialised() const { return init_result == CUDA_SUCCESS; }
 };
 
 // "580.159.04" from ".../libcuda.so.580.159.04"; empty when the name carries no version.

@@ -1,6 +1,6 @@
 #include "probes/library_locator.hpp"
 
-#include "probes/python_environments.hpp"
+#include "probes/python/python_environments.hpp"
 
 #include "util/path.hpp"
 #include "util/system.hpp"

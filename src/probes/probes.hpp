@@ -3,16 +3,16 @@
 #pragma once
 
 #include "util/environment.hpp"
-#include "probes/build_setup.hpp"
+#include "probes/build/build_setup.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/developer_tools.hpp"
 #include "probes/driver_probe.hpp"
-#include "probes/frameworks_probe.hpp"
-#include "probes/gpu_sharing.hpp"
+#include "probes/python/frameworks_probe.hpp"
+#include "probes/nvml/gpu_sharing.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
-#include "probes/nvml_probe.hpp"
+#include "probes/nvml/nvml_probe.hpp"
 #include "probes/process_limits.hpp"
 #include "probes/toolkit_probe.hpp"
 
@@ -130,6 +130,7 @@ public:
     [[nodiscard]] const NvmlFacts* nvml_if_collected() const { return nvml_.peek(); }
     [[nodiscard]] const ToolkitFacts* toolkits_if_collected() const { return toolkits_.peek(); }
     [[nodiscard]] const BuildSetup* build_setup_if_collected() const { return build_setup_.peek(); }
+    [[nodiscard]] const LibraryFacts* library_locations_if_collected() const { return library_locations_.peek(); }
     [[nodiscard]] const KernelModuleFacts* kernel_module_if_collected() const { return kernel_module_.peek(); }
 
 private:

@@ -15,6 +15,7 @@ void render_diff_table(const ReportDiff& diff, const std::string& before_name, c
     // The file names as given, escaped like every cell of the table below (TextTable).
     out << fmt::format("cudacheck diff: A = {}, B = {} (figures compared at ±{:g}%)\n", sys::printable(before_name), sys::printable(after_name),
                        diff.threshold_percent);
+    for (const std::string& note : diff.not_compared) out << "Not compared: " << sys::printable(note) << '\n';
     if (diff.differences.empty()) {
         out << "No differences.\n";
         return;
@@ -42,7 +43,8 @@ void render_diff_json(const ReportDiff& diff, const std::string& before_name, co
                                 {"b", after_name},
                                 {"threshold_percent", diff.threshold_percent},
                                 {"count", diff.differences.size()},
-                                {"differences", differences}};
+                                {"differences", differences},
+                                {"not_compared", diff.not_compared}};
     out << document.dump(2, ' ', false, ordered_json::error_handler_t::replace) << '\n';
 }
 

@@ -106,9 +106,12 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
         out << "\nOutliers (* above):\n";
         for (const FleetOutlier& outlier : fleet.outliers) out << "  " << sys::printable(outlier.node) << ": " << sys::printable(outlier.message) << '\n';
     }
-    if (!fleet.not_comparable.empty()) {
-        out << "\nNot compared (~ above: measured while another process used the GPU):\n";
-        for (const FleetOutlier& figure : fleet.not_comparable) out << "  " << sys::printable(figure.node) << ": " << sys::printable(figure.message) << '\n';
+    // Figures of a shared GPU (marked ~ in the table), then nodes whose report records no libraries.
+    for (const bool shared : {true, false}) {
+        std::string lines;
+        for (const FleetOutlier& entry : fleet.not_comparable)
+            if ((entry.kind == "shared") == shared) lines += "  " + sys::printable(entry.node) + ": " + sys::printable(entry.message) + '\n';
+        if (!lines.empty()) out << (shared ? "\nNot compared (~ above: measured while another process used the GPU):\n" : "\nNot compared:\n") << lines;
     }
     const auto failed = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
     out << fmt::format("\n{} node(s): {} without failures, {} failed or unreadable; {} outlier(s) — {} (exit {})\n", fleet.nodes.size(),

@@ -10,6 +10,7 @@
 #include "render/renderer.hpp"
 #include "render/svg_chart.hpp"
 #include "render/text_support.hpp"
+#include "report/legacy_metrics.hpp"
 #include "util/units.hpp"
 
 #include <algorithm>
@@ -93,6 +94,12 @@ void write_checks(const Report& report, std::ostream& out) {
             for (const Evidence& evidence : result.evidence) details += fmt::format("<dt>{}</dt><dd>{}</dd>", esc(evidence.key), esc(evidence.value));
             details += "</dl></details>";
         }
+        // Every figure by its name, so that one a check adds shows here as it is.
+        if (!result.metrics.empty()) {
+            details += fmt::format("<details><summary>Figures ({})</summary><dl>", result.metrics.size());
+            for (const Metric& metric : result.metrics) details += fmt::format("<dt>{}</dt><dd>{}</dd>", esc(metric.name), esc(format_metric(metric)));
+            details += "</dl></details>";
+        }
         out << fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}{}{}</td><td>{}</td><td>{:.0f} ms</td></tr>\n", badge(result.status),
                            esc(check_label(result)), inline_html(result.message),
                            result.remediation.empty() ? "" : "<div class=\"fix\">Fix: " + inline_html(result.remediation) + "</div>", details,
@@ -101,56 +108,53 @@ void write_checks(const Report& report, std::ostream& out) {
     out << "</table>\n</section>\n";
 }
 
-const Metric* find_metric(const CheckResult& result, std::string_view name) {
+// The figure of `family` whose label `label` is `value`, the first where there are several.
+const Metric* labelled(const CheckResult& result, std::string_view family, std::string_view label, std::string_view value) {
     for (const Metric& metric : result.metrics)
-        if (metric.name == name) return &metric;
-    return nullptr;
-}
-
-// The GEMM rate of a precision: the metric "gemm_<precision>_<size>" in TFLOP/s.
-const Metric* gemm_rate(const CheckResult& result, std::string_view precision) {
-    const std::string prefix = fmt::format("gemm_{}_", precision);
-    for (const Metric& metric : result.metrics)
-        if (metric.unit == "TFLOP/s" && metric.name.starts_with(prefix) && metric.name.find("fraction") == std::string::npos) return &metric;
+        if (metric.family == family)
+            if (const std::string* text = metric.label(label); text != nullptr && *text == value) return &metric;
     return nullptr;
 }
 
 std::string gpu_name(std::optional<int> device) { return device ? fmt::format("GPU {}", *device) : std::string("host"); }
 
-constexpr std::string_view gemm_precisions[] = {"fp32", "tf32", "fp16", "bf16"};
+// A bar for each value of `label` among the figures of `family` (the first figure of each, in the
+// check's order), against the figure of `peak_family` with the same value, where there is one.
+void add_bars(const CheckResult& result, std::string_view family, std::string_view label, std::string_view peak_family, bool upper,
+              svg::BarChart& chart) {
+    std::set<std::string> seen;
+    for (const Metric& rate : result.metrics) {
+        const std::string* value = rate.family == family ? rate.label(label) : nullptr;
+        if (value == nullptr || !seen.insert(*value).second) continue;
+        std::string name = *value;
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [&](unsigned char c) { return c == '_' ? ' ' : upper ? static_cast<char>(std::toupper(c)) : static_cast<char>(c); });
+        std::optional<double> peak;
+        if (const Metric* reference = labelled(result, peak_family, label, *value); reference != nullptr && reference->value > 0) peak = reference->value;
+        chart.bars.push_back(svg::Bar{fmt::format("{} {}", gpu_name(result.device), name), rate.value, peak, false,
+                                      peak ? fmt::format("{:.0f}% of {:.0f}", 100.0 * rate.value / *peak, *peak) : ""});
+    }
+}
 
-// The datasheet peak behind a GEMM figure, from the figure and its share of the peak.
+// A result with its peaks: a report before 1.10.0 gave them as shares only (legacy_metrics.hpp).
+CheckResult with_peaks(CheckResult result) {
+    add_legacy_peaks(result);
+    return result;
+}
+
+// The datasheet peak cublas.gemm measured a precision against (its gemm_peak figure).
 std::optional<double> gemm_peak(const CheckResult& gemm, std::string_view precision) {
-    const Metric* rate = gemm_rate(gemm, precision);
-    const Metric* share = find_metric(gemm, fmt::format("gemm_{}_fraction_of_peak", precision));
-    if (rate == nullptr || share == nullptr || share->value <= 0) return std::nullopt;
-    return rate->value * 100.0 / share->value;
+    const Metric* peak = labelled(gemm, "gemm_peak", "precision", precision);
+    if (peak == nullptr || peak->value <= 0) return std::nullopt;
+    return peak->value;
 }
 
 void write_figures(const Report& report, std::ostream& out) {
     svg::BarChart gemm{"cublas.gemm rate against the datasheet peak", "TFLOP/s", {}, "datasheet peak"};
     svg::BarChart bandwidth{"cuda.memory bandwidth", "GB/s", {}, "theoretical peak"};
     for (const CheckResult& result : report.checks) {
-        if (result.check_id == "cublas.gemm")
-            for (const std::string_view precision : gemm_precisions)
-                if (const Metric* rate = gemm_rate(result, precision)) {
-                    std::string upper(precision);
-                    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-                    const std::optional<double> peak = gemm_peak(result, precision);
-                    gemm.bars.push_back(svg::Bar{fmt::format("{} {}", gpu_name(result.device), upper), rate->value, peak, false,
-                                                 peak ? fmt::format("{:.0f}% of {:.0f}", 100.0 * rate->value / *peak, *peak) : ""});
-                }
-        if (result.check_id == "cuda.memory")
-            for (const auto& [name, label] : {std::pair{"device_to_device_bandwidth", "device to device"}, {"host_to_device_bandwidth", "host to device"},
-                                              {"device_to_host_bandwidth", "device to host"}})
-                if (const Metric* rate = find_metric(result, name)) {
-                    std::optional<double> peak;
-                    if (const Metric* share = find_metric(result, "device_to_device_fraction_of_theoretical");
-                        share != nullptr && share->value > 0 && std::string_view(name) == "device_to_device_bandwidth")
-                        peak = rate->value * 100.0 / share->value;
-                    bandwidth.bars.push_back(svg::Bar{fmt::format("{} {}", gpu_name(result.device), label), rate->value, peak, false,
-                                                      peak ? fmt::format("{:.0f}% of {:.0f}", 100.0 * rate->value / *peak, *peak) : ""});
-                }
+        if (result.check_id == "cublas.gemm") add_bars(with_peaks(result), "gemm", "precision", "gemm_peak", true, gemm);
+        if (result.check_id == "cuda.memory") add_bars(with_peaks(result), "memory_bandwidth", "direction", "memory_bandwidth_theoretical", false, bandwidth);
     }
     if (gemm.bars.empty() && bandwidth.bars.empty()) return;
     out << "<section id=\"figures\"><h2>Figures</h2>\n<div class=\"charts\">\n";
@@ -184,7 +188,7 @@ void write_stress(const Report& report, std::ostream& out) {
     std::set<long> peaks;
     for (const CheckResult& result : report.checks) {
         if (result.check_id == "cublas.gemm")
-            if (const auto peak = gemm_peak(result, "bf16")) peaks.insert(std::lround(*peak));
+            if (const auto peak = gemm_peak(with_peaks(result), "bf16")) peaks.insert(std::lround(*peak));
         if (result.check_id != "gpu.stress") continue;
         const Series* per_second = find_series(result, "per_second");
         const Series* samples = find_series(result, "nvml_samples");
@@ -232,17 +236,17 @@ void write_memtest(const Report& report, std::ostream& out) {
 }
 
 // Who loads which copy: ld.so for a C/C++ program (the copy libraries.resolution found first),
-// cudacheck itself (its checks' *_path evidence), and each Python framework (its libraries).
+// cudacheck itself (the files its processes mapped), and each Python framework (its libraries).
+// All from the report's `libraries` and `frameworks` sections.
 void write_libraries(const Report& report, std::ostream& out) {
-    const std::vector<ResolvedLibrary> copies = library_copies(report);
+    if (libraries_predate_section(report)) {
+        out << "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Not shown: " << inline_html(libraries_predate_section_text)
+            << ". A report of this cudacheck has them.</p>\n</section>\n";
+        return;
+    }
+    const std::vector<LibraryCopyView> copies = library_copies(report);
     if (copies.empty()) return;
-    std::set<std::string> cudacheck_paths;
-    for (const CheckResult& result : report.checks)
-        for (const Evidence& evidence : result.evidence)
-            if (evidence.key.ends_with("_path") && !evidence.value.empty() && evidence.value.front() == '/') cudacheck_paths.insert(evidence.value);
-            else if (evidence.key.find(".so") != std::string::npos && result.check_id != "libraries.resolution" && !evidence.value.empty() &&
-                     evidence.value.front() == '/')
-                cudacheck_paths.insert(evidence.value.substr(0, evidence.value.find(' ')));  // "libcudnn_ops.so.9 = /path (9.14.0)"
+    const std::set<std::string> cudacheck_paths(report.libraries->loaded_by_cudacheck.begin(), report.libraries->loaded_by_cudacheck.end());
     svg::Matrix matrix{"CUDA library copies and who loads them", {"C/C++ (ld.so)", "cudacheck"}, {}};
     // A column for each framework that loads a CUDA library (torchvision loads none of its own),
     // named with its environment where there are several.
@@ -264,14 +268,14 @@ void write_libraries(const Report& report, std::ostream& out) {
         }
     // Copies of unknown version (the toolkit's stubs) are not taken for a second version.
     std::map<std::string, std::set<std::string>> versions;
-    for (const ResolvedLibrary& copy : copies)
+    for (const LibraryCopyView& copy : copies)
         if (!copy.version.empty()) versions[copy.soname].insert(copy.version);
-    for (const ResolvedLibrary& copy : copies) {
+    for (const LibraryCopyView& copy : copies) {
         svg::MatrixRow row{copy.soname,
-                           fmt::format("{} {} {}", copy.version.empty() ? "version unknown" : copy.version, copy.origin, copy.listed_path),
-                           {copy.loaded_by_loader, cudacheck_paths.contains(copy.path) || cudacheck_paths.contains(copy.listed_path)},
+                           fmt::format("{} {} {}", copy.version.empty() ? "version unknown" : copy.version, copy.origin, copy.path),
+                           {copy.loaded_by_loader, cudacheck_paths.contains(copy.real_path) || cudacheck_paths.contains(copy.path)},
                            versions[copy.soname].size() > 1};
-        for (const std::set<std::string>& paths : framework_paths) row.marks.push_back(paths.contains(copy.listed_path) || paths.contains(copy.path));
+        for (const std::set<std::string>& paths : framework_paths) row.marks.push_back(paths.contains(copy.path) || paths.contains(copy.real_path));
         matrix.rows.push_back(std::move(row));
     }
     out << "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Every copy libraries.resolution found; a dot where a program "

@@ -100,6 +100,7 @@ void render_catalog_entry(const CatalogEntry& entry, std::string_view docs, std:
     out << fmt::format("  severity:    {}\n", to_string(entry.severity));
     out << fmt::format("  raised by:   {}\n", entry.raised_by);
     out << fmt::format("  cause:       {}\n", entry.cause);
+    if (!entry.detail.empty()) out << fmt::format("  detail:      {}\n", entry.detail);
     out << fmt::format("  remediation: {}\n", entry.remediation);
     out << fmt::format("  docs:        {}\n", docs);
 }
@@ -118,6 +119,8 @@ void render_catalog_markdown(std::ostream& out) {
         out << fmt::format("**{}** (`{}`), severity `{}`, raised by `{}`.\n\n", entry.title, entry.slug, to_string(entry.severity), entry.raised_by);
         out << fmt::format("- Cause: {}\n", entry.cause);
         out << fmt::format("- Remediation: {}\n", entry.remediation);
+        // The detail is the depth the one-sentence cause leaves out: a paragraph below the two lines.
+        if (!entry.detail.empty()) out << fmt::format("\n{}\n", entry.detail);
     }
 }
 

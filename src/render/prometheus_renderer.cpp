@@ -12,9 +12,11 @@
 // converted to it, as https://prometheus.io/docs/practices/naming/ asks: base units (GB/s to
 // bytes_per_second, ms to seconds, MHz to hertz, % to a 0-1 ratio, C as celsius, W as watts).
 // FLOP rates are the one exception: TFLOP/s (`_tflops`), the unit GEMM throughput is quoted in
-// and the name the issue asked for (cudacheck_gemm_tflops). What varies within a family (GEMM
-// precision and size, copy direction, FFT length) is a label, never part of a `name` label; a
-// metric the table below does not know still comes out, as cudacheck_<check>_<name>_<unit>.
+// and the name users query (cudacheck_gemm_tflops). Each figure carries its family, help and
+// labels (result.hpp's MetricFamily, declared by the check): the family is cudacheck_<family>_<unit>,
+// what varies within it (GEMM precision and size, copy direction, FFT length) its labels, a GPU
+// named by a label that GPU's labels; a figure without a family comes out as
+// cudacheck_<check>_<name>_<unit>. No figure's name is read here.
 //
 // GPU labels, as dcgm-exporter writes them (internal/pkg/rendermetrics/render_metrics.go, its
 // gpuMetricsFormat template; internal/pkg/collector/gpu_collector.go fills it): `gpu` (DCGM's
@@ -54,15 +56,12 @@
 
 #include <fmt/format.h>
 
-#include <bitset>
 #include <charconv>
 #include <cmath>
 #include <ctime>
-#include <exception>
 #include <map>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -135,13 +134,13 @@ private:
 };
 
 // A unit as the checks write it, and the one its family is named by.
-struct Unit {
+struct Conversion {
     std::string_view unit;    // "GB/s"
     std::string_view suffix;  // "bytes_per_second"
     double multiply = 1.0;
     double divide = 1.0;
 };
-constexpr Unit units[] = {
+constexpr Conversion units[] = {
     {"GB/s", "bytes_per_second", 1e9, 1},  {"MB/s", "bytes_per_second", 1e6, 1},    {"TB/s", "bytes_per_second", 1e12, 1},
     {"B/s", "bytes_per_second", 1, 1},     {"TFLOP/s", "tflops", 1, 1},             {"GFLOP/s", "tflops", 1, 1e3},
     {"PFLOP/s", "tflops", 1e3, 1},         {"Gsamples/s", "samples_per_second", 1e9, 1}, {"Msamples/s", "samples_per_second", 1e6, 1},
@@ -167,244 +166,44 @@ std::string sanitize(std::string_view text) {
 }
 
 // The family suffix and conversion for a unit; an unknown unit names itself ("ops/s": ops_per_second).
-Unit unit_of(std::string_view unit) {
-    for (const Unit& known : units)
+Conversion unit_of(std::string_view unit) {
+    for (const Conversion& known : units)
         if (known.unit == unit) return known;
     return {unit, {}, 1, 1};
 }
-std::string suffix_of(const Unit& unit) {
+std::string suffix_of(const Conversion& unit) {
     if (!unit.suffix.empty()) return std::string(unit.suffix);
     std::string text(unit.unit);
     if (text.size() > 2 && text.compare(text.size() - 2, 2, "/s") == 0) text.replace(text.size() - 2, 2, "_per_second");
     return sanitize(text);
 }
 
-// Which numbering a device in a metric's name uses.
+// Which numbering a GPU label of a figure uses: "device" and "peer_device" are CUDA ordinals,
+// "gpu" an NVML index (result.hpp).
 enum class Numbering { none, cuda, nvml };
-
-// The metric names are matched by hand, not with std::regex: libstdc++ matches a repetition by
-// recursion, one level per character, and a 50 KB metric name in a report ended `render --format
-// prometheus` with SIGSEGV (issue 35). A NamePattern knows what the table below uses: literal
-// characters (`\.` for a dot) and capture groups, each of literal alternatives ("(max|min)") or of
-// one or more characters of a class ("(\d+)", "([a-z0-9]+)"). It matches the whole name and
-// captures what std::regex_match captured: a class as many characters as it can, alternatives in
-// order, backtracking only where the next part could start inside the class (none of the table's
-// patterns), so a match is linear in the name; it recurses once per part of the pattern.
-class NamePattern {
-public:
-    explicit NamePattern(std::string_view pattern) {
-        for (std::size_t at = 0; at < pattern.size();) {
-            const char c = pattern[at];
-            if (c == '(') {
-                const std::size_t close = pattern.find(')', at);
-                if (close == std::string_view::npos) unsupported(pattern);
-                parts_.push_back(group(pattern.substr(at + 1, close - at - 1), pattern));
-                at = close + 1;
-                continue;
-            }
-            if (c == '\\' && at + 1 < pattern.size() && pattern[at + 1] == '.') {
-                literal('.');
-                at += 2;
-                continue;
-            }
-            if (std::string_view("\\[](){}*+?.|^$").find(c) != std::string_view::npos) unsupported(pattern);
-            literal(c);
-            ++at;
-        }
-        // A class may give back characters only where the part after it could start with one.
-        for (std::size_t i = 0; i < parts_.size(); ++i) {
-            Part& part = parts_[i];
-            if (part.kind != Part::Kind::characters) continue;
-            part.greedy_only = true;
-            if (i + 1 == parts_.size()) continue;
-            const Part& next = parts_[i + 1];
-            if (next.kind == Part::Kind::characters) part.greedy_only = false;
-            for (const std::string& word : next.kind == Part::Kind::literal ? std::vector<std::string>{next.text} : next.words)
-                if (word.empty() || part.characters[static_cast<unsigned char>(word.front())]) part.greedy_only = false;
-        }
-    }
-
-    // The captures, in order, when the whole of `name` matches.
-    [[nodiscard]] std::optional<std::vector<std::string_view>> match(std::string_view name) const {
-        std::vector<std::string_view> captures;
-        if (!match_from(name, 0, 0, captures)) return std::nullopt;
-        return captures;
-    }
-
-private:
-    struct Part {
-        enum class Kind { literal, words, characters } kind = Kind::literal;
-        std::string text;                 // literal
-        std::vector<std::string> words;   // words: the alternatives
-        std::bitset<256> characters;      // characters: one or more of these
-        bool greedy_only = false;         // characters: never shorter than the longest run
-    };
-
-    [[noreturn]] static void unsupported(std::string_view pattern) {
-        throw std::logic_error(fmt::format("metric name pattern '{}' uses syntax NamePattern does not know", pattern));
-    }
-
-    void literal(char c) {
-        if (parts_.empty() || parts_.back().kind != Part::Kind::literal) parts_.push_back(Part{});
-        parts_.back().text += c;
-    }
-
-    static Part group(std::string_view body, std::string_view pattern) {
-        Part part;
-        if (body == "\\d+") {
-            part.kind = Part::Kind::characters;
-            for (char c = '0'; c <= '9'; ++c) part.characters.set(static_cast<unsigned char>(c));
-            return part;
-        }
-        if (!body.empty() && body.front() == '[') {
-            // "[a-z0-9]+": ranges and single characters, then '+'.
-            part.kind = Part::Kind::characters;
-            const std::size_t close = body.find(']');
-            if (close == std::string_view::npos || body.substr(close) != "]+") unsupported(pattern);
-            for (std::size_t at = 1; at < close; ++at) {
-                const char first = body[at];
-                const char last = at + 2 < close && body[at + 1] == '-' ? body[at + 2] : first;
-                if (last != first) at += 2;
-                for (int c = static_cast<unsigned char>(first); c <= static_cast<unsigned char>(last); ++c) part.characters.set(static_cast<std::size_t>(c));
-            }
-            return part;
-        }
-        part.kind = Part::Kind::words;
-        for (std::size_t start = 0;;) {
-            const std::size_t bar = body.find('|', start);
-            const std::string_view word = body.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
-            for (char c : word)
-                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) unsupported(pattern);
-            part.words.emplace_back(word);
-            if (bar == std::string_view::npos) break;
-            start = bar + 1;
-        }
-        return part;
-    }
-
-    bool match_from(std::string_view name, std::size_t index, std::size_t at, std::vector<std::string_view>& captures) const {
-        if (index == parts_.size()) return at == name.size();
-        const Part& part = parts_[index];
-        switch (part.kind) {
-            case Part::Kind::literal:
-                return name.substr(at, part.text.size()) == part.text && match_from(name, index + 1, at + part.text.size(), captures);
-            case Part::Kind::words:
-                for (const std::string& word : part.words) {
-                    if (name.substr(at, word.size()) != word) continue;
-                    captures.push_back(name.substr(at, word.size()));
-                    if (match_from(name, index + 1, at + word.size(), captures)) return true;
-                    captures.pop_back();
-                }
-                return false;
-            case Part::Kind::characters: {
-                std::size_t end = at;
-                while (end < name.size() && part.characters[static_cast<unsigned char>(name[end])]) ++end;
-                for (std::size_t stop = end; stop > at; --stop) {
-                    captures.push_back(name.substr(at, stop - at));
-                    if (match_from(name, index + 1, stop, captures)) return true;
-                    captures.pop_back();
-                    if (part.greedy_only) break;
-                }
-                return false;
-            }
-        }
-        return false;
-    }
-
-    std::vector<Part> parts_;
-};
-
-// "device1.rest" (a CUDA ordinal, as cuda.devices writes it) or "gpu1.rest" (an NVML index, as
-// device.health does): what the pattern (device|gpu)(\d+)\.(.*) matched, whose `.` takes no line
-// break.
-struct DeviceInName {
-    Numbering numbering;
-    std::string_view number;
-    std::string_view rest;
-};
-std::optional<DeviceInName> device_in_name(std::string_view name) {
-    for (const auto& [word, numbering] : {std::pair{std::string_view("device"), Numbering::cuda}, std::pair{std::string_view("gpu"), Numbering::nvml}}) {
-        if (name.substr(0, word.size()) != word) continue;
-        std::size_t end = word.size();
-        while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-        if (end == word.size() || end == name.size() || name[end] != '.') return std::nullopt;
-        const std::string_view rest = name.substr(end + 1);
-        if (rest.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;
-        return DeviceInName{numbering, name.substr(word.size(), end - word.size()), rest};
-    }
-    return std::nullopt;
-}
-
-// A metric the checks produce, and its family: `stem` + "_" + the unit's suffix. The capture
-// groups of `pattern` become `labels`, in order, except the device's (`device_group`, from 1)
-// and the peer's (`peer_group`), which give GPU labels.
-struct FamilySpec {
-    std::string_view check;  // "" for any check
-    std::string_view pattern;
-    std::string_view stem;
-    std::string_view help;
-    std::vector<std::string_view> labels = {};
-    Numbering numbering = Numbering::none;
-    int device_group = 0;
-    int peer_group = 0;
-};
-
-const std::vector<FamilySpec>& family_specs() {
-    static const std::vector<FamilySpec> specs = {
-        {"cublas.gemm", R"(gemm_([a-z0-9]+)_fraction_of_peak)", "cudacheck_gemm_of_peak", "cuBLAS GEMM throughput as a share (0-1) of the GPU's peak at that precision.", {"precision"}},
-        {"cublas.gemm", R"(gemm_([a-z0-9]+)_(\d+))", "cudacheck_gemm", "cuBLAS GEMM throughput by precision and matrix size (size^3), in TFLOP/s.", {"precision", "size"}},
-        {"cuda.memory", R"((device_to_device|host_to_device|device_to_host)_bandwidth)", "cudacheck_memory_bandwidth", "Verified memory copy bandwidth by direction.", {"direction"}},
-        {"cuda.memory", R"((device_to_device|host_to_device|device_to_host)_fraction_of_theoretical)", "cudacheck_memory_bandwidth_of_theoretical",
-         "Memory copy bandwidth as a share (0-1) of the GPU's theoretical bandwidth.", {"direction"}},
-        {"cuda.devices", R"(device(\d+)\.theoretical_memory_bandwidth)", "cudacheck_gpu_theoretical_memory_bandwidth",
-         "Theoretical memory bandwidth, from the memory clock and bus width.", {}, Numbering::cuda, 1},
-        {"cuda.devices", R"(device(\d+)\.fp32_peak)", "cudacheck_gpu_fp32_peak", "FP32 peak from SMs, lanes and SM clock, in TFLOP/s.", {}, Numbering::cuda, 1},
-        {"device.health", R"(gpu(\d+)\.temperature)", "cudacheck_gpu_temperature", "GPU temperature when device.health read it.", {}, Numbering::nvml, 1},
-        {"device.health", R"(gpu(\d+)\.power)", "cudacheck_gpu_power", "GPU power draw when device.health read it.", {}, Numbering::nvml, 1},
-        {"cuda.p2p", R"(peer_bandwidth_(\d+)_to_(\d+))", "cudacheck_p2p_bandwidth", "Verified peer copy bandwidth from the gpu to the peer_gpu.", {}, Numbering::cuda, 1, 2},
-        {"cuda.p2p", R"(min_peer_bandwidth)", "cudacheck_p2p_min_bandwidth", "The lowest peer copy bandwidth of the node."},
-        {"nccl.allreduce", R"(bus_bandwidth)", "cudacheck_nccl_allreduce_bus_bandwidth", "NCCL all-reduce bus bandwidth over all GPUs (nccl-tests' busbw)."},
-        {"nccl.allreduce", R"(algorithm_bandwidth)", "cudacheck_nccl_allreduce_algorithm_bandwidth", "NCCL all-reduce algorithm bandwidth over all GPUs (bytes / time)."},
-        {"nccl.allreduce", R"(comm_init_time)", "cudacheck_nccl_comm_init", "Time NCCL took to create its communicator."},
-        {"cudnn.conv", R"(convolution_throughput)", "cudacheck_cudnn_conv", "cuDNN convolution throughput, in TFLOP/s."},
-        {"cudnn.conv", R"(convolution_time)", "cudacheck_cudnn_conv", "cuDNN convolution time."},
-        {"cufft.fft", R"(([a-z0-9]+)_forward_gflops_n(\d+))", "cudacheck_cufft_forward", "cuFFT forward transform throughput by transform and length, in TFLOP/s.", {"transform", "n"}},
-        {"cufft.fft", R"(([a-z0-9]+)_forward_time_n(\d+))", "cudacheck_cufft_forward", "cuFFT forward transform time by transform and length.", {"transform", "n"}},
-        {"curand.generate", R"((uniform|normal)_rate)", "cudacheck_curand", "cuRAND generation rate by distribution.", {"distribution"}},
-        {"nvrtc.compile", R"(compile_time)", "cudacheck_nvrtc_compile", "Time NVRTC took to compile the test kernel."},
-        {"nvrtc.compile", R"(module_load_time)", "cudacheck_nvrtc_module_load", "Time the driver took to load the compiled module."},
-        {"toolkit.compile", R"(compile_time)", "cudacheck_toolkit_compile", "Time nvcc took to build the test program."},
-        {"toolkit.compile", R"(extension_time)", "cudacheck_toolkit_compile_extension", "Time the PyTorch extension build took."},
-        {"toolkit.compile", R"((cubin|ptx|fatbinary|executable)_bytes)", "cudacheck_toolkit_compile_output", "Size of what nvcc wrote, by artifact.", {"artifact"}},
-        {"toolkit.build", R"(gather_time)", "cudacheck_toolkit_build_gather", "Time toolkit.build took to read the build setup."},
-        {"gpu.stress", R"(stress_tflops_(max|median|min))", "cudacheck_stress", "GEMM throughput under gpu.stress, per second of the run, by statistic, in TFLOP/s.", {"stat"}},
-        {"gpu.stress", R"(stress_sm_clock_(max|min))", "cudacheck_stress_sm_clock", "SM clock NVML reported during gpu.stress, by statistic.", {"stat"}},
-        {"gpu.stress", R"(stress_power_(max|min))", "cudacheck_stress_power", "Power draw NVML reported during gpu.stress, by statistic.", {"stat"}},
-        {"gpu.stress", R"(stress_temperature_(max|min))", "cudacheck_stress_temperature", "Temperature NVML reported during gpu.stress, by statistic.", {"stat"}},
-        {"gpu.stress", R"(stress_rate_drop)", "cudacheck_stress_rate_drop", "How far (0-1) the throughput fell from its best second during gpu.stress."},
-        {"gpu.memtest", R"(memtest_bandwidth)", "cudacheck_memtest_bandwidth", "Memory bandwidth the gpu.memtest patterns ran at."},
-        {"gpu.memtest", R"(memtest_bytes)", "cudacheck_memtest_tested", "Device memory gpu.memtest wrote and verified."},
-    };
-    return specs;
-}
 
 struct Figure {
     std::string family;
     std::string help;
-    Labels labels;  // from the name: precision, direction, ...
+    Labels labels;  // the figure's own: precision, direction, ...
     Numbering numbering = Numbering::none;
-    std::optional<int> device;  // named in the metric's name
-    std::optional<int> peer;
+    std::optional<int> device;  // from its "device" or "gpu" label
+    std::optional<int> peer;    // from its "peer_device" label
     double value = 0.0;
 };
 
+std::optional<int> ordinal(const std::string& digits) {
+    int value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    return value;
+}
+
+// The family of a figure: cudacheck_<family>_<unit> with the help the check declared, its labels
+// as they are, but for those naming a GPU, which become that GPU's labels. A figure without a
+// family (of a report read back whose figure no family is known for) is cudacheck_<check>_<name>_<unit>.
 Figure figure_of(const CheckResult& result, const Metric& metric) {
-    static const std::vector<NamePattern> patterns = [] {
-        std::vector<NamePattern> compiled;
-        for (const FamilySpec& spec : family_specs()) compiled.emplace_back(spec.pattern);
-        return compiled;
-    }();
-    const Unit unit = unit_of(metric.unit);
+    const Conversion unit = unit_of(metric.unit);
     const std::string suffix = suffix_of(unit);
     Figure figure;
     figure.value = metric.value * unit.multiply / unit.divide;
@@ -414,42 +213,25 @@ Figure figure_of(const CheckResult& result, const Metric& metric) {
             return stem;
         return stem + "_" + suffix;
     };
-    const auto number = [](std::string_view digits) -> std::optional<int> {
-        try {
-            return std::stoi(std::string(digits));
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-    };
-    for (std::size_t i = 0; i < family_specs().size(); ++i) {
-        const FamilySpec& spec = family_specs()[i];
-        if (!spec.check.empty() && spec.check != result.check_id) continue;
-        const std::optional<std::vector<std::string_view>> captures = patterns[i].match(metric.name);
-        if (!captures) continue;
-        figure.family = with_suffix(std::string(spec.stem));
-        figure.help = fmt::format("{} Unit: {}.", spec.help, suffix.empty() ? "none" : suffix);
-        figure.numbering = spec.numbering;
-        std::size_t next_label = 0;
-        for (std::size_t group = 1; group <= captures->size(); ++group) {
-            const std::string_view captured = (*captures)[group - 1];
-            if (static_cast<int>(group) == spec.device_group) figure.device = number(captured);
-            else if (static_cast<int>(group) == spec.peer_group) figure.peer = number(captured);
-            else if (next_label < spec.labels.size()) figure.labels.emplace_back(spec.labels[next_label++], std::string(captured));
+    if (!metric.family.empty()) {
+        figure.family = with_suffix("cudacheck_" + sanitize(metric.family));
+        figure.help = fmt::format("{} Unit: {}.", metric.help, suffix.empty() ? "none" : suffix);
+        for (const auto& [name, value] : metric.labels) {
+            if (name == "device" || name == "gpu") {
+                figure.device = ordinal(value);
+                figure.numbering = name == "gpu" ? Numbering::nvml : Numbering::cuda;
+            } else if (name == "peer_device") {
+                figure.peer = ordinal(value);
+            } else {
+                figure.labels.emplace_back(sanitize(name), value);
+            }
         }
         return figure;
     }
-    // Not in the table: cudacheck_<check>_<name>_<unit>, a device in the name ("device1.x" by
-    // CUDA ordinal, "gpu1.x" by NVML index, as cuda.devices and device.health write them) as labels.
-    std::string name = metric.name;
-    if (const std::optional<DeviceInName> device = device_in_name(metric.name)) {
-        figure.numbering = device->numbering;
-        figure.device = number(device->number);
-        name = std::string(device->rest);
-    }
-    std::string stem = sanitize(name);
+    std::string stem = sanitize(metric.name);
     if (suffix == "seconds" && stem.size() > 5 && stem.compare(stem.size() - 5, 5, "_time") == 0) stem.resize(stem.size() - 5);
     figure.family = with_suffix("cudacheck_" + sanitize(result.check_id) + (stem.empty() ? "" : "_" + stem));
-    figure.help = fmt::format("{}'s figure {}. Unit: {} (the check reports {}).", result.check_id, name, suffix.empty() ? "none" : suffix, metric.unit);
+    figure.help = fmt::format("{}'s figure {}. Unit: {} (the check reports {}).", result.check_id, metric.name, suffix.empty() ? "none" : suffix, metric.unit);
     return figure;
 }
 
@@ -556,7 +338,7 @@ class PrometheusRenderer final : public Renderer {
                 const Figure figure = figure_of(result, metric);
                 Labels labels{{"check", result.check_id}};
                 labels = labels + (figure.device ? gpus.of(figure.device, figure.numbering) : gpus.of(result.device));
-                if (figure.peer) labels = labels + gpus.of(figure.peer, figure.numbering, "peer_");
+                if (figure.peer) labels = labels + gpus.of(figure.peer, Numbering::cuda, "peer_");
                 gpus.add_run(labels);
                 families.add(figure.family, figure.help, labels + figure.labels, figure.value);
             }

@@ -12,8 +12,8 @@ namespace cudacheck {
 namespace {
 
 constexpr std::array entries{
-#define CUDACHECK_CATALOG_ENTRY(enumerator, number, slug, severity, title, cause, remediation, raised_by) \
-    CatalogEntry{Code::enumerator, slug, Status::severity, title, cause, remediation, raised_by},
+#define CUDACHECK_CATALOG_ENTRY(enumerator, number, slug, severity, title, cause, detail, remediation, raised_by) \
+    CatalogEntry{Code::enumerator, slug, Status::severity, title, cause, detail, remediation, raised_by},
 #include "cudacheck/catalog_entries.def"
 #undef CUDACHECK_CATALOG_ENTRY
 };

@@ -68,10 +68,10 @@ std::map<std::string, std::string> versions_of(const Report& report) {
     add("nvcc", report.versions.nvcc);
     // One entry per library family; members that disagree with each other show as "9.1.0 + 9.19.0".
     std::map<std::string, std::vector<std::string>> families;
-    for (const ResolvedLibrary& library : resolved_libraries(report))
-        if (!library.version.empty()) {
-            std::vector<std::string>& family = families[library_family(library.soname)];
-            if (std::find(family.begin(), family.end(), library.version) == family.end()) family.push_back(library.version);
+    for (const LibraryResolutionInfo* library : resolved_libraries(report))
+        if (!library->version.empty()) {
+            std::vector<std::string>& family = families[library_family(library->soname)];
+            if (std::find(family.begin(), family.end(), library->version) == family.end()) family.push_back(library->version);
         }
     for (const auto& [family, family_versions] : families) add(family, fmt::format("{}", fmt::join(family_versions, " + ")));
     std::vector<std::string> models;
@@ -129,6 +129,7 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
     // A redacted report's host name says nothing; Slurm's %N file name still names the node.
     if (!node.report->host.hostname.empty() && !node.report->redaction) node.name = node.report->host.hostname;
     node.versions = versions_of(*node.report);
+    node.libraries_unrecorded = libraries_predate_section(*node.report);
     for (const CheckResult& result : node.report->checks) {
         std::vector<std::string> sharing;
         for (const GpuSharing& shared : result.shared_gpu) sharing.push_back(fmt::format("GPU {} shared with {}", shared.device, describe_sharing(shared)));
@@ -137,7 +138,8 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
                 const std::string key = fmt::format("{} {}", result.check_id, metric.name);
                 node.figures[key][result.device.value_or(-1)] = metric.value;
                 node.units[key] = metric.unit;
-                if (!sharing.empty()) node.shared[key][result.device.value_or(-1)] = fmt::format("{}", fmt::join(sharing, "; "));
+                // A peak is the GPU's, not the run's: sharing the GPU does not change it.
+                if (!sharing.empty() && metric.measured) node.shared[key][result.device.value_or(-1)] = fmt::format("{}", fmt::join(sharing, "; "));
             }
     }
     return node;
@@ -160,6 +162,7 @@ void keep_for_fleet(Report& report) {
     report.argv = {};
     report.frameworks.reset();
     report.build.reset();
+    report.libraries.reset();
 }
 
 Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
@@ -245,6 +248,13 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
                                 unit, below, fleet_median, unit)});
             }
         }
+
+    // A node whose report predates the `libraries` section has no library versions to compare: said,
+    // not taken for a node that agrees with the fleet.
+    for (const FleetNode* node : readable)
+        if (node->libraries_unrecorded)
+            fleet.not_comparable.push_back(FleetOutlier{node->name, std::nullopt, "libraries", "libraries", "not recorded", {},
+                                                        fmt::format("libraries not compared: {}", libraries_predate_section_text)});
 
     const bool any_failed = std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
     fleet.exit_code = any_failed || !fleet.outliers.empty() ? exit_check_failed : exit_ok;

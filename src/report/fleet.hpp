@@ -26,6 +26,9 @@ struct FleetNode {
     std::map<std::string, std::map<int, std::string>> shared;
     // The version-like facts the fleet should agree on ("driver", "libcudnn.so.9", "GPU model").
     std::map<std::string, std::string> versions;
+    // libraries.resolution ran but the report has no `libraries` section (schema before 1.10.0):
+    // its libraries are not among `versions`, and the fleet says so.
+    bool libraries_unrecorded = false;
     [[nodiscard]] bool failed() const { return !report || report->exit_code != exit_ok; }
 };
 
@@ -43,7 +46,9 @@ struct Fleet {
     double threshold_percent = 10.0;
     std::vector<FleetNode> nodes;  // in the order of the files
     std::vector<FleetOutlier> outliers;
-    std::vector<FleetOutlier> not_comparable;  // kind "shared": figures of a shared GPU, not compared
+    // kind "shared": figures of a shared GPU; kind "libraries": a node whose report records no
+    // library copies as data (older than schema 1.10.0). Neither is compared nor changes the exit code.
+    std::vector<FleetOutlier> not_comparable;
     int exit_code = exit_ok;  // 1 when a node failed or is an outlier
 };
 
@@ -59,8 +64,8 @@ struct Fleet {
 [[nodiscard]] std::optional<std::string> broken_link(const std::string& path);
 
 // Drops from a node's report what neither the fleet's table nor its JSON shows (the evidence,
-// findings, metrics and series of every check, the passing checks themselves, the Python and build
-// sections), once its figures and versions are taken and its policy applied: 10,000 nodes then
+// findings, metrics and series of every check, the passing checks themselves, the Python, build
+// and libraries sections), once its figures and versions are taken and its policy applied: 10,000 nodes then
 // hold a few kB each, not the 70 kB of a whole report (issue 35).
 void keep_for_fleet(Report& report);
 

@@ -188,23 +188,32 @@ CheckResult judge_compute_capability(const VersionBound& minimum, const Report& 
 CheckResult judge_libraries(const std::vector<LibraryExpectation>& expectations, const Report& report) {
     ResultBuilder result;
     const bool resolved = has_check(report, "libraries.resolution");
-    const std::vector<ResolvedLibrary> libraries = resolved_libraries(report);
+    // An older report's libraries are evidence text, not data: no verdict either way, and no pass.
+    const bool unrecorded = libraries_predate_section(report);
+    const std::vector<const LibraryResolutionInfo*> libraries = resolved_libraries(report);
     for (const LibraryExpectation& expectation : expectations) {
         const std::string expected = expectation.versions.min || expectation.versions.max ? expectation.versions.describe() : "any version";
-        const auto found = std::find_if(libraries.begin(), libraries.end(), [&](const ResolvedLibrary& library) { return library.soname == expectation.soname; });
+        const auto found = std::find_if(libraries.begin(), libraries.end(),
+                                        [&](const LibraryResolutionInfo* library) { return library->soname == expectation.soname; });
         if (found == libraries.end()) {
             result.evidence(expectation.soname, fmt::format("expected {}, found none", expected));
             result.add(Code::expect_library_missing,
-                       resolved ? fmt::format("{} does not resolve on this machine; the policy requires it ({})", expectation.soname, expected)
-                                : fmt::format("{} was not looked for: libraries.resolution did not run; the policy requires it ({})", expectation.soname, expected));
+                       unrecorded ? fmt::format("{} cannot be judged: {}; the policy requires it ({})", expectation.soname,
+                                                libraries_predate_section_text, expected)
+                       : resolved ? fmt::format("{} does not resolve on this machine; the policy requires it ({})", expectation.soname, expected)
+                                  : fmt::format("{} was not looked for: libraries.resolution did not run; the policy requires it ({})", expectation.soname, expected),
+                       unrecorded ? "Check the machine again with this cudacheck (libraries.resolution runs at every level), then apply the policy "
+                                    "to the new report."
+                                  : std::string());
             continue;
         }
-        result.evidence(expectation.soname, fmt::format("expected {}, found {}", expected, found->text));
+        const LibraryResolutionInfo& library = **found;
+        result.evidence(expectation.soname, fmt::format("expected {}, found {}", expected, describe_resolution(library)));
         if (!expectation.versions.min && !expectation.versions.max) continue;
-        const auto version = parse_dotted_version(found->version);
+        const auto version = parse_dotted_version(library.version);
         if (!version || !expectation.versions.contains(*version))
             result.add(Code::expect_library_version, fmt::format("{} resolves to version {} ({}); the policy expects {}", expectation.soname,
-                                                                 found->version.empty() ? "unknown" : found->version, found->path, expected));
+                                                                 library.version.empty() ? "unknown" : library.version, library.real_path, expected));
     }
     result.summary(fmt::format("{} required librar{} resolve{} as the policy expects", expectations.size(), expectations.size() == 1 ? "y" : "ies",
                                expectations.size() == 1 ? "s" : ""));
@@ -220,15 +229,19 @@ std::string shared_text(const CheckResult& check) {
 
 // A figure measured at another size than the policy names (cublas.gemm measured gemm_fp32_8192
 // until it chose 4096^3 for FP32): "; it measured gemm_fp32_4096 instead", so the policy can be fixed.
+// Those are the figures with a `size` label, written last in their name, whose name with another
+// size (digits) is the one the policy asks for.
 std::string measured_instead(const CheckResult& check, const std::string& wanted) {
-    const std::size_t last = wanted.rfind('_');
-    if (last == std::string::npos) return {};
-    const std::string stem = wanted.substr(0, last + 1);
     std::vector<std::string> similar;
-    for (const Metric& metric : check.metrics)
-        if (metric.name.size() > stem.size() && metric.name.compare(0, stem.size(), stem) == 0 &&
-            std::isdigit(static_cast<unsigned char>(metric.name[stem.size()])) != 0)
+    for (const Metric& metric : check.metrics) {
+        const std::string* size = metric.label("size");
+        if (size == nullptr || size->empty() || !metric.name.ends_with(*size)) continue;
+        const std::string_view stem = std::string_view(metric.name).substr(0, metric.name.size() - size->size());
+        if (wanted.size() <= stem.size() || !wanted.starts_with(stem)) continue;
+        if (std::all_of(wanted.begin() + static_cast<std::ptrdiff_t>(stem.size()), wanted.end(),
+                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
             similar.push_back(metric.name);
+    }
     if (similar.empty()) return {};
     return fmt::format("; it measured {} instead", fmt::join(similar, ", "));
 }

@@ -60,7 +60,11 @@ void for_each_text(Report& report, Visit&& visit) {
         }
         for (Evidence& evidence : result.evidence)
             for (std::string* text : {&evidence.key, &evidence.value}) visit(*text);
-        for (Metric& metric : result.metrics) visit(metric.name);
+        for (Metric& metric : result.metrics) {
+            visit(metric.name);
+            // A label's value is part of the name: both are redacted alike.
+            for (auto& label : metric.labels) visit(label.second);
+        }
     }
     // Virtual environments live in home directories (~/venvs/x, /home/alice/.local/...).
     if (report.frameworks)
@@ -78,6 +82,17 @@ void for_each_text(Report& report, Visit&& visit) {
                 for (FrameworkGpuInfo& gpu : framework.gpus) visit(gpu.how);
             }
         }
+    // Library copies in wheels under home directories, and LD_LIBRARY_PATH entries in the rules.
+    if (report.libraries) {
+        for (LibraryInfo& library : report.libraries->found) {
+            for (LibraryResolutionInfo& resolution : library.resolved)
+                for (std::string* text : {&resolution.path, &resolution.real_path, &resolution.rule}) visit(*text);
+            for (LibraryCopyInfo& copy : library.copies)
+                for (std::string* text : {&copy.path, &copy.real_path}) visit(*text);
+        }
+        visit(report.libraries->ld_so_cache);
+        for (std::string& path : report.libraries->loaded_by_cudacheck) visit(path);
+    }
 }
 
 // Flags like FOO_KEY=1 are not secrets, and replacing every "1" would ruin the report.

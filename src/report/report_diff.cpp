@@ -43,26 +43,33 @@ void compare_versions(const Report& a, const Report& b, std::vector<Difference>&
     compare(differences, "version", "nvcc", or_unknown(a.versions.nvcc), or_unknown(b.versions.nvcc));
 }
 
-std::vector<std::pair<std::string, ResolvedLibrary>> libraries_of(const Report& report) {
-    std::vector<std::pair<std::string, ResolvedLibrary>> keyed;
-    for (ResolvedLibrary& library : resolved_libraries(report)) keyed.emplace_back(library.soname, std::move(library));
+std::vector<std::pair<std::string, const LibraryResolutionInfo*>> libraries_of(const Report& report) {
+    std::vector<std::pair<std::string, const LibraryResolutionInfo*>> keyed;
+    for (const LibraryResolutionInfo* library : resolved_libraries(report)) keyed.emplace_back(library->soname, library);
     return keyed;
 }
 
-std::string describe(const ResolvedLibrary& library) {
-    return fmt::format("{} {} {}", library.version.empty() ? "version unknown" : library.version, library.origin, library.path);
+std::string describe(const LibraryResolutionInfo& library) {
+    return fmt::format("{} {} {}", library.version.empty() ? "version unknown" : library.version, library.origin, library.real_path);
 }
 
-void compare_libraries(const Report& a, const Report& b, std::vector<Difference>& differences) {
+void compare_libraries(const Report& a, const Report& b, ReportDiff& diff) {
     // A report without libraries.resolution says nothing about libraries: no difference to claim.
     if (!has_check(a, "libraries.resolution") || !has_check(b, "libraries.resolution")) return;
-    compare_keyed<ResolvedLibrary>(
+    // One written before the `libraries` section has its copies as evidence text only: not compared,
+    // and said, since "no differences" would claim the libraries are the same.
+    if (libraries_predate_section(a) || libraries_predate_section(b)) {
+        const char* which = libraries_predate_section(a) && libraries_predate_section(b) ? "A and B" : libraries_predate_section(a) ? "A" : "B";
+        diff.not_compared.push_back(fmt::format("libraries: in {}, {}", which, libraries_predate_section_text));
+        return;
+    }
+    compare_keyed<const LibraryResolutionInfo*>(
         libraries_of(a), libraries_of(b),
-        [&](const std::string& soname, const ResolvedLibrary& before, const ResolvedLibrary& after) {
-            compare(differences, "library", soname, describe(before), describe(after));
+        [&](const std::string& soname, const LibraryResolutionInfo* before, const LibraryResolutionInfo* after) {
+            compare(diff.differences, "library", soname, describe(*before), describe(*after));
         },
-        [&](const std::string& soname, const ResolvedLibrary* before, const ResolvedLibrary* after) {
-            compare(differences, "library", soname, before != nullptr ? describe(*before) : absent, after != nullptr ? describe(*after) : absent);
+        [&](const std::string& soname, const LibraryResolutionInfo* const* before, const LibraryResolutionInfo* const* after) {
+            compare(diff.differences, "library", soname, before != nullptr ? describe(**before) : absent, after != nullptr ? describe(**after) : absent);
         });
 }
 
@@ -172,7 +179,7 @@ ReportDiff diff_reports(const Report& before, const Report& after, double thresh
     compare(diff.differences, "option", "level", before.level, after.level);
     compare(diff.differences, "option", "strict", before.strict ? "on" : "off", after.strict ? "on" : "off");
     compare_versions(before, after, diff.differences);
-    compare_libraries(before, after, diff.differences);
+    compare_libraries(before, after, diff);
     compare_devices(before, after, diff.differences);
     compare_statuses(before, after, diff.differences);
     compare_figures(before, after, threshold_percent, diff.differences);

@@ -22,6 +22,9 @@ struct Difference {
 struct ReportDiff {
     double threshold_percent = 10.0;
     std::vector<Difference> differences;
+    // What could not be compared and why ("libraries: A predates the `libraries` section ..."):
+    // said beside the differences, not counted among them (diff JSON 1.1.0).
+    std::vector<std::string> not_compared;
 };
 
 // Devices are matched by CUDA ordinal and compared by what they are (name, compute capability,

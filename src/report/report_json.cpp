@@ -1,6 +1,7 @@
 #include "report/report_json.hpp"
 
 #include "cudacheck/catalog.hpp"
+#include "report/legacy_metrics.hpp"
 #include "util/json_read.hpp"
 
 #include "util/system.hpp"
@@ -91,8 +92,19 @@ json to_json(const CheckResult& result) {
         evidence.push_back(json{{"key", item.key}, {"value", item.value}, {"number", optional_or_null(item.number)},
                                 {"unit", item.number ? text_or_null(item.unit) : json(nullptr)}});
     json metrics = json::array();
-    for (const Metric& metric : result.metrics)
-        metrics.push_back(json{{"name", metric.name}, {"value", metric.value}, {"unit", metric.unit}});
+    for (const Metric& metric : result.metrics) {
+        // family, labels and help: since schema 1.10.0; a figure of an older report no family is
+        // known for has none (null, no labels).
+        json labels = json::object();
+        for (const auto& [name, value] : metric.labels) labels[name] = value;
+        metrics.push_back(json{{"name", metric.name},
+                               {"value", metric.value},
+                               {"unit", metric.unit},
+                               {"family", text_or_null(metric.family)},
+                               {"labels", std::move(labels)},
+                               {"help", text_or_null(metric.help)},
+                               {"measured", metric.measured}});
+    }
     json series = json::array();
     for (const Series& table : result.series) {
         json columns = json::array();
@@ -385,6 +397,63 @@ BuildInfo build_from_json(const json& document) {
     return build;
 }
 
+json to_json(const LibrariesInfo& libraries) {
+    json found = json::array();
+    for (const LibraryInfo& library : libraries.found) {
+        json resolved = json::array();
+        for (const LibraryResolutionInfo& resolution : library.resolved)
+            resolved.push_back(json{{"soname", resolution.soname},
+                                    {"path", resolution.path},
+                                    {"real_path", resolution.real_path},
+                                    {"rule", resolution.rule},
+                                    {"version", text_or_null(resolution.version)},
+                                    {"origin", resolution.origin},
+                                    {"package", text_or_null(resolution.package)}});
+        json copies = json::array();
+        for (const LibraryCopyInfo& copy : library.copies)
+            copies.push_back(json{{"soname", copy.soname},
+                                  {"path", copy.path},
+                                  {"real_path", copy.real_path},
+                                  {"version", text_or_null(copy.version)},
+                                  {"origin", copy.origin},
+                                  {"package", text_or_null(copy.package)}});
+        found.push_back(json{{"name", library.name}, {"sonames", library.sonames}, {"resolved", resolved}, {"copies", copies}});
+    }
+    return json{{"found", found},
+                {"ld_so_cache", libraries.ld_so_cache},
+                {"directories_searched", libraries.directories_searched},
+                {"loaded_by_cudacheck", libraries.loaded_by_cudacheck}};
+}
+
+LibrariesInfo libraries_from_json(const json& document) {
+    LibrariesInfo libraries;
+    for_each_element(document, "found", [&](const json& entry) {
+        LibraryInfo library{.name = read<std::string>(entry, "name"), .sonames = read_strings(entry, "sonames"), .resolved = {}, .copies = {}};
+        for_each_element(entry, "resolved", [&](const json& resolution) {
+            library.resolved.push_back(LibraryResolutionInfo{.soname = read<std::string>(resolution, "soname"),
+                                                             .path = read<std::string>(resolution, "path"),
+                                                             .real_path = read<std::string>(resolution, "real_path"),
+                                                             .rule = read<std::string>(resolution, "rule"),
+                                                             .version = read_text(resolution, "version"),
+                                                             .origin = read<std::string>(resolution, "origin"),
+                                                             .package = read_text(resolution, "package")});
+        });
+        for_each_element(entry, "copies", [&](const json& copy) {
+            library.copies.push_back(LibraryCopyInfo{.soname = read<std::string>(copy, "soname"),
+                                                     .path = read<std::string>(copy, "path"),
+                                                     .real_path = read<std::string>(copy, "real_path"),
+                                                     .version = read_text(copy, "version"),
+                                                     .origin = read<std::string>(copy, "origin"),
+                                                     .package = read_text(copy, "package")});
+        });
+        libraries.found.push_back(std::move(library));
+    });
+    libraries.ld_so_cache = read<std::string>(document, "ld_so_cache");
+    libraries.directories_searched = read<int>(document, "directories_searched");
+    libraries.loaded_by_cudacheck = read_strings(document, "loaded_by_cudacheck");
+    return libraries;
+}
+
 json to_json(const Report& report) {
     json devices = json::array();
     for (const DeviceInfo& device : report.devices) devices.push_back(to_json(device));
@@ -401,6 +470,7 @@ json to_json(const Report& report) {
                 {"checks", checks},
                 {"frameworks", report.frameworks ? to_json(*report.frameworks) : json(nullptr)},
                 {"build", report.build ? to_json(*report.build) : json(nullptr)},
+                {"libraries", report.libraries ? to_json(*report.libraries) : json(nullptr)},
                 {"summary", to_json(report.summary, report.duration_ms)},
                 {"exit_code", report.exit_code},
                 {"redacted", report.redaction ? to_json(*report.redaction) : json(nullptr)}};
@@ -485,7 +555,26 @@ CheckResult check_result_from_json(const json& document) {
         result.evidence.push_back(std::move(evidence));
     });
     for_each_element(document, "metrics", [&](const json& metric) {
-        result.metrics.push_back(Metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")});
+        Metric read_metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")};
+        // family, labels and help: added in schema 1.10.0. An older report's figures take the
+        // family of the name they were written under (legacy_metrics.hpp).
+        if (metric.contains("family")) {
+            read_metric.family = read_text(metric, "family");
+            read_metric.help = metric.contains("help") ? read_text(metric, "help") : std::string();
+            if (metric.contains("measured")) read_metric.measured = read<bool>(metric, "measured");
+            read_part(metric, "labels", [&](const json& labels) {
+                if (!labels.is_object()) throw JsonShapeError("", fmt::format("expected an object, found {}", describe_value(labels)));
+                for (const auto& [name, value] : labels.items()) {
+                    if (!value.is_string())
+                        throw JsonShapeError(pointer_token(name), fmt::format("expected a string, found {}", describe_value(value)));
+                    read_metric.labels.emplace_back(name, value.get<std::string>());
+                }
+                return 0;
+            });
+        } else {
+            upgrade_legacy_metric(result.check_id, read_metric);
+        }
+        result.metrics.push_back(std::move(read_metric));
     });
     // Added in schema 1.6.0.
     if (document.contains("series"))
@@ -565,6 +654,10 @@ Report report_from_json(const json& document) {
         report.frameworks = read_part(document, "frameworks", frameworks_from_json);
     // Added in schema 1.5.0.
     if (document.contains("build") && !document.at("build").is_null()) report.build = read_part(document, "build", build_from_json);
+    // Added in schema 1.10.0: an older report says nothing of library copies here (its
+    // libraries.resolution evidence is for people, and is not read back).
+    if (document.contains("libraries") && !document.at("libraries").is_null())
+        report.libraries = read_part(document, "libraries", libraries_from_json);
     // Added in schema 1.3.0: older reports have no such field.
     if (document.contains("redacted") && !document.at("redacted").is_null()) report.redaction = read_part(document, "redacted", redaction_from_json);
     return report;

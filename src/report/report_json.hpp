@@ -21,21 +21,24 @@ namespace cudacheck {
 // minor for additions). docs/report.schema.json validates every 1.x report (a new minor's fields
 // are optional there, and required by an allOf rule of reports of that minor or later); its
 // schema_version examples end with this version and tests/golden/reports holds a report of each
-// earlier minor, both held to it by json_schema.validates_reports (issue 36). 1.9.0 added the host's
+// earlier minor, both held to it by json_schema.validates_reports (issue 36). 1.10.0 added each
+// metric's `family`, `labels` and `help` (and the peaks GEMM and copy shares are taken of, as
+// figures of their own) and `libraries` (library copies as data); 1.9.0 added the host's
 // `node_name` (NODE_NAME: the Kubernetes node, which Prometheus labels Hostname); 1.8.0 added each Python
 // environment's `sys_path` and `imports` and each framework's `imported_from`; 1.7.0 `shared_gpu`
 // (the GPUs another process used while a check timed its work); 1.6.0 added the `series`
 // of each check and the `number` and `unit` of each evidence; 1.5.0 `build`; 1.4.0 `frameworks`
 // and the `subject` of each finding; 1.3.0 added `redacted`
 // (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
-inline constexpr std::string_view json_schema_version = "1.9.0";
+inline constexpr std::string_view json_schema_version = "1.10.0";
 
 // The `cudacheck fleet` document has its own version, on the same rules (inspect's: inspect/inspection.hpp).
 // 1.1.0 added `not_comparable`: figures measured on a shared GPU, left out of the comparison.
 inline constexpr std::string_view fleet_json_schema_version = "1.1.0";
 
-// The `diff --format json` document (docs/cli.md), versioned like the report.
-inline constexpr std::string_view diff_json_version = "1.0.0";
+// The `diff --format json` document (docs/cli.md), versioned like the report. 1.1.0 added
+// `not_compared`: what could not be compared and why (a report before the `libraries` section).
+inline constexpr std::string_view diff_json_version = "1.1.0";
 
 [[nodiscard]] ordered_json to_json(const HostInfo& host);
 [[nodiscard]] ordered_json to_json(const VersionInfo& versions);
@@ -49,6 +52,8 @@ void write_json(const Fleet& fleet, std::ostream& out);
 [[nodiscard]] ordered_json to_json(const std::vector<PythonEnvironmentInfo>& environments);
 // The `build` section (schema 1.5.0).
 [[nodiscard]] ordered_json to_json(const BuildInfo& build);
+// The `libraries` section (schema 1.10.0).
+[[nodiscard]] ordered_json to_json(const LibrariesInfo& libraries);
 // The whole document, as `--format json` writes it.
 [[nodiscard]] ordered_json to_json(const Report& report);
 
@@ -67,6 +72,7 @@ template <typename T>
 [[nodiscard]] Redaction redaction_from_json(const ordered_json& document);
 [[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_from_json(const ordered_json& document);
 [[nodiscard]] BuildInfo build_from_json(const ordered_json& document);
+[[nodiscard]] LibrariesInfo libraries_from_json(const ordered_json& document);
 // A whole report, written by this or another cudacheck whose schema_version has the same major
 // version (a minor version only adds fields, which older reports lack and readers tolerate).
 // Throws JsonShapeError when the document is not a cudacheck report, comes from an incompatible

@@ -26,46 +26,46 @@ bool has_check(const Report& report, std::string_view check_id) {
     return std::any_of(report.checks.begin(), report.checks.end(), [&](const CheckResult& result) { return result.check_id == check_id; });
 }
 
-std::vector<ResolvedLibrary> library_copies(const Report& report) {
-    std::vector<ResolvedLibrary> libraries;
-    for (const CheckResult& result : report.checks) {
-        if (result.check_id != resolution_check) continue;
-        for (const Evidence& evidence : result.evidence) {
-            // Library evidence is keyed by soname; the check's other evidence is not.
-            if (evidence.key.find(".so") == std::string::npos) continue;
-            const std::string& value = evidence.value;
-            ResolvedLibrary library{evidence.key, {}, {}, {}, {}, value, true};
-            // "<version> <origin> <path>[ -> <real path>] (<rule>)", the version maybe "version unknown";
-            // copies the loader does not pick start "also " or "not on the loader's path: ".
-            std::string_view rest = value;
-            for (const std::string_view other : {std::string_view("also "), std::string_view("not on the loader's path: ")})
-                if (sys::starts_with(rest, other)) {
-                    rest.remove_prefix(other.size());
-                    library.loaded_by_loader = false;
-                }
-            if (sys::starts_with(rest, "version unknown ")) rest.remove_prefix(16);
-            else {
-                library.version = std::string(rest.substr(0, rest.find(' ')));
-                rest.remove_prefix(std::min(rest.size(), library.version.size() + 1));
-            }
-            library.origin = std::string(rest.substr(0, rest.find(' ')));
-            rest.remove_prefix(std::min(rest.size(), library.origin.size() + 1));
-            // "(nvidia-cudnn-cu13) /path": the wheel's package before the path.
-            if (sys::starts_with(rest, "(") && rest.find(") ") != std::string_view::npos) rest.remove_prefix(rest.find(") ") + 2);
-            if (const std::size_t rule = rest.rfind(" ("); rule != std::string_view::npos) rest = rest.substr(0, rule);
-            library.listed_path = std::string(rest.substr(0, rest.find(" -> ")));
-            if (const std::size_t arrow = rest.find(" -> "); arrow != std::string_view::npos) rest = rest.substr(arrow + 4);
-            library.path = std::string(rest);
-            libraries.push_back(std::move(library));
-        }
-    }
-    return libraries;
+bool libraries_predate_section(const Report& report) { return !report.libraries && has_check(report, resolution_check); }
+
+std::vector<const LibraryResolutionInfo*> resolved_libraries(const Report& report) {
+    std::vector<const LibraryResolutionInfo*> resolved;
+    if (!report.libraries) return resolved;
+    for (const LibraryInfo& library : report.libraries->found)
+        for (const LibraryResolutionInfo& resolution : library.resolved) resolved.push_back(&resolution);
+    return resolved;
 }
 
-std::vector<ResolvedLibrary> resolved_libraries(const Report& report) {
-    std::vector<ResolvedLibrary> libraries = library_copies(report);
-    std::erase_if(libraries, [](const ResolvedLibrary& library) { return !library.loaded_by_loader; });
-    return libraries;
+std::vector<LibraryCopyView> library_copies(const Report& report) {
+    std::vector<LibraryCopyView> copies;
+    if (!report.libraries) return copies;
+    for (const LibraryInfo& library : report.libraries->found) {
+        for (const LibraryResolutionInfo& resolution : library.resolved)
+            copies.push_back({library.name, resolution.soname, resolution.version, resolution.origin, resolution.path, resolution.real_path, true});
+        for (const LibraryCopyInfo& copy : library.copies) {
+            const bool picked = std::any_of(library.resolved.begin(), library.resolved.end(), [&](const LibraryResolutionInfo& resolution) {
+                return resolution.soname == copy.soname && resolution.real_path == copy.real_path;
+            });
+            if (!picked) copies.push_back({library.name, copy.soname, copy.version, copy.origin, copy.path, copy.real_path, false});
+        }
+    }
+    return copies;
+}
+
+namespace {
+
+std::string version_or_unknown(const std::string& version) { return version.empty() ? "version unknown" : version; }
+
+}  // namespace
+
+std::string describe_resolution(const LibraryResolutionInfo& resolution) {
+    return fmt::format("{} {} {}{} ({})", version_or_unknown(resolution.version), resolution.origin, resolution.path,
+                       resolution.real_path != resolution.path ? " -> " + resolution.real_path : "", resolution.rule);
+}
+
+std::string describe_copy(const LibraryCopyInfo& copy) {
+    return fmt::format("{} {}{} {}", version_or_unknown(copy.version), copy.origin, copy.package.empty() ? "" : fmt::format(" ({})", copy.package),
+                       copy.path);
 }
 
 std::string describe_sharing(const GpuSharing& sharing) {

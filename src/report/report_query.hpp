@@ -1,6 +1,6 @@
-// Facts read back out of a finished Report, for `diff` and `--expect`: which copy of each CUDA
-// library the loader resolves (from the libraries.resolution check's evidence), and dotted
-// version numbers compared as numbers.
+// Facts read back out of a finished Report, for `diff`, `fleet`, `--expect` and the HTML page:
+// which copy of each CUDA library the loader resolves (from the report's `libraries` section), and
+// dotted version numbers compared as numbers.
 #pragma once
 
 #include "cudacheck/report.hpp"
@@ -12,22 +12,33 @@
 
 namespace cudacheck {
 
-// One soname as libraries.resolution found it: "9.19.0.56 pip_wheel /x/libcudnn.so.9 (LD_LIBRARY_PATH)".
-struct ResolvedLibrary {
-    std::string soname;   // "libcudnn.so.9"
-    std::string version;  // "9.19.0.56"; empty when unknown
-    std::string origin;   // "system_package", "toolkit", "pip_wheel", ...
-    std::string path;     // where the loader finds it (after "->": the file it resolves to)
-    std::string listed_path;  // as listed, before any "->"
-    std::string text;     // the whole evidence value
-    bool loaded_by_loader = true;  // false for the copies ld.so does not pick ("also ...")
+// One copy of a library as the report's `libraries` section records it, for the views that list
+// copies (HTML): the loader's pick of each soname first, then the other copies.
+struct LibraryCopyView {
+    std::string library;    // the library table's name, "cuDNN"
+    std::string soname;     // "libcudnn.so.9"
+    std::string version;    // "9.19.0.56"; empty when unknown
+    std::string origin;     // "system", "toolkit", "pip_wheel", ...
+    std::string path;       // as the loader opens it, or as the copy was found
+    std::string real_path;  // symbolic links resolved
+    bool loaded_by_loader = false;  // the copy ld.so gives a C/C++ program for this soname
 };
 
-// The libraries the loader resolves, in the check's order; empty when libraries.resolution did
-// not run. Copies off the loader's path ("also ...", "not on the loader's path: ...") are left out.
-[[nodiscard]] std::vector<ResolvedLibrary> resolved_libraries(const Report& report);
-// Every copy libraries.resolution found, the loader's pick of each soname first.
-[[nodiscard]] std::vector<ResolvedLibrary> library_copies(const Report& report);
+// Whether libraries.resolution ran but the report has no `libraries` section: a report written
+// before schema 1.10.0, whose library facts are only evidence text, which is not read back.
+[[nodiscard]] bool libraries_predate_section(const Report& report);
+// Said wherever such a report's libraries would have been compared or judged.
+inline constexpr std::string_view libraries_predate_section_text =
+    "the report predates the `libraries` section (schema 1.10.0): its library copies are not recorded as data";
+// The loader's pick of each soname, library by library; empty without a `libraries` section.
+[[nodiscard]] std::vector<const LibraryResolutionInfo*> resolved_libraries(const Report& report);
+// Every copy, the loader's pick of each soname first; empty without a `libraries` section.
+[[nodiscard]] std::vector<LibraryCopyView> library_copies(const Report& report);
+// The loader's pick as libraries.resolution's evidence says it:
+// "9.14.0 system /lib/libcudnn.so.9 -> /lib/libcudnn.so.9.14.0 (ld.so.cache)".
+[[nodiscard]] std::string describe_resolution(const LibraryResolutionInfo& resolution);
+// A copy as that evidence says it: "9.19.0.56 pip_wheel (nvidia-cudnn-cu13) /site/nvidia/cudnn/lib/libcudnn.so.9".
+[[nodiscard]] std::string describe_copy(const LibraryCopyInfo& copy);
 // The processes that shared a GPU with a check: "pid 477 python3 (SM 99%, 1.1 GiB)", several
 // joined with ", ".
 [[nodiscard]] std::string describe_sharing(const GpuSharing& sharing);

@@ -1,11 +1,14 @@
 #include "cudacheck/report.hpp"
 #include "cudacheck/result.hpp"
 #include "cudacheck/result_builder.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace cudacheck {
 
@@ -23,32 +26,85 @@ std::optional<Status> status_from_string(std::string_view text) {
 
 int severity_rank(Status status) { return static_cast<int>(status); }
 
-std::optional<EvidenceFigure> evidence_figure(std::string_view text) {
-    // The units cudacheck's checks write after a figure; anything else is not taken for one.
-    static constexpr std::array<std::string_view, 16> units{"C", "W", "MHz", "bytes", "KiB", "MiB", "GiB", "TiB",
-                                                            "GB/s", "TFLOP/s", "ms", "us", "s", "%", "GB", "Gbit/s"};
-    const std::size_t space = text.find(' ');
-    if (space == std::string_view::npos || space == 0) return std::nullopt;
-    const std::string_view unit = text.substr(space + 1);
-    if (std::find(units.begin(), units.end(), unit) == units.end()) return std::nullopt;
-    double number = 0;
-    const char* end = text.data() + space;
-    const auto [stop, error] = std::from_chars(text.data(), end, number, std::chars_format::fixed);
-    if (error != std::errc{} || stop != end || !std::isfinite(number)) return std::nullopt;
-    return EvidenceFigure{number, std::string(unit)};
+namespace {
+// In the order of enum class Unit.
+constexpr std::array<std::string_view, 18> unit_names{"TFLOP/s", "GFLOP/s", "GB/s",  "Gsamples/s", "ms",  "MHz", "C",   "W",   "%",
+                                                      "B",       "bytes",   "count", "ratio",      "value", "KiB", "MiB", "GiB", "TiB"};
+}  // namespace
+
+std::string_view to_string(Unit unit) { return unit_names[static_cast<std::size_t>(unit)]; }
+
+std::optional<Unit> unit_from_string(std::string_view text) {
+    for (std::size_t i = 0; i < unit_names.size(); ++i)
+        if (unit_names[i] == text) return static_cast<Unit>(i);
+    return std::nullopt;
 }
 
-void ResultBuilder::evidence(std::string key, std::string value, double number, std::string unit) {
+std::string flat_metric_name(std::string_view flat, const MetricLabels& labels) {
+    std::string name;
+    std::vector<bool> used(labels.size(), false);
+    for (std::size_t at = 0; at < flat.size();) {
+        const std::size_t open = flat.find('{', at);
+        name.append(flat.substr(at, open == std::string_view::npos ? std::string_view::npos : open - at));
+        if (open == std::string_view::npos) break;
+        const std::size_t close = flat.find('}', open);
+        if (close == std::string_view::npos) throw std::logic_error(fmt::format("metric name '{}' has an unclosed {{", flat));
+        const std::string_view label = flat.substr(open + 1, close - open - 1);
+        const auto found = std::find_if(labels.begin(), labels.end(), [&](const auto& pair) { return pair.first == label; });
+        if (found == labels.end()) throw std::logic_error(fmt::format("metric name '{}' needs the label '{}'", flat, label));
+        used[static_cast<std::size_t>(found - labels.begin())] = true;
+        name += found->second;
+        at = close + 1;
+    }
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        if (!used[i]) throw std::logic_error(fmt::format("metric name '{}' does not name the label '{}'", flat, labels[i].first));
+    return name;
+}
+
+Metric make_metric(const MetricFamily& family, double value, MetricLabels labels) {
+    std::string name = flat_metric_name(family.flat, labels);
+    return Metric{std::move(name), value, std::string(to_string(family.unit)), std::string(family.name), std::move(labels), std::string(family.help),
+                  family.measured};
+}
+
+void ResultBuilder::evidence(std::string key, std::string value, double number, Unit unit) {
     // NaN and infinity are no figure (JSON has no number for them): the text alone then.
     if (!std::isfinite(number)) evidence_.push_back({std::move(key), std::move(value)});
-    else evidence_.push_back({std::move(key), std::move(value), number, std::move(unit)});
+    else evidence_.push_back({std::move(key), std::move(value), number, std::string(to_string(unit))});
 }
 
-void ResultBuilder::evidence(std::string key, std::string value) {
-    if (const std::optional<EvidenceFigure> figure = evidence_figure(value))
-        evidence_.push_back({std::move(key), std::move(value), figure->number, figure->unit});
-    else
-        evidence_.push_back({std::move(key), std::move(value)});
+void ResultBuilder::evidence(std::string key, std::string value, double number) {
+    if (!std::isfinite(number)) evidence_.push_back({std::move(key), std::move(value)});
+    else evidence_.push_back({std::move(key), std::move(value), number, std::string()});
+}
+
+void ResultBuilder::evidence(std::string key, std::string value) { evidence_.push_back({std::move(key), std::move(value)}); }
+
+void ResultBuilder::evidence(Evidence item) {
+    if (item.number && !std::isfinite(*item.number)) {
+        item.number.reset();
+        item.unit.clear();
+    }
+    evidence_.push_back(std::move(item));
+}
+
+void ResultBuilder::evidence_bytes(std::string key, std::uint64_t bytes) {
+    // Scaled as format_bytes scales, so that the number is the one its text shows.
+    constexpr std::array<Unit, 4> units{Unit::kib, Unit::mib, Unit::gib, Unit::tib};
+    double value = static_cast<double>(bytes);
+    std::size_t scale = 0;
+    while (value >= 1024.0 && scale < units.size()) {
+        value /= 1024.0;
+        ++scale;
+    }
+    std::string text = format_bytes(bytes);
+    if (scale == 0) {
+        evidence(std::move(key), std::move(text));
+        return;
+    }
+    // One decimal, rounded half to even as fmt rounds "{:.1f}" (value * 10 is exact: a byte count
+    // divided by a power of two, times ten, fits a double's 53 bits for any size below 2^49 bytes).
+    evidence(std::move(key), std::move(text), std::nearbyint(value * 10.0) / 10.0, units[scale - 1]);
 }
 
 CheckResult ResultBuilder::finish(std::string check_id, std::optional<int> device) && {

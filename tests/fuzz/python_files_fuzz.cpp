@@ -5,10 +5,10 @@
 // exception escapes, and what each returns is bounded by the input: `[)` in a build_info list once
 // pushed empty strings for ever, and `lib/python3.<20 digits>` threw from std::stoi.
 #include "fuzz/fuzz_support.hpp"
-#include "probes/framework_builds.hpp"
-#include "probes/python_environments.hpp"
-#include "probes/python_packages.hpp"
-#include "probes/torch_arch_list.hpp"
+#include "probes/python/build_info.hpp"
+#include "probes/python/python_environments.hpp"
+#include "probes/python/python_packages.hpp"
+#include "probes/build/torch_arch_list.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -260,6 +260,24 @@ print(f"1.2.0 (no-driver): {[(f.code, f.status) for f in old.findings]}")
 now = cudacheck.load(os.path.join(source, "docs", "examples", "no-driver", "cudacheck.json"))
 assert [finding.code for finding in now.findings] == ["CC201"] and now.checks[0].id == "driver.kernel_module", now.findings
 assert now.check("driver.libcuda").status == "skip" and any(e.key == "not_judged" for e in now.check("driver.libcuda").evidence)
+# Figures: a report before 1.10.0 has no family, labels or help; one of 1.10.0 has them, and its
+# flat name is the family's name made from the labels.
+before = cudacheck.load(os.path.join(source, "tests", "golden", "reports", "1.9.0.json"))
+assert any(c.metrics for c in before.checks) and all(m.family is None and m.labels is None and m.help is None
+                                                     for c in before.checks for m in c.metrics)
+labelled = copy.deepcopy(before.raw)
+labelled["schema_version"] = "1.10.0"
+labelled["checks"][0]["metrics"] = [{"name": "gemm_bf16_8192", "value": 796.2, "unit": "TFLOP/s", "family": "gemm",
+                                     "labels": {"precision": "bf16", "size": "8192"}, "help": "cuBLAS GEMM throughput."}]
+figure = cudacheck.Report.from_dict(labelled).checks[0].metrics[0]
+assert figure.family == "gemm" and list(figure.labels.items()) == [("precision", "bf16"), ("size", "8192")], figure
+print(f"1.10.0 figure: {figure.name} = {figure.family} {figure.labels}")
+# Library copies as data (1.10.0): beside libraries.resolution, which runs at every level; none before.
+assert old.libraries is None, "a report before 1.10.0 has no libraries section"
+assert now.libraries is None or now.check("libraries.resolution") is not None, "a section without the check that fills it"
+assert typed.libraries is not None and typed.check("libraries.resolution") is not None, typed.raw.get("libraries")
+assert all(copy.real_path and copy.origin for library in typed.libraries.found for copy in library.copies), typed.libraries
+print(f"1.10.0 libraries: {len(typed.libraries.found)} found, {len(typed.libraries.loaded_by_cudacheck)} loaded by cudacheck")
 rich = [cudacheck.load(path) for path in versions.get("1.8.0", []) + versions.get("1.7.0", [])]
 assert any(r.devices for r in rich) and any(c.series for r in rich for c in r.checks), "no recorded report with GPUs and series"
 

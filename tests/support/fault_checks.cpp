@@ -138,7 +138,7 @@ const CheckRegistration timed_registration{101000, [] {
             const TimedWindow window({0});
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }).join();
-        result.metric("pretend_bandwidth", 100.0, "GB/s");
+        result.metric(MetricFamily{"fault_timed_pretend_bandwidth", "pretend_bandwidth", Unit::gb_per_s, "The rate fault.timed pretends to measure."}, 100.0);
         const std::size_t shared = context.sharing ? context.sharing().size() : 0;
         result.evidence("sharing_seen_before_judging", std::to_string(shared));
         result.summary("timed 200 ms");

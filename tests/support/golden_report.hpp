@@ -67,7 +67,8 @@ inline Report golden_report() {
     CheckResult devices;
     devices.check_id = "cuda.devices";
     devices.message = "1 x NVIDIA H200 (CC 9.0 Hopper, 132 SMs, 140.4 GiB)";
-    devices.metrics = {{"device0.theoretical_memory_bandwidth", 4917.1, "GB/s"}};
+    devices.metrics = {{"device0.theoretical_memory_bandwidth", 4917.1, "GB/s", "gpu_theoretical_memory_bandwidth", {{"device", "0"}},
+                        "Theoretical memory bandwidth, from the memory clock and bus width."}};
     devices.duration_ms = 2.0;
     CheckResult kernel;
     kernel.check_id = "gpu.example";
@@ -111,6 +112,42 @@ inline Report golden_report() {
                          .files = {"/opt/torch/.venv/lib/python3.12/site-packages/torch/version.py"},
                          .status = "warn",
                          .codes = {"CC622"}}}}};
+    // Every field of the `libraries` section: a copy the loader picks, one it does not, one of a
+    // wheel with its package, one of unknown version.
+    report.libraries = LibrariesInfo{
+        .found = {{.name = "cuDNN",
+                   .sonames = {"libcudnn.so.9"},
+                   .resolved = {{.soname = "libcudnn.so.9",
+                                 .path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+                                 .real_path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0",
+                                 .rule = "ld.so.cache",
+                                 .version = "9.14.0",
+                                 .origin = "system",
+                                 .package = ""}},
+                   .copies = {{.soname = "libcudnn.so.9",
+                               .path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+                               .real_path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0",
+                               .version = "9.14.0",
+                               .origin = "system",
+                               .package = ""},
+                              {.soname = "libcudnn.so.9",
+                               .path = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                               .real_path = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                               .version = "9.19.0.56",
+                               .origin = "pip_wheel",
+                               .package = "nvidia-cudnn-cu13"}}},
+                  {.name = "libcuda",
+                   .sonames = {"libcuda.so.1"},
+                   .resolved = {},
+                   .copies = {{.soname = "libcuda.so.1",
+                               .path = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so",
+                               .real_path = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so",
+                               .version = "",
+                               .origin = "stub",
+                               .package = ""}}}},
+        .ld_so_cache = "649 entries in /etc/ld.so.cache",
+        .directories_searched = 23,
+        .loaded_by_cudacheck = {"/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0"}};
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, false);
     report.duration_ms = 42.0;

@@ -100,6 +100,7 @@ public:
     }
     void set(const std::string& name, const std::string& value) { environment_.set(name, value); }
     [[nodiscard]] const std::string& root() const { return tree_.path(); }
+    [[nodiscard]] const Environment& environment() const { return environment_; }
     [[nodiscard]] const test::TempDir& tree() const { return tree_; }
     [[nodiscard]] LibraryFacts locate() const { return locate_libraries(environment_, tree_.path()); }
     [[nodiscard]] CheckResult judge() const {

@@ -106,6 +106,19 @@ def expected_figure(check_id, metric):
         unit = metric["unit"]
         suffix = sanitize(unit[:-2] + "_per_second" if unit.endswith("/s") and len(unit) > 2 else unit)
     value = metric["value"] * factor
+    # Since schema 1.10.0 a figure names its family and labels: "device" and "peer_device" are CUDA
+    # ordinals, "gpu" an NVML index (docs/report.schema.json).
+    if metric.get("family"):
+        labels, numbering, device, peer = {}, None, None, None
+        for name, text in (metric.get("labels") or {}).items():
+            if name in ("device", "gpu"):
+                numbering, device = ("cuda" if name == "device" else "nvml"), int(text)
+            elif name == "peer_device":
+                peer = int(text)
+            else:
+                labels[sanitize(name)] = text
+        return with_suffix("cudacheck_" + sanitize(metric["family"]), suffix), labels, numbering, device, peer, value
+    # Before 1.10.0: the family from the name, as the checks wrote them.
     for check, pattern, stem, names in FAMILIES:
         match = re.fullmatch(pattern, metric["name"])
         if check != check_id or not match:

@@ -61,6 +61,8 @@ WRITTEN_SINCE = [
     (7, "check", "shared_gpu"),
     (8, "environment", "sys_path"), (8, "environment", "imports"), (8, "framework", "imported_from"),
     (9, "host", "node_name"),
+    (10, "metric", "family"), (10, "metric", "labels"), (10, "metric", "help"), (10, "metric", "measured"),
+    (10, "report", "libraries"),
 ]
 
 
@@ -71,6 +73,7 @@ def objects_at(document, where):
     return {"report": [document], "host": [document.get("host", {})], "device": document.get("devices", []), "check": checks,
             "finding": [finding for check in checks for finding in check["findings"]],
             "evidence": [item for check in checks for item in check["evidence"]],
+            "metric": [item for check in checks for item in check["metrics"]],
             "environment": environments,
             "framework": [framework for environment in environments for framework in environment["frameworks"]]}[where]
 

@@ -17,11 +17,13 @@ namespace {
 
 // Lowest first; the same order as docs/architecture.md and src/CMakeLists.txt. `cudacheck` is
 // include/cudacheck, the report model, which sits with src/report. `kernels` (the .cu files) depend
-// on nothing of the project.
+// on nothing of the project. `build` is build planning, pure functions over the probes' build facts;
+// it sits above engine only for the run's vocabulary (engine/check.hpp's Profile).
 const std::map<std::string, int>& layer_ranks() {
     static const std::map<std::string, int> ranks{
-        {"util", 0},    {"kernels", 0}, {"cuda", 1},   {"bind", 2},   {"cudacheck", 3}, {"report", 3},     {"probes", 4},
-        {"engine", 5},  {"gpu", 6},     {"checks", 7}, {"inspect", 8}, {"render", 9},   {"isolation", 10}, {"cli", 11},
+        {"util", 0},   {"kernels", 0}, {"cuda", 1},   {"bind", 2},    {"cudacheck", 3}, {"report", 3},     {"probes", 4},
+        {"engine", 5}, {"build", 6},   {"gpu", 7},    {"checks", 8},  {"inspect", 9},   {"render", 10},    {"isolation", 11},
+        {"cli", 12},
     };
     return ranks;
 }

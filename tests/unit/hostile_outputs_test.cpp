@@ -10,7 +10,7 @@
 // and runs the binary as one through setpriv(1). Where this process is not root (or chown to them
 // is refused, as in a user namespace), those tests skip.
 #include "checks/frameworks_builds.hpp"
-#include "probes/frameworks_probe.hpp"
+#include "probes/python/frameworks_probe.hpp"
 #include "support/fixtures.hpp"
 #include "support/test_support.hpp"
 #include "util/atomic_file.hpp"

@@ -9,7 +9,7 @@
 #                   Debian's chromium-headless-shell, else its chromium. Ubuntu ships Chromium only as
 #                   a snap, which a container cannot run: there the test is skipped and says so.
 #   host_config.h   of eight CUDA releases, for the host-compiler limits test
-#                   (tests/unit/probes/build_setup_test.cpp): copied out of NVIDIA's nvcc wheels on
+#                   (tests/unit/probes/build/build_setup_test.cpp): copied out of NVIDIA's nvcc wheels on
 #                   PyPI with HTTP range requests (tools/fetch-wheel-files.py) into
 #                   tests/fixtures/downloaded/host_config, which git ignores
 #   ccache          CI compiles the same sources twice with the same flags (the test build, then

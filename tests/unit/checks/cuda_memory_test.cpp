@@ -31,11 +31,14 @@ CheckResult judged(const MemoryOutcome& outcome) { return test::judged("cuda.mem
 TEST(JudgeMemory, passes_with_the_median_rates_when_every_copy_is_verified) {
     const CheckResult result = judged(verified_copies());
     EXPECT_EQ(result.status, Status::pass) << result.message;
-    ASSERT_EQ(result.metrics.size(), 4u);
+    ASSERT_EQ(result.metrics.size(), 5u);
     EXPECT_EQ(result.metrics[0].name, "device_to_device_bandwidth");
     // 2 GiB moved (read + write) in the median 0.6 ms.
     EXPECT_NEAR(result.metrics[0].value, 2.0 * 1024 * mib / 0.6e-3 / 1e9, 1.0);
     EXPECT_EQ(result.metrics[3].name, "device_to_device_fraction_of_theoretical");
+    // The peak that share is of, as a figure of its own.
+    EXPECT_EQ(result.metrics[4].name, "device_to_device_theoretical_bandwidth");
+    EXPECT_DOUBLE_EQ(result.metrics[4].value, 4800.0);
     EXPECT_NE(result.message.find("of 4800 GB/s theoretical"), std::string::npos) << result.message;
 }
 

@@ -195,7 +195,7 @@ TEST(EndToEnd, broken_cufft_fails_its_check_only_and_curand_reaches_the_gpu_step
     ASSERT_NE(cufft, nullptr);
     EXPECT_EQ((*cufft)["status"], "fail");
     EXPECT_EQ((*cufft)["code"], "CC605");  // damaged, so never opened
-    EXPECT_TRUE(contains((*cufft)["message"].get<std::string>(), broken)) << (*cufft)["message"];
+    EXPECT_TRUE(contains(cufft->dump(), broken)) << cufft->dump();
     EXPECT_TRUE(contains((*cufft)["remediation"].get<std::string>(), "cufft")) << (*cufft)["remediation"];
 
     const auto* curand = test::find_check(report, "curand.generate");

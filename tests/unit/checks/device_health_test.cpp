@@ -1,6 +1,6 @@
 // device.health (checks/device_health.cpp): remaps, retired pages, ECC, slowdowns, PCIe link.
 #include "checks/checks.hpp"
-#include "probes/nvml_health.hpp"
+#include "probes/nvml/nvml_health.hpp"
 #include "support/check_judging.hpp"
 
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 // the JAX CUDA 12 plugin 0.4.30, and the GPU machine's torch 2.11 cu130), with the libraries and
 // GPU code their process would load set by hand, and the driver and GPUs of each scenario.
 #include "checks/frameworks_builds.hpp"
+#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
 #include "util/path.hpp"
@@ -86,7 +87,7 @@ FrameworkFacts h200_torch() {
 TEST(FrameworksBuilds, the_gpu_machines_torch_passes_on_its_driver_and_h200) {
     const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {h200}, "580.159.04");
     EXPECT_EQ(result.status, Status::pass) << result.message;
-    EXPECT_NE(result.message.find("PyTorch 2.11.0+cu130 (CUDA 13.0, cuDNN 9.19.0.56)"), std::string::npos) << result.message;
+    EXPECT_NE(test::account(result).find("PyTorch 2.11.0+cu130 (CUDA 13.0, cuDNN 9.19.0.56)"), std::string::npos) << test::account(result);
 }
 
 TEST(FrameworksBuilds, a_cuda_11_torch_runs_on_a_driver_for_12) {
@@ -102,8 +103,8 @@ TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_th
     EXPECT_EQ(result.status, Status::fail);
     const Finding* finding = finding_with(result, "CC620");
     ASSERT_NE(finding, nullptr);
-    EXPECT_NE(finding->message.find("built for CUDA 13.0; driver 570.86.15 supports CUDA <= 12.8"), std::string::npos) << finding->message;
-    EXPECT_NE(finding->message.find("(found version 12080)"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("built for CUDA 13.0; driver 570.86.15 supports CUDA <= 12.8"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("(found version 12080)"), std::string::npos) << test::account(result);
     EXPECT_NE(finding->remediation.find("driver >= 580"), std::string::npos) << finding->remediation;
     EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128"),
               std::string::npos)
@@ -120,8 +121,8 @@ TEST(FrameworksBuilds, a_torch_without_code_for_the_gpu_fails_with_the_build_tha
     const Finding* finding = finding_with(result, "CC621");
     ASSERT_NE(finding, nullptr) << result.message;
     EXPECT_EQ(finding->device, 0);
-    EXPECT_NE(finding->message.find("no SASS for sm_60 and no PTX at or below it"), std::string::npos) << finding->message;
-    EXPECT_NE(finding->message.find("sm_60 is not compatible with the current PyTorch installation"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("no SASS for sm_60 and no PTX at or below it"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("sm_60 is not compatible with the current PyTorch installation"), std::string::npos) << test::account(result);
     EXPECT_NE(finding->remediation.find("https://download.pytorch.org/whl/cu126"), std::string::npos) << finding->remediation;
     // The H200 beside it is fine: only GPU 0 is named.
     const CheckResult both = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {pascal, gpu(1, "NVIDIA H200", 9, 0)});
@@ -147,7 +148,7 @@ TEST(FrameworksBuilds, ptx_alone_runs_through_jit_and_ptx_newer_than_the_driver_
     const CheckResult jax_too_new = judged({venv({jax})}, CudaVersion{12, 4}, {h200});
     const Finding* finding = finding_with(jax_too_new, "CC621");
     ASSERT_NE(finding, nullptr) << jax_too_new.message;
-    EXPECT_NE(finding->message.find("cannot compile PTX that new"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(jax_too_new).find("cannot compile PTX that new"), std::string::npos) << test::account(jax_too_new);
 }
 
 TEST(FrameworksBuilds, a_cpu_only_torch_on_a_gpu_machine_warns_with_the_cuda_build_to_install) {
@@ -170,7 +171,7 @@ TEST(FrameworksBuilds, a_jax_plugin_loading_a_cudnn_below_its_minimum_fails) {
     ASSERT_NE(finding, nullptr) << result.message;
     EXPECT_NE(finding->message.find("requires nvidia-cudnn-cu12<10.0,>=9.0 but its process loads cuDNN 8.9.7"), std::string::npos)
         << finding->message;
-    EXPECT_NE(finding->message.find("Outdated cuDNN installation found"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("Outdated cuDNN installation found"), std::string::npos) << test::account(result);
     EXPECT_NE(finding->remediation.find("Take /opt/cudnn/lib off LD_LIBRARY_PATH"), std::string::npos) << finding->remediation;
     // The wheel's own 9.19 satisfies it.
     jax.libraries.back() = library("cuDNN", "libcudnn.so.9", "/venv/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56", LibraryOrigin::pip_wheel);
@@ -183,8 +184,8 @@ TEST(FrameworksBuilds, an_xformers_built_for_another_torch_fails) {
         judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "xformers")})}, CudaVersion{12, 8}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("was compiled against torch 2.7.0+cu126"), std::string::npos) << finding->message;
-    EXPECT_NE(finding->message.find("torch 2.7.1+cu126 is installed"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("was compiled against torch 2.7.0+cu126"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("torch 2.7.1+cu126 is installed"), std::string::npos) << test::account(result);
     EXPECT_EQ(finding->subject, "/venv: xformers");
     // torchvision 0.22.1 is the build for torch 2.7.1: no finding about it.
     const ReleasedWheels matched({"torch-2.7.1", "torchvision-0.22.1"});
@@ -197,8 +198,8 @@ TEST(FrameworksBuilds, vllm_pinning_another_torch_fails) {
     const CheckResult result = judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "vLLM")})}, CudaVersion{12, 8}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("vLLM 0.9.1 in /venv requires torch==2.7.0, but torch 2.7.1+cu126 is installed"), std::string::npos)
-        << finding->message;
+    EXPECT_NE(test::account(result).find("vLLM 0.9.1 in /venv requires torch==2.7.0, but torch 2.7.1+cu126 is installed"), std::string::npos)
+        << test::account(result);
     EXPECT_NE(finding->remediation.find("install --force-reinstall vllm torch==2.7.1 --index-url https://download.pytorch.org/whl/cu126"),
               std::string::npos)
         << finding->remediation;
@@ -213,7 +214,7 @@ TEST(FrameworksBuilds, bitsandbytes_without_a_library_for_torchs_cuda_fails) {
     const CheckResult result = judged({venv({h200_torch(), bnb})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("but none for torch's 13.0 (libbitsandbytes_cuda130.so)"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("but none for torch's 13.0 (libbitsandbytes_cuda130.so)"), std::string::npos) << test::account(result);
     // Beside a cu126 torch it has the library torch's CUDA names.
     const ReleasedWheels older({"bitsandbytes-0.45.5", "torch-2.7.1"});
     EXPECT_EQ(finding_with(judged({venv({framework_from(older.site, "PyTorch"), framework_from(older.site, "bitsandbytes")})}, CudaVersion{12, 8}, {h200}),
@@ -237,7 +238,7 @@ TEST(FrameworksBuilds, a_flash_attn_wheel_for_another_torch_and_cuda_fails) {
     const CheckResult result = judged({venv({h200_torch(), flash})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("was compiled against torch 2.7 and is built for CUDA 12 (torch for 13.0)"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("was compiled against torch 2.7 and is built for CUDA 12 (torch for 13.0)"), std::string::npos) << test::account(result);
     // Beside the torch 2.7.1 cu126 it was built for: nothing to say.
     const ReleasedWheels matched({"torch-2.7.1"});
     EXPECT_EQ(finding_with(judged({venv({framework_from(matched.site, "PyTorch"), flash})}, CudaVersion{12, 8}, {h200}), "CC628"), nullptr);
@@ -248,7 +249,7 @@ TEST(FrameworksBuilds, frameworks_of_different_cuda_majors_in_one_environment_wa
     const CheckResult result = judged({venv({h200_torch(), cupy})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC627");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("CuPy 13.4.1 (CUDA 12.x)"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("CuPy 13.4.1 (CUDA 12.x)"), std::string::npos) << test::account(result);
     EXPECT_NE(finding->remediation.find("install cupy-cuda13x"), std::string::npos) << finding->remediation;
 }
 
@@ -263,7 +264,7 @@ TEST(FrameworksBuilds, a_library_that_resolves_nowhere_and_a_mixed_cudnn_fail) {
     EXPECT_NE(missing->remediation.find("install \"nvidia-nccl-cu13==2.28.9\""), std::string::npos) << missing->remediation;
     const Finding* mixed = finding_with(result, "CC626");
     ASSERT_NE(mixed, nullptr);
-    EXPECT_NE(mixed->message.find("libcudnn_graph.so.9 9.14.0 from /lib/x86_64-linux-gnu/libcudnn_graph.so.9"), std::string::npos) << mixed->message;
+    EXPECT_NE(test::account(result).find("libcudnn_graph.so.9 9.14.0 from /lib/x86_64-linux-gnu/libcudnn_graph.so.9"), std::string::npos) << test::account(result);
     EXPECT_NE(mixed->remediation.find("Take /lib/x86_64-linux-gnu off LD_LIBRARY_PATH"), std::string::npos) << mixed->remediation;
 }
 
@@ -273,7 +274,7 @@ TEST(FrameworksBuilds, broken_metadata_is_a_finding_naming_the_file) {
     const CheckResult result = judged({venv({framework_from(wheels.site, "PyTorch")})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC629");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("torch/version.py"), std::string::npos) << finding->message;
+    EXPECT_NE(test::account(result).find("torch/version.py"), std::string::npos) << test::account(result);
 }
 
 TEST(FrameworksBuilds, pytorch_variant_for_follows_its_table_and_the_driver) {
@@ -315,9 +316,9 @@ TEST(FrameworksBuilds, a_stale_copy_on_pythonpath_fails_and_says_how_to_take_it_
     EXPECT_EQ(result.status, Status::fail);
     const Finding* shadow = finding_with(result, "CC632");
     ASSERT_NE(shadow, nullptr) << result.message;
-    EXPECT_NE(shadow->message.find("loads /shared/old/torch/__init__.py (2.5.1+cu124, no install record"), std::string::npos) << shadow->message;
-    EXPECT_NE(shadow->message.find("put first by PYTHONPATH"), std::string::npos) << shadow->message;
-    EXPECT_NE(shadow->message.find("not the installed PyTorch 2.11.0+cu130"), std::string::npos) << shadow->message;
+    EXPECT_NE(test::account(result).find("loads /shared/old/torch/__init__.py (2.5.1+cu124, no install record"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("put first by PYTHONPATH"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("not the installed PyTorch 2.11.0+cu130"), std::string::npos) << test::account(result);
     EXPECT_NE(shadow->remediation.find("`export PYTHONPATH=/home/u/lib`"), std::string::npos) << shadow->remediation;
 }
 
@@ -338,7 +339,7 @@ TEST(FrameworksBuilds, a_user_site_install_before_the_environments_own_warns) {
     EXPECT_EQ(result.status, Status::warn) << result.message;
     const Finding* twice = finding_with(result, "CC633");
     ASSERT_NE(twice, nullptr);
-    EXPECT_NE(twice->message.find("shadows the install in /usr/lib/python3/dist-packages (2.1.0)"), std::string::npos) << twice->message;
+    EXPECT_NE(test::account(result).find("shadows the install in /usr/lib/python3/dist-packages (2.1.0)"), std::string::npos) << test::account(result);
     // The environment's own site-packages before the base's: what a venv is for, no finding.
     FrameworkFacts own = h200_torch_imported(imported("/venv/lib/python3.12/site-packages/torch/__init__.py", PathOrigin::venv_site,
                                                       "/venv/lib/python3.12/site-packages", true));
@@ -352,7 +353,7 @@ TEST(FrameworksBuilds, an_install_record_without_its_package_fails_to_import) {
     const CheckResult result = judged({venv({h200_torch_imported(gone)})}, CudaVersion{13, 0}, {h200});
     const Finding* fails = finding_with(result, "CC637");
     ASSERT_NE(fails, nullptr) << result.message;
-    EXPECT_NE(fails->message.find("No module named 'torch'"), std::string::npos) << fails->message;
+    EXPECT_NE(test::account(result).find("No module named 'torch'"), std::string::npos) << test::account(result);
     EXPECT_NE(fails->remediation.find("install --force-reinstall --no-deps torch"), std::string::npos) << fails->remediation;
 }
 

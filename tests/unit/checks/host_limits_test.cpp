@@ -2,6 +2,7 @@
 // nothing is said when none is set; the address-space finding also explains cuInit's
 // CUDA_ERROR_OUT_OF_MEMORY for driver.libcuda.
 #include "checks/checks.hpp"
+#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 
 #include <gtest/gtest.h>
@@ -64,7 +65,7 @@ TEST(HostLimitsCheck, a_small_locked_memory_limit_matters_only_with_rdma_and_wit
     limits.rdma_devices = {"mlx5_0"};
     const CheckResult result = judged(limits);
     EXPECT_TRUE(has_code(result, "CC132"));
-    EXPECT_TRUE(contains(result.message, "mlx5_0")) << result.message;
+    EXPECT_TRUE(contains(test::account(result), "mlx5_0")) << test::account(result);
     limits.may_lock_past_limit = true;
     EXPECT_FALSE(has_code(judged(limits), "CC132"));
 }
@@ -74,7 +75,7 @@ TEST(HostLimitsCheck, a_cgroup_with_little_memory_left_warns) {
     limits.cgroup_memory = CgroupMemory{"/job_42", 6 * gib, 3 * gib, 2};
     CheckResult result = judged(limits);
     EXPECT_TRUE(has_code(result, "CC133"));
-    EXPECT_TRUE(contains(result.message, "/job_42")) << result.message;
+    EXPECT_TRUE(contains(test::account(result), "/job_42")) << test::account(result);
     limits.cgroup_memory = CgroupMemory{"/job_42", 64 * gib, 3 * gib, 2};
     result = judged(limits);
     EXPECT_FALSE(has_code(result, "CC133"));

@@ -5,9 +5,9 @@
 // std::regex on unbounded text. The binary runs against this machine's real nvcc
 // (/usr/local/cuda/bin/nvcc) and g++; the fixtures (fake compilers, odd directories) are made here.
 #include "checks/toolkit_compile.hpp"
-#include "probes/build_setup.hpp"
-#include "probes/cmake_cuda.hpp"
-#include "probes/host_compilers.hpp"
+#include "probes/build/build_setup.hpp"
+#include "probes/build/cmake_cuda.hpp"
+#include "probes/build/host_compilers.hpp"
 #include "support/check_judging.hpp"
 #include "support/crafted_gpu_code.hpp"
 #include "support/fixtures.hpp"
@@ -42,9 +42,13 @@ struct BuildRun {
         const nlohmann::json* found = report.is_object() ? test::find_check(report, id) : nullptr;
         return found != nullptr ? *found : none;
     }
+    // The check's findings and its evidence: a finding's message is a headline, and the account
+    // behind it (the quoted error, the prediction, the paths) is evidence.
     [[nodiscard]] std::string findings(std::string_view id) const {
         const nlohmann::json& result = check(id);
-        return result.is_null() ? std::string() : result.at("findings").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (result.is_null()) return {};
+        return result.at("findings").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+               result.at("evidence").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
 };
 

@@ -1,4 +1,5 @@
 // libraries.resolution (checks/libraries_resolution.cpp): its verdicts on crafted trees, and here.
+#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "support/library_tree.hpp"
 #include "support/test_support.hpp"
@@ -49,8 +50,8 @@ TEST(LibrariesResolutionCheck, passes_and_names_several_copies_when_their_versio
 
     const CheckResult result = machine.judge();
     EXPECT_EQ(result.status, Status::pass) << codes_of(result);
-    EXPECT_EQ(result.message, "1 of 1 libraries found resolve for C/C++ programs (1 ld.so.cache); "
-                              "1 with several copies of one version (cudart system + pip_wheel)");
+    EXPECT_EQ(result.message, "1 of 1 libraries found resolve for C/C++ programs (1 ld.so.cache); 1 with several copies of one version");
+    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), Evidence{"several_copies", "cudart system + pip_wheel"}), result.evidence.end());
     const Evidence wheel{"libcudart.so.13", "also 13.0.96 pip_wheel (nvidia-cuda-runtime) " + machine.root() +
                                                 "/home/user/.local/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13"};
     EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), wheel), result.evidence.end());
@@ -111,8 +112,8 @@ TEST(LibrariesResolutionCheck, warns_cc602_when_programs_load_an_older_copy_than
     const CheckResult result = machine.judge();
     const Finding* older = finding_with(result, "CC602");
     ASSERT_NE(older, nullptr) << codes_of(result);
-    EXPECT_TRUE(contains(older->message, "built with the toolkit in " + machine.root() + "/usr/local/cuda-13.0 (cuBLAS 13.1.0.3) loads the older 13.0.0.19"))
-        << older->message;
+    EXPECT_TRUE(contains(test::account(result), "built with the toolkit in " + machine.root() + "/usr/local/cuda-13.0 (cuBLAS 13.1.0.3) loads the older 13.0.0.19"))
+        << test::account(result);
     EXPECT_TRUE(contains(older->remediation, "export LD_LIBRARY_PATH=" + machine.root() + "/usr/local/cuda-13.0/lib64:$LD_LIBRARY_PATH"))
         << older->remediation;
     // The toolkit's own copy first: nothing to warn about.
@@ -133,8 +134,8 @@ TEST(LibrariesResolutionCheck, fails_cc603_when_cudnn_main_from_wheel_and_sublib
     const Finding* mixed = finding_with(result, "CC603");
     ASSERT_NE(mixed, nullptr) << codes_of(result);
     EXPECT_EQ(mixed->status, Status::fail);
-    EXPECT_TRUE(contains(mixed->message, "libcudnn.so.9 resolves to 9.19.0.56 pip_wheel " + wheel + "/libcudnn.so.9 (LD_LIBRARY_PATH entry")) << mixed->message;
-    EXPECT_TRUE(contains(mixed->message, "libcudnn_ops.so.9 9.14.0 system")) << mixed->message;
+    EXPECT_TRUE(contains(test::account(result), "libcudnn.so.9 resolves to 9.19.0.56 pip_wheel " + wheel + "/libcudnn.so.9 (LD_LIBRARY_PATH entry")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "libcudnn_ops.so.9 9.14.0 system")) << test::account(result);
     EXPECT_TRUE(contains(mixed->remediation, "Install all of cuDNN 9.19.0.56 in one place (" + wheel + ")")) << mixed->remediation;
     EXPECT_EQ(finding_with(result, "CC508"), nullptr);
 }
@@ -162,7 +163,7 @@ TEST(LibrariesResolutionCheck, warns_cc601_naming_directory_when_library_only_in
     const Finding* off_path = finding_with(result, "CC601");
     ASSERT_NE(off_path, nullptr) << codes_of(result);
     EXPECT_TRUE(contains(off_path->message, "libnvJitLink.so.13 (nvJitLink) is not on the loader's path")) << off_path->message;
-    EXPECT_TRUE(contains(off_path->message, "13.0.88 toolkit " + toolkit + "/libnvJitLink.so.13")) << off_path->message;
+    EXPECT_TRUE(contains(test::account(result), "13.0.88 toolkit " + toolkit + "/libnvJitLink.so.13")) << test::account(result);
     EXPECT_TRUE(contains(off_path->remediation, "`export LD_LIBRARY_PATH=" + toolkit + ":$LD_LIBRARY_PATH`")) << off_path->remediation;
     EXPECT_TRUE(contains(off_path->remediation, "echo " + toolkit + " | sudo tee /etc/ld.so.conf.d/")) << off_path->remediation;
     EXPECT_EQ(finding_with(result, "CC604"), nullptr) << "the directory to add is the fix, not a reinstall";
@@ -201,9 +202,9 @@ TEST(LibrariesResolutionCheck, warns_cc604_when_cublas_12_resolves_with_cudart_1
     ASSERT_EQ(result.findings.size(), 1U) << codes_of(result);
     const Finding& finding = result.findings[0];
     EXPECT_EQ(finding.code, "CC604");
-    EXPECT_TRUE(contains(finding.message, "cuBLAS resolves only as libcublas.so.12 (CUDA 12)")) << finding.message;
-    EXPECT_TRUE(contains(finding.message, "the runtime is CUDA 13 (libcudart.so.13)")) << finding.message;
-    EXPECT_TRUE(contains(finding.message, "fails to open libcublas.so.13")) << finding.message;
+    EXPECT_TRUE(contains(test::account(result), "cuBLAS resolves only as libcublas.so.12 (CUDA 12)")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "the runtime is CUDA 13 (libcudart.so.13)")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "fails to open libcublas.so.13")) << test::account(result);
     EXPECT_TRUE(contains(finding.remediation, "Install cuBLAS for CUDA 13")) << finding.remediation;
     EXPECT_TRUE(contains(finding.remediation, "`pip install nvidia-cublas`")) << finding.remediation;
 }
@@ -219,7 +220,7 @@ TEST(LibrariesResolutionCheck, fails_cc211_when_stub_libcuda_is_first_on_the_pat
     EXPECT_EQ(result.status, Status::fail);
     const Finding* stub = finding_with(result, "CC211");
     ASSERT_NE(stub, nullptr) << codes_of(result);
-    EXPECT_TRUE(contains(stub->message, "libcuda.so.1 resolves to the toolkit's stub " + stubs + "/libcuda.so.1 (LD_LIBRARY_PATH entry"));
+    EXPECT_TRUE(contains(test::account(result), "libcuda.so.1 resolves to the toolkit's stub " + stubs + "/libcuda.so.1 (LD_LIBRARY_PATH entry"));
     EXPECT_TRUE(contains(stub->remediation, "Remove " + stubs + " from LD_LIBRARY_PATH")) << stub->remediation;
     EXPECT_EQ(finding_with(result, "CC602"), nullptr) << "a stub is not a second version of the driver";
 }

@@ -3,6 +3,7 @@
 // on this machine: nvcc and g++ build the program, the run step skips without a GPU, and a gcc
 // that reports version 16 is predicted and refused alike.
 #include "checks/toolkit_compile.hpp"
+#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
 
@@ -86,7 +87,9 @@ CheckResult judged(const CompileOutcome& outcome, const BuildPrediction& predict
 TEST(ToolkitCompile, a_build_that_works_as_predicted_passes_with_its_stages) {
     const CheckResult result = judged(compiled_and_ran(), {});
     EXPECT_EQ(result.status, Status::pass) << result.message;
-    EXPECT_TRUE(contains(result.message, "nvcc built it in 1.20 s (PTX 1500 B, cubin 4000 B, fatbinary 6000 B); ran correctly on 1 GPU"));
+    EXPECT_TRUE(contains(result.message, "nvcc built it in 1.20 s; ran correctly on 1 GPU")) << result.message;
+    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), Evidence{"built", "PTX 1500 B, cubin 4000 B, fatbinary 6000 B"}),
+              result.evidence.end());
     ASSERT_NE(test::metric(result, "cubin_bytes"), nullptr);
     EXPECT_EQ(test::metric(result, "cubin_bytes")->value, 4000);
 }
@@ -99,16 +102,16 @@ TEST(ToolkitCompile, a_failed_build_quotes_nvcc_and_agrees_with_the_prediction) 
     predicted.problems.push_back(BuildProblem{Code::host_compiler_unsupported, "x", "y", std::nullopt, true, true, true});
     const CheckResult agreed = judged(outcome, predicted);
     ASSERT_NE(test::finding_with(agreed, "CC307"), nullptr);
-    EXPECT_TRUE(contains(test::finding_with(agreed, "CC307")->message, "(toolkit.build predicted it: CC307)"));
+    EXPECT_TRUE(contains(test::account(agreed), "(toolkit.build predicted it: CC307)"));
     EXPECT_EQ(test::finding_with(agreed, "CC333"), nullptr);
     // Unpredicted: the prediction is wrong, and says so.
     const CheckResult surprised = judged(outcome, {});
     ASSERT_NE(test::finding_with(surprised, "CC333"), nullptr);
-    EXPECT_TRUE(contains(test::finding_with(surprised, "CC333")->message, "predicted that nvcc builds work, but nvcc failed"));
+    EXPECT_TRUE(contains(test::account(surprised), "predicted that nvcc builds work, but nvcc failed"));
     // Predicted to fail, but built.
     const CheckResult built = judged(compiled_and_ran(), predicted);
     ASSERT_NE(test::finding_with(built, "CC333"), nullptr);
-    EXPECT_TRUE(contains(test::finding_with(built, "CC333")->message, "predicted that nvcc builds fail (CC307), but nvcc built the program"));
+    EXPECT_TRUE(contains(test::account(built), "predicted that nvcc builds fail (CC307), but nvcc built the program"));
 }
 
 TEST(ToolkitCompile, the_program_failing_on_the_gpu_fails) {
@@ -117,7 +120,7 @@ TEST(ToolkitCompile, the_program_failing_on_the_gpu_fails) {
     outcome.run.output = "device 0 error cudaErrorUnsupportedPtxVersion: the provided PTX was compiled with an unsupported toolchain.\n";
     const CheckResult result = judged(outcome, {});
     EXPECT_EQ(result.status, Status::fail);
-    EXPECT_TRUE(contains(test::finding_with(result, "CC331")->message, "cudaErrorUnsupportedPtxVersion"));
+    EXPECT_TRUE(contains(test::account(result), "cudaErrorUnsupportedPtxVersion"));
 }
 
 TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
@@ -130,16 +133,16 @@ TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
     const Finding* failed = test::finding_with(agreed, "CC332");
     ASSERT_NE(failed, nullptr);
     EXPECT_EQ(failed->subject, "/opt/torch/.venv: PyTorch");
-    EXPECT_TRUE(contains(failed->message, "Ninja is required to load C++ extensions"));
-    EXPECT_TRUE(contains(failed->message, "(toolkit.build predicted it: CC311)"));
+    EXPECT_TRUE(contains(test::account(agreed), "Ninja is required to load C++ extensions"));
+    EXPECT_TRUE(contains(test::account(agreed), "(toolkit.build predicted it: CC311)"));
     EXPECT_EQ(test::finding_with(agreed, "CC333"), nullptr);
     EXPECT_NE(test::finding_with(judged(outcome, {}), "CC333"), nullptr);
     // A failed ninja build: PyTorch's message starts with the command lines; the compiler's error is quoted.
     outcome.extension.error = "RuntimeError: Error building extension 'cudacheck_extension_probe': [1/3] /opt/cuda-12.2/bin/nvcc -MD -MF cuda.cuda.o.d "
                               "-ccbin /opt/gcc/bin/gcc -c cuda.cu -o cuda.cuda.o\nFAILED: [code=127] cuda.cuda.o\n/bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found\n";
     const CheckResult ninja_failed = judged(outcome, ninja);
-    EXPECT_TRUE(contains(test::finding_with(ninja_failed, "CC332")->message, "Error building extension: /bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found"))
-        << test::finding_with(ninja_failed, "CC332")->message;
+    EXPECT_TRUE(contains(test::account(ninja_failed), "Error building extension: /bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found"))
+        << test::account(ninja_failed);
     // Built, but its kernel found no image for the GPU: what TORCH_CUDA_ARCH_LIST=8.0 gives on an H200.
     outcome.extension.stage = "run";
     outcome.extension.error = "AcceleratorError: CUDA error: no kernel image is available for execution on the device";
@@ -149,8 +152,8 @@ TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
     arch.problems.push_back(misses);
     const CheckResult kernel = judged(outcome, arch);
     ASSERT_NE(test::finding_with(kernel, "CC332"), nullptr);
-    EXPECT_TRUE(contains(test::finding_with(kernel, "CC332")->message, "no kernel image is available"));
-    EXPECT_TRUE(contains(test::finding_with(kernel, "CC332")->message, "(toolkit.build predicted it: CC313)"));
+    EXPECT_TRUE(contains(test::account(kernel), "no kernel image is available"));
+    EXPECT_TRUE(contains(test::account(kernel), "(toolkit.build predicted it: CC313)"));
     EXPECT_EQ(test::finding_with(kernel, "CC333"), nullptr);
     // Ran and correct while predicted to fail: a mismatch.
     outcome.extension.stage = "done";
@@ -202,8 +205,10 @@ TEST(ToolkitCompile, a_gcc_newer_than_the_toolkit_allows_is_predicted_and_refuse
     ASSERT_FALSE(run.check.is_null());
     const std::string findings = run.check.at("findings").dump();
     EXPECT_TRUE(contains(findings, "\"CC307\"")) << findings;
-    EXPECT_TRUE(contains(findings, "unsupported GNU version! gcc versions later than")) << "nvcc's own error, quoted";
-    EXPECT_TRUE(contains(findings, "toolkit.build predicted it: CC307")) << findings;
+    // The quoted error and the prediction are the account behind the headline: evidence.
+    const std::string evidence = run.check.at("evidence").dump();
+    EXPECT_TRUE(contains(evidence, "unsupported GNU version! gcc versions later than")) << "nvcc's own error, quoted";
+    EXPECT_TRUE(contains(evidence, "toolkit.build predicted it: CC307")) << evidence;
     EXPECT_FALSE(contains(findings, "\"CC333\"")) << "prediction and nvcc agree: " << findings;
 }
 

@@ -110,15 +110,6 @@ TEST(LastCudaMajor, is_absent_when_still_supported) {
     EXPECT_FALSE(last_cuda_major_supporting(7, 5).has_value());
 }
 
-TEST(CuResultName, names_known_codes_when_in_table) {
-    EXPECT_EQ(cu_result_name(100), "CUDA_ERROR_NO_DEVICE");
-    EXPECT_EQ(cu_result_name(0), "CUDA_SUCCESS");
-    EXPECT_EQ(cu_result_name(34), "CUDA_ERROR_STUB_LIBRARY");
-    EXPECT_EQ(cu_result_name(803), "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
-}
-
-TEST(CuResultName, uses_number_when_code_unknown) { EXPECT_EQ(cu_result_name(12345), "CUDA_ERROR_12345"); }
-
 TEST(PtxJit, needs_a_driver_of_at_least_the_ptx_cuda_version) {
     EXPECT_TRUE(driver_can_jit({13, 0}, {13, 0}));
     EXPECT_TRUE(driver_can_jit({12, 4}, {13, 0}));

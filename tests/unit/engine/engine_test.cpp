@@ -78,7 +78,7 @@ TEST(Engine, keeps_the_evidence_and_findings_gathered_before_an_exception) {
     CheckList checks;
     checks.push_back(make_check("a.throws_late", [](CheckContext&, ResultBuilder& result) {
         result.evidence("libcuda_path", "/usr/lib/libcuda.so.1");
-        result.metric("bandwidth", 12.5, "GB/s");
+        result.metric(MetricFamily{"bandwidth", "bandwidth", Unit::gb_per_s, "A bandwidth."}, 12.5);
         result.add(Code::cuda_launch_blocking, "CUDA_LAUNCH_BLOCKING=1");
         throw std::runtime_error("boom");
     }));

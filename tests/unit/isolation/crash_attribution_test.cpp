@@ -43,10 +43,11 @@ TEST(CrashAttribution, charges_a_crash_to_a_damaged_sub_library_of_the_library_t
     const Finding& finding = charged->finding;
     EXPECT_EQ(finding.code, "CC605");
     EXPECT_EQ(finding.status, Status::fail);
-    EXPECT_TRUE(finding.message.starts_with(crashed.what + ". It uses libcudnn.so.9; libcudnn_graph.so.9, opened by libcudnn.so.9 itself"))
-        << finding.message;
-    EXPECT_TRUE(test::contains(finding.message, graph + " (LD_LIBRARY_PATH entry " + directory.path() + ") and is damaged: truncated"))
-        << finding.message;
+    EXPECT_EQ(finding.message, crashed.what + ": libcudnn_graph.so.9 resolves to a damaged file");
+    // The account behind the headline is evidence.
+    const std::string account = evidence_of(*charged, "damaged");
+    EXPECT_TRUE(account.starts_with(crashed.what + ". It uses libcudnn.so.9; libcudnn_graph.so.9, opened by libcudnn.so.9 itself")) << account;
+    EXPECT_TRUE(test::contains(account, graph + " (LD_LIBRARY_PATH entry " + directory.path() + ") and is damaged: truncated")) << account;
     EXPECT_EQ(finding.remediation, "Reinstall what installed it, or remove " + graph + "; or take " + directory.path() + " off LD_LIBRARY_PATH.");
     EXPECT_FALSE(test::contains(finding.remediation, "dmesg")) << "no GPU-fault advice";
     EXPECT_EQ(evidence_of(*charged, "damaged_copy"), graph);
@@ -61,8 +62,9 @@ TEST(CrashAttribution, keeps_a_hang_a_timeout_while_naming_the_damaged_dependenc
     ASSERT_TRUE(charged.has_value());
     EXPECT_EQ(charged->finding.code, "CC605");
     EXPECT_EQ(charged->finding.status, Status::timeout) << "killed at its limit: the report counts it as a timeout";
-    EXPECT_TRUE(charged->finding.message.starts_with(hung.what + ". It uses libcublas.so.13; libcublasLt.so.13, needed by libcublas.so.13"))
-        << charged->finding.message;
+    EXPECT_EQ(charged->finding.message, hung.what + ": libcublasLt.so.13 resolves to a damaged file");
+    EXPECT_TRUE(evidence_of(*charged, "damaged").starts_with(hung.what + ". It uses libcublas.so.13; libcublasLt.so.13, needed by libcublas.so.13"))
+        << evidence_of(*charged, "damaged");
     EXPECT_TRUE(test::contains(charged->finding.remediation, "remove " + lt)) << charged->finding.remediation;
 }
 
@@ -83,7 +85,8 @@ TEST(CrashAttribution, names_the_first_damaged_file_in_load_order_and_lists_the_
     const std::string lt = directory.place_truncated("libcublasLt_stand_in.so", "libcublasLt.so.13");
     const std::optional<ChargedToLibrary> charged = charge(directory, check_using({&cuda_library::cudnn, &cuda_library::cublas}), crashed);
     ASSERT_TRUE(charged.has_value());
-    EXPECT_TRUE(test::contains(charged->finding.message, ". It uses libcudnn.so.9, which resolves to " + cudnn)) << charged->finding.message;
+    EXPECT_TRUE(test::contains(charged->finding.message, ": libcudnn.so.9 resolves to a damaged file")) << charged->finding.message;
+    EXPECT_TRUE(test::contains(evidence_of(*charged, "damaged"), ". It uses libcudnn.so.9, which resolves to " + cudnn)) << evidence_of(*charged, "damaged");
     EXPECT_EQ(evidence_of(*charged, "loaded_by"), "libcudnn.so.9, which cudnn.conv opens");
     EXPECT_TRUE(evidence_of(*charged, "also_damaged").starts_with("libcublasLt.so.13 at " + lt + ": truncated")) << evidence_of(*charged, "also_damaged");
 }

@@ -159,7 +159,7 @@ TEST(HostileChildren, a_torch_init_forging_events_at_level_full_changes_no_resul
     EXPECT_FALSE(contains(libcuda->dump(), "999.99")) << *libcuda;
     const nlohmann::json* frameworks = test::find_check(report, "frameworks.run");
     ASSERT_NE(frameworks, nullptr);
-    EXPECT_TRUE(contains(text(*frameworks, "message"), "the forger")) << *frameworks;
+    EXPECT_TRUE(contains(frameworks->dump(), "the forger")) << "its output is evidence: " << *frameworks;
 }
 
 TEST(HostileChildren, a_dead_worker_is_noticed_by_its_exit_while_a_child_holds_its_pipes) {
@@ -228,8 +228,8 @@ TEST(HostileChildren, a_check_waiting_for_a_hung_program_names_it_not_the_gpu) {
     const nlohmann::json* nvcc = test::find_check(report, "toolkit.nvcc");
     ASSERT_NE(nvcc, nullptr);
     EXPECT_EQ(nvcc->at("code"), "CC903") << *nvcc;
-    EXPECT_TRUE(contains(text(*nvcc, "message"), "waiting for a program it runs")) << *nvcc;
-    EXPECT_TRUE(contains(text(*nvcc, "message"), dir.path() + "/bin/nvcc")) << *nvcc;
+    EXPECT_TRUE(contains(text(*nvcc, "message"), "waiting for `")) << *nvcc;
+    EXPECT_TRUE(contains(nvcc->dump(), dir.path() + "/bin/nvcc")) << "the program is named: " << *nvcc;
     EXPECT_TRUE(contains(text(*nvcc, "remediation"), "by hand")) << *nvcc;
     EXPECT_FALSE(contains(text(*nvcc, "remediation"), "dmesg")) << *nvcc;
     EXPECT_EQ(left_running(mark), 0u) << "the hung program outlived the run";
@@ -385,8 +385,9 @@ TEST(HostileChildren, host_limits_judges_the_stack_and_the_process_limits) {
     result = judged(limits);
     EXPECT_EQ(result.code, "CC136");
     EXPECT_EQ(result.status, Status::fail);
-    EXPECT_TRUE(contains(result.message, "ulimit -u) is 300")) << result.message;
-    EXPECT_TRUE(contains(result.message, "already runs 290")) << result.message;
+    EXPECT_TRUE(contains(result.message, "the process limit (ulimit -u, 300) leaves room for 10 more")) << result.message;
+    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), Evidence{"user_processes_and_threads", "290"}), result.evidence.end())
+        << "how many this user runs is evidence";
     EXPECT_TRUE(contains(result.remediation, "ulimit -u")) << result.remediation;
     limits.exempt_from_process_limit = true;  // root: fork(2) does not hold it to the limit
     EXPECT_EQ(judged(limits).status, Status::pass);
@@ -472,7 +473,7 @@ TEST(HostileChildren, crash_and_hang_advice_names_the_gpu_only_when_a_gpu_call_m
     const Circumstances file = circumstances_of(host_check("frameworks.builds"), {reader}, true, {});
     EXPECT_FALSE(file.gpu);
     const Finding on_file = ending_finding(Code::check_crashed, crashed, file);
-    EXPECT_TRUE(contains(on_file.message, "no GPU call was in flight, and the last file it read was /venv/pyvenv.cfg")) << on_file.message;
+    EXPECT_TRUE(contains(on_file.message, "no GPU call was in flight")) << on_file.message;
     EXPECT_TRUE(contains(on_file.remediation, "/venv/pyvenv.cfg")) << on_file.remediation;
     EXPECT_FALSE(contains(on_file.remediation, "dmesg")) << on_file.remediation;
 

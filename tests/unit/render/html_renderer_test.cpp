@@ -7,6 +7,7 @@
 #include "report/report_query.hpp"
 #include "support/example_reports.hpp"
 #include "support/golden_report.hpp"
+#include "support/recorded_libraries.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
 
@@ -51,6 +52,7 @@ std::string chart(const std::string& page, const std::string& title) {
 // copied for the others (their figures the same, their UUIDs and bus ids not).
 Report full_run_on(int gpus) {
     Report report = test::example_report(recorded_full_run);
+    test::add_recorded_libraries_section(report);
     const std::vector<CheckResult> recorded = report.checks;
     const DeviceInfo first = report.devices.front();
     report.checks.clear();
@@ -132,7 +134,8 @@ TEST(HtmlRenderer, escapes_hostile_text) {
 // The recorded full run's figures as charts: GEMM and bandwidth against their peaks, the stress
 // rate, clock, temperature and power over time, memtest per pattern, and the library copies.
 TEST(HtmlRenderer, draws_the_recorded_full_run) {
-    const Report report = test::example_report(recorded_full_run);
+    Report report = test::example_report(recorded_full_run);
+    test::add_recorded_libraries_section(report);  // recorded before the `libraries` section
     const std::string page = html(report);
     EXPECT_EQ(occurrences(page, "<svg class=\"chart\""), 8u);
     const std::string gemm = chart(page, "cublas.gemm rate against the datasheet peak");

@@ -2,6 +2,7 @@
 // quantity and unit with converted values, dcgm-exporter's GPU labels, redaction, and the client's
 // parser and promtool reading it back (tests/support/validate_prometheus.py).
 #include "render/renderer.hpp"
+#include "report/legacy_metrics.hpp"
 #include "support/golden_report.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
@@ -94,9 +95,16 @@ Report figures_report() {
     report.checks.push_back(host("nccl.allreduce", {{"bus_bandwidth", 350.0, "GB/s"}, {"algorithm_bandwidth", 350.0, "GB/s"}, {"comm_init_time", 250.0, "ms"}}));
     report.checks.push_back(host("toolkit.compile", {{"compile_time", 900.0, "ms"}, {"cubin_bytes", 4096.0, "B"}}));
     report.checks.push_back(host("toolkit.build", {{"gather_time", 12.0, "ms"}}));
-    report.checks.push_back(host("new.check", {{"warmup_time", 5.0, "ms"}, {"device1.Odd Figure!", 3.0, "widgets/s"}}));
     for (CheckResult& result : report.checks)
         if (result.check_id == "cuda.devices") result.metrics.push_back({"device1.fp32_peak", 66.9, "TFLOP/s"});
+    // Each figure with the family, labels and help its check gives it (the names above are those
+    // the checks write; upgrade_legacy_metric knows each one's family).
+    for (CheckResult& result : report.checks)
+        for (Metric& metric : result.metrics)
+            if (metric.family.empty()) upgrade_legacy_metric(result.check_id, metric);
+    // A figure without a family, and one of an odd family naming CUDA device 1.
+    report.checks.push_back(host("new.check", {{"warmup_time", 5.0, "ms"},
+                                               {"device1.Odd Figure!", 3.0, "widgets/s", "new_check Odd Figure!", {{"device", "1"}}, "An odd figure."}}));
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, false);
     return report;
@@ -154,7 +162,7 @@ TEST(PrometheusRenderer, each_figure_is_a_family_named_by_its_quantity_and_base_
 TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_its_own) {
     const std::string text = prometheus(figures_report());
     EXPECT_TRUE(sample(text, "cudacheck_new_check_warmup_seconds{check=\"new.check\"," + run_labels + "}")) << text;
-    // "device1." names the CUDA device: its labels; the rest of the name and the unit, sanitised.
+    // A "device" label names the CUDA device: its labels; the family and the unit, sanitised.
     const std::optional<double> odd = sample(text, "cudacheck_new_check_odd_figure_widgets_per_second{check=\"new.check\"," + gpu2 + "," + run_labels + "}");
     ASSERT_TRUE(odd) << text;
     EXPECT_EQ(*odd, 3.0);

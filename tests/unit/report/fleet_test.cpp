@@ -1,4 +1,6 @@
 // `cudacheck fleet` (report/fleet.cpp) on the recorded reports and on copies edited to stand out.
+#include "report/report_json.hpp"
+#include "support/recorded_libraries.hpp"
 #include "support/test_support.hpp"
 
 #include <fstream>
@@ -14,6 +16,10 @@ const std::string h200_report = CUDACHECK_SOURCE_DIR "/docs/examples/h200/cudach
 nlohmann::json h200_node(const std::string& hostname) {
     nlohmann::json report = nlohmann::json::parse(test::read_text(h200_report));
     report["host"]["hostname"] = hostname;
+    // As a node of this cudacheck reports it: with the `libraries` section the recording predates.
+    Report recorded = report_from_json(report);
+    test::add_recorded_libraries_section(recorded);
+    report["libraries"] = to_json(*recorded.libraries);
     return report;
 }
 
@@ -185,14 +191,9 @@ TEST(Fleet, labels_shared_names_ignores_ties_and_groups_cudnn) {
     test::TempDir libraries;
     const auto with_cudnn = [](const std::string& name, const std::string& version) {
         nlohmann::json report = h200_node(name);
-        for (auto& result : report["checks"])
-            if (result["id"] == "libraries.resolution")
-                for (auto& evidence : result["evidence"]) {
-                    // "9.14.0 system /lib/...": the version the loader's pick has is the first word.
-                    std::string value = evidence["value"];
-                    if (!evidence["key"].get<std::string>().starts_with("libcudnn") || value.starts_with("also")) continue;
-                    evidence["value"] = version + value.substr(value.find(' '));
-                }
+        for (auto& library : report["libraries"]["found"])
+            for (auto& resolved : library["resolved"])
+                if (resolved["soname"].get<std::string>().starts_with("libcudnn")) resolved["version"] = version;
         return report;
     };
     for (const char* name : {"node-01", "node-02", "node-03"}) libraries.write(std::string(name) + ".json", with_cudnn(name, "9.14.0").dump());

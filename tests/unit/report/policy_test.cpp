@@ -131,7 +131,7 @@ TEST(Policy, a_figure_measured_at_another_size_is_named_where_the_policy_asks_fo
         "performance": [{"check": "cublas.gemm", "metric": "gemm_fp32_8192", "min": 40, "unit": "TFLOP/s"}]})");
     Report report = example_with_resolution("h200/cudacheck.json", "9.10.2.21");
     for (Metric& metric : find_result(report, "cublas.gemm")->metrics)
-        if (metric.name == "gemm_fp32_8192") metric.name = "gemm_fp32_4096";
+        if (metric.name == "gemm_fp32_8192") metric = make_metric({"gemm", "gemm_{precision}_{size}", Unit::tflops, "GEMM."}, metric.value, {{"precision", "fp32"}, {"size", "4096"}});
     const CheckResult verdict = evaluate_policy(policy, report).front();
     EXPECT_EQ(verdict.code, "CC710");
     EXPECT_TRUE(verdict.message.find("was not measured") != std::string::npos) << verdict.message;

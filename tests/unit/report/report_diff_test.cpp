@@ -42,6 +42,7 @@ TEST(Diff, names_versions_devices_statuses_libraries_and_moved_figures) {
     find_metric(after, "cublas.gemm", "gemm_fp16_8192")->value *= 0.95;    // -5%: within
     find_metric(after, "cublas.gemm", "sgemm_relative_error")->value *= 3;  // an error ratio, not a figure
     *find_result(after, "libraries.resolution") = resolution_result("9.12.0.46");
+    after.libraries = test::resolution_section("9.12.0.46");
     const ReportDiff diff = diff_reports(before, after, 10.0);
     std::vector<std::string> subjects;
     for (const Difference& difference : diff.differences) subjects.push_back(difference.kind + " " + difference.subject);

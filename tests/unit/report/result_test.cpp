@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include <vector>
 
@@ -46,26 +47,28 @@ TEST(ResultBuilder, passes_with_summary_when_nothing_found) {
     EXPECT_EQ(result.evidence.size(), 1u);
 }
 
-// Evidence that is exactly a figure and a unit carries them as numbers (schema 1.6.0); versions,
-// bare numbers, text around a figure and unknown units do not.
-TEST(ResultBuilder, evidence_that_is_a_figure_carries_its_number_and_unit) {
-    EXPECT_EQ(evidence_figure("61 C")->number, 61.0);
-    EXPECT_EQ(evidence_figure("139.3 GiB")->unit, "GiB");
-    EXPECT_EQ(evidence_figure("-4.5 W")->number, -4.5);
-    EXPECT_EQ(evidence_figure("4262 GB/s")->unit, "GB/s");
-    for (const char* text : {"13.0", "580.159.04 MHz", "61", "61 C hot", " 61 C", "61 Celsius", "about 61 C", "1e3 W", "nan C", "", "C"})
-        EXPECT_FALSE(evidence_figure(text)) << text;
+// Evidence carries a number and unit only where the check gives them (schema 1.6.0): text that looks
+// like a figure is still only text, since nothing reads figures back out of words.
+TEST(ResultBuilder, evidence_carries_a_figure_only_where_the_check_gives_one) {
     ResultBuilder builder;
     builder.evidence("temperature", "61 C");
     builder.evidence("driver", "580.159.04");
-    builder.evidence("gemm_bf16", "8192^3: 796.2 TFLOP/s (81% of 989)", 796.2, "TFLOP/s");
-    builder.evidence("rate", "not measured", std::nan(""), "GB/s");
+    builder.evidence("gemm_bf16", "8192^3: 796.2 TFLOP/s (81% of 989)", 796.2, Unit::tflops);
+    builder.evidence("rate", "not measured", std::nan(""), Unit::gb_per_s);
+    builder.evidence("gpu0_temperature", "61 C", 61, Unit::celsius);
+    builder.evidence("normal_mean", "0.5 (allowed 0.49 to 0.51)", 0.5);
+    builder.evidence(Evidence{"relayed", "4 GiB", 4.0, "GiB"});
+    builder.evidence(Evidence{"relayed_nan", "?", std::numeric_limits<double>::infinity(), "W"});
     const CheckResult result = std::move(builder).finish("x.y", 0);
-    EXPECT_EQ(result.evidence[0], (Evidence{"temperature", "61 C", 61.0, "C"}));
+    ASSERT_EQ(result.evidence.size(), 8u);
+    EXPECT_EQ(result.evidence[0], (Evidence{"temperature", "61 C", std::nullopt, ""})) << "text alone is no figure";
     EXPECT_EQ(result.evidence[1], (Evidence{"driver", "580.159.04", std::nullopt, ""}));
-    EXPECT_EQ(result.evidence[2].number, 796.2);
-    EXPECT_EQ(result.evidence[2].unit, "TFLOP/s");
+    EXPECT_EQ(result.evidence[2], (Evidence{"gemm_bf16", "8192^3: 796.2 TFLOP/s (81% of 989)", 796.2, "TFLOP/s"}));
     EXPECT_EQ(result.evidence[3], (Evidence{"rate", "not measured", std::nullopt, ""})) << "NaN is no figure";
+    EXPECT_EQ(result.evidence[4], (Evidence{"gpu0_temperature", "61 C", 61.0, "C"}));
+    EXPECT_EQ(result.evidence[5], (Evidence{"normal_mean", "0.5 (allowed 0.49 to 0.51)", 0.5, ""}));
+    EXPECT_EQ(result.evidence[6], (Evidence{"relayed", "4 GiB", 4.0, "GiB"}));
+    EXPECT_EQ(result.evidence[7], (Evidence{"relayed_nan", "?", std::nullopt, ""})) << "infinity is no figure";
 }
 
 TEST(Summary, worst_status_wins_but_skip_does_not_hide_pass) {

@@ -1,0 +1,41 @@
+#include "probes/build/build_toolkit.hpp"
+
+#include "util/system.hpp"
+
+#include <fmt/format.h>
+
+namespace cudacheck {
+
+BuildToolkitChoice torch_cuda_home(const Environment& environment, const std::string& root) {
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+        if (const auto value = environment.get(variable); value && !value->empty()) return {*value, variable};
+    const std::string nvcc = sys::find_in_path("nvcc", environment.get("PATH").value_or(""));
+    if (!nvcc.empty()) {
+        // os.path.dirname twice, without resolving links.
+        const std::string bin = nvcc.substr(0, nvcc.find_last_of('/'));
+        const std::size_t slash = bin.find_last_of('/');
+        return {slash == 0 ? "/" : bin.substr(0, slash == std::string::npos ? 0 : slash), fmt::format("nvcc on PATH ({})", nvcc)};
+    }
+    if (sys::exists(root + "/usr/local/cuda")) return {root + "/usr/local/cuda", "/usr/local/cuda"};
+    return {};
+}
+
+DevelopmentFiles development_files(const std::string& toolkit_root) {
+    DevelopmentFiles files;
+    const auto present = [&](const std::string& path, std::string& slot) {
+        if (sys::exists(path)) slot = path;
+        else files.missing.push_back(path);
+    };
+    const std::string nvcc = toolkit_root + "/bin/nvcc";
+    if (sys::is_executable_file(nvcc)) files.nvcc = nvcc;
+    else files.missing.push_back(nvcc);
+    present(toolkit_root + "/include/cuda_runtime.h", files.runtime_header);
+    present(toolkit_root + "/include/crt/host_config.h", files.host_config);
+    files.library_directory = toolkit_root + "/lib64";
+    if (!sys::is_directory(files.library_directory) && sys::is_directory(toolkit_root + "/lib")) files.library_directory = toolkit_root + "/lib";
+    present(files.library_directory + "/libcudart.so", files.cudart_shared);
+    present(files.library_directory + "/libcudart_static.a", files.cudart_static);
+    return files;
+}
+
+}  // namespace cudacheck

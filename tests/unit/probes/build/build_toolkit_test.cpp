@@ -1,0 +1,63 @@
+// probes/build_toolkit: the toolkit torch.utils.cpp_extension would build with, and the files a
+// build needs from it, on crafted trees and on this machine's /usr/local/cuda.
+#include "probes/build/build_toolkit.hpp"
+#include "support/test_support.hpp"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+
+namespace cudacheck {
+namespace {
+
+TEST(BuildToolkit, follows_torchs_order_of_guesses) {
+    test::TempDir dir;
+    const std::string nvcc = dir.write("opt/cuda-12.8/bin/nvcc", "#!/bin/sh\n", 0755);
+    (void)dir.make_dir("usr/local/cuda");
+    Environment environment;
+    environment.set("PATH", dir.path() + "/opt/cuda-12.8/bin");
+    environment.set("CUDA_HOME", "");  // empty: as unset
+    environment.set("CUDA_PATH", "/somewhere");
+    EXPECT_EQ(torch_cuda_home(environment, dir.path()).rule, "CUDA_PATH");
+    environment.set("CUDA_HOME", "/x/cuda");
+    EXPECT_EQ(torch_cuda_home(environment, dir.path()).root, "/x/cuda");
+    environment.unset("CUDA_HOME");
+    environment.unset("CUDA_PATH");
+    const BuildToolkitChoice from_nvcc = torch_cuda_home(environment, dir.path());
+    EXPECT_EQ(from_nvcc.root, dir.path() + "/opt/cuda-12.8");
+    EXPECT_EQ(from_nvcc.rule, "nvcc on PATH (" + nvcc + ")");
+    environment.set("PATH", "/nonexistent");
+    EXPECT_EQ(torch_cuda_home(environment, dir.path()).root, dir.path() + "/usr/local/cuda");
+    test::TempDir empty;
+    EXPECT_EQ(torch_cuda_home(environment, empty.path()).root, "") << "torch: CUDA was not found on the system";
+}
+
+TEST(BuildToolkit, nvcc_through_a_link_is_not_resolved) {
+    // /usr/bin/nvcc (Debian's nvidia-cuda-toolkit) gives /usr, as os.path.dirname does.
+    test::TempDir dir;
+    const std::string real = dir.write("opt/cuda/bin/nvcc", "#!/bin/sh\n", 0755);
+    (void)dir.symlink(real, "usr/bin/nvcc");
+    Environment environment;
+    environment.set("PATH", dir.path() + "/usr/bin");
+    EXPECT_EQ(torch_cuda_home(environment, dir.path()).root, dir.path() + "/usr");
+}
+
+TEST(BuildToolkit, names_each_missing_development_file) {
+    test::TempDir dir;
+    (void)dir.write("cuda/bin/nvcc", "#!/bin/sh\n", 0755);
+    (void)dir.write("cuda/include/cuda_runtime.h", "");
+    (void)dir.write("cuda/lib/libcudart.so", "");
+    const DevelopmentFiles files = development_files(dir.path() + "/cuda");
+    EXPECT_EQ(files.library_directory, dir.path() + "/cuda/lib") << "lib when there is no lib64";
+    EXPECT_FALSE(files.cudart_shared.empty());
+    EXPECT_EQ(files.missing, (std::vector<std::string>{dir.path() + "/cuda/include/crt/host_config.h", dir.path() + "/cuda/lib/libcudart_static.a"}));
+}
+
+TEST(BuildToolkit, the_installed_toolkit_has_what_a_build_needs) {
+    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
+    const DevelopmentFiles files = development_files("/usr/local/cuda");
+    EXPECT_TRUE(files.missing.empty()) << files.missing.front();
+    EXPECT_EQ(files.library_directory, "/usr/local/cuda/lib64");
+}
+
+}  // namespace
+}  // namespace cudacheck
