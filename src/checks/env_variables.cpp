@@ -88,12 +88,14 @@ void judge_visible_devices(const Environment& environment, ResultBuilder& result
     const VisibleDevicesSpec spec = parse_cuda_visible_devices(environment.get("CUDA_VISIBLE_DEVICES"));
     if (!spec.set) return;
     result.evidence("CUDA_VISIBLE_DEVICES", fmt::format("'{}'", spec.raw));
-    if (!spec.invalid_entry.empty() && !spec.entries.empty())
+    if (!spec.invalid_entry.empty() && !spec.entries.empty()) {
+        // Why the entry is invalid is evidence: the headline keeps what CUDA will see.
+        result.evidence("invalid_entry", fmt::format("'{}' {}", spec.invalid_entry, spec.invalid_reason));
         result.add(Code::cuda_visible_devices_invalid,
-                   sys::clip(fmt::format("CUDA_VISIBLE_DEVICES='{}': entry '{}' {}; CUDA sees only the {} device(s) before it", sys::clip(spec.raw, 24),
-                                         sys::clip(spec.invalid_entry, 16), spec.invalid_reason, spec.entries.size()),
+                   sys::clip(fmt::format("CUDA_VISIBLE_DEVICES='{}': entry '{}' is invalid; CUDA sees only the {} device(s) before it",
+                                         sys::clip(spec.raw, 24), sys::clip(spec.invalid_entry, 16), spec.entries.size()),
                              sys::max_headline));
-    else if (spec.hides_all())
+    } else if (spec.hides_all())
         result.add(Code::cuda_visible_devices_empty,
                    spec.raw.empty() ? "CUDA_VISIBLE_DEVICES is set to the empty string: CUDA programs see no GPU"
                                     : sys::clip(fmt::format("CUDA_VISIBLE_DEVICES='{}' ({}): CUDA programs see no GPU", sys::clip(spec.raw, 24),

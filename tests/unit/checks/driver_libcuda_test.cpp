@@ -1,6 +1,7 @@
 // driver.libcuda (checks/driver_libcuda.cpp): loading it, cuInit errors, stubs, WSL2, mismatches.
 #include "bind/dynamic_library.hpp"
 #include "checks/checks.hpp"
+#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 
 #include <filesystem>
@@ -48,7 +49,7 @@ TEST(LibcudaCheck, names_an_address_space_limit_behind_cuinits_out_of_memory) {
     const CheckResult result = fixture.run(driver);
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC130");
-    EXPECT_TRUE(contains(result.message, "4000000 KiB")) << result.message;
+    EXPECT_TRUE(contains(test::account(result), "4000000 KiB")) << test::account(result);
     EXPECT_TRUE(contains(result.remediation, "ulimit -v unlimited")) << result.remediation;
 }
 
@@ -95,7 +96,7 @@ TEST(LibcudaCheck, names_cuda_visible_devices_entries_that_match_no_gpu) {
     fixture.visible = parse_cuda_visible_devices("3,GPU-ffff");
     const CheckResult result = fixture.run(driver);
     EXPECT_EQ(result.code, "CC410");
-    EXPECT_TRUE(contains(result.message, "names no existing GPU (3, GPU-ffff)"));
+    EXPECT_TRUE(contains(test::account(result), "GPU-ffff")) << test::account(result);
     EXPECT_TRUE(contains(result.remediation, "nvidia-smi -L"));
     fixture.visible = parse_cuda_visible_devices("GPU-2a36");  // a valid prefix: not this diagnosis
     EXPECT_EQ(fixture.run(driver).code, "CC212");

@@ -1,6 +1,7 @@
 // driver.nvml (checks/driver_nvml.cpp): NVML missing, a driver/library mismatch, NVML working.
 #include "bind/dynamic_library.hpp"
 #include "checks/checks.hpp"
+#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 
 #include <algorithm>
@@ -69,7 +70,7 @@ TEST(NvmlCheck, recognises_the_toolkits_stub_and_names_the_drivers_copy) {
     });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC223");
-    EXPECT_TRUE(contains(result.message, "the driver's is /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04")) << result.message;
+    EXPECT_TRUE(contains(test::account(result), "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04")) << result.message;
     EXPECT_FALSE(contains(result.message, "WARNING")) << result.message;
     EXPECT_TRUE(contains(result.remediation, "Take /opt/build/stubs-link off LD_LIBRARY_PATH")) << "the directory the loader took it from: "
                                                                                                  << result.remediation;

@@ -57,8 +57,13 @@ std::vector<std::string> findings_of(const nlohmann::json& report, std::string_v
     std::vector<std::string> findings;
     const nlohmann::json* check = test::find_check(report, id);
     if (check == nullptr || !check->contains("findings")) return findings;
+    // A finding's message is a headline: the paths and errors behind it are the check's evidence,
+    // which each finding's text here carries after its remediation.
+    std::string evidence;
+    if (check->contains("evidence"))
+        for (const nlohmann::json& item : (*check)["evidence"]) evidence += fmt::format(" | {}: {}", item.value("key", ""), item.value("value", ""));
     for (const nlohmann::json& finding : (*check)["findings"])
-        findings.push_back(fmt::format("{} {} | {}", finding.value("code", ""), finding.value("message", ""), finding.value("remediation", "")));
+        findings.push_back(fmt::format("{} {} | {}{}", finding.value("code", ""), finding.value("message", ""), finding.value("remediation", ""), evidence));
     return findings;
 }
 
