@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Whether two cudacheck JSON reports reach the same verdicts: for every check result (id and
-device), its status, its code and the codes of its findings. Figures (rates, times) are not
-compared: they differ from run to run. Prints one line per difference and exits 1 when there is
+device), its status, its code, the codes of its findings and the names of its figures. The figures'
+values (rates, times) are not compared: they differ from run to run. A figure only the second report
+has and marks `"measured": false` (a peak or other computed bound, schema 1.10) is listed but not
+counted as a difference: older reports had no such figures. Prints one line per difference and exits 1 when there is
 one, 0 when every verdict is the same. Used to show that a restructuring changed no behaviour
 (docs/performance.md, "Same behaviour").
 
@@ -17,8 +19,15 @@ def verdicts(path):
     found = {}
     for check in report["checks"]:
         key = (check["id"], check.get("device"))
-        found[key] = (check["status"], check.get("code"), tuple(sorted(f["code"] for f in check.get("findings") or [])))
+        figures = {m["name"] for m in check.get("metrics") or [] if m.get("measured", True)}
+        computed = {m["name"] for m in check.get("metrics") or [] if not m.get("measured", True)}
+        found[key] = (check["status"], check.get("code"), tuple(sorted(f["code"] for f in check.get("findings") or [])),
+                      tuple(sorted(figures)))
+        computed_figures[key] = computed
     return found
+
+
+computed_figures = {}
 
 
 def main():
@@ -33,9 +42,14 @@ def main():
             print(f"{name}: only in {sys.argv[1]}")
         elif key not in before:
             print(f"{name}: only in {sys.argv[2]}")
-        elif before[key] != after[key]:
-            print(f"{name}: {before[key]} -> {after[key]}")
+        elif before[key][:3] != after[key][:3]:
+            print(f"{name}: {before[key][:3]} -> {after[key][:3]}")
+        elif before[key][3] != after[key][3]:
+            gone, new = sorted(set(before[key][3]) - set(after[key][3])), sorted(set(after[key][3]) - set(before[key][3]))
+            print(f"{name}: figures only before {gone}, only after {new}")
         else:
+            if computed_figures.get(key):
+                print(f"{name}: same; computed figures (measured: false) {sorted(computed_figures[key])}")
             continue
         differences += 1
     print(f"{len(before)} and {len(after)} results, {differences} verdict(s) differ")

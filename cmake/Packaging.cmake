@@ -1,5 +1,5 @@
 # What `cmake --install` adds beside the binary, its completions and man page (src/CMakeLists.txt),
-# and the packages CPack makes of it all (issue 22): `cpack -G DEB`, `-G RPM`, `-G TGZ` in a build
+# and the packages CPack makes of it all: `cpack -G DEB`, `-G RPM`, `-G TGZ` in a build
 # folder, e.g. build-release (the portable binary: the packages then need only glibc 2.28).
 include_guard(GLOBAL)
 

@@ -1,14 +1,14 @@
 // cudacheck: wiring only. Everything below run_cli returns errors as values; anything that still
 // escapes is a bug, reported as exit code 3 rather than a crash.
 //
-// The program runs on a thread whose stack it sizes itself (issue 35): the main thread's stack is
+// The program runs on a thread whose stack it sizes itself: the main thread's stack is
 // bounded by RLIMIT_STACK, and glibc gives every new thread a stack of that size too
 // (pthread_create(3): "the stack size attribute is set to the RLIMIT_STACK soft limit"), so under
 // `ulimit -s 32` cudacheck crashed where `ls` and `gcc` still ran. The threads the program starts
 // later (std::async, std::thread: pthread_create without attributes) take the default set here with
 // pthread_setattr_default_np(3) (glibc 2.18). Thread stacks are mappings, not subject to RLIMIT_STACK.
 #include "cli/cli.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     const int created = ::pthread_create(&thread, &attributes, program_thread, &program);
     ::pthread_attr_destroy(&attributes);
     // No thread (EAGAIN under a process limit): the program runs here, on the stack there is; the
-    // checks that cannot start theirs say so (issue 35).
+    // checks that cannot start theirs say so.
     if (created != 0) return run_program(argc, argv);
     ::pthread_join(thread, nullptr);
     return program.exit_status;

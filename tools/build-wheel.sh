@@ -3,7 +3,7 @@
 # release toolchain) into dist/, then tags it for the glibc its executable really needs, as
 # auditwheel finds it (manylinux_2_28 or older; the executable is the only binary in it).
 #
-# Issue 36: pip, auditwheel and wheel are .devtools/venv's (tools/deps/lib.sh), never the user's
+# pip, auditwheel and wheel are .devtools/venv's (tools/deps/lib.sh), never the user's
 # Python; the build's own requirements (scikit-build-core, ziglang) come into pip's isolated build
 # environment, as for any user who builds it.
 #

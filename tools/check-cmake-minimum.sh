@@ -5,7 +5,7 @@
 # default CUDA architectures; the binary must then run `--version` and `--level quick`. CI runs it,
 # so a newer CMake feature cannot slip in.
 #
-# Issue 36: the build type is the test build's (RelWithDebInfo, preset `default`) rather than the
+# The build type is the test build's (RelWithDebInfo, preset `default`) rather than the
 # preset's Release, and the compiler goes through ccache where it is installed, with the settings
 # tools/test.sh gives it: in CI, after the test build, every object then comes from the cache and
 # CMake 3.22 still configures, generates and drives the whole build (its compile lines included),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's two set-up commands on a fresh machine (issue 36): a new Debian 12 root made with
+# The README's two set-up commands on a fresh machine: a new Debian 12 root made with
 # debootstrap (--variant=minbase, nothing of this machine's packages), the CUDA toolkit of this
 # machine mounted read-only at /usr/local/cuda-<version> as NVIDIA's packages put it, and a clean
 # clone of this repository's HEAD. In it, as root in a chroot with a clean environment:

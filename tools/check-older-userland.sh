@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs the portable release binary in an older userland than the one it was built on: Ubuntu 20.04
-# (glibc 2.31, one of the distributions issue 22 names), bootstrapped with debootstrap from
+# (glibc 2.31, one of the distributions the release binary promises to run on), bootstrapped with debootstrap from
 # archive.ubuntu.com into .devtools/focal-root (once: ~45 s and 120 MB; git ignores it) and entered
 # as a chroot with a clean environment. There the binary must start, report the chroot's own
 # distribution and glibc in host.os, and give the no-driver report (exit 1, valid against the
 # schema), led by the missing driver: CC201 where the machine has no NVIDIA kernel module (this
-# project's build machines), CC210 where it has one (the chroot holds no libcuda). Since issue 36 the
+# project's build machines), CC210 where it has one (the chroot holds no libcuda). The
 # checks that need the driver are skipped behind that one finding, so only one of the two is there.
 #
 # RHEL 8's glibc 2.28 is older still, but no archive that serves it is reachable from this
@@ -31,7 +31,7 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "check-older-userland: SKIPPED (needs root for debootstrap and chroot, and sudo -n is not allowed)"
     exit 0
 fi
-# debootstrap, curl, and jsonschema in .devtools/venv for the reports' validation (issue 36).
+# debootstrap, curl, and jsonschema in .devtools/venv for the reports' validation.
 tools/deps/older-userland.sh
 command -v debootstrap >/dev/null || fail "debootstrap is missing (tools/deps/older-userland.sh installs it)"
 

@@ -4,7 +4,7 @@
 # page, the three completions, the schema and the policy examples; the .deb installs with dpkg -i,
 # `man cudacheck` opens, bash finds the completion, `cudacheck --version` runs, and it removes
 # cleanly. Run after tools/release.sh. Installing needs root (or sudo). Installs rpm and man-db
-# first where missing (tools/deps/packages.sh; issue 36).
+# first where missing (tools/deps/packages.sh).
 #
 # Usage: tools/check-packages.sh [BUILD_DIR]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the portable release binary (issue 22; CMake preset `release`): the glibc symbol versions
+# Checks the portable release binary (CMake preset `release`): the glibc symbol versions
 # it needs (at most GLIBC_2.28, so RHEL 8, Ubuntu 20.04 and newer load it), no GLIBCXX or CXXABI
 # symbol (no libstdc++ needed at run time), its only shared libraries (libc, libm, libdl, libpthread,
 # librt, the loader), its size (at most 10 MB), and that it runs here: `--level quick` and, on a
@@ -35,7 +35,7 @@ file "$bin" 2>/dev/null | grep -q 'stripped' && ! file "$bin" | grep -q 'not str
 "$bin" --level quick > /dev/null && quick=0 || quick=$?
 echo "--level quick: exit $quick"
 # Without a driver (this project's build machines), the default run names it: exit 1 with CC201 (no
-# kernel module: since issue 36 the one finding, libcuda's CC210 kept as its evidence) or CC210.
+# kernel module: the one finding, libcuda's CC210 kept as its evidence) or CC210.
 if [ ! -e /dev/nvidiactl ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1'; then
     report=$("$bin" --format json) && code=0 || code=$?
     [ "$code" = 1 ] || fail "the default run without a driver exited $code, not 1"

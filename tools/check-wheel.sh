@@ -4,7 +4,7 @@
 # and `cudacheck.run(level="quick")` returns a report that validates against the schema the wheel
 # ships (cudacheck.schema()). The wheel's tag must be a manylinux one. Exits 1 on the first failure.
 # The fresh environment is made from the distribution's /usr/bin/python3, and the report is validated
-# with .devtools/venv's jsonschema: the user's own Python is not used (issue 36).
+# with .devtools/venv's jsonschema: the user's own Python is not used.
 #
 # Usage: tools/check-wheel.sh [dist/cudacheck-*.whl]
 set -euo pipefail

@@ -29,7 +29,7 @@ build="${CUDACHECK_BUILD_DIR:-build}"
 out="$build/fuzz"
 mkdir -p "$out/obj"
 
-# Issue 36: clang and libFuzzer are installed here, by tools/deps/fuzz.sh, where missing (with what
+# clang and libFuzzer are installed here, by tools/deps/fuzz.sh, where missing (with what
 # compiling the sources needs, tools/deps/build.sh), not by the set-up of building or testing.
 tools/deps/build.sh
 tools/deps/fuzz.sh
@@ -43,7 +43,7 @@ sources_python_files=(src/probes/python/build_info.cpp src/probes/python/python_
                       src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/path.cpp src/util/activity.cpp src/util/environment.cpp)
 compiler=(clang++)
 command -v ccache >/dev/null && compiler=(ccache clang++)
-flags=(-std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Iinclude -Itests
+flags=(-std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Itests
        "-DCUDACHECK_SOURCE_DIR=\"$PWD\"")
 object() { echo "$out/obj/$(echo "${1%.cpp}" | tr / _).o"; }
 all_sources=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces on the GPU machine the failures that need a real driver (issue 4's list), and prints
+# Reproduces on the GPU machine the failures that need a real driver (the catalogue's), and prints
 # each command with cudacheck's verdict, for docs/examples/h200/diagnosis.md. Run after
 # tools/gpu-session.sh built build-gpu/. Changes no GPU setting; every library it moves is put back.
 # Usage: OUT=dir tools/gpu-diagnosis.sh   (writes $OUT/diagnosis.md)

@@ -33,9 +33,10 @@ echo "built in $SECONDS s"
 bin=build-gpu/cudacheck
 gpus=$(nvidia-smi -L | wc -l)
 
-# Several GPUs against one (issue 10): the primary contexts created one after another and side by
-# side (bench/context_creation.cpp), whole runs started on an idle machine and back to back
-# (bench/startup.py), and the milestones of traced runs (bench/trace_phases.py).
+# Several GPUs against one, to show a run does not get slower with more GPUs: the primary contexts
+# created one after another and side by side (bench/context_creation.cpp), whole runs started on
+# an idle machine and back to back (bench/startup.py), and the milestones of traced runs
+# (bench/trace_phases.py).
 if part timing; then
     timing=$work/timing
     mkdir -p "$timing"
@@ -98,8 +99,8 @@ if part recordings; then
         # NCCL must not pick NVLS (multicast): its own log says which algorithms it considers.
         { echo '$ NCCL_DEBUG=INFO cudacheck --only nccl.allreduce --level full -v'; NCCL_DEBUG=INFO "$bin" --no-color --only nccl.allreduce --level full -v 2>&1; } > "$all/nccl-debug.txt" 2>&1
     fi
-    # inspect on PyTorch's libtorch_cuda.so next to cuobjdump (issue 9), and where every CUDA library
-    # resolves with the system's copies and the PyTorch wheels' side by side (issue 7).
+    # inspect on PyTorch's libtorch_cuda.so next to cuobjdump, which must agree, and where every CUDA library
+    # resolves with the system's copies and the PyTorch wheels' side by side.
     torch_cuda=$(python3 -c "import torch, os; print(os.path.join(os.path.dirname(torch.__file__), 'lib', 'libtorch_cuda.so'))" 2>/dev/null)
     if [ -f "$torch_cuda" ]; then
         { ls -l "$torch_cuda"; python3 bench/inspect_timing.py --runs 5 "$bin" "$torch_cuda"; echo; CUDA_VISIBLE_DEVICES=0 "$bin" inspect --no-color "$torch_cuda";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what a role needs (issue 36: each role installs only its own; the scripts that need a
+# Installs what a role needs (each role installs only its own; the scripts that need a
 # role's set run its script themselves, so this is for preparing a machine ahead of time):
 #   build           tools/deps/build.sh           CMake, Ninja, g++, CLI11, fmt, nlohmann/json (tools/run.sh)
 #   test            tools/deps/test.sh            + GoogleTest, zsh, fish, groff, .devtools/venv with the

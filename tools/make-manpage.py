@@ -116,7 +116,7 @@ def main():
     top = subprocess.run([binary, "--help"], capture_output=True, text=True, check=True).stdout
     version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout.split()[1]
     summary = top.splitlines()[0].split(": ", 1)[1]
-    # Each subcommand with its description, whose later lines --help wraps under it (issue 36).
+    # Each subcommand with its description, whose later lines --help wraps under it.
     subcommands = []
     for line in top.split("Subcommands:", 1)[1].splitlines() if "Subcommands:" in top else []:
         match = re.match(r"  (\w[\w-]*)\s{2,}(\S.*)$", line)

@@ -4,7 +4,7 @@
 # and checks the binary (tools/check-release-binary.sh). CUDA architectures: the default list
 # (cmake/CudaArchitectures.cmake); pass -DCMAKE_CUDA_ARCHITECTURES=... after `--` to choose.
 #
-# Issue 36: it installs what building needs (tools/deps/build.sh, python3 for the man page) and
+# It installs what building needs (tools/deps/build.sh, python3 for the man page) and
 # zig (tools/deps/zig.sh, into .devtools/), and builds every target of build-release, so that the
 # README's `cmake --install build-release` and `cpack` work from the tree it leaves
 # (tests/support/check_readme_install.sh runs exactly those lines).

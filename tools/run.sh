@@ -2,7 +2,7 @@
 # Builds cudacheck and runs it; arguments go to cudacheck (e.g. `tools/run.sh --format json`).
 # Exits with cudacheck's exit code.
 #
-# Issue 36: it checks for the CUDA toolkit first (tools/deps/build.sh stops, with nothing installed,
+# It checks for the CUDA toolkit first (tools/deps/build.sh stops, with nothing installed,
 # when nvcc is missing), installs through apt-get only what building needs (CMake, Ninja, g++,
 # CLI11, fmt, nlohmann/json), and builds the binary a user runs: CMake preset `minimal` (Release:
 # optimised, no debug information, no tests, no GoogleTest) into build-minimal/. No Python module,

@@ -2,7 +2,7 @@
 # Builds cudacheck with its tests (CMake preset `default`, into build/) and runs the whole test
 # suite (CTest). Extra arguments go to CTest, e.g. `tools/test.sh -L gpu` for the GPU tests alone.
 #
-# Issue 36: tools/deps/test.sh installs first what building needs (tools/deps/build.sh) and what the
+# tools/deps/test.sh installs first what building needs (tools/deps/build.sh) and what the
 # tests need (GoogleTest, zsh, fish, groff through apt-get; the validators' Python modules into the
 # project's own .devtools/venv, never the user's Python; promtool, cuobjdump and a setuptools wheel
 # unpacked or downloaded into folders git ignores). What only CI's tests use (Slurm, Chromium, the

@@ -1,4 +1,4 @@
-# The portable release binary (issue 22): host code compiled and linked by zig's clang with LLVM's
+# The portable release binary: host code compiled and linked by zig's clang with LLVM's
 # libc++ and libc++abi linked in, against glibc 2.28's symbol versions (RHEL 8 and everything newer:
 # https://ziglang.org/download/0.15.1/release-notes.html#glibc-version-targeting), so the binary
 # needs no GLIBCXX symbol and nothing newer than GLIBC_2.28. nvcc compiles the GPU kernels with

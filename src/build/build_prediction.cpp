@@ -218,7 +218,7 @@ private:
         return true;
     }
 
-    // Where nvcc writes its intermediate files (issue 35): TMPDIR, else /tmp. Every client runs
+    // Where nvcc writes its intermediate files: TMPDIR, else /tmp. Every client runs
     // nvcc, so a directory it cannot write stops them all.
     void temporary_directory() {
         const TemporaryDirectory& temporary = setup_.temporary;
@@ -242,7 +242,7 @@ private:
     }
 
     // NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS options that make nvcc stop before it builds, exit 0
-    // all the same (issue 35; the nvcc documentation, "NVCC Environment Variables": nvcc injects
+    // all the same (the nvcc documentation, "NVCC Environment Variables": nvcc injects
     // them into every command line).
     void nvcc_mode_flags() {
         for (const auto& [variable, value] : setup_.nvcc_flags.variables) {
@@ -327,7 +327,7 @@ private:
             return false;
         }
         if (!pick.unusable.empty()) {
-            // Not a compiler at all (issue 35): nvcc stops when it asks it for its properties, or waits on it.
+            // Not a compiler at all: nvcc stops when it asks it for its properties, or waits on it.
             const std::string fix = pick.rule.find("default") != std::string::npos
                                         ? fmt::format("Remove {} from PATH or put the directory of a real gcc first on PATH; or name one: {}", pick.path,
                                                       alternative_fix(toolkit, HostCompilerKind::gcc, variable))

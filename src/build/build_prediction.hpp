@@ -6,8 +6,8 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/report.hpp"
+#include "report/catalog.hpp"
+#include "report/report.hpp"
 #include "probes/build/build_setup.hpp"
 #include "probes/build/torch_arch_list.hpp"
 #include "probes/toolkit_probe.hpp"

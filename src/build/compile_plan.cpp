@@ -17,7 +17,7 @@ NvccBuildPlan plan_nvcc_build(const BuildSetup& setup, const std::vector<DeviceI
     plan.nvcc = setup.files.nvcc;
     if (plan.nvcc.empty()) return plan;
     // nvcc, or its host compiler, that did not answer toolkit.build's questions within their limits
-    // would hang this build too: it is not run, and toolkit.build's finding names it (issue 35).
+    // would hang this build too: it is not run, and toolkit.build's finding names it.
     if (setup.nvcc_timed_out) {
         plan.not_run = fmt::format("`{} --version` did not finish within its limit (toolkit.build: CC306)", sys::printable(setup.files.nvcc));
         return plan;
@@ -56,7 +56,7 @@ CompileError classify_compile_error(std::string_view output) {
         if (line.empty() || !is_error(line) || line.starts_with("In file included")) continue;
         if (error.line.empty()) error.line = line;
         // The specific causes, wherever they appear among the messages.
-        // nvcc's own temporary files (tmpxft_*, in TMPDIR), or a disk that is full (issue 35).
+        // nvcc's own temporary files (tmpxft_*, in TMPDIR), or a disk that is full: not the code's fault.
         if (line.find("tmpxft_") != std::string::npos || line.find("No space left on device") != std::string::npos)
             return {Code::build_tmpdir_unusable, line};
         // nvcc 13.0's answer when its host compiler, asked for its properties, gives none (/bin/true).

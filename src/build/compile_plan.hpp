@@ -3,8 +3,8 @@
 // runs programs and judges. Facts in, plan out.
 #pragma once
 
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/report.hpp"
+#include "report/catalog.hpp"
+#include "report/report.hpp"
 #include "probes/build/build_setup.hpp"
 
 #include <string>
@@ -35,7 +35,7 @@ struct CompileError {
 };
 // Lines about nvcc's temporary files (tmpxft_*: "Could not open output file", "No space left on
 // device") map to build_tmpdir_unusable, "Host compiler targets unsupported OS" to
-// host_compiler_unusable (issue 35).
+// host_compiler_unusable, so that the fix names the setting rather than the code.
 [[nodiscard]] CompileError classify_compile_error(std::string_view output);
 
 }  // namespace cudacheck

@@ -1,4 +1,4 @@
-// The plan behind `cudacheck env` (issue 19): the shell lines that set this machine's CUDA
+// The plan behind `cudacheck env`: the shell lines that set this machine's CUDA
 // environment right, from the build facts toolkit.build predicts from (build/build_prediction),
 // the GPUs, the driver's CUDA and what the file system says of the chosen toolkit (EnvFileFacts,
 // gathered by the client). Facts in, lines out; render/shell_script writes them for a shell.
@@ -178,7 +178,7 @@ private:
         const HostCompilerPick& pick = setup_.nvcc_host_compiler;
         const CompilerAcceptance& nvcc = toolkit_->nvcc_pick;
         // A program that is no compiler (NVCC_CCBIN=/bin/true: build_setup's `unusable`) fails as
-        // surely as a rejected one (issue 35: it used to be "not judged").
+        // surely as a rejected one; "not judged" would hide it.
         const bool nvcc_fails = pick.path.empty() || !pick.unusable.empty() || (pick.version && nvcc.unreadable.empty() && !nvcc.accepted);
         bool cc_fails = false;
         if (setup_.torch_host_compiler) {

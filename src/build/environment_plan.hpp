@@ -1,4 +1,4 @@
-// The plan behind `cudacheck env [--profile dev|prod|ci]` (issue 19): the shell lines that set this
+// The plan behind `cudacheck env [--profile dev|prod|ci]`: the shell lines that set this
 // machine's CUDA environment right: the toolkit that matches the driver and the installed PyTorch
 // (CUDA_HOME, PATH, LD_LIBRARY_PATH where the loader needs it), a host compiler that toolkit
 // accepts, the GPUs' architectures for PyTorch, CMake and NCCL builds, ninja, and the profile's
@@ -10,11 +10,11 @@
 
 #include "build/build_prediction.hpp"
 #include "cuda/cuda_facts.hpp"
-#include "engine/check.hpp"
 #include "probes/build/build_setup.hpp"
 #include "probes/build/toolkit_runtime.hpp"
 #include "probes/library_locator.hpp"
 #include "util/environment.hpp"
+#include "util/environment_profile.hpp"
 
 #include <map>
 #include <optional>

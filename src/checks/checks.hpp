@@ -7,7 +7,7 @@
 #include "engine/registry.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "gpu/library_support.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/process_limits.hpp"

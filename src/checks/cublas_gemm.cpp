@@ -426,29 +426,19 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
 }
 
 std::unique_ptr<Check> make_cublas_gemm_check() {
-    CheckInfo info = gpu::library_check_info("cublas.gemm", "cuBLAS GEMM",
-                                             "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
-                                             cuda_library::cublas);
-    info.answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32 throughput at 4096³ and FP16/BF16 at 8192³, sampled "
-                   "and verified, against the datasheet peak";
-    info.prepare = [load = info.prepare](Probes& probes) {
-        load(probes);
-        probes.prefetch([&probes] { Preparation::instance().create_all(probes); });
-    };
     return std::make_unique<FunctionCheck>(
-        std::move(info),
+        gpu::library_check_info(
+            {.id = "cublas.gemm",
+             .title = "cuBLAS GEMM",
+             .description = "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
+             .prepare = [](Probes& probes) { probes.prefetch([&probes] { Preparation::instance().create_all(probes); }); },
+             .answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32 throughput at 4096³ and FP16/BF16 at 8192³, sampled "
+                        "and verified, against the datasheet peak"},
+            cuda_library::cublas),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
-            if (library == nullptr) return;
-            CublasApi api;
-            if (!gpu::resolve_cublas(*library, api, result)) return;
-            gpu::run_gpu_check(context, result, [&](int device) {
-                try {
-                    measure_then_judge<GemmOutcome>([&](GemmOutcome& outcome) { measure_gemm_check(context, api, device, outcome); },
-                                                    [&](const GemmOutcome& outcome) { judge_gemm(outcome, result); });
-                } catch (const gpu::CublasFailure& failure) {
-                    gpu::report_failure(result, Code::library_call_failed, failure);
-                }
+            gpu::run_cublas_check(context, result, [&](const CublasApi& api, int device) {
+                measure_then_judge<GemmOutcome>([&](GemmOutcome& outcome) { measure_gemm_check(context, api, device, outcome); },
+                                                [&](const GemmOutcome& outcome) { judge_gemm(outcome, result); });
             });
         });
 }

@@ -166,14 +166,16 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 
 std::unique_ptr<Check> make_cuda_devices_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cuda.devices", "GPUs", "Every visible GPU through the driver API (NVML at --level quick): name, compute capability, memory, clocks, PCI, ECC, peaks",
-                  Scope::host, Level::quick, {"driver.libcuda"}, {},
-                  {Code::cuinit_failed, Code::no_device_visible, Code::no_device_present,
-                   Code::device_unsupported_by_runtime, Code::compute_mode_prohibited, Code::device_query_failed,
-                   Code::device_exclusive_busy, Code::gpu_memory_held_by_others},
-                  "every GPU through the driver API: name, compute capability, architecture, memory, SMs, clocks, bus "
-                  "width, L2, PCI id, ECC, compute mode, theoretical bandwidth and FP32 peak; what "
-                  "`CUDA_VISIBLE_DEVICES` hides"},
+        CheckInfo{.id = "cuda.devices",
+                  .title = "GPUs",
+                  .description = "Every visible GPU through the driver API (NVML at --level quick): name, compute capability, memory, clocks, PCI, ECC, peaks",
+                  .depends_on = {"driver.libcuda"},
+                  .raises = {Code::cuinit_failed, Code::no_device_visible, Code::no_device_present,
+                             Code::device_unsupported_by_runtime, Code::compute_mode_prohibited, Code::device_query_failed,
+                             Code::device_exclusive_busy, Code::gpu_memory_held_by_others},
+                  .answers = "every GPU through the driver API: name, compute capability, architecture, memory, SMs, clocks, bus "
+                             "width, L2, PCI id, ECC, compute mode, theoretical bandwidth and FP32 peak; what "
+                             "`CUDA_VISIBLE_DEVICES` hides"},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             const DevicesContext devices_context{context.probes.kernel_module(), visible, CUDART_VERSION, &context.probes.nvml()};

@@ -141,12 +141,16 @@ void judge_kernel(const KernelOutcome& outcome, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_cuda_kernel_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cuda.kernel", "Own kernel", "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
-                  Scope::device, Level::standard, {"cuda.devices"}, {},
-                  {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::no_kernel_image, Code::wrong_result,
-                   Code::ptx_too_new},
-                  "cudacheck's own kernel runs on each GPU and adds exactly; the SASS/PTX the binary embeds covers the "
-                  "GPU (else the `-gencode` fix)"},
+        CheckInfo{.id = "cuda.kernel",
+                  .title = "Own kernel",
+                  .description = "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
+                  .scope = Scope::device,
+                  .min_level = Level::standard,
+                  .depends_on = {"cuda.devices"},
+                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::no_kernel_image, Code::wrong_result,
+                             Code::ptx_too_new},
+                  .answers = "cudacheck's own kernel runs on each GPU and adds exactly; the SASS/PTX the binary embeds covers the "
+                             "GPU (else the `-gencode` fix)"},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) {
                 measure_then_judge<KernelOutcome>([&](KernelOutcome& outcome) { measure_kernel(context, device, outcome); },

@@ -99,7 +99,7 @@ void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
     stream.synchronize();
     outcome.device_wrong_words = wrong;
     for (const DeviceInfo& info : context.probes.initialised_driver().devices)
-        if (info.ordinal == device && info.theoretical_bandwidth_gbps) outcome.theoretical_bandwidth_gbps = *info.theoretical_bandwidth_gbps;
+        if (info.ordinal == device && info.theoretical_bandwidth_gbps) outcome.theoretical_bandwidth_gbps = info.theoretical_bandwidth_gbps;
 }
 
 }  // namespace
@@ -142,10 +142,14 @@ void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_cuda_memory_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cuda.memory", "GPU memory", "Pinned host<->device and device<->device copies, verified; bandwidth vs theoretical",
-                  Scope::device, Level::standard, {"cuda.devices"}, {},
-                  {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result},
-                  "pinned host↔device and device↔device copies, verified, with bandwidth against the theoretical figure"},
+        CheckInfo{.id = "cuda.memory",
+                  .title = "GPU memory",
+                  .description = "Pinned host<->device and device<->device copies, verified; bandwidth vs theoretical",
+                  .scope = Scope::device,
+                  .min_level = Level::standard,
+                  .depends_on = {"cuda.devices"},
+                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result},
+                  .answers = "pinned host↔device and device↔device copies, verified, with bandwidth against the theoretical figure"},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) {
                 measure_then_judge<MemoryOutcome>([&](MemoryOutcome& outcome) { measure_memory(context, device, outcome); },

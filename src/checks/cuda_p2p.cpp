@@ -260,13 +260,16 @@ void judge_p2p(const std::vector<PeerCopy>& copies, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_cuda_p2p_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cuda.p2p", "GPU peer copies",
-                  "Peer access between every pair of GPUs, verified peer copies and their bandwidth vs the link (NVLink or PCIe, from NVML)",
-                  Scope::multi_device, Level::standard, {"cuda.devices"}, {},
-                  {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::p2p_access_unavailable,
-                   Code::p2p_copy_corrupted, Code::p2p_bandwidth_low},
-                  "with 2+ GPUs, once over all of them: peer access between every pair, verified peer copies and their "
-                  "bandwidth against the link NVML reports (NVLink or PCIe)"},
+        CheckInfo{.id = "cuda.p2p",
+                  .title = "GPU peer copies",
+                  .description = "Peer access between every pair of GPUs, verified peer copies and their bandwidth vs the link (NVLink or PCIe, from NVML)",
+                  .scope = Scope::multi_device,
+                  .min_level = Level::standard,
+                  .depends_on = {"cuda.devices"},
+                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::p2p_access_unavailable,
+                             Code::p2p_copy_corrupted, Code::p2p_bandwidth_low},
+                  .answers = "with 2+ GPUs, once over all of them: peer access between every pair, verified peer copies and their "
+                             "bandwidth against the link NVML reports (NVLink or PCIe)"},
         [](CheckContext& context, ResultBuilder& result) {
             if (!require_two_devices(context, result)) return;
             gpu::run_gpu_check(context, result, [&](int) { run_p2p(context, result); });

@@ -20,7 +20,7 @@ struct PeerCopy {
     std::uint64_t words = 0;                 // 32-bit words copied
     std::optional<std::uint64_t> wrong_words;  // words that arrived different; nullopt when not compared
     std::optional<NvmlPeerLink> link;       // NVML's view of the link from source to destination
-    // Other processes that used either GPU while the copy was timed (issue 21): its rate is not
+    // Other processes that used either GPU while the copy was timed: its rate is not
     // judged against the link.
     std::string shared_with;
 };

@@ -79,12 +79,13 @@ void judge_pairing(const PairingFacts& facts, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_cuda_pairing_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"cuda.pairing", "Driver/runtime pairing",
-                  "Driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward-compat or insufficient",
-                  Scope::host, Level::quick, {"driver.libcuda"}, {},
-                  {Code::driver_insufficient, Code::nvcc_newer_than_driver},
-                  "driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward "
-                  "compatibility, or insufficient (with the minimum driver)"},
+        CheckInfo{.id = "cuda.pairing",
+                  .title = "Driver/runtime pairing",
+                  .description = "Driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward-compat or insufficient",
+                  .depends_on = {"driver.libcuda"},
+                  .raises = {Code::driver_insufficient, Code::nvcc_newer_than_driver},
+                  .answers = "driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward "
+                             "compatibility, or insufficient (with the minimum driver)"},
         [](CheckContext& context, ResultBuilder& result) {
             const DriverFacts& driver = context.probes.driver();
             PairingFacts facts;

@@ -323,23 +323,25 @@ void add_failure(const CudnnFailure& failure, const std::string& main_path, std:
     findings.push_back(make_finding(code, failure.what(), remediation));
 }
 
-void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
-    const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cudnn);
-    if (library == nullptr) return;
-    CudnnApi api;
-    if (!gpu::bind_library(*library, cudnn_symbols, api, result)) return;
+// The main cuDNN library, which the sub-libraries are compared with.
+struct MainCudnn {
+    std::string path;
+    std::string version;
+};
 
-    // 1. Versions. Neither call needs a GPU.
+// 1. Versions: cuDNN's, its header's and its CUDA's as evidence; nullopt, after the finding, where
+// cuDNN is of another major or CUDA (the GPU work then does not run). Neither call needs a GPU.
+std::optional<MainCudnn> judge_cudnn_versions(const LoadedLibrary& library, const CudnnApi& api, ResultBuilder& result) {
     const LibraryVersion version = decode_cudnn_version(api.get_version());
     const LibraryVersion header = decode_cudnn_version(CUDNN_VERSION);
     const std::size_t cudnn_cudart = api.get_cudart_version();
-    const std::string main_path = library->library.loaded_path();
+    const std::string main_path = library.library.loaded_path();
     // The shim forwards cudnnGetVersion to the graph sub-library it loaded, so a shim of one release
     // with another's sub-libraries reports theirs: its own file name (libcudnn.so.9.14.0) is the
     // better reference where it has one (pip wheels' do not).
-    const std::string main_version = library->file_version.empty() ? version.text() : library->file_version;
+    std::string main_version = library.file_version.empty() ? version.text() : library.file_version;
     result.evidence("cudnn_version", fmt::format("{} (cudnnGetVersion; header {}{})", version.text(), header.text(),
-                                                 library->file_version.empty() ? "" : "; file " + library->file_version));
+                                                 library.file_version.empty() ? "" : "; file " + library.file_version));
     result.evidence("cudnn_cuda_version", fmt::format("cuDNN built for CUDA {}.{}; cudacheck's runtime {}.{}", cudnn_cudart / 1000,
                                                       (cudnn_cudart % 1000) / 10, CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10));
     if (version.major != header.major) {
@@ -347,7 +349,7 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
                    fmt::format("{} is cuDNN {}, cudacheck was built with cuDNN {} headers", main_path, version.text(), header.text()),
                    fmt::format("Install cuDNN {} ({}) and put it first on the loader's path.", header.major,
                                cuda_library::cudnn.install_hint(CUDART_VERSION / 1000)));
-        return;
+        return std::nullopt;
     }
     // An older library than the header (same major) is evidence, not a finding: cudacheck calls only
     // functions every cuDNN 9 release has (a missing one would be CC506), and the header is that of
@@ -363,10 +365,21 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
                                main_path, version.text(), cudnn_cudart / 1000, CUDART_VERSION / 1000),
                    fmt::format("Install cuDNN for CUDA {} ({}) and put it first on the loader's path.", CUDART_VERSION / 1000,
                                cuda_library::cudnn.install_hint(CUDART_VERSION / 1000)));
-        return;  // not run: a cuDNN of another CUDA major would pull in that major's libraries
+        return std::nullopt;  // not run: a cuDNN of another CUDA major would pull in that major's libraries
     }
+    return MainCudnn{main_path, std::move(main_version)};
+}
 
-    gpu::run_gpu_check(context, result, [&](int) {
+void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
+    MainCudnn main;
+    const auto versions = [&](const LoadedLibrary& library, const CudnnApi& api) {
+        std::optional<MainCudnn> judged = judge_cudnn_versions(library, api, result);
+        if (judged) main = std::move(*judged);
+        return judged.has_value();
+    };
+    // A failed cuDNN call is judged here, with the sub-libraries (add_failure): the Cudnn tag has no
+    // one remediation for run_library_check to give.
+    gpu::run_library_check<Cudnn>(context, result, cuda_library::cudnn, cudnn_symbols, versions, [&](const LoadedLibrary&, const CudnnApi& api, int) {
         std::optional<CudnnFailure> failure;
         try {
             // 2. cuDNN's own consistency checks (loading graph, ops and cnn), then the convolution.
@@ -378,14 +391,14 @@ void run_cudnn_check(CheckContext& context, ResultBuilder& result) {
             failure = caught;
         } catch (const gpu::CudaError&) {
             // The sub-library report is still worth having beside the CUDA error.
-            const SubLibraryVerdict verdict = inspect_sublibraries(main_path, main_version);
+            const SubLibraryVerdict verdict = inspect_sublibraries(main.path, main.version);
             for (const Evidence& line : verdict.evidence) result.evidence(line);
             for (const Finding& finding : verdict.findings) result.add(finding);
             throw;
         }
         // 3. Sub-libraries, now that cuDNN has loaded the ones it needs.
-        SubLibraryVerdict verdict = inspect_sublibraries(main_path, main_version);
-        if (failure) add_failure(*failure, main_path, verdict.findings);
+        SubLibraryVerdict verdict = inspect_sublibraries(main.path, main.version);
+        if (failure) add_failure(*failure, main.path, verdict.findings);
         for (const Evidence& line : verdict.evidence) result.evidence(line);
         for (const Finding& finding : verdict.findings) result.add(finding);
     });
@@ -448,14 +461,15 @@ void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result)
 }
 
 std::unique_ptr<Check> make_cudnn_conv_check() {
-    CheckInfo info = gpu::library_check_info("cudnn.conv", "cuDNN convolution",
-                                             "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
-                                             cuda_library::cudnn,
-                                             {Code::cudnn_sublibrary_missing, Code::cudnn_version_mismatch});
-    info.answers = "a convolution against a float64 reference; cuDNN, header and runtime versions; every cuDNN 9 "
-                   "sub-library present and from one install";
     return std::make_unique<FunctionCheck>(
-        std::move(info),
+        gpu::library_check_info(
+            {.id = "cudnn.conv",
+             .title = "cuDNN convolution",
+             .description = "cuDNN loads whole from one install and matches the runtime; a float32 convolution matches a float64 CPU reference",
+             .raises = {Code::cudnn_sublibrary_missing, Code::cudnn_version_mismatch},
+             .answers = "a convolution against a float64 reference; cuDNN, header and runtime versions; every cuDNN 9 "
+                        "sub-library present and from one install"},
+            cuda_library::cudnn),
         [](CheckContext& context, ResultBuilder& result) { run_cudnn_check(context, result); });
 }
 

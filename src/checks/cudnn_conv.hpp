@@ -3,8 +3,8 @@
 #pragma once
 
 #include "checks/reference/convolution.hpp"
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/result.hpp"
+#include "report/catalog.hpp"
+#include "report/result.hpp"
 #include "engine/check.hpp"
 #include "gpu/library_support.hpp"
 

@@ -304,39 +304,22 @@ void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
                                worst, fmt::join(timings, " and ")));
 }
 
-namespace {
-
-void run_fft_check(const CufftApi& api, CheckContext& context, ResultBuilder& result, int device) {
-    try {
-        measure_then_judge<FftOutcome>([&](FftOutcome& outcome) { measure_fft(api, context.options.level, device, outcome); },
-                                       [&](const FftOutcome& outcome) { judge_fft(outcome, result); });
-    } catch (const CufftFailure& failure) {
-        gpu::report_failure(result, Code::library_call_failed, failure);
-    }
-}
-
-}  // namespace
-
 std::unique_ptr<Check> make_cufft_fft_check() {
-    CheckInfo info = gpu::library_check_info("cufft.fft", "cuFFT transforms",
-                                             "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
-                                             cuda_library::cufft);
-    info.answers = "C2C and R2C transforms (n = 4096 and 1000, batched) against a float64 FFT, round trip, throughput";
     return std::make_unique<FunctionCheck>(
-        std::move(info),
+        gpu::library_check_info(
+            {.id = "cufft.fft",
+             .title = "cuFFT transforms",
+             .description = "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
+             .answers = "C2C and R2C transforms (n = 4096 and 1000, batched) against a float64 FFT, round trip, throughput"},
+            cuda_library::cufft),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cufft);
-            if (library == nullptr) return;
-            CufftApi api;
-            if (!gpu::bind_library(*library, cufft_symbols, api, result)) return;
-            // The library's own version; its major is compared with the soname's only as evidence
-            // (a mismatch would already have made the symbols or the plan fail).
-            int version = 0;
-            if (const cufftResult status = api.get_version(&version); status == CUFFT_SUCCESS)
-                result.evidence("cufft_version", describe_version(version, library->soname));
-            else
-                result.evidence("cufft_version", fmt::format("cufftGetVersion failed: {}", describe_status(status)));
-            gpu::run_gpu_check(context, result, [&](int device) { run_fft_check(api, context, result, device); });
+            const auto version = gpu::version_evidence(result, "cufftGetVersion", &CufftApi::get_version, CUFFT_SUCCESS, describe_status);
+            gpu::run_library_check<Cufft>(context, result, cuda_library::cufft, cufft_symbols, version,
+                                          [&](const LoadedLibrary&, const CufftApi& api, int device) {
+                                              measure_then_judge<FftOutcome>(
+                                                  [&](FftOutcome& outcome) { measure_fft(api, context.options.level, device, outcome); },
+                                                  [&](const FftOutcome& outcome) { judge_fft(outcome, result); });
+                                          });
         });
 }
 

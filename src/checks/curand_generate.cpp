@@ -226,41 +226,25 @@ void judge_random(const RandomOutcome& outcome, ResultBuilder& result) {
                                outcome.count_text, uniform_rate, normal_rate));
 }
 
-namespace {
-
-void run_rand_check(const CurandApi& api, CheckContext& context, ResultBuilder& result, int device) {
-    RandomOutcome outcome;
-    try {
-        measure_random(api, context.options.level, device, outcome);
-    } catch (const CurandFailure& failure) {
-        gpu::report_failure(result, Code::library_call_failed, failure);
-        return;
-    }
-    judge_random(outcome, result);
-}
-
-}  // namespace
-
 std::unique_ptr<Check> make_curand_generate_check() {
-    CheckInfo info = gpu::library_check_info("curand.generate", "cuRAND generation",
-                                             "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
-                                             cuda_library::curand);
-    info.answers = "uniform and normal generation within statistical bounds; same seed same bits, other seed other "
-                   "stream";
     return std::make_unique<FunctionCheck>(
-        std::move(info),
+        gpu::library_check_info(
+            {.id = "curand.generate",
+             .title = "cuRAND generation",
+             .description = "cuRAND Philox uniform and normal floats: moments, chi-square, range, reproducible by seed",
+             .answers = "uniform and normal generation within statistical bounds; same seed same bits, other seed other "
+                        "stream"},
+            cuda_library::curand),
         [](CheckContext& context, ResultBuilder& result) {
-            const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::curand);
-            if (library == nullptr) return;
-            CurandApi api;
-            if (!gpu::bind_library(*library, curand_symbols, api, result)) return;
-            // The library's own version; its major is compared with the soname's only as evidence.
-            int version = 0;
-            if (const curandStatus_t status = api.get_version(&version); status == CURAND_STATUS_SUCCESS)
-                result.evidence("curand_version", describe_version(version, library->soname));
-            else
-                result.evidence("curand_version", fmt::format("curandGetVersion failed: {}", describe_status(status)));
-            gpu::run_gpu_check(context, result, [&](int device) { run_rand_check(api, context, result, device); });
+            const auto version =
+                gpu::version_evidence(result, "curandGetVersion", &CurandApi::get_version, CURAND_STATUS_SUCCESS, describe_status);
+            // A failed call stops the measurement unjudged (run_library_check reports it).
+            gpu::run_library_check<Curand>(context, result, cuda_library::curand, curand_symbols, version,
+                                           [&](const LoadedLibrary&, const CurandApi& api, int device) {
+                                               RandomOutcome outcome;
+                                               measure_random(api, context.options.level, device, outcome);
+                                               judge_random(outcome, result);
+                                           });
         });
 }
 

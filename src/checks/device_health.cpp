@@ -139,15 +139,16 @@ void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<D
 
 std::unique_ptr<Check> make_device_health_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"device.health", "GPU health",
-                  "Each GPU through NVML: ECC errors, retired pages, remapped rows, clock slowdowns, temperature, power, PCIe link, persistence, MIG",
-                  Scope::host, Level::quick, {"driver.nvml"}, {},
-                  {Code::row_remap_failed, Code::row_remap_pending, Code::page_retirement_pending,
-                   Code::retired_pages_limit, Code::ecc_uncorrected_errors, Code::gpu_clocks_slowed,
-                   Code::pcie_link_degraded, Code::persistence_mode_off},
-                  "every GPU NVML lists, judged as DCGM's diagnostics judge a node: uncorrectable ECC errors, retired "
-                  "pages and remapped rows, clocks held down by heat, power or hardware, a PCIe link below its maximum,"
-                  " persistence mode; temperature, power and MIG mode"},
+        CheckInfo{.id = "device.health",
+                  .title = "GPU health",
+                  .description = "Each GPU through NVML: ECC errors, retired pages, remapped rows, clock slowdowns, temperature, power, PCIe link, persistence, MIG",
+                  .depends_on = {"driver.nvml"},
+                  .raises = {Code::row_remap_failed, Code::row_remap_pending, Code::page_retirement_pending,
+                             Code::retired_pages_limit, Code::ecc_uncorrected_errors, Code::gpu_clocks_slowed,
+                             Code::pcie_link_degraded, Code::persistence_mode_off},
+                  .answers = "every GPU NVML lists, judged as DCGM's diagnostics judge a node: uncorrectable ECC errors, retired "
+                             "pages and remapped rows, clocks held down by heat, power or hardware, a PCIe link below its maximum,"
+                             " persistence mode; temperature, power and MIG mode"},
         [](CheckContext& context, ResultBuilder& result) {
             const NvmlFacts& nvml = context.probes.nvml();
             if (!nvml.initialised()) {

@@ -97,12 +97,13 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
 
 std::unique_ptr<Check> make_kernel_module_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"driver.kernel_module", "Kernel driver", "NVIDIA kernel module version, /dev/nvidia* access, nouveau", Scope::host,
-                  Level::quick, {}, {},
-                  {Code::kernel_module_not_loaded, Code::device_nodes_missing, Code::device_nodes_no_access,
-                   Code::nouveau_bound},
-                  "the loaded NVIDIA module and its version, `/dev/nvidia*` and whether this user can open them, "
-                  "nouveau"},
+        CheckInfo{.id = "driver.kernel_module",
+                  .title = "Kernel driver",
+                  .description = "NVIDIA kernel module version, /dev/nvidia* access, nouveau",
+                  .raises = {Code::kernel_module_not_loaded, Code::device_nodes_missing, Code::device_nodes_no_access,
+                             Code::nouveau_bound},
+                  .answers = "the loaded NVIDIA module and its version, `/dev/nvidia*` and whether this user can open them, "
+                             "nouveau"},
         [](CheckContext& context, ResultBuilder& result) {
             judge_kernel_module(context.probes.kernel_module(), context.probes.host(), result);
         });

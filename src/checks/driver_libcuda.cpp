@@ -164,12 +164,13 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
 
 std::unique_ptr<Check> make_libcuda_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"driver.libcuda", "CUDA driver library", "Loads libcuda.so.1, detects stubs, initialises the driver, compares with the kernel module",
-                  Scope::host, Level::quick, {}, {},
-                  {Code::libcuda_not_found, Code::libcuda_stub, Code::cuinit_failed, Code::libcuda_module_mismatch,
-                   Code::libcuda_symbol_missing, Code::wsl_libcuda_not_from_windows, Code::no_device_visible,
-                   Code::mig_without_instances, Code::address_space_limited},
-                  "which `libcuda.so.1` loads (real path), stub detection, `cuInit`, library vs kernel module version"},
+        CheckInfo{.id = "driver.libcuda",
+                  .title = "CUDA driver library",
+                  .description = "Loads libcuda.so.1, detects stubs, initialises the driver, compares with the kernel module",
+                  .raises = {Code::libcuda_not_found, Code::libcuda_stub, Code::cuinit_failed, Code::libcuda_module_mismatch,
+                             Code::libcuda_symbol_missing, Code::wsl_libcuda_not_from_windows, Code::no_device_visible,
+                             Code::mig_without_instances, Code::address_space_limited},
+                  .answers = "which `libcuda.so.1` loads (real path), stub detection, `cuInit`, library vs kernel module version"},
         [](CheckContext& context, ResultBuilder& result) {
             const VisibleDevicesSpec visible = parse_cuda_visible_devices(context.environment.get("CUDA_VISIBLE_DEVICES"));
             const DriverFacts& driver = context.probes.driver();

@@ -96,10 +96,11 @@ std::vector<std::string> driver_nvml_copies(const LoaderSearch& search, const st
 
 std::unique_ptr<Check> make_driver_nvml_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"driver.nvml", "NVML", "Loads and initialises NVML (libnvidia-ml.so.1): driver version, GPU count, version mismatch",
-                  Scope::host, Level::quick, {}, {},
-                  {Code::nvml_not_found, Code::nvml_version_mismatch, Code::nvml_init_failed, Code::nvml_stub},
-                  "NVML loads and initialises; \"Driver/library version mismatch\""},
+        CheckInfo{.id = "driver.nvml",
+                  .title = "NVML",
+                  .description = "Loads and initialises NVML (libnvidia-ml.so.1): driver version, GPU count, version mismatch",
+                  .raises = {Code::nvml_not_found, Code::nvml_version_mismatch, Code::nvml_init_failed, Code::nvml_stub},
+                  .answers = "NVML loads and initialises; \"Driver/library version mismatch\""},
         [](CheckContext& context, ResultBuilder& result) {
             const NvmlFacts& nvml = context.probes.nvml();
             NvmlStubContext stub;

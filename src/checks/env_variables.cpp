@@ -17,7 +17,7 @@ namespace {
 
 // ":SIZE:COUNT" once or more, each a decimal number: what the pattern (:\d+:\d+)+ matched. Scanned
 // by hand: std::regex matched it by recursion, one level per character, and a 35 KB value ended
-// the process with SIGSEGV (issue 35).
+// the process with SIGSEGV.
 bool is_workspace_config(std::string_view value) {
     if (value.empty()) return false;
     std::size_t at = 0;
@@ -159,7 +159,7 @@ void judge_environment(const Environment& environment, const ToolkitFacts& toolk
     judge_library_path(environment, result);
     judge_visible_devices(environment, result);
     judge_behaviour_variables(environment, profile, result);
-    // Variables that change what `import torch` loads (CPython's sys.path rules, issue 34):
+    // Variables that change what `import torch` loads (CPython's sys.path rules):
     // frameworks.builds follows them and names the copy each puts first.
     for (const char* python : {"PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE", "PYTHONSAFEPATH", "PYTHONPLATLIBDIR"})
         if (const auto value = environment.get(python)) result.evidence(python, fmt::format("'{}' (changes what `import` loads)", *value));
@@ -171,16 +171,17 @@ void judge_environment(const Environment& environment, const ToolkitFacts& toolk
 
 std::unique_ptr<Check> make_env_variables_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"env.variables", "Environment", "CUDA_HOME, PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and variables that change CUDA's behaviour",
-                  Scope::host, Level::quick, {}, {},
-                  {Code::cuda_home_missing, Code::cuda_home_differs_from_nvcc, Code::stub_dir_on_ld_library_path,
-                   Code::cuda_visible_devices_empty, Code::cuda_visible_devices_invalid, Code::cuda_launch_blocking,
-                   Code::cublas_workspace_config_invalid, Code::cuda_injection_path, Code::cuda_coredump_on_exception,
-                   Code::cuda_legacy_profiler, Code::cuda_cache_disabled, Code::cuda_module_loading_invalid,
-                   Code::cuda_device_order_invalid, Code::ci_determinism_unset},
-                  "`CUDA_HOME`/`CUDA_PATH` vs the nvcc on `PATH`, `LD_LIBRARY_PATH` (stub directories, which CUDA "
-                  "libraries each entry holds), `CUDA_VISIBLE_DEVICES` as CUDA parses it, and variables that change "
-                  "CUDA's behaviour (`CUDA_LAUNCH_BLOCKING`, `CUBLAS_WORKSPACE_CONFIG`, `CUDA_INJECTION64_PATH`, ...)"},
+        CheckInfo{.id = "env.variables",
+                  .title = "Environment",
+                  .description = "CUDA_HOME, PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and variables that change CUDA's behaviour",
+                  .raises = {Code::cuda_home_missing, Code::cuda_home_differs_from_nvcc, Code::stub_dir_on_ld_library_path,
+                             Code::cuda_visible_devices_empty, Code::cuda_visible_devices_invalid, Code::cuda_launch_blocking,
+                             Code::cublas_workspace_config_invalid, Code::cuda_injection_path, Code::cuda_coredump_on_exception,
+                             Code::cuda_legacy_profiler, Code::cuda_cache_disabled, Code::cuda_module_loading_invalid,
+                             Code::cuda_device_order_invalid, Code::ci_determinism_unset},
+                  .answers = "`CUDA_HOME`/`CUDA_PATH` vs the nvcc on `PATH`, `LD_LIBRARY_PATH` (stub directories, which CUDA "
+                             "libraries each entry holds), `CUDA_VISIBLE_DEVICES` as CUDA parses it, and variables that change "
+                             "CUDA's behaviour (`CUDA_LAUNCH_BLOCKING`, `CUBLAS_WORKSPACE_CONFIG`, `CUDA_INJECTION64_PATH`, ...)"},
         [](CheckContext& context, ResultBuilder& result) {
             judge_environment(context.environment, context.probes.toolkits(), context.options.profile, result);
         });

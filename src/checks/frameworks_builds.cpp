@@ -1,4 +1,4 @@
-// frameworks.builds: the CUDA inside Python (issue 17). For each framework of each environment:
+// frameworks.builds: the CUDA inside Python. For each framework of each environment:
 // does the driver run the CUDA it was built for, does its GPU code run on each GPU, does its
 // process load the libraries it was built for (and only one install of each), and do the
 // frameworks and extensions of one environment agree. Everything is read from files
@@ -190,7 +190,7 @@ public:
         result_.evidence(subject_.empty() ? code_string(code) : fmt::format("{} {}", code_string(code), subject_), std::move(text));
     }
 
-    // What kept the environment from being read (issue 35): a pyvenv.cfg home chain that loops,
+    // What kept the environment from being read: a pyvenv.cfg home chain that loops,
     // and a root, pyvenv.cfg, lib or site-packages this user cannot read (before, a `chmod 000`
     // site-packages made its frameworks vanish into "no Python framework installed"). A path shared
     // by several environments (a base installation's site-packages) is reported once.
@@ -229,7 +229,7 @@ public:
         subject_.clear();
     }
 
-    // The interpreter's own path (issue 34): a PYTHONHOME that stops it, .pth lines that fail or
+    // The interpreter's own path: a PYTHONHOME that stops it, .pth lines that fail or
     // name what is gone, and what the model could not follow.
     void interpreter_path(const EnvironmentFacts& environment) {
         const ImportModel& path = environment.path;
@@ -668,7 +668,8 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
     }
     for (const std::string& note : input.python.notes) result.evidence("python_note", note);
     if (!input.python.cache_problem.empty()) result.evidence("gpu_code_cache", input.python.cache_problem);
-    // The cache was not the user's own, or not a file (issue 35): the binaries were read instead.
+    // The cache was not the user's own, or not a file (another user could have written it): the
+    // binaries were read instead.
     if (const std::optional<GpuCodeCacheRefusal>& refused = input.python.cache_refused)
         judge.add(refused->not_a_file ? Code::gpu_code_cache_not_a_file : Code::gpu_code_cache_untrusted, refused->message, refused->remediation);
     if (count == 0 && judge.findings > 0) {
@@ -705,21 +706,22 @@ FrameworkJudgeInput judge_input(CheckContext& context, const PythonFacts& python
 
 std::unique_ptr<Check> make_frameworks_builds_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"frameworks.builds", "Python frameworks",
-                  "What each Python framework (PyTorch, JAX, CuPy, TensorFlow, torch extensions) was built for, which CUDA libraries its "
-                  "process loads, and whether it runs on this driver and these GPUs",
-                  Scope::host, Level::quick, {}, [](Probes& probes) { probes.prefetch([&probes] { (void)probes.python(); }); },
-                  {Code::framework_driver_too_old, Code::framework_no_kernel_image, Code::framework_ptx_jit, Code::framework_cpu_only,
-                   Code::framework_library_missing, Code::framework_library_version, Code::framework_loads_mixed_copies,
-                   Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable,
-                   Code::framework_import_shadowed, Code::framework_installed_twice, Code::pip_other_environment, Code::python_pth_error,
-                   Code::python_pth_path_missing, Code::framework_import_fails, Code::python_home_invalid, Code::gpu_code_cache_untrusted,
-                   Code::gpu_code_cache_not_a_file, Code::python_venv_home_loop, Code::python_environment_unreadable},
-                  "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): which copy "
-                  "`import` loads (the interpreter's own sys.path rules: PYTHONPATH, the user site, .pth files, editable installs), what "
-                  "PyTorch, JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "
-                  "which copy of each CUDA library their process loads (the loader's rules on their binaries), whether the driver runs "
-                  "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
+        CheckInfo{.id = "frameworks.builds",
+                  .title = "Python frameworks",
+                  .description = "What each Python framework (PyTorch, JAX, CuPy, TensorFlow, torch extensions) was built for, which CUDA libraries its "
+                                 "process loads, and whether it runs on this driver and these GPUs",
+                  .prepare = [](Probes& probes) { probes.prefetch([&probes] { (void)probes.python(); }); },
+                  .raises = {Code::framework_driver_too_old, Code::framework_no_kernel_image, Code::framework_ptx_jit, Code::framework_cpu_only,
+                             Code::framework_library_missing, Code::framework_library_version, Code::framework_loads_mixed_copies,
+                             Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable,
+                             Code::framework_import_shadowed, Code::framework_installed_twice, Code::pip_other_environment, Code::python_pth_error,
+                             Code::python_pth_path_missing, Code::framework_import_fails, Code::python_home_invalid, Code::gpu_code_cache_untrusted,
+                             Code::gpu_code_cache_not_a_file, Code::python_venv_home_loop, Code::python_environment_unreadable},
+                  .answers = "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): which copy "
+                             "`import` loads (the interpreter's own sys.path rules: PYTHONPATH, the user site, .pth files, editable installs), what "
+                             "PyTorch, JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "
+                             "which copy of each CUDA library their process loads (the loader's rules on their binaries), whether the driver runs "
+                             "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
         [](CheckContext& context, ResultBuilder& result) {
             const PythonFacts& python = context.probes.python();
             judge_frameworks(judge_input(context, python), result);

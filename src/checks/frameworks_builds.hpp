@@ -4,8 +4,8 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "cudacheck/report.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/report.hpp"
+#include "report/result_builder.hpp"
 #include "probes/python/frameworks_probe.hpp"
 
 #include <optional>

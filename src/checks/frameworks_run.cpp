@@ -1,4 +1,4 @@
-// frameworks.run (--level full, issue 17): the proof of frameworks.builds' predictions. For each
+// frameworks.run (--level full): the proof of frameworks.builds' predictions. For each
 // PyTorch, JAX and CuPy with a CUDA build, the environment's own interpreter runs the framework's
 // smallest GPU work (torch: a matmul and a cuDNN convolution; JAX: a jitted reduction on the GPU
 // backend; CuPy: a reduction and an NVRTC-compiled elementwise kernel), each result compared with
@@ -178,20 +178,14 @@ std::string framework_probe_script(std::string_view framework) {
     return fmt::format("{}{}{}", script_prelude, body, script_epilogue);
 }
 
-std::optional<FrameworkSelfReport> parse_self_report(std::string_view output, std::string& error) {
+Expected<FrameworkSelfReport> parse_self_report(std::string_view output) {
     const std::size_t marker = output.rfind(self_report_marker);
-    if (marker == std::string_view::npos) {
-        error = "it printed no report line";
-        return std::nullopt;
-    }
+    if (marker == std::string_view::npos) return Error{"it printed no report line"};
     std::string_view line = output.substr(marker + self_report_marker.size());
     line = line.substr(0, line.find('\n'));
-    const std::optional<ordered_json> document = parse_json_text(line, "the report line", error);
-    if (!document) return std::nullopt;
-    if (!document->is_object()) {
-        error = "the report line is not a JSON object";
-        return std::nullopt;
-    }
+    const Expected<ordered_json> document = parse_json_text(line, "the report line");
+    if (!document) return document.error();
+    if (!document->is_object()) return Error{"the report line is not a JSON object"};
     FrameworkSelfReport report;
     report.ok = document->value("ok", false);
     report.error = string_of(*document, "error").value_or("");
@@ -342,7 +336,7 @@ struct Planned {
 FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, std::chrono::milliseconds limit) {
     // As sys::run_command runs a child (its own process group, no descriptor but stdin, stdout and
     // stderr, a deadline over its whole life, the group killed at the end), but its output is read
-    // to the end through FrameworkOutput rather than cut at 1 MiB (issue 35): a framework that
+    // to the end through FrameworkOutput rather than cut at 1 MiB: a framework that
     // prints megabytes of warnings before its report line still reports.
     const auto start = std::chrono::steady_clock::now();
     FrameworkRunOutcome outcome;
@@ -361,10 +355,10 @@ FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, st
     std::string command;
     for (const std::string& argument : argv) command += (command.empty() ? "" : " ") + sys::printable(argument.substr(0, 200));
     const activity::Running running(command);
-    std::string error;
-    const std::optional<pid_t> pid = sys::spawn(request, error);
+    const Expected<pid_t> pid = sys::spawn(request);
     output->write.reset();
-    if (!pid) return finish(errno == EAGAIN ? fmt::format("{} ({})", error, sys::process_limit_words()) : error);
+    if (!pid)
+        return finish(pid.error().code == EAGAIN ? fmt::format("{} ({})", pid.error().message, sys::process_limit_words()) : pid.error().message);
     outcome.started = true;
     const int fd = output->read.get();
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -410,11 +404,13 @@ FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, st
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.output_bytes = streamed.bytes();
     if (!outcome.timed_out && !streamed.report_line().empty()) {
-        outcome.report = parse_self_report(streamed.report_line(), error);
-        if (!outcome.report)
+        Expected<FrameworkSelfReport> report = parse_self_report(streamed.report_line());
+        if (report)
+            outcome.report = std::move(*report);
+        else
             outcome.report_error = streamed.report_line().size() > FrameworkOutput::report_line_limit || streamed.report_line().ends_with("(cut)")
                                        ? fmt::format("its report line is longer than {} MiB", FrameworkOutput::report_line_limit >> 20)
-                                       : fmt::format("its report line cannot be read: {}", error);
+                                       : fmt::format("its report line cannot be read: {}", report.error().message);
     }
     if (!outcome.report) {
         outcome.output_tail = tail_lines(streamed.tail(), 3);
@@ -435,14 +431,15 @@ FrameworkRunOutcome run_one(const Planned& planned, std::chrono::milliseconds li
 
 std::unique_ptr<Check> make_frameworks_run_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"frameworks.run", "Python frameworks on the GPU",
-                  "Runs each CUDA framework's own smallest GPU operation in its interpreter and compares what it reports with the prediction",
-                  Scope::host, Level::full, {}, {},
-                  {Code::framework_run_failed, Code::framework_prediction_mismatch},
-                  "at `--level full`: each PyTorch, JAX and CuPy with a CUDA build runs its own smallest GPU work in its environment's "
-                  "interpreter (a matmul and a cuDNN convolution; a jitted reduction; a reduction and an NVRTC kernel), checked against "
-                  "the CPU, and what it says of itself (CUDA and cuDNN versions, devices, the libraries mapped into its process) is "
-                  "compared with what frameworks.builds predicted"},
+        CheckInfo{.id = "frameworks.run",
+                  .title = "Python frameworks on the GPU",
+                  .description = "Runs each CUDA framework's own smallest GPU operation in its interpreter and compares what it reports with the prediction",
+                  .min_level = Level::full,
+                  .raises = {Code::framework_run_failed, Code::framework_prediction_mismatch},
+                  .answers = "at `--level full`: each PyTorch, JAX and CuPy with a CUDA build runs its own smallest GPU work in its environment's "
+                             "interpreter (a matmul and a cuDNN convolution; a jitted reduction; a reduction and an NVRTC kernel), checked against "
+                             "the CPU, and what it says of itself (CUDA and cuDNN versions, devices, the libraries mapped into its process) is "
+                             "compared with what frameworks.builds predicted"},
         [](CheckContext& context, ResultBuilder& result) {
             const PythonFacts& python = context.probes.python();
             std::vector<Planned> planned;

@@ -3,8 +3,9 @@
 // files. The pure judge, for unit tests.
 #pragma once
 
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 #include "probes/python/frameworks_probe.hpp"
+#include "util/expected.hpp"
 
 #include <chrono>
 #include <optional>
@@ -30,11 +31,12 @@ struct FrameworkSelfReport {
 // The script each framework runs (Python source); "" for a framework without one.
 [[nodiscard]] std::string framework_probe_script(std::string_view framework);
 
-// The marker line's JSON out of the interpreter's output; nullopt when there is none.
-[[nodiscard]] std::optional<FrameworkSelfReport> parse_self_report(std::string_view output, std::string& error);
+// The marker line's JSON out of the interpreter's output; the error when there is none, or it is
+// not a JSON object.
+[[nodiscard]] Expected<FrameworkSelfReport> parse_self_report(std::string_view output);
 
-// A framework child's output as it streams (issue 35: only the first MiB was kept, and a report
-// line printed after 1 MiB of warnings read as "exited before reporting"). All of it is read, up
+// A framework child's output as it streams (were only the first MiB kept, a report
+// line printed after 1 MiB of warnings would read as "exited before reporting"). All of it is read, up
 // to output_limit bytes, and what is kept is bounded: the last line holding the report marker,
 // wherever it is (at most report_line_limit bytes of it), and the last tail_limit bytes for the
 // message when there is no report.

@@ -217,13 +217,16 @@ void judge_memtest(const MemtestOutcome& outcome, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_gpu_memtest_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"gpu.memtest", "GPU memory test (--level full)",
-                  "Address, random and walking-ones/zeros patterns written and verified over half the free GPU memory (at most 64 GiB)",
-                  Scope::device, Level::full, {"cuda.devices"}, {},
-                  {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::gpu_memory_pattern_mismatch},
-                  "at `--level full`: address, random and walking ones/zeros patterns written and verified on the GPU "
-                  "over half the free memory (at most 64 GiB); bytes tested, GB/s, and any mismatched address ranges "
-                  "with the bits that flipped"},
+        CheckInfo{.id = "gpu.memtest",
+                  .title = "GPU memory test (--level full)",
+                  .description = "Address, random and walking-ones/zeros patterns written and verified over half the free GPU memory (at most 64 GiB)",
+                  .scope = Scope::device,
+                  .min_level = Level::full,
+                  .depends_on = {"cuda.devices"},
+                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::gpu_memory_pattern_mismatch},
+                  .answers = "at `--level full`: address, random and walking ones/zeros patterns written and verified on the GPU "
+                             "over half the free memory (at most 64 GiB); bytes tested, GB/s, and any mismatched address ranges "
+                             "with the bits that flipped"},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) { judge_memtest(run_memtest(context, device), result); });
         });

@@ -466,41 +466,43 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
                                outcome.work.substr(0, outcome.work.find(" (")), outcome.seconds, outcome.results, median, low, high));
 }
 
+namespace {
+
+// One GPU's stress run, judged; the datasheet peak of its model beside the median rate.
+void run_and_judge_stress(CheckContext& context, ResultBuilder& result, const CublasApi& api, int device) {
+    const DeviceInfo* device_info = nullptr;
+    for (const DeviceInfo& listed : context.probes.initialised_driver().devices)
+        if (listed.ordinal == device) device_info = &listed;
+    StressOutcome outcome = run_stress(context, api, device, device_info);
+    if (context.sharing)
+        for (const GpuSharing& sharing : context.sharing())
+            if (sharing.device == device) outcome.shared_with = describe_sharing(sharing);
+    judge_stress(outcome, result);
+    if (const auto peaks = device_info != nullptr ? datasheet_peaks(device_info->name) : std::nullopt; peaks && !outcome.tflops_per_second.empty())
+        result.evidence("datasheet_peak", fmt::format("BF16 {:.0f} TFLOP/s: the median is {:.0f}% of it", peaks->bf16,
+                                                      100.0 * median_of(outcome.tflops_per_second) / peaks->bf16));
+}
+
+}  // namespace
+
 std::unique_ptr<Check> make_gpu_stress_check() {
-    CheckInfo info = gpu::library_check_info("gpu.stress", "GPU stress (--level full)",
-                                             "Sustained BF16 GEMMs for --duration seconds: every product bit-identical, the first against float64; "
-                                             "TFLOP/s over time, clocks, slowdowns and temperature through NVML",
-                                             cuda_library::cublas,
-                                             {Code::gpu_results_unstable, Code::gpu_throttled_under_load, Code::gpu_rate_dropped});
-    info.answers = "at `--level full`: sustained BF16 GEMMs (cuBLAS, 8192³) holding the GPU alone for `--duration` "
-                   "seconds (default 20): every product compared bit for bit with the first on the GPU, the first with "
-                   "a float64 reference; TFLOP/s per second of the run, SM clock, clocks-event reasons, temperature and"
-                   " power from NVML; warns on thermal, power-brake or hardware slowdowns and on a rate that falls by "
-                   "more than 15%";
-    info.min_level = Level::full;
-    return std::make_unique<FunctionCheck>(std::move(info), [](CheckContext& context, ResultBuilder& result) {
-        const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::cublas);
-        if (library == nullptr) return;
-        CublasApi api;
-        if (!gpu::resolve_cublas(*library, api, result)) return;
-        gpu::run_gpu_check(context, result, [&](int device) {
-            const DeviceInfo* device_info = nullptr;
-            for (const DeviceInfo& listed : context.probes.initialised_driver().devices)
-                if (listed.ordinal == device) device_info = &listed;
-            try {
-                StressOutcome outcome = run_stress(context, api, device, device_info);
-                if (context.sharing)
-                    for (const GpuSharing& sharing : context.sharing())
-                        if (sharing.device == device) outcome.shared_with = describe_sharing(sharing);
-                judge_stress(outcome, result);
-                if (const auto peaks = device_info != nullptr ? datasheet_peaks(device_info->name) : std::nullopt; peaks && !outcome.tflops_per_second.empty())
-                    result.evidence("datasheet_peak", fmt::format("BF16 {:.0f} TFLOP/s: the median is {:.0f}% of it", peaks->bf16,
-                                                                  100.0 * median_of(outcome.tflops_per_second) / peaks->bf16));
-            } catch (const gpu::CublasFailure& failure) {
-                gpu::report_failure(result, Code::library_call_failed, failure);
-            }
+    return std::make_unique<FunctionCheck>(
+        gpu::library_check_info(
+            {.id = "gpu.stress",
+             .title = "GPU stress (--level full)",
+             .description = "Sustained BF16 GEMMs for --duration seconds: every product bit-identical, the first against float64; "
+                            "TFLOP/s over time, clocks, slowdowns and temperature through NVML",
+             .min_level = Level::full,
+             .raises = {Code::gpu_results_unstable, Code::gpu_throttled_under_load, Code::gpu_rate_dropped},
+             .answers = "at `--level full`: sustained BF16 GEMMs (cuBLAS, 8192³) holding the GPU alone for `--duration` "
+                        "seconds (default 20): every product compared bit for bit with the first on the GPU, the first with "
+                        "a float64 reference; TFLOP/s per second of the run, SM clock, clocks-event reasons, temperature and"
+                        " power from NVML; warns on thermal, power-brake or hardware slowdowns and on a rate that falls by "
+                        "more than 15%"},
+            cuda_library::cublas),
+        [](CheckContext& context, ResultBuilder& result) {
+            gpu::run_cublas_check(context, result, [&](const CublasApi& api, int device) { run_and_judge_stress(context, result, api, device); });
         });
-    });
 }
 
 const CheckRegistration gpu_stress_registration{1800, make_gpu_stress_check};

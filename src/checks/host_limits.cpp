@@ -1,8 +1,8 @@
 // host.limits: the process limits CUDA work runs under (ulimit, the control group's memory), each
-// named as what it is before it shows up as a misleading CUDA error (issue 18): an address-space
+// named as what it is before it shows up as a misleading CUDA error: an address-space
 // limit makes cuInit fail with CUDA_ERROR_OUT_OF_MEMORY, a low open-files limit gives "Too many
 // open files", a file-size limit kills a writer with SIGXFSZ, a tiny stack kills Python and nvcc as
-// they start, and a process limit the user's threads fill makes every fork and thread fail (issue 35).
+// they start, and a process limit the user's threads fill makes every fork and thread fail.
 #include "checks/checks.hpp"
 #include "probes/probes.hpp"
 #include "util/units.hpp"
@@ -24,13 +24,13 @@ constexpr std::uint64_t address_space_cuda_fails_below = std::uint64_t{16} << 30
 constexpr std::uint64_t open_files_wanted = 1024;
 // RDMA registration pins a job's communication buffers: NCCL's and MPI's guides ask for unlimited.
 constexpr std::uint64_t locked_memory_wanted = std::uint64_t{64} << 20;
-// Measured on Debian 12 (issue 35): Python 3.11 and nvcc 13.0 die with SIGSEGV as they start under
+// Measured on Debian 12: Python 3.11 and nvcc 13.0 die with SIGSEGV as they start under
 // `ulimit -s 64` and run under 128 (KiB); compilers on large code and Python extensions need more,
 // and the usual limit is 8 MiB. Below the first a failure, below the second a warning.
 constexpr std::uint64_t stack_fails_below = std::uint64_t{256} << 10;
 constexpr std::uint64_t stack_wanted = std::uint64_t{1} << 20;
 // Processes and threads a run needs beyond what the user already runs. Measured as an ordinary user
-// on a machine without a GPU (issue 35): `--level full` ran every check under `ulimit -u 24` and not
+// on a machine without a GPU: `--level full` ran every check under `ulimit -u 24` and not
 // under 16 (the check process's threads, the compilers and interpreters it starts). With GPUs each
 // per-device check takes a thread per GPU and CUDA starts threads of its own per context, and CUDA
 // jobs start many more: 256 leaves room for eight GPUs.
@@ -128,13 +128,14 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
 
 std::unique_ptr<Check> make_host_limits_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"host.limits", "Process limits", "ulimit and control-group limits CUDA work runs into: address space, open files, locked "
-                                                   "memory, file size, cgroup memory",
-                  Scope::host, Level::quick, {}, {},
-                  {Code::address_space_limited, Code::open_files_limited, Code::locked_memory_limited, Code::cgroup_memory_limited,
-                   Code::file_size_limited, Code::stack_limit_small, Code::process_limit_low},
-                  "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, `-s` (a stack compilers and Python "
-                  "cannot start with), `-u` against the processes and threads the user runs, the cgroup's memory limit"},
+        CheckInfo{.id = "host.limits",
+                  .title = "Process limits",
+                  .description = "ulimit and control-group limits CUDA work runs into: address space, open files, locked "
+                                 "memory, file size, cgroup memory",
+                  .raises = {Code::address_space_limited, Code::open_files_limited, Code::locked_memory_limited, Code::cgroup_memory_limited,
+                             Code::file_size_limited, Code::stack_limit_small, Code::process_limit_low},
+                  .answers = "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, `-s` (a stack compilers and Python "
+                             "cannot start with), `-u` against the processes and threads the user runs, the cgroup's memory limit"},
         [](CheckContext& context, ResultBuilder& result) { judge_limits(context.probes.limits(), context.probes.host(), result); });
 }
 

@@ -28,10 +28,11 @@ void judge_host_os(const HostInfo& host, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_host_os_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"host.os", "Host system", "Distribution, kernel, libc, CPU, memory, container and WSL detection", Scope::host,
-                  Level::quick, {}, {},
-                  {Code::wsl1_no_gpu},
-                  "distribution, kernel, glibc, CPU, memory; container (docker, podman, Kubernetes) and WSL detection"},
+        CheckInfo{.id = "host.os",
+                  .title = "Host system",
+                  .description = "Distribution, kernel, libc, CPU, memory, container and WSL detection",
+                  .raises = {Code::wsl1_no_gpu},
+                  .answers = "distribution, kernel, glibc, CPU, memory; container (docker, podman, Kubernetes) and WSL detection"},
         [](CheckContext& context, ResultBuilder& result) { judge_host_os(context.probes.host(), result); });
 }
 

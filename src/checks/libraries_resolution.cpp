@@ -1,5 +1,5 @@
 // libraries.resolution: which file each CUDA library resolves to for a C/C++ program on this
-// machine, by which search rule, and which other copies are installed (issue 7). Nothing is
+// machine, by which search rule, and which other copies are installed. Nothing is
 // loaded, so it runs at --level quick: the answer comes from directory listings and
 // /etc/ld.so.cache, and it explains the "cannot open shared object file" and "version
 // incompatibility" failures before any GPU work is tried.
@@ -153,7 +153,7 @@ void judge_outside_loader_path(const LibraryFacts& facts, const RuntimeMajors& r
 // CC602: a C/C++ program built with a toolkit here loads an older copy of one of its libraries
 // than the toolkit's own: the headers it was compiled with promise functions and fixes the copy it
 // gets lacks. Copies that only differ (the system cuDNN beside a wheel's) are no finding: each
-// consumer loads a consistent copy (issue 17), frameworks.builds judges what each framework loads
+// consumer loads a consistent copy, frameworks.builds judges what each framework loads
 // against what it was built for, and the evidence lists every copy.
 void judge_versions(const LibraryFacts& facts, ResultBuilder& result) {
     for (const LibraryLocation& location : facts.libraries) {
@@ -269,9 +269,9 @@ void judge_cuda_majors(const LibraryFacts& facts, const RuntimeMajors& runtime, 
     }
 }
 
-// CC605: the copy a C/C++ program would load is not a loadable library of this machine (issue 18:
-// a truncated libcublas.so.13 first on LD_LIBRARY_PATH resolved "fine" while every program that
-// opened it died with SIGBUS). Only the headers are read.
+// CC605: the copy a C/C++ program would load is not a loadable library of this machine (a
+// truncated libcublas.so.13 first on LD_LIBRARY_PATH resolves "fine" while every program that
+// opens it dies with SIGBUS). Only the headers are read.
 void judge_damaged(const LibraryFacts& facts, ResultBuilder& result) {
     for (const LibraryLocation& location : facts.libraries)
         for (const Resolution& resolution : location.resolutions) {
@@ -361,14 +361,14 @@ void judge_library_resolution(const LibraryFacts& facts, ResultBuilder& result) 
 
 std::unique_ptr<Check> make_libraries_resolution_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"libraries.resolution", "CUDA library files",
-                  "Which file each CUDA library resolves to for a C/C++ program, by which search rule, and every other copy installed", Scope::host,
-                  Level::quick, {}, {},
-                  {Code::libcuda_stub, Code::cudnn_sublibrary_missing, Code::library_outside_loader_path,
-                   Code::library_versions_differ, Code::cudnn_sublibraries_mixed, Code::library_cuda_major_mismatch, Code::library_damaged},
-                  "which file each CUDA library (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE, cuDNN and its "
-                  "sub-libraries, NVRTC, nvJitLink, NCCL, NVML, libcuda) resolves to for a C/C++ program, by which "
-                  "loader rule, and every other copy installed; nothing is loaded"},
+        CheckInfo{.id = "libraries.resolution",
+                  .title = "CUDA library files",
+                  .description = "Which file each CUDA library resolves to for a C/C++ program, by which search rule, and every other copy installed",
+                  .raises = {Code::libcuda_stub, Code::cudnn_sublibrary_missing, Code::library_outside_loader_path,
+                             Code::library_versions_differ, Code::cudnn_sublibraries_mixed, Code::library_cuda_major_mismatch, Code::library_damaged},
+                  .answers = "which file each CUDA library (cudart, cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE, cuDNN and its "
+                             "sub-libraries, NVRTC, nvJitLink, NCCL, NVML, libcuda) resolves to for a C/C++ program, by which "
+                             "loader rule, and every other copy installed; nothing is loaded"},
         [](CheckContext& context, ResultBuilder& result) { judge_library_resolution(context.probes.library_locations(), result); });
 }
 

@@ -238,16 +238,19 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
 
 std::unique_ptr<Check> make_nccl_allreduce_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"nccl.allreduce", "NCCL all-reduce",
-                  "NCCL communicators over all GPUs in one process, a float sum all-reduce verified on every GPU; bus bandwidth and NCCL version",
-                  Scope::multi_device, Level::full, {"cuda.devices"},
+        CheckInfo{.id = "nccl.allreduce",
+                  .title = "NCCL all-reduce",
+                  .description = "NCCL communicators over all GPUs in one process, a float sum all-reduce verified on every GPU; bus bandwidth and NCCL version",
+                  .scope = Scope::multi_device,
+                  .min_level = Level::full,
+                  .depends_on = {"cuda.devices"},
                   // Before any check starts threads of its own: setenv races with getenv elsewhere.
-                  [](Probes&) { set_nvls_off(); },
-                  {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_symbol_missing,
-                   Code::nccl_call_failed},
-                  "with 2+ GPUs, at `--level full`: NCCL (`libnccl.so.2`, skipped when absent) communicators over all "
-                  "GPUs, a float sum all-reduce verified on every GPU, bus bandwidth, NCCL version; NVLink multicast "
-                  "kept off (`NCCL_NVLS_ENABLE=0`)"},
+                  .prepare = [](Probes&) { set_nvls_off(); },
+                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_symbol_missing,
+                             Code::nccl_call_failed},
+                  .answers = "with 2+ GPUs, at `--level full`: NCCL (`libnccl.so.2`, skipped when absent) communicators over all "
+                             "GPUs, a float sum all-reduce verified on every GPU, bus bandwidth, NCCL version; NVLink multicast "
+                             "kept off (`NCCL_NVLS_ENABLE=0`)"},
         [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, cuda_library::nccl.soname_for(CUDART_VERSION / 1000)); });
 }
 

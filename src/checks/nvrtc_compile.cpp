@@ -339,33 +339,22 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
                                compile_ms, n));
 }
 
-namespace {
-
-void run_check(CheckContext& context, ResultBuilder& result) {
-    const LoadedLibrary* library = gpu::require_library(context, result, cuda_library::nvrtc);
-    if (library == nullptr) return;
-    NvrtcApi api;
-    if (!gpu::bind_library(*library, nvrtc_symbols, api, result)) return;
-    gpu::run_gpu_check(context, result, [&](int device) {
-        try {
-            run_nvrtc_check(context, result, api, *library, device);
-        } catch (const NvrtcFailure& failure) {
-            gpu::report_failure(result, Code::library_call_failed, failure);
-        }
-    });
-}
-
-}  // namespace
-
 std::unique_ptr<Check> make_nvrtc_compile_check() {
-    CheckInfo info = gpu::library_check_info("nvrtc.compile", "NVRTC compile",
-                                             "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
-                                             cuda_library::nvrtc,
-                                             {Code::nvrtc_compile_failed, Code::ptx_too_new, Code::libcuda_symbol_missing});
-    info.answers = "run-time compilation of a kernel for this GPU, loaded and run through the driver API, verified";
     return std::make_unique<FunctionCheck>(
-        std::move(info),
-        [](CheckContext& context, ResultBuilder& result) { run_check(context, result); });
+        gpu::library_check_info(
+            {.id = "nvrtc.compile",
+             .title = "NVRTC compile",
+             .description = "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
+             .raises = {Code::nvrtc_compile_failed, Code::ptx_too_new, Code::libcuda_symbol_missing},
+             .answers = "run-time compilation of a kernel for this GPU, loaded and run through the driver API, verified"},
+            cuda_library::nvrtc),
+        [](CheckContext& context, ResultBuilder& result) {
+            // run_nvrtc_check records NVRTC's version (nvrtcVersion) itself: the outcome it judges carries it.
+            gpu::run_library_check<Nvrtc>(context, result, cuda_library::nvrtc, nvrtc_symbols, gpu::no_version_evidence,
+                                          [&](const LoadedLibrary& library, const NvrtcApi& api, int device) {
+                                              run_nvrtc_check(context, result, api, library, device);
+                                          });
+        });
 }
 
 const CheckRegistration nvrtc_compile_registration{1700, make_nvrtc_compile_check};

@@ -1,5 +1,5 @@
 // toolkit.build: whether building CUDA code would work here, and the exact setting when it would
-// not (issue 19). The prediction and its rules are build/build_prediction's; this check gathers its
+// not. The prediction and its rules are build/build_prediction's; this check gathers its
 // facts from the run's probes and reports it.
 #include "checks/toolkit_build.hpp"
 
@@ -76,23 +76,24 @@ BuildJudgeInput build_judge_input(Probes& probes, const Environment& environment
 
 std::unique_ptr<Check> make_toolkit_build_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"toolkit.build", "CUDA builds",
-                  "Whether building CUDA code would work: the toolkit a build takes, its files, the host compiler against the toolkit's own "
-                  "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST, and what a CMake CUDA project takes (CUDACXX, CUDAHOSTCXX, CUDAARCHS)",
-                  Scope::host, Level::standard, {},
-                  [](Probes& probes) { probes.prefetch([&probes] { (void)probes.build_setup(); }); },
-                  {Code::build_toolkit_missing, Code::build_toolkit_incomplete, Code::host_compiler_unsupported, Code::host_compiler_missing,
-                   Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing, Code::torch_arch_list_invalid,
-                   Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
-                   Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu, Code::nvcc_built_nothing, Code::build_tmpdir_unusable,
-                   Code::host_compiler_unusable},
-                  "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, `CUDA_PATH`, nvcc on `PATH`, "
-                  "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc would run judged by that "
-                  "toolkit's own `crt/host_config.h` (and whether it is a compiler at all), `TMPDIR` where nvcc writes its intermediate "
-                  "files, options in `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS` that make nvcc stop before it builds, ninja, nvcc's CUDA "
-                  "against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
-                  "against the GPUs; the same for a CMake project with CUDA enabled, by CMake's rules (`CUDACXX`, else nvcc on `PATH`; "
-                  "`CUDAHOSTCXX`; `CUDAARCHS`, else nvcc's default architecture); each problem with the exact setting"},
+        CheckInfo{.id = "toolkit.build",
+                  .title = "CUDA builds",
+                  .description = "Whether building CUDA code would work: the toolkit a build takes, its files, the host compiler against the toolkit's own "
+                                 "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST, and what a CMake CUDA project takes (CUDACXX, CUDAHOSTCXX, CUDAARCHS)",
+                  .min_level = Level::standard,
+                  .prepare = [](Probes& probes) { probes.prefetch([&probes] { (void)probes.build_setup(); }); },
+                  .raises = {Code::build_toolkit_missing, Code::build_toolkit_incomplete, Code::host_compiler_unsupported, Code::host_compiler_missing,
+                             Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing, Code::torch_arch_list_invalid,
+                             Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
+                             Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu, Code::nvcc_built_nothing, Code::build_tmpdir_unusable,
+                             Code::host_compiler_unusable},
+                  .answers = "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, `CUDA_PATH`, nvcc on `PATH`, "
+                             "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc would run judged by that "
+                             "toolkit's own `crt/host_config.h` (and whether it is a compiler at all), `TMPDIR` where nvcc writes its intermediate "
+                             "files, options in `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS` that make nvcc stop before it builds, ninja, nvcc's CUDA "
+                             "against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
+                             "against the GPUs; the same for a CMake project with CUDA enabled, by CMake's rules (`CUDACXX`, else nvcc on `PATH`; "
+                             "`CUDAHOSTCXX`; `CUDAARCHS`, else nvcc's default architecture); each problem with the exact setting"},
         [](CheckContext& context, ResultBuilder& result) { judge_build(build_judge_input(context.probes, context.environment), result); });
 }
 

@@ -1,4 +1,4 @@
-// toolkit.build: will a CUDA build work here, and if not, what exactly to set (issue 19). The
+// toolkit.build: will a CUDA build work here, and if not, what exactly to set. The
 // prediction is build/build_prediction's, from the build setup (probes/build/build_setup: the
 // toolkit a build takes, its files, nvcc's version and architectures, the host compilers and each
 // toolkit's own host_config.h, ninja) and, per Python environment with a CUDA build of PyTorch,
@@ -7,7 +7,7 @@
 #pragma once
 
 #include "build/build_prediction.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 
 namespace cudacheck {
 

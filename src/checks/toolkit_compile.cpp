@@ -1,5 +1,5 @@
 // toolkit.compile: nvcc end to end and a PyTorch extension built by PyTorch itself, each held to
-// toolkit.build's prediction (issue 19). See toolkit_compile.hpp for the flow.
+// toolkit.build's prediction. See toolkit_compile.hpp for the flow.
 #include "checks/toolkit_compile.hpp"
 
 #include "checks/checks.hpp"
@@ -331,7 +331,8 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
         result.metric(compile_time, outcome.compile_ms);
         const std::string predicted = stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
         if (!compiled) {
-            // Killed at its limit: named, with the host compiler it runs (issue 35), not left to the check's own limit.
+            // Killed at its limit: named, with the host compiler it runs (which may be what hangs), not
+            // left to the check's own limit.
             const std::string killed = fmt::format("`{}` did not finish within {} s and was killed{}", sys::printable(outcome.nvcc), outcome.time_limit_s,
                                                    outcome.host_compiler.empty() ? std::string()
                                                                                  : fmt::format(" (it runs the host compiler {})", sys::printable(outcome.host_compiler)));
@@ -355,10 +356,10 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                            fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}", error.line.empty() ? first_lines(outcome.output, 2) : error.line)));
             summary.push_back("nvcc build failed");
         } else if (!outcome.missing_code.empty()) {
-            // nvcc said it succeeded; what it was asked to build is not there (issue 35).
+            // nvcc said it succeeded; what it was asked to build is not there (flags can make it stop early).
             std::vector<std::string> variables;
             for (const auto& [variable, value] : outcome.nvcc_flag_variables) variables.push_back(fmt::format("{}=\"{}\"", variable, sys::printable(value)));
-            std::vector<std::string> shown(outcome.missing_code.begin(), outcome.missing_code.begin() + std::min<std::size_t>(outcome.missing_code.size(), 4));
+            std::vector<std::string> shown(outcome.missing_code.begin(), outcome.missing_code.begin() + std::min<std::ptrdiff_t>(std::ssize(outcome.missing_code), 4));
             Finding finding = make_finding(
                 Code::nvcc_built_nothing,
                 fmt::format("nvcc exited 0 after {:.2f} s, but did not build the program: {}{}{}", outcome.compile_ms / 1000.0, fmt::join(shown, "; "),
@@ -453,7 +454,8 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                 add(make_finding(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline failed: {}", why)));
             summary.push_back("PyTorch extension build failed");
         } else {
-            // No GPU ran its kernel: the module read back is what says it was built (issue 35).
+            // No GPU ran its kernel: the module read back is what says it was built (a success alone
+            // may have built nothing).
             const bool empty_module = kernels_ran && !extension.ran && !extension.module_problem.empty();
             if (!stops_jit.empty() && !empty_module)
                 add(make_finding(Code::build_prediction_mismatch,
@@ -510,7 +512,7 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
     outcome.host_compiler = setup.nvcc_host_compiler.path;
     ScratchDirectory scratch;
     if (scratch.path().empty()) {
-        // Where nvcc would write its own files too: a finding about TMPDIR (issue 35), not a prediction error.
+        // Where nvcc would write its own files too: a finding about TMPDIR, not a prediction error.
         outcome.nvcc = setup.files.nvcc;
         const std::string where = setup.temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(setup.temporary.path)) : setup.temporary.source;
         outcome.output = fmt::format("cannot create a directory under {}: {}", where, scratch.error());
@@ -547,7 +549,8 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
                 build.error = parsed->error;
                 build.seconds = parsed->seconds;
                 build.module_file = parsed->module_file;
-                // The module PyTorch says it built, read back as `cudacheck inspect` reads it (issue 35).
+                // The module PyTorch says it built, read back as `cudacheck inspect` reads it: a success
+                // alone may have built no GPU code.
                 if (build.stage == "run" || build.stage == "done") {
                     const GpuCodeScan scan = build.module_file.empty() ? GpuCodeScan{} : inspect_file(build.module_file);
                     if (build.module_file.empty()) build.module_problem = "PyTorch named no module file";
@@ -622,17 +625,18 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
 
 std::unique_ptr<Check> make_toolkit_compile_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"toolkit.compile", "CUDA build, for real",
-                  "Builds and runs a one-kernel program with the nvcc and host compiler a build would use (SASS for each GPU plus PTX, "
-                  "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
-                  Scope::host, Level::full, {}, {},
-                  {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed, Code::build_prediction_mismatch,
-                   Code::host_compiler_unsupported, Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported,
-                   Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
-                  "at `--level full`: the compile flow for real with the nvcc and host compiler a build would use: a one-kernel program "
-                  "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept and measured, linked, run and "
-                  "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension built, imported and run by "
-                  "PyTorch itself; both held to `toolkit.build`'s prediction"},
+        CheckInfo{.id = "toolkit.compile",
+                  .title = "CUDA build, for real",
+                  .description = "Builds and runs a one-kernel program with the nvcc and host compiler a build would use (SASS for each GPU plus PTX, "
+                                 "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
+                  .min_level = Level::full,
+                  .raises = {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed, Code::build_prediction_mismatch,
+                             Code::host_compiler_unsupported, Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported,
+                             Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
+                  .answers = "at `--level full`: the compile flow for real with the nvcc and host compiler a build would use: a one-kernel program "
+                             "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept and measured, linked, run and "
+                             "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension built, imported and run by "
+                             "PyTorch itself; both held to `toolkit.build`'s prediction"},
         [](CheckContext& context, ResultBuilder& result) {
             const BuildJudgeInput input = build_judge_input(context.probes, context.environment);
             const BuildPrediction prediction = predict_builds(input);

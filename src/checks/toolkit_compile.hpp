@@ -1,4 +1,4 @@
-// toolkit.compile (--level full, or --only toolkit.compile; issue 19): the compile flow for real,
+// toolkit.compile (--level full, or --only toolkit.compile): the compile flow for real,
 // with the nvcc and host compiler a build would use. A one-kernel program is compiled with
 // -gencode for each visible GPU (SASS) and PTX for the newest, its intermediates kept (PTX,
 // cubin, fatbinary), linked, run on each GPU and its output verified, and its GPU code read back
@@ -11,7 +11,7 @@
 #include "build/compile_plan.hpp"
 #include "checks/toolkit_build.hpp"
 #include "cuda/arch_coverage.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 
 #include <optional>
 #include <string>
@@ -49,8 +49,9 @@ struct ExtensionBuild {
     double seconds = 0.0;
     std::string output_tail = {};  // when no result line came
     std::string interpreter = {};  // the python that ran it, for a message when it is killed
-    // What load_inline built, read back (issue 35): the module's file, and why it carries no GPU code
-    // ("" when it carries some). A success without a GPU to run on is only believed with it.
+    // What load_inline built, read back (a build can report success without building): the
+    // module's file, and why it carries no GPU code ("" when it carries some).
+    // A success without a GPU to run on is only believed with it.
     std::string module_file = {};
     std::string module_problem = {};
 };
@@ -67,7 +68,7 @@ struct CompileOutcome {
     double compile_ms = 0.0;
     std::vector<CompileStage> stages = {};
     // What nvcc was asked to build but did not, read back from the kept files and the executable
-    // (issue 35: "no sm_75 cubin", "probe is not an executable"); empty when all of it is there.
+    // ("no sm_75 cubin", "probe is not an executable"); empty when all of it is there.
     std::vector<std::string> missing_code = {};
     std::vector<std::pair<std::string, std::string>> nvcc_flag_variables = {};  // NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS when set
     TemporaryDirectory temporary = {};  // where nvcc writes its intermediate files (and this check its directory)
@@ -79,7 +80,8 @@ struct CompileOutcome {
     ExtensionBuild extension = {};
 };
 
-// What nvcc was asked to build and did not (issue 35): each of `sass` as a cubin of that
+// What nvcc was asked to build and did not (NVCC_APPEND_FLAGS can make it "succeed" without
+// building): each of `sass` as a cubin of that
 // architecture among the kept files, PTX for `ptx` with the kernel `kernel` as an entry, and the
 // executable with that SASS and PTX embedded. Empty when all of it is there.
 [[nodiscard]] std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable, const std::vector<int>& sass,

@@ -56,10 +56,11 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_toolkit_nvcc_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"toolkit.nvcc", "CUDA compiler", "nvcc on PATH and its version; every installed toolkit; /usr/local/cuda", Scope::host,
-                  Level::quick, {}, {},
-                  {Code::nvcc_not_found, Code::nvcc_not_on_path, Code::nvcc_unusable, Code::cuda_symlink_differs},
-                  "nvcc on `PATH` and its version, every installed toolkit, where `/usr/local/cuda` points"},
+        CheckInfo{.id = "toolkit.nvcc",
+                  .title = "CUDA compiler",
+                  .description = "nvcc on PATH and its version; every installed toolkit; /usr/local/cuda",
+                  .raises = {Code::nvcc_not_found, Code::nvcc_not_on_path, Code::nvcc_unusable, Code::cuda_symlink_differs},
+                  .answers = "nvcc on `PATH` and its version, every installed toolkit, where `/usr/local/cuda` points"},
         [](CheckContext& context, ResultBuilder& result) { judge_toolkits(context.probes.toolkits(), result); });
 }
 

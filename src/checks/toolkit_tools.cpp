@@ -1,6 +1,6 @@
 // toolkit.tools: which developer tools of the CUDA toolkits are installed (Nsight Systems, Nsight
 // Compute, cuda-gdb, compute-sanitizer, cuobjdump, nvdisasm), whether each runs, and whether
-// profiling can work here for this user (issue 19): Nsight Compute and CUPTI read GPU performance
+// profiling can work here for this user: Nsight Compute and CUPTI read GPU performance
 // counters the driver may reserve for administrators, and Nsight Systems samples the CPU through
 // perf events the kernel may restrict. A tool that is not installed is evidence, not a problem.
 #include "checks/toolkit_tools.hpp"
@@ -271,13 +271,14 @@ DeveloperToolFacts gather_developer_tools(CheckContext& context) {
 
 std::unique_ptr<Check> make_toolkit_tools_check() {
     return std::make_unique<FunctionCheck>(
-        CheckInfo{"toolkit.tools", "Developer tools",
-                  "nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm of each toolkit and their versions; whether profiling may read "
-                  "GPU counters and sample the CPU as this user",
-                  Scope::host, Level::standard, {}, {},
-                  {Code::profiling_restricted, Code::perf_events_restricted, Code::developer_tool_broken},
-                  "each toolkit's nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm and whether `--version` runs; whether ncu and "
-                  "CUPTI may read the GPU counters (`RmProfilingAdminOnly`) and nsys sample the CPU (`perf_event_paranoid`) as this user"},
+        CheckInfo{.id = "toolkit.tools",
+                  .title = "Developer tools",
+                  .description = "nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm of each toolkit and their versions; whether profiling may read "
+                                 "GPU counters and sample the CPU as this user",
+                  .min_level = Level::standard,
+                  .raises = {Code::profiling_restricted, Code::perf_events_restricted, Code::developer_tool_broken},
+                  .answers = "each toolkit's nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm and whether `--version` runs; whether ncu and "
+                             "CUPTI may read the GPU counters (`RmProfilingAdminOnly`) and nsys sample the CPU (`perf_event_paranoid`) as this user"},
         [](CheckContext& context, ResultBuilder& result) { judge_developer_tools(gather_developer_tools(context), result); });
 }
 

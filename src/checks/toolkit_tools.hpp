@@ -3,7 +3,7 @@
 // (unit tests drive it with hand-built facts).
 #pragma once
 
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 #include "probes/developer_tools.hpp"
 #include "probes/toolkit_probe.hpp"
 

@@ -12,7 +12,7 @@
 #include "cli/render_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/worker_command.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "isolation/worker.hpp"
 #include "util/build_info.hpp"
 
@@ -46,7 +46,7 @@ constexpr const char* exit_codes_help =
 void ignore_file_size_signal(int) {}
 
 // cudacheck's own --help starts with these; each subcommand's with those its entry in run_cli's
-// table gives (issue 36; tests/unit/cli/help_test.cpp holds each command to having some).
+// table gives (tests/unit/cli/help_test.cpp holds each command to having some).
 std::shared_ptr<HelpFormatter> help_formatter() {
     auto formatter = std::make_shared<HelpFormatter>();
     formatter->examples("", {{"cudacheck", "check this machine; exit 1 when a check fails"},
@@ -74,10 +74,10 @@ std::string help_hint(const CLI::App& app) {
 
 // What CLI11 names as not expected ("The following arguments were not expected: json --formt"),
 // each with the closest option or subcommand when one is near: a typo gets its correction instead
-// of CLI11's bare words (issue 20). The options are those of the command that was given (`list`'s
+// of CLI11's bare words. The options are those of the command that was given (`list`'s
 // for `cudacheck list --formt`; `run` also takes cudacheck's own), not of every command: an exact
-// name of another command's option was "corrected" to itself before issue 36 ("unknown option
-// --format; did you mean --format?"), and now names the commands that have it.
+// name of another command's option would be "corrected" to itself ("unknown option
+// --format; did you mean --format?"); instead it names the commands that have it.
 std::string explain_unexpected(const CLI::App& app, const std::string& what, const std::vector<std::string>& arguments) {
     const std::string_view marker = "not expected: ";
     const std::size_t at = what.find(marker);
@@ -166,7 +166,7 @@ Subcommand subcommand(CLI::App& app, CLI::App* (*setup)(CLI::App&, Options&), Ru
 
 int run_cli(int argc, char** argv) {
     // A write past the file-size limit (`ulimit -f`) fails with EFBIG, which the writers report with
-    // the limit named, instead of SIGXFSZ killing every subcommand mid-write (issue 18). Caught, not
+    // the limit named, instead of SIGXFSZ killing every subcommand mid-write. Caught, not
     // ignored: the programs cudacheck starts get the default back at exec. `run` installs its own
     // (isolation/stop_signals.hpp).
     struct sigaction catch_it {};
@@ -255,7 +255,7 @@ int run_cli(int argc, char** argv) {
     };
     const int code = dispatch();
     // What was printed must have arrived: `> /dev/full` or a full filesystem is an error, not a
-    // normal exit with a report cut short (issue 18).
+    // normal exit with a report cut short.
     std::cout.flush();
     const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good();
     if (!flushed) {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "util/environment.hpp"
 
@@ -18,14 +18,14 @@ namespace cudacheck {
 inline constexpr std::string_view standard_output_name = "-";
 // The format -o's extension implies, when --format is not given: the table for `.txt`, `-` and a
 // name without an extension; nullopt for an extension that names no format (`report.html`
-// silently became a table before issue 20). `run` and `render` read it alike.
+// would otherwise silently become a table). `run` and `render` read it alike.
 [[nodiscard]] std::optional<Format> format_for_output(const std::string& output);
 
 // "cudacheck: MESSAGE" on stderr; the caller returns exit_usage.
 void usage_error(const std::string& message);
 
 // Refuses "nan" and infinities, which CLI::Range lets through (every comparison with nan is false):
-// `fleet --threshold nan` flagged every figure (issue 18).
+// `fleet --threshold nan` would flag every figure.
 extern const CLI::Validator finite_number;
 
 // Whether the table gets colours. `mode` is --color's value: "always", "never", or "auto" (also
@@ -34,7 +34,7 @@ extern const CLI::Validator finite_number;
 // none for TERM=dumb; else colours when `fd` (stdout for the table, stderr for the progress
 // line) is a terminal.
 [[nodiscard]] bool colour_wanted(std::string_view mode, const Environment& environment, int fd = 1);
-// The width the table wraps its long lines at (RenderOptions::width; issue 36): COLUMNS when it
+// The width the table wraps its long lines at (RenderOptions::width): COLUMNS when it
 // holds a positive number, whatever `fd` is (POSIX.1-2017 XBD 8.3: the user's preferred width,
 // which overrides the system's idea of the terminal's; Python's shutil.get_terminal_size reads it
 // first too), so `COLUMNS=100 cudacheck | less` wraps; else the width of the terminal on `fd`

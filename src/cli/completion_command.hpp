@@ -1,6 +1,6 @@
 // `cudacheck completion bash|zsh|fish`: a completion script for the shell, generated from the
 // command line cudacheck itself parses (every subcommand, option, and the choices of those that
-// take one of a set), so it cannot drift from it. Packages install its output (issue 22).
+// take one of a set), so it cannot drift from it. Packages install its output.
 #pragma once
 
 #include <string>

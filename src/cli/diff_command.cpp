@@ -1,7 +1,7 @@
 #include "cli/diff_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "report/report_diff.hpp"
 #include "report/report_json.hpp"
@@ -25,11 +25,14 @@ CLI::App* setup_diff(CLI::App& app, DiffCommandOptions& options) {
 }
 
 int run_diff(const DiffCommandOptions& options) {
-    std::string error;
-    const std::optional<Report> before = read_report_file(options.before, error);
-    const std::optional<Report> after = before ? read_report_file(options.after, error) : std::nullopt;
-    if (!before || !after) {
-        usage_error(error);
+    const Expected<Report> before = read_report_file(options.before);
+    if (!before) {
+        usage_error(before.error().message);
+        return exit_usage;
+    }
+    const Expected<Report> after = read_report_file(options.after);
+    if (!after) {
+        usage_error(after.error().message);
         return exit_usage;
     }
     const ReportDiff diff = diff_reports(*before, *after, options.threshold_percent);

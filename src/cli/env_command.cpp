@@ -1,4 +1,4 @@
-// `cudacheck env`: the shell lines that set this machine's CUDA environment right (issue 19). The
+// `cudacheck env`: the shell lines that set this machine's CUDA environment right. The
 // facts are toolkit.build's (build_judge_input: the installed toolkits, the host compilers each
 // one's host_config.h accepts, the PyTorch builds, ninja), the GPUs as a worker process finds them
 // (command_support's find_gpus, as `inspect` asks) and what the file system says of the toolkits;
@@ -58,8 +58,9 @@ int run_env(const EnvCommandOptions& options) {
     // libcuda or NVML into this process.
     const FoundGpus gpus = find_gpus();
     // The probes run compilers and nvcc here, each in its own process group (sys::run_command): a
-    // Ctrl-C or SIGTERM meanwhile kills those groups as it ends `env` (issue 35), which the default
-    // action would leave running. Until the script is planned: writing it keeps SIGPIPE's default.
+    // Ctrl-C or SIGTERM meanwhile kills those groups as it ends `env`, so that no child outlives
+    // cudacheck (the default action would leave them running). Until the script is planned:
+    // writing it keeps SIGPIPE's default.
     std::optional<StopSignals> signals(std::in_place, StopSignals::OnSignal::exit_now);
     ProbeSettings settings;
     settings.collect_driver = [&gpus](bool) {
@@ -82,8 +83,8 @@ int run_env(const EnvCommandOptions& options) {
     script.lines.insert(script.lines.begin(), std::move(heading));
     // Rendered first and written whole, the failure told: a shell that evaluates a script cut short
     // runs half a line.
-    if (auto error = write_whole(STDOUT_FILENO, render_script(script, shell))) {
-        usage_error("cannot write to standard output: " + *error);
+    if (const Expected<void> written = write_whole(STDOUT_FILENO, render_script(script, shell)); !written) {
+        usage_error("cannot write to standard output: " + written.error().message);
         return exit_usage;
     }
     return script.toolkit_installed ? 0 : 1;

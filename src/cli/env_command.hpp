@@ -1,5 +1,5 @@
 // `cudacheck env [--profile dev|prod|ci] [--shell bash|fish]`: the shell lines that set this
-// machine's CUDA environment right (issue 19). The plan is build/environment_plan's, a pure
+// machine's CUDA environment right. The plan is build/environment_plan's, a pure
 // function of the gathered facts, and render/shell_script writes it; this command gathers the
 // facts (toolkit.build's, the GPUs from a worker process, the file system's) and prints.
 #pragma once

@@ -1,7 +1,7 @@
 #include "cli/explain_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "util/system.hpp"
 

@@ -24,8 +24,8 @@ inline constexpr std::string_view project_home_url = "https://github.com/cudache
 // Where `cmake --install` and the packages put docs/errors.md, under the prefix (src/CMakeLists.txt).
 inline constexpr std::string_view installed_errors_md = "share/doc/cudacheck/errors.md";
 
-// Where a reader of this binary finds a code documented (issue 36: `explain` named
-// docs/errors.md, which no package installed): for PREFIX/bin/cudacheck (`executable`, the
+// Where a reader of this binary finds a code documented (not the repository's
+// docs/errors.md, which no package installs): for PREFIX/bin/cudacheck (`executable`, the
 // binary's real path), PREFIX/share/doc/cudacheck/errors.md and the section, when that file is
 // there (a package, `cmake --install`); else the code's anchor in the repository's errors.md
 // online (a build tree, a Python wheel, a binary copied alone).

@@ -1,7 +1,7 @@
 #include "cli/fleet_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "report/fleet.hpp"
 #include "report/policy.hpp"
@@ -39,8 +39,13 @@ FleetNode read_fleet_node(const std::string& file, const std::optional<Policy>& 
     std::string read_error;
     std::optional<Report> report;
     // A dangling or looping link would read as "No such file or directory": say what it is.
-    if (const std::optional<std::string> why = broken_link(file)) read_error = fmt::format("cannot read {}: {}", file, *why);
-    else report = read_report_file(file, read_error);
+    if (const std::optional<std::string> why = broken_link(file)) {
+        read_error = fmt::format("cannot read {}: {}", file, *why);
+    } else if (Expected<Report> read = read_report_file(file)) {
+        report = std::move(*read);
+    } else {
+        read_error = read.error().message;
+    }
     FleetNode node = fleet_node(file, std::move(report), std::move(read_error));
     // The policy's expect.* results join the node's report, and its exit code, as in a run.
     if (policy && node.report) apply_policy(*policy, *node.report);
@@ -51,15 +56,18 @@ FleetNode read_fleet_node(const std::string& file, const std::optional<Policy>& 
 }  // namespace
 
 int run_fleet(const FleetCommandOptions& options) {
-    std::string error;
     std::optional<Policy> policy;
-    if (!options.expect.empty() && !(policy = read_policy_file(options.expect, error))) {
-        usage_error(error);
-        return exit_usage;
+    if (!options.expect.empty()) {
+        Expected<Policy> read = read_policy_file(options.expect);
+        if (!read) {
+            usage_error(read.error().message);
+            return exit_usage;
+        }
+        policy = std::move(*read);
     }
-    const std::optional<std::vector<std::string>> files = fleet_files(options.paths, error);
+    const Expected<std::vector<std::string>> files = fleet_files(options.paths);
     if (!files) {
-        usage_error(error);
+        usage_error(files.error().message);
         return exit_usage;
     }
     // Each report is read, checked and trimmed on its own, so the files are shared out among a few

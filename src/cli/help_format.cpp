@@ -51,7 +51,7 @@ std::string wrapped(std::string_view text, std::size_t first_used, std::size_t i
 HelpFormatter::HelpFormatter() { column_width(option_column); }
 
 std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
-    // The description, then the examples: what a reader wants first (issue 36); then CLI11's
+    // The description, then the examples: what a reader wants first; then CLI11's
     // usage line, arguments, options and subcommands, and the exit codes.
     return make_description(app) + make_examples(app) + make_usage(app, std::move(name)) + make_positionals(app) + make_groups(app, mode) +
            make_subcommands(app, mode) + '\n' + make_footer(app);

@@ -1,4 +1,4 @@
-// The --help of cudacheck and of each subcommand (issue 36): examples first, then the usage and
+// The --help of cudacheck and of each subcommand: examples first, then the usage and
 // the options; every line under 100 columns, descriptions wrapped under their column; an option
 // shows the word for its value (`--only IDS ...`, `--timeout SECONDS`), not CLI11's type
 // annotations (`UINT:UINT in [64 - 1099511627776]`). The options keep their CLI11 types and

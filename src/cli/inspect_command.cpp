@@ -12,14 +12,11 @@
 
 namespace cudacheck {
 
-std::optional<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values, std::string& error) {
+Expected<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values) {
     std::vector<InspectTarget> targets;
     for (const std::string& value : values) {
         const auto arch = parse_gpu_arch(value);
-        if (!arch) {
-            error = fmt::format("--arch '{}': expected a GPU architecture such as sm_90, 90, 9.0 or sm_120a", value);
-            return std::nullopt;
-        }
+        if (!arch) return Error{fmt::format("--arch '{}': expected a GPU architecture such as sm_90, 90, 9.0 or sm_120a", value)};
         // A GPU is a compute capability: the a/f letter of a compilation target does not apply.
         InspectTarget target{arch->major(), arch->minor(), std::nullopt, {}};
         if (std::none_of(targets.begin(), targets.end(), [&](const InspectTarget& known) { return known.arch() == target.arch(); }))
@@ -55,10 +52,9 @@ int run_inspect(const InspectCommandOptions& options, const std::vector<std::str
     InspectReport report;
     report.tool_version = std::string(build_info::version);
     report.argv = argv;
-    std::string error;
-    const auto arch_targets = targets_from_arch(options.arch, error);
+    const Expected<std::vector<InspectTarget>> arch_targets = targets_from_arch(options.arch);
     if (!arch_targets) {
-        usage_error(error);
+        usage_error(arch_targets.error().message);
         return exit_usage;
     }
     if (!arch_targets->empty()) {

@@ -3,6 +3,7 @@
 
 #include "inspect/inspection.hpp"
 #include "engine/report_builder.hpp"
+#include "util/expected.hpp"
 
 #include <optional>
 #include <string>
@@ -22,8 +23,8 @@ struct InspectCommandOptions {
     bool verbose = false;  // every code object on its own table row
 };
 
-// Targets from --arch values; empty optional and `error` set when one is not an architecture.
-[[nodiscard]] std::optional<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values, std::string& error);
+// Targets from --arch values; the usage error when one is not an architecture.
+[[nodiscard]] Expected<std::vector<InspectTarget>> targets_from_arch(const std::vector<std::string>& values);
 // Targets from what the supervisor's worker found (cuda.devices at --level quick).
 [[nodiscard]] std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& devices);
 

@@ -1,7 +1,7 @@
 #include "cli/list_command.hpp"
 
 #include "engine/registry.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "util/build_info.hpp"
 
@@ -13,7 +13,7 @@ namespace cudacheck {
 CLI::App* setup_list(CLI::App& app, ListCommandOptions& options) {
     CLI::App* list = app.add_subcommand("list", "List the checks: id, scope, level, description");
     CLI::Option* markdown = list->add_flag("--markdown", options.markdown, "Print the check index as Markdown (README.md and docs/checks.md)");
-    // Issue 36: what scripts and other tools read, described by docs/list.schema.json.
+    // What scripts and other tools read, described by docs/list.schema.json.
     list->add_option("--format", options.format,
                      "table, or json: every check's id, title, scope, level, needs and the codes it raises, as docs/list.schema.json "
                      "describes (default table)")

@@ -6,7 +6,7 @@
 #include "cli/render_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "report/report_json.hpp"
 #include "util/atomic_file.hpp"
@@ -45,16 +45,19 @@ int run_render(const RenderCommandOptions& options) {
             return exit_usage;
         }
     }
-    std::string error;
-    const std::optional<Report> report = read_report_file(options.report, error);
+    const Expected<Report> report = read_report_file(options.report);
     if (!report) {
-        usage_error(error);
+        usage_error(report.error().message);
         return exit_usage;
     }
-    std::optional<AtomicFile> file = to_file ? AtomicFile::create(options.output, error) : std::nullopt;
-    if (to_file && !file) {
-        usage_error(error);
-        return exit_usage;
+    std::optional<AtomicFile> file;
+    if (to_file) {
+        Expected<AtomicFile> created = AtomicFile::create(options.output);
+        if (!created) {
+            usage_error(created.error().message);
+            return exit_usage;
+        }
+        file.emplace(std::move(*created));
     }
     std::string text;
     if (*format == Format::json) {
@@ -69,21 +72,21 @@ int run_render(const RenderCommandOptions& options) {
         RenderOptions render_options;
         render_options.verbose = options.verbose;
         render_options.color = !to_file && *format == Format::table && colour_wanted(options.color, Environment::from_process());
-        if (!to_file) render_options.width = output_width(Environment::from_process());  // issue 36
+        if (!to_file) render_options.width = output_width(Environment::from_process());  // a file never wraps
         std::ostringstream out;
         make_renderer(*format, render_options)->render(*report, out);
         text = out.str();
     }
     if (file) {
-        if (auto commit_error = file->commit(text)) {
-            usage_error(*commit_error);
+        if (const Expected<void> committed = file->commit(text); !committed) {
+            usage_error(committed.error().message);
             return exit_usage;
         }
         return exit_ok;
     }
     std::cout.flush();
-    if (auto why = write_whole(STDOUT_FILENO, text)) {
-        usage_error("cannot write to standard output: " + *why);
+    if (const Expected<void> written = write_whole(STDOUT_FILENO, text); !written) {
+        usage_error("cannot write to standard output: " + written.error().message);
         return exit_usage;
     }
     return exit_ok;

@@ -1,4 +1,4 @@
-// `cudacheck render REPORT.json`: a saved report in any format (issue 20).
+// `cudacheck render REPORT.json`: a saved report in any format, without running the checks again.
 #pragma once
 
 #include <string>

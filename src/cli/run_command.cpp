@@ -65,10 +65,11 @@ ProgressSettings progress_settings(const RunCommandOptions& options, const Envir
 
 // The report on stdout, written whole or failing with the reason: a full disk or `ulimit -f` is
 // exit 2 with a message, never a report cut short under a normal exit code.
-std::optional<std::string> print(const std::string& text) {
+Expected<void> print(const std::string& text) {
     std::cout.flush();
-    if (auto why = write_whole(STDOUT_FILENO, text)) return "cannot write to standard output: " + *why;
-    return std::nullopt;
+    if (const Expected<void> written = write_whole(STDOUT_FILENO, text); !written)
+        return Error{"cannot write to standard output: " + written.error().message, written.error().code};
+    return {};
 }
 
 std::string render_text(const Report& report, Format format, RenderOptions options) {
@@ -160,7 +161,7 @@ std::string level_for(const RunCommandOptions& options, const Registry& registry
 
 // A run as its options give it, everything checked before a check runs: the selection, the policy,
 // every -o file created (a path that cannot be written, a link the kernel would not follow or a
-// file that could not be replaced is exit 2 at once, issue 35), the engine's options.
+// file that could not be replaced is exit 2 at once, not after the whole run), the engine's options.
 struct RunPlan {
     RunCommandOptions options;  // with the level `--only` raises the default to
     Selection selection;
@@ -176,54 +177,46 @@ struct RunPlan {
     }
 };
 
-// The plan, or nullopt with `error` set to the usage error.
-std::optional<RunPlan> plan_run(const RunCommandOptions& given, const Registry& registry, std::string& error) {
+// The plan, or the usage error.
+Expected<RunPlan> plan_run(const RunCommandOptions& given, const Registry& registry) {
     RunCommandOptions options = given;
     options.level = level_for(given, registry);
-    const auto devices = parse_device_list(options.devices, error);
-    if (!devices) return std::nullopt;
+    const Expected<std::vector<int>> devices = parse_device_list(options.devices);
+    if (!devices) return devices.error();
     Selection selection;
     try {
         selection = select_checks(registry, options.only, options.skip);
     } catch (const SelectionError& selection_error) {
-        error = selection_error.what();
-        return std::nullopt;
+        return Error{selection_error.what()};
     }
-    if (auto error_text = duration_error(options, selects_burn_in(selection))) {
-        error = *error_text;
-        return std::nullopt;
-    }
+    if (const Expected<void> durations = check_durations(options, selects_burn_in(selection)); !durations) return durations.error();
     if (!options.format.empty() && options.outputs.size() > 1) {
-        error = "--format applies to one output; with several -o files each takes its format from its extension (.json, .md, .xml, .prom)";
-        return std::nullopt;
+        return Error{"--format applies to one output; with several -o files each takes its format from its extension (.json, .md, .xml, .prom)"};
     }
     bool to_standard_output = false;
     for (const std::string& output : options.outputs) {
         if (output == standard_output_name) {
-            if (to_standard_output) {
-                error = "-o - is given twice: standard output takes one report";
-                return std::nullopt;
-            }
+            if (to_standard_output) return Error{"-o - is given twice: standard output takes one report"};
             to_standard_output = true;
         } else if (options.format.empty() && !format_for_output(output)) {
-            error = fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; "
-                                "or give --format)",
-                                output, output.substr(output.rfind('.')));
-            return std::nullopt;
+            return Error{fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; "
+                                     "or give --format)",
+                                     output, output.substr(output.rfind('.')))};
         }
     }
     // The policy is read before anything runs: a typo in it must not cost a whole run.
     std::optional<Policy> policy;
     if (!options.expect.empty()) {
-        policy = read_policy_file(options.expect, error);
-        if (!policy) return std::nullopt;
+        Expected<Policy> read = read_policy_file(options.expect);
+        if (!read) return read.error();
+        policy = std::move(*read);
     }
     // Every -o file is created now, before any check runs.
     std::vector<AtomicFile> output_files;
     for (const std::string& output : options.outputs) {
         if (output == standard_output_name) continue;
-        std::optional<AtomicFile> file = AtomicFile::create(output, error);
-        if (!file) return std::nullopt;
+        Expected<AtomicFile> file = AtomicFile::create(output);
+        if (!file) return file.error();
         output_files.push_back(std::move(*file));
     }
 
@@ -293,13 +286,14 @@ int emit_run(RunPlan& plan, RunOutcome outcome, RunMetadata metadata) {
     RenderOptions render_options;
     render_options.color = colour_wanted(options.color, plan.environment);
     render_options.verbose = options.verbose;
-    render_options.width = output_width(plan.environment);  // the table on stdout; files never wrap (issue 36)
+    render_options.width = output_width(plan.environment);  // the table on stdout; files never wrap
     for (AtomicFile& file : plan.output_files) {
         // The format from the name as given: a link's target may have another extension.
-        if (auto commit_error = file.commit(render_text(report, plan.format_of(file.requested()), RenderOptions{false, options.verbose}))) {
+        if (const Expected<void> committed = file.commit(render_text(report, plan.format_of(file.requested()), RenderOptions{false, options.verbose}));
+            !committed) {
             // The checks ran: keep their verdicts on stdout even though the file could not be written.
-            usage_error(*commit_error);
-            if (auto print_error = print(render_text(report, Format::table, render_options))) usage_error(*print_error);
+            usage_error(committed.error().message);
+            if (const Expected<void> printed = print(render_text(report, Format::table, render_options)); !printed) usage_error(printed.error().message);
             return exit_usage;
         }
     }
@@ -307,8 +301,8 @@ int emit_run(RunPlan& plan, RunOutcome outcome, RunMetadata metadata) {
         // `-o -` or no -o: the report in its format (colours for the table only); with -o files: the table.
         const Format format = plan.to_standard_output || plan.output_files.empty() ? plan.format_of(std::string(standard_output_name)) : Format::table;
         if (format != Format::table) render_options.color = false;
-        if (auto print_error = print(render_text(report, format, render_options))) {
-            usage_error(*print_error);
+        if (const Expected<void> printed = print(render_text(report, format, render_options)); !printed) {
+            usage_error(printed.error().message);
             return exit_usage;
         }
     }
@@ -319,17 +313,16 @@ int emit_run(RunPlan& plan, RunOutcome outcome, RunMetadata metadata) {
 
 int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv) {
     const Registry registry(builtin_checks());
-    // First, before any -o temporary file exists, and for the whole run (issue 18: a signal in
-    // the first milliseconds left `.report.json.tmp.XXXXXX` behind). Supervised, a signal stops the
+    // First, before any -o temporary file exists, and for the whole run (a signal in
+    // the first milliseconds would leave `.report.json.tmp.XXXXXX` behind). Supervised, a signal stops the
     // worker and the partial report is still written; with --no-isolation nothing would notice it,
     // so the temporary files are removed and cudacheck exits at once, 128 + the signal.
     const StopSignals signals(given.no_isolation ? StopSignals::OnSignal::exit_now : StopSignals::OnSignal::stop_the_run);
     const auto start = std::chrono::steady_clock::now();
     const std::string timestamp = utc_timestamp_now();
-    std::string error;
-    std::optional<RunPlan> plan = plan_run(given, registry, error);
+    Expected<RunPlan> plan = plan_run(given, registry);
     if (!plan) {
-        usage_error(error);
+        usage_error(plan.error().message);
         return exit_usage;
     }
     RunOutcome outcome = execute_run(*plan, signals);
@@ -346,32 +339,31 @@ int run_run(const RunCommandOptions& given, const std::vector<std::string>& argv
     return emit_run(*plan, std::move(outcome), std::move(metadata));
 }
 
-std::optional<std::string> duration_error(const RunCommandOptions& options, bool burn_in_selected) {
+Expected<void> check_durations(const RunCommandOptions& options, bool burn_in_selected) {
     const bool full = options.level == "full";
     if (options.duration_seconds > 0 && !full)
-        return fmt::format("--duration sets how long gpu.stress and gpu.memtest run, and they run only at --level full (not {})", options.level);
-    if (!full || !burn_in_selected) return std::nullopt;
+        return Error{fmt::format("--duration sets how long gpu.stress and gpu.memtest run, and they run only at --level full (not {})", options.level)};
+    if (!full || !burn_in_selected) return {};
     const double duration = options.duration_seconds > 0 ? options.duration_seconds : default_stress_seconds;
     if (duration >= options.timeout_seconds)
-        return fmt::format("--duration {:g} must be shorter than the per-check --timeout {:g} (gpu.stress runs that long plus its set-up): "
-                           "lower --duration or raise --timeout",
-                           duration, options.timeout_seconds);
+        return Error{fmt::format("--duration {:g} must be shorter than the per-check --timeout {:g} (gpu.stress runs that long plus its set-up): "
+                                 "lower --duration or raise --timeout",
+                                 duration, options.timeout_seconds)};
     if (2 * duration >= options.run_timeout_seconds)
-        return fmt::format("--duration {:g}: gpu.stress and gpu.memtest may take {:g} s on each GPU, one after the other, which --run-timeout {:g} "
-                           "does not allow: lower --duration or raise --run-timeout",
-                           duration, 2 * duration, options.run_timeout_seconds);
-    return std::nullopt;
+        return Error{fmt::format("--duration {:g}: gpu.stress and gpu.memtest may take {:g} s on each GPU, one after the other, which --run-timeout "
+                                 "{:g} does not allow: lower --duration or raise --run-timeout",
+                                 duration, 2 * duration, options.run_timeout_seconds)};
+    return {};
 }
 
-std::optional<std::vector<int>> parse_device_list(const std::string& text, std::string& error) {
+Expected<std::vector<int>> parse_device_list(const std::string& text) {
     std::vector<int> ordinals;
     if (text == "all") return ordinals;
     for (const std::string& item : sys::split(text, ',')) {
         int ordinal = -1;
         const auto [end, failure] = std::from_chars(item.data(), item.data() + item.size(), ordinal);
         if (item.empty() || failure != std::errc{} || end != item.data() + item.size() || ordinal < 0) {
-            error = fmt::format("--devices '{}': expected 'all' or a comma list of device ordinals like 0,1", text);
-            return std::nullopt;
+            return Error{fmt::format("--devices '{}': expected 'all' or a comma list of device ordinals like 0,1", text)};
         }
         if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end()) ordinals.push_back(ordinal);
     }

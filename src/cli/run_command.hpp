@@ -2,6 +2,8 @@
 // `cudacheck --level full` is `cudacheck run --level full`.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,13 +48,13 @@ CLI::App* setup_run(CLI::App& app, RunCommandOptions& options);
 // `argv`: the whole command line, for the report.
 [[nodiscard]] int run_run(const RunCommandOptions& options, const std::vector<std::string>& argv);
 
-// "all" -> empty (every device); "0,2" -> {0,2}. Empty optional and `error` set when invalid.
-[[nodiscard]] std::optional<std::vector<int>> parse_device_list(const std::string& text, std::string& error);
+// "all" -> empty (every device); "0,2" -> {0,2}; the usage error when invalid.
+[[nodiscard]] Expected<std::vector<int>> parse_device_list(const std::string& text);
 
 // The usage error --duration makes, if any: given below --level full (nothing would use it); or,
 // when gpu.stress or gpu.memtest runs (`burn_in_selected` at --level full), a duration (given or
 // the default) not below the per-check --timeout, or whose double (the two run one after the other
 // on each GPU) is not below --run-timeout.
-[[nodiscard]] std::optional<std::string> duration_error(const RunCommandOptions& options, bool burn_in_selected);
+[[nodiscard]] Expected<void> check_durations(const RunCommandOptions& options, bool burn_in_selected);
 
 }  // namespace cudacheck

@@ -442,19 +442,18 @@ struct Descriptor {
 
 GpuCodeScan inspect_file(const std::string& path) {
     GpuCodeScan scan;
-    std::string error;
-    std::uint64_t size = 0;
     // One open file for the holes (lseek) and the mapping, made through /proc/self/fd, so that both
     // are of the same file even when the path is replaced in between.
-    const Descriptor file{sys::open_regular_file(path, size, error)};
-    if (file.fd < 0) {
-        fail(scan, ScanError::unreadable, error);
+    const Expected<sys::RegularFile> opened = sys::open_regular_file(path);
+    if (!opened) {
+        fail(scan, ScanError::unreadable, opened.error().message);
         return scan;
     }
+    const Descriptor file{opened->fd};
     const std::string same_file = fmt::format("/proc/self/fd/{}", file.fd);
-    const std::optional<MappedFile> mapped = MappedFile::open(sys::exists(same_file) ? same_file : path, error);
+    const Expected<MappedFile> mapped = MappedFile::open(sys::exists(same_file) ? same_file : path);
     if (!mapped) {
-        fail(scan, ScanError::unreadable, error);
+        fail(scan, ScanError::unreadable, mapped.error().message);
         return scan;
     }
     const std::uint64_t mapped_size = mapped->bytes().size();

@@ -3,7 +3,7 @@
 // compiler with an #error ("#error -- unsupported GNU version! gcc versions later than 15 are not
 // supported! ..."). Rather than a table of versions, the file is preprocessed here for a compiler's
 // predefined macros (the conditional directives and #define/#undef of plain macros; #include is not
-// followed), and the #error lines it reaches are what nvcc would stop with (issue 19). The nvcc flag
+// followed), and the #error lines it reaches are what nvcc would stop with. The nvcc flag
 // -allow-unsupported-compiler defines __NV_NO_HOST_COMPILER_CHECK, which the same file honours.
 #pragma once
 

@@ -29,7 +29,7 @@ struct LibraryFamily {
     std::string_view check = {};  // the check that opens it ("cublas.gemm"); "" when it is only located
     // The table's libraries this one opens itself with dlopen() during some calls, by name: not
     // DT_NEEDED, so only the loader's search at that moment finds them, and a damaged one kills its
-    // caller's process then (issue 34). cuDNN 9's shim and its sub-libraries are `cudnn_sublibrary`.
+    // caller's process then. cuDNN 9's shim and its sub-libraries are `cudnn_sublibrary`.
     std::span<const std::string_view> opens = {};
 
     // The CUDA majors whose soname is `soname`: {12} for libcublas.so.12, {12, 13} for

@@ -6,7 +6,6 @@ namespace cudacheck {
 
 namespace {
 constexpr std::array<std::string_view, 3> level_names{"quick", "standard", "full"};
-constexpr std::array<std::string_view, 4> profile_names{"none", "dev", "prod", "ci"};
 }  // namespace
 
 std::string_view to_string(Scope scope) {
@@ -23,14 +22,6 @@ std::string_view to_string(Level level) { return level_names[static_cast<std::si
 std::optional<Level> level_from_string(std::string_view text) {
     for (std::size_t i = 0; i < level_names.size(); ++i)
         if (level_names[i] == text) return static_cast<Level>(i);
-    return std::nullopt;
-}
-
-std::string_view to_string(Profile profile) { return profile_names[static_cast<std::size_t>(profile)]; }
-
-std::optional<Profile> profile_from_string(std::string_view text) {
-    for (std::size_t i = 0; i < profile_names.size(); ++i)
-        if (profile_names[i] == text) return static_cast<Profile>(i);
     return std::nullopt;
 }
 

@@ -2,8 +2,9 @@
 // ResultBuilder. A check never exits the process; an exception it throws becomes an `error` result.
 #pragma once
 
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 #include "util/environment.hpp"
+#include "util/environment_profile.hpp"  // RunOptions::profile
 
 #include <functional>
 #include <memory>
@@ -22,13 +23,6 @@ struct LibraryFamily;   // cuda/library_families.hpp
 enum class Level { quick, standard, full };
 [[nodiscard]] std::string_view to_string(Level level);
 [[nodiscard]] std::optional<Level> level_from_string(std::string_view text);
-
-// --profile: what the shell's environment is for (issue 19), which changes how env.variables judges
-// it and what `cudacheck env` prints. dev: synchronous launches, one GPU, for debugging; prod:
-// asynchronous launches, no debugging variables; ci: reproducible results, one GPU. none: not said.
-enum class Profile { none, dev, prod, ci };
-[[nodiscard]] std::string_view to_string(Profile profile);  // "none", "dev", "prod", "ci"
-[[nodiscard]] std::optional<Profile> profile_from_string(std::string_view text);
 
 // host: runs once, before any GPU work. device: runs once per selected device, devices at once.
 // multi_device: runs once over every selected device together (peer copies, collectives), at the

@@ -141,7 +141,7 @@ CheckResult run_one(const Check& check, CheckContext& context) {
         note_sharing(check.info().id, context.sharing(), builder);
     } catch (const std::system_error& exception) {
         // A thread or process the check needed could not start (EAGAIN): the process limit, not a
-        // cudacheck bug (issue 35).
+        // cudacheck bug.
         if (exception.code() == std::errc::resource_unavailable_try_again)
             builder.add(Code::process_limit_reached,
                         fmt::format("{} could not start a thread or process ({}): {}", check.info().id, exception.what(), sys::process_limit_words()));

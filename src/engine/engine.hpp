@@ -7,7 +7,7 @@
 
 #include "engine/check.hpp"
 #include "engine/registry.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// A running check's live figure (issue 20): how far a burn-in check is and how fast it goes now,
+// A running check's live figure: how far a burn-in check is and how fast it goes now,
 // for the progress line `cudacheck run` draws on a terminal (isolation/progress_line.hpp). A check
 // reports it with report_progress(context, ...) as often as it likes; the worker sends at most four
 // a second per check to its supervisor (isolation/worker.cpp), so reporting costs nothing

@@ -109,7 +109,8 @@ std::vector<DeviceInfo> report_devices(Probes& probes, const Environment& enviro
         // --level quick: the GPUs CUDA would show, where NVML's list predicts them with certainty.
         PredictedCudaView view = predict_cuda_view(nvml->devices, parse_cuda_visible_devices(environment.get("CUDA_VISIBLE_DEVICES")),
                                                    environment.get("CUDA_DEVICE_ORDER"));
-        return view.certain ? std::move(view.devices) : nvml->devices;
+        if (view.certain) return std::move(view.devices);
+        return nvml->devices;
     }
     return {};
 }

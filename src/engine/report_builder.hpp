@@ -1,7 +1,7 @@
 // Assembles the Report from the results and the facts the probes gathered.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
 

@@ -1,6 +1,6 @@
 #include "engine/root_cause.hpp"
 
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// One root cause, one finding (issue 36). On a machine where CUDA cannot work at all, because the
+// One root cause, one finding. On a machine where CUDA cannot work at all, because the
 // NVIDIA kernel module is not loaded or its device files are missing or closed to this user (a
 // container started without GPUs, a host without the driver), every check that needs the driver
 // fails or is skipped for that one reason: driver.libcuda (CC210), driver.nvml (CC220) and every
@@ -9,7 +9,7 @@
 // comes first.
 #pragma once
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 #include "engine/check.hpp"
 
 #include <vector>

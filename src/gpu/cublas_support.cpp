@@ -6,14 +6,12 @@
 
 namespace cudacheck::gpu {
 
-bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder& result) {
-    if (!bind_library(library, cublas_symbols, api, result)) return false;
+void record_cublas_version(const CublasApi& api, ResultBuilder& result) {
     int major = 0, minor = 0, patch = 0;
     api.get_property(MAJOR_VERSION, &major);
     api.get_property(MINOR_VERSION, &minor);
     api.get_property(PATCH_LEVEL, &patch);
     result.evidence("cublas_version", fmt::format("{}.{}.{}", major, minor, patch));
-    return true;
 }
 
 std::string Cublas::remediation(Status) {

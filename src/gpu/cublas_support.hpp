@@ -18,9 +18,8 @@
 
 namespace cudacheck::gpu {
 
-// Resolves every entry point and records the cuBLAS version as evidence; false (with a
-// library_symbol_missing finding) when one is missing.
-[[nodiscard]] bool resolve_cublas(const LoadedLibrary& library, CublasApi& api, ResultBuilder& result);
+// Records the cuBLAS version as evidence.
+void record_cublas_version(const CublasApi& api, ResultBuilder& result);
 
 // A cuBLAS call failed: reported as a library_call_failed finding with the status name.
 struct Cublas {
@@ -28,6 +27,18 @@ struct Cublas {
     [[nodiscard]] static std::string remediation(Status status);
 };
 using CublasFailure = LibraryFailure<Cublas>;
+
+// run_library_check for a check built on cuBLAS (cublas.gemm, gpu.stress): the cuBLAS version as
+// evidence, then `body(api, device)` on the check's device.
+template <typename Body>
+void run_cublas_check(CheckContext& context, ResultBuilder& result, Body&& body) {
+    const auto version = [&](const LoadedLibrary&, const CublasApi& api) {
+        record_cublas_version(api, result);
+        return true;
+    };
+    run_library_check<Cublas>(context, result, cuda_library::cublas, cublas_symbols, version,
+                              [&](const LoadedLibrary&, const CublasApi& api, int device) { body(api, device); });
+}
 
 // The step of creating a cuBLAS handle on `device` (cuBLASLt's set-up in its context): announced,
 // so that a crash or hang there is charged to it (util/actions.hpp).

@@ -13,14 +13,29 @@
 
 namespace cudacheck::gpu {
 
-CheckInfo library_check_info(std::string id, std::string title, std::string description, const LibraryFamily& library,
-                             std::vector<Code> more_raises) {
+CheckInfo library_check_info(CheckInfo check, const LibraryFamily& library) {
     std::vector<Code> raises{Code::cuda_call_failed,       Code::gpu_out_of_memory,      Code::wrong_result,
                              Code::library_not_found,      Code::library_symbol_missing, Code::library_call_failed,
                              Code::library_damaged};
-    raises.insert(raises.end(), more_raises.begin(), more_raises.end());
-    return CheckInfo{std::move(id), std::move(title), std::move(description), Scope::device, Level::standard, {"cuda.devices"},
-                     [&library](Probes& probes) { probes.prefetch_libraries({&library}); }, std::move(raises), {}, {&library}};
+    raises.insert(raises.end(), check.raises.begin(), check.raises.end());
+    std::vector<std::string> depends_on{"cuda.devices"};
+    depends_on.insert(depends_on.end(), check.depends_on.begin(), check.depends_on.end());
+    std::vector<const LibraryFamily*> libraries{&library};
+    libraries.insert(libraries.end(), check.libraries.begin(), check.libraries.end());
+    return CheckInfo{.id = std::move(check.id),
+                     .title = std::move(check.title),
+                     .description = std::move(check.description),
+                     .scope = Scope::device,
+                     .min_level = std::max(check.min_level, Level::standard),
+                     .depends_on = std::move(depends_on),
+                     .prepare =
+                         [&library, own = std::move(check.prepare)](Probes& probes) {
+                             probes.prefetch_libraries({&library});
+                             if (own) own(probes);
+                         },
+                     .raises = std::move(raises),
+                     .answers = std::move(check.answers),
+                     .libraries = std::move(libraries)};
 }
 
 const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& family) {
@@ -76,6 +91,8 @@ const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& resul
                                             library.soname));
     return &library;
 }
+
+std::string version_evidence_key(const LoadedLibrary& library) { return fmt::format("{}_version", sys::to_lower(library.name)); }
 
 CopiesAdvice advise_on_copies(const LibraryFacts& facts, std::string_view family, std::string_view soname, std::string_view install_hint) {
     CopiesAdvice advice;

@@ -3,23 +3,31 @@
 #pragma once
 
 #include "bind/library_failure.hpp"
+#include "bind/library_version.hpp"
 #include "bind/symbols.hpp"
 #include "engine/check.hpp"
+#include "gpu/cuda_runtime.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/library_locator.hpp"
 
+#include <concepts>
+#include <fmt/format.h>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cudacheck::gpu {
 
-// The CheckInfo of a per-device check built on a CUDA library: standard level, needs cuda.devices,
-// opens the library in the background as soon as the run starts, declares it (CheckInfo::libraries),
-// and raises what every such check can (a CUDA error, out of memory, a wrong result, the library
-// missing, damaged, lacking a symbol or failing a call) and `more_raises`.
-[[nodiscard]] CheckInfo library_check_info(std::string id, std::string title, std::string description,
-                                             const LibraryFamily& library, std::vector<Code> more_raises = {});
+// The CheckInfo of a per-device check built on a CUDA library, from the check's own (id, title,
+// description, answers, its own codes, dependencies and preparation): per device, at standard
+// level or the check's own if higher, after cuda.devices; it opens the library in the background
+// as soon as the run starts (then runs the check's own `prepare`), declares it first
+// (CheckInfo::libraries), and raises what every such check can (a CUDA error, out of memory, a
+// wrong result, the library missing, damaged, lacking a symbol or failing a call) before the
+// check's own `raises`.
+//   gpu::library_check_info({.id = "cufft.fft", .title = ..., .description = ..., .answers = ...}, cuda_library::cufft)
+[[nodiscard]] CheckInfo library_check_info(CheckInfo check, const LibraryFamily& library);
 
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
 [[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& library);
@@ -57,6 +65,65 @@ template <typename Api, std::size_t Size>
 template <typename Library>
 void report_failure(ResultBuilder& result, Code code, const LibraryFailure<Library>& failure) {
     result.add(code, failure.what(), failure.remediation());
+}
+
+// A library binding's tag (bind/library_failure.hpp) that says what to do about each status.
+template <typename Library>
+concept RemediesStatus = requires(typename Library::Status status) {
+    { Library::remediation(status) } -> std::convertible_to<std::string>;
+};
+
+// The run() of a check built on one CUDA library, whose binding's tag is `Library`: the library
+// opened (require_library), its functions bound from `symbols` (bind_library), `versions(library,
+// api)` recording its version as evidence (false: the GPU work is not to run, after the finding
+// that says why), then `body(library, api, device)` on the check's device (run_gpu_check: CUDA
+// errors become findings), a failed call of the library (LibraryFailure<Library>) a
+// library_call_failed finding with the tag's remediation. A tag with no remediation (cuDNN's,
+// whose check judges each failure with the library's path) leaves its failures to `body`.
+//   gpu::run_library_check<Cufft>(context, result, cuda_library::cufft, cufft_symbols, versions,
+//                                 [&](const LoadedLibrary& library, const CufftApi& api, int device) { ... });
+template <typename Library, typename Api, std::size_t Size, typename Versions, typename Body>
+void run_library_check(CheckContext& context, ResultBuilder& result, const LibraryFamily& family, const LibrarySymbol<Api> (&symbols)[Size],
+                       Versions&& versions, Body&& body) {
+    const LoadedLibrary* library = require_library(context, result, family);
+    if (library == nullptr) return;
+    Api api;
+    if (!bind_library(*library, symbols, api, result)) return;
+    if (!std::forward<Versions>(versions)(*library, std::as_const(api))) return;
+    run_gpu_check(context, result, [&](int device) {
+        if constexpr (RemediesStatus<Library>) {
+            try {
+                body(*library, std::as_const(api), device);
+            } catch (const LibraryFailure<Library>& failure) {
+                report_failure(result, Code::library_call_failed, failure);
+            }
+        } else {
+            body(*library, std::as_const(api), device);
+        }
+    });
+}
+
+// For run_library_check: a library whose version the check records elsewhere, or not at all.
+inline constexpr auto no_version_evidence = [](const LoadedLibrary&, const auto&) { return true; };
+
+// run_library_check's `versions` for a library with its own xGetVersion(int*) (`get_version`, the
+// Api's member): "<library>_version" evidence (cufft_version, curand_version: named as
+// require_library names "<library>_soname"), the version decoded, its major compared with the
+// soname's only as evidence (a mismatch would already have made the symbols or a call fail), or
+// the failed call and its status.
+//   gpu::version_evidence(result, "cufftGetVersion", &CufftApi::get_version, CUFFT_SUCCESS, describe_status)
+[[nodiscard]] std::string version_evidence_key(const LoadedLibrary& library);  // "cufft_version"
+template <typename Api, typename Status>
+[[nodiscard]] auto version_evidence(ResultBuilder& result, std::string_view call, Status (*Api::*get_version)(int*), Status success,
+                                    std::string (*describe)(Status)) {
+    return [&result, call, get_version, success, describe](const LoadedLibrary& library, const Api& api) {
+        int version = 0;
+        if (const Status status = (api.*get_version)(&version); status == success)
+            result.evidence(version_evidence_key(library), describe_version(version, library.soname));
+        else
+            result.evidence(version_evidence_key(library), fmt::format("{} failed: {}", call, describe(status)));
+        return true;
+    };
 }
 
 // Accuracy of a GPU result against a float64 reference: relative Frobenius error

@@ -1,8 +1,8 @@
 #include "inspect/inspection.hpp"
 
 #include "cuda/cuda_facts.hpp"
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/report.hpp"
+#include "report/catalog.hpp"
+#include "report/report.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -136,7 +136,7 @@ InspectedFile inspect_and_judge(const std::string& path, const std::vector<Inspe
             for (const InspectTarget& target : targets) file.verdicts.push_back(judge_target(file.scan, target, driver_cuda));
     } catch (const std::exception& error) {
         // The last resort: nothing a file claims is allocated, but one file must never end the
-        // listing of the others (issue 18: a bad_alloc ended the whole command).
+        // listing of the others (a bad_alloc would end the whole command).
         file.scan = GpuCodeScan{};
         file.verdicts.clear();
         file.scan.error = ScanError::malformed;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 #include "cuda/gpu_code.hpp"
 #include "util/json_read.hpp"
 

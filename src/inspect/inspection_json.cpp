@@ -1,6 +1,6 @@
 // The `cudacheck inspect` document as JSON (docs/cli.md, "inspect"): the inspect layer's own
 // document, written with the report's JSON conventions (report/report_json.hpp).
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "inspect/inspection.hpp"
 #include "report/report_json.hpp"
 

@@ -1,6 +1,6 @@
 #include "isolation/crash_attribution.hpp"
 
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "probes/library_damage.hpp"
 #include "util/headline.hpp"
 #include "util/path.hpp"

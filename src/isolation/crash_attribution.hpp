@@ -1,4 +1,4 @@
-// Whether a damaged library file explains a check's crash or hang (issue 34). The announced loads
+// Whether a damaged library file explains a check's crash or hang. The announced loads
 // (util/actions.hpp) cover the files cudacheck opens itself; the libraries those load on their own,
 // later and possibly during a call (cuDNN's sub-libraries, NVRTC, nvJitLink), are not announced, so
 // a check that died in one was a crash (CC902) with a GPU-fault fix. Before it decides that, the
@@ -9,7 +9,7 @@
 // supervisor loads no library.
 #pragma once
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 #include "engine/check.hpp"
 #include "probes/library_locator.hpp"
 #include "util/activity.hpp"
@@ -45,7 +45,7 @@ struct ChargedToLibrary {
 // and the CUDA runtime cudacheck was built with (whose sonames Probes::library opens).
 [[nodiscard]] std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check, const CheckEnding& ending);
 
-// What the check's process was doing when it died or hung, besides a damaged library (issue 35):
+// What the check's process was doing when it died or hung, besides a damaged library:
 // CC902 and CC903 used to send everyone to look for GPU faults, also when a compiler hung or a
 // parser crashed on a file. From the activity board (util/activity.hpp) and the announced steps.
 struct Circumstances {

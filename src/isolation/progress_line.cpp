@@ -162,7 +162,7 @@ ProgressLine::ProgressLine(ProgressSettings settings, ProgressModel first, Clock
         const std::lock_guard<std::mutex> lock(mutex_);
         draw_locked(Clock::now());
     }
-    // Without a thread (EAGAIN under a process limit, issue 35) the line stays as first drawn.
+    // Without a thread (EAGAIN under a process limit) the line stays as first drawn.
     try {
         thread_ = std::thread([this] { run(); });
     } catch (const std::system_error&) {

@@ -1,4 +1,5 @@
-// The live progress line `cudacheck run` draws on stderr while its checks run (issue 20):
+// The live progress line `cudacheck run` draws on stderr while its checks run, so that a long
+// run shows it is alive:
 //
 //   [12/27] running cublas.gemm@0, gpu.stress@0 (12/20 s, 812 TFLOP/s) — 3.1 s
 //

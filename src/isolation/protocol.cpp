@@ -75,8 +75,8 @@ Task task_of(const json& event) {
 }
 
 // A path as it is when it is UTF-8, else {"hex": its bytes}: JSON strings are Unicode, and nlohmann's
-// dump would either throw or replace the bytes that are not (issue 35: `--python` naming a
-// directory whose name is Latin-1 reached the worker as another path).
+// dump would either throw or replace the bytes that are not (then `--python` naming a
+// directory whose name is Latin-1 would reach the worker as another path).
 json bytes_value(const std::string& text) {
     try {
         (void)json(text).dump();  // the strict handler throws type_error.316 on invalid UTF-8

@@ -7,10 +7,10 @@
 //              registry order), "decided" (results not to run again), "one_at_a_time", "failed_actions"
 //              ([{"kind","subject","how","timed_out"}]: steps an earlier worker died or hung in)}
 //             Paths ("python", an action's "subject") may be any bytes: one that is not UTF-8 is
-//             written {"hex": "<its bytes>"} (issue 35: re-encoded with U+FFFD it named another path).
+//             written {"hex": "<its bytes>"} (re-encoded with U+FFFD it would name another path).
 //   fd 3    lines "<nonce> <JSON event>", the Events below, as things happen. The nonce is the job's,
-//             which only the worker read: a line without it is not the worker's (issue 35: a child
-//             that reached the pipe forged a result) and is dropped, like every line after "done".
+//             which only the worker read: a line without it is not the worker's (a child
+//             that reached the pipe could forge a result) and is dropped, like every line after "done".
 //             The worker marks fd 3 close-on-exec at once; what it runs gets none of its descriptors.
 //   fd 4    the activity board (util/activity.hpp), shared memory where the worker's threads note
 //             what they are doing (the check, the child program running, the last file read), which
@@ -39,7 +39,7 @@
 #include "engine/check.hpp"
 #include "engine/progress.hpp"
 #include "engine/report_builder.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "util/actions.hpp"
 
 #include <compare>

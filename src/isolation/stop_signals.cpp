@@ -1,6 +1,6 @@
 #include "isolation/stop_signals.hpp"
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "util/atomic_file.hpp"
 #include "util/process.hpp"
 
@@ -30,7 +30,7 @@ struct sigaction previous_file_size {};
 extern "C" void on_stop_signal(int signal) {
     if (exit_at_once != 0) {
         AtomicFile::remove_temporaries_now();
-        sys::kill_spawned_groups();  // the programs the checks run go too (issue 35)
+        sys::kill_spawned_groups();  // the programs the checks run go too: none outlives cudacheck
         ::_exit(exit_interrupted_base + signal);
     }
     const int saved_errno = errno;

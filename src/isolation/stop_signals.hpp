@@ -1,7 +1,7 @@
 // SIGINT, SIGTERM and SIGHUP during a run: they must not kill cudacheck, which then stops its worker
 // and still writes the partial report. The handler only records the signal and wakes the
 // supervision loop through a pipe it polls. `cudacheck run` installs them first, before any
-// temporary file exists (issue 18: a signal in the first milliseconds of `-o report.json` used to
+// temporary file exists (a signal in the first milliseconds of `-o report.json` would otherwise
 // leave `.report.json.tmp.XXXXXX` behind), and hands them to the supervisor.
 #pragma once
 

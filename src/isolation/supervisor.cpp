@@ -79,7 +79,7 @@ public:
 
     // Runs one worker until it reports "done", dies, or a limit or signal stops it. Its death is
     // seen by its exit (a pidfd, or waitid every 50 ms), not by end of file on its pipes, which a
-    // program it started may hold open (issue 35).
+    // program it started may hold open after the worker died.
     WorkerEnd watch(WorkerProcess& worker, Clock::time_point run_start) {
         std::string pending_events;
         bool events_open = true;
@@ -242,7 +242,7 @@ public:
         decide_ending(task, code, std::move(ending), elapsed, end, only_check);
     }
     // `code` (CC902, CC903) for `task`, whose fix names GPU faults only when a GPU call may have been
-    // in flight, and otherwise the program it ran or the file it read last (issue 35).
+    // in flight, and otherwise the program it ran or the file it read last: a hung compiler is no GPU fault.
     // `only_check`: no other check was in flight, so threads no check labelled count as its own.
     void decide_ending(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed, const WorkerEnd& end, bool only_check) {
         const Check* check = find_check(task.check_id);
@@ -408,13 +408,14 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
 SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals) {
     const auto run_start = Clock::now();
     // What a killed worker leaves running (a compiler in its own process group, what that started)
-    // comes to this process instead of init, to be killed (issue 35: children of children outlived
+    // comes to this process instead of init, to be killed (children of children would otherwise outlive
     // cudacheck). Restored when the run is over.
     int was_subreaper = 0;
     (void)::prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
     (void)::prctl(PR_SET_CHILD_SUBREAPER, 1);
     RunState state(selection, settings, signals);
-    // The line first (issue 20: on the terminal within 200 ms), and erased before the caller prints.
+    // The line first (on the terminal within 200 ms: the run shows it started), and erased before
+    // the caller prints.
     ProgressLine progress_line(settings.progress, state.progress_model(), run_start);
     state.show_progress_on(&progress_line);
     SupervisedRun run;
@@ -461,7 +462,7 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             break;
         }
         if (end.kind == WorkerEnd::out_of_processes || (end.kind == WorkerEnd::died && state.worker_ran_out_of_processes())) {
-            // Not a fault of a check or of the GPU: no more threads or processes (issue 35).
+            // Not a fault of a check or of the GPU: no more threads or processes (the process limit).
             state.decide_undecided(Code::process_limit_reached,
                                    end.kind == WorkerEnd::out_of_processes
                                        ? end.reason

@@ -7,7 +7,7 @@
 // it, the others run. SIGINT/SIGTERM stop the worker and leave a partial report with the unfinished
 // checks skipped as "interrupted". The supervisor itself never loads libcuda, NVML or a CUDA library.
 //
-// Against the programs the checks run (issue 35): only lines that carry the worker's nonce count as
+// Against the programs the checks run, which may be hostile: only lines that carry the worker's nonce count as
 // its events, and none after its "done"; its death is seen by its exit, not by its pipes, which such
 // a program may hold; what a dead or stopped worker leaves running comes to the supervisor (a child
 // subreaper for the run) and is killed; a crash or hang names the program or file the check was

@@ -9,6 +9,7 @@
 #include "probes/probes.hpp"
 #include "isolation/protocol.hpp"
 #include "util/activity.hpp"
+#include "util/expected.hpp"
 #include "util/actions.hpp"
 #include "util/process.hpp"
 
@@ -130,15 +131,15 @@ void prepare_selected_checks(const Selection& selection, const RunOptions& optio
 
 // --devices names ordinals; only a working driver can say whether they exist. Without one the
 // driver checks report the real problem and per-device checks are skipped anyway.
-std::optional<std::string> missing_device(const RunOptions& options, Probes& probes) {
-    if (options.devices.empty() || options.level == Level::quick) return std::nullopt;
+Expected<void> check_devices_exist(const RunOptions& options, Probes& probes) {
+    if (options.devices.empty() || options.level == Level::quick) return {};
     const DriverFacts& driver = probes.initialised_driver();
-    if (!driver.device_count) return std::nullopt;
+    if (!driver.device_count) return {};
     for (int ordinal : options.devices)
         if (ordinal >= *driver.device_count)
-            return fmt::format("--devices {}: this machine has {} visible CUDA device(s) (ordinals 0..{})", ordinal, *driver.device_count,
-                               *driver.device_count - 1);
-    return std::nullopt;
+            return Error{fmt::format("--devices {}: this machine has {} visible CUDA device(s) (ordinals 0..{})", ordinal, *driver.device_count,
+                                     *driver.device_count - 1)};
+    return {};
 }
 
 }  // namespace
@@ -147,8 +148,8 @@ ChecksRun run_checks_here(const EngineInput& input) {
     // Before anything could run cuInit or start a thread.
     if (input.options.level != Level::quick) limit_hardware_queues(input.environment);
     ChecksRun run;
-    if (auto problem = missing_device(input.options, input.probes)) {
-        run.usage_error = std::move(problem);
+    if (const Expected<void> devices = check_devices_exist(input.options, input.probes); !devices) {
+        run.usage_error = devices.error().message;
         return run;
     }
     trace::start(input.environment.get("CUDACHECK_TRACE"));
@@ -165,7 +166,7 @@ int run_worker() {
     // already gone, stop now.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The event pipe and the activity board reach no program the checks (or the libraries they
-    // load) start, whoever starts it (issue 35: an interpreter that inherited fd 3 forged a result).
+    // load) start, whoever starts it (an interpreter that inherited fd 3 could forge a result).
     ::fcntl(protocol::events_fd, F_SETFD, FD_CLOEXEC);
     (void)activity::attach(protocol::activity_fd);
     const std::string input(std::istreambuf_iterator<char>(std::cin), {});
@@ -192,7 +193,7 @@ int run_worker() {
         }
     } catch (const std::system_error& error) {
         // No thread could be started for the next check (std::async, std::thread: EAGAIN): the
-        // process limit, which the supervisor reports as such rather than as a crash (issue 35).
+        // process limit, which the supervisor reports as such rather than as a crash.
         if (error.code() != std::errc::resource_unavailable_try_again) throw;
         events.send(protocol::OutOfProcesses{fmt::format("the check process could not start a thread for the checks ({}): {}", error.what(), sys::process_limit_words())});
     }

@@ -16,7 +16,7 @@ namespace cudacheck {
 
 namespace {
 
-constexpr std::size_t output_tail_bytes = 64 * 1024;
+constexpr std::size_t output_tail_bytes = std::size_t{64} * 1024;
 
 }  // namespace
 
@@ -37,11 +37,10 @@ std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable,
     if (board) request.fds.push_back(sys::ChildFd::copy(board->fd(), protocol::activity_fd));
     request.own_process_group = true;
     request.default_signals = true;
-    std::string spawn_error;
-    const std::optional<pid_t> pid = sys::spawn(request, spawn_error);
+    const Expected<pid_t> pid = sys::spawn(request);
     if (!pid) {
-        failure.error_number = errno;
-        failure.message = fmt::format("could not start {} {}: {}", executable, protocol::worker_subcommand, spawn_error);
+        failure.error_number = pid.error().code;
+        failure.message = fmt::format("could not start {} {}: {}", executable, protocol::worker_subcommand, pid.error().message);
         return std::nullopt;
     }
     WorkerProcess worker;

@@ -38,7 +38,7 @@ public:
     // longer than sys::ended_poll_interval_ms and ask has_ended().
     [[nodiscard]] int ended_descriptor() const { return ended_.get(); }
     // Whether the worker has ended, by its exit, not by its pipes: a program it started may hold
-    // them open (issue 35: a dead worker went unnoticed until the run's time limit).
+    // them open (a dead worker would go unnoticed until the run's time limit).
     [[nodiscard]] bool has_ended() const { return sys::has_ended(pid_); }
 
     // Kills the whole process group (the worker and anything it started that is still in it) and

@@ -17,8 +17,8 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     loaded.name = std::string(family.name);
     loaded.soname = std::string(family.soname_for(cuda_major));
     // A damaged copy first in line, or a damaged library it needs, is never opened: the loader maps
-    // it and the process dies with SIGBUS when a page past the end of a truncated file is touched
-    // (issue 18), which would cost every check of the run, not only those that use this library. A
+    // it and the process dies with SIGBUS when a page past the end of a truncated file is touched,
+    // which would cost every check of the run, not only those that use this library. A
     // copy renamed from another version maps safely and is opened. The search is this process's.
     DirectoryListings listings;
     std::optional<LoaderSearch> own_search;

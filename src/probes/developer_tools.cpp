@@ -25,7 +25,7 @@ bool is_version_character(char c) { return is_digit_or_dot(c) || (c >= 'A' && c 
 // The first "<prefix><digit><more>*" in `text`: the version after the prefix, or nullopt. What
 // std::regex_search found with `prefix([0-9][more]*)`, scanned by hand: libstdc++'s regex recurses
 // once per character it repeats, and a tool that printed a long version ended the process with
-// SIGSEGV (issue 35).
+// SIGSEGV.
 template <typename More>
 std::optional<std::string> version_after(std::string_view text, std::string_view prefix, More&& more) {
     for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {

@@ -1,4 +1,4 @@
-// A toolkit's developer tools (issue 19): Nsight Systems (nsys), Nsight Compute (ncu), cuda-gdb,
+// A toolkit's developer tools: Nsight Systems (nsys), Nsight Compute (ncu), cuda-gdb,
 // compute-sanitizer, cuobjdump and nvdisasm, each found in the toolkit's bin/ (else on PATH) and
 // asked for its version; and what decides whether profiling GPU counters works here: the driver's
 // RmProfilingAdminOnly (the module parameter NVreg_RestrictProfilingToAdminUsers, shown in

@@ -106,7 +106,7 @@ std::string normalize_pci_bus_id(std::string_view bus_id) {
     unsigned int bus = 0;
     unsigned int device = 0;
     unsigned int function = 0;
-    const std::string text(bus_id);
+    std::string text(bus_id);
     if (std::sscanf(text.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) == 4)
         return fmt::format("{:08X}:{:02X}:{:02X}.{:X}", domain, bus, device, function);
     return text;

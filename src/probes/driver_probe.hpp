@@ -7,7 +7,7 @@
 #include "bind/dynamic_library.hpp"
 #include "util/actions.hpp"
 #include "util/environment.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <functional>
 #include <optional>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "util/environment.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <map>
 #include <string>

@@ -17,7 +17,7 @@ namespace {
 // The first line is scanned by hand, as the pattern
 // `NVRM version:.*?Kernel Module(?: for (\S+))?\s+(\d+(?:\.\d+)+)` matched it: libstdc++'s
 // std::regex recurses once per character it repeats, so a long line (a crafted file under --root,
-// a driver's future banner) could end the process with SIGSEGV (issue 35). Linear in the line.
+// a driver's future banner) could end the process with SIGSEGV. Linear in the line.
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // ECMAScript's \s in the "C" locale.

@@ -12,13 +12,12 @@ namespace cudacheck {
 
 std::optional<FileDamage> library_file_damage(const std::string& real_path, std::string_view soname) {
     // The file is mapped once for both readings of its headers.
-    std::string error;
-    const std::optional<MappedFile> file = MappedFile::open(real_path, error);
-    if (!file) return FileDamage{"cannot be read: " + error};
+    const Expected<MappedFile> file = MappedFile::open(real_path);
+    if (!file) return FileDamage{"cannot be read: " + file.error().message};
     if (std::optional<std::string> damage = elf_damage(file->bytes(), native_elf_machine())) return FileDamage{std::move(*damage)};
     // A copy of another version renamed to the wanted soname ("libcublas.so.12 copied to
     // libcublas.so.13"): the loader takes it, and its symbols are another release's.
-    if (const std::optional<ElfDynamic> dynamic = read_elf_dynamic(file->bytes(), error); dynamic && !dynamic->soname.empty() && dynamic->soname != soname)
+    if (const Expected<ElfDynamic> dynamic = read_elf_dynamic(file->bytes()); dynamic && !dynamic->soname.empty() && dynamic->soname != soname)
         return FileDamage{fmt::format("its SONAME is {}, not {}: a copy of another library or version under this name", dynamic->soname, soname), true};
     return std::nullopt;
 }

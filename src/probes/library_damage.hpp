@@ -3,7 +3,7 @@
 // before it opens a library (probes/cuda_libraries.hpp), and that the supervisor applies when a
 // check's process dies or hangs (isolation/crash_attribution.hpp). A library that another library
 // loads, at once (cuBLASLt under cuBLAS) or later on its own (cuDNN's sub-libraries, nvJitLink under
-// cuFFT), kills the process as surely as one cudacheck opens itself (issue 34).
+// cuFFT), kills the process as surely as one cudacheck opens itself.
 #pragma once
 
 #include "cuda/library_families.hpp"

@@ -67,10 +67,9 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
     std::vector<std::unique_ptr<Node>> nodes;
     std::deque<Node*> queue;
     const auto open = [&](const std::string& path, const Node* loader) -> Node* {
-        std::string error;
-        std::optional<ElfDynamic> dynamic = read_elf_dynamic_file(path, error);
+        Expected<ElfDynamic> dynamic = read_elf_dynamic_file(path);
         if (!dynamic) {
-            closure.problems.push_back(fmt::format("{}: {}", path, error));
+            closure.problems.push_back(fmt::format("{}: {}", path, dynamic.error().message));
             return nullptr;
         }
         auto node = std::make_unique<Node>();
@@ -113,7 +112,7 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         paths.runpath = node->runpath;
         // The chain of loaders' DT_RPATHs, bounded as each object's own is (expand_search_path): a
         // chain of crafted objects would otherwise copy and search every one of them for each
-        // object in it (issue 35). Real chains are a few objects of a dozen directories each.
+        // object in it, quadratic work. Real chains are a few objects of a dozen directories each.
         std::size_t chain_directories = 0, chain_bytes = 0;
         for (const Node* in_chain = node; in_chain != nullptr; in_chain = in_chain->loader) {
             if (in_chain->rpath.empty()) continue;

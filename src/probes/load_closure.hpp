@@ -3,7 +3,7 @@
 // as glibc's ld.so does (ld.so(8); resolve() in library_locator.hpp has the
 // order), breadth first, a soname already loaded reused. This is how cudacheck knows which cuDNN a
 // PyTorch wheel loads: libtorch_cuda.so's DT_RPATH ($ORIGIN/../../nvidia/cudnn/lib) comes before
-// LD_LIBRARY_PATH and ld.so.cache (issue 17).
+// LD_LIBRARY_PATH and ld.so.cache.
 #pragma once
 
 #include "probes/library_locator.hpp"

@@ -1,6 +1,6 @@
 // The limits this process runs under, as CUDA work meets them: getrlimit(2) for the address space,
 // data segment, open files, locked memory, file size, stack and processes (with how many tasks the
-// user already runs, issue 35), whether the process may lock memory past
+// user already runs), whether the process may lock memory past
 // its limit (CAP_IPC_LOCK), and the memory limit of its control group (cgroup v2 memory.max, or
 // v1 memory.limit_in_bytes), the lowest on the way from its cgroup to the root.
 #pragma once

@@ -12,7 +12,7 @@ namespace {
 
 // The versions below are scanned by hand, not with std::regex: libstdc++ matches a repetition by
 // recursion, one level per character, so a long run of digits in a toolkit's version.txt or in
-// what an `nvcc --version` printed ended the process with SIGSEGV (issue 35). Each scan is linear.
+// what an `nvcc --version` printed ended the process with SIGSEGV. Each scan is linear.
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 

@@ -3,7 +3,7 @@
 // listed before it stay visible (CUDA C Programming Guide, "CUDA Environment Variables").
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <optional>
 #include <string>

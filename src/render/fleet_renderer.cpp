@@ -49,7 +49,7 @@ std::string figure_text(const FleetNode& node, const std::string& key) {
 }
 
 // The outliers by node, kind and subject, looked up once per cell: a scan of every outlier for each
-// cell made the table quadratic in a fleet of many outliers (issue 35).
+// cell made the table quadratic in a fleet of many outliers.
 class OutlierIndex {
 public:
     explicit OutlierIndex(const std::vector<FleetOutlier>& outliers) {

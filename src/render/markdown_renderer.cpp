@@ -76,8 +76,8 @@ std::string cell_code(std::string_view raw) {
 std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
 
 // A check's message or fix: what it puts between backticks (a command, a variable, a path) is
-// code, to copy as it is; the rest is escaped text. An unpaired backtick is text too (issue 20:
-// fixes read "\`export ...\`" before).
+// code, to copy as it is; the rest is escaped text. An unpaired backtick is text too (escaping
+// every backtick made fixes read "\`export ...\`").
 std::string inline_markdown(std::string_view text, bool in_cell) {
     std::string out;
     for (const TextSpan& span : code_spans(text)) {

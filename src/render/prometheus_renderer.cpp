@@ -26,21 +26,21 @@
 // report's devices section. Host checks carry no GPU labels. dcgm-exporter's `modelName` is left
 // out: promtool rejects camelCase label names (`UUID` and `Hostname` pass), and the join brings it.
 //
-// The host (issue 36), as dcgm-exporter names it: the NODE_NAME variable when it is set, else the
+// The host, as dcgm-exporter names it: the NODE_NAME variable when it is set, else the
 // host's name (internal/pkg/hostname/hostname.go, getLocalHostname), NODE_NAME being set from the
 // downward API's spec.nodeName by its manifests (dcgm-exporter.yaml, the Helm chart's
 // deployment/templates/daemonset.yaml), as deploy/kubernetes sets it here. Its releases up to
 // 4.5.3-4.8.2 write that value as `Hostname`, 4.6.0-4.8.3 and later as `hostname` ("Rename
 // Hostname label to hostname (#655)"): every series here carries both, one value, so that
-// `on(UUID, Hostname)` joins with the one and `on(UUID, hostname)` with the other. Before issue 36
-// `hostname` was gethostname(), which in a Kubernetes pod is the pod's name: it named no node, joined
-// with nothing and changed with every rollout. Outside Kubernetes (no NODE_NAME) it is unchanged.
+// `on(UUID, Hostname)` joins with the one and `on(UUID, hostname)` with the other. Not gethostname(),
+// which in a Kubernetes pod is the pod's name: it names no node, joins with nothing and changes
+// with every rollout. Outside Kubernetes (no NODE_NAME) it is unchanged.
 // The run records NODE_NAME in the report (host.node_name, schema 1.9.0), so `cudacheck render`
 // of a saved report anywhere gives the node that ran it, not the one rendering it.
 // Under --redact there is no `UUID`, `hostname` or `Hostname` label (redacted placeholders join
 // with nothing).
 //
-// `level` on every series (issue 36): a quick, a standard and a full run measure different things
+// `level` on every series: a quick, a standard and a full run measure different things
 // under one check id (cuFFT's c2c n=4096 on an H200: 2.02 TFLOP/s at standard, 13.6 at full, in
 // docs/examples/h200/cudacheck.json and issue16/second-call/full-new.json), and runs at two
 // levels may leave files in one textfile directory, where node_exporter fails the whole scrape on

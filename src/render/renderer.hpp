@@ -6,9 +6,9 @@
 #include "report/fleet.hpp"
 #include "report/report_diff.hpp"
 #include "report/report_json.hpp"
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "engine/registry.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -25,8 +25,8 @@ struct RenderOptions {
     bool color = false;
     bool verbose = false;  // table: evidence under every check
     // table: long lines (results, findings, fixes, evidence) wrap at this many columns with a
-    // hanging indent; 0, what a file or a pipe gets, never (issue 36; cli/command_support.hpp
-    // output_width says when a command sets it).
+    // hanging indent; 0, what a file or a pipe gets, never, so that saved output is
+    // not cut to a terminal's width (cli/command_support.hpp output_width says when a command sets it).
     std::size_t width = 0;
 };
 
@@ -53,7 +53,8 @@ void render_diff(const ReportDiff& diff, const std::string& before_name, const s
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);
-// `cudacheck list --format json` (issue 36): every check as docs/list.schema.json describes it,
+// `cudacheck list --format json`, for scripts and other tools: every check as
+// docs/list.schema.json describes it,
 // `"document": "checks"`, versioned like the report (report/report_json.hpp).
 inline constexpr std::string_view list_json_schema_version = "1.0.0";
 void render_check_list_json(const Registry& registry, std::string_view tool_version, std::ostream& out);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 
 namespace cudacheck::svg {
 
@@ -106,7 +107,8 @@ std::string render(const LineChart& chart) {
     constexpr double width = 480, height = 250, left = 56, right = 12, top = 40, bottom = 34;
     const double plot_width = width - left - right;
     const double plot_height = height - top - bottom;
-    double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    double x_low = infinity, x_high = -infinity, y_low = infinity, y_high = -infinity;
     for (const Line& line : chart.lines)
         for (std::size_t i = 0; i < line.x.size() && i < line.y.size(); ++i) {
             x_low = std::min(x_low, line.x[i]);

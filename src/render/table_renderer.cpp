@@ -170,10 +170,10 @@ private:
         out << fmt::format("{:<7} ", "STATUS") << table.heading_row() << '\n';
         const std::string indent(8 + table.offset(1), ' ');  // under the RESULT column
         // At a terminal's width, each line's later lines hang under its own text: a result under
-        // the RESULT column, a finding after its status word, a fix after "fix: " (issue 36).
+        // the RESULT column, a finding after its status word, a fix after "fix: ".
         // Without -v, checks skipped for one same reason (three or more) share one row, at the place
         // of the first: on a machine without the driver, one line for the 14 checks that need it
-        // rather than 14 (issue 36).
+        // rather than 14.
         std::map<std::string, std::vector<const CheckResult*>> skipped_for;
         if (!options_.verbose)
             for (const CheckResult& result : report.checks)

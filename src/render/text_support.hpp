@@ -3,7 +3,7 @@
 #pragma once
 
 #include "report/report_query.hpp"  // check_label, is_performance_figure
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <string>
 #include <string_view>

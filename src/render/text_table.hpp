@@ -51,7 +51,8 @@ namespace cudacheck {
 [[nodiscard]] std::size_t display_columns(std::string_view text);
 
 // `text` broken at spaces into lines of at most `width` columns, for a terminal of that width
-// (issue 36): the first line continues one that already holds `first_used` columns (a status
+// (a hanging indent rather than the terminal's own wrap at column 0): the first line continues
+// one that already holds `first_used` columns (a status
 // word, "fix: "), every later one starts with `indent` spaces, which the returned line includes
 // (a hanging indent). A word longer than a whole line is cut where the line ends; escape
 // sequences (colours) count no columns and are never cut. Where the terminal is too narrow to

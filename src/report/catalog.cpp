@@ -1,4 +1,4 @@
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 
 #include "util/system.hpp"
 
@@ -14,7 +14,7 @@ namespace {
 constexpr std::array entries{
 #define CUDACHECK_CATALOG_ENTRY(enumerator, number, slug, severity, title, cause, detail, remediation, raised_by) \
     CatalogEntry{Code::enumerator, slug, Status::severity, title, cause, detail, remediation, raised_by},
-#include "cudacheck/catalog_entries.def"
+#include "report/catalog_entries.def"
 #undef CUDACHECK_CATALOG_ENTRY
 };
 

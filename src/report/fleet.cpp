@@ -1,5 +1,6 @@
 #include "report/fleet.hpp"
 
+#include "cuda/library_families.hpp"
 #include "report/report_query.hpp"
 #include "util/system.hpp"
 
@@ -22,7 +23,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // Rates are compared for slowness (a GPU below the median); times and counts are not.
-bool is_rate(const Metric& metric) { return metric.unit.size() > 2 && metric.unit.ends_with("/s"); }
+// Read through the unit's name (unit_from_string), not its spelling: a unit cudacheck never wrote
+// is no rate.
+bool is_rate(const Metric& metric) {
+    const std::optional<Unit> unit = unit_from_string(metric.unit);
+    return unit == Unit::tflops || unit == Unit::gflops || unit == Unit::gb_per_s || unit == Unit::gsamples_per_s;
+}
 
 // 0 for none (every node's figure measured on a shared GPU): no median to be below.
 double median(std::vector<double> values) {
@@ -34,7 +40,7 @@ double median(std::vector<double> values) {
 
 // The most common value and how many nodes have it; no value (count 0) when the most common are
 // tied: two nodes of four on each driver is a split fleet, and neither half is the outlier.
-// Counted in a hash map, once per fact (issue 35: a scan of the values seen so far, for each node,
+// Counted in a hash map, once per fact (a scan of the values seen so far, for each node,
 // made 10,000 nodes take a minute).
 std::pair<std::string, std::size_t> majority(const std::vector<std::string>& values) {
     std::unordered_map<std::string_view, std::size_t> tally;
@@ -42,18 +48,20 @@ std::pair<std::string, std::size_t> majority(const std::vector<std::string>& val
     std::vector<std::pair<std::string, std::size_t>> counts;
     for (const auto& [value, count] : tally) counts.emplace_back(std::string(value), count);
     if (counts.empty()) return {{}, 0};
-    const auto top = *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    auto top = *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     if (std::count_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.second == top.second; }) > 1) return {{}, 0};
     return top;
 }
 
 // cuDNN 9 is libcudnn.so.9 and seven sub-libraries (libcudnn_ops.so.9, ...), one install: a node
-// with another cuDNN is one outlier, not eight. The soname without its `_part`.
+// with another cuDNN is one outlier, not eight. A sub-library counts under cuDNN's own soname, as
+// the library table (cuda/library_families.hpp) says which sonames are its sub-libraries.
 std::string library_family(const std::string& soname) {
-    const std::size_t underscore = soname.find('_');
-    const std::size_t so = soname.find(".so");
-    if (underscore == std::string::npos || so == std::string::npos || underscore > so) return soname;
-    return soname.substr(0, underscore) + soname.substr(so);
+    const LibraryFamily* family = family_of_soname(soname);
+    const LibraryFamily* cudnn = find_library_family("cuDNN");
+    if (family == nullptr || !family->cudnn_sublibrary || cudnn == nullptr) return soname;
+    const std::vector<int> majors = family->cuda_majors_of(soname);
+    return majors.empty() ? soname : std::string(cudnn->soname_for(majors.front()));
 }
 
 // The version-like facts of a node that the fleet should agree on, by name.
@@ -83,7 +91,7 @@ std::map<std::string, std::string> versions_of(const Report& report) {
 
 }  // namespace
 
-std::optional<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths, std::string& error) {
+Expected<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths) {
     std::vector<std::string> files;
     for (const std::string& path : paths) {
         std::error_code ignored;
@@ -92,17 +100,13 @@ std::optional<std::vector<std::string>> fleet_files(const std::vector<std::strin
             for (const auto& entry : fs::directory_iterator(path, ignored))
                 if (entry.path().extension() == ".json" && (entry.is_regular_file(ignored) || broken_link(entry.path().string())))
                     found.push_back(entry.path().string());
-            if (found.empty()) {
-                error = fmt::format("{}: no *.json report in this directory", path);
-                return std::nullopt;
-            }
+            if (found.empty()) return Error{fmt::format("{}: no *.json report in this directory", path)};
             std::sort(found.begin(), found.end());
             files.insert(files.end(), found.begin(), found.end());
         } else if (fs::exists(path, ignored) || broken_link(path)) {
             files.push_back(path);
         } else {
-            error = fmt::format("{}: no such file or directory", path);
-            return std::nullopt;
+            return Error{fmt::format("{}: no such file or directory", path)};
         }
     }
     return files;
@@ -184,7 +188,7 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
         if (node.report) readable.push_back(&node);
 
     // Versions: the majority of the nodes that know the fact.
-    // Each fact's majority is found once, not once per node (issue 35).
+    // Each fact's majority is found once, not once per node, so that it stays linear in the nodes.
     std::map<std::string, std::vector<std::string>> seen;
     for (const FleetNode* node : readable)
         for (const auto& [name, value] : node->versions) seen[name].push_back(value);
@@ -222,7 +226,7 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
         for (const auto& [key, by_device] : node->figures)
             for (const auto& [device, value] : by_device)
                 if (shared_with(*node, key, device) == nullptr) all_values[key].push_back(value);
-    // Each figure's median once, not once per node (issue 35: a sort of every node's values for
+    // Each figure's median once, not once per node (a sort of every node's values for
     // each node was most of the minute 10,000 nodes took).
     std::map<std::string, double> medians;
     for (auto& [key, values] : all_values) medians[key] = median(std::move(values));

@@ -4,7 +4,8 @@
 // slower than the fleet's median beyond a threshold, and every node that failed.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
+#include "util/expected.hpp"
 
 #include <map>
 #include <optional>
@@ -21,7 +22,7 @@ struct FleetNode {
     // Per performance figure ("cublas.gemm gemm_bf16_8192"), the value of each device (or -1 for a host check).
     std::map<std::string, std::map<int, double>> figures;
     std::map<std::string, std::string> units;
-    // The figures measured while another process used the GPU (issue 21), with who it was: shown,
+    // The figures measured while another process used the GPU, with who it was: shown,
     // but neither part of the fleet median nor an outlier.
     std::map<std::string, std::map<int, std::string>> shared;
     // The version-like facts the fleet should agree on ("driver", "libcudnn.so.9", "GPU model").
@@ -52,11 +53,11 @@ struct Fleet {
     int exit_code = exit_ok;  // 1 when a node failed or is an outlier
 };
 
-// The JSON files named, and every *.json in the directories named (sorted), in order; `error`
+// The JSON files named, and every *.json in the directories named (sorted), in order; the error
 // names the first path that is neither, or a directory with no report. A symbolic link that leads
 // nowhere (dangling, looping) is listed too, named or found: it becomes an unreadable node that
 // says why (broken_link), not a node left out without a word.
-[[nodiscard]] std::optional<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths, std::string& error);
+[[nodiscard]] Expected<std::vector<std::string>> fleet_files(const std::vector<std::string>& paths);
 
 // Why `path`, a symbolic link, cannot be followed: "a symbolic link to nothing (it points to
 // gone.json)", "too many levels of symbolic links (it points to b.json)"; empty when `path` is no
@@ -66,7 +67,7 @@ struct Fleet {
 // Drops from a node's report what neither the fleet's table nor its JSON shows (the evidence,
 // findings, metrics and series of every check, the passing checks themselves, the Python, build
 // and libraries sections), once its figures and versions are taken and its policy applied: 10,000 nodes then
-// hold a few kB each, not the 70 kB of a whole report (issue 35).
+// hold a few kB each, not the 70 kB of a whole report.
 void keep_for_fleet(Report& report);
 
 // Reads each file (an unreadable one is a failed node, not an error of the command) and finds the

@@ -6,7 +6,7 @@
 // apart.
 #pragma once
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 
 #include <string_view>
 

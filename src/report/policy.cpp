@@ -1,8 +1,8 @@
 #include "report/policy.hpp"
 
 #include "report/report_query.hpp"
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/catalog.hpp"
+#include "report/result_builder.hpp"
 // The policy is a JSON document read like a report: the same type checks and JSON pointers.
 #include "util/json_read.hpp"
 
@@ -108,7 +108,7 @@ Policy policy_from_json(const json& document) {
         read_part(document, "libraries", [&](const json& libraries) {
             if (!libraries.is_object()) throw JsonShapeError("", fmt::format("expected an object of sonames, found {}", describe_value(libraries)));
             // Each range read from the member in hand: looking each soname up again scanned every
-            // key before it (issue 35: quadratic in a policy of many libraries).
+            // key before it (quadratic in a policy of many libraries).
             for (const auto& [soname, range] : libraries.items()) {
                 try {
                     policy.libraries.push_back({soname, read_range(range, true)});
@@ -227,21 +227,39 @@ std::string shared_text(const CheckResult& check) {
     return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+// Whether `wanted` names `metric` at another size: the figure has a `size` label, and the two
+// names differ only where that label's value stands in the figure's name, where `wanted` has
+// another number. A policy names a figure by its flat name (the report's `name`, what --expect
+// matches), so the policy's text is compared with the figure's name; which part of the name may
+// differ comes from the figure's label, not from the name's shape, and nothing is read out of a name.
+bool names_another_size(const Metric& metric, std::string_view wanted) {
+    const std::string* size = metric.label("size");
+    if (size == nullptr || size->empty()) return false;
+    const std::string_view name = metric.name;
+    // The span where the names differ: after their common beginning, before their common end.
+    std::size_t same_start = 0;
+    while (same_start < name.size() && same_start < wanted.size() && name[same_start] == wanted[same_start]) ++same_start;
+    std::size_t same_end = 0;
+    while (same_end < name.size() - same_start && same_end < wanted.size() - same_start &&
+           name[name.size() - 1 - same_end] == wanted[wanted.size() - 1 - same_end])
+        ++same_end;
+    // An occurrence of the size in the figure's name that covers that span; `wanted` has a number there.
+    for (std::size_t at = name.find(*size); at != std::string_view::npos; at = name.find(*size, at + 1)) {
+        const std::size_t end = at + size->size();
+        if (at > same_start || end < name.size() - same_end) continue;
+        if (wanted.size() + size->size() <= name.size()) continue;
+        const std::string_view other = wanted.substr(at, wanted.size() + size->size() - name.size());
+        if (std::all_of(other.begin(), other.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) return true;
+    }
+    return false;
+}
+
 // A figure measured at another size than the policy names (cublas.gemm measured gemm_fp32_8192
 // until it chose 4096^3 for FP32): "; it measured gemm_fp32_4096 instead", so the policy can be fixed.
-// Those are the figures with a `size` label, written last in their name, whose name with another
-// size (digits) is the one the policy asks for.
 std::string measured_instead(const CheckResult& check, const std::string& wanted) {
     std::vector<std::string> similar;
-    for (const Metric& metric : check.metrics) {
-        const std::string* size = metric.label("size");
-        if (size == nullptr || size->empty() || !metric.name.ends_with(*size)) continue;
-        const std::string_view stem = std::string_view(metric.name).substr(0, metric.name.size() - size->size());
-        if (wanted.size() <= stem.size() || !wanted.starts_with(stem)) continue;
-        if (std::all_of(wanted.begin() + static_cast<std::ptrdiff_t>(stem.size()), wanted.end(),
-                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-            similar.push_back(metric.name);
-    }
+    for (const Metric& metric : check.metrics)
+        if (names_another_size(metric, wanted)) similar.push_back(metric.name);
     if (similar.empty()) return {};
     return fmt::format("; it measured {} instead", fmt::join(similar, ", "));
 }
@@ -314,11 +332,9 @@ std::string VersionRange::describe() const {
     return "any version";
 }
 
-std::optional<Policy> parse_policy(std::string_view text, const std::string& name, std::string& error) {
-    return parse_text_as(text, name, error, policy_from_json);
-}
+Expected<Policy> parse_policy(std::string_view text, const std::string& name) { return parse_text_as(text, name, policy_from_json); }
 
-std::optional<Policy> read_policy_file(const std::string& path, std::string& error) { return read_file_as(path, error, policy_from_json); }
+Expected<Policy> read_policy_file(const std::string& path) { return read_file_as(path, policy_from_json); }
 
 std::vector<CheckResult> evaluate_policy(const Policy& policy, const Report& report) {
     std::vector<CheckResult> results;

@@ -5,7 +5,8 @@
 // summary, the exit code, the table, JSON and JUnit all carry it. docs/policies/ has examples.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
+#include "util/expected.hpp"
 
 #include <optional>
 #include <string>
@@ -63,11 +64,11 @@ struct Policy {
 };
 
 // Reads and validates a policy: unknown keys, wrong types, versions that are not dotted numbers,
-// unknown warning codes and impossible ranges (min above max) are refused. Empty optional and
-// `error` set (one line naming the file and the JSON pointer) on any problem.
-[[nodiscard]] std::optional<Policy> read_policy_file(const std::string& path, std::string& error);
+// unknown warning codes and impossible ranges (min above max) are refused, with the error (one line
+// naming the file and the JSON pointer) of the first problem.
+[[nodiscard]] Expected<Policy> read_policy_file(const std::string& path);
 // The same from text in memory (`name` stands for the file in messages).
-[[nodiscard]] std::optional<Policy> parse_policy(std::string_view text, const std::string& name, std::string& error);
+[[nodiscard]] Expected<Policy> parse_policy(std::string_view text, const std::string& name);
 
 // One result per expectation the policy sets (ids expect.<name>), in a fixed order.
 [[nodiscard]] std::vector<CheckResult> evaluate_policy(const Policy& policy, const Report& report);

@@ -154,7 +154,7 @@ private:
 
     // Each "GPU-" or "MIG-" UUID (8-4-4-4-12 hex digits), left to right, not overlapping: what the
     // pattern (GPU|MIG)-[0-9a-fA-F]{8}-...-[0-9a-fA-F]{12} found, scanned by hand (std::regex
-    // recursed over long text, issue 35).
+    // recursed over long text).
     void replace_uuids(std::string& text) {
         std::string result;
         std::size_t from = 0;

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "util/environment.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <array>
 #include <cstdint>

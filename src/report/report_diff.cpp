@@ -148,7 +148,7 @@ std::optional<double> milliseconds_of(const Metric& metric) {
 }
 
 // Below a millisecond a step's time is the scheduler's, not the step's: 0.05 ms against 0.5 ms is
-// no regression (issue 20: such pairs read "-90%").
+// no regression (such pairs would read "-90%").
 constexpr double timing_floor_ms = 1.0;
 
 void compare_figures(const Report& a, const Report& b, double threshold_percent, std::vector<Difference>& differences) {

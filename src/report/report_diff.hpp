@@ -3,7 +3,7 @@
 // properties, check statuses, and performance figures that moved by more than a threshold.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <optional>
 #include <string>

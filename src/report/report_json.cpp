@@ -1,6 +1,6 @@
 #include "report/report_json.hpp"
 
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "report/legacy_metrics.hpp"
 #include "util/json_read.hpp"
 
@@ -522,7 +522,7 @@ DeviceInfo device_from_json(const json& document) {
     device.tcc_driver = read<bool>(document, "tcc_driver");
     device.theoretical_bandwidth_gbps = read_optional<double>(document, "theoretical_memory_bandwidth_gbps");
     device.fp32_peak_tflops = read_optional<double>(document, "fp32_peak_tflops");
-    // Issue 36: schema 1.0.0 added these three while it was 1.0.0 (a9e1181, a9ceaa9), and a 1.0.0
+    // Schema 1.0.0 added these three while it was 1.0.0 (a9e1181, a9ceaa9), and a 1.0.0
     // report recorded then has no nvml_index (tests/golden/reports/1.0.0.json). Before the NVML
     // listing of --level quick, every device came from the driver API.
     device.source = document.contains("source") ? read<std::string>(document, "source") : std::string("driver_api");
@@ -531,7 +531,7 @@ DeviceInfo device_from_json(const json& document) {
     return device;
 }
 
-CheckResult check_result_from_json(const json& document) {
+CheckResult check_result_from_json(const json& document, bool names_before_families) {
     CheckResult result;
     result.check_id = read<std::string>(document, "id");
     result.device = read_optional<int>(document, "device");
@@ -557,7 +557,7 @@ CheckResult check_result_from_json(const json& document) {
     for_each_element(document, "metrics", [&](const json& metric) {
         Metric read_metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")};
         // family, labels and help: added in schema 1.10.0. An older report's figures take the
-        // family of the name they were written under (legacy_metrics.hpp).
+        // family of the name they were written under (legacy_metrics.hpp); only theirs.
         if (metric.contains("family")) {
             read_metric.family = read_text(metric, "family");
             read_metric.help = metric.contains("help") ? read_text(metric, "help") : std::string();
@@ -571,7 +571,7 @@ CheckResult check_result_from_json(const json& document) {
                 }
                 return 0;
             });
-        } else {
+        } else if (names_before_families) {
             upgrade_legacy_metric(result.check_id, read_metric);
         }
         result.metrics.push_back(std::move(read_metric));
@@ -644,7 +644,9 @@ Report report_from_json(const json& document) {
     report.host = read_part(document, "host", host_from_json);
     report.versions = read_part(document, "versions", versions_from_json);
     for_each_element(document, "devices", [&](const json& device) { report.devices.push_back(device_from_json(device)); });
-    for_each_element(document, "checks", [&](const json& check) { report.checks.push_back(check_result_from_json(check)); });
+    // schema_major has held the version to three numbers.
+    const bool names_before_families = std::stoi(sys::split(version, '.')[1]) < 10;
+    for_each_element(document, "checks", [&](const json& check) { report.checks.push_back(check_result_from_json(check, names_before_families)); });
     // The summary is derived data: recomputed from the checks, so it cannot disagree with them.
     report.summary = summarize(report.checks);
     report.duration_ms = read_part(document, "summary", [](const json& summary) { return read<double>(summary, "duration_ms"); });
@@ -663,10 +665,8 @@ Report report_from_json(const json& document) {
     return report;
 }
 
-std::optional<Report> parse_report(std::string_view text, const std::string& name, std::string& error) {
-    return parse_text_as(text, name, error, report_from_json);
-}
+Expected<Report> parse_report(std::string_view text, const std::string& name) { return parse_text_as(text, name, report_from_json); }
 
-std::optional<Report> read_report_file(const std::string& path, std::string& error) { return read_file_as(path, error, report_from_json); }
+Expected<Report> read_report_file(const std::string& path) { return read_file_as(path, report_from_json); }
 
 }  // namespace cudacheck

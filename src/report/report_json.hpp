@@ -6,7 +6,7 @@
 
 #include "util/json_read.hpp"
 #include "report/fleet.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <nlohmann/json.hpp>
 #include <iosfwd>
@@ -21,7 +21,7 @@ namespace cudacheck {
 // minor for additions). docs/report.schema.json validates every 1.x report (a new minor's fields
 // are optional there, and required by an allOf rule of reports of that minor or later); its
 // schema_version examples end with this version and tests/golden/reports holds a report of each
-// earlier minor, both held to it by json_schema.validates_reports (issue 36). 1.10.0 added each
+// earlier minor, both held to it by json_schema.validates_reports. 1.10.0 added each
 // metric's `family`, `labels` and `help` (and the peaks GEMM and copy shares are taken of, as
 // figures of their own) and `libraries` (library copies as data); 1.9.0 added the host's
 // `node_name` (NODE_NAME: the Kubernetes node, which Prometheus labels Hostname); 1.8.0 added each Python
@@ -68,7 +68,10 @@ template <typename T>
 [[nodiscard]] HostInfo host_from_json(const ordered_json& document);
 [[nodiscard]] VersionInfo versions_from_json(const ordered_json& document);
 [[nodiscard]] DeviceInfo device_from_json(const ordered_json& document);
-[[nodiscard]] CheckResult check_result_from_json(const ordered_json& document);
+// `names_before_families`: the result is of a report older than schema 1.10.0, whose figures
+// have a flat name only; each then takes the family of its name (report/legacy_metrics.hpp). A
+// figure of a later report without a family keeps none: its name is not read.
+[[nodiscard]] CheckResult check_result_from_json(const ordered_json& document, bool names_before_families = false);
 [[nodiscard]] Redaction redaction_from_json(const ordered_json& document);
 [[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_from_json(const ordered_json& document);
 [[nodiscard]] BuildInfo build_from_json(const ordered_json& document);
@@ -79,10 +82,10 @@ template <typename T>
 // schema, or has a field of the wrong type.
 [[nodiscard]] Report report_from_json(const ordered_json& document);
 
-// Reads a report file: read_json_file, then report_from_json. `error` names the file and the
+// Reads a report file: read_json_file, then report_from_json. The error names the file and the
 // JSON pointer of the problem.
-[[nodiscard]] std::optional<Report> read_report_file(const std::string& path, std::string& error);
+[[nodiscard]] Expected<Report> read_report_file(const std::string& path);
 // The same from text already in memory (`name` stands for the file in messages).
-[[nodiscard]] std::optional<Report> parse_report(std::string_view text, const std::string& name, std::string& error);
+[[nodiscard]] Expected<Report> parse_report(std::string_view text, const std::string& name);
 
 }  // namespace cudacheck

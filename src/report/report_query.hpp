@@ -3,7 +3,7 @@
 // dotted version numbers compared as numbers.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <optional>
 #include <string>

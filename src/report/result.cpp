@@ -1,6 +1,6 @@
-#include "cudacheck/report.hpp"
-#include "cudacheck/result.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/report.hpp"
+#include "report/result.hpp"
+#include "report/result_builder.hpp"
 #include "util/units.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // starts and when it ends (to the supervisor, through the Observer the worker installs), so that a
 // death or a hang is charged to that step, never to whichever check happened to be next; a step
 // that failed so is not taken again by the next process (`failed` answers), and the checks that
-// need it report why instead (issue 18).
+// need it report why instead of dying on it too.
 //
 // Process-wide: a check process runs one job. Without an observer (tests, `cudacheck` in process)
 // announcing costs one relaxed load.

@@ -1,5 +1,5 @@
 // What the check process's threads are doing, kept where the supervisor can still read it after the
-// process died or while it hangs (issue 35): which check a thread runs, the program it is waiting
+// process died or while it hangs: which check a thread runs, the program it is waiting
 // for (sys::run_command), and the last file it read (sys::read_file and friends). With it a crash
 // or a hang that happened while no GPU call was in flight names that program or file, instead of
 // sending the user to look for GPU faults (CC902/CC903's old advice).

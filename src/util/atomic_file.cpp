@@ -70,16 +70,19 @@ std::string write_error_words(int error) {
     return words;
 }
 
-std::optional<std::string> write_whole(int fd, std::string_view text) {
+Expected<void> write_whole(int fd, std::string_view text) {
     std::size_t written = 0;
     while (written < text.size()) {
         const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return write_error_words(errno);
-        if (n == 0) return std::string("the write made no progress");
+        if (n < 0) {
+            const int write_errno = errno;
+            return Error{write_error_words(write_errno), write_errno};
+        }
+        if (n == 0) return Error{"the write made no progress"};
         written += static_cast<std::size_t>(n);
     }
-    return std::nullopt;
+    return {};
 }
 
 void AtomicFile::remove_temporaries_now() noexcept {
@@ -114,7 +117,7 @@ bool sticky_and_writable_by_others(const struct stat& directory, mode_t writable
 // fs.protected_symlinks (Documentation/admin-guide/sysctl/fs.rst; may_follow_link() in
 // fs/namei.c): a link in a sticky world-writable directory is followed only when the follower owns
 // it or the directory's owner owns it. Applied whatever the sysctl says: root's `-o` into /tmp
-// must never become another user's write into /root (issue 35).
+// must never become another user's write into /root.
 bool may_follow(const struct stat& link, const struct stat& directory) {
     if (!sticky_and_writable_by_others(directory, S_IWOTH)) return true;
     return link.st_uid == ::geteuid() || link.st_uid == directory.st_uid;
@@ -123,7 +126,7 @@ bool may_follow(const struct stat& link, const struct stat& directory) {
 // Walks `requested` one component at a time with lstat(), following each link only where
 // may_follow() allows (at most 40, the kernel's MAXSYMLINKS), so no link is followed that open()
 // would refuse, whether it is the last component or one of the directories on the way.
-std::optional<OutputTarget> resolve_output(const std::string& requested, std::string& error) {
+Expected<OutputTarget> resolve_output(const std::string& requested) {
     std::vector<std::string> done;  // directories walked (never links), or leading ".." of a relative path
     bool absolute = requested.front() == '/';
     std::deque<std::string> pending;
@@ -146,35 +149,26 @@ std::optional<OutputTarget> resolve_output(const std::string& requested, std::st
         struct stat status {};
         if (::lstat(candidate.c_str(), &status) != 0) {
             const int error_number = errno;
-            if (error_number == ENOENT && final_link) {
-                error = requested + " is a symbolic link to nothing; remove it or name another file";
-                return std::nullopt;
-            }
+            if (error_number == ENOENT && final_link) return Error{requested + " is a symbolic link to nothing; remove it or name another file"};
             if (error_number == ENOENT && pending.empty())
                 return OutputTarget{.path = candidate, .directory = joined(done, absolute, done.size() - 1)};
-            error = "cannot write " + requested + ": " + std::strerror(error_number);
-            return std::nullopt;
+            return Error{"cannot write " + requested + ": " + std::strerror(error_number)};
         }
         if (S_ISLNK(status.st_mode)) {
             done.pop_back();
             const std::string directory = joined(done, absolute, done.size());
             struct stat directory_status {};
             if (++links > 40 || ::stat(directory.c_str(), &directory_status) != 0) {
-                error = "cannot write " + requested + ": " + std::strerror(links > 40 ? ELOOP : errno);
-                return std::nullopt;
+                return Error{"cannot write " + requested + ": " + std::strerror(links > 40 ? ELOOP : errno)};
             }
             if (!may_follow(status, directory_status)) {
-                error = fmt::format("cannot write {}: {} is a symbolic link of {} in the sticky world-writable directory {}, and the kernel follows "
-                                    "such a link only for its owner or the directory's owner (fs.protected_symlinks); remove the link or name "
-                                    "another file",
-                                    requested, candidate, owner_words(status.st_uid), directory);
-                return std::nullopt;
+                return Error{fmt::format("cannot write {}: {} is a symbolic link of {} in the sticky world-writable directory {}, and the kernel follows "
+                                         "such a link only for its owner or the directory's owner (fs.protected_symlinks); remove the link or name "
+                                         "another file",
+                                         requested, candidate, owner_words(status.st_uid), directory)};
             }
             const std::string target = sys::read_link(candidate);
-            if (target.empty()) {
-                error = "cannot write " + requested + ": cannot read the symbolic link " + candidate;
-                return std::nullopt;
-            }
+            if (target.empty()) return Error{"cannot write " + requested + ": cannot read the symbolic link " + candidate};
             if (pending.empty()) final_link = true;
             if (target.front() == '/') {
                 done.clear();
@@ -185,27 +179,21 @@ std::optional<OutputTarget> resolve_output(const std::string& requested, std::st
                 if (!it->empty()) pending.push_front(std::move(*it));
             continue;
         }
-        if (!pending.empty() && !S_ISDIR(status.st_mode)) {
-            error = "cannot write " + requested + ": " + std::strerror(ENOTDIR);
-            return std::nullopt;
-        }
+        if (!pending.empty() && !S_ISDIR(status.st_mode)) return Error{"cannot write " + requested + ": " + std::strerror(ENOTDIR)};
         if (pending.empty()) return OutputTarget{.path = candidate, .directory = joined(done, absolute, done.size() - 1), .exists = true, .status = status};
     }
     // "/", ".", "a/..": a directory.
     OutputTarget target{.path = joined(done, absolute, done.size()), .directory = {}, .exists = true};
-    if (::stat(target.path.c_str(), &target.status) != 0) {
-        error = "cannot write " + requested + ": " + std::strerror(errno);
-        return std::nullopt;
-    }
+    if (::stat(target.path.c_str(), &target.status) != 0) return Error{"cannot write " + requested + ": " + std::strerror(errno)};
     return target;
 }
 
 // Why the final rename() over an existing file would fail, or the shell's `>` would be refused:
-// found now, before any check runs (issue 35: as an ordinary user, `-o` over another user's file in
-// /tmp used to fail only after the whole run). Empty when it can be replaced.
-std::optional<std::string> why_not_replaceable(const std::string& requested, const OutputTarget& target) {
+// found now, before any check runs (as an ordinary user, `-o` over another user's file in
+// /tmp would otherwise fail only after the whole run). Nothing when it can be replaced.
+Expected<void> check_replaceable(const std::string& requested, const OutputTarget& target) {
     struct stat directory {};
-    if (::stat(target.directory.c_str(), &directory) != 0) return "cannot write " + requested + ": " + std::strerror(errno);
+    if (::stat(target.directory.c_str(), &directory) != 0) return Error{"cannot write " + requested + ": " + std::strerror(errno)};
     const uid_t self = ::geteuid();
     const uid_t owner = target.status.st_uid;
     // fs.protected_regular (fs.rst; may_create_in_sticky() in fs/namei.c): in a sticky directory
@@ -213,15 +201,15 @@ std::optional<std::string> why_not_replaceable(const std::string& requested, con
     // directory's owner owns it, root included. Mode 2 of the sysctl also covers group-writable
     // directories; the stricter reading is applied whatever the sysctl says.
     if (owner != self && owner != directory.st_uid && sticky_and_writable_by_others(directory, S_IWOTH | S_IWGRP))
-        return fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where the kernel opens another user's file for "
-                           "writing for no one else, root included (fs.protected_regular); name another file, or remove it as its owner",
-                           requested, target.path, owner_words(owner), target.directory);
+        return Error{fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where the kernel opens another user's file for "
+                                 "writing for no one else, root included (fs.protected_regular); name another file, or remove it as its owner",
+                                 requested, target.path, owner_words(owner), target.directory)};
     // The sticky bit (rename(2), EPERM): only the file's owner, the directory's owner or a process
     // with CAP_FOWNER may replace a file in a sticky directory.
     if (owner != self && directory.st_uid != self && (directory.st_mode & S_ISVTX) != 0 && !may_act_on_others_files())
-        return fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where only its owner may replace it; name "
-                           "another file, or remove it as its owner",
-                           requested, target.path, owner_words(owner), target.directory);
+        return Error{fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where only its owner may replace it; name "
+                                 "another file, or remove it as its owner",
+                                 requested, target.path, owner_words(owner), target.directory)};
     // An immutable or append-only file (chattr +i, +a) cannot be replaced by anyone (rename(2): EPERM).
     const int fd = ::open(target.path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd >= 0) {
@@ -229,11 +217,11 @@ std::optional<std::string> why_not_replaceable(const std::string& requested, con
         const bool fixed = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)) != 0;
         ::close(fd);
         if (fixed)
-            return fmt::format("cannot write {}: {} is {}, so it cannot be replaced; `lsattr {}` shows it, `chattr -{} {}` (as root) clears it",
-                               requested, target.path, (flags & FS_IMMUTABLE_FL) != 0 ? "immutable" : "append-only", target.path,
-                               (flags & FS_IMMUTABLE_FL) != 0 ? "i" : "a", target.path);
+            return Error{fmt::format("cannot write {}: {} is {}, so it cannot be replaced; `lsattr {}` shows it, `chattr -{} {}` (as root) clears it",
+                                     requested, target.path, (flags & FS_IMMUTABLE_FL) != 0 ? "immutable" : "append-only", target.path,
+                                     (flags & FS_IMMUTABLE_FL) != 0 ? "i" : "a", target.path)};
     }
-    return std::nullopt;
+    return {};
 }
 
 }  // namespace
@@ -263,30 +251,22 @@ bool may_act_on_others_files() {
     return ::geteuid() == 0;
 }
 
-std::optional<AtomicFile> AtomicFile::create(const std::string& requested, std::string& error) {
-    if (requested.empty()) {
-        error = "empty output path";
-        return std::nullopt;
-    }
+Expected<AtomicFile> AtomicFile::create(const std::string& requested) {
+    if (requested.empty()) return Error{"empty output path"};
     if (requested.back() == '/') {  // open("dir/", O_CREAT) is EISDIR: a name with a slash last is no file
-        error = requested + " names a directory: -o writes only regular files (name a file)";
-        return std::nullopt;
+        return Error{requested + " names a directory: -o writes only regular files (name a file)"};
     }
-    // Only regular files are replaced (issue 18: as root, `-o /dev/null` used to replace the
+    // Only regular files are replaced (as root, `-o /dev/null` would otherwise replace the
     // device). A symlink to one is written through where the kernel would follow it: the file it
     // names is replaced, the link stays.
-    std::optional<OutputTarget> target = resolve_output(requested, error);
-    if (!target) return std::nullopt;
+    const Expected<OutputTarget> target = resolve_output(requested);
+    if (!target) return target.error();
     if (target->exists) {
         if (!S_ISREG(target->status.st_mode)) {
-            error = fmt::format("{} is {}: -o writes only regular files (leave -o out to print to the terminal, or name a file)", requested,
-                                sys::file_type_words(target->status.st_mode));
-            return std::nullopt;
+            return Error{fmt::format("{} is {}: -o writes only regular files (leave -o out to print to the terminal, or name a file)", requested,
+                                     sys::file_type_words(target->status.st_mode))};
         }
-        if (std::optional<std::string> why = why_not_replaceable(requested, *target)) {
-            error = std::move(*why);
-            return std::nullopt;
-        }
+        if (Expected<void> replaceable = check_replaceable(requested, *target); !replaceable) return replaceable.error();
     }
     const std::string& path = target->path;
     const std::string& directory = target->directory;
@@ -300,12 +280,9 @@ std::optional<AtomicFile> AtomicFile::create(const std::string& requested, std::
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     const int fd = ::mkostemp(buffer.data(), O_CLOEXEC);
-    if (fd < 0) {
-        error = "cannot write " + requested + ": " + std::strerror(errno);
-        return std::nullopt;
-    }
-    // mkstemp creates 0600. A replaced file keeps its mode, never widened (issue 35: a 0600 file
-    // became 0644); a new report is an ordinary file, so it honours the umask like open() would.
+    if (fd < 0) return Error{"cannot write " + requested + ": " + std::strerror(errno)};
+    // mkstemp creates 0600. A replaced file keeps its mode, never widened (a 0600 report must not
+    // become 0644); a new report is an ordinary file, so it honours the umask like open() would.
     const mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(fd, target->exists ? (target->status.st_mode & 0777) : (0666 & ~mask));
@@ -333,24 +310,34 @@ AtomicFile::~AtomicFile() {
     forget_temporary();
 }
 
-std::optional<std::string> AtomicFile::commit(std::string_view content) {
-    if (finished_ || fd_ < 0) return "cannot write " + requested_ + ": already committed or failed";
+Expected<void> AtomicFile::commit(std::string_view content) {
+    if (finished_ || fd_ < 0) return Error{"cannot write " + requested_ + ": already committed or failed"};
     // The temporary file goes at once (the destructor would too): nothing half-written stays.
-    const auto fail = [&](const std::string& why) {
+    const auto fail = [&](std::string why, int code) {
         ::close(std::exchange(fd_, -1));
         ::unlink(temporary_.c_str());
         forget_temporary();
         finished_ = true;
-        return why;
+        return Error{std::move(why), code};
     };
-    if (auto why = write_whole(fd_, content)) return fail("cannot write " + requested_ + ": " + *why);
-    if (::fsync(fd_) != 0) return fail("cannot write " + requested_ + ": " + write_error_words(errno));
-    if (::close(std::exchange(fd_, -1)) != 0) return fail("cannot write " + requested_ + ": " + write_error_words(errno));
-    if (::rename(temporary_.c_str(), path_.c_str()) != 0)
-        return fail(fmt::format("cannot rename {} to {}: {}", temporary_, path_, std::strerror(errno)));
+    if (const Expected<void> written = write_whole(fd_, content); !written)
+        return fail("cannot write " + requested_ + ": " + written.error().message, written.error().code);
+    // Each errno is taken at once: building the message may set errno again.
+    if (::fsync(fd_) != 0) {
+        const int code = errno;
+        return fail("cannot write " + requested_ + ": " + write_error_words(code), code);
+    }
+    if (::close(std::exchange(fd_, -1)) != 0) {
+        const int code = errno;
+        return fail("cannot write " + requested_ + ": " + write_error_words(code), code);
+    }
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+        const int code = errno;
+        return fail(fmt::format("cannot rename {} to {}: {}", temporary_, path_, std::strerror(code)), code);
+    }
     finished_ = true;
     forget_temporary();
-    return std::nullopt;
+    return {};
 }
 
 }  // namespace cudacheck

@@ -3,14 +3,15 @@
 // A temporary file is removed when its AtomicFile goes away uncommitted, and by
 // remove_temporaries_now() from a signal handler that ends the process (isolation/stop_signals).
 //
-// The path is resolved the way the kernel's own open() would resolve it (issue 35): a symbolic link
+// The path is resolved the way the kernel's own open() would resolve it: a symbolic link
 // is followed only where fs.protected_symlinks lets the writer follow it, an existing file in a
 // sticky directory is replaced only where fs.protected_regular and the sticky bit's rename rule let
 // it be, and a replaced file keeps its mode (a new one honours the umask). Every such refusal, and
 // anything else that would make the final rename fail, is found by create(), before any work.
 #pragma once
 
-#include <optional>
+#include "util/expected.hpp"
+
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -20,8 +21,8 @@ namespace cudacheck {
 class AtomicFile {
 public:
     // Creates the temporary file now, so an unwritable destination is found before any work.
-    // On failure, `error` says why in one line (and what to do).
-    [[nodiscard]] static std::optional<AtomicFile> create(const std::string& path, std::string& error);
+    // On failure, the error says why in one line (and what to do).
+    [[nodiscard]] static Expected<AtomicFile> create(const std::string& path);
 
     AtomicFile(AtomicFile&& other) noexcept;
     AtomicFile& operator=(AtomicFile&&) = delete;
@@ -29,10 +30,10 @@ public:
     AtomicFile& operator=(const AtomicFile&) = delete;
     ~AtomicFile();  // removes the temporary file unless committed
 
-    // Writes everything, fsyncs and renames into place. Empty on success, else the error, naming
-    // the file as it was asked for ("cannot write report.json: No space left on device"); the
-    // temporary file is then removed and the target left as it was.
-    [[nodiscard]] std::optional<std::string> commit(std::string_view content);
+    // Writes everything, fsyncs and renames into place; or the error, naming the file as it was
+    // asked for ("cannot write report.json: No space left on device"), and the temporary file is
+    // then removed and the target left as it was.
+    [[nodiscard]] Expected<void> commit(std::string_view content);
     [[nodiscard]] const std::string& path() const { return path_; }  // the file replaced
     [[nodiscard]] const std::string& requested() const { return requested_; }  // as given
     [[nodiscard]] const std::string& temporary_path() const { return temporary_; }
@@ -64,8 +65,8 @@ private:
 // file-size limit, ulimit -f, is 512 bytes)".
 [[nodiscard]] std::string write_error_words(int error);
 
-// Writes all of `text` to `fd` (through EINTR and short writes). Empty on success, else why
+// Writes all of `text` to `fd` (through EINTR and short writes), or the error saying why
 // (write_error_words).
-[[nodiscard]] std::optional<std::string> write_whole(int fd, std::string_view text);
+[[nodiscard]] Expected<void> write_whole(int fd, std::string_view text);
 
 }  // namespace cudacheck

@@ -35,25 +35,20 @@ std::optional<std::uint64_t> file_offset(const std::vector<Segment>& segments, s
     return std::nullopt;
 }
 
-std::optional<std::vector<Segment>> read_segments(const ByteView& bytes, std::string& error) {
+Expected<std::vector<Segment>> read_segments(const ByteView& bytes) {
     const std::uint64_t table = bytes.u64(0x20);
     const std::uint64_t entry_size = bytes.u16(0x36);
     std::uint64_t count = bytes.u16(0x38);
     if (count == pn_xnum) {
         const std::uint64_t sections = bytes.u64(0x28);
-        if (!bytes.has(sections, 64)) {
-            error = "the program header count lies in a section header outside the file";
-            return std::nullopt;
-        }
+        if (!bytes.has(sections, 64)) return Error{"the program header count lies in a section header outside the file"};
         count = bytes.u32(sections + 44);
     }
     std::vector<Segment> segments;
     if (count == 0) return segments;
-    if (entry_size < program_header_size || !bytes.has(table, entry_size) || count > (bytes.size() - table) / entry_size) {
-        error = fmt::format("{} program headers at offset {:#x} ({}-byte entries) do not fit in the file ({} bytes)", count, table, entry_size,
-                            bytes.size());
-        return std::nullopt;
-    }
+    if (entry_size < program_header_size || !bytes.has(table, entry_size) || count > (bytes.size() - table) / entry_size)
+        return Error{fmt::format("{} program headers at offset {:#x} ({}-byte entries) do not fit in the file ({} bytes)", count, table,
+                                 entry_size, bytes.size())};
     segments.reserve(static_cast<std::size_t>(count));
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::uint64_t header = table + i * entry_size;
@@ -64,30 +59,23 @@ std::optional<std::vector<Segment>> read_segments(const ByteView& bytes, std::st
 
 }  // namespace
 
-std::optional<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data, std::string& error) {
+Expected<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data) {
     const ByteView bytes(data);
-    if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f) {  // "\x7fELF"
-        error = "not an ELF file";
-        return std::nullopt;
-    }
+    if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f) return Error{"not an ELF file"};  // "\x7fELF"
     constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
-    if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian) {
-        error = bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian" : "truncated ELF header";
-        return std::nullopt;
-    }
-    const std::optional<std::vector<Segment>> segments = read_segments(bytes, error);
-    if (!segments) return std::nullopt;
+    if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian)
+        return Error{bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian" : "truncated ELF header"};
+    const Expected<std::vector<Segment>> segments = read_segments(bytes);
+    if (!segments) return segments.error();
     ElfDynamic dynamic;
     const Segment* dynamic_segment = nullptr;
     for (const Segment& segment : *segments)
         if (segment.type == pt_dynamic) dynamic_segment = &segment;
     if (dynamic_segment == nullptr) return dynamic;  // statically linked
     dynamic.has_dynamic_segment = true;
-    if (!bytes.has(dynamic_segment->offset, dynamic_segment->file_size)) {
-        error = fmt::format("the dynamic segment (offset {:#x}, {} bytes) lies outside the file ({} bytes)", dynamic_segment->offset,
-                            dynamic_segment->file_size, bytes.size());
-        return std::nullopt;
-    }
+    if (!bytes.has(dynamic_segment->offset, dynamic_segment->file_size))
+        return Error{fmt::format("the dynamic segment (offset {:#x}, {} bytes) lies outside the file ({} bytes)", dynamic_segment->offset,
+                                 dynamic_segment->file_size, bytes.size())};
 
     // First the string table's place, then the strings: entries may come in any order.
     struct Entry {
@@ -106,17 +94,14 @@ std::optional<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data, s
     }
     if (entries.empty()) return dynamic;
     const std::optional<std::uint64_t> strtab = strtab_address ? file_offset(*segments, *strtab_address) : std::nullopt;
-    if (!strtab || !bytes.has(*strtab, strtab_size)) {
-        error = strtab_address ? fmt::format("the dynamic string table (address {:#x}, {} bytes) is not in the file", *strtab_address, strtab_size)
-                               : "dynamic entries name strings, but there is no DT_STRTAB";
-        return std::nullopt;
-    }
+    if (!strtab || !bytes.has(*strtab, strtab_size))
+        return Error{strtab_address ? fmt::format("the dynamic string table (address {:#x}, {} bytes) is not in the file", *strtab_address, strtab_size)
+                                    : "dynamic entries name strings, but there is no DT_STRTAB"};
     for (const Entry& entry : entries) {
         const std::optional<std::string_view> text = bytes.c_string(*strtab, strtab_size, entry.value);
-        if (!text) {
-            error = fmt::format("a dynamic entry (tag {}) names string offset {}, outside the {}-byte string table", entry.tag, entry.value, strtab_size);
-            return std::nullopt;
-        }
+        if (!text)
+            return Error{fmt::format("a dynamic entry (tag {}) names string offset {}, outside the {}-byte string table", entry.tag, entry.value,
+                                     strtab_size)};
         switch (entry.tag) {
             case dt_needed: dynamic.needed.emplace_back(*text); break;
             case dt_soname: dynamic.soname = std::string(*text); break;
@@ -127,14 +112,14 @@ std::optional<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data, s
     return dynamic;
 }
 
-std::optional<ElfDynamic> read_elf_dynamic_file(const std::string& path, std::string& error) {
-    const std::optional<MappedFile> mapped = MappedFile::open(path, error);
-    if (!mapped) return std::nullopt;
-    return read_elf_dynamic(mapped->bytes(), error);
+Expected<ElfDynamic> read_elf_dynamic_file(const std::string& path) {
+    const Expected<MappedFile> mapped = MappedFile::open(path);
+    if (!mapped) return mapped.error();
+    return read_elf_dynamic(mapped->bytes());
 }
 
 std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin, std::size_t* left_out) {
-    // One pass over the value, each token replaced as it is met (issue 35: replacing in place,
+    // One pass over the value, each token replaced as it is met (replacing in place,
     // token after token, was quadratic: a 10 MB DT_RPATH took 192 s and 2 GiB in `cudacheck env`).
     std::vector<std::string> directories;
     std::unordered_set<std::string> seen, seen_written;  // kept directories, as kept and as written (expanded)
@@ -215,9 +200,8 @@ std::optional<std::string> elf_damage(std::span<const std::uint8_t> data, std::u
     if (machine != 0 && file_machine != machine)
         return fmt::format("built for another machine (ELF machine {}, this one is {})", file_machine, machine);
     // The end of the file its headers describe: every PT_LOAD's bytes, and the section headers.
-    std::string error;
-    const std::optional<std::vector<Segment>> segments = read_segments(bytes, error);
-    if (!segments) return "truncated or corrupt: " + error;
+    const Expected<std::vector<Segment>> segments = read_segments(bytes);
+    if (!segments) return "truncated or corrupt: " + segments.error().message;
     std::uint64_t end = 0;
     for (const Segment& segment : *segments)
         if (segment.type == pt_load) end = std::max(end, segment.offset + segment.file_size);
@@ -231,9 +215,8 @@ std::optional<std::string> elf_damage(std::span<const std::uint8_t> data, std::u
 }
 
 std::optional<std::string> elf_file_damage(const std::string& path) {
-    std::string error;
-    const std::optional<MappedFile> file = MappedFile::open(path, error);
-    if (!file) return "cannot be read: " + error;
+    const Expected<MappedFile> file = MappedFile::open(path);
+    if (!file) return "cannot be read: " + file.error().message;
     return elf_damage(file->bytes(), native_elf_machine());
 }
 

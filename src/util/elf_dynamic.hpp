@@ -5,6 +5,8 @@
 // and the dynamic segment are touched.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,11 +25,11 @@ struct ElfDynamic {
     bool has_dynamic_segment = false;    // false for a statically linked program
 };
 
-// The dynamic entries of a 64-bit little-endian ELF file's bytes, or nullopt with `error` saying
-// what is wrong ("not an ELF file", "the dynamic segment lies outside the file", ...).
-[[nodiscard]] std::optional<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> bytes, std::string& error);
-// The same for a file; `error` also says why it cannot be opened.
-[[nodiscard]] std::optional<ElfDynamic> read_elf_dynamic_file(const std::string& path, std::string& error);
+// The dynamic entries of a 64-bit little-endian ELF file's bytes, or the error saying what is wrong
+// ("not an ELF file", "the dynamic segment lies outside the file", ...).
+[[nodiscard]] Expected<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> bytes);
+// The same for a file; the error also says why it cannot be opened.
+[[nodiscard]] Expected<ElfDynamic> read_elf_dynamic_file(const std::string& path);
 
 // The directories of a DT_RPATH or DT_RUNPATH value, in order: `$ORIGIN` and `${ORIGIN}` replaced by
 // `origin` (the directory of the object that carries it), each path lexically normalised
@@ -43,11 +45,11 @@ struct ElfDynamic {
 // there); beyond search_path_directory_limit directories or search_path_byte_limit bytes the rest
 // is left out. `left_out`, when given, counts the entries left out so.
 inline constexpr std::size_t search_path_directory_limit = 1024;
-inline constexpr std::size_t search_path_byte_limit = 256 * 1024;
+inline constexpr std::size_t search_path_byte_limit = std::size_t{256} * 1024;
 inline constexpr std::size_t search_path_entry_limit = 4096;  // PATH_MAX on Linux (limits.h), with its NUL
 [[nodiscard]] std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin, std::size_t* left_out = nullptr);
 
-// Why a shared library's file cannot be what the loader maps (issue 18: a truncated libcublas.so.13
+// Why a shared library's file cannot be what the loader maps (a truncated libcublas.so.13
 // first on LD_LIBRARY_PATH killed the process that opened it with SIGBUS): empty, not ELF, not
 // 64-bit little-endian, built for another machine than `machine` (ELF e_machine: 62 x86-64, 183
 // AArch64), or shorter than its own program or section headers say. nullopt when none of these.

@@ -37,7 +37,7 @@ std::string parse_error_text(const nlohmann::json::exception& parse_error) {
 }
 
 // Builds an ordered_json from nlohmann's SAX events as its own DOM parser does, but in linear time
-// (issue 35): nlohmann's parser adds each key with ordered_map::operator[], which scans every key
+// because nlohmann's parser adds each key with ordered_map::operator[], which scans every key
 // already in the object, so an object of 1,000,000 keys took minutes. Here a key is appended to the
 // object's vector directly, and an object past a few keys gets a hash index (of positions, so the
 // keys are not stored twice) to find a repeated key. A repeated key keeps what nlohmann 3.11 does
@@ -190,16 +190,12 @@ std::string where(const std::string& name, const JsonShapeError& shape_error) {
                                          : fmt::format("{}: at {}: {}", name, shape_error.pointer(), shape_error.problem());
 }
 
-std::optional<ordered_json> read_json_file(const std::string& path, std::string& error) {
+Expected<ordered_json> read_json_file(const std::string& path) {
     // Reports are small (a 2 x H200 report is 60 kB); the cap keeps a wrong file (a disk image)
     // from filling memory, and says so instead of cutting the file short.
-    std::string why;
-    const std::optional<std::string> text = sys::read_regular_file(path, std::uint64_t{64} << 20, why);
-    if (!text) {
-        error = fmt::format("cannot read {}: {}", path, why);
-        return std::nullopt;
-    }
-    return parse_json_text(*text, path, error);
+    const Expected<std::string> text = sys::read_regular_file(path, std::uint64_t{64} << 20);
+    if (!text) return Error{fmt::format("cannot read {}: {}", path, text.error().message), text.error().code};
+    return parse_json_text(*text, path);
 }
 
 std::optional<std::size_t> nesting_deeper_than(std::string_view text, std::size_t limit) {
@@ -221,25 +217,23 @@ std::optional<std::size_t> nesting_deeper_than(std::string_view text, std::size_
     return std::nullopt;
 }
 
-std::optional<ordered_json> parse_json_text(std::string_view text, const std::string& name, std::string& error) {
+Expected<ordered_json> parse_json_text(std::string_view text, const std::string& name) {
     // No cudacheck document nests more than a few levels; deeper input would only exercise the
-    // recursion of the code that walks it (issue 18: SIGSEGV at 50,000 levels). The parser stops
+    // recursion of the code that walks it (SIGSEGV at 50,000 levels). The parser stops
     // at that depth; only then is the text scanned again for the byte to name (a separate scan of
-    // every document was 7% of `fleet`'s time, issue 35).
-    const auto too_deep = [&]() -> std::optional<ordered_json> {
+    // every document was 7% of `fleet`'s time).
+    const auto too_deep = [&]() -> Error {
         const std::optional<std::size_t> at = nesting_deeper_than(text, max_json_depth);
-        error = fmt::format("{}: nested deeper than {} levels (at byte {}): not a cudacheck document", name, max_json_depth, at.value_or(0));
-        return std::nullopt;
+        return Error{fmt::format("{}: nested deeper than {} levels (at byte {}): not a cudacheck document", name, max_json_depth, at.value_or(0))};
     };
     try {
         std::optional<ordered_json> document = parse_within(text, max_json_depth);
         if (!document) return too_deep();
-        return document;
+        return std::move(*document);
     } catch (const nlohmann::json::exception& parse_error) {
         // Mostly parse_error; out_of_range for a number too large for a double (1e999).
-        error = fmt::format("{}: not valid JSON: {}", name, parse_error_text(parse_error));
+        return Error{fmt::format("{}: not valid JSON: {}", name, parse_error_text(parse_error))};
     }
-    return std::nullopt;
 }
 
 }  // namespace cudacheck

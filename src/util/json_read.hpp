@@ -4,6 +4,8 @@
 // unsigned one) and say nowhere where. The report's own reader is report/report_json.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <climits>
 #include <cstdint>
 #include <fmt/format.h>
@@ -42,46 +44,45 @@ private:
 // The major version of a "MAJOR.MINOR.PATCH" text; empty when it is not one.
 [[nodiscard]] std::optional<int> schema_major(std::string_view version);
 
-// ordered_json::parse in linear time (issue 35: nlohmann's own parser scans an object's keys at each
+// ordered_json::parse in linear time (nlohmann's own parser scans an object's keys at each
 // insert, minutes for 1,000,000 keys): the same document, the same exceptions, a repeated key as
 // nlohmann keeps it (first place, last value). No depth limit: see parse_json_text.
 [[nodiscard]] ordered_json parse_ordered_json(std::string_view text);
-// Parses JSON text. Empty optional and `error` set ("NAME: not valid JSON: parse error at line 3,
-// column 5: ...") when it is not JSON.
-[[nodiscard]] std::optional<ordered_json> parse_json_text(std::string_view text, const std::string& name, std::string& error);
+// Parses JSON text; the error ("NAME: not valid JSON: parse error at line 3, column 5: ...") when it
+// is not JSON.
+[[nodiscard]] Expected<ordered_json> parse_json_text(std::string_view text, const std::string& name);
 // The deepest nesting parse_json_text accepts, and where text first nests deeper than `limit`
 // (strings skipped; nothing is parsed).
 inline constexpr std::size_t max_json_depth = 1000;
 [[nodiscard]] std::optional<std::size_t> nesting_deeper_than(std::string_view text, std::size_t limit);
-// Runs `read` (a *_from_json function) on a document; a JsonShapeError becomes `error`, one line
-// naming the file and the place.
+// Runs `read` (a *_from_json function) on a document. The readers throw JsonShapeError from deep
+// inside a document, where the place is known; this is where it stops: it becomes the error, one
+// line naming the file and the place, and no exception leaves a reader.
 template <typename Read>
-[[nodiscard]] auto read_document(const ordered_json& document, const std::string& name, std::string& error, Read&& read)
-    -> std::optional<decltype(read(document))> {
+[[nodiscard]] auto read_document(const ordered_json& document, const std::string& name, Read&& read) -> Expected<decltype(read(document))> {
     try {
         return read(document);
     } catch (const JsonShapeError& shape_error) {
-        error = where(name, shape_error);
+        return Error{where(name, shape_error)};
     }
-    return std::nullopt;
 }
-// Reads and parses a JSON file. Empty optional and `error` set (one line naming the file, and the
-// line and column of a syntax error) when it cannot be read or is not JSON.
-[[nodiscard]] std::optional<ordered_json> read_json_file(const std::string& path, std::string& error);
+// Reads and parses a JSON file; the error (one line naming the file, and the line and column of a
+// syntax error) when it cannot be read or is not JSON.
+[[nodiscard]] Expected<ordered_json> read_json_file(const std::string& path);
 // A document from a file, or from text, through `read` (a *_from_json function): the one way
 // reports and policies are read, so both fail with the same kind of message.
 template <typename Read>
-[[nodiscard]] auto read_file_as(const std::string& path, std::string& error, Read&& read) -> std::optional<decltype(read(std::declval<const ordered_json&>()))> {
-    const std::optional<ordered_json> document = read_json_file(path, error);
-    if (!document) return std::nullopt;
-    return read_document(*document, path, error, read);
+[[nodiscard]] auto read_file_as(const std::string& path, Read&& read) -> Expected<decltype(read(std::declval<const ordered_json&>()))> {
+    const Expected<ordered_json> document = read_json_file(path);
+    if (!document) return document.error();
+    return read_document(*document, path, read);
 }
 template <typename Read>
-[[nodiscard]] auto parse_text_as(std::string_view text, const std::string& name, std::string& error, Read&& read)
-    -> std::optional<decltype(read(std::declval<const ordered_json&>()))> {
-    const std::optional<ordered_json> document = parse_json_text(text, name, error);
-    if (!document) return std::nullopt;
-    return read_document(*document, name, error, read);
+[[nodiscard]] auto parse_text_as(std::string_view text, const std::string& name, Read&& read)
+    -> Expected<decltype(read(std::declval<const ordered_json&>()))> {
+    const Expected<ordered_json> document = parse_json_text(text, name);
+    if (!document) return document.error();
+    return read_document(*document, name, read);
 }
 
 }  // namespace cudacheck

@@ -13,23 +13,19 @@
 
 namespace cudacheck {
 
-std::optional<MappedFile> MappedFile::open(const std::string& path, std::string& error) {
-    std::uint64_t file_size = 0;
-    const int descriptor = sys::open_regular_file(path, file_size, error);
-    if (descriptor < 0) return std::nullopt;
-    if (file_size > std::numeric_limits<std::size_t>::max()) {
+Expected<MappedFile> MappedFile::open(const std::string& path) {
+    const Expected<sys::RegularFile> file = sys::open_regular_file(path);
+    if (!file) return file.error();
+    const int descriptor = file->fd;
+    if (file->size > std::numeric_limits<std::size_t>::max()) {
         ::close(descriptor);
-        error = "too large to map";
-        return std::nullopt;
+        return Error{"too large to map"};
     }
-    const auto size = static_cast<std::size_t>(file_size);
+    const auto size = static_cast<std::size_t>(file->size);
     void* data = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0) : nullptr;
     const int map_errno = errno;
     ::close(descriptor);  // the mapping stays valid
-    if (data == MAP_FAILED) {
-        error = std::string("cannot map it: ") + std::strerror(map_errno);
-        return std::nullopt;
-    }
+    if (data == MAP_FAILED) return Error{std::string("cannot map it: ") + std::strerror(map_errno), map_errno};
     if (size > 0) ::madvise(data, size, MADV_RANDOM);
     return MappedFile(data, size);
 }

@@ -2,9 +2,10 @@
 // binary (libtorch_cuda.so is 456 MB): only the pages read are loaded.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 
@@ -12,10 +13,10 @@ namespace cudacheck {
 
 class MappedFile {
 public:
-    // The file mapped, or nullopt with `error` set: errno's text ("No such file or directory"),
-    // "is a directory", "not a regular file" or "cannot map it: <errno's text>". An empty file maps
-    // to no bytes. The access pattern is advised random: headers are scattered through the file.
-    [[nodiscard]] static std::optional<MappedFile> open(const std::string& path, std::string& error);
+    // The file mapped, or the error: errno's text ("No such file or directory"), "is a directory",
+    // "not a regular file" or "cannot map it: <errno's text>". An empty file maps to no bytes. The
+    // access pattern is advised random: headers are scattered through the file.
+    [[nodiscard]] static Expected<MappedFile> open(const std::string& path);
     MappedFile(MappedFile&& other) noexcept;
     MappedFile& operator=(MappedFile&& other) noexcept;
     MappedFile(const MappedFile&) = delete;

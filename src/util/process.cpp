@@ -141,11 +141,8 @@ namespace testing {
 void spawn_without_closefrom(bool without) { closefrom_disabled.store(without); }
 }  // namespace testing
 
-std::optional<pid_t> spawn(const SpawnRequest& request, std::string& error) {
-    if (request.argv.empty()) {
-        error = "empty command";
-        return std::nullopt;
-    }
+Expected<pid_t> spawn(const SpawnRequest& request) {
+    if (request.argv.empty()) return Error{"empty command"};
     SpawnSetup setup;
     int highest_child = 2;
     for (const ChildFd& fd : request.fds) highest_child = std::max(highest_child, fd.child);
@@ -158,9 +155,7 @@ std::optional<pid_t> spawn(const SpawnRequest& request, std::string& error) {
             copies.emplace_back(::fcntl(fd.parent, F_DUPFD_CLOEXEC, highest_child + 1));
             if (copies.back().get() < 0) {
                 const int copy_error = errno;
-                error = std::strerror(copy_error);
-                errno = copy_error;
-                return std::nullopt;
+                return Error{std::strerror(copy_error), copy_error};
             }
             posix_spawn_file_actions_adddup2(setup.actions(), copies.back().get(), fd.child);
         } else {
@@ -195,11 +190,9 @@ std::optional<pid_t> spawn(const SpawnRequest& request, std::string& error) {
     pid_t pid = -1;
     const int spawn_error = ::posix_spawn(&pid, request.argv[0].c_str(), setup.actions(), setup.attributes(), argv.data(),
                                           request.environment != nullptr ? environment.data() : environ);
-    if (spawn_error != 0) {
-        error = std::strerror(spawn_error);
-        errno = spawn_error;  // for callers that tell the open-files limit (EMFILE) from other failures
-        return std::nullopt;
-    }
+    // The code lets callers tell the process limit (EAGAIN) or the open-files limit (EMFILE) from
+    // other failures.
+    if (spawn_error != 0) return Error{std::strerror(spawn_error), spawn_error};
     remember_child(pid, request.own_process_group);
     return pid;
 }

@@ -2,6 +2,8 @@
 // sys::run_command, the supervisor's worker (isolation/worker_process.hpp) and the tests.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -61,14 +63,14 @@ struct SpawnRequest {
     bool default_signals = false;
 };
 
-// Starts the program; its pid, or an empty optional and `error` (the system's message). The child
-// gets the descriptors `fds` names and no other one of this process (issue 35: a compiler or an
-// interpreter a check ran inherited the worker's event pipe and could forge results). Where the C
+// Starts the program; its pid, or the error (the system's message and errno). The child
+// gets the descriptors `fds` names and no other one of this process (otherwise a compiler or an
+// interpreter a check ran inherits the worker's event pipe and can forge results). Where the C
 // library has posix_spawn_file_actions_addclosefrom_np (glibc 2.34, looked up at run time: the
 // release binary runs on 2.28) the child closes them; otherwise every descriptor of this process
 // from 3 up is marked close-on-exec first (close_range(2) with CLOSE_RANGE_CLOEXEC, or one by one
 // from /proc/self/fd), which cudacheck's own descriptors are anyway.
-[[nodiscard]] std::optional<pid_t> spawn(const SpawnRequest& request, std::string& error);
+[[nodiscard]] Expected<pid_t> spawn(const SpawnRequest& request);
 
 // Waits for the child to end (through EINTR) and returns its wait status.
 int wait_for(pid_t pid);
@@ -85,7 +87,7 @@ inline constexpr int ended_poll_interval_ms = 50;
 
 // SIGKILL to every process group that spawn started as a group leader (own_process_group) and that
 // is not reaped yet: the children cudacheck runs and what they started. Async-signal-safe, for a
-// stop signal that ends the process at once (issue 35: no child outlives cudacheck).
+// stop signal that ends the process at once, so that no child outlives cudacheck.
 void kill_spawned_groups();
 
 // The children of process `pid` (/proc/<pid>/task/*/children, Linux 3.5; else a scan of

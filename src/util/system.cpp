@@ -21,8 +21,8 @@ namespace cudacheck::sys {
 std::optional<std::string> read_file(const std::string& path, std::size_t limit) {
     // Without blocking, and regular files only (those of /proc and /sys are): a FIFO named like a
     // file the probes read (pyvenv.cfg, METADATA) would otherwise hold the check until its time
-    // limit (issue 18). O_NONBLOCK changes nothing for a regular file's reads.
-    activity::reading(path);  // for a crash or hang while reading or parsing it (issue 35)
+    // limit. O_NONBLOCK changes nothing for a regular file's reads.
+    activity::reading(path);  // named by the supervisor after a crash or hang in reading or parsing it
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return std::nullopt;
     struct stat status {};
@@ -57,56 +57,49 @@ std::string_view file_type_words(unsigned mode) {
     return "a regular file";
 }
 
-int open_regular_file(const std::string& path, std::uint64_t& size, std::string& error) {
+Expected<RegularFile> open_regular_file(const std::string& path) {
     activity::reading(path);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        error = std::strerror(errno);
-        return -1;
-    }
+    if (fd < 0) return Error{std::strerror(errno), errno};
     struct stat status {};
     if (::fstat(fd, &status) != 0) {
-        error = std::strerror(errno);
+        const int fstat_errno = errno;
         ::close(fd);
-        return -1;
+        return Error{std::strerror(fstat_errno), fstat_errno};
     }
     if (!S_ISREG(status.st_mode)) {
-        error = std::string(file_type_words(status.st_mode)) + ", not a regular file";
         ::close(fd);
-        return -1;
+        return Error{std::string(file_type_words(status.st_mode)) + ", not a regular file"};
     }
     // Reads of a regular file never block; clear the flag so they behave as usual.
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    size = static_cast<std::uint64_t>(status.st_size);
-    return fd;
+    return RegularFile{fd, static_cast<std::uint64_t>(status.st_size)};
 }
 
-std::optional<std::string> read_regular_file(const std::string& path, std::uint64_t limit, std::string& error) {
-    std::uint64_t size = 0;
-    const int fd = open_regular_file(path, size, error);
-    if (fd < 0) return std::nullopt;
-    if (size > limit) {
-        error = fmt::format("{} bytes, more than the {} MiB this reads", size, limit >> 20);
+Expected<std::string> read_regular_file(const std::string& path, std::uint64_t limit) {
+    const Expected<RegularFile> file = open_regular_file(path);
+    if (!file) return file.error();
+    const int fd = file->fd;
+    if (file->size > limit) {
         ::close(fd);
-        return std::nullopt;
+        return Error{fmt::format("{} bytes, more than the {} MiB this reads", file->size, limit >> 20)};
     }
     std::string text;
-    text.reserve(static_cast<std::size_t>(size));
+    text.reserve(static_cast<std::size_t>(file->size));
     char buffer[65536];
     for (;;) {
         const ssize_t n = ::read(fd, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            error = std::strerror(errno);
+            const int read_errno = errno;
             ::close(fd);
-            return std::nullopt;
+            return Error{std::strerror(read_errno), read_errno};
         }
         if (n == 0) break;
         text.append(buffer, static_cast<std::size_t>(n));
         if (text.size() > limit) {  // grew while being read
-            error = fmt::format("more than the {} MiB this reads", limit >> 20);
             ::close(fd);
-            return std::nullopt;
+            return Error{fmt::format("more than the {} MiB this reads", limit >> 20)};
         }
     }
     ::close(fd);
@@ -249,21 +242,22 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
     }
     // Its own process group, so that what it starts (a compiler's cc1plus, an import's forked
     // helper, a wrapper's background job) is killed with it, at its limit and when it is done
-    // (issue 35); no descriptor but these three (util/process.hpp's spawn).
+    // (nothing a check started outlives it); no descriptor but these three (util/process.hpp's spawn).
     const SpawnRequest request{.argv = argv,
                                .environment = environment,
                                .fds = {ChildFd::open("/dev/null", O_RDONLY, 0), ChildFd::copy(output->write.get(), 1),
                                        ChildFd::copy(output->write.get(), 2)},
                                .own_process_group = true,
                                .default_signals = true};
-    // Noted for the supervisor: a check that dies or hangs while this runs names it (issue 35).
+    // Noted for the supervisor: a check that dies or hangs while this runs names it, not a GPU fault.
     std::string command;
     for (const std::string& argument : argv) command += (command.empty() ? "" : " ") + printable(argument);
     const activity::Running running(command);
-    const std::optional<pid_t> pid = spawn(request, result.error);
+    const Expected<pid_t> pid = spawn(request);
     output->write.reset();
     if (!pid) {
-        if (errno == EAGAIN) result.error += fmt::format(" ({})", process_limit_words());
+        result.error = pid.error().message;
+        if (pid.error().code == EAGAIN) result.error += fmt::format(" ({})", process_limit_words());
         return result;
     }
     result.started = true;

@@ -2,6 +2,8 @@
 // path and child processes. Every probe does its I/O through these, and parses with pure functions.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -14,13 +16,17 @@ namespace cudacheck::sys {
 // Whole file as text (for /proc and /sys files, which report size 0); empty optional on error and for
 // what is not a regular file (a FIFO, a device), which is never waited on.
 [[nodiscard]] std::optional<std::string> read_file(const std::string& path, std::size_t limit = 1 << 20);
+// A regular file opened for reading, and its size; the caller closes `fd`.
+struct RegularFile {
+    int fd = -1;
+    std::uint64_t size = 0;
+};
 // A file given on the command line (a report, a policy, a binary to inspect), opened without
-// blocking, so that a FIFO or a device never hangs the command (issue 18): the descriptor of a
-// regular file, or -1 with `error` saying why ("No such file or directory", "a FIFO, not a regular
-// file"). `size` receives its size.
-[[nodiscard]] int open_regular_file(const std::string& path, std::uint64_t& size, std::string& error);
-// Such a file's whole text, refused (with `error` naming the limit) when larger than `limit`.
-[[nodiscard]] std::optional<std::string> read_regular_file(const std::string& path, std::uint64_t limit, std::string& error);
+// blocking, so that a FIFO or a device never hangs the command, or the error saying why
+// ("No such file or directory", "a FIFO, not a regular file"; the errno where there is one).
+[[nodiscard]] Expected<RegularFile> open_regular_file(const std::string& path);
+// Such a file's whole text, refused (the error naming the limit) when larger than `limit`.
+[[nodiscard]] Expected<std::string> read_regular_file(const std::string& path, std::uint64_t limit);
 // "a FIFO", "a character device", "a directory", ... for a st_mode; "a regular file" otherwise.
 [[nodiscard]] std::string_view file_type_words(unsigned mode);
 [[nodiscard]] bool exists(const std::string& path);
@@ -42,7 +48,7 @@ namespace cudacheck::sys {
 [[nodiscard]] std::string to_lower(std::string_view text);
 
 // `text` with control characters written as escapes ("\n", "\t", "\x1b", ...), so that a file name
-// or a library's message can neither break a one-line error nor drive the terminal (issue 18).
+// or a library's message can neither break a one-line error nor drive the terminal.
 [[nodiscard]] std::string printable(std::string_view text);
 
 // Levenshtein distance, for "did you mean" suggestions.
@@ -62,7 +68,7 @@ struct CommandResult {
 // other descriptor of this process, in a process group of its own. The time limit covers its whole
 // life (its output and its exit): past it the group is killed and `timed_out` set. When the child
 // ends its group is killed too, so nothing it started outlives it, and its exit status is the
-// result even while something it started still held the pipe (issue 35). The first MiB of the
+// result even while something it started still held the pipe. The first MiB of the
 // output is kept. A start refused with EAGAIN names the process limit (ulimit -u) in `error`.
 // `environment` ("NAME=value" entries) replaces the child's environment when given.
 [[nodiscard]] CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds time_limit,

@@ -1,5 +1,5 @@
 // When a check timed GPU work, by the wall clock: the windows in which other processes on the same
-// GPU would make its figures not the GPU's own (issue 21). The engine records, for each check's
+// GPU would make its figures not the GPU's own. The engine records, for each check's
 // thread, the windows its timed sections open (TimedWindowRecording); the GPU layer opens one
 // around every section it runs alone on a device (TimedWindow). The clock is CLOCK_REALTIME in
 // microseconds, NVML's own for its per-process utilization samples, so the two can be matched.

@@ -109,8 +109,7 @@ void write() {
     for (const Event& event : events)
         trace.push_back({{"ph", "X"}, {"name", event.name}, {"pid", 1}, {"tid", event.thread}, {"ts", microseconds(event.begin)},
                          {"dur", microseconds(event.end) - microseconds(event.begin)}});
-    std::string error;
-    if (std::optional<AtomicFile> file = AtomicFile::create(path, error)) (void)file->commit(trace.dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (Expected<AtomicFile> file = AtomicFile::create(path)) (void)file->commit(trace.dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace cudacheck::trace

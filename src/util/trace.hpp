@@ -6,7 +6,7 @@
 //
 // Every span is also an NVTX range (NVIDIA Tools Extension, the header-only NVTX 3 of the toolkit,
 // which links nothing), and each check's thread is named, so that `nsys profile cudacheck` shows
-// the same timeline beside the GPU's (issue 21). NVTX talks to a tool only when one is attached:
+// the same timeline beside the GPU's. NVTX talks to a tool only when one is attached:
 // NVTX_INJECTION64_PATH names its library (nsys sets it); without it no NVTX call is made at all.
 #pragma once
 

@@ -19,9 +19,8 @@ const std::vector<cudacheck::Report>& reports() {
     static const std::vector<cudacheck::Report> loaded = [] {
         std::vector<cudacheck::Report> result(1);
         for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json"}) {
-            std::string error;
-            auto report = cudacheck::read_report_file(CUDACHECK_SOURCE_DIR + std::string(path), error);
-            cudacheck::fuzz::require(report.has_value(), "the example report does not read", error);
+            auto report = cudacheck::read_report_file(CUDACHECK_SOURCE_DIR + std::string(path));
+            cudacheck::fuzz::require(report.has_value(), "the example report does not read", report ? "" : report.error().message);
             result.push_back(std::move(*report));
         }
         return result;
@@ -33,10 +32,9 @@ const std::vector<cudacheck::Report>& reports() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace cudacheck;
-    std::string error;
-    const std::optional<Policy> policy = parse_policy(fuzz::as_text(data, size), "input.json", error);
+    const Expected<Policy> policy = parse_policy(fuzz::as_text(data, size), "input.json");
     if (!policy) {
-        fuzz::require_clean_error(error, "input.json");
+        fuzz::require_clean_error(policy.error().message, "input.json");
         return 0;
     }
     for (const Report& original : reports()) {

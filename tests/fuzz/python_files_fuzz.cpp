@@ -1,5 +1,5 @@
-// libFuzzer target for the readers of the Python files cudacheck reads without running Python
-// (issue 35): TensorFlow's build_info.py, torch/version.py and other generated version files,
+// libFuzzer target for the readers of the Python files cudacheck reads without running
+// Python: TensorFlow's build_info.py, torch/version.py and other generated version files,
 // METADATA and its Requires-Dist lines, dist-info directory names, pyvenv.cfg, version specifiers, and torch's cpp_extension.py arch tables with a
 // TORCH_CUDA_ARCH_LIST. Any input ends (libFuzzer's -timeout catches a loop that does not), no
 // exception escapes, and what each returns is bounded by the input: `[)` in a build_info list once

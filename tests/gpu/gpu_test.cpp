@@ -239,8 +239,8 @@ INSTANTIATE_TEST_SUITE_P(AllGpuChecks, GpuCheck, ::testing::ValuesIn(standard_de
                          });
 
 // A library the loader finds but cannot load (here: a file that is not ELF first on LD_LIBRARY_PATH)
-// fails its own check with CC605 naming the file (it is never opened: issue 18), and every other GPU
-// check still passes.
+// fails its own check with CC605 naming the file (it is never opened: the loader would die with
+// SIGBUS), and every other GPU check still passes.
 struct BrokenCase {
     const char* soname;
     const char* broken_check;
@@ -649,7 +649,7 @@ TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
         << (*stress)["skip_reason"];
 }
 
-// A neighbour busy on the GPU (issue 21): another cudacheck running gpu.stress in the background,
+// A neighbour busy on the GPU: another cudacheck running gpu.stress in the background,
 // a process of its own, keeps the SMs busy while a second one times cuBLAS GEMMs. The second names
 // the first (its pid, "cudacheck", its SM use) in a CC907 warning on each figure it timed, flags
 // them in JSON, and calls nothing slow; alone on the GPU, the same run says nothing of the kind.

@@ -3,8 +3,8 @@
 // CheckHarness gives a check's entry point a context (tests/unit/checks/).
 #pragma once
 
-#include "cudacheck/report.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/report.hpp"
+#include "report/result_builder.hpp"
 #include "engine/check.hpp"
 #include "probes/probes.hpp"
 #include "probes/kernel_module_probe.hpp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cudacheck's Prometheus series join NVIDIA dcgm-exporter's on the GPU and the node (issue 36),
+"""cudacheck's Prometheus series join NVIDIA dcgm-exporter's on the GPU and the node,
 through Prometheus's own rule evaluator: `promtool test rules`.
 
 Usage: check_prometheus_join.py CUDACHECK_BINARY SOURCE_DIR

@@ -4,7 +4,7 @@ cudacheck (CUDACHECK_BINARY): run() returns the JSON report as a dict that valid
 schema(), with the options it was asked for; inspect() reports a file that holds no GPU code;
 `python -m cudacheck --version` runs the executable; a missing executable raises CudacheckError.
 
-Issue 36: `only`/`skip` (and `arch`, `devices`, `arguments`, inspect's `paths`) take a string, a
+`only`/`skip` (and `arch`, `devices`, `arguments`, inspect's `paths`) take a string, a
 comma list or any iterable (list, tuple, generator, set) and select what the command line selects
 (a string used to be iterated by character); other types raise TypeError before anything runs.
 report() and load() give typed results (cudacheck.results): every field equals the dict's, for
@@ -57,7 +57,7 @@ ids = {check["id"] for check in report["checks"]}
 assert ids and all(check_id.startswith(("host.", "env.")) for check_id in ids), ids
 print(f"run(): {len(ids)} checks, {report['summary']['overall']}, exit code {report['exit_code']}")
 
-# --- only/skip: a string, a comma list, any iterable (issue 36) --------------------------------
+# --- only/skip: a string, a comma list, any iterable ---------------------------------------------
 
 
 def cli_ids(*arguments):
@@ -248,8 +248,8 @@ for path in sorted(glob.glob(os.path.join(source, "docs", "examples", "**", "*.j
 assert "1.3.0" in versions and len(versions) >= 4, sorted(versions)
 print("recorded reports: " + ", ".join(f"{len(paths)} of {version}" for version, paths in sorted(versions.items())))
 
-# The no-driver report as cudacheck 1.2.0 wrote it (tests/golden/reports; before issue 36 gave one
-# root cause one finding, so libcuda and NVML fail beside the kernel module).
+# The no-driver report as cudacheck 1.2.0 wrote it (tests/golden/reports; before one
+# root cause got one finding, so libcuda and NVML fail beside the kernel module).
 old = cudacheck.load(os.path.join(source, "tests", "golden", "reports", "1.2.0.json"))
 assert old.schema_version == "1.2.0" and old.frameworks is None and old.build is None, old.schema_version
 assert old.exit_code == 1 and old.summary.overall == "fail" and old.summary.counts["skip"] == 10, old.summary

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's install lines, run exactly as written, on the tree tools/release.sh leaves (issue 36:
-# `cmake --install build-release` failed there, the release preset having built the binary alone).
+# The README's install lines, run exactly as written, on the tree tools/release.sh leaves (a
+# release preset that builds the binary alone makes `cmake --install build-release` fail there).
 # The lines are taken from README.md's ```sh blocks: every line that starts with
 # `cmake --install build-release` or runs `cpack -G`. Each runs from the repository's root with bash,
 # HOME pointing at a scratch folder (the README installs into ~/.local), and the install line with

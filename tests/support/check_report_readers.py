@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`cudacheck render`, `diff` and `fleet` read every 1.x report (issue 36).
+"""`cudacheck render`, `diff` and `fleet` read every 1.x report.
 
 Usage: check_report_readers.py CUDACHECK_BINARY GOLDEN_REPORTS_DIR EXAMPLES_DIR
 
@@ -51,7 +51,7 @@ def main() -> int:
                             f"{result.stderr.decode(errors='replace').strip()[:300]}")
         return result
 
-    if len(golden) < 9 or len(recorded) < 50:  # 10 and 62 when issue 36 made this test
+    if len(golden) < 9 or len(recorded) < 50:  # 10 and 62 when this test was written
         failures.append(f"found {len(golden)} golden and {len(recorded)} recorded reports: the search broke")
     for path in golden + recorded:
         for format_name in FORMATS:

@@ -108,7 +108,7 @@ case $reason in
     *) fail "the drain reason is not cudacheck's CC201 finding: $reason" ;;
 esac
 [ -s "$dir/reports/last.json" ] && [ -s "$dir/reports/last.txt" ] || fail "no report was kept in $dir/reports"
-# "(+N more in .../last.txt)" exactly when more than one check failed (since issue 36 a missing
+# "(+N more in .../last.txt)" exactly when more than one check failed (a missing
 # driver is one finding, its dependents skipped; the report kept beside the reason says how many).
 failing=$(python3 -c 'import json, sys; print(sum(c["status"] in ("fail", "error", "timeout") for c in json.load(open(sys.argv[1]))["checks"]))' \
     "$dir/reports/last.json") || fail "cannot read $dir/reports/last.json"

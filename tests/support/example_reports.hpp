@@ -2,7 +2,7 @@
 // and a libraries.resolution result of a chosen cuDNN version.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "report/report_json.hpp"
 
 #include <optional>
@@ -15,10 +15,9 @@ namespace cudacheck::test {
 inline const std::string source_dir = CUDACHECK_SOURCE_DIR;
 
 inline Report example_report(const std::string& relative) {
-    std::string error;
-    std::optional<Report> report = read_report_file(source_dir + "/docs/examples/" + relative, error);
-    if (!report) throw std::runtime_error(error);
-    return *report;
+    Expected<Report> report = read_report_file(source_dir + "/docs/examples/" + relative);
+    if (!report) throw std::runtime_error(report.error().message);
+    return std::move(*report);
 }
 
 inline CheckResult* find_result(Report& report, std::string_view id) {

@@ -26,7 +26,11 @@ namespace {
 
 std::unique_ptr<Check> fault_check(std::string id, std::string description, std::function<void(CheckContext&, ResultBuilder&)> body,
                                    Scope scope = Scope::host, Level level = Level::quick) {
-    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "Test-only fault", std::move(description), scope, level, {}, {}}, std::move(body));
+    return std::make_unique<FunctionCheck>(CheckInfo{.id = std::move(id),
+                                                     .title = "Test-only fault",
+                                                     .description = std::move(description),
+                                                     .scope = scope,
+                                                     .min_level = level}, std::move(body));
 }
 
 [[noreturn]] void sleep_forever() {
@@ -128,7 +132,7 @@ const CheckRegistration progress_registration{100900, [] {
 
 // Not a fault: a timed section on CUDA device 0 without a GPU, as a GPU check's (TimedWindow), and a
 // rate measured in it, for the tests of what the engine says when the fake NVML reports another
-// process busy on that GPU (issue 21). The section runs on a thread the check starts, joined to the
+// process busy on that GPU. The section runs on a thread the check starts, joined to the
 // check's recording as cufft.fft's are. What it asks before judging is in its evidence.
 const CheckRegistration timed_registration{101000, [] {
     return fault_check("fault.timed", "Times 200 ms of pretend work on device 0 and reports a rate of 100 GB/s", [](CheckContext& context, ResultBuilder& result) {
@@ -149,10 +153,12 @@ const CheckRegistration timed_registration{101000, [] {
 // into a library can: the supervisor charges the hang to a damaged file cuDNN would load, if any
 // (isolation/crash_attribution.hpp), keeping the status timeout. It never opens cuDNN.
 const CheckRegistration hang_in_cudnn_registration{101100, []() -> std::unique_ptr<Check> {
-    CheckInfo info{"fault.hang_in_cudnn", "Test-only fault", "Declares cuDNN as its library and sleeps forever", Scope::host, Level::quick,
-                   {}, {}, {Code::library_damaged}};
-    info.libraries = {&cuda_library::cudnn};
-    return std::make_unique<FunctionCheck>(std::move(info), [](CheckContext&, ResultBuilder&) { sleep_forever(); });
+    return std::make_unique<FunctionCheck>(CheckInfo{.id = "fault.hang_in_cudnn",
+                                                     .title = "Test-only fault",
+                                                     .description = "Declares cuDNN as its library and sleeps forever",
+                                                     .raises = {Code::library_damaged},
+                                                     .libraries = {&cuda_library::cudnn}},
+                                           [](CheckContext&, ResultBuilder&) { sleep_forever(); });
 }};
 
 }  // namespace cudacheck

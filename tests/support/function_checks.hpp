@@ -2,8 +2,8 @@
 // facts of two fake GPUs for the probes (ProbeSettings::collect_driver).
 #pragma once
 
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/catalog.hpp"
+#include "report/result_builder.hpp"
 #include "engine/check.hpp"
 #include "probes/driver_probe.hpp"
 
@@ -18,7 +18,12 @@ using Body = FunctionCheck::Body;
 
 inline std::unique_ptr<Check> make_check(std::string id, Body body, std::vector<std::string> depends_on = {}, Scope scope = Scope::host,
                                          Level level = Level::quick) {
-    return std::make_unique<FunctionCheck>(CheckInfo{std::move(id), "title", "description", scope, level, std::move(depends_on), {}},
+    return std::make_unique<FunctionCheck>(CheckInfo{.id = std::move(id),
+                                                     .title = "title",
+                                                     .description = "description",
+                                                     .scope = scope,
+                                                     .min_level = level,
+                                                     .depends_on = std::move(depends_on)},
                                            std::move(body));
 }
 

@@ -5,7 +5,7 @@
 // intended change (the shape file is only rewritten when the version was bumped).
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "support/test_support.hpp"
 

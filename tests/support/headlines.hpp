@@ -3,7 +3,7 @@
 // a result: the tests that look for a path or a list look there.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <string>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The differential corpus of issue 34: which file `import X` loads, as cudacheck predicts it from
+"""The differential corpus: which file `import X` loads, as cudacheck predicts it from
 files alone, against what the real interpreter does.
 
 Each scenario below builds a Python environment in a temporary directory (virtual environments with

@@ -5,7 +5,7 @@
 // the examples are recorded again. Test fixtures only: nothing in src/ parses evidence.
 #pragma once
 
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <algorithm>
 #include <string>

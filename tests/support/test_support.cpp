@@ -187,8 +187,7 @@ pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vect
     request.environment = &environment;
     request.fds = {sys::ChildFd::open("/dev/null", O_WRONLY, 1), sys::ChildFd::open("/dev/null", O_WRONLY, 2)};
     request.own_process_group = true;
-    std::string error;
-    return sys::spawn(request, error).value_or(-1);
+    return sys::spawn(request).value_or(-1);
 }
 
 std::string unreachable_by(uid_t uid, const std::string& path) {

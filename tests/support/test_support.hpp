@@ -4,7 +4,7 @@
 #include <chrono>
 #include <sys/types.h>
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 
 #include <nlohmann/json.hpp>
 #include <sys/types.h>
@@ -36,9 +36,8 @@ private:
 
 [[nodiscard]] std::string read_text(const std::string& path);
 
-// `gcc` and `g++` in `dir`/`relative` that run /usr/bin's but report, and predefine, gcc `major`
-// (issue 19): a compiler a toolkit's host_config.h rejects, made of one it accepts. Returns the
-// directory.
+// `gcc` and `g++` in `dir`/`relative` that run /usr/bin's but report, and predefine, gcc `major`:
+// a compiler a toolkit's host_config.h rejects, made of one it accepts. Returns the directory.
 std::string write_gcc_wrappers(const TempDir& dir, const std::string& relative, int major);
 
 // Whether `part` occurs in `text`: what most assertions on a message or a remediation ask.

@@ -14,7 +14,7 @@ Usage: validate_prometheus.py REPORT.prom REPORT.json
   a 0-1 ratio, ms to seconds, MHz to hertz) and the labels gpu, UUID, pci_bus_id, hostname,
   Hostname and level as the JSON's devices, host and options give them: gpu is NVML's index
   (dcgm-exporter's numbering), the CUDA ordinal where NVML matched no device.
-- The host (issue 36), as dcgm-exporter names it (internal/pkg/hostname/hostname.go): the report's
+- The host, as dcgm-exporter names it (internal/pkg/hostname/hostname.go): the report's
   host.node_name (NODE_NAME where it ran, schema 1.9.0) when it has one, else its host.hostname;
   under both `hostname` and `Hostname`.
 - A redacted report ("redacted" set) has no UUID, hostname or Hostname label anywhere; any other

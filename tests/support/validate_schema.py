@@ -4,8 +4,8 @@
 Usage: validate_schema.py SCHEMA CUDACHECK_BINARY [--examples DIR] [--golden-reports DIR] [REPORT.json ...]
 
 Validates each given report file, a fresh report from the binary (whatever its exit code: on a
-machine without a driver it is 1, and the report must still be complete and valid), and (issue 36)
-every 1.x report recorded under --examples (each *.json with "schema_version" and "checks") and
+machine without a driver it is 1, and the report must still be complete and valid), and, so that
+the schema stays a contract, every 1.x report recorded under --examples (each *.json with "schema_version" and "checks") and
 every golden report of an earlier minor in --golden-reports (tests/golden/reports/README.md says
 where each came from): a new schema that rejects a report an older cudacheck wrote fails here.
 It also holds the schema to the binary (the last version its schema_version lists is the one the
@@ -165,7 +165,7 @@ def main() -> int:
     if examples_dir:
         recorded = recorded_reports(examples_dir)
         counts["recorded"] = len(recorded)
-        if len(recorded) < 50:  # 62 when issue 36 made this test; fewer means the search broke
+        if len(recorded) < 50:  # 62 when this test was written; fewer means the search broke
             print(f"{examples_dir}: only {len(recorded)} recorded reports found")
             failures += 1
         documents.update(recorded)

@@ -15,14 +15,14 @@
 namespace cudacheck {
 namespace {
 
-// Lowest first; the same order as docs/architecture.md and src/CMakeLists.txt. `cudacheck` is
-// include/cudacheck, the report model, which sits with src/report. `kernels` (the .cu files) depend
-// on nothing of the project. `build` is build planning, pure functions over the probes' build facts;
-// it sits above engine only for the run's vocabulary (engine/check.hpp's Profile).
+// Lowest first; the same order as docs/architecture.md and src/CMakeLists.txt. `kernels` (the .cu
+// files) depend on nothing of the project. `build` is build planning, pure functions over the
+// probes' build facts: below engine, since its clients (toolkit.build, toolkit.compile and
+// `cudacheck env`) are checks and cli.
 const std::map<std::string, int>& layer_ranks() {
     static const std::map<std::string, int> ranks{
-        {"util", 0},   {"kernels", 0}, {"cuda", 1},   {"bind", 2},    {"cudacheck", 3}, {"report", 3},     {"probes", 4},
-        {"engine", 5}, {"build", 6},   {"gpu", 7},    {"checks", 8},  {"inspect", 9},   {"render", 10},    {"isolation", 11},
+        {"util", 0},   {"kernels", 0}, {"cuda", 1},   {"bind", 2},    {"report", 3},     {"probes", 4},
+        {"build", 5},  {"engine", 6}, {"gpu", 7},    {"checks", 8},  {"inspect", 9},   {"render", 10},    {"isolation", 11},
         {"cli", 12},
     };
     return ranks;
@@ -55,7 +55,7 @@ TEST(Architecture, no_layer_includes_a_higher_one) {
     const std::filesystem::path root(CUDACHECK_SOURCE_DIR);
     std::size_t folders = 0;
     for (const auto& [layer, rank] : layer_ranks()) {
-        const std::string folder = layer == "cudacheck" ? "include/cudacheck" : layer == "kernels" ? "kernels" : "src/" + layer;
+        const std::string folder = layer == "kernels" ? "kernels" : "src/" + layer;
         ASSERT_TRUE(std::filesystem::is_directory(root / folder)) << folder;
         ++folders;
         for (const Violation& violation : upward_includes(root, folder, rank))

@@ -1,7 +1,7 @@
 // Cross-cutting, so at the top level: what every check declares (CheckInfo) against the catalogue.
 // Whether a check raises only the codes it declares is held in every test that judges a check's
 // findings (test::expect_codes_declared).
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "engine/registry.hpp"
 #include "support/test_support.hpp"
 

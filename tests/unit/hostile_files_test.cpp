@@ -1,5 +1,5 @@
 // Cross-cutting, so at the top level: the files a user hands cudacheck, and the ones it writes, when
-// they are not what they seem, and the limits and signals it writes them under (issue 18). Through
+// they are not what they seem, and the limits and signals it writes them under. Through
 // the binary: a FIFO as an input never hangs, input nested a million levels deep is one error, `-o`
 // replaces only regular files (and writes through a symlink to one), a name at the filesystem's
 // limit works, a full stdout is an error, and a threshold of nan is refused; a damaged CUDA library
@@ -9,6 +9,7 @@
 // the reason, the old report kept and no temporary file left; fleet names dangling and looping
 // links as unreadable nodes; a file name with control characters stays one harmless line.
 #include "cuda/library_families.hpp"
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 #include "util/process.hpp"
 #include "util/elf_dynamic.hpp"
@@ -312,14 +313,13 @@ TEST(HostileFiles, an_ignored_sighup_stays_ignored) {
     // `nohup cudacheck ...`: a hangup must not stop the run.
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    std::string error;
     sys::SpawnRequest request;
     request.argv = {"/bin/sh", "-c",
                     "trap '' HUP; exec " + quoted(CUDACHECK_WITH_FAULTS_BINARY) + " --only host.os,fault.hang --timeout 1 -q -o " + quoted(path)};
     request.fds = {sys::ChildFd::open("/dev/null", O_WRONLY, 1), sys::ChildFd::open("/dev/null", O_WRONLY, 2)};
     request.own_process_group = true;
-    const std::optional<pid_t> pid = sys::spawn(request, error);
-    ASSERT_TRUE(pid) << error;
+    const Expected<pid_t> pid = sys::spawn(request);
+    ASSERT_TRUE(pid) << test::error_of(pid);
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     ASSERT_EQ(::kill(*pid, SIGHUP), 0);
     int status = 0;

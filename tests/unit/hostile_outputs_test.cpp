@@ -1,4 +1,4 @@
-// The files cudacheck writes on a machine shared with users who mean harm (issue 35): `-o` and the
+// The files cudacheck writes on a machine shared with users who mean harm: `-o` and the
 // GPU code cache follow a symbolic link only where the kernel's fs.protected_symlinks would, never
 // replace another user's file in a sticky directory (fs.protected_regular, the sticky bit's rename
 // rule), find every such refusal before any check runs (exit 2 at once), and never widen a file's
@@ -11,6 +11,7 @@
 // is refused, as in a user namespace), those tests skip.
 #include "checks/frameworks_builds.hpp"
 #include "probes/python/frameworks_probe.hpp"
+#include "support/expected_support.hpp"
 #include "support/fixtures.hpp"
 #include "support/test_support.hpp"
 #include "util/atomic_file.hpp"
@@ -130,11 +131,10 @@ TEST(HostileOutputs, links_are_followed_where_the_kernel_follows_them) {
     test::TempDir dir;
     const std::string shared = sticky_directory(dir, "tmp");
     const auto follows = [&](const std::string& link, const std::string& target) {
-        std::string error;
-        std::optional<AtomicFile> file = AtomicFile::create(link, error);
-        if (!file) return error;
+        Expected<AtomicFile> file = AtomicFile::create(link);
+        if (!file) return file.error().message;
         EXPECT_EQ(file->path(), target);
-        EXPECT_EQ(file->commit("new\n"), std::nullopt);
+        EXPECT_EQ(test::error_of(file->commit("new\n")), "");
         EXPECT_EQ(test::read_text(target), "new\n");
         EXPECT_TRUE(fs::is_symlink(link)) << "the link stays";
         return std::string();
@@ -236,11 +236,10 @@ TEST(HostileOutputs, a_replaced_file_keeps_its_mode_and_a_new_one_honours_the_um
     const mode_t previous = ::umask(022);
     const std::string secret_report = dir.write("secret.json", "old\n", 0600);
     ::chmod(secret_report.c_str(), 0600);
-    std::string error;
     {
-        std::optional<AtomicFile> file = AtomicFile::create(secret_report, error);
-        ASSERT_TRUE(file) << error;
-        EXPECT_EQ(file->commit("new\n"), std::nullopt);
+        Expected<AtomicFile> file = AtomicFile::create(secret_report);
+        ASSERT_TRUE(file) << test::error_of(file);
+        EXPECT_EQ(test::error_of(file->commit("new\n")), "");
     }
     EXPECT_EQ(test::read_text(secret_report), "new\n");
     EXPECT_EQ(mode_of(secret_report), 0600u) << "a 0600 report became wider";
@@ -251,9 +250,9 @@ TEST(HostileOutputs, a_replaced_file_keeps_its_mode_and_a_new_one_honours_the_um
     EXPECT_TRUE(contains(test::read_text(secret_report), "\"schema_version\""));
     EXPECT_EQ(mode_of(secret_report), 0600u);
     {
-        std::optional<AtomicFile> file = AtomicFile::create(dir.path() + "/new.json", error);
-        ASSERT_TRUE(file) << error;
-        EXPECT_EQ(file->commit("new\n"), std::nullopt);
+        Expected<AtomicFile> file = AtomicFile::create(dir.path() + "/new.json");
+        ASSERT_TRUE(file) << test::error_of(file);
+        EXPECT_EQ(test::error_of(file->commit("new\n")), "");
     }
     EXPECT_EQ(mode_of(dir.path() + "/new.json"), 0644u);
     ::umask(previous);
@@ -290,25 +289,25 @@ TEST(HostileOutputs, relative_paths_and_dot_dot_resolve_as_the_kernel_resolves_t
     (void)dir.make_dir("c");
     // A relative link through "..": the file it names is replaced.
     const std::string link = dir.symlink("../a/b/report.json", "c/link.json");
-    std::string error;
-    std::optional<AtomicFile> file = AtomicFile::create(dir.path() + "/c/../c/./link.json", error);
-    ASSERT_TRUE(file) << error;
+    Expected<AtomicFile> file = AtomicFile::create(dir.path() + "/c/../c/./link.json");
+    ASSERT_TRUE(file) << test::error_of(file);
     EXPECT_EQ(fs::path(file->path()).lexically_normal(), fs::path(target));
-    EXPECT_EQ(file->commit("new\n"), std::nullopt);
+    EXPECT_EQ(test::error_of(file->commit("new\n")), "");
     EXPECT_EQ(test::read_text(target), "new\n");
     EXPECT_TRUE(fs::is_symlink(link));
     // A directory is no output, nor is a path through a file.
-    EXPECT_FALSE(AtomicFile::create(dir.path() + "/a/..", error));
+    // (error_of is "" for a file made, so each expectation also holds that none was.)
+    std::string error = test::error_of(AtomicFile::create(dir.path() + "/a/.."));
     EXPECT_TRUE(contains(error, "is a directory: -o writes only regular files")) << error;
-    EXPECT_FALSE(AtomicFile::create(target + "/x.json", error));
+    error = test::error_of(AtomicFile::create(target + "/x.json"));
     EXPECT_TRUE(contains(error, "Not a directory")) << error;
-    EXPECT_FALSE(AtomicFile::create(dir.path() + "/new-directory/", error));
+    error = test::error_of(AtomicFile::create(dir.path() + "/new-directory/"));
     EXPECT_TRUE(contains(error, "names a directory: -o writes only regular files")) << error;
     EXPECT_FALSE(fs::exists(dir.path() + "/new-directory"));
     // A loop of links ends.
     dir.symlink(dir.path() + "/loop-b", "loop-a");
     dir.symlink(dir.path() + "/loop-a", "loop-b");
-    EXPECT_FALSE(AtomicFile::create(dir.path() + "/loop-a", error));
+    error = test::error_of(AtomicFile::create(dir.path() + "/loop-a"));
     EXPECT_TRUE(contains(error, "Too many levels of symbolic links")) << error;
 }
 
@@ -323,7 +322,7 @@ std::string forged_cache(const std::string& directory, const std::string& binary
     {
         GpuCodeCache cache(directory);
         (void)cache.summary_of(binary);
-        EXPECT_EQ(cache.save(), std::nullopt);
+        EXPECT_EQ(test::error_of(cache.save()), "");
     }
     const std::string file = directory + "/gpu-code-v2.json";
     nlohmann::json document = nlohmann::json::parse(test::read_text(file));
@@ -365,7 +364,7 @@ TEST(HostileOutputs, a_gpu_code_cache_of_another_user_is_neither_read_nor_writte
     const GpuCodeSummary summary = cache.summary_of(binary);
     EXPECT_FALSE(summary.from_cache);
     EXPECT_EQ(sass_names(summary), real_sass);
-    EXPECT_EQ(cache.save(), std::nullopt);
+    EXPECT_EQ(test::error_of(cache.save()), "");
     EXPECT_EQ(test::read_text(file), planted) << "written";
     EXPECT_EQ(status_of(file).st_uid, user_b);
     const std::optional<GpuCodeCacheRefusal> refusal = cache.refusal();
@@ -410,7 +409,7 @@ TEST(HostileOutputs, a_gpu_code_cache_writable_by_others_is_refused) {
     EXPECT_EQ(sass_names(cache.summary_of(binary)), real_sass);
     ASSERT_TRUE(cache.refusal());
     EXPECT_TRUE(contains(cache.refusal()->message, "file " + file + " is writable by its group (mode 0660)")) << cache.refusal()->message;
-    EXPECT_EQ(cache.save(), std::nullopt);
+    EXPECT_EQ(test::error_of(cache.save()), "");
     EXPECT_EQ(mode_of(file), 0660u) << "a refused cache is not written";
 }
 
@@ -426,7 +425,7 @@ TEST(HostileOutputs, a_fifo_or_a_link_as_the_gpu_code_cache_file_has_its_own_wor
     {
         GpuCodeCache cache(cache_dir);
         EXPECT_EQ(sass_names(cache.summary_of(binary)), real_sass);
-        EXPECT_EQ(cache.save(), std::nullopt);
+        EXPECT_EQ(test::error_of(cache.save()), "");
         ASSERT_TRUE(cache.refusal());
         EXPECT_TRUE(cache.refusal()->not_a_file);
         EXPECT_TRUE(contains(cache.refusal()->message, "the GPU code cache file " + file + " is a FIFO, not a regular file")) << cache.refusal()->message;
@@ -443,7 +442,7 @@ TEST(HostileOutputs, a_fifo_or_a_link_as_the_gpu_code_cache_file_has_its_own_wor
     ASSERT_EQ(::symlink(victim.c_str(), file.c_str()), 0);
     GpuCodeCache cache(cache_dir);
     EXPECT_FALSE(cache.summary_of(binary).from_cache);
-    EXPECT_EQ(cache.save(), std::nullopt);
+    EXPECT_EQ(test::error_of(cache.save()), "");
     ASSERT_TRUE(cache.refusal());
     EXPECT_TRUE(cache.refusal()->not_a_file);
     EXPECT_TRUE(contains(cache.refusal()->message, "is a symbolic link, not a regular file (a link is never followed there")) << cache.refusal()->message;
@@ -455,7 +454,7 @@ TEST(HostileOutputs, a_fifo_or_a_link_as_the_gpu_code_cache_file_has_its_own_wor
     const std::string not_directory = dir.write("not-a-directory", "x");
     GpuCodeCache wrong(not_directory);
     (void)wrong.summary_of(binary);
-    EXPECT_EQ(wrong.save(), std::nullopt);
+    EXPECT_EQ(test::error_of(wrong.save()), "");
     ASSERT_TRUE(wrong.refusal());
     EXPECT_TRUE(contains(wrong.refusal()->message, "directory " + not_directory + " is a regular file, not a directory")) << wrong.refusal()->message;
 }
@@ -470,7 +469,7 @@ TEST(HostileOutputs, a_new_gpu_code_cache_is_0700_and_0600_whatever_the_umask) {
     {
         GpuCodeCache cache(cache_dir);
         (void)cache.summary_of(binary);
-        EXPECT_EQ(cache.save(), std::nullopt);
+        EXPECT_EQ(test::error_of(cache.save()), "");
         EXPECT_EQ(cache.refusal(), std::nullopt);
     }
     ::umask(previous);
@@ -490,7 +489,7 @@ TEST(HostileOutputs, a_file_swapped_for_another_with_the_same_size_and_mtime_is_
     {
         GpuCodeCache cache(cache_dir);
         (void)cache.summary_of(binary);
-        EXPECT_EQ(cache.save(), std::nullopt);
+        EXPECT_EQ(test::error_of(cache.save()), "");
         GpuCodeCache again(cache_dir);
         EXPECT_TRUE(again.summary_of(binary).from_cache);
     }
@@ -502,7 +501,7 @@ TEST(HostileOutputs, a_file_swapped_for_another_with_the_same_size_and_mtime_is_
     {
         GpuCodeCache cache(cache_dir);
         EXPECT_FALSE(cache.summary_of(binary).from_cache) << "another inode";
-        EXPECT_EQ(cache.save(), std::nullopt);
+        EXPECT_EQ(test::error_of(cache.save()), "");
     }
     // Only its change time moves (chmod): read again too.
     ::chmod(binary.c_str(), 0600);
@@ -518,7 +517,7 @@ TEST(HostileOutputs, the_gpu_code_cache_keeps_a_non_utf8_path_exactly) {
     {
         GpuCodeCache cache(cache_dir);
         EXPECT_EQ(sass_names(cache.summary_of(binary)), real_sass);
-        EXPECT_EQ(cache.save(), std::nullopt) << "type_error.316 no more";
+        EXPECT_EQ(test::error_of(cache.save()), "") << "type_error.316 no more";
     }
     const std::string text = test::read_text(cache_dir + "/gpu-code-v2.json");
     EXPECT_TRUE(nlohmann::json::accept(text)) << text;

@@ -1,4 +1,4 @@
-// Long text and long search paths (issue 35): std::regex matched by recursion, one level per
+// Long text and long search paths: std::regex matched by recursion, one level per
 // character, so a 50 KB metric name (`render --format prometheus`), a 35 KB CUBLAS_WORKSPACE_CONFIG
 // (env.variables) or a toolkit's long version.txt or `nvcc --version` ended the process with
 // SIGSEGV; `$ORIGIN` was expanded in place, token after token, so a 10 MB DT_RPATH took minutes and
@@ -167,7 +167,7 @@ TEST(HostileText, prometheus_renders_50_kb_metric_names) {
     const std::string path = dir.write("long-names.json", report.dump());
 
     const Measured run = run_binary(dir, {"render", "--format", "prometheus", path});
-    ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV before issue 35
+    ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV with a recursive matcher
     EXPECT_EQ(run.exit_code(), 0) << run.output.substr(0, 2000);
     EXPECT_LT(run.wall_ms, generous_ms);
     EXPECT_LT(run.max_rss_kb, 512 * mib);
@@ -187,14 +187,14 @@ TEST(HostileText, env_variables_judges_a_35_kb_cublas_workspace_config) {
     while (valid.size() < 35'000) valid += ":4096:8";
     for (const auto& [value, well_formed] : {std::pair{valid, true}, std::pair{valid + ":4096", false}, std::pair{valid + ":4096:x", false}}) {
         const Measured run = run_binary(dir, {"--only", "env.variables", "--format", "json"}, {{"CUBLAS_WORKSPACE_CONFIG", value}});
-        ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV before issue 35
+        ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV with a recursive matcher
         EXPECT_LT(run.wall_ms, generous_ms);
         EXPECT_LT(run.max_rss_kb, 512 * mib);
         const nlohmann::json report = nlohmann::json::parse(run.output, nullptr, false);
         ASSERT_TRUE(report.is_object()) << run.output.substr(0, 2000);
         const nlohmann::json* check = test::find_check(report, "env.variables");
         ASSERT_NE(check, nullptr);
-        // Before issue 35 the check's process died (CC902, SIGSEGV) and the run went on without it.
+        // With a recursive matcher the check's process died (CC902, SIGSEGV) and the run went on without it.
         EXPECT_NE((*check)["status"], "error") << (*check)["message"];
         bool invalid = false;
         for (const nlohmann::json& finding : (*check)["findings"])
@@ -315,14 +315,14 @@ TEST(HostileText, toolkit_nvcc_runs_with_a_megabyte_long_version) {
     dir.write("home/version.txt", "CUDA Version " + dotted + "\n");
     const Measured run = run_binary(dir, {"--only", "toolkit.nvcc", "--format", "json"},
                                     {{"PATH", dir.path() + "/cuda/bin:/usr/bin:/bin"}, {"CUDA_HOME", dir.path() + "/home"}});
-    ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV before issue 35
+    ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV with a recursive matcher
     EXPECT_LT(run.wall_ms, generous_ms);
     EXPECT_LT(run.max_rss_kb, 512 * mib);
     const nlohmann::json report = nlohmann::json::parse(run.output, nullptr, false);
     ASSERT_TRUE(report.is_object()) << run.output.substr(0, 2000);
     const nlohmann::json* check = test::find_check(report, "toolkit.nvcc");
     ASSERT_NE(check, nullptr);
-    EXPECT_NE((*check)["status"], "error") << (*check)["message"];  // CC902, SIGSEGV, before issue 35
+    EXPECT_NE((*check)["status"], "error") << (*check)["message"];  // CC902, SIGSEGV, with a recursive matcher
     std::string nvcc_version;
     for (const nlohmann::json& evidence : (*check)["evidence"])
         if (evidence["key"] == "nvcc_version") nvcc_version = evidence["value"];
@@ -393,7 +393,7 @@ std::string write_bytes(const test::TempDir& dir, const std::string& relative, c
 
 TEST(HostileRpath, expansion_is_linear_and_bounded) {
     // One entry of 1,400,000 $ORIGIN (9.8 MB): replaced in place, token after token, it ran for
-    // minutes (over 60 s in `cudacheck env` before issue 35).
+    // minutes (over 60 s in `cudacheck env`).
     std::string tokens;
     for (int i = 0; i < 1'400'000; ++i) tokens += i % 2 == 0 ? "$ORIGIN" : "${ORIGIN}";
     std::string distinct;  // 600,000 distinct directories, and each once again
@@ -454,7 +454,7 @@ TEST(HostileRpath, a_ten_megabyte_dt_rpath_is_followed_in_bounded_time_and_memor
 }
 
 // The same library as PyTorch's libtorch_cuda.so in a venv (the GPU machine's metadata), through
-// `cudacheck env`: over 60 s before issue 35 with the 1,400,000 $ORIGIN (20.9 s and 515 MiB with
+// `cudacheck env`: over 60 s, replacing in place, with the 1,400,000 $ORIGIN (20.9 s and 515 MiB with
 // 500,000 distinct directories).
 TEST(HostileRpath, cudacheck_env_reads_a_venv_whose_torch_has_a_ten_megabyte_dt_rpath) {
     test::TempDir dir;

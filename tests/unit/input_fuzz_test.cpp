@@ -7,6 +7,7 @@
 // bounded so the suite stays fast. tools/fuzz.sh fuzzes the same readers with libFuzzer.
 #include "report/policy.hpp"
 #include "report/report_json.hpp"
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 
 #include <chrono>
@@ -113,8 +114,9 @@ int fuzz(const std::string& original, const std::function<bool(const std::string
 // Found by the mutation test on a slower machine: a key with a newline in it (a random byte)
 // broke the "one line" promise of the error message.
 TEST(InputFuzz, shows_control_characters_in_keys_as_escapes) {
-    std::string error;
-    EXPECT_FALSE(parse_policy("{\"schema_version\": \"1.0.0\", \"device_count\": {\"m\\nx\\u0001\": 1}}", "input.json", error).has_value());
+    const Expected<Policy> policy = parse_policy("{\"schema_version\": \"1.0.0\", \"device_count\": {\"m\\nx\\u0001\": 1}}", "input.json");
+    EXPECT_FALSE(policy.has_value());
+    const std::string error = test::error_of(policy);
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     EXPECT_NE(error.find("m\\nx\\x01"), std::string::npos) << error;
 }
@@ -123,7 +125,11 @@ TEST(InputFuzz, report_reader_survives_mutated_real_reports) {
     for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json", "/tests/golden/report.json"}) {
         const std::string original = test::read_text(CUDACHECK_SOURCE_DIR + std::string(path));
         ASSERT_FALSE(original.empty()) << path;
-        const int tried = fuzz(original, [](const std::string& input, std::string& error) { return parse_report(input, "input.json", error).has_value(); });
+        const int tried = fuzz(original, [](const std::string& input, std::string& error) {
+            const Expected<Report> report = parse_report(input, "input.json");
+            error = test::error_of(report);
+            return report.has_value();
+        });
         EXPECT_GT(tried, 50) << path;
     }
 }
@@ -132,7 +138,11 @@ TEST(InputFuzz, policy_reader_survives_mutated_policies) {
     for (const char* path : {"/docs/policies/ci-job.json", "/docs/policies/cluster-node.json"}) {
         const std::string original = test::read_text(CUDACHECK_SOURCE_DIR + std::string(path));
         ASSERT_FALSE(original.empty()) << path;
-        const int tried = fuzz(original, [](const std::string& input, std::string& error) { return parse_policy(input, "input.json", error).has_value(); });
+        const int tried = fuzz(original, [](const std::string& input, std::string& error) {
+            const Expected<Policy> policy = parse_policy(input, "input.json");
+            error = test::error_of(policy);
+            return policy.has_value();
+        });
         EXPECT_GT(tried, 50) << path;
     }
 }

@@ -10,12 +10,13 @@
 #include "checks/checks.hpp"
 #include "checks/frameworks_builds.hpp"
 #include "cuda/library_families.hpp"
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "probes/python/frameworks_probe.hpp"
 #include "render/renderer.hpp"
 #include "report/report_json.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
+#include "support/framework_builds.hpp"
 #include "support/headlines.hpp"
 #include "support/library_tree.hpp"
 #include "support/test_support.hpp"
@@ -38,6 +39,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::contains;
+using test::framework_from;
+using test::gpu;
 
 constexpr std::size_t max_cause = 160;
 
@@ -156,13 +159,6 @@ const std::string long_directory = "/scratch/" + std::string(60, 'a') + "/" + st
 
 // --- the judges, on the worst inputs -------------------------------------------------------------
 
-FrameworkFacts framework_from(const std::string& site, std::string_view name) {
-    for (FrameworkBuild& build : read_framework_builds(site, installed_distributions(site)))
-        if (build.framework == name) return FrameworkFacts{.build = std::move(build)};
-    ADD_FAILURE() << "no " << name << " in " << site;
-    return {};
-}
-
 FrameworkLibrary library(std::string family, std::string soname, const std::string& directory, std::string version, LibraryOrigin origin,
                          std::string rule) {
     FrameworkLibrary loaded{.family = std::move(family), .version = std::move(version), .origin = origin};
@@ -170,15 +166,6 @@ FrameworkLibrary library(std::string family, std::string soname, const std::stri
     const std::string path = directory + "/" + soname;
     loaded.object.resolution = Resolution{soname, std::move(rule), path, path};
     return loaded;
-}
-
-DeviceInfo gpu(int ordinal, std::string name, int major, int minor) {
-    DeviceInfo device;
-    device.ordinal = ordinal;
-    device.name = std::move(name);
-    device.cc_major = major;
-    device.cc_minor = minor;
-    return device;
 }
 
 // The GPU machine's torch 2.11 (cu130) in an environment under `prefix`, its cuDNN shim from the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What building and running cudacheck needs (tools/run.sh), and nothing else (issue 36): the CUDA
+# What building and running cudacheck needs (tools/run.sh), and nothing else: the CUDA
 # toolkit is checked first (it is not installed from here: NVIDIA's repository provides it), then
 # CMake (3.22 or newer), Ninja, g++ (C++20), CLI11, fmt and nlohmann/json are installed through
 # apt-get where missing. No Python module, no test tool, no service.

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by the set-up scripts in tools/deps/ (sourced, not run). Issue 36: each script installs
+# Shared by the set-up scripts in tools/deps/ (sourced, not run). Each script installs
 # what its own role needs and nothing more, on Debian or Ubuntu:
 #   build.sh           building and running cudacheck (tools/run.sh)
 #   test.sh            + the tests (tools/test.sh); their Python modules in .devtools/venv

@@ -7,6 +7,8 @@
 #                   the tests run (validate_schema.py, validate_junit.py, validate_prometheus.py,
 #                   validate_deploy.py, check_python_api.py); CMake gives the tests this interpreter
 #                   (CUDACHECK_TEST_PYTHON, tests/CMakeLists.txt). The user's own Python is not touched.
+#   apt-get:        clang-format-19 and clang-tidy-19, for the lint the tests run (tools/lint.sh): the
+#                   version is pinned (Debian 12 ships 19), since another formats some code differently
 #   downloaded, nothing installed (all in folders git ignores):
 #     promtool      unpacked from Debian's prometheus package into tests/fixtures/downloaded/promtool
 #     cuobjdump     where the toolkit has none: NVIDIA's nvidia-cuda-cuobjdump wheel for its major,
@@ -31,6 +33,8 @@ command -v groff >/dev/null || missing+=(groff-base)
 # (Debian 10 and newer, Ubuntu), which every system has; `dpkg -S /usr/bin/setpriv` on Debian 12.
 command -v setpriv >/dev/null || missing+=(util-linux)
 [ -x /usr/bin/python3 ] || missing+=(python3)
+command -v clang-format-19 >/dev/null || missing+=(clang-format-19)
+command -v clang-tidy-19 >/dev/null || missing+=(clang-tidy-19)
 deps_apt_install "the tests" "${missing[@]}"
 
 # The validators' modules. module:PyPI name

@@ -107,7 +107,7 @@ std::vector<std::uint64_t> normal_bin_counts(std::span<const float> samples, std
     // cell are stepped over: the same bins, 24-28 ms.
     constexpr double lowest = -8.0;
     constexpr double cells_per_unit = 256.0;
-    constexpr std::size_t cells = 16 * 256;
+    constexpr std::size_t cells = std::size_t{16} * 256;
     std::vector<std::uint32_t> edges_below(cells);
     for (std::size_t cell = 0, edge = 0; cell < cells; ++cell) {
         const double start = lowest + static_cast<double>(cell) / cells_per_unit;

@@ -35,7 +35,7 @@ std::string quoted_output(const sys::CommandResult& run) {
 }
 
 // Fills a pick's path, its --version line and its version as its predefined macros give it, and
-// tells a program that is no compiler from one (issue 35): nvcc asks its host compiler for its
+// tells a program that is no compiler from one: nvcc asks its host compiler for its
 // properties by preprocessing with it, and stops when that gives none ("Host compiler targets
 // unsupported OS." for /bin/true, "Failed to preprocess host compiler properties." for a script
 // that fails: nvcc 13.0).

@@ -1,5 +1,5 @@
 // What a CUDA build on this machine would use, gathered once per run for toolkit.build,
-// toolkit.compile and `cudacheck env` (issue 19): the toolkit (torch.utils.cpp_extension's rule,
+// toolkit.compile and `cudacheck env`, so that the three agree: the toolkit (torch.utils.cpp_extension's rule,
 // build_toolkit), its nvcc's version and the GPU architectures it compiles for, its development
 // files, the host compilers installed (host_compilers) and the one nvcc would run, each judged by
 // every installed toolkit's own include/crt/host_config.h (cuda/host_config), and ninja. Only
@@ -35,7 +35,7 @@ struct HostCompilerPick {
     std::string version_line = {};  // its `--version` first line
     std::string failure = {};       // why it cannot be run or read
     std::string identity = {};      // the compiler `--version` names (identify_compiler); "" for none
-    // Why it is no C++ compiler nvcc can use (issue 35): it cannot be executed, does not answer
+    // Why it is no C++ compiler nvcc can use: it cannot be executed, does not answer
     // within its time limit, or names no compiler and defines no compiler macros (/bin/true, a
     // script, a text file). "" for a compiler, or when that cannot be told.
     std::string unusable = {};
@@ -47,7 +47,8 @@ struct HostCompilerPick {
 [[nodiscard]] std::optional<HostCompilerVersion> version_from_macros(const MacroValues& macros);
 
 // An option of NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS that makes nvcc stop before it builds a
-// program (issue 35): a mode (--version, --help, --dryrun, --list-gpu-arch) or another phase
+// program, so the build reports success without building: a mode (--version, --help, --dryrun,
+// --list-gpu-arch) or another phase
 // (-E, -M, -c, --ptx, --cubin, --fatbin, --lib, ...), from the nvcc documentation's "Options for
 // Specifying the Compilation Phase" and "Miscellaneous Options". nvcc adds these words to every
 // command line, so such a build prints or stops early and still exits 0 (measured with nvcc 13.0:
@@ -73,7 +74,8 @@ struct NvccFlagSettings {
     std::vector<std::pair<std::string, std::string>> variables = {};
 };
 
-// The directory nvcc writes its intermediate files to (issue 35): TMPDIR, /tmp when it is unset or
+// The directory nvcc writes its intermediate files to (a build fails where it cannot write):
+// TMPDIR, /tmp when it is unset or
 // empty, and whether a file can be created there with room for a build's intermediates.
 struct TemporaryDirectory {
     std::string path = {};

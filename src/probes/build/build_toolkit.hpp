@@ -1,4 +1,4 @@
-// The CUDA toolkit a build would use, and whether it has what building needs (issue 19). The
+// The CUDA toolkit a build would use, and whether it has what building needs. The
 // choice is torch.utils.cpp_extension's (_find_cuda_home), which PyTorch extensions, flash-attn
 // and xformers builds go through: CUDA_HOME, else CUDA_PATH (an empty value counts as unset), else
 // the directory above the bin/ of the nvcc on PATH, as found (no symlinks resolved: /usr/bin/nvcc

@@ -82,7 +82,7 @@ CMakeArchitecturesKind cmake_architectures_kind(std::string_view value) {
     // entries or empty ones after each ';'. CMake 3.25 takes an `a` suffix (90a); newer releases
     // also `f` (100f), which is accepted here rather than refused for a CMake that may take it. Read
     // entry by entry rather than by std::regex, whose matcher recurses per character and overflows
-    // the stack on a long CUDAARCHS (issue 35).
+    // the stack on a long CUDAARCHS.
     const auto entry = [](std::string_view text) {
         std::size_t digits = 0;
         while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;

@@ -1,5 +1,5 @@
 // What a CMake project that enables CUDA (`project(x LANGUAGES CUDA)`, `enable_language(CUDA)`)
-// takes from the environment at its first configure, by CMake's own rules (issue 34): its
+// takes from the environment at its first configure, by CMake's own rules: its
 // Modules/CMakeDetermineCUDACompiler.cmake, CMakeDetermineCompiler.cmake (_cmake_find_compiler),
 // Compiler/NVIDIA-CUDA.cmake and CMakeTestCUDACompiler.cmake (read in CMake 3.25), and the
 // documentation of the CUDACXX, CUDAHOSTCXX and CUDAARCHS environment variables, of find_program

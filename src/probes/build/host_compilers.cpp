@@ -54,7 +54,7 @@ bool is_versioned_compiler_name(std::string_view name) {
 // GCC's `--version`: "<program> (<package version>) X.Y.Z ..." and the Free Software Foundation's
 // copyright. Other GNU programs print the same copyright with "(GNU <package>)" in the first line
 // (/bin/true: "true (GNU coreutils) 9.1"), which GCC's package version (its --with-pkgversion:
-// "GCC", "Debian 12.2.0-14", "conda-forge gcc 12.3.0-3") is not (issue 35).
+// "GCC", "Debian 12.2.0-14", "conda-forge gcc 12.3.0-3") is not.
 bool gcc_banner(std::string_view output) {
     if (output.substr(0, 4096).find("Free Software Foundation") == std::string_view::npos) return false;
     const std::string_view line = output.substr(0, output.find('\n'));
@@ -95,7 +95,7 @@ std::string identify_compiler(std::string_view output) {
 std::vector<std::string> versioned_compiler_names(const std::vector<std::string>& entries) {
     // An optional target triplet, the program, a dash and a major version: g++-13, clang-18,
     // x86_64-linux-gnu-gcc-12 (Debian's and Ubuntu's alternatives, RHEL's gcc-toolset has plain names).
-    // Read by hand, not by std::regex, whose matcher recurses per character (issue 35).
+    // Read by hand, not by std::regex, whose matcher recurses per character (SIGSEGV on a long name).
     std::vector<std::string> names;
     for (const std::string& entry : entries)
         if (is_versioned_compiler_name(entry)) names.push_back(entry);

@@ -1,4 +1,4 @@
-// The host compilers a CUDA build can use here (issue 19): those named by CC, CXX and NVCC_CCBIN
+// The host compilers a CUDA build can use here: those named by CC, CXX and NVCC_CCBIN
 // (nvcc's variable for its default -ccbin), and gcc, g++, clang, clang++ and their versioned names
 // (g++-13, clang++-18) in the PATH directories, each with the version `--version` reports. Which
 // one a build picks, and whether a toolkit accepts it (cuda/host_config), is toolkit.build's to
@@ -25,7 +25,7 @@ struct HostCompiler {
     std::string identity = {};  // which compiler `--version` says it is (identify_compiler); "" for none
 };
 
-// Which compiler a `--version` output names (issue 35): "gcc", "clang", "Intel icx/icpx", "Intel icc",
+// Which compiler a `--version` output names: "gcc", "clang", "Intel icx/icpx", "Intel icc",
 // "NVIDIA nvc++", "Arm C/C++", "IBM XL C/C++"; "" when it names none (/bin/true, a script, a text
 // file run by the shell). Each compiler's own banner: GCC's copyright line ("Free Software
 // Foundation"), LLVM's "clang version" (also in Apple's, AMD's and IBM Open XL's), Intel oneAPI's

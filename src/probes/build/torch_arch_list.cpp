@@ -35,10 +35,10 @@ std::optional<std::string_view> between(std::string_view source, std::string_vie
     return source.substr(body, end - body);
 }
 
-// Past this the expansion stops (issue 35): a file whose names expand into longer names ("A" ->
+// Past this the expansion stops: a file whose names expand into longer names ("A" ->
 // "AA", "AA" -> "AAAA", ...) would double the text once per name. torch's own tables expand a
 // list to at most a few hundred characters.
-constexpr std::size_t expanded_limit = 64 * 1024;
+constexpr std::size_t expanded_limit = std::size_t{64} * 1024;
 
 // Whether every `from` could be replaced without the text growing past expanded_limit. Each
 // search starts after the last replacement, so the loop ends whatever `to` holds.

@@ -3,7 +3,7 @@
 // their lists (in the file's order, combined names first), each entry must be one of the file's
 // supported architectures, with or without "+PTX", and becomes -gencode flags. The names and the
 // supported list differ between torch releases, so they are read from the installed torch's file,
-// not from a table here (issue 19).
+// not from a table here.
 #pragma once
 
 #include <optional>

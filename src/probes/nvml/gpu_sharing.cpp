@@ -104,12 +104,9 @@ bool GpuSharingProbe::ok() const { return api_ != nullptr; }
 
 SharingSnapshot GpuSharingProbe::snapshot(std::string_view pci_bus_id, std::int64_t since_us) const {
     SharingSnapshot snapshot;
-    if (!api_ || pci_bus_id.empty()) return snapshot;
-    const auto listed = std::find_if(devices_.begin(), devices_.end(), [&](const DeviceInfo& device) { return device.pci_bus_id == pci_bus_id; });
-    if (listed == devices_.end()) return snapshot;
-    nvmlDevice_t device = nullptr;
-    if (api_->api.device_get_handle_by_index(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &device) != NVML_SUCCESS)
-        return snapshot;
+    if (!api_) return snapshot;
+    nvmlDevice_t device = nvml_handle_of_pci_bus_id(api_->api, devices_, pci_bus_id);
+    if (device == nullptr) return snapshot;
     std::vector<GpuProcess> processes;
     const bool compute = append_nvml_processes(api_->api.device_get_compute_processes, device, processes);
     const bool graphics = append_nvml_processes(api_->api.device_get_graphics_processes, device, processes);

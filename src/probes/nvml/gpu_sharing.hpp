@@ -1,4 +1,4 @@
-// Whether another process used a GPU while a check timed its work there (issue 21): on a shared
+// Whether another process used a GPU while a check timed its work there: on a shared
 // node or a workstation with a training job, a GEMM rate a third of the GPU's own is the other
 // job's doing, not a slow GPU. NVML answers who holds a context (its compute and graphics process
 // lists) and who kept the SMs busy when (nvmlDeviceGetProcessUtilization, samples stamped with the
@@ -10,7 +10,7 @@
 // answers NVML_ERROR_NOT_FOUND when there are none at all.
 #pragma once
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 #include "probes/nvml/nvml_probe.hpp"
 #include "report/report_query.hpp"  // describe_sharing
 #include "util/timed_windows.hpp"

@@ -122,17 +122,10 @@ struct NvmlClockSampler::Api {
 };
 
 NvmlClockSampler::NvmlClockSampler(const NvmlFacts& nvml, std::string_view pci_bus_id) {
-    if (!nvml.initialised() || pci_bus_id.empty()) return;
-    const DeviceInfo* listed = nullptr;
-    for (const DeviceInfo& device : nvml.devices)
-        if (device.pci_bus_id == pci_bus_id) listed = &device;
-    if (listed == nullptr) return;
-    auto api = std::make_unique<Api>();
-    api->api = nvml.api;
-    if (api->api.device_get_handle_by_index == nullptr ||
-        api->api.device_get_handle_by_index(static_cast<unsigned int>(listed->nvml_index.value_or(listed->ordinal)), &api->device) != NVML_SUCCESS)
-        return;
-    api_ = std::move(api);
+    if (!nvml.initialised()) return;
+    nvmlDevice_t device = nvml_handle_of_pci_bus_id(nvml.api, nvml.devices, pci_bus_id);
+    if (device == nullptr) return;
+    api_ = std::make_unique<Api>(Api{nvml.api, device});
 }
 
 NvmlClockSampler::~NvmlClockSampler() = default;

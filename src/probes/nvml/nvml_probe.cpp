@@ -171,6 +171,16 @@ void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml) 
             }
 }
 
+nvmlDevice_t nvml_handle_of_pci_bus_id(const NvmlApi& api, const std::vector<DeviceInfo>& listed, std::string_view pci_bus_id) {
+    if (pci_bus_id.empty() || api.device_get_handle_by_index == nullptr) return nullptr;
+    const auto gpu = std::find_if(listed.begin(), listed.end(), [&](const DeviceInfo& device) { return device.pci_bus_id == pci_bus_id; });
+    if (gpu == listed.end()) return nullptr;
+    // NVML's devices are numbered by their NVML index (describe_device sets both).
+    nvmlDevice_t handle = nullptr;
+    if (api.device_get_handle_by_index(static_cast<unsigned int>(gpu->nvml_index.value_or(gpu->ordinal)), &handle) != NVML_SUCCESS) return nullptr;
+    return handle;
+}
+
 NvmlFacts collect_nvml() {
     const trace::Span span("NVML: open, init, query every GPU");
     NvmlFacts facts;

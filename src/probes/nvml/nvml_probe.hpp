@@ -6,7 +6,7 @@
 #include "bind/dynamic_library.hpp"
 #include "bind/nvml.hpp"
 #include "util/actions.hpp"
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -67,5 +67,11 @@ bool append_nvml_processes(NvmlProcessList list, nvml::nvmlDevice_t device, std:
 // bus id (CUDA orders devices fastest first and renumbers them for CUDA_VISIBLE_DEVICES; NVML
 // uses PCI order).
 void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml);
+
+// The NVML handle of the GPU that `listed` (NVML's devices, NvmlFacts::devices) has at
+// `pci_bus_id`, the one name of a GPU that CUDA and NVML share (CUDA orders devices fastest
+// first, NVML in PCI order). nullptr when no GPU is listed there, the id is empty or NVML does
+// not answer.
+[[nodiscard]] nvml::nvmlDevice_t nvml_handle_of_pci_bus_id(const NvmlApi& api, const std::vector<DeviceInfo>& listed, std::string_view pci_bus_id);
 
 }  // namespace cudacheck

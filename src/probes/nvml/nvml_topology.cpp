@@ -36,14 +36,8 @@ std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(co
     std::vector<std::vector<std::optional<NvmlPeerLink>>> links(pci_bus_ids.size(), std::vector<std::optional<NvmlPeerLink>>(pci_bus_ids.size()));
     if (!nvml.initialised()) return links;
     const NvmlApi& api = nvml.api;
-    if (api.device_get_handle_by_index == nullptr) return links;
-
     std::vector<nvmlDevice_t> handles(pci_bus_ids.size(), nullptr);
-    for (std::size_t i = 0; i < pci_bus_ids.size(); ++i)
-        for (const DeviceInfo& gpu : nvml.devices)
-            if (!pci_bus_ids[i].empty() && gpu.pci_bus_id == pci_bus_ids[i] && gpu.nvml_index &&
-                api.device_get_handle_by_index(static_cast<unsigned int>(*gpu.nvml_index), &handles[i]) != NVML_SUCCESS)
-                handles[i] = nullptr;
+    for (std::size_t i = 0; i < pci_bus_ids.size(); ++i) handles[i] = nvml_handle_of_pci_bus_id(api, nvml.devices, pci_bus_ids[i]);
     for (std::size_t i = 0; i < handles.size(); ++i)
         for (std::size_t j = 0; j < handles.size(); ++j) {
             if (i == j || handles[i] == nullptr || handles[j] == nullptr) continue;

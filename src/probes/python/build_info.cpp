@@ -175,15 +175,14 @@ std::optional<FrameworkBuild> read_cupy(const std::string& site, const std::vect
     }
     if (build.accelerator != Accelerator::cuda) return build;
     const std::string path = site + "/cupy/.data/_wheel.json";
-    std::string error;
-    if (const std::optional<ordered_json> wheel = read_json_file(path, error)) {
+    if (const Expected<ordered_json> wheel = read_json_file(path)) {
         build.files.push_back(path);
         if (wheel->is_object() && wheel->contains("cuda") && (*wheel)["cuda"].is_string()) build.cuda = (*wheel)["cuda"].get<std::string>();
         else build.problems.push_back(fmt::format("{}: no \"cuda\" string", path));
         if (build.cuda && build.cuda_major && major_of(*build.cuda) != build.cuda_major)
             build.problems.push_back(fmt::format("{}: says CUDA {} but the package is {}", path, *build.cuda, cupy->name));
     } else {
-        build.problems.push_back(fmt::format("{}: {}", path, error));
+        build.problems.push_back(fmt::format("{}: {}", path, wheel.error().message));
     }
     return build;
 }
@@ -226,8 +225,7 @@ std::optional<FrameworkBuild> read_xformers(const std::string& site, const std::
     if (xformers == nullptr) return std::nullopt;
     FrameworkBuild build{.framework = "xformers", .distribution = "xformers", .version = xformers->version};
     const std::string path = site + "/xformers/cpp_lib.json";
-    std::string error;
-    if (const std::optional<ordered_json> lib = read_json_file(path, error)) {
+    if (const Expected<ordered_json> lib = read_json_file(path)) {
         build.files.push_back(path);
         const ordered_json* version = lib->is_object() && lib->contains("version") ? &(*lib)["version"] : nullptr;
         if (version != nullptr && version->is_object()) {
@@ -249,7 +247,7 @@ std::optional<FrameworkBuild> read_xformers(const std::string& site, const std::
             for (const std::string& arch : sys::split((*lib)["env"]["TORCH_CUDA_ARCH_LIST"].get<std::string>(), ' '))
                 if (!arch.empty()) build.architectures.push_back(arch);
     } else {
-        build.problems.push_back(fmt::format("{}: {}", path, error));
+        build.problems.push_back(fmt::format("{}: {}", path, lib.error().message));
     }
     note_required_torch(*xformers, build);
     return build;
@@ -284,10 +282,9 @@ std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std
     build.gpu_binary = extension_module(site, "flash_attn_2_cuda");
     const std::string path = flash->dist_info + "/direct_url.json";
     if (!sys::exists(path)) return build;  // built here from source: nothing says for which torch
-    std::string error;
-    const std::optional<ordered_json> direct = read_json_file(path, error);
+    const Expected<ordered_json> direct = read_json_file(path);
     if (!direct || !direct->is_object() || !direct->contains("url") || !(*direct)["url"].is_string()) {
-        build.problems.push_back(fmt::format("{}: {}", path, direct ? "no \"url\" string" : error));
+        build.problems.push_back(fmt::format("{}: {}", path, direct ? "no \"url\" string" : direct.error().message));
         return build;
     }
     build.files.push_back(path);
@@ -329,7 +326,7 @@ std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site, const s
 
 std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view text) {
     // Every step below consumes at least one character or stops, and the entries and list items
-    // kept are bounded (issue 35: `[)` in a list once pushed empty strings for ever, 11.8 GiB in
+    // kept are bounded (`[)` in a list once pushed empty strings for ever, 11.8 GiB in
     // 76 s). A real build_info.py has about 15 entries and a list of at most a few dozen items.
     constexpr std::size_t max_entries = 256;
     constexpr std::size_t max_items = 1024;

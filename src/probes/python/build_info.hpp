@@ -1,5 +1,5 @@
 // What each Python framework in a site-packages directory was built for, read from its own files
-// and never imported (issue 17): PyTorch (torch/version.py, which its build generates; METADATA's
+// and never imported: PyTorch (torch/version.py, which its build generates; METADATA's
 // pins of the CUDA wheels), torchvision and torchaudio (their version.py and the torch they
 // require), JAX (jaxlib, and the CUDA plugin whose package name carries the CUDA major:
 // jax-cuda13-plugin, with minimum library versions under its "with-cuda" extra), CuPy (the package

@@ -31,7 +31,7 @@ void add_unique(std::vector<GpuArch>& archs, const GpuArch& arch) {
 // The cache key: a reinstalled or rebuilt file has another size or modification time; a file
 // swapped for another (renamed over it, even one of the same size with its mtime set back by
 // `touch -d`) has another inode and change time, and no user can set a change time (stat(2),
-// inode(7)) (issue 35). The real path comes last: it may hold a line break.
+// inode(7)). The real path comes last: it may hold a line break.
 std::optional<std::string> cache_key(const std::string& path) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) return std::nullopt;
@@ -55,7 +55,7 @@ std::string path_of_key(const std::string& key) {
 }
 
 // JSON strings are UTF-8 (RFC 8259), and nlohmann's dump() throws type_error.316 on other bytes
-// (issue 35: a non-UTF-8 path ended frameworks.builds in CC901). A key that is not UTF-8 is kept
+// (a non-UTF-8 path would end frameworks.builds in CC901). A key that is not UTF-8 is kept
 // as hex, so the file system's real bytes come back exactly.
 bool is_json_text(const std::string& text) {
     try {
@@ -96,8 +96,8 @@ constexpr std::uint64_t cache_size_limit = std::uint64_t{64} << 20;
 
 std::string mode_words(mode_t mode) { return fmt::format("mode {:04o}", mode & 07777); }
 
-// A cache directory or file that another user owns or may write (issue 35: in a shared cache, user
-// B turned user A's CC621 into a PASS).
+// A cache directory or file that another user owns or may write (in a shared cache, user
+// B could turn user A's CC621 into a PASS).
 GpuCodeCacheRefusal untrusted(const std::string& path, const struct stat& status, bool directory) {
     const bool others_own = status.st_uid != ::geteuid();
     const std::string found =
@@ -269,8 +269,7 @@ void GpuCodeCache::load() {
         }
     }
     ::close(fd);
-    std::string error;
-    const std::optional<ordered_json> document = parse_json_text(text, directory_ + "/" + cache_file_name, error);
+    const Expected<ordered_json> document = parse_json_text(text, directory_ + "/" + cache_file_name);
     if (!document || !document->is_object() || !document->contains("entries") || !(*document)["entries"].is_array()) return;
     for (const ordered_json& entry : (*document)["entries"]) {
         if (!entry.is_object()) continue;
@@ -311,9 +310,9 @@ GpuCodeSummary GpuCodeCache::summary_of(const std::string& path) {
     return summary;
 }
 
-std::optional<std::string> GpuCodeCache::save() {
+Expected<void> GpuCodeCache::save() {
     std::lock_guard lock(mutex_);
-    if (!changed_ || directory_.empty() || refusal_) return std::nullopt;
+    if (!changed_ || directory_.empty() || refusal_) return {};
     changed_ = false;
     ordered_json entries = ordered_json::array();
     for (const auto& [key, summary] : entries_) {
@@ -332,11 +331,15 @@ std::optional<std::string> GpuCodeCache::save() {
     }
     const std::string file = directory_ + "/" + cache_file_name;
     const int directory = open_directory(true);
-    if (directory < 0) return refusal_ ? std::nullopt : std::optional<std::string>(fmt::format("cannot create {}: {}", directory_, std::strerror(errno)));
+    if (directory < 0) {
+        if (refusal_) return {};  // refused: the finding says why
+        const int error_number = errno;
+        return Error{fmt::format("cannot create {}: {}", directory_, std::strerror(error_number)), error_number};
+    }
     bool exists = false;
     if (!file_acceptable(directory, exists)) {
         ::close(directory);
-        return std::nullopt;  // refused: the finding says why
+        return {};  // refused: the finding says why
     }
     // Written beside it under a name of this process and renamed over it, both relative to the
     // directory just checked: no link is followed, and nothing but the user writes there.
@@ -346,21 +349,22 @@ std::optional<std::string> GpuCodeCache::save() {
     if (fd < 0) {
         const int error_number = errno;
         ::close(directory);
-        return fmt::format("cannot write {}: {}", file, std::strerror(error_number));
+        return Error{fmt::format("cannot write {}: {}", file, std::strerror(error_number)), error_number};
     }
     ::fchmod(fd, 0600);
     const std::string text =
         ordered_json{{"format", "cudacheck GPU code cache"}, {"version", 1}, {"entries", std::move(entries)}}.dump(-1, ' ', false,
                                                                                                                   nlohmann::json::error_handler_t::replace) +
         "\n";
-    std::optional<std::string> why = write_whole(fd, text);
+    std::optional<std::string> why;  // the first step that failed
+    if (const Expected<void> written = write_whole(fd, text); !written) why = written.error().message;
     if (!why && ::fsync(fd) != 0) why = write_error_words(errno);
     if (::close(fd) != 0 && !why) why = write_error_words(errno);
     if (!why && ::renameat(directory, temporary.c_str(), directory, cache_file_name) != 0) why = std::strerror(errno);
     if (why) ::unlinkat(directory, temporary.c_str(), 0);
     ::close(directory);
-    if (why) return fmt::format("cannot write {}: {}", file, *why);
-    return std::nullopt;
+    if (why) return Error{fmt::format("cannot write {}: {}", file, *why)};
+    return {};
 }
 
 std::string cache_directory(const Environment& environment) {
@@ -595,8 +599,7 @@ constexpr std::array framework_modules{"torch", "torchvision", "torchaudio", "ja
 // The source directory of an editable install (PEP 610 direct_url.json: `"dir_info": {"editable":
 // true}` and a file:// URL); "" when the distribution is not editable.
 std::string editable_source(const std::string& dist_info) {
-    std::string error;
-    const std::optional<ordered_json> document = read_json_file(dist_info + "/direct_url.json", error);
+    const Expected<ordered_json> document = read_json_file(dist_info + "/direct_url.json");
     if (!document || !document->is_object() || !document->contains("url") || !(*document)["url"].is_string()) return {};
     const ordered_json& dir_info = document->contains("dir_info") ? (*document)["dir_info"] : ordered_json();
     if (!dir_info.is_object() || !dir_info.contains("editable") || dir_info["editable"] != true) return {};
@@ -772,7 +775,7 @@ PythonFacts collect_python_facts(const Environment& environment, std::span<const
         facts.environments.push_back(std::move(environment_facts));
     }
     facts.pip_mismatches = pip_mismatches(environment, facts, root);
-    if (std::optional<std::string> problem = cache.save()) facts.cache_problem = std::move(*problem);
+    if (const Expected<void> saved = cache.save(); !saved) facts.cache_problem = saved.error().message;
     facts.cache_refused = cache.refusal();
     return facts;
 }

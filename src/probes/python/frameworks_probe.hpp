@@ -1,4 +1,4 @@
-// The Python side of the machine, gathered once per run for the framework checks (issue 17): each
+// The Python side of the machine, gathered once per run for the framework checks: each
 // Python environment (python_environments), the frameworks installed in it and what each was
 // built for (build_info), which copy of each CUDA library its process loads (load_closure,
 // the dynamic loader's own rules applied to the framework's binaries) and the GPU code its
@@ -19,6 +19,7 @@
 #include "probes/load_closure.hpp"
 #include "probes/python/python_environments.hpp"
 #include "probes/python/python_imports.hpp"
+#include "util/expected.hpp"
 
 #include <cstdint>
 #include <map>
@@ -47,7 +48,7 @@ struct GpuCodeSummary {
 };
 [[nodiscard]] GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& scan);
 
-// Why the GPU code cache was not used (issue 35): a cache another user can write could make a
+// Why the GPU code cache was not used: a cache another user can write could make a
 // framework without code for the GPU look fine, so it is neither read nor written.
 struct GpuCodeCacheRefusal {
     bool not_a_file = false;  // a FIFO, a link, a device where the file or directory should be; else owner or mode
@@ -60,15 +61,16 @@ struct GpuCodeCacheRefusal {
 // by real path, size, mtime, ctime, device and inode, so a reinstalled wheel, or a file swapped for
 // another with the same size and mtime (a user can set mtime, not ctime), is read again. An
 // unreadable or damaged cache is ignored (and rewritten); one that cannot be written only costs the
-// next run the scan. The cache is the user's own (issue 35): the directory (created 0700) and the
+// next run the scan. The cache is the user's own: the directory (created 0700) and the
 // file (0600) must belong to the effective user and be writable by no one else, and the file must
 // be a regular file opened without following a link; otherwise it is refused (refusal()).
 class GpuCodeCache {
 public:
     explicit GpuCodeCache(std::string directory);  // "" disables the cache
     [[nodiscard]] GpuCodeSummary summary_of(const std::string& path);
-    // Writes the cache back if anything new was read; the error when it could not be written.
-    std::optional<std::string> save();
+    // Writes the cache back if anything new was read; the error when it could not be written (a
+    // refused cache is not written, and is no error here: refusal() says why).
+    [[nodiscard]] Expected<void> save();
     // Why the cache was neither read nor written; none when it was used, or never needed.
     [[nodiscard]] std::optional<GpuCodeCacheRefusal> refusal();
 
@@ -98,7 +100,7 @@ struct FrameworkLibrary {
     std::string package = {};  // the wheel, "nvidia-cudnn-cu13"; "" when not from one
 };
 
-// What `import <module>` gets in an environment's interpreter (issue 34), set against the install
+// What `import <module>` gets in an environment's interpreter, set against the install
 // whose files the judges read.
 struct ImportFacts {
     std::string module = {};  // "torch"
@@ -158,7 +160,7 @@ struct EnvironmentFacts {
 };
 
 // A pip first on PATH that installs into another environment than the `python3` first on PATH
-// (issue 34: "I installed torch but Python does not see it").
+// ("I installed torch but Python does not see it").
 struct PipMismatch {
     std::string pip;              // "/usr/bin/pip3"
     std::string interpreter;      // the interpreter its script runs

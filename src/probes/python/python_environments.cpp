@@ -52,8 +52,8 @@ PyvenvConfig parse_pyvenv_cfg(std::string_view text) {
 
 std::string python_major_minor(std::string_view version) {
     const std::vector<std::string> parts = sys::split(version, '.');
-    // The minor read as a number without exceptions, and a plausible one (issue 35:
-    // `lib/python3.<20 digits>` threw from std::stoi and ended `cudacheck env` with exit 3).
+    // The minor read as a number without exceptions, and a plausible one
+    // (`lib/python3.<20 digits>` threw from std::stoi and ended `cudacheck env` with exit 3).
     if (parts.size() < 2 || parts[0] != "3" || !decimal_number(parts[1], 999)) return "";
     return parts[0] + "." + parts[1];
 }
@@ -155,7 +155,7 @@ void add_unreadable(PythonEnvironment& found, UnreadablePath unreadable) {
 }
 
 // A site directory, when it exists: added when it can be read, noted as unreadable otherwise
-// (issue 35: a `chmod 000` site-packages made its frameworks silently disappear).
+// (a `chmod 000` site-packages would make its frameworks silently disappear).
 void add_if_directory(PythonEnvironment& found, const std::string& path) {
     if (!sys::is_directory(path) || std::find(found.site_packages.begin(), found.site_packages.end(), path) != found.site_packages.end()) return;
     if (std::optional<UnreadablePath> unreadable = unreadable_path(path)) {
@@ -193,14 +193,14 @@ public:
     }
 
     // `chain`: the real prefixes of the environments whose `home` led here, first first. A home
-    // that leads back onto it, or a chain of max_home_chain, is not followed (issue 35: a venv whose
-    // home was its own bin/ recursed here until SIGSEGV).
+    // that leads back onto it, or a chain of max_home_chain, is not followed (a venv whose
+    // home is its own bin/ would recurse here until SIGSEGV).
     PythonEnvironment from_prefix(const std::string& prefix, std::string found_by, std::string version, std::vector<std::string>& chain) const {
         PythonEnvironment found;
         found.prefix = prefix;
         found.found_by.push_back(std::move(found_by));
         // A root that cannot be read or searched hides everything in it: say so rather than
-        // report an empty environment (issue 35).
+        // report an empty environment.
         if (std::optional<UnreadablePath> unreadable = unreadable_path(prefix)) {
             found.problem = unreadable->message;
             add_unreadable(found, std::move(*unreadable));

@@ -2,7 +2,7 @@
 // costs 50-70 ms and may run site hooks; `import torch` costs seconds): the interpreters on PATH and
 // their prefixes, VIRTUAL_ENV, CONDA_PREFIX and conda's environment lists, pipx's virtual
 // environments, and those named with `--python`. Each with its site-packages directories in the
-// order its sys.path has them, where the frameworks' files are read from (issue 17).
+// order its sys.path has them, where the frameworks' files are read from.
 //
 // How CPython decides (docs.python.org, "sys.prefix" and the venv and site modules): a
 // `pyvenv.cfg` beside the interpreter's directory (or one above) makes that directory the prefix of
@@ -38,13 +38,13 @@ struct PyvenvConfig {
 [[nodiscard]] PyvenvConfig parse_pyvenv_cfg(std::string_view text);
 
 // "3.12" of "3.12.3"; "" when it is not a Python 3 version (a minor of more than three digits is
-// none: `lib/python3.<20 digits>` is a name, not a release, issue 35).
+// none: `lib/python3.<20 digits>` is a name, not a release).
 [[nodiscard]] std::string python_major_minor(std::string_view version);
 // The minor number of a "3.X" from python_major_minor (12 of "3.12"); nullopt for anything else.
-// Never throws (issue 35: std::stoi on a file name's digits did).
+// Never throws (std::stoi on a file name's digits would).
 [[nodiscard]] std::optional<int> python_minor_of(std::string_view major_minor);
 
-// A part of an environment that exists but cannot be read by this process (issue 35: a `chmod 000`
+// A part of an environment that exists but cannot be read by this process (a `chmod 000`
 // site-packages, environment root or pyvenv.cfg made the environment look empty, and
 // frameworks.builds said "no Python framework installed").
 struct UnreadablePath {
@@ -66,7 +66,7 @@ struct PythonEnvironment {
     std::vector<std::string> found_by;       // "python3 on PATH", "VIRTUAL_ENV", "--python /x", ...
     std::string problem;  // what stops reading it ("pyvenv.cfg unreadable: ..."); "" when none
     // Parts that exist but cannot be read (the root, pyvenv.cfg, lib/, a site-packages directory):
-    // what they hold is missing from the environment (issue 35).
+    // what they hold is missing from the environment, and the report says why.
     std::vector<UnreadablePath> unreadable;
     // A `home` chain of pyvenv.cfg files that leads back to an environment already on it (a venv
     // whose home is its own bin/) or runs longer than max_home_chain: one line naming the chain;

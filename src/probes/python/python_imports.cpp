@@ -174,7 +174,7 @@ private:
     std::string platlibdir_ = "lib";
     bool skips_hidden_pth_ = false;
     std::set<std::string> known_;
-    // Bounds on what .pth files may make the model do (issue 35): each import line searches the
+    // Bounds on what .pth files may make the model do: each import line searches the
     // whole path, so paths and import lines without limit would make the work quadratic in a
     // hostile file's size. Real environments have a few dozen .pth lines.
     static constexpr std::size_t max_pth_paths = 1000;
@@ -478,7 +478,7 @@ std::string script_interpreter(std::string_view head) {
     const std::vector<std::string> lines = sys::split(head.substr(0, 4096), '\n');
     if (lines.empty() || !sys::starts_with(lines[0], "#!")) return "";
     std::string_view shebang = sys::trim(std::string_view(lines[0]).substr(2));
-    const std::string first(shebang.substr(0, shebang.find_first_of(" \t")));
+    std::string first(shebang.substr(0, shebang.find_first_of(" \t")));
     if (first != "/bin/sh") return first;
     // pip's launcher for interpreter paths too long for a shebang or with spaces (distlib's
     // ScriptMaker): "'''exec' "/long/path/bin/python" "$0" "$@"".

@@ -1,4 +1,4 @@
-// Which file `import X` loads in a Python environment, decided from files alone (issue 34): the
+// Which file `import X` loads in a Python environment, decided from files alone: the
 // sys.path the interpreter builds in the caller's environment, then the import system's search of
 // it. Nothing is run: no interpreter is started, no .pth line executed, no package imported.
 //

@@ -53,7 +53,7 @@ struct DistributionMetadata {
 using PythonLiterals = std::map<std::string, std::optional<std::string>, std::less<>>;
 [[nodiscard]] PythonLiterals parse_python_literals(std::string_view text);
 
-// A number of decimal digits only, read without exceptions (issue 35: `lib/python3.<20 digits>`
+// A number of decimal digits only, read without exceptions (`lib/python3.<20 digits>`
 // threw from std::stoi); nullopt when `digits` is empty, holds anything else, or exceeds `limit`.
 [[nodiscard]] std::optional<long> decimal_number(std::string_view digits, long limit = 1'000'000'000L);
 

@@ -3,6 +3,7 @@
 // every decision that reads them is shown to come from the facts, not from this machine.
 #include "build/environment_plan.hpp"
 
+#include "support/env_script.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 namespace cudacheck {
 namespace {
 
+using test::comments;
 using test::contains;
 using Variables = std::map<std::string, std::string, std::less<>>;
 
@@ -59,14 +61,7 @@ std::string value_of(const EnvScript& script, const std::string& name) {
     return "<none>";
 }
 
-std::string comments(const EnvScript& script) {
-    std::string text;
-    for (const ShellLine& line : script.lines)
-        if (line.kind == ShellLine::Kind::comment) text += line.text + "\n";
-    return text;
-}
-
-const Environment plain(Variables{{"PATH", "/usr/bin:/bin"}});
+const Environment& plain = test::plain_shell();
 
 TEST(EnvironmentPlan, names_the_toolkit_as_builds_do_when_the_real_paths_say_it_is_the_same) {
     Facts facts;

@@ -228,7 +228,7 @@ TEST(EndToEnd, cudnn_reports_a_broken_library_file_while_nvrtc_loads) {
     const auto* cudnn = test::find_check(report, "cudnn.conv");
     ASSERT_NE(cudnn, nullptr);
     EXPECT_EQ((*cudnn)["status"], "fail");
-    // Damaged, so never opened (issue 18): the file and why are named.
+    // Damaged, so never opened (the loader would die with SIGBUS): the file and why are named.
     EXPECT_EQ((*cudnn)["code"], "CC605");
     EXPECT_TRUE(contains(cudnn->dump(), broken)) << cudnn->dump();
     EXPECT_TRUE(contains(cudnn->dump(), "not an ELF file")) << cudnn->dump();

@@ -2,6 +2,7 @@
 #include "checks/checks.hpp"
 #include "probes/nvml/nvml_health.hpp"
 #include "support/check_judging.hpp"
+#include "support/gpu_outcomes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,29 +11,8 @@ namespace {
 
 using test::contains;
 using test::h200;
+using test::healthy_h200;
 using test::judge;
-
-// A healthy H200 as NVML describes it: ECC on without errors, no remaps, idle, link at maximum.
-NvmlDeviceHealth healthy_h200() {
-    NvmlDeviceHealth gpu;
-    gpu.name = "NVIDIA H200";
-    gpu.uuid = "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa";
-    gpu.pci_bus_id = "00000000:00:06.0";
-    gpu.ecc_current = gpu.ecc_pending = true;
-    gpu.ecc_corrected_volatile = gpu.ecc_uncorrected_volatile = gpu.ecc_corrected_aggregate = gpu.ecc_uncorrected_aggregate = 0;
-    gpu.remapped_rows_corrected = gpu.remapped_rows_uncorrected = 0;
-    gpu.remap_pending = gpu.remap_failed = false;
-    gpu.clocks_event_reasons = clocks_event::gpu_idle;
-    gpu.temperature_c = 31;
-    gpu.power_mw = 76000;
-    gpu.power_limit_mw = 700000;
-    gpu.pcie_generation = gpu.pcie_max_generation = 5;
-    gpu.pcie_width = gpu.pcie_max_width = 16;
-    gpu.persistence_mode = true;
-    gpu.compute_mode = "default";
-    gpu.mig_current = gpu.mig_pending = false;
-    return gpu;
-}
 
 CheckResult judge_gpu(const NvmlDeviceHealth& gpu) {
     return judge("device.health", [&](ResultBuilder& r) { judge_health({gpu}, {h200()}, r); });

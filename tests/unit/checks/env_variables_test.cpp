@@ -95,7 +95,7 @@ TEST(EnvCheck, warns_when_stub_directory_on_ld_library_path) {
     EXPECT_TRUE(listed_absent);
 }
 
-// --profile (issue 19): CUDA_LAUNCH_BLOCKING=1 is right while debugging and a warning otherwise.
+// --profile: CUDA_LAUNCH_BLOCKING=1 is right while debugging and a warning otherwise.
 TEST(EnvCheck, launch_blocking_is_right_under_dev_only) {
     const std::map<std::string, std::string, std::less<>> blocking{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}};
     const CheckResult dev = judge_env(blocking, {}, Profile::dev);

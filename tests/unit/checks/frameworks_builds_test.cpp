@@ -6,6 +6,7 @@
 #include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
+#include "support/framework_builds.hpp"
 #include "util/path.hpp"
 
 #include <gtest/gtest.h>
@@ -17,26 +18,13 @@ namespace cudacheck {
 namespace {
 
 using test::finding_with;
+using test::framework_from;
+using test::gpu;
 using test::ReleasedWheels;
 
 const std::string h200_site = test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages");
 
-DeviceInfo gpu(int ordinal, std::string name, int major, int minor) {
-    DeviceInfo device;
-    device.ordinal = ordinal;
-    device.name = std::move(name);
-    device.cc_major = major;
-    device.cc_minor = minor;
-    return device;
-}
 const DeviceInfo h200 = gpu(0, "NVIDIA H200", 9, 0);
-
-FrameworkFacts framework_from(const std::string& site, std::string_view name) {
-    for (FrameworkBuild& build : read_framework_builds(site, installed_distributions(site)))
-        if (build.framework == name) return FrameworkFacts{.build = std::move(build)};
-    ADD_FAILURE() << "no " << name << " in " << site;
-    return {};
-}
 
 // What `cudacheck inspect` reads from the 2.11 cu130 wheel's libtorch_cuda.so on the GPU machine:
 // SASS for 7.5 8.0 8.6 9.0 10.0 12.0, no PTX (docs/examples/h200/frameworks).
@@ -290,7 +278,7 @@ TEST(FrameworksBuilds, no_framework_is_a_skip) {
     EXPECT_EQ(judged({venv({})}, CudaVersion{13, 0}, {h200}).status, Status::skip);
 }
 
-// --- what `import` gets (issue 34) -------------------------------------------------------------
+// --- what `import` gets ---------------------------------------------------------------------
 
 ImportFacts imported(std::string file, PathOrigin origin, std::string entry, bool own, std::string other_version = "", bool other_install = false) {
     ImportFacts facts{.module = "torch", .kind = ImportKind::package, .file = file, .location = sys::directory_of(file)};

@@ -2,6 +2,7 @@
 // reports the import error through the same line), the line's parser, and the judge on the
 // outcomes the GPU machine produced (docs/examples/h200/frameworks/issue17).
 #include "checks/frameworks_run.hpp"
+#include "support/expected_support.hpp"
 #include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "util/system.hpp"
@@ -59,9 +60,8 @@ TEST(FrameworksRun, each_script_runs_in_a_real_interpreter_and_reports_through_i
         const sys::CommandResult run = sys::run_command({CUDACHECK_CLIENT_PYTHON, "-c", script}, std::chrono::seconds(60));
         ASSERT_TRUE(run.started) << run.error;
         EXPECT_EQ(run.exit_status, 0) << run.output;
-        std::string error;
-        const std::optional<FrameworkSelfReport> report = parse_self_report(run.output, error);
-        ASSERT_TRUE(report.has_value()) << error << "\n" << run.output;
+        const Expected<FrameworkSelfReport> report = parse_self_report(run.output);
+        ASSERT_TRUE(report.has_value()) << test::error_of(report) << "\n" << run.output;
         // Where the interpreter lacks the framework (CI), the import fails inside the script's own
         // try; where it has it (the GPU machine's venv), the framework reports its own version.
         const bool installed =
@@ -77,18 +77,16 @@ TEST(FrameworksRun, each_script_runs_in_a_real_interpreter_and_reports_through_i
 }
 
 TEST(FrameworksRun, the_report_line_is_found_after_other_output_and_garbage_is_no_report) {
-    std::string error;
     const auto report = parse_self_report("a warning\nCUDACHECK_SELF_REPORT {\"ok\": true, \"version\": \"14.2.0\", \"cuda\": \"13.2\", "
-                                          "\"mapped\": [\"/x/libnvrtc.so.13\"], \"checks\": [\"reduction\"]}\ntrailing\n",
-                                          error);
-    ASSERT_TRUE(report.has_value()) << error;
+                                          "\"mapped\": [\"/x/libnvrtc.so.13\"], \"checks\": [\"reduction\"]}\ntrailing\n");
+    ASSERT_TRUE(report.has_value()) << test::error_of(report);
     EXPECT_TRUE(report->ok);
     EXPECT_EQ(report->cuda, "13.2");
     EXPECT_EQ(report->mapped, std::vector<std::string>{"/x/libnvrtc.so.13"});
-    EXPECT_FALSE(parse_self_report("Segmentation fault\n", error).has_value());
+    const std::string error = test::error_of(parse_self_report("Segmentation fault\n"));
     EXPECT_NE(error.find("no report line"), std::string::npos) << error;
-    EXPECT_FALSE(parse_self_report("CUDACHECK_SELF_REPORT {\"ok\": tr", error).has_value());
-    EXPECT_FALSE(parse_self_report("CUDACHECK_SELF_REPORT [1, 2]", error).has_value());
+    EXPECT_FALSE(parse_self_report("CUDACHECK_SELF_REPORT {\"ok\": tr").has_value());
+    EXPECT_FALSE(parse_self_report("CUDACHECK_SELF_REPORT [1, 2]").has_value());
 }
 
 TEST(FrameworksRun, agreement_passes) {

@@ -2,23 +2,15 @@
 #include "checks/gpu_stress.hpp"
 #include "engine/registry.hpp"
 #include "support/check_judging.hpp"
+#include "support/gpu_outcomes.hpp"
 
 #include <gtest/gtest.h>
 
 namespace cudacheck {
 namespace {
 
+using test::healthy_stress;
 using test::metric;
-
-NvmlClockSample sample(double seconds, std::uint64_t reasons, unsigned int temperature = 60) {
-    NvmlClockSample result;
-    result.seconds = seconds;
-    result.sm_clock_mhz = 1980;
-    result.clocks_event_reasons = reasons;
-    result.temperature_c = temperature;
-    result.power_mw = 650000;
-    return result;
-}
 
 gpu::Accuracy accuracy(double relative_error, std::size_t non_finite = 0) {
     gpu::Accuracy result;
@@ -26,20 +18,6 @@ gpu::Accuracy accuracy(double relative_error, std::size_t non_finite = 0) {
     result.non_finite = non_finite;
     result.count = 128;
     return result;
-}
-
-StressOutcome healthy_stress() {
-    StressOutcome outcome;
-    outcome.work = "BF16 8192^3 GEMM (FP32 accumulation and output)";
-    outcome.seconds = 20.1;
-    outcome.results = 14000;
-    outcome.words_per_result = 8192ull * 8192ull;
-    outcome.reference = accuracy(3e-6);
-    outcome.tolerance = 1e-3;
-    outcome.tflops_per_second = {790, 785, 782, 780, 781, 779, 780, 778, 779, 780};
-    outcome.samples = std::vector<NvmlClockSample>{};
-    for (int i = 0; i < 40; ++i) outcome.samples->push_back(sample(i * 0.5, clocks_event::sw_power_cap));
-    return outcome;
 }
 
 CheckResult judged(const StressOutcome& outcome) {
@@ -77,7 +55,7 @@ TEST(StressJudging, passes_a_steady_gpu_at_its_power_cap_with_rates_and_conditio
 // second without a reading is a gap, not a zero.
 TEST(StressJudging, series_hold_each_second_and_each_nvml_sample) {
     StressOutcome outcome = healthy_stress();
-    (*outcome.samples)[2] = sample(1.0, clocks_event::sw_thermal_slowdown, 71);  // second 1: 60 and 71 C
+    (*outcome.samples)[2] = test::clock_sample(1.0, clocks_event::sw_thermal_slowdown, 71);  // second 1: 60 and 71 C
     (*outcome.samples)[3].power_mw = 610000;                                       // second 1: 650 and 610 W
     for (NvmlClockSample& reading : *outcome.samples)
         if (reading.seconds >= 9) reading.temperature_c.reset(), reading.sm_clock_mhz.reset();  // NVML stopped answering
@@ -108,9 +86,9 @@ TEST(StressJudging, series_hold_each_second_and_each_nvml_sample) {
 }
 
 TEST(StressJudging, slowdown_shares_count_heat_power_brake_and_hardware_slowdown_only) {
-    std::vector<NvmlClockSample> samples{sample(0, clocks_event::sw_power_cap), sample(0.5, clocks_event::hw_thermal_slowdown | clocks_event::sw_power_cap),
-                                         sample(1, clocks_event::hw_thermal_slowdown), sample(1.5, clocks_event::gpu_idle),
-                                         sample(2, clocks_event::hw_power_brake_slowdown)};
+    std::vector<NvmlClockSample> samples{test::clock_sample(0, clocks_event::sw_power_cap), test::clock_sample(0.5, clocks_event::hw_thermal_slowdown | clocks_event::sw_power_cap),
+                                         test::clock_sample(1, clocks_event::hw_thermal_slowdown), test::clock_sample(1.5, clocks_event::gpu_idle),
+                                         test::clock_sample(2, clocks_event::hw_power_brake_slowdown)};
     samples.push_back(NvmlClockSample{});  // a sample where NVML did not answer: not counted
     const std::vector<ReasonShare> shares = slowdown_shares(samples);
     ASSERT_EQ(shares.size(), 2u);
@@ -119,12 +97,12 @@ TEST(StressJudging, slowdown_shares_count_heat_power_brake_and_hardware_slowdown
     EXPECT_EQ(shares[0].samples, 5u);
     EXPECT_EQ(shares[1].reason, clocks_event::hw_power_brake_slowdown);
     EXPECT_EQ(shares[1].samples_with, 1u);
-    EXPECT_TRUE(slowdown_shares({sample(0, clocks_event::sw_power_cap | clocks_event::gpu_idle | clocks_event::applications_clocks_setting)}).empty());
+    EXPECT_TRUE(slowdown_shares({test::clock_sample(0, clocks_event::sw_power_cap | clocks_event::gpu_idle | clocks_event::applications_clocks_setting)}).empty());
 }
 
 TEST(StressJudging, warns_about_slowdowns_in_words_with_their_share_of_samples) {
     StressOutcome outcome = healthy_stress();
-    for (std::size_t i = 0; i < 10; ++i) (*outcome.samples)[i] = sample(static_cast<double>(i) * 0.5, clocks_event::hw_slowdown, 91);
+    for (std::size_t i = 0; i < 10; ++i) (*outcome.samples)[i] = test::clock_sample(static_cast<double>(i) * 0.5, clocks_event::hw_slowdown, 91);
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_EQ(result.code, code_string(Code::gpu_throttled_under_load));
@@ -156,7 +134,7 @@ TEST(StressJudging, warns_when_the_rate_falls_beyond_the_limit_only) {
     EXPECT_NE(dropped.message.find("median 800 TFLOP/s in the first 3 s"), std::string::npos) << dropped.message;
 }
 
-// On a GPU another process used meanwhile (issue 21), a falling rate is that process's doing: not
+// On a GPU another process used meanwhile, a falling rate is that process's doing: not
 // judged, and the evidence says why.
 TEST(StressJudging, does_not_judge_the_rate_of_a_shared_gpu) {
     StressOutcome outcome = healthy_stress();

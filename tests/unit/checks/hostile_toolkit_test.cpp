@@ -1,4 +1,4 @@
-// Issue 35, the build checks on a hostile machine: NVCC_APPEND_FLAGS that make nvcc "succeed"
+// The build checks on a hostile machine: NVCC_APPEND_FLAGS that make nvcc "succeed"
 // without building (toolkit.compile reads back what nvcc built), an unusable TMPDIR (a finding
 // about TMPDIR, predicted by toolkit.build, not CC333), an NVCC_CCBIN that is no compiler or never
 // answers, toolkit and compiler paths that are not UTF-8, and the hand-written readers that replace

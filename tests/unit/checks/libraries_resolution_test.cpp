@@ -86,7 +86,7 @@ TEST(LibrariesResolutionCheck, says_so_when_nothing_is_installed) {
     EXPECT_EQ(result.message, "no CUDA library installed in the usual places");
 }
 
-// The GPU machine as it is (issue 17): the system cuDNN 9.14 for C/C++ programs, the wheel's 9.19
+// The GPU machine as it is: the system cuDNN 9.14 for C/C++ programs, the wheel's 9.19
 // for PyTorch. Each consumer loads a consistent copy: both are listed, neither is warned about.
 TEST(LibrariesResolutionCheck, lists_a_wheel_cudnn_beside_the_system_cudnn_without_a_warning) {
     Machine machine;

@@ -1,4 +1,4 @@
-// toolkit.build's prediction for a CMake CUDA project, held to CMake itself (issue 34). For each
+// toolkit.build's prediction for a CMake CUDA project, held to CMake itself. For each
 // case of the table, a one-kernel project (`project(x LANGUAGES CUDA)`) is configured and built by
 // the real cmake and ninja of this machine with the case's variables, and the real cudacheck
 // (`--only toolkit.build`) is run with the same environment: its prediction (the `cmake_project`

@@ -301,7 +301,7 @@ TEST(ToolkitBuild, an_architecture_nvcc_does_not_know) {
     EXPECT_EQ(entry->subject, "/opt/torch/.venv: PyTorch");
 }
 
-// --- A CMake project with CUDA enabled (issue 34): CMake's own variables ---
+// --- A CMake project with CUDA enabled: CMake's own variables ---
 
 constexpr const char* gcc16_error = "-- unsupported GNU version! gcc versions later than 15 are not supported!";
 

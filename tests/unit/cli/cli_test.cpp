@@ -51,7 +51,7 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
         {{"explain", "CC999"}, "closest"},
         {{"explain"}, "needs a code"},
         {{"run", "extra-argument"}, "extra-argument"},
-        // Issue 20: a typo gets its correction, an unknown -o extension is refused, stdout is taken once.
+        // A typo gets its correction, an unknown -o extension is refused, stdout is taken once.
         {{"--formt", "json"}, "unknown option --formt; did you mean --format?"},
         {{"--onl", "host.os"}, "unknown option --onl; did you mean --only?"},
         {{"lst"}, "unknown subcommand lst; did you mean list?"},

@@ -4,6 +4,7 @@
 // and evaluating its output leaves a shell in which toolkit.build passes.
 #include "cli/env_command.hpp"
 
+#include "support/env_script.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
 
@@ -23,6 +24,7 @@ extern char** environ;
 namespace cudacheck {
 namespace {
 
+using test::comments;
 using test::contains;
 using Variables = std::map<std::string, std::string, std::less<>>;
 
@@ -97,14 +99,7 @@ std::map<std::string, std::string> assignments(const EnvScript& script) {
     return values;
 }
 
-std::string comments(const EnvScript& script) {
-    std::string text;
-    for (const ShellLine& line : script.lines)
-        if (line.kind == ShellLine::Kind::comment) text += line.text + "\n";
-    return text;
-}
-
-const Environment plain(Variables{{"PATH", "/usr/bin:/bin"}});
+const Environment& plain = test::plain_shell();
 
 TEST(EnvToolkit, prefers_complete_then_pytorchs_major_then_what_the_driver_runs_then_newest) {
     Machine machine;

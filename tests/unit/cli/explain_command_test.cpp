@@ -1,4 +1,4 @@
-// `cudacheck explain CODE` names documentation its reader has (cli/explain_command.cpp, issue 36):
+// `cudacheck explain CODE` names documentation its reader has (cli/explain_command.cpp):
 // the errors.md `cmake --install` puts beside the binary, else the code's anchor online.
 #include "cli/explain_command.hpp"
 #include "support/test_support.hpp"

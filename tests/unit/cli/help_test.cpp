@@ -1,4 +1,4 @@
-// --help of cudacheck and of every subcommand (cli/help_format.cpp, issue 36): examples first,
+// --help of cudacheck and of every subcommand (cli/help_format.cpp): examples first,
 // every line under 100 columns, no CLI11 type annotations.
 #include "support/test_support.hpp"
 

@@ -1,4 +1,4 @@
-// `cudacheck list --format json` (cli/list_command.cpp, issue 36): the document
+// `cudacheck list --format json` (cli/list_command.cpp): the document
 // docs/list.schema.json describes, held to it by Python's jsonschema, the interpreter the report's
 // schema test uses (CUDACHECK_PYTHON is tests/CMakeLists.txt's Python3_EXECUTABLE).
 #include "support/test_support.hpp"
@@ -95,7 +95,7 @@ TEST(ListJson, holds_every_check_of_the_table_in_its_order) {
 }
 
 // The suggestion comes from the options of the command given: an option of another command is
-// no longer "corrected" to itself (issue 36: "unknown option --format; did you mean --format?").
+// not "corrected" to itself ("unknown option --format; did you mean --format?").
 TEST(ListJson, a_wrong_option_is_named_with_the_command_that_has_it) {
     struct Case {
         std::vector<std::string> arguments;

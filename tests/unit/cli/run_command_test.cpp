@@ -1,6 +1,7 @@
 // The run subcommand (cli/run_command.cpp): its options; the binary end to end, fake driver too.
 #include "bind/dynamic_library.hpp"
 #include "cli/run_command.hpp"
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -38,17 +39,16 @@ nlohmann::json run_to_json(const test::TempDir& dir, std::vector<std::string> ar
 // --- parse_device_list -----------------------------------------------------------------------
 
 TEST(DeviceList, accepts_all_and_ordinal_lists) {
-    std::string error;
-    EXPECT_EQ(parse_device_list("all", error), std::vector<int>{});
-    EXPECT_EQ(parse_device_list("0,2", error), (std::vector<int>{0, 2}));
-    EXPECT_EQ(parse_device_list("1,1", error), (std::vector<int>{1}));
+    EXPECT_EQ(parse_device_list("all").value_or(std::vector<int>{-1}), std::vector<int>{});
+    EXPECT_EQ(parse_device_list("0,2").value_or(std::vector<int>{}), (std::vector<int>{0, 2}));
+    EXPECT_EQ(parse_device_list("1,1").value_or(std::vector<int>{}), (std::vector<int>{1}));
 }
 
 TEST(DeviceList, rejects_malformed_values) {
     for (const char* bad : {"", "abc", "-1", "0,,1", "1.5", "0 ", "all,0"}) {
-        std::string error;
-        EXPECT_FALSE(parse_device_list(bad, error).has_value()) << bad;
-        EXPECT_TRUE(contains(error, "--devices")) << bad;
+        const Expected<std::vector<int>> devices = parse_device_list(bad);
+        EXPECT_FALSE(devices.has_value()) << bad;
+        EXPECT_TRUE(contains(test::error_of(devices), "--devices")) << bad;
     }
 }
 
@@ -60,7 +60,7 @@ TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
     const test::BinaryRun timing = run_cudacheck({"--format", "json"}, {{"LD_LIBRARY_PATH", test::unset_marker}});
     EXPECT_LT(timing.wall_ms, 500.0) << "a driver-less diagnosis must be near-instant";
     const auto report = run_to_json(dir, {}, {{"LD_LIBRARY_PATH", test::unset_marker}}, 1);
-    // One root cause, one finding (issue 36): no kernel module here, and that is the one failure;
+    // One root cause, one finding: no kernel module here, and that is the one failure;
     // libcuda's own failure (CC210) is kept as evidence, and every check that needs the driver
     // says in one line what it needs.
     const auto* module = test::find_check(report, "driver.kernel_module");
@@ -467,17 +467,17 @@ RunCommandOptions at_level(std::string level, double duration = 0, double timeou
 }
 
 TEST(DurationOption, accepted_at_full_level_below_the_time_limits) {
-    EXPECT_FALSE(duration_error(at_level("full"), true).has_value());
-    EXPECT_FALSE(duration_error(at_level("full", 60), true).has_value());
-    EXPECT_FALSE(duration_error(at_level("standard"), true).has_value()) << "the default is not a choice the user made";
-    EXPECT_FALSE(duration_error(at_level("full", 0, 5), false).has_value()) << "no time limit matters when neither check runs";
+    EXPECT_EQ(test::error_of(check_durations(at_level("full"), true)), "");
+    EXPECT_EQ(test::error_of(check_durations(at_level("full", 60), true)), "");
+    EXPECT_EQ(test::error_of(check_durations(at_level("standard"), true)), "") << "the default is not a choice the user made";
+    EXPECT_EQ(test::error_of(check_durations(at_level("full", 0, 5), false)), "") << "no time limit matters when neither check runs";
 }
 
 TEST(DurationOption, refused_below_full_level_and_at_or_above_the_time_limits) {
     const auto refused = [](const RunCommandOptions& options, std::string_view text) {
-        const auto error = duration_error(options, true);
-        ASSERT_TRUE(error.has_value());
-        EXPECT_NE(error->find(text), std::string::npos) << *error;
+        const Expected<void> durations = check_durations(options, true);
+        ASSERT_FALSE(durations.has_value());
+        EXPECT_NE(durations.error().message.find(text), std::string::npos) << durations.error().message;
     };
     refused(at_level("standard", 10), "--level full");
     refused(at_level("quick", 10), "--level full");

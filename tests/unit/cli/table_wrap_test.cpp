@@ -1,4 +1,4 @@
-// The table at a terminal's width (issue 36): cudacheck run in a real pseudo-terminal of 80
+// The table at a terminal's width: cudacheck run in a real pseudo-terminal of 80
 // columns (openpty, the size set with TIOCSWINSZ) wraps its long lines with a hanging indent and
 // loses nothing; into a pipe it wraps only when COLUMNS asks (cli/command_support.hpp output_width).
 #include "support/test_support.hpp"

@@ -32,7 +32,7 @@ TEST(CudaVersionValue, orders_by_major_then_minor_when_compared) {
 }
 
 // nvcc's release as it prints it; nothing that would overflow or is not two numbers (std::stoi
-// threw on a 20-digit release from a hostile nvcc on PATH, issue 35).
+// threw on a 20-digit release from a hostile nvcc on PATH).
 TEST(CudaVersionValue, parses_a_release_and_refuses_anything_else) {
     EXPECT_EQ(CudaVersion::parse("13.0"), (CudaVersion{13, 0}));
     EXPECT_EQ(CudaVersion::parse("12.10"), (CudaVersion{12, 10}));

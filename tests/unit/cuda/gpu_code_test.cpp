@@ -111,7 +111,7 @@ TEST(GpuCodeScan, reports_truncated_and_inconsistent_headers_as_malformed) {
     EXPECT_NE(partial.error_message.find("offset 0x10"), std::string::npos) << partial.error_message;
 }
 
-// --- what headers claim (issue 18): checked against the file, never allocated -----------------
+// --- what headers claim: checked against the file, never allocated ---------------------------
 
 std::uint64_t get(const ByteVector& bytes, std::size_t offset) {
     std::uint64_t value = 0;

@@ -1,5 +1,5 @@
 // cuda/host_config: the host compilers a toolkit accepts, read by preprocessing its own
-// include/crt/host_config.h for a compiler's predefined macros (issue 19); the #if expression
+// include/crt/host_config.h for a compiler's predefined macros; the #if expression
 // evaluator, the conditional directives, and the installed toolkit's real header.
 #include "cuda/host_config.hpp"
 #include "support/test_support.hpp"

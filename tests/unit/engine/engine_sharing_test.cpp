@@ -1,4 +1,4 @@
-// The engine on a shared GPU (engine/engine.cpp, issue 21): after a check that timed work on a GPU
+// The engine on a shared GPU (engine/engine.cpp): after a check that timed work on a GPU
 // (the test-only fault.timed, without a GPU), NVML is asked who else used it meanwhile; here the
 // fake NVML answers (tests/support/fake_nvml.cpp), "self" standing for the worker's own context.
 #include "support/test_support.hpp"

@@ -1,4 +1,4 @@
-// One root cause, one finding (engine/root_cause.cpp, issue 36): where driver.kernel_module says
+// One root cause, one finding (engine/root_cause.cpp): where driver.kernel_module says
 // CUDA cannot work at all, the checks that need the driver say so in one line instead of failing
 // with findings of their own; elsewhere nothing changes.
 #include "engine/root_cause.hpp"

@@ -1,4 +1,4 @@
-// `cudacheck inspect` on hostile ELF files (issue 18): a size or count beyond the file makes that
+// `cudacheck inspect` on hostile ELF files: a size or count beyond the file makes that
 // file malformed, never an allocation, and the other files are still listed; the holes of a sparse
 // file, however large, are stepped over unread. The files are sparse (no disk used).
 #include "inspect/inspection.hpp"

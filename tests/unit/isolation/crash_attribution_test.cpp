@@ -2,7 +2,7 @@
 // crash_attribution.hpp), on directories of stand-ins (support/library_directory.hpp); and the
 // declarations it relies on: the checks that open a library say so and may raise CC605.
 #include "isolation/crash_attribution.hpp"
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "engine/registry.hpp"
 #include "support/library_directory.hpp"
 #include "support/test_support.hpp"
@@ -19,9 +19,12 @@ const CheckEnding crashed{"cudnn.conv crashed its process: killed by SIGBUS (Bus
 const CheckEnding hung{"cudnn.conv did not finish within 2 s (--timeout); its process was killed", true};
 
 CheckInfo check_using(std::vector<const LibraryFamily*> libraries) {
-    CheckInfo info{"cudnn.conv", "title", "description", Scope::device, Level::standard, {}, {}};
-    info.libraries = std::move(libraries);
-    return info;
+    return CheckInfo{.id = "cudnn.conv",
+                     .title = "title",
+                     .description = "description",
+                     .scope = Scope::device,
+                     .min_level = Level::standard,
+                     .libraries = std::move(libraries)};
 }
 
 std::optional<ChargedToLibrary> charge(const test::LibraryDirectory& directory, const CheckInfo& check, const CheckEnding& ending) {

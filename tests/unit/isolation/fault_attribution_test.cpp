@@ -1,9 +1,9 @@
 // The supervisor charges a death or a hang outside any check's own code to the step that caused it
-// (util/actions.hpp), never to an unrelated check, and does not take that step again (issue 18):
+// (util/actions.hpp), never to an unrelated check, and does not take that step again:
 // through the binary, with the fake driver (tests/support/fake_libcuda.cpp) and a library whose
 // initialiser kills its loader (tests/support/crashing_library.cpp). Also the process limits that
 // used to look like crashes: `ulimit -n` and `ulimit -v`. And a crash in a library that a library
-// loads on its own, charged to that damaged file (issue 34), with this machine's cuDNN and cuBLAS.
+// loads on its own, charged to that damaged file, with this machine's cuDNN and cuBLAS.
 #include "cuda/library_families.hpp"
 #include "probes/library_locator.hpp"
 #include "support/test_support.hpp"
@@ -189,7 +189,7 @@ TEST(FaultAttribution, the_toolkits_stub_nvml_is_recognised_and_its_banner_is_ev
     EXPECT_TRUE(contains((*nvml)["remediation"].get<std::string>(), stubs)) << nvml->dump();
 }
 
-// Issue 34: libraries that a library loads itself. A copy of `from` holding only its first MiB, at
+// Libraries that a library loads itself. A copy of `from` holding only its first MiB, at
 // `to`: the headers whole, the rest gone, as an upgrade that ran out of disk leaves a file. Loading
 // it dies with SIGBUS when the loader touches a page past its end.
 void write_truncated_copy(const std::string& from, const std::string& to) {
@@ -261,7 +261,7 @@ TEST(FaultAttribution, a_truncated_cudnn_sub_library_that_kills_cudnn_conv_is_re
 
 // A crash that no damaged library explains stays a crash, even with a damaged library on the
 // machine (libraries.resolution reports that one); a host check in no GPU call gets no GPU advice
-// (issue 35).
+// (it would send the reader looking for GPU faults).
 TEST(FaultAttribution, a_crash_of_a_check_that_loads_no_damaged_library_stays_a_crash) {
     test::TempDir tree;
     const std::string truncated = fs::canonical(tree.path()).string() + "/libcudnn_graph.so.9";

@@ -1,4 +1,4 @@
-// Issue 35: the programs a check runs (compilers, interpreters, tools) are hostile. Through the built
+// The programs a check runs (compilers, interpreters, tools) may be hostile. Through the built
 // binary, with fixtures each test writes: a child that forges events on fd 3, on fd 251 and through
 // /proc/<worker>/fd/3 changes no result; a child that kills the worker while something it started
 // holds the worker's pipes is noticed at once and named; a compiler that closes its output and
@@ -7,7 +7,7 @@
 // limit's finding, not a crash; a `--python` path that is not UTF-8 is the path scanned. And the
 // pieces: the activity board, the wording of CC902/CC903, the protocol's nonce and byte-exact paths.
 #include "checks/checks.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 #include "engine/check.hpp"
 #include "isolation/crash_attribution.hpp"
 #include "isolation/protocol.hpp"
@@ -462,7 +462,7 @@ TEST(HostileChildren, the_activity_board_shows_what_each_thread_was_doing) {
         << "a thread that ended gives its slot back";
 }
 
-CheckInfo host_check(const std::string& id) { return CheckInfo{id, "t", "d", Scope::host, Level::quick, {}, {}}; }
+CheckInfo host_check(const std::string& id) { return CheckInfo{.id = id, .title = "t", .description = "d"}; }
 
 TEST(HostileChildren, crash_and_hang_advice_names_the_gpu_only_when_a_gpu_call_may_have_been_in_flight) {
     activity::ThreadActivity reader;

@@ -1,7 +1,7 @@
 // The supervisor-worker protocol (isolation/protocol.cpp): each event and the job survive as text.
 #include "isolation/protocol.hpp"
 
-#include "cudacheck/result_builder.hpp"
+#include "report/result_builder.hpp"
 
 #include <gtest/gtest.h>
 

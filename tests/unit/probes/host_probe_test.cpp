@@ -211,7 +211,7 @@ TEST(MemTotal, returns_zero_when_absent) { EXPECT_EQ(parse_mem_total("MemFree:  
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// The Kubernetes node (issue 36): NODE_NAME, which the DaemonSet sets from spec.nodeName, is the
+// The Kubernetes node: NODE_NAME, which the DaemonSet sets from spec.nodeName, is the
 // report's host.node_name (Prometheus's Hostname); unset, there is none.
 
 namespace {

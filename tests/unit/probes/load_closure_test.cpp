@@ -37,7 +37,7 @@ struct TorchVenv {
         fs::create_directories(fs::path(to).parent_path());
         fs::copy_file(fixtures + "/" + fixture, to);
     }
-    // The system cuDNN's directory first on LD_LIBRARY_PATH (a scenario of issue 17).
+    // The system cuDNN's directory first on LD_LIBRARY_PATH, as on the GPU machine with a PyTorch wheel.
     [[nodiscard]] LoaderSearch search() const {
         LoaderSearch search;
         search.ld_library_path = {system};

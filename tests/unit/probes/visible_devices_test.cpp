@@ -1,5 +1,5 @@
 // CUDA_VISIBLE_DEVICES as CUDA parses it (probes/visible_devices), and the CUDA view it predicts.
-#include "cudacheck/report.hpp"
+#include "report/report.hpp"
 #include "probes/visible_devices.hpp"
 
 #include <fmt/format.h>

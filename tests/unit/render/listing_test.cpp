@@ -35,10 +35,15 @@ TEST(CheckIndex, readme_and_checks_md_hold_the_generated_check_index) {
 
 TEST(CheckIndex, has_a_row_per_check_with_scope_level_needs_and_answers) {
     CheckList checks;
-    checks.push_back(std::make_unique<FunctionCheck>(CheckInfo{"a.base", "Base", "the base", Scope::host, Level::quick, {}, {}},
+    checks.push_back(std::make_unique<FunctionCheck>(CheckInfo{.id = "a.base", .title = "Base", .description = "the base"},
                                                      [](CheckContext&, ResultBuilder&) {}));
-    CheckInfo dependent{"a.dependent", "Dependent", "one line", Scope::device, Level::full, {"a.base"}, {}};
-    dependent.answers = "what it *answers*";
+    CheckInfo dependent{.id = "a.dependent",
+                        .title = "Dependent",
+                        .description = "one line",
+                        .scope = Scope::device,
+                        .min_level = Level::full,
+                        .depends_on = {"a.base"},
+                        .answers = "what it *answers*"};
     checks.push_back(std::make_unique<FunctionCheck>(std::move(dependent), [](CheckContext&, ResultBuilder&) {}));
     std::ostringstream out;
     render_check_index_markdown(Registry(std::move(checks)), out);

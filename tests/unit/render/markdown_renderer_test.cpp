@@ -37,7 +37,7 @@ std::string markdown_of(const Report& report) {
     return out.str();
 }
 
-// Issue 20: the fixes' commands are code, not escaped backticks; evidence folds per GPU.
+// The fixes' commands are code, not escaped backticks; evidence folds per GPU.
 TEST(MarkdownRenderer, fix_commands_are_code_and_evidence_folds_per_gpu) {
     const std::string no_driver = markdown_of(test::example_report("no-driver/cudacheck.json"));
     EXPECT_EQ(no_driver.find("\\`"), std::string::npos) << "no escaped backtick\n" << no_driver;

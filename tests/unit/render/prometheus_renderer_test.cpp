@@ -112,7 +112,7 @@ Report figures_report() {
 
 const std::string gpu0 = fmt::format("gpu=\"0\",UUID=\"{}\",pci_bus_id=\"00000000:00:06.0\"", uuid0);
 const std::string gpu2 = fmt::format("gpu=\"2\",UUID=\"{}\",pci_bus_id=\"00000000:00:07.0\"", uuid1);
-// The labels every series of figures_report() carries (issue 36): the host under both of
+// The labels every series of figures_report() carries: the host under both of
 // dcgm-exporter's names (its NODE_NAME when set and the report was made here; "node-7" is not
 // this machine) and the run's level.
 const std::string run_labels = "hostname=\"node-7\",Hostname=\"node-7\",level=\"standard\"";
@@ -206,7 +206,7 @@ TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
         << text;
 }
 
-// Issue 36: dcgm-exporter's host label is NODE_NAME when set, else the host's name
+// dcgm-exporter's host label is NODE_NAME when set, else the host's name
 // (internal/pkg/hostname/hostname.go); cudacheck's `Hostname` and `hostname` are the node the report
 // recorded (host.node_name, NODE_NAME where it ran), else its host name: whoever renders it.
 TEST(PrometheusRenderer, hostname_is_the_recorded_node_name_else_the_reports_host) {
@@ -229,7 +229,7 @@ TEST(PrometheusRenderer, hostname_is_the_recorded_node_name_else_the_reports_hos
     for (const char* absent : {"hostname=", "Hostname=", "gpu-node-17"}) EXPECT_FALSE(contains(hidden, absent)) << absent << " in\n" << hidden;
 }
 
-// Issue 36: every series names the run's level, so a standard and a full run (cuFFT 2.02 vs 13.6
+// Every series names the run's level, so a standard and a full run (cuFFT 2.02 vs 13.6
 // TFLOP/s) are two series, and their files can share node_exporter's textfile directory.
 TEST(PrometheusRenderer, every_series_carries_the_level_so_levels_are_distinct_series) {
     Report standard = figures_report();
@@ -261,7 +261,7 @@ TEST(PrometheusRenderer, every_series_carries_the_level_so_levels_are_distinct_s
         << full_text;
 }
 
-// Issue 36: when the run finished (timestamp_utc plus the duration), as Unix seconds.
+// When the run finished (timestamp_utc plus the duration), as Unix seconds.
 TEST(PrometheusRenderer, last_run_timestamp_is_the_finish_time_in_unix_seconds) {
     Report report = figures_report();
     report.timestamp_utc = "2026-11-30T01:40:00Z";  // date -u -d 2026-11-30T01:40:00Z +%s: 1796002800

@@ -36,7 +36,7 @@ TEST(TableRenderer, colours_only_when_asked) {
     EXPECT_NE(out.str().find("\033[31mFAIL"), std::string::npos);
 }
 
-// Issue 36: without -v, three or more checks skipped for one reason share a row at the first one's
+// Without -v, three or more checks skipped for one reason share a row at the first one's
 // place; with -v each has its own; two alike keep theirs.
 TEST(TableRenderer, groups_checks_skipped_for_one_reason_unless_verbose) {
     Report report = golden_report();

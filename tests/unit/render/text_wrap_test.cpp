@@ -1,5 +1,5 @@
 // wrap_text and display_columns (render/text_table.hpp): what the table (at a terminal's width) and
-// --help wrap their long lines with (issue 36).
+// --help wrap their long lines with.
 #include "render/text_table.hpp"
 
 #include <gtest/gtest.h>

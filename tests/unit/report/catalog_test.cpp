@@ -1,5 +1,5 @@
 // The finding catalogue (report/catalog.cpp): complete, unique, explained, and in docs/errors.md.
-#include "cudacheck/catalog.hpp"
+#include "report/catalog.hpp"
 #include "render/renderer.hpp"
 #include "support/test_support.hpp"
 

@@ -5,6 +5,7 @@
 #include "checks/gpu_stress.hpp"
 #include "probes/nvml/nvml_health.hpp"
 #include "support/check_judging.hpp"
+#include "support/gpu_outcomes.hpp"
 #include "util/units.hpp"
 
 #include <gtest/gtest.h>
@@ -35,27 +36,8 @@ void expect_evidence(const CheckResult& result, std::string_view key, std::strin
     EXPECT_EQ(item->unit, unit) << key << ": " << item->value;
 }
 
-// device_health_test.cpp's healthy H200.
-NvmlDeviceHealth healthy_h200() {
-    NvmlDeviceHealth gpu;
-    gpu.name = "NVIDIA H200";
-    gpu.uuid = "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa";
-    gpu.pci_bus_id = "00000000:00:06.0";
-    gpu.ecc_current = gpu.ecc_pending = true;
-    gpu.ecc_corrected_volatile = gpu.ecc_uncorrected_volatile = gpu.ecc_corrected_aggregate = gpu.ecc_uncorrected_aggregate = 0;
-    gpu.remapped_rows_corrected = gpu.remapped_rows_uncorrected = 0;
-    gpu.remap_pending = gpu.remap_failed = false;
-    gpu.clocks_event_reasons = clocks_event::gpu_idle;
-    gpu.temperature_c = 31;
-    gpu.power_mw = 76000;
-    gpu.power_limit_mw = 700000;
-    gpu.pcie_generation = gpu.pcie_max_generation = 5;
-    gpu.pcie_width = gpu.pcie_max_width = 16;
-    gpu.persistence_mode = true;
-    gpu.compute_mode = "default";
-    gpu.mig_current = gpu.mig_pending = false;
-    return gpu;
-}
+using test::healthy_h200;
+using test::healthy_stress;
 
 TEST(EvidenceFigures, device_health_gives_the_temperature_and_power_as_reports_had_them) {
     NvmlDeviceHealth gpu = healthy_h200();
@@ -68,34 +50,8 @@ TEST(EvidenceFigures, device_health_gives_the_temperature_and_power_as_reports_h
     expect_evidence(result, "gpu0_pcie", "gen 5 of 5, x16 of x16", std::nullopt, "");
 }
 
-// gpu_stress_test.cpp's steady GPU at its power cap.
-NvmlClockSample sample(double seconds, unsigned int temperature = 60) {
-    NvmlClockSample result;
-    result.seconds = seconds;
-    result.sm_clock_mhz = 1980;
-    result.clocks_event_reasons = clocks_event::sw_power_cap;
-    result.temperature_c = temperature;
-    result.power_mw = 650000;
-    return result;
-}
-
-StressOutcome steady_stress() {
-    StressOutcome outcome;
-    outcome.work = "BF16 8192^3 GEMM (FP32 accumulation and output)";
-    outcome.seconds = 20.1;
-    outcome.results = 14000;
-    outcome.words_per_result = 8192ull * 8192ull;
-    outcome.reference.relative_error = 3e-6;
-    outcome.reference.count = 128;
-    outcome.tolerance = 1e-3;
-    outcome.tflops_per_second = {790, 785, 782, 780, 781, 779, 780, 778, 779, 780};
-    outcome.samples = std::vector<NvmlClockSample>{};
-    for (int i = 0; i < 40; ++i) outcome.samples->push_back(sample(i * 0.5));
-    return outcome;
-}
-
 TEST(EvidenceFigures, gpu_stress_gives_a_figure_where_every_sample_had_one_value) {
-    StressOutcome outcome = steady_stress();
+    StressOutcome outcome = healthy_stress();
     CheckResult result = test::judged("gpu.stress", judge_stress, outcome);
     expect_evidence(result, "sm_clock", "1980 MHz", 1980.0, "MHz");
     expect_evidence(result, "temperature", "60 C", 60.0, "C");

@@ -1,6 +1,7 @@
 // report/fleet.cpp's fleet_files and broken_link: a dangling or looping *.json link in a fleet
 // directory is listed (it becomes an unreadable node saying why), never skipped without a word.
 #include "report/fleet.hpp"
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -35,14 +36,14 @@ TEST(FleetLinks, fleet_files_lists_broken_links_with_the_reports) {
     dir.make_dir("old.json");  // a directory, whatever its name: not a node
     dir.symlink(dir.path() + "/gone.json", "node-02.json");
     dir.symlink(dir.path() + "/node-03.json", "node-03.json");  // itself
-    std::string error;
-    const std::optional<std::vector<std::string>> files = fleet_files({dir.path()}, error);
-    ASSERT_TRUE(files) << error;
+    const Expected<std::vector<std::string>> files = fleet_files({dir.path()});
+    ASSERT_TRUE(files) << test::error_of(files);
     EXPECT_EQ(*files, (std::vector<std::string>{dir.path() + "/node-01.json", dir.path() + "/node-02.json", dir.path() + "/node-03.json"}));
-    const std::optional<std::vector<std::string>> named = fleet_files({dir.path() + "/node-02.json"}, error);
-    ASSERT_TRUE(named) << error;
+    const Expected<std::vector<std::string>> named = fleet_files({dir.path() + "/node-02.json"});
+    ASSERT_TRUE(named) << test::error_of(named);
     EXPECT_EQ(named->size(), 1u);
-    EXPECT_FALSE(fleet_files({dir.path() + "/absent.json"}, error)) << "a path that is nothing is still an error";
+    EXPECT_EQ(test::error_of(fleet_files({dir.path() + "/absent.json"})), dir.path() + "/absent.json: no such file or directory")
+        << "a path that is nothing is still an error";
 }
 
 }  // namespace

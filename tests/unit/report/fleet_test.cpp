@@ -110,7 +110,7 @@ TEST(Fleet, marks_driver_drift_a_slow_gpu_a_missing_gpu_and_failed_nodes) {
     EXPECT_TRUE(contains(run.table, "UNREADABLE")) << run.table;
 }
 
-// A node whose GEMM ran while another process used its GPU (issue 21): its figure is the share it
+// A node whose GEMM ran while another process used its GPU: its figure is the share it
 // got, left out of the fleet median and listed as not compared, not as a slow GPU; the exit stays 0.
 TEST(Fleet, a_figure_measured_on_a_shared_gpu_is_not_compared) {
     test::TempDir dir;
@@ -167,7 +167,7 @@ TEST(Fleet, rejects_paths_that_hold_no_report_with_exit_2) {
 namespace cudacheck {
 namespace {
 
-// Issue 20: shared host names all get labels; a 2-2 split has no outlier; another cuDNN is one
+// Shared host names all get labels; a 2-2 split has no outlier; another cuDNN is one
 // line per node, not one per sub-library.
 TEST(Fleet, labels_shared_names_ignores_ties_and_groups_cudnn) {
     test::TempDir dir;

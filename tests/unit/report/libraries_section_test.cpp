@@ -12,6 +12,7 @@
 #include "report/report_diff.hpp"
 #include "report/report_json.hpp"
 #include "report/report_query.hpp"
+#include "support/expected_support.hpp"
 #include "support/example_reports.hpp"
 #include "support/library_tree.hpp"
 #include "support/test_support.hpp"
@@ -56,7 +57,7 @@ const LibraryInfo* library_named(const Report& report, std::string_view name) {
     return nullptr;
 }
 
-// The GPU machine's layout (issue 17): the system cuDNN 9.14 for C/C++ programs, a wheel's 9.19
+// The GPU machine's layout: the system cuDNN 9.14 for C/C++ programs, a wheel's 9.19
 // in a virtual environment, and cudart.
 TEST(LibrariesSection, libraries_resolution_fills_it_from_a_crafted_tree) {
     Machine machine;
@@ -119,9 +120,8 @@ TEST(LibrariesSection, round_trips_through_json_and_is_null_when_absent) {
     const nlohmann::ordered_json document = to_json(report);
     EXPECT_EQ(document["libraries"]["found"][1]["copies"][1]["package"], "nvidia-cudnn-cu12");
     EXPECT_TRUE(document["libraries"]["found"][0]["resolved"][0]["package"].is_null()) << "none: null, like every unknown text";
-    std::string error;
-    const std::optional<Report> read = parse_report(document.dump(), "report.json", error);
-    ASSERT_TRUE(read) << error;
+    const Expected<Report> read = parse_report(document.dump(), "report.json");
+    ASSERT_TRUE(read) << test::error_of(read);
     EXPECT_EQ(read->libraries, report.libraries);
 
     Report without = report;
@@ -129,14 +129,14 @@ TEST(LibrariesSection, round_trips_through_json_and_is_null_when_absent) {
     const nlohmann::ordered_json bare = to_json(without);
     ASSERT_TRUE(bare.contains("libraries"));
     EXPECT_TRUE(bare["libraries"].is_null());
-    const std::optional<Report> read_bare = parse_report(bare.dump(), "report.json", error);
-    ASSERT_TRUE(read_bare) << error;
+    const Expected<Report> read_bare = parse_report(bare.dump(), "report.json");
+    ASSERT_TRUE(read_bare) << test::error_of(read_bare);
     EXPECT_FALSE(read_bare->libraries);
 
     // A wrong type is named by its place.
     nlohmann::ordered_json broken = document;
     broken["libraries"]["found"][0]["resolved"][0]["rule"] = 3;
-    EXPECT_FALSE(parse_report(broken.dump(), "report.json", error));
+    const std::string error = test::error_of(parse_report(broken.dump(), "report.json"));
     EXPECT_TRUE(contains(error, "/libraries/found/0/resolved/0/rule")) << error;
 }
 
@@ -161,9 +161,8 @@ TEST(LibrariesSection, the_binary_writes_it_with_the_copies_cudacheck_loaded) {
     const auto& loaded = report["libraries"]["loaded_by_cudacheck"];
     EXPECT_NE(std::find(loaded.begin(), loaded.end(), fake_driver), loaded.end()) << loaded.dump();
     // And the page marks it in the cudacheck column.
-    std::string error;
-    const std::optional<Report> read = read_report_file(report_path, error);
-    ASSERT_TRUE(read) << error;
+    const Expected<Report> read = read_report_file(report_path);
+    ASSERT_TRUE(read) << test::error_of(read);
     std::ostringstream page;
     make_renderer(Format::html, {})->render(*read, page);
     EXPECT_TRUE(contains(page.str(), "cudacheck loads")) << "a dot in the cudacheck column";
@@ -204,11 +203,10 @@ TEST(LibrariesSection, rewording_the_evidence_changes_no_policy_fleet_or_diff_ou
     const Report before = test::example_with_resolution("h200/cudacheck.json", "9.10.2.21");
     Report after = test::example_with_resolution("h200/cudacheck.json", "9.12.0.46");
     const Policy policy = [] {
-        std::string error;
-        std::optional<Policy> read = parse_policy(R"({"schema_version": "1.0.0",
+        Expected<Policy> read = parse_policy(R"({"schema_version": "1.0.0",
             "libraries": {"libcudnn.so.9": {"min": "9.11"}, "libcublas.so.13": {}, "libnccl.so.2": {}}})",
-                                                  "policy.json", error);
-        if (!read) throw std::runtime_error(error);
+                                             "policy.json");
+        if (!read) throw std::runtime_error(read.error().message);
         return *read;
     }();
     const auto outcome = [&](const Report& a, const Report& b) {
@@ -254,10 +252,8 @@ Report recorded_before_the_section() {
 TEST(LibrariesSection, a_policy_that_requires_a_library_fails_on_a_report_before_the_section) {
     Report report = recorded_before_the_section();
     EXPECT_TRUE(libraries_predate_section(report));
-    std::string error;
-    const std::optional<Policy> policy =
-        parse_policy(R"({"schema_version": "1.0.0", "libraries": {"libcudnn.so.9": {"min": "9"}}})", "policy.json", error);
-    ASSERT_TRUE(policy) << error;
+    const Expected<Policy> policy = parse_policy(R"({"schema_version": "1.0.0", "libraries": {"libcudnn.so.9": {"min": "9"}}})", "policy.json");
+    ASSERT_TRUE(policy) << test::error_of(policy);
     const CheckResult verdict = evaluate_policy(*policy, report).front();
     EXPECT_EQ(verdict.status, Status::fail) << "never a silent pass";
     EXPECT_EQ(verdict.code, "CC707");

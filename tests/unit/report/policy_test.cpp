@@ -1,5 +1,6 @@
 // --expect policies (report/policy.cpp): refused policies, verdicts, version bounds, the binary.
 #include "report/policy.hpp"
+#include "support/expected_support.hpp"
 #include "support/example_reports.hpp"
 #include "support/test_support.hpp"
 
@@ -25,16 +26,15 @@ using test::source_dir;
 namespace fs = std::filesystem;
 
 Policy policy_from(const std::string& text) {
-    std::string error;
-    std::optional<Policy> policy = parse_policy(text, "policy.json", error);
-    if (!policy) throw std::runtime_error(error);
+    Expected<Policy> policy = parse_policy(text, "policy.json");
+    if (!policy) throw std::runtime_error(policy.error().message);
     return *policy;
 }
 
 std::string policy_error(const std::string& text) {
-    std::string error;
-    EXPECT_FALSE(parse_policy(text, "policy.json", error)) << text;
-    return error;
+    const Expected<Policy> policy = parse_policy(text, "policy.json");
+    EXPECT_FALSE(policy) << text;
+    return test::error_of(policy);
 }
 
 TEST(Policy, refuses_bad_policies_naming_the_place) {
@@ -63,16 +63,14 @@ TEST(Policy, refuses_bad_policies_naming_the_place) {
 
 TEST(Policy, example_policies_in_docs_are_valid) {
     for (const char* name : {"ci-job.json", "cluster-node.json"}) {
-        std::string error;
-        EXPECT_TRUE(read_policy_file(source_dir + "/docs/policies/" + name, error)) << error;
+        EXPECT_EQ(test::error_of(read_policy_file(source_dir + "/docs/policies/" + name)), "");
     }
 }
 
 TEST(Policy, passes_a_machine_that_meets_it) {
     Report report = example_with_resolution("h200/cudacheck.json", "9.10.2.21");
-    std::string error;
-    const auto policy = read_policy_file(source_dir + "/docs/policies/ci-job.json", error);
-    ASSERT_TRUE(policy) << error;
+    const auto policy = read_policy_file(source_dir + "/docs/policies/ci-job.json");
+    ASSERT_TRUE(policy) << test::error_of(policy);
     apply_policy(*policy, report);
     for (const CheckResult& result : report.checks)
         if (result.check_id.starts_with("expect.")) EXPECT_EQ(result.status, Status::pass) << result.check_id << ": " << result.message;
@@ -107,7 +105,7 @@ TEST(Policy, fails_each_unmet_expectation_with_expected_and_found) {
     EXPECT_EQ(report.exit_code, 1);
 }
 
-// A floor for a figure measured while another process used the GPU (issue 21): neither failed nor
+// A floor for a figure measured while another process used the GPU: neither failed nor
 // passed, but not comparable (a warning); the same figure of an idle GPU is held to the floor.
 TEST(Policy, a_figure_measured_on_a_shared_gpu_is_not_comparable) {
     const Policy policy = policy_from(R"({"schema_version": "1.0.0",

@@ -2,6 +2,7 @@
 #include "render/renderer.hpp"
 #include "report/redact.hpp"
 #include "report/report_json.hpp"
+#include "support/expected_support.hpp"
 #include "support/example_reports.hpp"
 #include "support/test_support.hpp"
 #include "util/environment.hpp"
@@ -125,8 +126,7 @@ TEST(Redact, keeps_devices_distinguishable_within_a_report_but_not_across) {
     targets.salt = {3, 4};
     redact(other, targets);
     EXPECT_NE(other.devices[0].uuid, report.devices[0].uuid) << "another salt, another name: reports cannot be linked";
-    std::string error;
-    EXPECT_TRUE(parse_report(render(report, Format::json), "redacted.json", error)) << error;
+    EXPECT_EQ(test::error_of(parse_report(render(report, Format::json), "redacted.json")), "");
 }
 
 TEST(Redact, takes_secrets_only_from_secret_looking_names) {

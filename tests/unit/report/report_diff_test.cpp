@@ -54,7 +54,7 @@ TEST(Diff, names_versions_devices_statuses_libraries_and_moved_figures) {
     EXPECT_EQ(diff_reports(before, after, 25.0).differences.size(), 4u) << "a wider threshold lets the -20% figure pass";
 }
 
-// Issue 20: a standard and a quick report differ in their level first; timings under a
+// A standard and a quick report differ in their level first; timings under a
 // millisecond are noise, not a -90% regression.
 TEST(Diff, names_the_level_and_ignores_sub_millisecond_timings) {
     const Report standard = example_report("h200/cudacheck.json");

@@ -1,5 +1,6 @@
 // The report's JSON (report/report_json.cpp) read back: every field, a wrong one, other documents.
 #include "report/report_json.hpp"
+#include "support/expected_support.hpp"
 #include "support/golden_report.hpp"
 
 #include <gtest/gtest.h>
@@ -90,27 +91,24 @@ TEST(ReportJson, names_the_place_of_a_wrong_field) {
 }
 
 TEST(ReportJson, refuses_other_documents_and_schema_majors) {
-    std::string error;
-    EXPECT_FALSE(parse_report(R"({"a": 1})", "x.json", error));
-    EXPECT_EQ(error, "x.json: at /tool/name: not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
+    EXPECT_EQ(test::error_of(parse_report(R"({"a": 1})", "x.json")), "x.json: at /tool/name: not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
     ordered_json document = to_json(golden_report());
     document["schema_version"] = "2.0.0";
-    EXPECT_FALSE(parse_report(document.dump(), "new.json", error));
-    EXPECT_EQ(error, "new.json: at /schema_version: schema 2.0.0 is incompatible: this cudacheck reads reports of schema 1.x (it writes " +
-                         std::string(json_schema_version) + ")");
+    EXPECT_EQ(test::error_of(parse_report(document.dump(), "new.json")),
+              "new.json: at /schema_version: schema 2.0.0 is incompatible: this cudacheck reads reports of schema 1.x (it writes " +
+                  std::string(json_schema_version) + ")");
     document["schema_version"] = "1.0.0";  // an older minor version: readable
     document.erase("redacted");
-    EXPECT_TRUE(parse_report(document.dump(), "old.json", error)) << error;
-    EXPECT_FALSE(parse_report("{\"tool\": ", "cut.json", error));
+    EXPECT_EQ(test::error_of(parse_report(document.dump(), "old.json")), "");
+    const std::string error = test::error_of(parse_report("{\"tool\": ", "cut.json"));
     EXPECT_EQ(error.rfind("cut.json: not valid JSON: parse error at line 1, column 10", 0), 0u) << error;
 }
 
 // The recorded reports of docs/examples (schema 1.0.0) still read.
 TEST(ReportJson, reads_the_recorded_example_reports) {
     for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json"}) {
-        std::string error;
-        const auto report = read_report_file(CUDACHECK_SOURCE_DIR + std::string(path), error);
-        ASSERT_TRUE(report) << error;
+        const auto report = read_report_file(CUDACHECK_SOURCE_DIR + std::string(path));
+        ASSERT_TRUE(report) << test::error_of(report);
         EXPECT_FALSE(report->checks.empty());
     }
 }

@@ -1,7 +1,7 @@
 // The result model (report/result.cpp): a result from its findings, the summary and the exit code.
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/report.hpp"
-#include "cudacheck/result_builder.hpp"
+#include "report/catalog.hpp"
+#include "report/report.hpp"
+#include "report/result_builder.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
 // util/atomic_file: a report replaces its file whole or not at all, and a failed write says why,
 // names the file as it was asked for, removes the temporary file and leaves the old file alone.
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 #include "util/atomic_file.hpp"
 
@@ -54,49 +55,51 @@ std::size_t temporary_count(const std::string& directory) {
 TEST(AtomicFile, commit_replaces_the_file_and_leaves_no_temporary_file) {
     test::TempDir dir;
     const std::string target = dir.write("report.json", "old");
-    std::string error;
-    std::optional<AtomicFile> file = AtomicFile::create(target, error);
-    ASSERT_TRUE(file) << error;
+    Expected<AtomicFile> file = AtomicFile::create(target);
+    ASSERT_TRUE(file) << test::error_of(file);
     EXPECT_EQ(temporary_count(dir.path()), 1u);
-    EXPECT_EQ(file->commit("new"), std::nullopt);
+    EXPECT_EQ(test::error_of(file->commit("new")), "");
     EXPECT_EQ(test::read_text(target), "new");
     EXPECT_EQ(temporary_count(dir.path()), 0u);
-    EXPECT_TRUE(file->commit("again").has_value()) << "a second commit is refused, not written over the first";
+    EXPECT_EQ(test::error_of(file->commit("again")), "cannot write " + target + ": already committed or failed")
+        << "a second commit is refused, not written over the first";
 }
 
 TEST(AtomicFile, a_write_past_the_file_size_limit_names_the_file_and_the_limit_and_keeps_the_old_file) {
     test::TempDir dir;
     const std::string target = dir.write("report.json", "old");
-    std::string error;
-    std::optional<AtomicFile> file = AtomicFile::create(target, error);
-    ASSERT_TRUE(file) << error;
-    std::optional<std::string> failure;
+    Expected<AtomicFile> file = AtomicFile::create(target);
+    ASSERT_TRUE(file) << test::error_of(file);
+    std::string failure;
     {
         const FileSizeLimit limit(4096);
         ASSERT_TRUE(limit.set());
-        failure = file->commit(std::string(3 * 4096, 'x'));
+        failure = test::error_of(file->commit(std::string(3 * 4096, 'x')));
     }
-    ASSERT_TRUE(failure);
-    EXPECT_EQ(*failure, "cannot write " + target + ": File too large (the file-size limit, ulimit -f, is 4 KiB)");
+    EXPECT_EQ(failure, "cannot write " + target + ": File too large (the file-size limit, ulimit -f, is 4 KiB)");
     EXPECT_EQ(test::read_text(target), "old");
     EXPECT_EQ(temporary_count(dir.path()), 0u) << "the half-written temporary file is gone at once";
 }
 
 TEST(AtomicFile, remove_temporaries_now_unlinks_every_uncommitted_temporary_file) {
     test::TempDir dir;
-    std::string error;
-    std::optional<AtomicFile> a = AtomicFile::create(dir.path() + "/a.json", error);
-    std::optional<AtomicFile> b = AtomicFile::create(dir.path() + "/b.json", error);
-    ASSERT_TRUE(a && b) << error;
+    const auto create = [](const std::string& path) {
+        Expected<AtomicFile> file = AtomicFile::create(path);
+        EXPECT_TRUE(file) << test::error_of(file);
+        return file ? std::optional<AtomicFile>(std::move(*file)) : std::nullopt;
+    };
+    std::optional<AtomicFile> a = create(dir.path() + "/a.json");
+    std::optional<AtomicFile> b = create(dir.path() + "/b.json");
+    ASSERT_TRUE(a && b);
     std::optional<AtomicFile> moved(std::move(*b));  // moving keeps it registered once
     b.reset();
     EXPECT_EQ(temporary_count(dir.path()), 2u);
     AtomicFile::remove_temporaries_now();
     EXPECT_EQ(temporary_count(dir.path()), 0u);
     // A committed one is no longer a temporary file: a later call leaves the report alone.
-    std::optional<AtomicFile> c = AtomicFile::create(dir.path() + "/c.json", error);
-    ASSERT_TRUE(c) << error;
-    ASSERT_EQ(c->commit("done"), std::nullopt);
+    std::optional<AtomicFile> c = create(dir.path() + "/c.json");
+    ASSERT_TRUE(c);
+    ASSERT_EQ(test::error_of(c->commit("done")), "");
     AtomicFile::remove_temporaries_now();
     EXPECT_EQ(test::read_text(dir.path() + "/c.json"), "done");
 }

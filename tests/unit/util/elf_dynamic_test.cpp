@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -19,10 +20,10 @@ namespace {
 const std::string fixtures = CUDACHECK_ELF_FIXTURES;
 
 std::optional<ElfDynamic> read(const std::string& path) {
-    std::string error;
-    std::optional<ElfDynamic> dynamic = read_elf_dynamic_file(path, error);
-    EXPECT_TRUE(dynamic.has_value()) << path << ": " << error;
-    return dynamic;
+    Expected<ElfDynamic> dynamic = read_elf_dynamic_file(path);
+    EXPECT_TRUE(dynamic.has_value()) << path << ": " << (dynamic ? "" : dynamic.error().message);
+    if (!dynamic) return std::nullopt;
+    return std::move(*dynamic);
 }
 
 bool needs(const ElfDynamic& dynamic, std::string_view soname) {
@@ -103,16 +104,19 @@ TEST(ElfDynamic, finds_no_cuda_library_among_what_the_shipped_binary_needs_at_lo
 }
 
 TEST(ElfDynamic, rejects_what_is_not_a_64_bit_elf_file_with_the_reason) {
-    std::string error;
     const std::vector<std::uint8_t> text{'#', '!', '/', 'b', 'i', 'n'};
-    EXPECT_FALSE(read_elf_dynamic(text, error));
-    EXPECT_EQ(error, "not an ELF file");
+    const Expected<ElfDynamic> script = read_elf_dynamic(text);
+    ASSERT_FALSE(script);
+    EXPECT_EQ(script.error().message, "not an ELF file");
     std::vector<std::uint8_t> elf32(64, 0);
     elf32[0] = 0x7f, elf32[1] = 'E', elf32[2] = 'L', elf32[3] = 'F', elf32[4] = 1, elf32[5] = 1;
-    EXPECT_FALSE(read_elf_dynamic(elf32, error));
-    EXPECT_EQ(error, "an ELF file, but not 64-bit little-endian");
-    EXPECT_FALSE(read_elf_dynamic_file(fixtures + "/absent.so", error));
-    EXPECT_EQ(error, "No such file or directory");
+    const Expected<ElfDynamic> narrow = read_elf_dynamic(elf32);
+    ASSERT_FALSE(narrow);
+    EXPECT_EQ(narrow.error().message, "an ELF file, but not 64-bit little-endian");
+    const Expected<ElfDynamic> absent = read_elf_dynamic_file(fixtures + "/absent.so");
+    ASSERT_FALSE(absent);
+    EXPECT_EQ(absent.error().message, "No such file or directory");
+    EXPECT_EQ(absent.error().code, ENOENT);
 }
 
 TEST(ElfDynamic, never_reads_outside_a_damaged_file) {
@@ -123,19 +127,17 @@ TEST(ElfDynamic, never_reads_outside_a_damaged_file) {
     ASSERT_GT(whole.size(), 1000u);
     std::size_t refused = 0;
     for (std::size_t length = 0; length < whole.size(); length += 61) {
-        std::string error;
         const std::vector<std::uint8_t> prefix(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(length));
-        if (!read_elf_dynamic(prefix, error)) {
+        if (const Expected<ElfDynamic> dynamic = read_elf_dynamic(prefix); !dynamic) {
             ++refused;
-            EXPECT_FALSE(error.empty());
+            EXPECT_FALSE(dynamic.error().message.empty());
         }
     }
     EXPECT_GT(refused, 0u);
     for (std::size_t at = 0; at < whole.size(); at += 97) {
         std::vector<std::uint8_t> damaged = whole;
         for (std::size_t i = at; i < std::min(damaged.size(), at + 8); ++i) damaged[i] = 0xff;
-        std::string error;
-        (void)read_elf_dynamic(damaged, error);
+        (void)read_elf_dynamic(damaged);
     }
 }
 

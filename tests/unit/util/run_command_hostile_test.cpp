@@ -1,8 +1,9 @@
-// Issue 35: sys::run_command and sys::spawn against children that misbehave. The limit covers the
+// sys::run_command and sys::spawn against children that misbehave. The limit covers the
 // whole life of the child (a program that closes its output and goes on is stopped at its limit);
 // a child that exits while something it started holds the pipe is finished, with its own status;
 // nothing it started outlives it; it inherits no descriptor but stdin, stdout and stderr, with
 // posix_spawn_file_actions_addclosefrom_np and without (glibc before 2.34).
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 #include "util/process.hpp"
 #include "util/system.hpp"
@@ -99,9 +100,8 @@ TEST(RunCommandHostile, a_child_inherits_no_descriptor_of_this_process) {
         sys::SpawnRequest request;
         request.argv = {"/bin/sh", "-c", "[ -e /proc/self/fd/251 ] && [ -e /proc/self/fd/7 ] && exit 0; exit 9"};
         request.fds = {sys::ChildFd::copy(251, 251), sys::ChildFd::copy(low, 7)};
-        std::string error;
-        const std::optional<pid_t> pid = sys::spawn(request, error);
-        ASSERT_TRUE(pid.has_value()) << error;
+        const Expected<pid_t> pid = sys::spawn(request);
+        ASSERT_TRUE(pid.has_value()) << test::error_of(pid);
         const int status = sys::wait_for(*pid);
         EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << sys::describe_wait_status(status);
     }

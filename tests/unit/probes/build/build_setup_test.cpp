@@ -188,7 +188,7 @@ TEST(BuildSetup, a_missing_cuda_home_is_not_gathered_from) {
     EXPECT_FALSE(setup.nvcc_host_compiler.failure.empty()) << "no gcc on this PATH";
 }
 
-// CMake's variables gathered for real (issue 34): CUDACXX naming another toolkit than PyTorch's
+// CMake's variables gathered for real: CUDACXX naming another toolkit than PyTorch's
 // rule gives is asked and judged on its own, and CUDAHOSTCXX is asked as nvcc's picks are.
 TEST(BuildSetup, gathers_what_a_cmake_project_would_use) {
     const std::optional<std::string> thirteen = downloaded_host_config("13.0.88");

@@ -2,6 +2,7 @@
 // venv holding the GPU machine's real wheel metadata and ELF stand-ins with libtorch_cuda.so's
 // real DT_RPATH, and the cache of GPU code summaries.
 #include "probes/python/frameworks_probe.hpp"
+#include "support/expected_support.hpp"
 #include "support/fixtures.hpp"
 
 #include <gtest/gtest.h>
@@ -126,7 +127,7 @@ TEST(FrameworksProbe, the_gpu_code_cache_answers_until_the_file_changes) {
         EXPECT_FALSE(first.from_cache);
         ASSERT_EQ(first.targets.sass.size(), 3u);  // sm_75, sm_90a, sm_100f
         EXPECT_EQ(first.targets.ptx.size(), 2u);   // compute_100f, compute_120
-        EXPECT_EQ(cache.save(), std::nullopt);
+        EXPECT_EQ(test::error_of(cache.save()), "");
     }
     GpuCodeCache again(tree.path() + "/cache");
     const GpuCodeSummary cached = again.summary_of(binary);

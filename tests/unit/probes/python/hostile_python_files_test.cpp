@@ -1,4 +1,4 @@
-// Hostile Python files (issue 35): the readers of build_info.py, version.py, METADATA, pyvenv.cfg,
+// Hostile Python files: the readers of build_info.py, version.py, METADATA, pyvenv.cfg,
 // .pth files and torch's cpp_extension.py tables make progress or stop, keep their output bounded,
 // and read numbers out of file names without exceptions. Each hostile input is fed to the parser
 // in a child process with an address-space limit and an alarm, so that a loop that never ends or
@@ -10,6 +10,7 @@
 #include "probes/python/python_imports.hpp"
 #include "probes/python/python_packages.hpp"
 #include "probes/build/torch_arch_list.hpp"
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
 
@@ -272,9 +273,8 @@ TEST(HostilePythonFiles, a_report_line_after_five_mib_without_a_newline_and_spli
     output.finish();
     EXPECT_EQ(output.report_line(), "CUDACHECK_SELF_REPORT {\"ok\": false, \"error\": \"RuntimeError: no GPU\"}");
     EXPECT_LE(output.tail().size(), 2 * FrameworkOutput::tail_limit);
-    std::string error;
-    const auto report = parse_self_report(output.report_line(), error);
-    ASSERT_TRUE(report.has_value()) << error;
+    const auto report = parse_self_report(output.report_line());
+    ASSERT_TRUE(report.has_value()) << test::error_of(report);
     EXPECT_EQ(report->error, "RuntimeError: no GPU");
     // The last report line wins; a later line without a marker does not clear it.
     FrameworkOutput twice;

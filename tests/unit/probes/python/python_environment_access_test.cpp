@@ -1,4 +1,4 @@
-// Python environments that cannot be followed or read (issue 35), in the probe and through the
+// Python environments that cannot be followed or read, in the probe and through the
 // binary: a pyvenv.cfg whose home is its own environment (it recursed until SIGSEGV in `cudacheck
 // env` and CC902 on three checks), two environments homing each other and a long home chain; a
 // `lib/python3.<20 digits>` directory (std::stoi threw, `env` exited 3); and a `chmod 000`

@@ -3,8 +3,8 @@
 // that everything that makes results (checks, `--expect`) shares one rule.
 #pragma once
 
-#include "cudacheck/catalog.hpp"
-#include "cudacheck/result.hpp"
+#include "report/catalog.hpp"
+#include "report/result.hpp"
 
 #include <cstdint>
 #include <optional>

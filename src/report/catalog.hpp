@@ -9,7 +9,7 @@
 // (--expect), 8xx `cudacheck inspect` input, 9xx cudacheck itself.
 #pragma once
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 
 #include <optional>
 #include <span>
@@ -22,7 +22,7 @@ namespace cudacheck {
 // One enumerator per catalogue entry, expanded from the list that also makes the entries.
 enum class Code : int {
 #define CUDACHECK_CATALOG_ENTRY(enumerator, number, ...) enumerator = number,
-#include "cudacheck/catalog_entries.def"
+#include "report/catalog_entries.def"
 #undef CUDACHECK_CATALOG_ENTRY
 };
 

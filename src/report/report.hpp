@@ -2,7 +2,7 @@
 // JSON summary are computed here, from the same fields, so they can never disagree.
 #pragma once
 
-#include "cudacheck/result.hpp"
+#include "report/result.hpp"
 
 #include <array>
 #include <cstdint>
@@ -34,7 +34,7 @@ struct HostInfo {
     std::uint64_t memory_bytes = 0;
     std::string container;  // "docker", "podman", "kubernetes", ... or empty
     std::string wsl;        // "WSL2", "WSL1" or empty
-    // The Kubernetes node (issue 36): NODE_NAME, which manifests set from the downward API's
+    // The Kubernetes node: NODE_NAME, which manifests set from the downward API's
     // spec.nodeName (in a pod, hostname is the pod's name); empty when unset. Schema 1.9.0.
     std::string node_name;
 };
@@ -160,7 +160,7 @@ struct Redaction {
     bool operator==(const Redaction&) const = default;
 };
 
-// The `build` section (issue 19): what a CUDA build here would use, as toolkit.build read it.
+// The `build` section: what a CUDA build here would use, as toolkit.build read it.
 struct BuildCompilerInfo {
     std::string name = {};     // "g++-13", or a variable's value
     std::string source = {};   // "PATH", "CC", "CXX", "NVCC_CCBIN"

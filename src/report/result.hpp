@@ -114,7 +114,7 @@ struct Series {
     bool operator==(const Series&) const = default;
 };
 
-// Another process that used a GPU while a check timed its work there (issue 21).
+// Another process that used a GPU while a check timed its work there: its figures are not the GPU's own.
 struct SharingProcess {
     unsigned int pid = 0;
     std::string name;                          // /proc/<pid>/comm; empty when the pid is not visible here
