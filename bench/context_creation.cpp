@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
         list += (ordinal ? ", " : "") + std::to_string(each[ordinal]);
         failed += results[ordinal] != CUDA_SUCCESS;
     }
-    std::printf("{\"mode\": \"%s\", \"devices\": %d, \"failed\": %d, \"cuinit_ms\": %.1f, \"contexts_ms\": %.1f, \"each_ms\": [%s]}\n",
-                parallel ? "parallel" : "sequential", count, failed, init_ms, contexts_ms, list.c_str());
+    std::printf(
+        "{\"mode\": \"%s\", \"devices\": %d, \"failed\": %d, \"cuinit_ms\": %.1f, \"contexts_ms\": %.1f, \"each_ms\": "
+        "[%s]}\n",
+        parallel ? "parallel" : "sequential", count, failed, init_ms, contexts_ms, list.c_str());
     std::fflush(stdout);
     if (argc > 2) std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
     return failed == 0 ? 0 : 1;

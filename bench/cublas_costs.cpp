@@ -78,8 +78,13 @@ struct Buffers {
         for (std::size_t i = 0; i < n * n; ++i) {
             const float value = uniform(generator);
             if (precision.type == CUDA_R_32F) std::memcpy(&host[i * 4], &value, 4);
-            else if (precision.type == CUDA_R_16F) { const __half h = __float2half(value); std::memcpy(&host[i * 2], &h, 2); }
-            else { const __nv_bfloat16 h = __float2bfloat16(value); std::memcpy(&host[i * 2], &h, 2); }
+            else if (precision.type == CUDA_R_16F) {
+                const __half h = __float2half(value);
+                std::memcpy(&host[i * 2], &h, 2);
+            } else {
+                const __nv_bfloat16 h = __float2bfloat16(value);
+                std::memcpy(&host[i * 2], &h, 2);
+            }
         }
         ok(cudaMemcpy(a, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
         ok(cudaMemcpy(b, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
@@ -88,8 +93,8 @@ struct Buffers {
 
 cublasStatus_t gemm(cublasHandle_t handle, const Precision& precision, int n, Buffers& buffers) {
     const float alpha = 1.0f, beta = 0.0f;
-    return cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, buffers.a, precision.type, n, buffers.b, precision.type, n, &beta,
-                        buffers.c, precision.type, n, precision.compute, CUBLAS_GEMM_DEFAULT);
+    return cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, buffers.a, precision.type, n, buffers.b,
+                        precision.type, n, &beta, buffers.c, precision.type, n, precision.compute, CUBLAS_GEMM_DEFAULT);
 }
 
 // How a first product is made: run on the GPU (what cublas.gemm did until issue 21's third pass),
@@ -150,7 +155,10 @@ Beside beside_named(const char* name) {
     return Beside::none;
 }
 const char* beside_name(Beside beside) {
-    return beside == Beside::pinned ? "pinned" : beside == Beside::registered ? "registered" : beside == Beside::device ? "device" : "none";
+    return beside == Beside::pinned       ? "pinned"
+           : beside == Beside::registered ? "registered"
+           : beside == Beside::device     ? "device"
+                                          : "none";
 }
 
 // Returns its milliseconds; the buffers stay allocated (as cuda.memory's do while it runs).
@@ -216,11 +224,17 @@ int first_use(bool parallel, Load load, const std::vector<int>& sizes, Beside be
         ok(cudaDeviceSynchronize(), "sync");
         after[i] = ms_since(begin);
     }
-    std::printf("{\"mode\": \"%s\", \"load\": \"%s\", \"beside\": \"%s\", \"beside_ms\": %.1f, \"sizes\": [%d, %d, %d, %d], \"context_ms\": %.1f, \"cublasCreate_ms\": %.1f, "
-                "\"buffers_ms\": %.1f, \"first_use_ms\": {\"FP32\": %.1f, \"TF32\": %.1f, \"FP16\": %.1f, \"BF16\": %.1f}, \"first_uses_total_ms\": %.1f, "
-                "\"of_which_capturing_ms\": {\"FP32\": %.1f, \"TF32\": %.1f, \"FP16\": %.1f, \"BF16\": %.1f}, \"next_product_ms\": {\"FP32\": %.1f, \"TF32\": %.1f, \"FP16\": %.1f, \"BF16\": %.1f}, \"whole_ms\": %.1f}\n",
-                parallel ? "parallel" : "sequential", load_name(load), beside_name(beside), beside_ms, sizes[0], sizes[1], sizes[2], sizes[3], context_ms, create_ms, buffers_ms, each[0], each[1],
-                each[2], each[3], loads_ms, capturing[0], capturing[1], capturing[2], capturing[3], after[0], after[1], after[2], after[3], ms_since(start));
+    std::printf(
+        "{\"mode\": \"%s\", \"load\": \"%s\", \"beside\": \"%s\", \"beside_ms\": %.1f, \"sizes\": [%d, %d, %d, %d], "
+        "\"context_ms\": %.1f, \"cublasCreate_ms\": %.1f, "
+        "\"buffers_ms\": %.1f, \"first_use_ms\": {\"FP32\": %.1f, \"TF32\": %.1f, \"FP16\": %.1f, \"BF16\": %.1f}, "
+        "\"first_uses_total_ms\": %.1f, "
+        "\"of_which_capturing_ms\": {\"FP32\": %.1f, \"TF32\": %.1f, \"FP16\": %.1f, \"BF16\": %.1f}, "
+        "\"next_product_ms\": {\"FP32\": %.1f, \"TF32\": %.1f, \"FP16\": %.1f, \"BF16\": %.1f}, \"whole_ms\": %.1f}\n",
+        parallel ? "parallel" : "sequential", load_name(load), beside_name(beside), beside_ms, sizes[0], sizes[1],
+        sizes[2], sizes[3], context_ms, create_ms, buffers_ms, each[0], each[1], each[2], each[3], loads_ms,
+        capturing[0], capturing[1], capturing[2], capturing[3], after[0], after[1], after[2], after[3],
+        ms_since(start));
     return 0;
 }
 
@@ -245,8 +259,8 @@ int rates(const std::vector<int>& sizes) {
             for (int i = 0; i < 10; ++i) ok(cudaEventElapsedTime(&ms[i], events[i], events[i + 1]), "elapsed");
             std::sort(ms.begin(), ms.end());
             const double median = (ms[4] + ms[5]) / 2.0;
-            std::printf("{\"precision\": \"%s\", \"size\": %d, \"median_ms\": %.3f, \"tflops\": %.1f}\n", precision.name, n, median,
-                        2.0 * n * double(n) * n / (median * 1e-3) / 1e12);
+            std::printf("{\"precision\": \"%s\", \"size\": %d, \"median_ms\": %.3f, \"tflops\": %.1f}\n",
+                        precision.name, n, median, 2.0 * n * double(n) * n / (median * 1e-3) / 1e12);
         }
     }
     return 0;
@@ -276,6 +290,8 @@ int main(int argc, char** argv) {
         for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
         return rates(sizes);
     }
-    std::fprintf(stderr, "usage: cublas_costs first-use sequential|parallel SIZE[,SIZE...] [run|capture|capture-instantiate] [none|pinned|registered|device] | rates SIZE...\n");
+    std::fprintf(stderr,
+                 "usage: cublas_costs first-use sequential|parallel SIZE[,SIZE...] [run|capture|capture-instantiate] "
+                 "[none|pinned|registered|device] | rates SIZE...\n");
     return 2;
 }

@@ -17,8 +17,9 @@ __global__ void fill_kernel(std::uint32_t* data, std::size_t words, PatternSpec 
         data[i] = pattern_word(pattern, base, i);
 }
 
-__global__ void verify_kernel(const std::uint32_t* data, std::size_t words, PatternSpec pattern, unsigned long long* mismatches,
-                              unsigned int* recorded, MemoryMismatch* records, unsigned int max_records) {
+__global__ void verify_kernel(const std::uint32_t* data, std::size_t words, PatternSpec pattern,
+                              unsigned long long* mismatches, unsigned int* recorded, MemoryMismatch* records,
+                              unsigned int max_records) {
     const auto base = reinterpret_cast<std::uint64_t>(data);
     unsigned long long local = 0;
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
@@ -43,9 +44,10 @@ int fill_pattern(std::uint32_t* data, std::size_t words, PatternSpec pattern, CU
     return static_cast<int>(cudaGetLastError());
 }
 
-int verify_pattern(const std::uint32_t* data, std::size_t words, PatternSpec pattern, unsigned long long* mismatches, unsigned int* recorded,
-                   MemoryMismatch* records, unsigned int max_records, CUstream_st* stream) {
-    if (cudaError_t error = cudaMemsetAsync(mismatches, 0, sizeof *mismatches, stream); error != cudaSuccess) return error;
+int verify_pattern(const std::uint32_t* data, std::size_t words, PatternSpec pattern, unsigned long long* mismatches,
+                   unsigned int* recorded, MemoryMismatch* records, unsigned int max_records, CUstream_st* stream) {
+    if (cudaError_t error = cudaMemsetAsync(mismatches, 0, sizeof *mismatches, stream); error != cudaSuccess)
+        return error;
     if (cudaError_t error = cudaMemsetAsync(recorded, 0, sizeof *recorded, stream); error != cudaSuccess) return error;
     verify_kernel<<<blocks, threads, 0, stream>>>(data, words, pattern, mismatches, recorded, records, max_records);
     return static_cast<int>(cudaGetLastError());

@@ -57,7 +57,8 @@ struct MemoryMismatch {
 // differ; the first `max_records` of them (in no particular order) go to `records` (device), and
 // *recorded (device, zeroed here) counts how many were offered (it may exceed max_records).
 // Returns a cudaError_t value; the results are valid once the stream synchronises.
-[[nodiscard]] int verify_pattern(const std::uint32_t* data, std::size_t words, PatternSpec pattern, unsigned long long* mismatches,
-                                 unsigned int* recorded, MemoryMismatch* records, unsigned int max_records, CUstream_st* stream);
+[[nodiscard]] int verify_pattern(const std::uint32_t* data, std::size_t words, PatternSpec pattern,
+                                 unsigned long long* mismatches, unsigned int* recorded, MemoryMismatch* records,
+                                 unsigned int max_records, CUstream_st* stream);
 
 }  // namespace cudacheck::kernels

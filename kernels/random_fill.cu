@@ -11,13 +11,21 @@ namespace {
 template <typename T>
 __device__ T convert(float value);
 template <>
-__device__ float convert<float>(float value) { return value; }
+__device__ float convert<float>(float value) {
+    return value;
+}
 template <>
-__device__ double convert<double>(float value) { return value; }
+__device__ double convert<double>(float value) {
+    return value;
+}
 template <>
-__device__ __half convert<__half>(float value) { return __float2half_rn(value); }
+__device__ __half convert<__half>(float value) {
+    return __float2half_rn(value);
+}
 template <>
-__device__ __nv_bfloat16 convert<__nv_bfloat16>(float value) { return __float2bfloat16_rn(value); }
+__device__ __nv_bfloat16 convert<__nv_bfloat16>(float value) {
+    return __float2bfloat16_rn(value);
+}
 
 template <typename T>
 __global__ void fill_kernel(T* data, std::size_t count, std::uint64_t seed) {

@@ -24,13 +24,16 @@ struct DeviceBuffer {
     }
 };
 
-KernelOutcome failure(cudaError_t error, const char* step) { return KernelOutcome{static_cast<int>(error), cudaGetErrorName(error), step}; }
+KernelOutcome failure(cudaError_t error, const char* step) {
+    return KernelOutcome{static_cast<int>(error), cudaGetErrorName(error), step};
+}
 
 }  // namespace
 
 KernelOutcome vector_add_image(int* binary_version, int* ptx_version) {
     cudaFuncAttributes attributes{};
-    if (cudaError_t error = cudaFuncGetAttributes(&attributes, add_kernel); error != cudaSuccess) return failure(error, "cudaFuncGetAttributes");
+    if (cudaError_t error = cudaFuncGetAttributes(&attributes, add_kernel); error != cudaSuccess)
+        return failure(error, "cudaFuncGetAttributes");
     *binary_version = attributes.binaryVersion;
     *ptx_version = attributes.ptxVersion;
     return {};
@@ -40,20 +43,27 @@ KernelOutcome vector_add(int device, const float* a, const float* b, float* c, s
     if (cudaError_t error = cudaSetDevice(device); error != cudaSuccess) return failure(error, "cudaSetDevice");
     const std::size_t bytes = n * sizeof(float);
     DeviceBuffer device_a, device_b, device_c;
-    if (cudaError_t error = cudaMalloc(&device_a.data, bytes); error != cudaSuccess) return failure(error, "cudaMalloc");
-    if (cudaError_t error = cudaMalloc(&device_b.data, bytes); error != cudaSuccess) return failure(error, "cudaMalloc");
-    if (cudaError_t error = cudaMalloc(&device_c.data, bytes); error != cudaSuccess) return failure(error, "cudaMalloc");
-    if (cudaError_t error = cudaMemcpy(device_a.data, a, bytes, cudaMemcpyHostToDevice); error != cudaSuccess) return failure(error, "cudaMemcpy H2D");
-    if (cudaError_t error = cudaMemcpy(device_b.data, b, bytes, cudaMemcpyHostToDevice); error != cudaSuccess) return failure(error, "cudaMemcpy H2D");
+    if (cudaError_t error = cudaMalloc(&device_a.data, bytes); error != cudaSuccess)
+        return failure(error, "cudaMalloc");
+    if (cudaError_t error = cudaMalloc(&device_b.data, bytes); error != cudaSuccess)
+        return failure(error, "cudaMalloc");
+    if (cudaError_t error = cudaMalloc(&device_c.data, bytes); error != cudaSuccess)
+        return failure(error, "cudaMalloc");
+    if (cudaError_t error = cudaMemcpy(device_a.data, a, bytes, cudaMemcpyHostToDevice); error != cudaSuccess)
+        return failure(error, "cudaMemcpy H2D");
+    if (cudaError_t error = cudaMemcpy(device_b.data, b, bytes, cudaMemcpyHostToDevice); error != cudaSuccess)
+        return failure(error, "cudaMemcpy H2D");
     // Poison the output so an unwritten element cannot pass as a correct sum.
-    if (cudaError_t error = cudaMemset(device_c.data, 0xFF, bytes); error != cudaSuccess) return failure(error, "cudaMemset");
+    if (cudaError_t error = cudaMemset(device_c.data, 0xFF, bytes); error != cudaSuccess)
+        return failure(error, "cudaMemset");
     const unsigned int threads = 256;
     const unsigned int blocks = static_cast<unsigned int>(n / threads + 1 < 65535 ? n / threads + 1 : 65535);
     add_kernel<<<blocks, threads>>>(device_a.data, device_b.data, device_c.data, n);
     // A missing kernel image (error 209) shows up here, at launch.
     if (cudaError_t error = cudaGetLastError(); error != cudaSuccess) return failure(error, "launch");
     if (cudaError_t error = cudaDeviceSynchronize(); error != cudaSuccess) return failure(error, "kernel");
-    if (cudaError_t error = cudaMemcpy(c, device_c.data, bytes, cudaMemcpyDeviceToHost); error != cudaSuccess) return failure(error, "cudaMemcpy D2H");
+    if (cudaError_t error = cudaMemcpy(c, device_c.data, bytes, cudaMemcpyDeviceToHost); error != cudaSuccess)
+        return failure(error, "cudaMemcpy D2H");
     return {};
 }
 

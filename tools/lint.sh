@@ -31,12 +31,14 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 # Tracked files and new ones not yet added (git ignores build folders); find where this is no clone.
+# tests/fixtures/ is data (sources of prebuilt fixtures): left as it is.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files --cached --others --exclude-standard -- src kernels tests bench |
-        grep -E '\.(cpp|hpp|cu|cuh|h)$' | while read -r file; do [ -f "$file" ] && echo "$file"; done >"$scratch/sources"
+        grep -E '\.(cpp|hpp|cu|cuh|h)$' | grep -v '^tests/fixtures/' |
+        while read -r file; do [ -f "$file" ] && echo "$file"; done >"$scratch/sources"
 else
     find src kernels tests bench -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' -o -name '*.h' \) \
-        2>/dev/null | sort >"$scratch/sources"
+        -not -path 'tests/fixtures/*' 2>/dev/null | sort >"$scratch/sources"
 fi
 grep '^src/.*\.cpp$' "$scratch/sources" >"$scratch/tidy_sources" || true
 

@@ -18,9 +18,9 @@ struct CublasApi {
     decltype(&::cublasSgemm_v2) sgemm = nullptr;
     decltype(&::cublasDgemm_v2) dgemm = nullptr;
     // cublasGemmEx is overloaded in C++ (a legacy cudaDataType compute type): name the C one.
-    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType, int,
-                              const void*, cudaDataType, int, const void*, void*, cudaDataType, int, cublasComputeType_t,
-                              cublasGemmAlgo_t) = nullptr;
+    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                              const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                              cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 };
 
 inline constexpr LibrarySymbol<CublasApi> cublas_symbols[] = {

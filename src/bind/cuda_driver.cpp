@@ -30,15 +30,16 @@ std::string cu_result_name(int result) {
 std::string CudaDriver::remediation(Status status) {
     switch (status) {
         case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
-            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA driver (in "
+            return "The driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing: reinstall the NVIDIA "
+                   "driver (in "
                    "containers, the NVIDIA container toolkit must mount it).";
         case CUDA_ERROR_NO_BINARY_FOR_GPU:
         case CUDA_ERROR_INVALID_PTX:
         case CUDA_ERROR_INVALID_IMAGE:
-            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this architecture, "
+            return "The driver could not use the code NVRTC produced for this GPU: install an NVRTC that supports this "
+                   "architecture, "
                    "and a driver at least as new as that NVRTC's CUDA version.";
-        default:
-            return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
+        default: return "Act on the CUresult named; see cuda.pairing and driver.libcuda for the driver's state.";
     }
 }
 

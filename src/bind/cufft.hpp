@@ -68,18 +68,22 @@ inline constexpr LibrarySymbol<CufftApi> cufft_symbols[] = {
                    "--query-compute-apps=pid,used_memory --format=csv`) or run when the GPU is idle.";
         case CUFFT_INVALID_DEVICE:
         case CUFFT_SETUP_FAILED:
-            return "cuFFT could not set up on this GPU: check that the cuFFT package matches the CUDA runtime and the driver (see "
+            return "cuFFT could not set up on this GPU: check that the cuFFT package matches the CUDA runtime and the "
+                   "driver (see "
                    "cuda.pairing); reinstall cuFFT if it was copied from another toolkit.";
         case CUFFT_MISSING_DEPENDENCY:
         case CUFFT_NVRTC_FAILURE:
         case CUFFT_NVJITLINK_FAILURE:
-            return "cuFFT needs a library it could not load (NVRTC/nvJitLink of the same CUDA major version): install them "
+            return "cuFFT needs a library it could not load (NVRTC/nvJitLink of the same CUDA major version): install "
+                   "them "
                    "beside cuFFT or add their directory to LD_LIBRARY_PATH.";
         case CUFFT_EXEC_FAILED:
-            return "A cuFFT kernel failed to launch: check `dmesg` for Xid errors and that this GPU's architecture is supported by the "
+            return "A cuFFT kernel failed to launch: check `dmesg` for Xid errors and that this GPU's architecture is "
+                   "supported by the "
                    "installed cuFFT.";
         default:
-            return "Reinstall the cuFFT matching the CUDA runtime; if it persists, report the status with `nvidia-smi -q` output.";
+            return "Reinstall the cuFFT matching the CUDA runtime; if it persists, report the status with `nvidia-smi "
+                   "-q` output.";
     }
 }
 

@@ -64,16 +64,20 @@ inline constexpr LibrarySymbol<CurandApi> curand_symbols[] = {
             return "cuRAND could not allocate GPU memory for the generator state: free GPU memory (`nvidia-smi "
                    "--query-compute-apps=pid,used_memory --format=csv`) or run when the GPU is idle.";
         case CURAND_STATUS_VERSION_MISMATCH:
-            return "The cuRAND library is of another version than the headers cudacheck was built with: install the cuRAND of the "
+            return "The cuRAND library is of another version than the headers cudacheck was built with: install the "
+                   "cuRAND of the "
                    "CUDA toolkit cudacheck was built with.";
         case CURAND_STATUS_INITIALIZATION_FAILED:
-            return "cuRAND could not initialise CUDA on this GPU: check the driver (see cuda.pairing and driver.libcuda).";
+            return "cuRAND could not initialise CUDA on this GPU: check the driver (see cuda.pairing and "
+                   "driver.libcuda).";
         case CURAND_STATUS_LAUNCH_FAILURE:
         case CURAND_STATUS_ARCH_MISMATCH:
-            return "A cuRAND kernel failed on this GPU: check `dmesg` for Xid errors and that the installed cuRAND supports this GPU's "
+            return "A cuRAND kernel failed on this GPU: check `dmesg` for Xid errors and that the installed cuRAND "
+                   "supports this GPU's "
                    "architecture.";
         default:
-            return "Reinstall the cuRAND matching the CUDA runtime; if it persists, report the status with `nvidia-smi -q` output.";
+            return "Reinstall the cuRAND matching the CUDA runtime; if it persists, report the status with `nvidia-smi "
+                   "-q` output.";
     }
 }
 

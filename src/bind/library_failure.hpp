@@ -29,6 +29,8 @@ private:
 };
 
 // "CUFFT_ALLOC_FAILED (2)": how a failure names a status.
-[[nodiscard]] inline std::string describe_status(std::string_view name, int value) { return fmt::format("{} ({})", name, value); }
+[[nodiscard]] inline std::string describe_status(std::string_view name, int value) {
+    return fmt::format("{} ({})", name, value);
+}
 
 }  // namespace cudacheck

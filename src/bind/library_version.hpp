@@ -27,7 +27,8 @@ struct LibraryVersion {
     const LibraryVersion version = decode_library_version(encoded);
     const int expected = soname_major(soname);
     if (expected < 0) return version.text();
-    if (expected == version.major) return fmt::format("{} (major {}, as {} implies)", version.text(), version.major, soname);
+    if (expected == version.major)
+        return fmt::format("{} (major {}, as {} implies)", version.text(), version.major, soname);
     return fmt::format("{} (major {}, but {} implies {})", version.text(), version.major, soname, expected);
 }
 

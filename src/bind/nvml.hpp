@@ -125,7 +125,8 @@ struct NvmlApi {
     Return (*device_get_mig_mode)(Device, unsigned int*, unsigned int*) = nullptr;
     NvmlProcessList device_get_compute_processes = nullptr;
     NvmlProcessList device_get_graphics_processes = nullptr;
-    Return (*device_get_process_utilization)(Device, nvml::nvmlProcessUtilizationSample_t*, unsigned int*, unsigned long long) = nullptr;
+    Return (*device_get_process_utilization)(Device, nvml::nvmlProcessUtilizationSample_t*, unsigned int*,
+                                             unsigned long long) = nullptr;
     Return (*device_get_total_ecc_errors)(Device, int, int, unsigned long long*) = nullptr;
     Return (*device_get_retired_pages)(Device, int, unsigned int*, unsigned long long*) = nullptr;
     Return (*device_get_retired_pages_pending)(Device, int*) = nullptr;

@@ -49,7 +49,8 @@ inline constexpr LibrarySymbol<NvrtcApi> nvrtc_symbols[] = {
 struct Nvrtc {
     using Status = nvrtcResult;
     [[nodiscard]] static std::string remediation(Status) {
-        return fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000));
+        return fmt::format("Reinstall NVRTC for CUDA {} ({}).", CUDART_VERSION / 1000,
+                           cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000));
     }
 };
 using NvrtcFailure = LibraryFailure<Nvrtc>;

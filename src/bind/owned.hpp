@@ -36,10 +36,8 @@ public:
     void reset() noexcept {
         if (!owns_) return;
         owns_ = false;
-        if constexpr (std::is_invocable_v<Destroy&, Handle&>)
-            (void)destroy_(handle_);
-        else
-            (void)destroy_(&handle_);
+        if constexpr (std::is_invocable_v<Destroy&, Handle&>) (void)destroy_(handle_);
+        else (void)destroy_(&handle_);
     }
 
 private:

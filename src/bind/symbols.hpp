@@ -37,10 +37,12 @@ struct LibrarySymbol {
 
 namespace detail {
 template <auto Member>
-constexpr LibrarySymbol<typename MemberOf<decltype(Member)>::owner> symbol(const char* name, const char* fallback, bool required) {
+constexpr LibrarySymbol<typename MemberOf<decltype(Member)>::owner> symbol(const char* name, const char* fallback,
+                                                                           bool required) {
     using Api = typename MemberOf<decltype(Member)>::owner;
     using Function = typename MemberOf<decltype(Member)>::type;
-    return {name, fallback, required, [](Api& api, void* address) { api.*Member = reinterpret_cast<Function>(address); }};
+    return {name, fallback, required,
+            [](Api& api, void* address) { api.*Member = reinterpret_cast<Function>(address); }};
 }
 }  // namespace detail
 
@@ -58,7 +60,8 @@ template <auto Member>
 // Fills every member of `api` that the table names (nullptr where the library lacks it) and
 // returns the required names it lacks, in table order; empty when the API is complete.
 template <typename Api>
-[[nodiscard]] std::vector<std::string> bind_symbols(const DynamicLibrary& library, std::span<const LibrarySymbol<Api>> symbols, Api& api) {
+[[nodiscard]] std::vector<std::string> bind_symbols(const DynamicLibrary& library,
+                                                    std::span<const LibrarySymbol<Api>> symbols, Api& api) {
     std::vector<std::string> missing;
     for (const LibrarySymbol<Api>& symbol : symbols) {
         void* address = library.symbol(symbol.name);
@@ -69,7 +72,8 @@ template <typename Api>
     return missing;
 }
 template <typename Api, std::size_t Size>
-[[nodiscard]] std::vector<std::string> bind_symbols(const DynamicLibrary& library, const LibrarySymbol<Api> (&symbols)[Size], Api& api) {
+[[nodiscard]] std::vector<std::string> bind_symbols(const DynamicLibrary& library,
+                                                    const LibrarySymbol<Api> (&symbols)[Size], Api& api) {
     return bind_symbols(library, std::span<const LibrarySymbol<Api>>(symbols), api);
 }
 

@@ -31,24 +31,29 @@ namespace {
 std::string limits_text(const ToolkitCompilerLimits& toolkit) {
     if (!toolkit.unreadable.empty()) return toolkit.unreadable;
     if (toolkit.host_config.empty()) return "no include/crt/host_config.h";
-    return fmt::format("host_config.h accepts gcc up to {}, clang up to {}", toolkit.gcc_newest ? std::to_string(*toolkit.gcc_newest) : "?",
+    return fmt::format("host_config.h accepts gcc up to {}, clang up to {}",
+                       toolkit.gcc_newest ? std::to_string(*toolkit.gcc_newest) : "?",
                        toolkit.clang_newest ? std::to_string(*toolkit.clang_newest) : "?");
 }
 
 // The installed toolkit a fix should point builds at: complete, of `major` when given, newest.
-const ToolkitCompilerLimits* best_toolkit(const BuildSetup& setup, std::optional<int> major, const std::string& except = {}) {
+const ToolkitCompilerLimits* best_toolkit(const BuildSetup& setup, std::optional<int> major,
+                                          const std::string& except = {}) {
     const ToolkitCompilerLimits* best = nullptr;
     std::optional<CudaVersion> best_version;
     for (const ToolkitCompilerLimits& toolkit : setup.toolkits) {
         if (!toolkit.missing_files.empty() || toolkit.root == except) continue;
         const std::optional<CudaVersion> version = cuda_release_of(toolkit.version);
         if (major && (!version || version->major != *major)) continue;
-        if (best == nullptr || (version && (!best_version || *version > *best_version))) best = &toolkit, best_version = version;
+        if (best == nullptr || (version && (!best_version || *version > *best_version)))
+            best = &toolkit, best_version = version;
     }
     return best;
 }
 
-std::string export_toolkit(const std::string& root) { return fmt::format("`export CUDA_HOME={} PATH={}/bin:$PATH`", root, root); }
+std::string export_toolkit(const std::string& root) {
+    return fmt::format("`export CUDA_HOME={} PATH={}/bin:$PATH`", root, root);
+}
 
 // "9.0" for a device, as TORCH_CUDA_ARCH_LIST writes it.
 std::string arch_entry(int major, int minor) { return fmt::format("{}.{}", major, minor); }
@@ -57,7 +62,8 @@ std::string arch_entry(int major, int minor) { return fmt::format("{}.{}", major
 bool flags_cover(const std::vector<std::string>& flags, const DeviceInfo& device) {
     EmbeddedTargets targets;
     for (const std::string& flag : flags) {
-        const std::size_t code = flag.rfind(",code=") == std::string::npos ? std::string::npos : flag.rfind(",code=") + 1;
+        const std::size_t code =
+            flag.rfind(",code=") == std::string::npos ? std::string::npos : flag.rfind(",code=") + 1;
         if (code == std::string::npos) continue;
         const std::string target = flag.substr(code + 5);
         const std::optional<GpuArch> arch = parse_gpu_arch(target);
@@ -73,7 +79,9 @@ std::vector<int> virtual_architectures(const std::vector<std::string>& flags) {
     for (const std::string& flag : flags) {
         const std::size_t arch = flag.find("arch=compute_");
         if (arch == std::string::npos) continue;
-        if (const std::optional<GpuArch> parsed = parse_gpu_arch(flag.substr(arch + 5, flag.find(',', arch) - arch - 5))) numbers.insert(parsed->number);
+        if (const std::optional<GpuArch> parsed =
+                parse_gpu_arch(flag.substr(arch + 5, flag.find(',', arch) - arch - 5)))
+            numbers.insert(parsed->number);
     }
     return {numbers.begin(), numbers.end()};
 }
@@ -81,7 +89,8 @@ std::vector<int> virtual_architectures(const std::vector<std::string>& flags) {
 // Whether `nvcc --list-gpu-arch` (its `architectures`) names compute_<number>.
 bool nvcc_knows(const std::vector<std::string>& architectures, int number) {
     if (architectures.empty()) return true;  // not known: nothing to say
-    return std::find(architectures.begin(), architectures.end(), fmt::format("compute_{}", number)) != architectures.end();
+    return std::find(architectures.begin(), architectures.end(), fmt::format("compute_{}", number)) !=
+           architectures.end();
 }
 
 // What nvcc's -arch=all (all_major: -arch=all-major) embeds, from its `--list-gpu-arch`: SASS for
@@ -90,7 +99,8 @@ bool nvcc_knows(const std::vector<std::string>& architectures, int number) {
 EmbeddedTargets nvcc_all_targets(const std::vector<std::string>& architectures, bool major_only) {
     std::set<int> numbers;
     for (const std::string& name : architectures)
-        if (const std::optional<GpuArch> arch = parse_gpu_arch(name); arch && arch->variant == ArchVariant::generic) numbers.insert(arch->number);
+        if (const std::optional<GpuArch> arch = parse_gpu_arch(name); arch && arch->variant == ArchVariant::generic)
+            numbers.insert(arch->number);
     EmbeddedTargets targets;
     for (const int number : numbers)
         if (!major_only || number == *numbers.begin() || number % 10 == 0) targets.sass.push_back(GpuArch{number});
@@ -143,7 +153,9 @@ private:
     // CMake project (-ccbin=$CUDAHOSTCXX, else nvcc's own choice).
     enum class Client { nvcc, torch, cmake };
 
-    void evidence(std::string key, std::string value) { prediction_.evidence.push_back({std::move(key), std::move(value)}); }
+    void evidence(std::string key, std::string value) {
+        prediction_.evidence.push_back({std::move(key), std::move(value)});
+    }
     void problem(BuildProblem problem) { prediction_.problems.push_back(std::move(problem)); }
 
     std::optional<int> torch_major() const {
@@ -156,7 +168,8 @@ private:
     bool toolkit() {
         const BuildToolkitChoice& choice = setup_.choice;
         for (const ToolkitCompilerLimits& toolkit : setup_.toolkits)
-            evidence("toolkit_limits", fmt::format("{} {}: {}", toolkit.root, toolkit.version.empty() ? "(version unknown)" : toolkit.version,
+            evidence("toolkit_limits", fmt::format("{} {}: {}", toolkit.root,
+                                                   toolkit.version.empty() ? "(version unknown)" : toolkit.version,
                                                    limits_text(toolkit)));
         if (choice.root.empty()) {
             const ToolkitCompilerLimits* installed = best_toolkit(setup_, torch_major());
@@ -167,10 +180,13 @@ private:
                 return false;
             }
             problem({Code::build_toolkit_missing,
-                     fmt::format("builds find no CUDA toolkit (CUDA_HOME and CUDA_PATH unset, no nvcc on PATH, no /usr/local/cuda) although {} "
-                                 "is installed: PyTorch extension builds stop with \"CUDA_HOME environment variable is not set\"",
+                     fmt::format("builds find no CUDA toolkit (CUDA_HOME and CUDA_PATH unset, no nvcc on PATH, no "
+                                 "/usr/local/cuda) although {} "
+                                 "is installed: PyTorch extension builds stop with \"CUDA_HOME environment variable is "
+                                 "not set\"",
                                  installed->root),
-                     fmt::format("Point builds at it: {}.", export_toolkit(installed->root)), std::nullopt, true, true, true});
+                     fmt::format("Point builds at it: {}.", export_toolkit(installed->root)), std::nullopt, true, true,
+                     true});
             return false;
         }
         evidence("build_toolkit", fmt::format("{} (by {})", choice.root, choice.rule));
@@ -178,14 +194,17 @@ private:
             std::string fix;
             const BuildToolkitChoice& without = setup_.choice_without_variables;
             if ((choice.rule == "CUDA_HOME" || choice.rule == "CUDA_PATH") && setup_.choice_without_variables_exists)
-                fix = fmt::format("`unset CUDA_HOME CUDA_PATH` (builds then take {} by {}), or point it at an installed toolkit", without.root, without.rule);
+                fix = fmt::format(
+                    "`unset CUDA_HOME CUDA_PATH` (builds then take {} by {}), or point it at an installed toolkit",
+                    without.root, without.rule);
             else if (const ToolkitCompilerLimits* installed = best_toolkit(setup_, torch_major()); installed != nullptr)
                 fix = fmt::format("Point it at an installed toolkit: {}", export_toolkit(installed->root));
             else fix = "Point it at an installed toolkit, or unset it";
-            problem({Code::build_toolkit_missing,
-                     fmt::format("{}={} does not exist: builds run {}/bin/nvcc and take headers and libraries from there", choice.rule, choice.root,
-                                 choice.root),
-                     fix + ".", std::nullopt, true, true, true});
+            problem(
+                {Code::build_toolkit_missing,
+                 fmt::format("{}={} does not exist: builds run {}/bin/nvcc and take headers and libraries from there",
+                             choice.rule, choice.root, choice.root),
+                 fix + ".", std::nullopt, true, true, true});
             return false;
         }
         chosen_ = &setup_.toolkits.front();
@@ -196,25 +215,32 @@ private:
             const bool shared = files.cudart_shared.empty();
             const bool static_runtime = files.cudart_static.empty();
             const std::optional<CudaVersion> version = cuda_release_of(chosen_->version);
-            const std::string packages = version ? fmt::format("`sudo apt install cuda-nvcc-{0}-{1} cuda-cudart-dev-{0}-{1}`", version->major, version->minor)
-                                                 : "the toolkit's nvcc and cudart development packages";
+            const std::string packages =
+                version ? fmt::format("`sudo apt install cuda-nvcc-{0}-{1} cuda-cudart-dev-{0}-{1}`", version->major,
+                                      version->minor)
+                        : "the toolkit's nvcc and cudart development packages";
             std::string fix = fmt::format("Install the development files: {}", packages);
-            if (const ToolkitCompilerLimits* complete = best_toolkit(setup_, torch_major(), chosen_->root); complete != nullptr)
-                fix += fmt::format(", or build with the complete toolkit {}: {}", complete->root, export_toolkit(complete->root));
-            problem({Code::build_toolkit_incomplete,
-                     fmt::format("the toolkit builds take ({}) lacks {}{}", choice.root, fmt::join(files.missing, ", "),
-                                 shared && !core ? " (`-lcudart`, which PyTorch extensions link, needs libcudart.so)" : ""),
-                     fix + ".", std::nullopt, core || static_runtime, core || shared, core || shared});
+            if (const ToolkitCompilerLimits* complete = best_toolkit(setup_, torch_major(), chosen_->root);
+                complete != nullptr)
+                fix += fmt::format(", or build with the complete toolkit {}: {}", complete->root,
+                                   export_toolkit(complete->root));
+            problem(
+                {Code::build_toolkit_incomplete,
+                 fmt::format("the toolkit builds take ({}) lacks {}{}", choice.root, fmt::join(files.missing, ", "),
+                             shared && !core ? " (`-lcudart`, which PyTorch extensions link, needs libcudart.so)" : ""),
+                 fix + ".", std::nullopt, core || static_runtime, core || shared, core || shared});
             if (files.nvcc.empty()) return false;
         }
         if (!setup_.nvcc_failure.empty()) {
             problem({Code::build_toolkit_incomplete, fmt::format("{} --version {}", files.nvcc, setup_.nvcc_failure),
-                     "Reinstall the toolkit's nvcc package, or point CUDA_HOME at a working toolkit.", std::nullopt, true, true, true});
+                     "Reinstall the toolkit's nvcc package, or point CUDA_HOME at a working toolkit.", std::nullopt,
+                     true, true, true});
             return false;
         }
         nvcc_runs_ = true;
         if (setup_.nvcc_version) evidence("build_nvcc", fmt::format("{} {}", files.nvcc, setup_.nvcc_version->full));
-        if (!setup_.nvcc_architectures.empty()) evidence("nvcc_architectures", fmt::format("{}", fmt::join(setup_.nvcc_architectures, " ")));
+        if (!setup_.nvcc_architectures.empty())
+            evidence("nvcc_architectures", fmt::format("{}", fmt::join(setup_.nvcc_architectures, " ")));
         return true;
     }
 
@@ -222,21 +248,28 @@ private:
     // nvcc, so a directory it cannot write stops them all.
     void temporary_directory() {
         const TemporaryDirectory& temporary = setup_.temporary;
-        const std::string where = temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(temporary.path)) : temporary.source;
+        const std::string where =
+            temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(temporary.path)) : temporary.source;
         if (temporary.problem.empty()) {
             evidence("temporary_directory", fmt::format("{}: writable", where));
             return;
         }
         BuildProblem unusable{Code::build_tmpdir_unusable,
-                              fmt::format("nvcc writes its intermediate files to {}, but {}: every nvcc build stops there (\"nvcc fatal : Could not open "
+                              fmt::format("nvcc writes its intermediate files to {}, but {}: every nvcc build stops "
+                                          "there (\"nvcc fatal : Could not open "
                                           "output file '{}/tmpxft_...'\")",
                                           where, temporary.problem, sys::printable(temporary.path)),
                               temporary.source == "TMPDIR"
-                                  ? std::string("Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`), or "
+                                  ? std::string("Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp "
+                                                "&& export TMPDIR=$HOME/tmp`), or "
                                                 "`unset TMPDIR` (nvcc then uses /tmp).")
-                                  : std::string("Make /tmp a writable directory with room, or point TMPDIR at one: `mkdir -p $HOME/tmp && export "
+                                  : std::string("Make /tmp a writable directory with room, or point TMPDIR at one: "
+                                                "`mkdir -p $HOME/tmp && export "
                                                 "TMPDIR=$HOME/tmp`."),
-                              std::nullopt, true, true, true};
+                              std::nullopt,
+                              true,
+                              true,
+                              true};
         unusable.stops_cmake = true;
         problem(std::move(unusable));
     }
@@ -251,16 +284,23 @@ private:
             for (const NvccModeFlag& flag : setup_.nvcc_flags.mode_flags)
                 if (flag.variable == variable) flags.push_back(&flag);
             if (flags.empty()) continue;
-            const bool every = std::any_of(flags.begin(), flags.end(), [](const NvccModeFlag* flag) { return flag->stops_every_build; });
+            const bool every = std::any_of(flags.begin(), flags.end(),
+                                           [](const NvccModeFlag* flag) { return flag->stops_every_build; });
             std::vector<std::string> described;
             for (const NvccModeFlag* flag : flags) described.push_back(fmt::format("{} ({})", flag->word, flag->what));
             BuildProblem stopped{Code::nvcc_built_nothing,
-                                 fmt::format("{}=\"{}\" holds {}, which nvcc adds to every command line: {} exits 0 without the program it was "
+                                 fmt::format("{}=\"{}\" holds {}, which nvcc adds to every command line: {} exits 0 "
+                                             "without the program it was "
                                              "asked for, so a build script sees success and has nothing",
                                              variable, sys::printable(value), fmt::join(described, ", "),
-                                             every ? "every nvcc build (PyTorch's and CMake's too)" : "a plain `nvcc -o program file.cu` build"),
-                                 fmt::format("Remove {} from {} (`unset {}` when nothing else in it is needed).", flags.front()->word, variable, variable),
-                                 std::nullopt, true, every, every};
+                                             every ? "every nvcc build (PyTorch's and CMake's too)"
+                                                   : "a plain `nvcc -o program file.cu` build"),
+                                 fmt::format("Remove {} from {} (`unset {}` when nothing else in it is needed).",
+                                             flags.front()->word, variable, variable),
+                                 std::nullopt,
+                                 true,
+                                 every,
+                                 every};
             stopped.stops_cmake = every;
             problem(std::move(stopped));
         }
@@ -271,7 +311,8 @@ private:
     static std::string pick_setting(const HostCompilerPick& pick) {
         const std::string program = sys::printable(pick.program);
         if (pick.rule == "NVCC_CCBIN" || pick.rule == "CUDAHOSTCXX") return fmt::format("{}={}", pick.rule, program);
-        if (pick.rule.starts_with("CC ")) return fmt::format("CC={} (PyTorch extension builds pass -ccbin $CC)", program);
+        if (pick.rule.starts_with("CC "))
+            return fmt::format("CC={} (PyTorch extension builds pass -ccbin $CC)", program);
         if (pick.rule.starts_with("-ccbin in ")) return fmt::format("-ccbin {} from {}", program, pick.rule.substr(10));
         return fmt::format("{} on PATH", program);
     }
@@ -284,84 +325,112 @@ private:
         return pick.rule.starts_with("-ccbin") ? setup_.nvcc_flags.ccbin_variable : "NVCC_CCBIN";
     }
 
-    std::string alternative_fix(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind, const std::string& variable) const {
+    std::string alternative_fix(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind,
+                                const std::string& variable) const {
         const HostCompiler* alternative = accepted_alternative(setup_, toolkit);
-        if (alternative == nullptr) return fmt::format("No installed compiler is accepted: {}.", install_hint(toolkit, kind));
+        if (alternative == nullptr)
+            return fmt::format("No installed compiler is accepted: {}.", install_hint(toolkit, kind));
         const std::string cxx = cxx_name_of(alternative->name);
         const std::string version = compiler_text(alternative->version);
-        if (variable == "CC") return fmt::format("Use one it accepts: `export CC={} CXX={}` ({}).", c_name_of(alternative->name), cxx, version);
+        if (variable == "CC")
+            return fmt::format("Use one it accepts: `export CC={} CXX={}` ({}).", c_name_of(alternative->name), cxx,
+                               version);
         // CMake reads CUDAHOSTCXX once, at a build directory's first configure (CMake's documentation, "CUDAHOSTCXX").
         if (variable == "CUDAHOSTCXX")
-            return fmt::format("Use one it accepts: `export CUDAHOSTCXX={}` ({}) and configure a new build directory, or pass "
-                               "`-DCMAKE_CUDA_HOST_COMPILER={}`.",
-                               cxx, version, cxx);
-        if (variable != "NVCC_CCBIN") return fmt::format("Use one it accepts: change the -ccbin in {} to {} ({}).", variable, cxx, version);
-        return fmt::format("Use one it accepts: `export NVCC_CCBIN={}` ({}), or pass `-ccbin {}` (CMake: `-DCMAKE_CUDA_HOST_COMPILER={}`).", cxx, version,
-                           cxx, cxx);
+            return fmt::format(
+                "Use one it accepts: `export CUDAHOSTCXX={}` ({}) and configure a new build directory, or pass "
+                "`-DCMAKE_CUDA_HOST_COMPILER={}`.",
+                cxx, version, cxx);
+        if (variable != "NVCC_CCBIN")
+            return fmt::format("Use one it accepts: change the -ccbin in {} to {} ({}).", variable, cxx, version);
+        return fmt::format(
+            "Use one it accepts: `export NVCC_CCBIN={}` ({}), or pass `-ccbin {}` (CMake: "
+            "`-DCMAKE_CUDA_HOST_COMPILER={}`).",
+            cxx, version, cxx, cxx);
     }
 
     // A problem that stops the builds of one client: a plain nvcc build also stops PyTorch's unless
     // PyTorch passes its own -ccbin $CC; a CMake project's stops only CMake.
-    BuildProblem stopping(Client client, Code code, std::string message, std::string remediation, const std::optional<std::string>& subject) const {
+    BuildProblem stopping(Client client, Code code, std::string message, std::string remediation,
+                          const std::optional<std::string>& subject) const {
         const bool torch = client == Client::torch || (client == Client::nvcc && !setup_.torch_host_compiler);
-        BuildProblem built{code, std::move(message), std::move(remediation), subject, client == Client::nvcc, torch, torch};
+        BuildProblem built{code, std::move(message), std::move(remediation), subject, client == Client::nvcc, torch,
+                           torch};
         built.stops_cmake = client == Client::cmake;
         return built;
     }
 
     // Judges the host compiler a client's nvcc runs, by `toolkit`'s host_config.h; false when it stops builds.
-    bool judge_pick(const HostCompilerPick& pick, const CompilerAcceptance& acceptance, const ToolkitCompilerLimits& toolkit, Client client,
-                    const std::optional<std::string>& subject) {
+    bool judge_pick(const HostCompilerPick& pick, const CompilerAcceptance& acceptance,
+                    const ToolkitCompilerLimits& toolkit, Client client, const std::optional<std::string>& subject) {
         const bool from_variable = pick.rule.find("default") == std::string::npos;
         const std::string variable = pick_variable(pick, client);
-        const char* key = client == Client::torch ? "torch_host_compiler" : client == Client::cmake ? "cmake_host_compiler" : "host_compiler";
+        const char* key = client == Client::torch   ? "torch_host_compiler"
+                          : client == Client::cmake ? "cmake_host_compiler"
+                                                    : "host_compiler";
         const char* runner = client == Client::cmake ? "CMake's nvcc" : "nvcc";
         if (pick.path.empty()) {
             // CMakeDetermineCUDACompiler.cmake checks that CUDAHOSTCXX exists before it runs nvcc.
-            const std::string stop = pick.rule == "CUDAHOSTCXX" ? ": CMake stops with \"Could not find compiler set in environment variable CUDAHOSTCXX\"" : "";
-            problem(stopping(client, Code::host_compiler_missing, fmt::format("{} would run {} ({}), which {}{}", runner, pick.program, pick.rule, pick.failure, stop),
-                             from_variable ? fmt::format("Point {} at an installed compiler, or unset it. {}", variable,
-                                                         alternative_fix(toolkit, HostCompilerKind::gcc, variable))
-                                           : "Install a host compiler: `sudo apt install g++` (`sudo dnf install gcc-c++`).",
+            const std::string stop =
+                pick.rule == "CUDAHOSTCXX"
+                    ? ": CMake stops with \"Could not find compiler set in environment variable CUDAHOSTCXX\""
+                    : "";
+            problem(stopping(client, Code::host_compiler_missing,
+                             fmt::format("{} would run {} ({}), which {}{}", runner, pick.program, pick.rule,
+                                         pick.failure, stop),
+                             from_variable
+                                 ? fmt::format("Point {} at an installed compiler, or unset it. {}", variable,
+                                               alternative_fix(toolkit, HostCompilerKind::gcc, variable))
+                                 : "Install a host compiler: `sudo apt install g++` (`sudo dnf install gcc-c++`).",
                              subject));
             return false;
         }
         if (!pick.unusable.empty()) {
             // Not a compiler at all: nvcc stops when it asks it for its properties, or waits on it.
-            const std::string fix = pick.rule.find("default") != std::string::npos
-                                        ? fmt::format("Remove {} from PATH or put the directory of a real gcc first on PATH; or name one: {}", pick.path,
-                                                      alternative_fix(toolkit, HostCompilerKind::gcc, variable))
-                                        : fmt::format("Point {} at a real C++ compiler, or unset it. {}", variable,
-                                                      alternative_fix(toolkit, HostCompilerKind::gcc, variable));
+            const std::string fix =
+                pick.rule.find("default") != std::string::npos
+                    ? fmt::format(
+                          "Remove {} from PATH or put the directory of a real gcc first on PATH; or name one: {}",
+                          pick.path, alternative_fix(toolkit, HostCompilerKind::gcc, variable))
+                    : fmt::format("Point {} at a real C++ compiler, or unset it. {}", variable,
+                                  alternative_fix(toolkit, HostCompilerKind::gcc, variable));
             problem(stopping(client, Code::host_compiler_unusable,
                              fmt::format("{} would run {} as its host compiler{}, but {}", runner, pick_setting(pick),
-                                         pick.path == pick.program ? std::string() : fmt::format(" ({})", sys::printable(pick.path)), pick.unusable),
+                                         pick.path == pick.program ? std::string()
+                                                                   : fmt::format(" ({})", sys::printable(pick.path)),
+                                         pick.unusable),
                              fix, subject));
             return false;
         }
         if (!pick.version) {
-            evidence(key, fmt::format("{} ({}): {}; not judged", pick.path, pick.rule, pick.failure.empty() ? pick.version_line : pick.failure));
+            evidence(key, fmt::format("{} ({}): {}; not judged", pick.path, pick.rule,
+                                      pick.failure.empty() ? pick.version_line : pick.failure));
             return true;
         }
         if (!acceptance.unreadable.empty()) {
-            evidence(key, fmt::format("{} ({}, {}): host_config.h not judged ({})", pick.path, compiler_text(pick.version), pick.rule, acceptance.unreadable));
+            evidence(key, fmt::format("{} ({}, {}): host_config.h not judged ({})", pick.path,
+                                      compiler_text(pick.version), pick.rule, acceptance.unreadable));
             return true;
         }
-        evidence(key, fmt::format("{} ({}, {}): {} by {}", pick.path, compiler_text(pick.version), pick.rule, acceptance.accepted ? "accepted" : "rejected",
-                                  toolkit.host_config));
+        evidence(key, fmt::format("{} ({}, {}): {} by {}", pick.path, compiler_text(pick.version), pick.rule,
+                                  acceptance.accepted ? "accepted" : "rejected", toolkit.host_config));
         if (acceptance.accepted) return true;
         const std::optional<CudaVersion> release = cuda_release_of(toolkit.version);
         problem(stopping(client, Code::host_compiler_unsupported,
-                         fmt::format("nvcc {} rejects {} ({}, {}): host_config.h stops it with \"#error {}\"{}", release ? release->to_string() : "",
-                                     pick.path, compiler_text(pick.version), pick.rule, acceptance.error,
-                                     client == Client::cmake ? ", and CMake's configure with it (the CUDA compiler identification fails)" : ""),
+                         fmt::format("nvcc {} rejects {} ({}, {}): host_config.h stops it with \"#error {}\"{}",
+                                     release ? release->to_string() : "", pick.path, compiler_text(pick.version),
+                                     pick.rule, acceptance.error,
+                                     client == Client::cmake
+                                         ? ", and CMake's configure with it (the CUDA compiler identification fails)"
+                                         : ""),
                          alternative_fix(toolkit, pick.version->kind, variable), subject));
         return false;
     }
 
     void host_compiler() {
         const std::size_t first = prediction_.problems.size();
-        nvcc_compiler_ok_ = judge_pick(setup_.nvcc_host_compiler, chosen_->nvcc_pick, *chosen_, Client::nvcc, std::nullopt);
+        nvcc_compiler_ok_ =
+            judge_pick(setup_.nvcc_host_compiler, chosen_->nvcc_pick, *chosen_, Client::nvcc, std::nullopt);
         nvcc_pick_problems_ = {first, prediction_.problems.size()};
         for (std::size_t i = 0; i < setup_.compilers.size(); ++i) {
             const HostCompiler& compiler = setup_.compilers[i];
@@ -372,7 +441,8 @@ private:
                           : acceptance.accepted          ? "accepted"
                                                          : "rejected: #error " + acceptance.error;
             }
-            evidence("compiler", fmt::format("{} ({}) {}: {}, {}", compiler.name, compiler.source, compiler.path.empty() ? "-" : compiler.path,
+            evidence("compiler", fmt::format("{} ({}) {}: {}, {}", compiler.name, compiler.source,
+                                             compiler.path.empty() ? "-" : compiler.path,
                                              compiler_text(compiler.version), verdict));
         }
     }
@@ -385,11 +455,13 @@ private:
             const int number = device.cc_major * 10 + device.cc_minor;
             if (nvcc_knows(setup_.nvcc_architectures, number) || !reported.insert(number).second) continue;
             problem({Code::nvcc_arch_unsupported,
-                     fmt::format("nvcc {} does not compile for GPU {} ({}, compute capability {}.{}): a build for it stops with \"nvcc fatal : "
+                     fmt::format("nvcc {} does not compile for GPU {} ({}, compute capability {}.{}): a build for it "
+                                 "stops with \"nvcc fatal : "
                                  "Unsupported gpu architecture 'compute_{}'\"",
-                                 setup_.nvcc_version ? setup_.nvcc_version->full : "", device.ordinal, device.name, device.cc_major, device.cc_minor,
-                                 number),
-                     fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)), std::nullopt, true, true, true});
+                                 setup_.nvcc_version ? setup_.nvcc_version->full : "", device.ordinal, device.name,
+                                 device.cc_major, device.cc_minor, number),
+                     fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)),
+                     std::nullopt, true, true, true});
         }
         gpu_arch_problems_.second = prediction_.problems.size();
     }
@@ -401,8 +473,9 @@ private:
         std::vector<std::string> entries;
         for (const auto& [major, minor] : capabilities) {
             const std::string entry = arch_entry(major, minor);
-            if (!torch.arch_tables || std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(), entry) !=
-                                          torch.arch_tables->supported.end())
+            if (!torch.arch_tables ||
+                std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(), entry) !=
+                    torch.arch_tables->supported.end())
                 entries.push_back(entry);
         }
         return fmt::format("{}", fmt::join(entries, ";"));
@@ -413,7 +486,8 @@ private:
     std::vector<std::string> default_arch_flags(const TorchBuildTarget& torch) const {
         int newest = 0;
         for (const std::string& target : torch.gpu_targets)
-            if (const std::optional<GpuArch> arch = parse_gpu_arch(target); arch && target.starts_with("sm_")) newest = std::max(newest, arch->number);
+            if (const std::optional<GpuArch> arch = parse_gpu_arch(target); arch && target.starts_with("sm_"))
+                newest = std::max(newest, arch->number);
         std::set<std::pair<int, int>> capabilities;
         for (const DeviceInfo& device : input_.devices) {
             std::pair<int, int> capability{device.cc_major, device.cc_minor};
@@ -425,7 +499,8 @@ private:
         for (const auto& [major, minor] : capabilities) {
             const int number = major * 10 + minor;
             flags.push_back(fmt::format("-gencode=arch=compute_{},code=sm_{}", number, number));
-            if (++index == capabilities.size()) flags.push_back(fmt::format("-gencode=arch=compute_{},code=compute_{}", number, number));
+            if (++index == capabilities.size())
+                flags.push_back(fmt::format("-gencode=arch=compute_{},code=compute_{}", number, number));
         }
         std::sort(flags.begin(), flags.end());
         return flags;
@@ -434,49 +509,68 @@ private:
     void torch_build(const TorchBuildTarget& torch) {
         const std::optional<std::string> subject = torch.subject;
         // The compiler PyTorch gives nvcc, and the one it compiles the extension's C++ with.
-        if (setup_.torch_host_compiler) judge_pick(*setup_.torch_host_compiler, chosen_->torch_pick, *chosen_, Client::torch, subject);
+        if (setup_.torch_host_compiler)
+            judge_pick(*setup_.torch_host_compiler, chosen_->torch_pick, *chosen_, Client::torch, subject);
         if (setup_.torch_cxx.path.empty())
             problem({Code::host_compiler_missing,
-                     fmt::format("PyTorch compiles an extension's C++ files with {} ({}), which is not found", setup_.torch_cxx.program, setup_.torch_cxx.rule),
-                     "Install a C++ compiler (`sudo apt install g++`), or point CXX at one.", subject, false, true, true});
+                     fmt::format("PyTorch compiles an extension's C++ files with {} ({}), which is not found",
+                                 setup_.torch_cxx.program, setup_.torch_cxx.rule),
+                     "Install a C++ compiler (`sudo apt install g++`), or point CXX at one.", subject, false, true,
+                     true});
         if (setup_.ninja.empty())
-            problem({Code::ninja_missing,
-                     "no ninja on PATH: PyTorch's just-in-time extension builds stop with \"Ninja is required to load C++ extensions (pip install ninja "
-                     "to get it)\"",
-                     torch.ninja_in_environment
-                         ? fmt::format("The environment has it: activate it, or `export PATH={}/bin:$PATH`.", torch.prefix)
-                         : fmt::format("`{} -m pip install ninja`{}.", torch.interpreter.empty() ? "python3" : torch.interpreter,
-                                       torch.interpreter.empty() ? "" : fmt::format(", then activate the environment or `export PATH={}/bin:$PATH`", torch.prefix)),
-                     subject, false, true, false});
+            problem(
+                {Code::ninja_missing,
+                 "no ninja on PATH: PyTorch's just-in-time extension builds stop with \"Ninja is required to load C++ "
+                 "extensions (pip install ninja "
+                 "to get it)\"",
+                 torch.ninja_in_environment
+                     ? fmt::format("The environment has it: activate it, or `export PATH={}/bin:$PATH`.", torch.prefix)
+                     : fmt::format("`{} -m pip install ninja`{}.",
+                                   torch.interpreter.empty() ? "python3" : torch.interpreter,
+                                   torch.interpreter.empty()
+                                       ? ""
+                                       : fmt::format(", then activate the environment or `export PATH={}/bin:$PATH`",
+                                                     torch.prefix)),
+                 subject, false, true, false});
         else evidence("ninja", fmt::format("{} {}", setup_.ninja, setup_.ninja_version));
         // CUDA versions, as _check_cuda_version compares `release X.Y` with torch.version.cuda.
         const std::optional<CudaVersion> torch_cuda = cuda_release_of(torch.cuda);
-        const std::optional<CudaVersion> nvcc = setup_.nvcc_version ? cuda_release_of(setup_.nvcc_version->release) : std::nullopt;
+        const std::optional<CudaVersion> nvcc =
+            setup_.nvcc_version ? cuda_release_of(setup_.nvcc_version->release) : std::nullopt;
         if (torch_cuda && nvcc && torch_cuda->major != nvcc->major) {
             const ToolkitCompilerLimits* matching = best_toolkit(setup_, torch_cuda->major);
             problem({Code::build_cuda_major_mismatch,
-                     fmt::format("nvcc {} ({}) and PyTorch {} (CUDA {}) differ in CUDA major version: setup.py and pip builds of extensions stop with "
-                                 "\"The detected CUDA version ({}) mismatches the version that was used to compile PyTorch ({})\"",
-                                 nvcc->to_string(), setup_.files.nvcc, torch.version, torch.cuda, nvcc->to_string(), torch.cuda),
-                     matching != nullptr ? fmt::format("Build with the CUDA {} toolkit installed at {}: {}.", torch_cuda->major, matching->root,
-                                                       export_toolkit(matching->root))
-                                         : fmt::format("Install a CUDA {0}.x toolkit (e.g. `sudo apt install cuda-toolkit-{0}-{1}`) and point CUDA_HOME at it, or "
-                                                       "install the PyTorch build for CUDA {2}.",
-                                                       torch_cuda->major, torch_cuda->minor, nvcc->to_string()),
+                     fmt::format("nvcc {} ({}) and PyTorch {} (CUDA {}) differ in CUDA major version: setup.py and pip "
+                                 "builds of extensions stop with "
+                                 "\"The detected CUDA version ({}) mismatches the version that was used to compile "
+                                 "PyTorch ({})\"",
+                                 nvcc->to_string(), setup_.files.nvcc, torch.version, torch.cuda, nvcc->to_string(),
+                                 torch.cuda),
+                     matching != nullptr
+                         ? fmt::format("Build with the CUDA {} toolkit installed at {}: {}.", torch_cuda->major,
+                                       matching->root, export_toolkit(matching->root))
+                         : fmt::format("Install a CUDA {0}.x toolkit (e.g. `sudo apt install cuda-toolkit-{0}-{1}`) "
+                                       "and point CUDA_HOME at it, or "
+                                       "install the PyTorch build for CUDA {2}.",
+                                       torch_cuda->major, torch_cuda->minor, nvcc->to_string()),
                      subject, false, false, true});
         } else if (torch_cuda && nvcc && torch_cuda->minor != nvcc->minor) {
             const ToolkitCompilerLimits* exact = nullptr;
             for (const ToolkitCompilerLimits& toolkit : setup_.toolkits)
                 if (cuda_release_of(toolkit.version) == torch_cuda && toolkit.missing_files.empty()) exact = &toolkit;
             problem({Code::build_cuda_minor_mismatch,
-                     fmt::format("nvcc {} and PyTorch {} (CUDA {}) differ in CUDA minor version: extension builds warn \"The detected CUDA version "
-                                 "({}) has a minor version mismatch with the version that was used to compile PyTorch ({})\" and go on",
+                     fmt::format("nvcc {} and PyTorch {} (CUDA {}) differ in CUDA minor version: extension builds warn "
+                                 "\"The detected CUDA version "
+                                 "({}) has a minor version mismatch with the version that was used to compile PyTorch "
+                                 "({})\" and go on",
                                  nvcc->to_string(), torch.version, torch.cuda, nvcc->to_string(), torch.cuda),
-                     exact != nullptr ? fmt::format("Usually nothing; to match exactly: {}.", export_toolkit(exact->root))
-                                      : std::string("Usually nothing to do."),
+                     exact != nullptr
+                         ? fmt::format("Usually nothing; to match exactly: {}.", export_toolkit(exact->root))
+                         : std::string("Usually nothing to do."),
                      subject});
         } else if (torch_cuda && nvcc) {
-            evidence("torch_cuda", fmt::format("{}: CUDA {}, nvcc {}: same release", torch.subject, torch.cuda, nvcc->to_string()));
+            evidence("torch_cuda",
+                     fmt::format("{}: CUDA {}, nvcc {}: same release", torch.subject, torch.cuda, nvcc->to_string()));
         }
         torch_architectures(torch, subject);
     }
@@ -486,18 +580,19 @@ private:
         std::string source;
         if (input_.torch_cuda_arch_list && !input_.torch_cuda_arch_list->empty()) {
             if (!torch.arch_tables) {
-                evidence("torch_arch_list", fmt::format("{}: TORCH_CUDA_ARCH_LIST={} not judged ({})", torch.subject, *input_.torch_cuda_arch_list,
-                                                        torch.arch_tables_problem));
+                evidence("torch_arch_list", fmt::format("{}: TORCH_CUDA_ARCH_LIST={} not judged ({})", torch.subject,
+                                                        *input_.torch_cuda_arch_list, torch.arch_tables_problem));
                 return;
             }
             const TorchArchList parsed = parse_torch_cuda_arch_list(*input_.torch_cuda_arch_list, *torch.arch_tables);
             if (parsed.error) {
                 const std::string value = arch_list_for_gpus(torch);
                 problem({Code::torch_arch_list_invalid,
-                         fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\": PyTorch {} stops extension builds with \"{}\"", *input_.torch_cuda_arch_list,
-                                     torch.version, *parsed.error),
-                         value.empty() ? std::string("`unset TORCH_CUDA_ARCH_LIST` (PyTorch then builds for the visible GPUs).")
-                                       : fmt::format("`export TORCH_CUDA_ARCH_LIST=\"{}\"` (the GPUs here), or unset it.", value),
+                         fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\": PyTorch {} stops extension builds with \"{}\"",
+                                     *input_.torch_cuda_arch_list, torch.version, *parsed.error),
+                         value.empty()
+                             ? std::string("`unset TORCH_CUDA_ARCH_LIST` (PyTorch then builds for the visible GPUs).")
+                             : fmt::format("`export TORCH_CUDA_ARCH_LIST=\"{}\"` (the GPUs here), or unset it.", value),
                          subject, false, true, true});
                 return;
             }
@@ -513,18 +608,20 @@ private:
         for (const int number : virtual_architectures(flags)) {
             if (nvcc_knows(setup_.nvcc_architectures, number)) continue;
             problem({Code::nvcc_arch_unsupported,
-                     fmt::format("{} gives compute_{}, which nvcc {} does not compile for: PyTorch extension builds stop with \"nvcc fatal : "
+                     fmt::format("{} gives compute_{}, which nvcc {} does not compile for: PyTorch extension builds "
+                                 "stop with \"nvcc fatal : "
                                  "Unsupported gpu architecture 'compute_{}'\"",
                                  source, number, setup_.nvcc_version ? setup_.nvcc_version->full : "", number),
-                     fmt::format("Leave {}.{} out of TORCH_CUDA_ARCH_LIST, or build with a newer toolkit ({}).", number / 10, number % 10,
-                                 needs_toolkit_text(number)),
+                     fmt::format("Leave {}.{} out of TORCH_CUDA_ARCH_LIST, or build with a newer toolkit ({}).",
+                                 number / 10, number % 10, needs_toolkit_text(number)),
                      subject, false, true, true});
         }
         for (const DeviceInfo& device : input_.devices) {
             if (flags_cover(flags, device)) continue;
             const std::string value = arch_list_for_gpus(torch);
             problem({Code::torch_arch_list_misses_gpu,
-                     fmt::format("{} builds no code for GPU {} ({}, sm_{}{}): the extension builds, but its kernels fail there with \"no kernel "
+                     fmt::format("{} builds no code for GPU {} ({}, sm_{}{}): the extension builds, but its kernels "
+                                 "fail there with \"no kernel "
                                  "image is available for execution on the device\"",
                                  source, device.ordinal, device.name, device.cc_major, device.cc_minor),
                      value.empty() ? std::string("`unset TORCH_CUDA_ARCH_LIST`.")
@@ -542,7 +639,8 @@ private:
         const bool variables = cmake.compiler.rule == "CUDACXX" || cmake.host_compiler || cmake.architectures;
         if (cmake.cmake.empty() && !variables) return;  // no CMake here, and nothing set for one
         cmake_judged_ = true;
-        evidence("cmake", cmake.cmake.empty() ? std::string("no cmake on PATH (CMake variables are set)") : cmake.cmake);
+        evidence("cmake",
+                 cmake.cmake.empty() ? std::string("no cmake on PATH (CMake variables are set)") : cmake.cmake);
         if (const ToolkitCompilerLimits* toolkit = cmake_toolkit()) {
             cmake_host_compiler(*toolkit);
             cmake_architectures();
@@ -550,7 +648,9 @@ private:
         std::vector<std::string> stops;
         for (const BuildProblem& problem : prediction_.problems)
             if (problem.stops_cmake) stops.push_back(code_string(problem.code));
-        evidence("cmake_project", stops.empty() ? std::string("configure and build would succeed") : fmt::format("configure or build would stop: {}", fmt::join(stops, ", ")));
+        evidence("cmake_project", stops.empty()
+                                      ? std::string("configure and build would succeed")
+                                      : fmt::format("configure or build would stop: {}", fmt::join(stops, ", ")));
     }
 
     void also_stops_cmake(std::size_t begin, std::size_t end) {
@@ -567,8 +667,8 @@ private:
             problem(cmake_compiler_missing());
             return nullptr;
         }
-        evidence("cmake_nvcc", fmt::format("{} (by {}{}), toolkit {}", compiler.path, compiler.rule, compiler.rule == "CUDACXX" ? "" : "; CUDACXX unset",
-                                           cmake.toolkit_root));
+        evidence("cmake_nvcc", fmt::format("{} (by {}{}), toolkit {}", compiler.path, compiler.rule,
+                                           compiler.rule == "CUDACXX" ? "" : "; CUDACXX unset", cmake.toolkit_root));
         if (cmake.same_toolkit) {
             also_stops_cmake(0, toolkit_problems_);
             return nvcc_runs_ ? &setup_.toolkits.front() : nullptr;
@@ -580,18 +680,24 @@ private:
         const DevelopmentFiles& files = cmake.files;
         std::vector<std::string> missing;
         for (const std::string* file : {&files.runtime_header, &files.host_config, &files.cudart_static})
-            if (file->empty()) missing.push_back(file == &files.runtime_header ? "include/cuda_runtime.h"
-                                                 : file == &files.host_config  ? "include/crt/host_config.h"
-                                                                               : "lib64/libcudart_static.a");
+            if (file->empty())
+                missing.push_back(file == &files.runtime_header ? "include/cuda_runtime.h"
+                                  : file == &files.host_config  ? "include/crt/host_config.h"
+                                                                : "lib64/libcudart_static.a");
         const std::string by = compiler.rule == "CUDACXX" ? "CUDACXX" : compiler.rule + "; CUDACXX unset";
         const ToolkitCompilerLimits* complete = best_toolkit(setup_, std::nullopt, toolkit.root);
-        const std::string elsewhere = complete != nullptr ? fmt::format(", or build with the complete toolkit {}: `export CUDACXX={}/bin/nvcc`", complete->root, complete->root) : "";
+        const std::string elsewhere =
+            complete != nullptr ? fmt::format(", or build with the complete toolkit {}: `export CUDACXX={}/bin/nvcc`",
+                                              complete->root, complete->root)
+                                : "";
         if (!missing.empty())
             problem(stopping(Client::cmake, Code::build_toolkit_incomplete,
-                             fmt::format("the toolkit CMake takes ({}, by {}) lacks {}: CMake's configure stops", cmake.toolkit_root, by, fmt::join(missing, ", ")),
+                             fmt::format("the toolkit CMake takes ({}, by {}) lacks {}: CMake's configure stops",
+                                         cmake.toolkit_root, by, fmt::join(missing, ", ")),
                              fmt::format("Install its development files{}.", elsewhere), std::nullopt));
         if (!cmake.nvcc.version) {
-            problem(stopping(Client::cmake, Code::build_toolkit_incomplete, fmt::format("{} --version {}", compiler.path, cmake.nvcc.failure),
+            problem(stopping(Client::cmake, Code::build_toolkit_incomplete,
+                             fmt::format("{} --version {}", compiler.path, cmake.nvcc.failure),
                              fmt::format("Reinstall the toolkit's nvcc{}.", elsewhere), std::nullopt));
             return nullptr;
         }
@@ -602,22 +708,29 @@ private:
     BuildProblem cmake_compiler_missing() const {
         const CMakeCudaSetup& cmake = setup_.cmake;
         const ToolkitCompilerLimits* installed = best_toolkit(setup_, std::nullopt);
-        const std::string point = installed != nullptr ? fmt::format("`export CUDACXX={}/bin/nvcc`", installed->root) : std::string("install the CUDA toolkit");
+        const std::string point = installed != nullptr ? fmt::format("`export CUDACXX={}/bin/nvcc`", installed->root)
+                                                       : std::string("install the CUDA toolkit");
         if (cmake.compiler.rule == "CUDACXX") {
             const CMakeCudaCompiler& without = cmake.compiler_without_cudacxx;
-            return stopping(Client::cmake, Code::build_toolkit_missing,
-                            fmt::format("{}: CMake stops with \"Could not find compiler set in environment variable CUDACXX\"", cmake.compiler.failure),
-                            without.path.empty() ? fmt::format("Point it at an installed nvcc: {}, and configure a new build directory.", point)
-                                                 : fmt::format("`unset CUDACXX` (CMake then takes {} by {}), or point it at an installed nvcc: {}; "
-                                                               "then configure a new build directory.",
-                                                               without.path, without.rule, point),
-                            std::nullopt);
+            return stopping(
+                Client::cmake, Code::build_toolkit_missing,
+                fmt::format("{}: CMake stops with \"Could not find compiler set in environment variable CUDACXX\"",
+                            cmake.compiler.failure),
+                without.path.empty()
+                    ? fmt::format("Point it at an installed nvcc: {}, and configure a new build directory.", point)
+                    : fmt::format("`unset CUDACXX` (CMake then takes {} by {}), or point it at an installed nvcc: {}; "
+                                  "then configure a new build directory.",
+                                  without.path, without.rule, point),
+                std::nullopt);
         }
         return stopping(Client::cmake, Code::build_toolkit_missing,
-                        fmt::format("CMake finds no nvcc ({}; unlike PyTorch it does not look in /usr/local/cuda): CMake stops with \"The CUDA compiler "
+                        fmt::format("CMake finds no nvcc ({}; unlike PyTorch it does not look in /usr/local/cuda): "
+                                    "CMake stops with \"The CUDA compiler "
                                     "identification is unknown\"",
                                     cmake.compiler.failure),
-                        installed != nullptr ? fmt::format("Name it: {} (or put {}/bin on PATH).", point, installed->root) : "Install the CUDA toolkit.",
+                        installed != nullptr
+                            ? fmt::format("Name it: {} (or put {}/bin on PATH).", point, installed->root)
+                            : "Install the CUDA toolkit.",
                         std::nullopt);
     }
 
@@ -632,7 +745,8 @@ private:
             return;
         }
         if (cmake.host_compiler)
-            evidence("cmake_host_compiler", fmt::format("CUDAHOSTCXX={} is not what runs: nvcc takes the -ccbin of NVCC_APPEND_FLAGS, which comes after "
+            evidence("cmake_host_compiler", fmt::format("CUDAHOSTCXX={} is not what runs: nvcc takes the -ccbin of "
+                                                        "NVCC_APPEND_FLAGS, which comes after "
                                                         "CMake's -ccbin=",
                                                         cmake.host_compiler->program));
         if (cmake.same_toolkit) {
@@ -647,7 +761,9 @@ private:
     std::string cmake_archs_for_gpus() const {
         std::set<int> numbers;
         for (const DeviceInfo& device : input_.devices)
-            if (const int number = device.cc_major * 10 + device.cc_minor; nvcc_knows(setup_.cmake.nvcc.architectures, number)) numbers.insert(number);
+            if (const int number = device.cc_major * 10 + device.cc_minor;
+                nvcc_knows(setup_.cmake.nvcc.architectures, number))
+                numbers.insert(number);
         return fmt::format("{}", fmt::join(numbers, ";"));
     }
 
@@ -659,10 +775,12 @@ private:
         EmbeddedTargets targets;
         std::string source;
         if (!cmake.architectures) {
-            const std::optional<CudaVersion> release = cmake.nvcc.version ? cuda_release_of(cmake.nvcc.version->release) : std::nullopt;
+            const std::optional<CudaVersion> release =
+                cmake.nvcc.version ? cuda_release_of(cmake.nvcc.version->release) : std::nullopt;
             const std::optional<int> fallback = release ? nvcc_default_architecture(release->major) : std::nullopt;
             if (!fallback) {
-                evidence("cmake_architectures", fmt::format("nvcc {}'s default (CUDAARCHS unset), which cudacheck does not know", nvcc));
+                evidence("cmake_architectures",
+                         fmt::format("nvcc {}'s default (CUDAARCHS unset), which cudacheck does not know", nvcc));
                 return;
             }
             targets = {{GpuArch{*fallback}}, {GpuArch{*fallback}}};
@@ -685,16 +803,19 @@ private:
             case CMakeArchitecturesKind::native:
                 if (input_.devices.empty()) {
                     problem(stopping(Client::cmake, Code::cmake_native_without_gpu,
-                                     fmt::format("{} and no GPU is visible: CMake stops with \"CUDA_ARCHITECTURES is set to \"native\", but no GPU "
+                                     fmt::format("{} and no GPU is visible: CMake stops with \"CUDA_ARCHITECTURES is "
+                                                 "set to \"native\", but no GPU "
                                                  "was detected.\"",
                                                  source),
-                                     "Name the architectures to build for (`export CUDAARCHS=\"90\"` for compute capability 9.0, or `export "
+                                     "Name the architectures to build for (`export CUDAARCHS=\"90\"` for compute "
+                                     "capability 9.0, or `export "
                                      "CUDAARCHS=all-major`), or configure where the GPUs are visible.",
                                      std::nullopt));
                     return false;
                 }
                 // CMakeTestCUDACompiler.cmake: the GPUs its program finds, each as <arch>-real.
-                for (const DeviceInfo& device : input_.devices) targets.sass.push_back(GpuArch{device.cc_major * 10 + device.cc_minor});
+                for (const DeviceInfo& device : input_.devices)
+                    targets.sass.push_back(GpuArch{device.cc_major * 10 + device.cc_minor});
                 if (cmake.same_toolkit) also_stops_cmake(gpu_arch_problems_.first, gpu_arch_problems_.second);
                 else cmake_arch_known(targets, source);
                 return true;
@@ -723,14 +844,20 @@ private:
         for (const int number : numbers) {
             if (nvcc_knows(setup_.cmake.nvcc.architectures, number)) continue;
             const std::optional<int> last = last_cuda_major_supporting(number / 10, number % 10);
-            const std::string toolkit = last ? fmt::format("CUDA {} is the last that compiles for it", *last) : needs_toolkit_text(number);
+            const std::string toolkit =
+                last ? fmt::format("CUDA {} is the last that compiles for it", *last) : needs_toolkit_text(number);
             const std::string gpus = cmake_archs_for_gpus();
             problem(stopping(Client::cmake, Code::nvcc_arch_unsupported,
-                             fmt::format("{} asks for compute_{}, which nvcc {} does not compile for: CMake stops with \"nvcc fatal : Unsupported gpu "
+                             fmt::format("{} asks for compute_{}, which nvcc {} does not compile for: CMake stops with "
+                                         "\"nvcc fatal : Unsupported gpu "
                                          "architecture 'compute_{}'\"",
-                                         source, number, setup_.cmake.nvcc.version ? setup_.cmake.nvcc.version->full : "", number),
-                             fmt::format("Leave {} out: {} and configure a new build directory; or build with a toolkit that compiles for it ({}).",
-                                         number, gpus.empty() ? std::string("`unset CUDAARCHS` (nvcc's default)") : fmt::format("`export CUDAARCHS=\"{}\"` (the GPUs here)", gpus),
+                                         source, number,
+                                         setup_.cmake.nvcc.version ? setup_.cmake.nvcc.version->full : "", number),
+                             fmt::format("Leave {} out: {} and configure a new build directory; or build with a "
+                                         "toolkit that compiles for it ({}).",
+                                         number,
+                                         gpus.empty() ? std::string("`unset CUDAARCHS` (nvcc's default)")
+                                                      : fmt::format("`export CUDAARCHS=\"{}\"` (the GPUs here)", gpus),
                                          toolkit),
                              std::nullopt));
         }
@@ -745,15 +872,20 @@ private:
             if (const std::optional<GpuArch> arch = parse_gpu_arch(text)) entries.push_back(arch->suffix());
             else if (!text.empty()) entries.clear(), entries.emplace_back();
         }
-        const bool guessed = !entries.empty() && std::none_of(entries.begin(), entries.end(), [](const std::string& e) { return e.empty(); });
+        const bool guessed = !entries.empty() && std::none_of(entries.begin(), entries.end(),
+                                                              [](const std::string& e) { return e.empty(); });
         return stopping(Client::cmake, Code::cmake_architectures_invalid,
-                        fmt::format("{} is not a value CMake takes: CMake stops with \"CMAKE_CUDA_ARCHITECTURES: {} is not one of the following: a "
-                                    "semicolon-separated list of integers, each optionally followed by '-real' or '-virtual'; a special value: all, "
+                        fmt::format("{} is not a value CMake takes: CMake stops with \"CMAKE_CUDA_ARCHITECTURES: {} is "
+                                    "not one of the following: a "
+                                    "semicolon-separated list of integers, each optionally followed by '-real' or "
+                                    "'-virtual'; a special value: all, "
                                     "all-major, native\"",
                                     source, *setup_.cmake.architectures),
-                        guessed ? fmt::format("Write it as CMake does: `export CUDAARCHS=\"{}\"`, or unset it; then configure a new build directory.",
+                        guessed ? fmt::format("Write it as CMake does: `export CUDAARCHS=\"{}\"`, or unset it; then "
+                                              "configure a new build directory.",
                                               fmt::join(entries, ";"))
-                                : std::string("Write it as CMake does (`export CUDAARCHS=\"90\"` for compute capability 9.0), or unset it; then configure a "
+                                : std::string("Write it as CMake does (`export CUDAARCHS=\"90\"` for compute "
+                                              "capability 9.0), or unset it; then configure a "
                                               "new build directory."),
                         std::nullopt);
     }
@@ -761,20 +893,24 @@ private:
     // Whether the code CMake builds has an image for a GPU (cuda/arch_coverage).
     void cmake_covers(const EmbeddedTargets& targets, const std::string& source, const DeviceInfo& device) {
         const ImageVerdict verdict = kernel_image_for(targets, device.cc_major, device.cc_minor);
-        evidence("cmake_gpu_code", fmt::format("GPU {} ({}, sm_{}{}): {}", device.ordinal, device.name, device.cc_major, device.cc_minor, verdict.describe()));
+        evidence("cmake_gpu_code", fmt::format("GPU {} ({}, sm_{}{}): {}", device.ordinal, device.name, device.cc_major,
+                                               device.cc_minor, verdict.describe()));
         if (verdict.kind != ImageKind::none) return;
         const int number = device.cc_major * 10 + device.cc_minor;
         const bool known = nvcc_knows(setup_.cmake.nvcc.architectures, number);
         if (!known && setup_.cmake.same_toolkit) return;  // CC314 above: no architecture setting helps
-        BuildProblem missed = stopping(Client::cmake, Code::cmake_architectures_miss_gpu,
-                                       fmt::format("{} builds no code for GPU {} ({}, sm_{}{}): CMake builds the project, but its kernels fail there with "
-                                                   "\"no kernel image is available for execution on the device\"",
-                                                   source, device.ordinal, device.name, device.cc_major, device.cc_minor),
-                                       known ? fmt::format("`export CUDAARCHS=\"{}\"` (the GPUs here) and configure a new build directory, or pass "
-                                                           "`-DCMAKE_CUDA_ARCHITECTURES={}`.",
-                                                           cmake_archs_for_gpus(), cmake_archs_for_gpus())
-                                             : fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)),
-                                       std::nullopt);
+        BuildProblem missed =
+            stopping(Client::cmake, Code::cmake_architectures_miss_gpu,
+                     fmt::format("{} builds no code for GPU {} ({}, sm_{}{}): CMake builds the project, but its "
+                                 "kernels fail there with "
+                                 "\"no kernel image is available for execution on the device\"",
+                                 source, device.ordinal, device.name, device.cc_major, device.cc_minor),
+                     known ? fmt::format("`export CUDAARCHS=\"{}\"` (the GPUs here) and configure a new build "
+                                         "directory, or pass "
+                                         "`-DCMAKE_CUDA_ARCHITECTURES={}`.",
+                                         cmake_archs_for_gpus(), cmake_archs_for_gpus())
+                           : fmt::format("Build with a toolkit that supports it: {}.", needs_toolkit_text(number)),
+                     std::nullopt);
         missed.stops_cmake = false;
         missed.kernels_fail = true;
         problem(std::move(missed));
@@ -786,15 +922,19 @@ private:
             parts.push_back(fmt::format("builds take {}{}", sys::clip_path(setup_.choice.root, 32),
                                         setup_.nvcc_version ? " (nvcc " + setup_.nvcc_version->full + ")" : ""));
             const HostCompilerPick& pick = setup_.nvcc_host_compiler;
-            if (nvcc_compiler_ok_ && pick.version) parts.push_back(fmt::format("{} accepted", compiler_text(pick.version)));
+            if (nvcc_compiler_ok_ && pick.version)
+                parts.push_back(fmt::format("{} accepted", compiler_text(pick.version)));
         }
         if (build_toolkit_usable && !input_.torch.empty()) {
-            const bool stopped = std::any_of(prediction_.problems.begin(), prediction_.problems.end(),
-                                             [](const BuildProblem& problem) { return problem.stops_torch_jit || problem.stops_torch_setup; });
+            const bool stopped =
+                std::any_of(prediction_.problems.begin(), prediction_.problems.end(), [](const BuildProblem& problem) {
+                    return problem.stops_torch_jit || problem.stops_torch_setup;
+                });
             parts.push_back(stopped ? "PyTorch extensions would fail" : "PyTorch extensions ready");
         }
         if (cmake_judged_) {
-            const bool stopped = std::any_of(prediction_.problems.begin(), prediction_.problems.end(), [](const BuildProblem& problem) { return problem.stops_cmake; });
+            const bool stopped = std::any_of(prediction_.problems.begin(), prediction_.problems.end(),
+                                             [](const BuildProblem& problem) { return problem.stops_cmake; });
             parts.push_back(stopped ? "CMake projects would fail" : "CMake projects ready");
         }
         prediction_.summary = fmt::format("{}", fmt::join(parts, "; "));
@@ -806,11 +946,14 @@ private:
 std::string install_hint(const ToolkitCompilerLimits& toolkit, HostCompilerKind kind) {
     const std::optional<int> newest = kind == HostCompilerKind::clang ? toolkit.clang_newest : toolkit.gcc_newest;
     if (!newest) return "install a gcc the toolkit accepts";
-    return kind == HostCompilerKind::clang ? fmt::format("install clang {} or older (`sudo apt install clang-{}`)", *newest, *newest)
-                                           : fmt::format("install gcc {} or older (`sudo apt install g++-{}`)", *newest, *newest);
+    return kind == HostCompilerKind::clang
+               ? fmt::format("install clang {} or older (`sudo apt install clang-{}`)", *newest, *newest)
+               : fmt::format("install gcc {} or older (`sudo apt install g++-{}`)", *newest, *newest);
 }
 
-std::string compiler_text(const std::optional<HostCompilerVersion>& version) { return version ? to_string(*version) : "version unknown"; }
+std::string compiler_text(const std::optional<HostCompilerVersion>& version) {
+    return version ? to_string(*version) : "version unknown";
+}
 
 std::optional<CudaVersion> cuda_release_of(std::string_view text) {
     int major = 0;
@@ -838,7 +981,8 @@ const HostCompiler* accepted_alternative(const BuildSetup& setup, const ToolkitC
         const HostCompiler& compiler = setup.compilers[i];
         if (!toolkit.compilers[i].accepted || !compiler.version || compiler.source != "PATH") continue;
         const auto rank = [](const HostCompiler& c) {
-            return std::tuple{c.version->kind == HostCompilerKind::gcc, c.version->major, c.version->minor, -static_cast<int>(c.name.size())};
+            return std::tuple{c.version->kind == HostCompilerKind::gcc, c.version->major, c.version->minor,
+                              -static_cast<int>(c.name.size())};
         };
         if (best == nullptr || rank(compiler) > rank(*best)) best = &compiler;
     }

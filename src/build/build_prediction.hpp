@@ -6,11 +6,11 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "report/catalog.hpp"
-#include "report/report.hpp"
 #include "probes/build/build_setup.hpp"
 #include "probes/build/torch_arch_list.hpp"
 #include "probes/toolkit_probe.hpp"
+#include "report/catalog.hpp"
+#include "report/report.hpp"
 
 #include <optional>
 #include <string>
@@ -29,16 +29,16 @@ struct TorchBuildTarget {
     std::string cuda = {};         // torch.version.cuda: "13.0"
     std::optional<TorchArchTables> arch_tables = {};  // from its torch/utils/cpp_extension.py
     std::string arch_tables_problem = {};             // why they could not be read
-    std::vector<std::string> gpu_targets = {};        // its binary's SASS targets, as torch.cuda.get_arch_list(): "sm_90"
-    bool ninja_in_environment = false;           // <prefix>/bin/ninja exists
+    std::vector<std::string> gpu_targets = {};  // its binary's SASS targets, as torch.cuda.get_arch_list(): "sm_90"
+    bool ninja_in_environment = false;  // <prefix>/bin/ninja exists
 };
 
 struct BuildJudgeInput {
     const BuildSetup& setup;
     const ToolkitFacts& toolkits;
     std::vector<TorchBuildTarget> torch = {};
-    std::vector<DeviceInfo> devices = {};                   // the GPUs CUDA shows
-    std::optional<std::string> torch_cuda_arch_list = {};   // TORCH_CUDA_ARCH_LIST
+    std::vector<DeviceInfo> devices = {};  // the GPUs CUDA shows
+    std::optional<std::string> torch_cuda_arch_list = {};  // TORCH_CUDA_ARCH_LIST
 };
 
 // Which builds a problem stops: a plain nvcc build (a .cu file), a CMake project, PyTorch's
@@ -52,7 +52,8 @@ struct BuildProblem {
     bool stops_torch_jit = false;
     bool stops_torch_setup = false;
     bool kernels_fail = false;  // the build succeeds but its kernels do not run on a GPU here
-    bool stops_cmake = false;   // a CMake project with CUDA enabled (CUDACXX, CUDAHOSTCXX, CUDAARCHS: probes/build/cmake_cuda)
+    bool stops_cmake =
+        false;  // a CMake project with CUDA enabled (CUDACXX, CUDAHOSTCXX, CUDAARCHS: probes/build/cmake_cuda)
 };
 
 struct BuildPrediction {

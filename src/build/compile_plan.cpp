@@ -19,17 +19,20 @@ NvccBuildPlan plan_nvcc_build(const BuildSetup& setup, const std::vector<DeviceI
     // nvcc, or its host compiler, that did not answer toolkit.build's questions within their limits
     // would hang this build too: it is not run, and toolkit.build's finding names it.
     if (setup.nvcc_timed_out) {
-        plan.not_run = fmt::format("`{} --version` did not finish within its limit (toolkit.build: CC306)", sys::printable(setup.files.nvcc));
+        plan.not_run = fmt::format("`{} --version` did not finish within its limit (toolkit.build: CC306)",
+                                   sys::printable(setup.files.nvcc));
         return plan;
     }
     if (setup.nvcc_host_compiler.unusable.find("did not finish") != std::string::npos) {
-        plan.not_run = fmt::format("its host compiler {} did not answer within its limit (toolkit.build: CC336)", sys::printable(setup.nvcc_host_compiler.path));
+        plan.not_run = fmt::format("its host compiler {} did not answer within its limit (toolkit.build: CC336)",
+                                   sys::printable(setup.nvcc_host_compiler.path));
         return plan;
     }
     if (setup.temporary.source == "TMPDIR" && setup.temporary.path.empty()) {
         // nvcc 13.0 then writes its tmpxft_* files at / and leaves them there (measured as root, where
         // a -keep build even succeeds while a plain one fails): not run, toolkit.build's finding says why.
-        plan.not_run = "TMPDIR is set but empty, and nvcc would write its intermediate files at / (toolkit.build: CC335)";
+        plan.not_run =
+            "TMPDIR is set but empty, and nvcc would write its intermediate files at / (toolkit.build: CC335)";
         return plan;
     }
     plan.gencode = gencode_for(devices, setup.nvcc_architectures);
@@ -47,8 +50,9 @@ NvccBuildPlan plan_nvcc_build(const BuildSetup& setup, const std::vector<DeviceI
 CompileError classify_compile_error(std::string_view output) {
     const std::vector<std::string> lines = sys::split(output, '\n');
     const auto is_error = [](const std::string& line) {
-        return line.find("error") != std::string::npos || line.find("fatal") != std::string::npos || line.find("not found") != std::string::npos ||
-               line.find("cannot find") != std::string::npos || line.find("No space left on device") != std::string::npos;
+        return line.find("error") != std::string::npos || line.find("fatal") != std::string::npos ||
+               line.find("not found") != std::string::npos || line.find("cannot find") != std::string::npos ||
+               line.find("No space left on device") != std::string::npos;
     };
     CompileError error;
     for (const std::string& raw : lines) {
@@ -60,8 +64,10 @@ CompileError classify_compile_error(std::string_view output) {
         if (line.find("tmpxft_") != std::string::npos || line.find("No space left on device") != std::string::npos)
             return {Code::build_tmpdir_unusable, line};
         // nvcc 13.0's answer when its host compiler, asked for its properties, gives none (/bin/true).
-        if (line.find("Host compiler targets unsupported OS") != std::string::npos) return {Code::host_compiler_unusable, line};
-        if (line.find("unsupported GNU version") != std::string::npos || line.find("unsupported clang version") != std::string::npos ||
+        if (line.find("Host compiler targets unsupported OS") != std::string::npos)
+            return {Code::host_compiler_unusable, line};
+        if (line.find("unsupported GNU version") != std::string::npos ||
+            line.find("unsupported clang version") != std::string::npos ||
             line.find("unsupported host compiler") != std::string::npos)
             return {Code::host_compiler_unsupported, line};
         if (line.find("Unsupported gpu architecture") != std::string::npos || line.find("Value '") != std::string::npos)
@@ -69,20 +75,23 @@ CompileError classify_compile_error(std::string_view output) {
         if (line.find("cuda_runtime.h") != std::string::npos || line.find("cannot find -lcudart") != std::string::npos)
             return {Code::build_toolkit_incomplete, line};
         if (line.find("Failed to preprocess host compiler properties") != std::string::npos ||
-            (line.find("not found") != std::string::npos && (line.find("gcc") != std::string::npos || line.find("g++") != std::string::npos ||
-                                                              line.find("cc1plus") != std::string::npos || line.find("clang") != std::string::npos)))
+            (line.find("not found") != std::string::npos &&
+             (line.find("gcc") != std::string::npos || line.find("g++") != std::string::npos ||
+              line.find("cc1plus") != std::string::npos || line.find("clang") != std::string::npos)))
             return {Code::host_compiler_missing, line};
     }
     return error;
 }
 
-std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& nvcc_architectures) {
+std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices,
+                                     const std::vector<std::string>& nvcc_architectures) {
     std::set<int> numbers;
     for (const DeviceInfo& device : devices) numbers.insert(device.cc_major * 10 + device.cc_minor);
     if (numbers.empty()) {
         std::optional<int> oldest;
         for (const std::string& architecture : nvcc_architectures)
-            if (const std::optional<GpuArch> arch = parse_gpu_arch(architecture); arch && arch->variant == ArchVariant::generic)
+            if (const std::optional<GpuArch> arch = parse_gpu_arch(architecture);
+                arch && arch->variant == ArchVariant::generic)
                 oldest = std::min(oldest.value_or(arch->number), arch->number);
         numbers.insert(oldest.value_or(75));
     }

@@ -3,9 +3,9 @@
 // runs programs and judges. Facts in, plan out.
 #pragma once
 
+#include "probes/build/build_setup.hpp"
 #include "report/catalog.hpp"
 #include "report/report.hpp"
-#include "probes/build/build_setup.hpp"
 
 #include <string>
 #include <string_view>
@@ -25,7 +25,8 @@ struct NvccBuildPlan {
 
 // The -gencode flags for these GPUs: SASS for each distinct compute capability and PTX for the
 // newest; for no GPU, the oldest architecture nvcc lists (or sm_75).
-[[nodiscard]] std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& nvcc_architectures);
+[[nodiscard]] std::vector<std::string> gencode_for(const std::vector<DeviceInfo>& devices,
+                                                   const std::vector<std::string>& nvcc_architectures);
 
 // The one line of a compiler's output that says what went wrong first ("...: error: ...",
 // "#error -- unsupported GNU version! ...", "nvcc fatal : ..."), and the code it maps to.

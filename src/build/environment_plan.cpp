@@ -20,7 +20,9 @@ namespace cudacheck {
 namespace {
 
 ShellLine comment(std::string text) { return ShellLine{ShellLine::Kind::comment, {}, {}, std::move(text)}; }
-ShellLine set(std::string name, std::string value) { return ShellLine{ShellLine::Kind::set, std::move(name), {std::move(value)}, {}}; }
+ShellLine set(std::string name, std::string value) {
+    return ShellLine{ShellLine::Kind::set, std::move(name), {std::move(value)}, {}};
+}
 ShellLine prepend(std::string name, std::vector<std::string> directories) {
     return ShellLine{ShellLine::Kind::prepend, std::move(name), std::move(directories), {}};
 }
@@ -81,19 +83,26 @@ private:
 
     // Why this toolkit, and what it does not give.
     void choice_comments(std::optional<CudaVersion> version) {
-        add(comment(fmt::format("toolkit: {} {} ({} installed)", root_, toolkit_->version.empty() ? "(version unknown)" : toolkit_->version,
+        add(comment(fmt::format("toolkit: {} {} ({} installed)", root_,
+                                toolkit_->version.empty() ? "(version unknown)" : toolkit_->version,
                                 setup_.toolkits.size())));
         const TorchBuildTarget* torch = nullptr;
-        if (const std::optional<CudaVersion> wanted = torch_cuda(inputs_, &torch); wanted && (!version || version->major != wanted->major))
-            add(comment(fmt::format("no complete CUDA {0} toolkit is installed, which {1} (CUDA {2}) needs for setup.py and pip builds of extensions: "
+        if (const std::optional<CudaVersion> wanted = torch_cuda(inputs_, &torch);
+            wanted && (!version || version->major != wanted->major))
+            add(
+                comment(fmt::format("no complete CUDA {0} toolkit is installed, which {1} (CUDA {2}) needs for "
+                                    "setup.py and pip builds of extensions: "
                                     "install one (`sudo apt install cuda-toolkit-{0}-{3}`)",
                                     wanted->major, torch->subject, torch->cuda, wanted->minor)));
         if (inputs_.driver_cuda && version && *version > *inputs_.driver_cuda)
-            add(comment(fmt::format("the driver supports CUDA {} and every installed toolkit is newer: code it builds may not load "
+            add(
+                comment(fmt::format("the driver supports CUDA {} and every installed toolkit is newer: code it builds "
+                                    "may not load "
                                     "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION); update the driver",
                                     inputs_.driver_cuda->to_string())));
         if (!toolkit_->missing_files.empty())
-            add(comment(fmt::format("no installed toolkit is complete; this one lacks {}", fmt::join(toolkit_->missing_files, ", "))));
+            add(comment(fmt::format("no installed toolkit is complete; this one lacks {}",
+                                    fmt::join(toolkit_->missing_files, ", "))));
     }
 
     void toolkit_lines() {
@@ -106,7 +115,8 @@ private:
         add(set("CUDA_HOME", root));
         // PyTorch reads CUDA_HOME first, CUDA_PATH next; a CUDA_PATH left pointing elsewhere
         // misleads other tools (env.variables compares both with the nvcc on PATH).
-        if (const auto cuda_path = environment_.get("CUDA_PATH"); cuda_path && !cuda_path->empty() && !same_directory(files_.real_paths, *cuda_path, root))
+        if (const auto cuda_path = environment_.get("CUDA_PATH");
+            cuda_path && !cuda_path->empty() && !same_directory(files_.real_paths, *cuda_path, root))
             add(set("CUDA_PATH", root));
         path_lines(root);
         library_path_lines();
@@ -116,10 +126,12 @@ private:
         const std::string bin = root + "/bin";
         std::vector<std::string> directories;
         if (bin.find(':') != std::string::npos) {
-            add(comment(fmt::format("{} contains ':', which no PATH entry can: run its nvcc by its full path", sys::printable(bin))));
+            add(comment(fmt::format("{} contains ':', which no PATH entry can: run its nvcc by its full path",
+                                    sys::printable(bin))));
         } else {
             const std::vector<std::string> entries = sys::split(environment_.get("PATH").value_or(""), ':');
-            if (!entries.empty() && same_directory(files_.real_paths, entries.front(), bin)) add(comment(fmt::format("PATH: {} is already first", bin)));
+            if (!entries.empty() && same_directory(files_.real_paths, entries.front(), bin))
+                add(comment(fmt::format("PATH: {} is already first", bin)));
             else directories.push_back(bin);
         }
         ninja_lines(directories);
@@ -132,15 +144,20 @@ private:
             if (!directories.empty()) add(prepend("PATH", std::move(directories)));
             return;
         }
-        const auto with_ninja = std::find_if(inputs_.torch.begin(), inputs_.torch.end(), [](const TorchBuildTarget& torch) { return torch.ninja_in_environment; });
+        const auto with_ninja = std::find_if(inputs_.torch.begin(), inputs_.torch.end(),
+                                             [](const TorchBuildTarget& torch) { return torch.ninja_in_environment; });
         if (with_ninja != inputs_.torch.end() && with_ninja->prefix.find(':') == std::string::npos) {
-            add(comment(fmt::format("ninja (PyTorch's extension builds need it): {}'s, not on PATH", with_ninja->prefix)));
+            add(comment(
+                fmt::format("ninja (PyTorch's extension builds need it): {}'s, not on PATH", with_ninja->prefix)));
             // The toolkit's bin stays first, even where it was first already.
-            if (toolkit_ != nullptr && directories.empty() && root_.find(':') == std::string::npos) directories.push_back(root_ + "/bin");
+            if (toolkit_ != nullptr && directories.empty() && root_.find(':') == std::string::npos)
+                directories.push_back(root_ + "/bin");
             directories.push_back(with_ninja->prefix + "/bin");
         } else {
             const TorchBuildTarget& torch = inputs_.torch.front();
-            add(comment(fmt::format("no ninja, which PyTorch's extension builds need (\"Ninja is required to load C++ extensions\"): "
+            add(
+                comment(fmt::format("no ninja, which PyTorch's extension builds need (\"Ninja is required to load C++ "
+                                    "extensions\"): "
                                     "`{} -m pip install ninja`",
                                     torch.interpreter.empty() ? "python3" : torch.interpreter)));
         }
@@ -160,15 +177,22 @@ private:
         }
         const Resolution& found = runtime.found;
         if (found.found() && found.real_path == runtime.real_path) {
-            add(comment(fmt::format("LD_LIBRARY_PATH: unchanged, the loader finds this toolkit's {} already ({}, by {})", soname, found.path, found.rule)));
+            add(comment(
+                fmt::format("LD_LIBRARY_PATH: unchanged, the loader finds this toolkit's {} already ({}, by {})",
+                            soname, found.path, found.rule)));
             return;
         }
         if (runtime.library_directory.find(':') != std::string::npos) {
-            add(comment(fmt::format("LD_LIBRARY_PATH: {} contains ':', which no entry can", sys::printable(runtime.library_directory))));
+            add(comment(fmt::format("LD_LIBRARY_PATH: {} contains ':', which no entry can",
+                                    sys::printable(runtime.library_directory))));
             return;
         }
-        add(comment(found.found() ? fmt::format("LD_LIBRARY_PATH: the loader would take {} ({}) for {}, not this toolkit's", found.path, found.rule, soname)
-                                  : fmt::format("LD_LIBRARY_PATH: the loader finds no {} (not in ld.so.cache): this toolkit's goes first", soname)));
+        add(comment(
+            found.found()
+                ? fmt::format("LD_LIBRARY_PATH: the loader would take {} ({}) for {}, not this toolkit's", found.path,
+                              found.rule, soname)
+                : fmt::format("LD_LIBRARY_PATH: the loader finds no {} (not in ld.so.cache): this toolkit's goes first",
+                              soname)));
         add(prepend("LD_LIBRARY_PATH", {runtime.library_directory}));
     }
 
@@ -179,33 +203,42 @@ private:
         const CompilerAcceptance& nvcc = toolkit_->nvcc_pick;
         // A program that is no compiler (NVCC_CCBIN=/bin/true: build_setup's `unusable`) fails as
         // surely as a rejected one; "not judged" would hide it.
-        const bool nvcc_fails = pick.path.empty() || !pick.unusable.empty() || (pick.version && nvcc.unreadable.empty() && !nvcc.accepted);
+        const bool nvcc_fails =
+            pick.path.empty() || !pick.unusable.empty() || (pick.version && nvcc.unreadable.empty() && !nvcc.accepted);
         bool cc_fails = false;
         if (setup_.torch_host_compiler) {
             const CompilerAcceptance& torch = toolkit_->torch_pick;
             cc_fails = setup_.torch_host_compiler->path.empty() || !setup_.torch_host_compiler->unusable.empty() ||
                        (setup_.torch_host_compiler->version && torch.unreadable.empty() && !torch.accepted);
         }
-        const std::string header = toolkit_->host_config.empty() ? toolkit_->root + "/include/crt/host_config.h" : toolkit_->host_config;
+        const std::string header =
+            toolkit_->host_config.empty() ? toolkit_->root + "/include/crt/host_config.h" : toolkit_->host_config;
         if (!nvcc_fails && !cc_fails) {
             add(comment(pick.version && nvcc.unreadable.empty()
-                            ? fmt::format("host compiler: {} ({}, {}) accepted by {}", pick.path, compiler_text(pick.version), pick.rule, header)
+                            ? fmt::format("host compiler: {} ({}, {}) accepted by {}", pick.path,
+                                          compiler_text(pick.version), pick.rule, header)
                             : fmt::format("host compiler: {} ({}), not judged", pick.path, pick.rule)));
             return;
         }
         const HostCompilerPick& rejected = nvcc_fails ? pick : *setup_.torch_host_compiler;
         const CompilerAcceptance& verdict = nvcc_fails ? nvcc : toolkit_->torch_pick;
-        add(comment(rejected.path.empty()        ? fmt::format("host compiler: {} ({}): {}", rejected.program, rejected.rule, rejected.failure)
-                    : !rejected.unusable.empty() ? fmt::format("host compiler: {} ({}) is no compiler nvcc can use: {}", rejected.path, rejected.rule,
-                                                               sys::printable(rejected.unusable))
-                                                 : fmt::format("host compiler: {} ({}, {}) is rejected by {}: #error {}", rejected.path,
-                                                        compiler_text(rejected.version), rejected.rule, header, verdict.error)));
+        add(comment(rejected.path.empty()
+                        ? fmt::format("host compiler: {} ({}): {}", rejected.program, rejected.rule, rejected.failure)
+                    : !rejected.unusable.empty()
+                        ? fmt::format("host compiler: {} ({}) is no compiler nvcc can use: {}", rejected.path,
+                                      rejected.rule, sys::printable(rejected.unusable))
+                        : fmt::format("host compiler: {} ({}, {}) is rejected by {}: #error {}", rejected.path,
+                                      compiler_text(rejected.version), rejected.rule, header, verdict.error)));
         const HostCompiler* alternative = accepted_alternative(setup_, *toolkit_);
         if (alternative == nullptr) {
-            const bool none_on_path = std::none_of(setup_.compilers.begin(), setup_.compilers.end(),
-                                                   [](const HostCompiler& compiler) { return compiler.source == "PATH" && !compiler.path.empty(); });
+            const bool none_on_path =
+                std::none_of(setup_.compilers.begin(), setup_.compilers.end(), [](const HostCompiler& compiler) {
+                    return compiler.source == "PATH" && !compiler.path.empty();
+                });
             if (none_on_path) {
-                add(comment("no gcc or clang on PATH: add the directory of one to PATH, or install one (`sudo apt install g++`)"));
+                add(
+                    comment("no gcc or clang on PATH: add the directory of one to PATH, or install one (`sudo apt "
+                            "install g++`)"));
                 return;
             }
             add(comment("no installed compiler is accepted: " + install_hint(*toolkit_, HostCompilerKind::gcc)));
@@ -215,7 +248,8 @@ private:
         add(comment(fmt::format("accepted instead: {} ({})", cxx, compiler_text(alternative->version))));
         if (nvcc_fails) {
             // -ccbin on nvcc's command line (NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS) comes before NVCC_CCBIN.
-            if (pick.rule.starts_with("-ccbin")) add(comment(fmt::format("change the -ccbin in {} to {}", setup_.nvcc_flags.ccbin_variable, cxx)));
+            if (pick.rule.starts_with("-ccbin"))
+                add(comment(fmt::format("change the -ccbin in {} to {}", setup_.nvcc_flags.ccbin_variable, cxx)));
             else add(set("NVCC_CCBIN", cxx));
         }
         add(set("CC", c_name_of(alternative->name)));
@@ -225,9 +259,12 @@ private:
     void no_toolkit_lines() {
         const TorchBuildTarget* torch = nullptr;
         const std::optional<CudaVersion> wanted = torch_cuda(inputs_, &torch);
-        add(comment(fmt::format("no CUDA toolkit is installed (none at CUDA_HOME, CUDA_PATH, beside an nvcc on PATH or in /usr/local/cuda*): nothing "
+        add(
+            comment(fmt::format("no CUDA toolkit is installed (none at CUDA_HOME, CUDA_PATH, beside an nvcc on PATH or "
+                                "in /usr/local/cuda*): nothing "
                                 "CUDA can be compiled; install one{}",
-                                wanted ? fmt::format(" for {} (`sudo apt install cuda-toolkit-{}-{}`)", torch->subject, wanted->major, wanted->minor)
+                                wanted ? fmt::format(" for {} (`sudo apt install cuda-toolkit-{}-{}`)", torch->subject,
+                                                     wanted->major, wanted->minor)
                                        : std::string(" (https://developer.nvidia.com/cuda-downloads)"))));
     }
 
@@ -246,26 +283,31 @@ private:
         for (const auto& [major, minor] : capabilities) found.push_back(fmt::format("{}.{}", major, minor));
         add(comment(fmt::format("the visible GPUs: compute capability {}", fmt::join(found, ", "))));
         // What the toolkit's nvcc compiles for (`nvcc --list-gpu-arch`), known for the toolkit builds take.
-        const bool nvcc_known = toolkit_ != nullptr && setup_.choice_exists && !setup_.toolkits.empty() && &setup_.toolkits.front() == toolkit_ &&
-                                !setup_.nvcc_architectures.empty();
+        const bool nvcc_known = toolkit_ != nullptr && setup_.choice_exists && !setup_.toolkits.empty() &&
+                                &setup_.toolkits.front() == toolkit_ && !setup_.nvcc_architectures.empty();
         std::vector<std::string> torch_entries;
         std::vector<std::string> cmake_entries;
         std::vector<std::string> gencode;
         for (const auto& [major, minor] : capabilities) {
             const int number = major * 10 + minor;
-            if (nvcc_known && std::find(setup_.nvcc_architectures.begin(), setup_.nvcc_architectures.end(), fmt::format("compute_{}", number)) ==
-                                  setup_.nvcc_architectures.end()) {
-                add(comment(fmt::format("nvcc {} does not compile for compute capability {}.{}: left out", toolkit_->version, major, minor)));
+            if (nvcc_known && std::find(setup_.nvcc_architectures.begin(), setup_.nvcc_architectures.end(),
+                                        fmt::format("compute_{}", number)) == setup_.nvcc_architectures.end()) {
+                add(comment(fmt::format("nvcc {} does not compile for compute capability {}.{}: left out",
+                                        toolkit_->version, major, minor)));
                 continue;
             }
             cmake_entries.push_back(std::to_string(number));
             gencode.push_back(fmt::format("-gencode=arch=compute_{0},code=sm_{0}", number));
             const std::string entry = fmt::format("{}.{}", major, minor);
-            const auto unsupported = std::find_if(inputs_.torch.begin(), inputs_.torch.end(), [&](const TorchBuildTarget& torch) {
-                return torch.arch_tables && std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(), entry) ==
-                                                torch.arch_tables->supported.end();
-            });
-            if (unsupported != inputs_.torch.end()) add(comment(fmt::format("{} does not build for {}: left out of TORCH_CUDA_ARCH_LIST", unsupported->subject, entry)));
+            const auto unsupported =
+                std::find_if(inputs_.torch.begin(), inputs_.torch.end(), [&](const TorchBuildTarget& torch) {
+                    return torch.arch_tables &&
+                           std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(), entry) ==
+                               torch.arch_tables->supported.end();
+                });
+            if (unsupported != inputs_.torch.end())
+                add(comment(fmt::format("{} does not build for {}: left out of TORCH_CUDA_ARCH_LIST",
+                                        unsupported->subject, entry)));
             else torch_entries.push_back(entry);
         }
         if (!torch_entries.empty()) add(set("TORCH_CUDA_ARCH_LIST", fmt::format("{}", fmt::join(torch_entries, ";"))));
@@ -290,10 +332,11 @@ private:
             return;
         }
         const std::size_t visible = inputs_.devices.size();
-        add(comment(spec.set      ? fmt::format("one GPU: CUDA_VISIBLE_DEVICES='{}' shows none; device 0", sys::printable(spec.raw))
-                    : visible > 1 ? fmt::format("one GPU: device 0 of the {} visible", visible)
-                    : visible == 1 ? std::string("one GPU: device 0, the only one visible")
-                                   : std::string("one GPU: device 0 (none is visible now)")));
+        add(comment(
+            spec.set ? fmt::format("one GPU: CUDA_VISIBLE_DEVICES='{}' shows none; device 0", sys::printable(spec.raw))
+            : visible > 1  ? fmt::format("one GPU: device 0 of the {} visible", visible)
+            : visible == 1 ? std::string("one GPU: device 0, the only one visible")
+                           : std::string("one GPU: device 0 (none is visible now)")));
         add(set("CUDA_VISIBLE_DEVICES", "0"));
     }
 
@@ -312,7 +355,9 @@ private:
             case Profile::dev:
                 // Synchronous launches: an error is reported by the launch that caused it, not by a
                 // later call (CUDA C++ Programming Guide, "CUDA Environment Variables").
-                add(comment("profile dev: every kernel launch waits for its kernel, so an error names the launch that caused it"));
+                add(
+                    comment("profile dev: every kernel launch waits for its kernel, so an error names the launch that "
+                            "caused it"));
                 add(set("CUDA_LAUNCH_BLOCKING", "1"));
                 one_gpu();
                 return;
@@ -322,21 +367,38 @@ private:
                 // exceptions, no JIT cache), the libraries' debug logs (cuDNN's and cuBLAS's
                 // documentation, "API logging"), the legacy profiler, and PyTorch's debugging
                 // switches (its CUDA semantics notes: caching allocator off, device-side assertions).
-                unset_those_set({"CUDA_LAUNCH_BLOCKING", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION",
-                                 "CUDA_ENABLE_USER_TRIGGERED_COREDUMP", "CUDA_ENABLE_LIGHTWEIGHT_COREDUMP", "CUDA_COREDUMP_FILE",
-                                 "CUDA_DEVICE_WAITS_ON_EXCEPTION", "CUDA_CACHE_DISABLE", "CUDA_PROFILE", "CUDNN_LOGLEVEL_DBG",
-                                 "CUDNN_LOGINFO_DBG", "CUDNN_LOGERR_DBG", "CUDNN_LOGWARN_DBG", "CUDNN_LOGDEST_DBG", "CUBLAS_LOGINFO_DBG",
-                                 "CUBLAS_LOGDEST_DBG", "CUBLASLT_LOG_LEVEL", "CUBLASLT_LOG_MASK", "PYTORCH_NO_CUDA_MEMORY_CACHING",
+                unset_those_set({"CUDA_LAUNCH_BLOCKING",
+                                 "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
+                                 "CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION",
+                                 "CUDA_ENABLE_USER_TRIGGERED_COREDUMP",
+                                 "CUDA_ENABLE_LIGHTWEIGHT_COREDUMP",
+                                 "CUDA_COREDUMP_FILE",
+                                 "CUDA_DEVICE_WAITS_ON_EXCEPTION",
+                                 "CUDA_CACHE_DISABLE",
+                                 "CUDA_PROFILE",
+                                 "CUDNN_LOGLEVEL_DBG",
+                                 "CUDNN_LOGINFO_DBG",
+                                 "CUDNN_LOGERR_DBG",
+                                 "CUDNN_LOGWARN_DBG",
+                                 "CUDNN_LOGDEST_DBG",
+                                 "CUBLAS_LOGINFO_DBG",
+                                 "CUBLAS_LOGDEST_DBG",
+                                 "CUBLASLT_LOG_LEVEL",
+                                 "CUBLASLT_LOG_MASK",
+                                 "PYTORCH_NO_CUDA_MEMORY_CACHING",
                                  "TORCH_USE_CUDA_DSA"},
-                                "debugging variables set here, each of which slows production work or writes dumps and logs");
+                                "debugging variables set here, each of which slows production work or writes dumps and "
+                                "logs");
                 return;
             case Profile::ci:
                 add(comment("profile ci: reproducible results on one GPU"));
                 // cuBLAS picks one reduction order per run only with a fixed workspace (cuBLAS
                 // documentation, "Results reproducibility"); PyTorch's
                 // torch.use_deterministic_algorithms(True) raises for cuBLAS calls without it.
-                if (const auto config = environment_.get("CUBLAS_WORKSPACE_CONFIG"); config && (*config == ":4096:8" || *config == ":16:8"))
-                    add(comment(fmt::format("CUBLAS_WORKSPACE_CONFIG='{}' already makes cuBLAS deterministic", *config)));
+                if (const auto config = environment_.get("CUBLAS_WORKSPACE_CONFIG");
+                    config && (*config == ":4096:8" || *config == ":16:8"))
+                    add(comment(
+                        fmt::format("CUBLAS_WORKSPACE_CONFIG='{}' already makes cuBLAS deterministic", *config)));
                 else add(set("CUBLAS_WORKSPACE_CONFIG", ":4096:8"));
                 // Python's hash randomisation changes set and dict-of-str iteration order from run
                 // to run (Python documentation, PYTHONHASHSEED).
@@ -360,17 +422,20 @@ const ToolkitCompilerLimits* environment_toolkit(const EnvInputs& inputs) {
         // A directory CUDA_HOME names that holds no toolkit is none.
         if (!complete && !version) continue;
         const std::tuple rank{complete, !wanted || (version && version->major == wanted->major),
-                              !inputs.driver_cuda || (version && *version <= *inputs.driver_cuda), version.value_or(CudaVersion{})};
+                              !inputs.driver_cuda || (version && *version <= *inputs.driver_cuda),
+                              version.value_or(CudaVersion{})};
         // Ties keep the first: the toolkit builds take now.
         if (best == nullptr || rank > best_rank) best = &toolkit, best_rank = rank;
     }
     return best;
 }
 
-std::string environment_toolkit_root(const EnvInputs& inputs, const ToolkitCompilerLimits& toolkit, const RealPaths& real_paths) {
+std::string environment_toolkit_root(const EnvInputs& inputs, const ToolkitCompilerLimits& toolkit,
+                                     const RealPaths& real_paths) {
     const BuildSetup& setup = inputs.setup;
     if (setup.choice_exists && same_directory(real_paths, setup.choice.root, toolkit.root)) return setup.choice.root;
-    if (setup.choice_without_variables_exists && same_directory(real_paths, setup.choice_without_variables.root, toolkit.root))
+    if (setup.choice_without_variables_exists &&
+        same_directory(real_paths, setup.choice_without_variables.root, toolkit.root))
         return setup.choice_without_variables.root;
     return toolkit.root;
 }
@@ -387,11 +452,14 @@ std::vector<std::string> environment_paths_compared(const EnvInputs& inputs, con
     for (const std::string& root : roots)
         if (!root.empty()) add(root), add(root + "/bin");
     if (const auto cuda_path = environment.get("CUDA_PATH")) add(*cuda_path);
-    if (const std::vector<std::string> entries = sys::split(environment.get("PATH").value_or(""), ':'); !entries.empty()) add(entries.front());
+    if (const std::vector<std::string> entries = sys::split(environment.get("PATH").value_or(""), ':');
+        !entries.empty())
+        add(entries.front());
     return paths;
 }
 
-EnvScript plan_environment(const EnvInputs& inputs, const EnvFileFacts& files, const Environment& environment, Profile profile) {
+EnvScript plan_environment(const EnvInputs& inputs, const EnvFileFacts& files, const Environment& environment,
+                           Profile profile) {
     return Planner(inputs, files, environment, profile).run();
 }
 

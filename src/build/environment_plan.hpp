@@ -64,11 +64,14 @@ struct EnvFileFacts {
 [[nodiscard]] const ToolkitCompilerLimits* environment_toolkit(const EnvInputs& inputs);
 // The name the script gives `toolkit`: the one builds take it by (CUDA_HOME, or /usr/local/cuda
 // rather than the directory it links to) when that is the same directory, else its own root.
-[[nodiscard]] std::string environment_toolkit_root(const EnvInputs& inputs, const ToolkitCompilerLimits& toolkit, const RealPaths& real_paths);
+[[nodiscard]] std::string environment_toolkit_root(const EnvInputs& inputs, const ToolkitCompilerLimits& toolkit,
+                                                   const RealPaths& real_paths);
 // The paths whose real paths the plan compares: each toolkit's root and its bin/, the roots builds
 // take, CUDA_PATH and the first PATH entry.
-[[nodiscard]] std::vector<std::string> environment_paths_compared(const EnvInputs& inputs, const Environment& environment);
+[[nodiscard]] std::vector<std::string> environment_paths_compared(const EnvInputs& inputs,
+                                                                  const Environment& environment);
 
-[[nodiscard]] EnvScript plan_environment(const EnvInputs& inputs, const EnvFileFacts& files, const Environment& environment, Profile profile);
+[[nodiscard]] EnvScript plan_environment(const EnvInputs& inputs, const EnvFileFacts& files,
+                                         const Environment& environment, Profile profile);
 
 }  // namespace cudacheck

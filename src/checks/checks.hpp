@@ -4,19 +4,19 @@
 // it describes. A GPU check declares its outcome and judge in its own header (checks/<id>.hpp).
 #pragma once
 
-#include "engine/registry.hpp"
 #include "cuda/cuda_facts.hpp"
+#include "engine/registry.hpp"
 #include "gpu/library_support.hpp"
-#include "report/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
-#include "probes/process_limits.hpp"
 #include "probes/library_locator.hpp"
 #include "probes/nvml/nvml_health.hpp"
 #include "probes/nvml/nvml_probe.hpp"
 #include "probes/nvml/nvml_topology.hpp"
+#include "probes/process_limits.hpp"
 #include "probes/toolkit_probe.hpp"
 #include "probes/visible_devices.hpp"
+#include "report/report.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -32,7 +32,8 @@ void judge_host_os(const HostInfo& host, ResultBuilder& result);
 
 // env.variables; `profile` (--profile) decides whether CUDA_LAUNCH_BLOCKING=1 is a finding (not under
 // dev) and whether a missing CUBLAS_WORKSPACE_CONFIG is one (under ci).
-void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, Profile profile, ResultBuilder& result);
+void judge_environment(const Environment& environment, const ToolkitFacts& toolkits, Profile profile,
+                       ResultBuilder& result);
 
 // driver.kernel_module
 void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, ResultBuilder& result);
@@ -55,8 +56,8 @@ struct NvmlStubContext {
     std::vector<std::string> driver_copies;
     std::string picked_from;  // directory; "" when unknown
 };
-void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host, ResultBuilder& result,
-                const NvmlStubContext& stub = {});
+void judge_nvml(const NvmlFacts& nvml, const KernelModuleFacts& kernel_module, const HostInfo& host,
+                ResultBuilder& result, const NvmlStubContext& stub = {});
 
 // host.limits
 void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuilder& result);
@@ -104,10 +105,12 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 
 // Adds CC511: `what` ("cudacheck's vector add", "the PTX NVRTC 13.1 emitted") cannot be JIT-compiled
 // by this driver; `alternative` completes "Update the driver ..., or <alternative>".
-void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative);
+void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver,
+                     std::string_view alternative);
 
 // device.health
-void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<DeviceInfo>& cuda_devices, ResultBuilder& result);
+void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<DeviceInfo>& cuda_devices,
+                  ResultBuilder& result);
 
 // Checks over several GPUs at once (Scope::multi_device, --level standard and above). True when
 // the context holds two devices or more; otherwise skips with the reason.

@@ -8,13 +8,13 @@
 #include "checks/checks.hpp"
 #include "checks/measure_then_judge.hpp"
 #include "cuda/cuda_facts.hpp"
-#include "util/system.hpp"
-#include "util/trace.hpp"
 #include "gpu/cublas_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
+#include "util/system.hpp"
+#include "util/trace.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -48,7 +48,8 @@ private:
     explicit GemmBuffers(std::size_t bytes) : a(bytes), b(bytes), c(bytes) {}
     static std::size_t largest_matrix_bytes(const GemmSizes& sizes) {
         std::size_t bytes = 0;
-        for (std::size_t i = 0; i < sizes.size(); ++i) bytes = std::max(bytes, sizes[i] * sizes[i] * gpu::element_bytes(gemm_precisions[i].element));
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            bytes = std::max(bytes, sizes[i] * sizes[i] * gpu::element_bytes(gemm_precisions[i].element));
         return bytes;
     }
 };
@@ -67,7 +68,8 @@ class FirstUse {
 public:
     FirstUse(const CublasApi& api, GemmBuffers& buffers, const GemmSizes& sizes, int device) {
         for (std::size_t i = 0; i < gemm_precisions.size(); ++i)
-            loads_.push_back(std::async(std::launch::async, [&api, &buffers, size = sizes[i], device, &precision = gemm_precisions[i]] {
+            loads_.push_back(std::async(std::launch::async, [&api, &buffers, size = sizes[i], device,
+                                                             &precision = gemm_precisions[i]] {
                 try {
                     const trace::Span span(fmt::format("first use of {}", precision.name));
                     const actions::Action step = gpu::cublas_handle_step(device);
@@ -81,8 +83,9 @@ public:
                     const float alpha = 1.0f;
                     const float beta = 0.0f;
                     const int s = static_cast<int>(size);
-                    (void)api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, buffers.a.data(), precision.type, s, buffers.b.data(),
-                                      precision.type, s, &beta, buffers.c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT);
+                    (void)api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, buffers.a.data(),
+                                      precision.type, s, buffers.b.data(), precision.type, s, &beta, buffers.c.data(),
+                                      precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT);
                     stream.synchronize();
                 } catch (const std::exception&) {
                     // The timed run of this precision meets the same failure and reports it.
@@ -131,14 +134,16 @@ public:
             std::promise<void>& promise;
             ~Done() { promise.set_value(); }
         } done{done_};
-        (void)bind_symbols(probes.library(cuda_library::cublas).library, cublas_symbols, api_);  // the check reports what is missing
+        (void)bind_symbols(probes.library(cuda_library::cublas).library, cublas_symbols,
+                           api_);  // the check reports what is missing
         const DriverFacts& driver = probes.driver();
         if (api_.create == nullptr || !driver.initialised()) return;
         std::vector<std::future<void>> per_device;
         for (const DeviceInfo& device : driver.devices) {
             const std::vector<int>& wanted = probes.prefetched_devices();
             if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), device.ordinal) == wanted.end()) continue;
-            per_device.push_back(std::async(std::launch::async, [this, &probes, ordinal = device.ordinal] { prepare(probes, ordinal); }));
+            per_device.push_back(std::async(std::launch::async,
+                                            [this, &probes, ordinal = device.ordinal] { prepare(probes, ordinal); }));
         }
     }
     // What was made for `device`, once (later calls get nothing); empty if nothing was made.
@@ -187,8 +192,8 @@ private:
 // --- 1. correctness on a small problem, every element -------------------------------------
 
 template <typename T>
-gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream, kernels::Element element,
-                                  int device) {
+gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream,
+                                  kernels::Element element, int device) {
     // Non-square, K not a multiple of typical tile sizes: edges and remainders are exercised.
     constexpr std::size_t m = 256;
     constexpr std::size_t n = 192;
@@ -201,7 +206,8 @@ gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& hand
         for (std::size_t column = 0; column < n; ++column)
             for (std::size_t inner = 0; inner < k; ++inner) {
                 const double factor = b_host[at(inner, column, k)];
-                for (std::size_t row = 0; row < m; ++row) product[at(row, column, m)] += a_host[at(row, inner, m)] * factor;
+                for (std::size_t row = 0; row < m; ++row)
+                    product[at(row, column, m)] += a_host[at(row, inner, m)] * factor;
             }
         return product;
     });
@@ -209,18 +215,26 @@ gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& hand
     gpu::DeviceArray<T> a(m * k);
     gpu::DeviceArray<T> b(k * n);
     gpu::DeviceArray<T> c(m * n);
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), element, a.size(), 11, stream.get())), "fill kernel");
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), element, b.size(), 12, stream.get())), "fill kernel");
-    gpu::check(cudaMemsetAsync(c.data(), 0xFF, c.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: unwritten output fails
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), element, a.size(), 11, stream.get())),
+               "fill kernel");
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), element, b.size(), 12, stream.get())),
+               "fill kernel");
+    gpu::check(cudaMemsetAsync(c.data(), 0xFF, c.bytes(), stream.get()),
+               "cudaMemsetAsync");  // NaN: unwritten output fails
     const T one = 1;
     const T zero = 0;
     const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
     if constexpr (std::is_same_v<T, float>)
-        handle.check(api.sgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, mi, ni, ki, &one, a.data(), mi, b.data(), ki, &zero, c.data(), mi), "cublasSgemm");
+        handle.check(api.sgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, mi, ni, ki, &one, a.data(), mi, b.data(), ki,
+                               &zero, c.data(), mi),
+                     "cublasSgemm");
     else
-        handle.check(api.dgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, mi, ni, ki, &one, a.data(), mi, b.data(), ki, &zero, c.data(), mi), "cublasDgemm");
+        handle.check(api.dgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, mi, ni, ki, &one, a.data(), mi, b.data(), ki,
+                               &zero, c.data(), mi),
+                     "cublasDgemm");
     std::vector<T> result(m * n);
-    gpu::check(cudaMemcpyAsync(result.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    gpu::check(cudaMemcpyAsync(result.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost, stream.get()),
+               "cudaMemcpyAsync");
     stream.synchronize();
     gpu_work.reset();
     const std::vector<double> expected = reference.get();
@@ -233,8 +247,9 @@ gpu::Accuracy small_gemm_accuracy(const CublasApi& api, const CublasHandle& hand
 
 // The timed products of one precision at `size`^3; returns the rate and, for the float64 check,
 // the sampled entries of the last product (`samples` entries spread over the whole output).
-std::pair<GemmThroughput, gpu::GemmSamples> measure_gemm(const CublasApi& api, const CublasHandle& handle, const gpu::Stream& stream,
-                                                         const GemmPrecision& precision, std::size_t size, int warmups, int runs, int samples,
+std::pair<GemmThroughput, gpu::GemmSamples> measure_gemm(const CublasApi& api, const CublasHandle& handle,
+                                                         const gpu::Stream& stream, const GemmPrecision& precision,
+                                                         std::size_t size, int warmups, int runs, int samples,
                                                          GemmBuffers& buffers, int device) {
     const std::size_t bytes = gpu::element_bytes(precision.element);
     std::optional<gpu::DeviceWork> gpu_work(device);  // time_on_stream makes it exclusive while timing
@@ -242,15 +257,18 @@ std::pair<GemmThroughput, gpu::GemmSamples> measure_gemm(const CublasApi& api, c
     gpu::DeviceArray<unsigned char>& a = buffers.a;
     gpu::DeviceArray<unsigned char>& b = buffers.b;
     gpu::DeviceArray<unsigned char>& c = buffers.c;
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), precision.element, elements, 21, stream.get())), "fill kernel");
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), precision.element, elements, 22, stream.get())), "fill kernel");
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), precision.element, elements, 21, stream.get())),
+               "fill kernel");
+    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), precision.element, elements, 22, stream.get())),
+               "fill kernel");
     gpu::check(cudaMemsetAsync(c.data(), 0xFF, elements * bytes, stream.get()), "cudaMemsetAsync");
     const float alpha = 1.0f;
     const float beta = 0.0f;
     const int s = static_cast<int>(size);
     const auto times = gpu::time_on_stream(stream, gpu_work, warmups, runs, [&] {
-        handle.check(api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, a.data(), precision.type, s, b.data(), precision.type, s,
-                                 &beta, c.data(), precision.type, s, precision.compute, CUBLAS_GEMM_DEFAULT),
+        handle.check(api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, a.data(), precision.type, s,
+                                 b.data(), precision.type, s, &beta, c.data(), precision.type, s, precision.compute,
+                                 CUBLAS_GEMM_DEFAULT),
                      fmt::format("cublasGemmEx({}, {}^3)", precision.name, size));
     });
     GemmThroughput throughput;
@@ -273,14 +291,15 @@ public:
     }
     void start(std::size_t index, gpu::GemmSamples samples, kernels::Element element) {
         pending_.emplace_back(index, std::async(std::launch::async, [samples = std::move(samples), element] {
-            try {
-                return gpu::compare_gemm_samples(samples, element, 21, 22);
-            } catch (const std::exception&) {
-                gpu::Accuracy unknown;  // never within a tolerance: a check that could not run does not pass
-                unknown.relative_error = std::numeric_limits<double>::quiet_NaN();
-                return unknown;
-            }
-        }));
+                                  try {
+                                      return gpu::compare_gemm_samples(samples, element, 21, 22);
+                                  } catch (const std::exception&) {
+                                      gpu::Accuracy unknown;  // never within a tolerance: a check that could not run
+                                        // does not pass
+                                      unknown.relative_error = std::numeric_limits<double>::quiet_NaN();
+                                      return unknown;
+                                  }
+                              }));
     }
 
 private:
@@ -295,7 +314,8 @@ public:
     void done(std::string_view phase) {
         const auto now = std::chrono::steady_clock::now();
         trace::record(std::string(phase), last_, now);
-        text_ += fmt::format("{}{} {:.0f} ms", text_.empty() ? "" : ", ", phase, std::chrono::duration<double, std::milli>(now - last_).count());
+        text_ += fmt::format("{}{} {:.0f} ms", text_.empty() ? "" : ", ", phase,
+                             std::chrono::duration<double, std::milli>(now - last_).count());
         last_ = now;
     }
     [[nodiscard]] const std::string& text() const { return text_; }
@@ -320,7 +340,8 @@ void measure_gemm_check(CheckContext& context, const CublasApi& api, int device,
     }
     // The first use of each precision (started by the preparation, or now) loads while the small
     // products are checked; it is over before anything is timed.
-    if (!prepared.first_use) prepared.first_use = std::make_unique<FirstUse>(api, *prepared.buffers, prepared.sizes, device);
+    if (!prepared.first_use)
+        prepared.first_use = std::make_unique<FirstUse>(api, *prepared.buffers, prepared.sizes, device);
     {
         // DGEMM on its own thread, handle and stream: SGEMM's and DGEMM's kernels load on their first
         // use too (~90 ms each on an H200), side by side rather than one after the other.
@@ -349,8 +370,9 @@ void measure_gemm_check(CheckContext& context, const CublasApi& api, int device,
     outcome.device_name = properties.name;
     SampleChecks sample_checks(outcome);  // its destructor waits for the float64 checks, however this ends
     for (std::size_t i = 0; i < gemm_precisions.size(); ++i) {
-        auto [throughput, samples] = measure_gemm(api, handle, stream, gemm_precisions[i], prepared.sizes[i], outcome.warmups, outcome.runs,
-                                                  outcome.samples, *prepared.buffers, device);
+        auto [throughput, samples] =
+            measure_gemm(api, handle, stream, gemm_precisions[i], prepared.sizes[i], outcome.warmups, outcome.runs,
+                         outcome.samples, *prepared.buffers, device);
         outcome.throughput.push_back(throughput);
         sample_checks.start(i, std::move(samples), gemm_precisions[i].element);
         phases.done(gemm_precisions[i].name);
@@ -376,14 +398,20 @@ constexpr MetricFamily gemm_rate{"gemm", "gemm_{precision}_{size}", Unit::tflops
 constexpr MetricFamily gemm_of_peak{"gemm_of_peak", "gemm_{precision}_fraction_of_peak", Unit::percent,
                                     "cuBLAS GEMM throughput as a share (0-1) of the GPU's peak at that precision."};
 constexpr MetricFamily gemm_peak{"gemm_peak", "gemm_{precision}_peak", Unit::tflops,
-                                 "The GPU's datasheet peak at that precision, which a GEMM's share of the peak is taken of, in TFLOP/s.", false};
+                                 "The GPU's datasheet peak at that precision, which a GEMM's share of the peak is "
+                                 "taken of, in TFLOP/s.",
+                                 false};
 constexpr MetricFamily gemm_error{"gemm_relative_error", "{routine}_relative_error", Unit::ratio,
                                   "Largest relative error of a 256x192x328 product against float64, by routine."};
 }  // namespace
 
 void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
-    if (outcome.sgemm) result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance), outcome.sgemm->relative_error, Unit::ratio);
-    if (outcome.dgemm) result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance), outcome.dgemm->relative_error, Unit::ratio);
+    if (outcome.sgemm)
+        result.evidence("sgemm_256x192x328", describe(*outcome.sgemm, sgemm_tolerance), outcome.sgemm->relative_error,
+                        Unit::ratio);
+    if (outcome.dgemm)
+        result.evidence("dgemm_256x192x328", describe(*outcome.dgemm, dgemm_tolerance), outcome.dgemm->relative_error,
+                        Unit::ratio);
     if (outcome.sgemm && !outcome.sgemm->within(sgemm_tolerance))
         result.add(Code::wrong_result, "SGEMM 256x192x328: " + describe(*outcome.sgemm, sgemm_tolerance));
     if (outcome.dgemm && !outcome.dgemm->within(dgemm_tolerance))
@@ -402,12 +430,13 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
             result.metric(gemm_peak, peak, {{"precision", label}});
             of_peak = fmt::format(" ({:.0f}% of {:.0f})", 100.0 * measured.tflops / peak, peak);
         }
-        result.evidence(fmt::format("gemm_{}", label), fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", measured.size, measured.tflops, of_peak,
-                                                                  describe(measured.accuracy, precision.tolerance)),
+        result.evidence(fmt::format("gemm_{}", label),
+                        fmt::format("{}^3: {:.1f} TFLOP/s{}, sampled {}", measured.size, measured.tflops, of_peak,
+                                    describe(measured.accuracy, precision.tolerance)),
                         measured.tflops, Unit::tflops);
         if (!measured.accuracy.within(precision.tolerance))
-            result.add(Code::wrong_result,
-                       fmt::format("{} GEMM {}^3: {}", precision.name, measured.size, describe(measured.accuracy, precision.tolerance)));
+            result.add(Code::wrong_result, fmt::format("{} GEMM {}^3: {}", precision.name, measured.size,
+                                                       describe(measured.accuracy, precision.tolerance)));
         // "FP32 51, TF32 408 at 4096^3, FP16 751, BF16 786 at 8192^3": each run of one size named once.
         const bool size_changes = &measured == &outcome.throughput.back() || (&measured + 1)->size != measured.size;
         figures += fmt::format("{}{} {:.0f}{}", figures.empty() ? "" : ", ", precision.name, measured.tflops,
@@ -418,7 +447,8 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
     result.evidence("phases", outcome.phases);
     result.metric(gemm_error, outcome.sgemm->relative_error, {{"routine", "sgemm"}});
     result.metric(gemm_error, outcome.dgemm->relative_error, {{"routine", "dgemm"}});
-    result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs uniform in [-1,1), "
+    result.evidence("method", fmt::format("cublasGemmEx, CUDA events, median of {} runs after {} warm-up(s), inputs "
+                                          "uniform in [-1,1), "
                                           "{} sampled entries per product checked in float64",
                                           outcome.runs, outcome.warmups, outcome.samples));
     result.summary(fmt::format("SGEMM/DGEMM match float64 ({:.1e}/{:.1e}); TFLOP/s: {}", outcome.sgemm->relative_error,
@@ -427,18 +457,23 @@ void judge_gemm(const GemmOutcome& outcome, ResultBuilder& result) {
 
 std::unique_ptr<Check> make_cublas_gemm_check() {
     return std::make_unique<FunctionCheck>(
-        gpu::library_check_info(
-            {.id = "cublas.gemm",
-             .title = "cuBLAS GEMM",
-             .description = "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 throughput, sampled and verified",
-             .prepare = [](Probes& probes) { probes.prefetch([&probes] { Preparation::instance().create_all(probes); }); },
-             .answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32 throughput at 4096³ and FP16/BF16 at 8192³, sampled "
-                        "and verified, against the datasheet peak"},
-            cuda_library::cublas),
+        gpu::library_check_info({.id = "cublas.gemm",
+                                 .title = "cuBLAS GEMM",
+                                 .description = "SGEMM/DGEMM against a float64 CPU reference; FP32/TF32/FP16/BF16 "
+                                                "throughput, sampled and verified",
+                                 .prepare =
+                                     [](Probes& probes) {
+                                         probes.prefetch([&probes] { Preparation::instance().create_all(probes); });
+                                     },
+                                 .answers = "SGEMM/DGEMM against a float64 reference; FP32/TF32 throughput at 4096³ "
+                                            "and FP16/BF16 at 8192³, sampled "
+                                            "and verified, against the datasheet peak"},
+                                cuda_library::cublas),
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_cublas_check(context, result, [&](const CublasApi& api, int device) {
-                measure_then_judge<GemmOutcome>([&](GemmOutcome& outcome) { measure_gemm_check(context, api, device, outcome); },
-                                                [&](const GemmOutcome& outcome) { judge_gemm(outcome, result); });
+                measure_then_judge<GemmOutcome>(
+                    [&](GemmOutcome& outcome) { measure_gemm_check(context, api, device, outcome); },
+                    [&](const GemmOutcome& outcome) { judge_gemm(outcome, result); });
             });
         });
 }

@@ -26,7 +26,7 @@ struct GemmPrecision {
     cublasComputeType_t compute;
     std::size_t size;  // of the square products, where the GPU has the room (metric gemm_<name>_<size>)
     double tolerance;  // relative Frobenius error over the sampled entries
-    double DatasheetPeaks::*peak;
+    double DatasheetPeaks::* peak;
 };
 
 // Sizes: the smallest that reaches the steady rate. On an H200 (bench/cublas_costs.cpp, rates of
@@ -40,7 +40,8 @@ struct GemmPrecision {
 // ~5-10x.
 inline constexpr std::array gemm_precisions{
     GemmPrecision{"FP32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4096, 5e-5, &DatasheetPeaks::fp32},
-    GemmPrecision{"TF32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4096, 3e-3, &DatasheetPeaks::tf32},
+    GemmPrecision{"TF32", kernels::Element::f32, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4096, 3e-3,
+                  &DatasheetPeaks::tf32},
     GemmPrecision{"FP16", kernels::Element::f16, CUDA_R_16F, CUBLAS_COMPUTE_32F, 8192, 5e-3, &DatasheetPeaks::fp16},
     GemmPrecision{"BF16", kernels::Element::bf16, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 8192, 3e-2, &DatasheetPeaks::bf16},
 };

@@ -1,46 +1,50 @@
 // cuda.kernel: cudacheck's own kernel (the article's vector add) runs on this GPU and adds
 // correctly, and the code the binary embeds covers the GPU's architecture.
-#include "checks/checks.hpp"
 #include "checks/cuda_kernel.hpp"
+#include "checks/checks.hpp"
 #include "checks/measure_then_judge.hpp"
 #include "cuda/arch_coverage.hpp"
-#include "util/build_info.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/random_fill.cuh"
 #include "kernels/vector_add.cuh"
+#include "util/build_info.hpp"
 
 #include <fmt/format.h>
 #include <vector>
 
 namespace cudacheck {
 
-
-void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver, std::string_view alternative) {
+void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver,
+                     std::string_view alternative) {
     const auto minimum = minimum_driver_for(ptx);
     result.add(Code::ptx_too_new,
-               fmt::format("{} is PTX from CUDA {}.{}, which this driver (CUDA {}.{}) cannot JIT-compile", what, ptx.major, ptx.minor, driver.major,
-                           driver.minor),
-               fmt::format("Update the NVIDIA driver to {} or newer (CUDA {}.{}), or {}.", minimum ? *minimum : std::string_view("a newer release"),
-                           ptx.major, ptx.minor, alternative));
+               fmt::format("{} is PTX from CUDA {}.{}, which this driver (CUDA {}.{}) cannot JIT-compile", what,
+                           ptx.major, ptx.minor, driver.major, driver.minor),
+               fmt::format("Update the NVIDIA driver to {} or newer (CUDA {}.{}), or {}.",
+                           minimum ? *minimum : std::string_view("a newer release"), ptx.major, ptx.minor,
+                           alternative));
 }
 
 namespace {
 
-constexpr MetricFamily kernel_elements{"kernel_elements_checked", "elements_checked", Unit::count, "Elements of the test kernel's output checked."};
+constexpr MetricFamily kernel_elements{"kernel_elements_checked", "elements_checked", Unit::count,
+                                       "Elements of the test kernel's output checked."};
 
 // cudacheck's own PTX comes from the toolkit it was built with.
 void add_own_ptx_too_new(ResultBuilder& result, const KernelOutcome& outcome) {
     const ComputeCapability& cc = *outcome.compute_capability;
-    add_ptx_too_new(result, fmt::format("the only code cudacheck carries for compute capability {}.{}", cc.major, cc.minor),
+    add_ptx_too_new(result,
+                    fmt::format("the only code cudacheck carries for compute capability {}.{}", cc.major, cc.minor),
                     CudaVersion::from_encoded(outcome.runtime_cuda), *outcome.driver,
-                    fmt::format("rebuild cudacheck with SASS for this GPU: -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode "
+                    fmt::format("rebuild cudacheck with SASS for this GPU: -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc "
+                                "-gencode "
                                 "arch=compute_{0}{1},code=sm_{0}{1})",
                                 cc.major, cc.minor));
 }
 
 ImageVerdict expected_image(const KernelOutcome& outcome) {
-    return kernel_image_for(parse_cmake_architectures(outcome.embedded_architectures), outcome.compute_capability->major,
-                            outcome.compute_capability->minor);
+    return kernel_image_for(parse_cmake_architectures(outcome.embedded_architectures),
+                            outcome.compute_capability->major, outcome.compute_capability->minor);
 }
 
 void measure_kernel(CheckContext& context, int device, KernelOutcome& outcome) {
@@ -56,7 +60,8 @@ void measure_kernel(CheckContext& context, int device, KernelOutcome& outcome) {
     if (own_ptx_unusable(outcome)) return;
 
     // Large enough for thousands of blocks on every SM, not a multiple of the block size.
-    const std::size_t n = context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 20) + 3;
+    const std::size_t n =
+        context.options.level == Level::full ? (std::size_t{1} << 26) + 3 : (std::size_t{1} << 20) + 3;
     std::vector<float> a(n), b(n), sum(n);
     for (std::size_t i = 0; i < n; ++i) {
         a[i] = kernels::uniform_value(1, i) * 1000.0f;
@@ -70,8 +75,7 @@ void measure_kernel(CheckContext& context, int device, KernelOutcome& outcome) {
     if (!image.ok()) {
         if (image.cuda_error == cudaErrorNoKernelImageForDevice || image.cuda_error == cudaErrorUnsupportedPtxVersion)
             outcome.image_error = image.cuda_error;
-        else
-            gpu::check(static_cast<cudaError_t>(image.cuda_error), image.failed_step);
+        else gpu::check(static_cast<cudaError_t>(image.cuda_error), image.failed_step);
         return;
     }
     outcome.binary_version = binary_version;
@@ -104,9 +108,10 @@ void judge_kernel(const KernelOutcome& outcome, ResultBuilder& result) {
     }
     if (outcome.image_error == cudaErrorNoKernelImageForDevice) {
         result.add(Code::no_kernel_image,
-                   fmt::format("cudacheck embeds {} but the GPU is compute capability {}.{}: no kernel image", outcome.embedded_architectures,
-                               cc.major, cc.minor),
-                   fmt::format("Rebuild cudacheck with -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode arch=compute_{0}{1},code=sm_{0}{1}).",
+                   fmt::format("cudacheck embeds {} but the GPU is compute capability {}.{}: no kernel image",
+                               outcome.embedded_architectures, cc.major, cc.minor),
+                   fmt::format("Rebuild cudacheck with -DCMAKE_CUDA_ARCHITECTURES={0}{1} (nvcc -gencode "
+                               "arch=compute_{0}{1},code=sm_{0}{1}).",
                                cc.major, cc.minor));
         return;
     }
@@ -115,8 +120,10 @@ void judge_kernel(const KernelOutcome& outcome, ResultBuilder& result) {
         return;
     }
     if (!outcome.binary_version) return;
-    result.evidence("loaded_image", *outcome.binary_version > 0 ? fmt::format("sm_{} SASS (PTX {})", *outcome.binary_version, outcome.ptx_version)
-                                                                : fmt::format("PTX compute_{} JIT-compiled", outcome.ptx_version));
+    result.evidence("loaded_image",
+                    *outcome.binary_version > 0
+                        ? fmt::format("sm_{} SASS (PTX {})", *outcome.binary_version, outcome.ptx_version)
+                        : fmt::format("PTX compute_{} JIT-compiled", outcome.ptx_version));
     if (outcome.sum.empty()) return;
 
     const std::size_t n = outcome.sum.size();
@@ -132,29 +139,34 @@ void judge_kernel(const KernelOutcome& outcome, ResultBuilder& result) {
         }
     result.metric(kernel_elements, static_cast<double>(n));
     if (wrong > 0) {
-        result.add(Code::wrong_result, fmt::format("vector add: {} of {} sums wrong (first at {}: {} + {} gave {})", wrong, n, first_wrong,
-                                                   a[first_wrong], b[first_wrong], sum[first_wrong]));
+        result.add(Code::wrong_result,
+                   fmt::format("vector add: {} of {} sums wrong (first at {}: {} + {} gave {})", wrong, n, first_wrong,
+                               a[first_wrong], b[first_wrong], sum[first_wrong]));
         return;
     }
-    result.summary(fmt::format("vector add of {} floats exact; {}", n, verdict.kind == ImageKind::none ? "image loaded" : verdict.describe()));
+    result.summary(fmt::format("vector add of {} floats exact; {}", n,
+                               verdict.kind == ImageKind::none ? "image loaded" : verdict.describe()));
 }
 
 std::unique_ptr<Check> make_cuda_kernel_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "cuda.kernel",
                   .title = "Own kernel",
-                  .description = "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
+                  .description =
+                      "cudacheck's vector-add kernel runs and is exact; the embedded SASS/PTX covers this GPU",
                   .scope = Scope::device,
                   .min_level = Level::standard,
                   .depends_on = {"cuda.devices"},
                   .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::no_kernel_image, Code::wrong_result,
                              Code::ptx_too_new},
-                  .answers = "cudacheck's own kernel runs on each GPU and adds exactly; the SASS/PTX the binary embeds covers the "
+                  .answers = "cudacheck's own kernel runs on each GPU and adds exactly; the SASS/PTX the binary embeds "
+                             "covers the "
                              "GPU (else the `-gencode` fix)"},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) {
-                measure_then_judge<KernelOutcome>([&](KernelOutcome& outcome) { measure_kernel(context, device, outcome); },
-                                                  [&](const KernelOutcome& outcome) { judge_kernel(outcome, result); });
+                measure_then_judge<KernelOutcome>(
+                    [&](KernelOutcome& outcome) { measure_kernel(context, device, outcome); },
+                    [&](const KernelOutcome& outcome) { judge_kernel(outcome, result); });
             });
         });
 }

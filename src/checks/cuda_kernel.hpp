@@ -23,7 +23,8 @@ struct KernelOutcome {
     std::string embedded_architectures;  // CMAKE_CUDA_ARCHITECTURES of this build: "80;90-real"
     int runtime_cuda = 0;                // CUDART_VERSION, encoded: the CUDA release of cudacheck's own PTX
     std::optional<CudaVersion> driver;   // cudaDriverGetVersion
-    int image_error = 0;  // why the vector add's image did not load: cudaErrorNoKernelImageForDevice or cudaErrorUnsupportedPtxVersion
+    int image_error = 0;  // why the vector add's image did not load: cudaErrorNoKernelImageForDevice or
+                          // cudaErrorUnsupportedPtxVersion
     std::optional<int> binary_version;  // of the loaded image: SASS sm_XY (0: PTX JIT-compiled)...
     int ptx_version = 0;                // ...and its PTX version
     // The vector add, once run: sum[i] must be exactly a[i] + b[i].

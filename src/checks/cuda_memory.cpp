@@ -1,28 +1,32 @@
 // cuda.memory: allocation and copies in every direction, each verified, with bandwidth measured
 // by CUDA events (median after warm-up) and compared with the theoretical figure.
-#include "checks/checks.hpp"
 #include "checks/cuda_memory.hpp"
+#include "checks/checks.hpp"
 #include "checks/measure_then_judge.hpp"
-#include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 #include <fmt/format.h>
+#include <optional>
 
 namespace cudacheck {
 
 namespace {
 
-constexpr MetricFamily copy_bandwidth{"memory_bandwidth", "{direction}_bandwidth", Unit::gb_per_s, "Verified memory copy bandwidth by direction."};
-constexpr MetricFamily copy_of_theoretical{"memory_bandwidth_of_theoretical", "{direction}_fraction_of_theoretical", Unit::percent,
-                                           "Memory copy bandwidth as a share (0-1) of the GPU's theoretical bandwidth."};
-constexpr MetricFamily copy_theoretical{"memory_bandwidth_theoretical", "{direction}_theoretical_bandwidth", Unit::gb_per_s,
-                                        "The GPU's theoretical memory bandwidth that a copy's share is taken of, by direction.", false};
+constexpr MetricFamily copy_bandwidth{"memory_bandwidth", "{direction}_bandwidth", Unit::gb_per_s,
+                                      "Verified memory copy bandwidth by direction."};
+constexpr MetricFamily copy_of_theoretical{"memory_bandwidth_of_theoretical", "{direction}_fraction_of_theoretical",
+                                           Unit::percent,
+                                           "Memory copy bandwidth as a share (0-1) of the GPU's theoretical "
+                                           "bandwidth."};
+constexpr MetricFamily copy_theoretical{
+    "memory_bandwidth_theoretical", "{direction}_theoretical_bandwidth", Unit::gb_per_s,
+    "The GPU's theoretical memory bandwidth that a copy's share is taken of, by direction.", false};
 
 struct MemorySizes {
     std::size_t host_bytes;    // pinned host <-> device transfers
@@ -36,7 +40,9 @@ MemorySizes sizes_for(Level level) {
     return {std::size_t{64} << 20, std::size_t{1} << 30, 5};
 }
 
-double gigabytes_per_second(std::size_t bytes, double milliseconds) { return static_cast<double>(bytes) / (milliseconds * 1e-3) / 1e9; }
+double gigabytes_per_second(std::size_t bytes, double milliseconds) {
+    return static_cast<double>(bytes) / (milliseconds * 1e-3) / 1e9;
+}
 
 void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
     const MemorySizes sizes = sizes_for(context.options.level);
@@ -64,11 +70,13 @@ void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
     gpu::Stream stream;
     gpu::DeviceArray<std::uint32_t> device_staging(host_source.size());
     outcome.host_to_device_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
-        gpu::check(cudaMemcpyAsync(device_staging.data(), host_source.data(), host_source.bytes(), cudaMemcpyHostToDevice, stream.get()),
+        gpu::check(cudaMemcpyAsync(device_staging.data(), host_source.data(), host_source.bytes(),
+                                   cudaMemcpyHostToDevice, stream.get()),
                    "cudaMemcpyAsync(host to device)");
     });
     outcome.device_to_host_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
-        gpu::check(cudaMemcpyAsync(host_back.data(), device_staging.data(), host_back.bytes(), cudaMemcpyDeviceToHost, stream.get()),
+        gpu::check(cudaMemcpyAsync(host_back.data(), device_staging.data(), host_back.bytes(), cudaMemcpyDeviceToHost,
+                                   stream.get()),
                    "cudaMemcpyAsync(device to host)");
     });
     stream.synchronize();
@@ -86,37 +94,46 @@ void measure_memory(CheckContext& context, int device, MemoryOutcome& outcome) {
     gpu::DeviceArray<std::uint32_t> source(words);
     gpu::DeviceArray<std::uint32_t> destination(words);
     gpu::DeviceArray<unsigned long long> mismatches(1);
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(source.data(), kernels::Element::f32, words, 7, stream.get())), "fill kernel");
+    gpu::check(static_cast<cudaError_t>(
+                   kernels::fill_uniform(source.data(), kernels::Element::f32, words, 7, stream.get())),
+               "fill kernel");
     gpu::check(cudaMemsetAsync(destination.data(), 0xFF, destination.bytes(), stream.get()), "cudaMemsetAsync");
     outcome.device_to_device_ms = gpu::time_on_stream(stream, gpu_work, 1, sizes.runs, [&] {
-        gpu::check(cudaMemcpyAsync(destination.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice, stream.get()),
+        gpu::check(cudaMemcpyAsync(destination.data(), source.data(), source.bytes(), cudaMemcpyDeviceToDevice,
+                                   stream.get()),
                    "cudaMemcpyAsync(device to device)");
     });
-    gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(source.data(), destination.data(), words, mismatches.data(), stream.get())),
+    gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(source.data(), destination.data(), words,
+                                                                  mismatches.data(), stream.get())),
                "compare kernel");
     unsigned long long wrong = 0;
-    gpu::check(cudaMemcpyAsync(&wrong, mismatches.data(), sizeof wrong, cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+    gpu::check(cudaMemcpyAsync(&wrong, mismatches.data(), sizeof wrong, cudaMemcpyDeviceToHost, stream.get()),
+               "cudaMemcpyAsync");
     stream.synchronize();
     outcome.device_wrong_words = wrong;
     for (const DeviceInfo& info : context.probes.initialised_driver().devices)
-        if (info.ordinal == device && info.theoretical_bandwidth_gbps) outcome.theoretical_bandwidth_gbps = info.theoretical_bandwidth_gbps;
+        if (info.ordinal == device && info.theoretical_bandwidth_gbps)
+            outcome.theoretical_bandwidth_gbps = info.theoretical_bandwidth_gbps;
 }
 
 }  // namespace
 
 void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
     if (!outcome.free_bytes) return;
-    result.evidence("memory", fmt::format("{} free of {}", format_bytes(*outcome.free_bytes), format_bytes(outcome.total_bytes)),
+    result.evidence("memory",
+                    fmt::format("{} free of {}", format_bytes(*outcome.free_bytes), format_bytes(outcome.total_bytes)),
                     static_cast<double>(*outcome.free_bytes), Unit::bytes);
     if (!outcome.round_trip_intact) return;
     if (!*outcome.round_trip_intact) {
-        result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data", format_bytes(outcome.host_bytes)));
+        result.add(Code::wrong_result, fmt::format("host -> device -> host round trip of {} changed the data",
+                                                   format_bytes(outcome.host_bytes)));
         return;
     }
     if (!outcome.device_wrong_words) return;
     if (*outcome.device_wrong_words > 0) {
-        result.add(Code::wrong_result, fmt::format("device-to-device copy of {}: {} of {} words differ", format_bytes(outcome.device_bytes),
-                                                   *outcome.device_wrong_words, outcome.device_bytes / 4));
+        result.add(Code::wrong_result,
+                   fmt::format("device-to-device copy of {}: {} of {} words differ", format_bytes(outcome.device_bytes),
+                               *outcome.device_wrong_words, outcome.device_bytes / 4));
         return;
     }
 
@@ -133,11 +150,13 @@ void judge_memory(const MemoryOutcome& outcome, ResultBuilder& result) {
         result.metric(copy_theoretical, *theoretical, {{"direction", "device_to_device"}});
         fraction = fmt::format(" ({:.0f}% of {:.0f} GB/s theoretical)", 100.0 * d2d_rate / *theoretical, *theoretical);
     }
-    result.evidence("method", fmt::format("CUDA events, median of {} runs after 1 warm-up; {} pinned host buffers, {} device copy "
-                                          "(read + write counted)",
-                                          outcome.runs, format_bytes(outcome.host_bytes), format_bytes(outcome.device_bytes)));
-    result.summary(fmt::format("copies verified; device {:.0f} GB/s{}, host->device {:.1f} GB/s, device->host {:.1f} GB/s", d2d_rate, fraction,
-                               h2d_rate, d2h_rate));
+    result.evidence(
+        "method", fmt::format("CUDA events, median of {} runs after 1 warm-up; {} pinned host buffers, {} device copy "
+                              "(read + write counted)",
+                              outcome.runs, format_bytes(outcome.host_bytes), format_bytes(outcome.device_bytes)));
+    result.summary(
+        fmt::format("copies verified; device {:.0f} GB/s{}, host->device {:.1f} GB/s, device->host {:.1f} GB/s",
+                    d2d_rate, fraction, h2d_rate, d2h_rate));
 }
 
 std::unique_ptr<Check> make_cuda_memory_check() {
@@ -149,11 +168,13 @@ std::unique_ptr<Check> make_cuda_memory_check() {
                   .min_level = Level::standard,
                   .depends_on = {"cuda.devices"},
                   .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result},
-                  .answers = "pinned host↔device and device↔device copies, verified, with bandwidth against the theoretical figure"},
+                  .answers = "pinned host↔device and device↔device copies, verified, with bandwidth against the "
+                             "theoretical figure"},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result, [&](int device) {
-                measure_then_judge<MemoryOutcome>([&](MemoryOutcome& outcome) { measure_memory(context, device, outcome); },
-                                                  [&](const MemoryOutcome& outcome) { judge_memory(outcome, result); });
+                measure_then_judge<MemoryOutcome>(
+                    [&](MemoryOutcome& outcome) { measure_memory(context, device, outcome); },
+                    [&](const MemoryOutcome& outcome) { judge_memory(outcome, result); });
             });
         });
 }

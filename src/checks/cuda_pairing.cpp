@@ -17,7 +17,8 @@ namespace {
 std::string needs_text(CudaVersion runtime) {
     const auto family = family_minimum_driver(runtime.major);
     const auto full = minimum_driver_for(runtime);
-    if (family && full) return fmt::format("needs driver >= {} (>= {} for all of {}'s features)", *family, *full, runtime.to_string());
+    if (family && full)
+        return fmt::format("needs driver >= {} (>= {} for all of {}'s features)", *family, *full, runtime.to_string());
     if (full) return fmt::format("needs driver >= {}", *full);
     return fmt::format("needs a driver that supports CUDA {}", runtime.to_string());
 }
@@ -45,11 +46,15 @@ void judge_pairing(const PairingFacts& facts, ResultBuilder& result) {
     if (driver.major < runtime.major) {
         verdict = "insufficient";
         result.add(Code::driver_insufficient,
-                   fmt::format("{}; the CUDA {} runtime {}", driver_text(facts, driver), runtime.to_string(), needs_text(runtime)),
-                   fmt::format("Install NVIDIA driver >= {} (e.g. `sudo apt install nvidia-driver-{}` or the CUDA repository's cuda-drivers), "
+                   fmt::format("{}; the CUDA {} runtime {}", driver_text(facts, driver), runtime.to_string(),
+                               needs_text(runtime)),
+                   fmt::format("Install NVIDIA driver >= {} (e.g. `sudo apt install nvidia-driver-{}` or the CUDA "
+                               "repository's cuda-drivers), "
                                "or on a data-center GPU install cuda-compat-{}-{}; or use software built for CUDA {}.",
-                               minimum_driver_for(runtime).value_or(family_minimum_driver(runtime.major).value_or("newer")),
-                               minimum_driver_for(runtime).value_or("580").substr(0, 3), runtime.major, runtime.minor, driver.to_string()));
+                               minimum_driver_for(runtime).value_or(
+                                   family_minimum_driver(runtime.major).value_or("newer")),
+                               minimum_driver_for(runtime).value_or("580").substr(0, 3), runtime.major, runtime.minor,
+                               driver.to_string()));
     } else if (facts.forward_compat) {
         verdict = "forward compatibility";
     } else if (driver < runtime) {
@@ -64,28 +69,32 @@ void judge_pairing(const PairingFacts& facts, ResultBuilder& result) {
         const CudaVersion nvcc = *parsed;
         if (nvcc.major > driver.major)
             result.add(Code::nvcc_newer_than_driver,
-                       fmt::format("nvcc {} builds programs that need a CUDA {} driver; {}", facts.nvcc->full, nvcc.major, driver_text(facts, driver)),
-                       fmt::format("Update the driver (CUDA {} {}), or build with a CUDA {}.x toolkit.", nvcc.to_string(), needs_text(nvcc),
-                                   driver.major));
+                       fmt::format("nvcc {} builds programs that need a CUDA {} driver; {}", facts.nvcc->full,
+                                   nvcc.major, driver_text(facts, driver)),
+                       fmt::format("Update the driver (CUDA {} {}), or build with a CUDA {}.x toolkit.",
+                                   nvcc.to_string(), needs_text(nvcc), driver.major));
         else if (nvcc > driver)
-            result.evidence("nvcc_note", fmt::format("nvcc {} is newer than the driver's CUDA {}: programs run (minor-version "
-                                                     "compatibility), but PTX they embed cannot be JIT-compiled by this driver",
-                                                     facts.nvcc->full, driver.to_string()));
+            result.evidence("nvcc_note",
+                            fmt::format("nvcc {} is newer than the driver's CUDA {}: programs run (minor-version "
+                                        "compatibility), but PTX they embed cannot be JIT-compiled by this driver",
+                                        facts.nvcc->full, driver.to_string()));
     }
     result.summary(fmt::format("{}: driver CUDA {}{}, runtime {}{}", verdict, driver.to_string(),
-                               facts.driver_version.empty() ? "" : " (" + facts.driver_version + ")", runtime.to_string(),
-                               facts.nvcc ? ", nvcc " + facts.nvcc->full : ""));
+                               facts.driver_version.empty() ? "" : " (" + facts.driver_version + ")",
+                               runtime.to_string(), facts.nvcc ? ", nvcc " + facts.nvcc->full : ""));
 }
 
 std::unique_ptr<Check> make_cuda_pairing_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "cuda.pairing",
                   .title = "Driver/runtime pairing",
-                  .description = "Driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward-compat or insufficient",
+                  .description = "Driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version "
+                                 "compatible, forward-compat or insufficient",
                   .depends_on = {"driver.libcuda"},
                   .raises = {Code::driver_insufficient, Code::nvcc_newer_than_driver},
-                  .answers = "driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward "
-                             "compatibility, or insufficient (with the minimum driver)"},
+                  .answers =
+                      "driver CUDA version vs cudacheck's runtime vs nvcc: native, minor-version compatible, forward "
+                      "compatibility, or insufficient (with the minimum driver)"},
         [](CheckContext& context, ResultBuilder& result) {
             const DriverFacts& driver = context.probes.driver();
             PairingFacts facts;

@@ -3,10 +3,10 @@
 #pragma once
 
 #include "checks/reference/convolution.hpp"
-#include "report/catalog.hpp"
-#include "report/result.hpp"
 #include "engine/check.hpp"
 #include "gpu/library_support.hpp"
+#include "report/catalog.hpp"
+#include "report/result.hpp"
 
 #include <array>
 #include <cstddef>
@@ -68,7 +68,6 @@ struct ConvolutionInputs {
 void judge_convolution(const ConvolutionOutcome& outcome, ResultBuilder& result);
 
 namespace cudnn_nvrtc {
-
 
 // The finding a failed cuDNN status becomes: sub-library loading/version statuses are CC508 and
 // CC509 (with what they mean); everything else is CC507.

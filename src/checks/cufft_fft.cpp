@@ -1,25 +1,25 @@
 // cufft.fft: cuFFT (opened at run time, never linked) plans and runs batched single-precision 1-D
 // transforms, C2C and R2C, for a power-of-two length and one that is not; every result is verified
 // against a float64 reference FFT on the host, and inverse(forward(x)) / n against x.
-#include "checks/checks.hpp"
 #include "checks/cufft_fft.hpp"
-#include "checks/measure_then_judge.hpp"
 #include "bind/cufft.hpp"
 #include "bind/library_version.hpp"
+#include "bind/owned.hpp"
+#include "checks/checks.hpp"
+#include "checks/measure_then_judge.hpp"
 #include "checks/reference/fft.hpp"
 #include "gpu/cuda_runtime.hpp"
-#include "util/trace.hpp"
-#include "util/timed_windows.hpp"
-#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
+#include "util/timed_windows.hpp"
+#include "util/trace.hpp"
 
 #include <cmath>
 #include <cufft.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <future>
 #include <optional>
-#include <fmt/ranges.h>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,7 +75,8 @@ constexpr int members_compared = 64;
 std::vector<int> members_to_compare(int batch) {
     std::vector<int> members;
     const int count = std::min(batch, members_compared);
-    for (int i = 0; i < count; ++i) members.push_back(count == 1 ? 0 : static_cast<int>(static_cast<long long>(i) * (batch - 1) / (count - 1)));
+    for (int i = 0; i < count; ++i)
+        members.push_back(count == 1 ? 0 : static_cast<int>(static_cast<long long>(i) * (batch - 1) / (count - 1)));
     return members;
 }
 
@@ -120,7 +121,8 @@ FftLengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int 
     // computes them while the GPU plans, fills and transforms (after the GPU work, on the H200,
     // n=4096's took 108 ms and ended the whole default run).
     std::future<std::vector<ExpectedSpectra>> expected_done =
-        std::async(std::launch::async, [n, batch, complex_seed, real_seed] { return expected_spectra(n, batch, complex_seed, real_seed); });
+        std::async(std::launch::async,
+                   [n, batch, complex_seed, real_seed] { return expected_spectra(n, batch, complex_seed, real_seed); });
 
     Plan c2c(api, CUFFT_C2C, n, batch, stream.get());
     Plan r2c(api, CUFFT_R2C, n, batch, stream.get());
@@ -130,9 +132,11 @@ FftLengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int 
     gpu::DeviceArray<cufftComplex> round_trip(count);
     gpu::DeviceArray<cufftReal> real_input(count);
     gpu::DeviceArray<cufftComplex> real_spectrum(bins * static_cast<std::size_t>(batch));
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(input.data(), kernels::Element::f32, 2 * count, complex_seed, stream.get())),
+    gpu::check(static_cast<cudaError_t>(
+                   kernels::fill_uniform(input.data(), kernels::Element::f32, 2 * count, complex_seed, stream.get())),
                "fill kernel");
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(real_input.data(), kernels::Element::f32, count, real_seed, stream.get())),
+    gpu::check(static_cast<cudaError_t>(
+                   kernels::fill_uniform(real_input.data(), kernels::Element::f32, count, real_seed, stream.get())),
                "fill kernel");
     // Poison the outputs so that a transform that writes nothing cannot pass.
     gpu::check(cudaMemsetAsync(spectrum.data(), 0xFF, spectrum.bytes(), stream.get()), "cudaMemsetAsync");
@@ -146,15 +150,20 @@ FftLengthOutcome run_length(const CufftApi& api, const gpu::Stream& stream, int 
     });
     cufft_check(api.exec_c2c(c2c.get(), spectrum.data(), round_trip.data(), CUFFT_INVERSE),
                 fmt::format("cufftExecC2C(n={}, batch={}, CUFFT_INVERSE)", n, batch));
-    cufft_check(api.exec_r2c(r2c.get(), real_input.data(), real_spectrum.data()), fmt::format("cufftExecR2C(n={}, batch={})", n, batch));
+    cufft_check(api.exec_r2c(r2c.get(), real_input.data(), real_spectrum.data()),
+                fmt::format("cufftExecR2C(n={}, batch={})", n, batch));
 
     gpu::PinnedArray<cufftComplex> host_spectrum(count);
     gpu::PinnedArray<cufftComplex> host_round_trip(count);
     gpu::PinnedArray<cufftComplex> host_real_spectrum(real_spectrum.size());
-    gpu::check(cudaMemcpyAsync(host_spectrum.data(), spectrum.data(), spectrum.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-    gpu::check(cudaMemcpyAsync(host_round_trip.data(), round_trip.data(), round_trip.bytes(), cudaMemcpyDeviceToHost, stream.get()),
+    gpu::check(cudaMemcpyAsync(host_spectrum.data(), spectrum.data(), spectrum.bytes(), cudaMemcpyDeviceToHost,
+                               stream.get()),
                "cudaMemcpyAsync");
-    gpu::check(cudaMemcpyAsync(host_real_spectrum.data(), real_spectrum.data(), real_spectrum.bytes(), cudaMemcpyDeviceToHost, stream.get()),
+    gpu::check(cudaMemcpyAsync(host_round_trip.data(), round_trip.data(), round_trip.bytes(), cudaMemcpyDeviceToHost,
+                               stream.get()),
+               "cudaMemcpyAsync");
+    gpu::check(cudaMemcpyAsync(host_real_spectrum.data(), real_spectrum.data(), real_spectrum.bytes(),
+                               cudaMemcpyDeviceToHost, stream.get()),
                "cudaMemcpyAsync");
     stream.synchronize();
     gpu_work.reset();
@@ -259,7 +268,8 @@ FftVerdict FftVerdictBuilder::finish() {
 }
 
 namespace {
-constexpr MetricFamily fft_time{"cufft_forward", "{transform}_forward_time_n{n}", Unit::ms, "cuFFT forward transform time by transform and length."};
+constexpr MetricFamily fft_time{"cufft_forward", "{transform}_forward_time_n{n}", Unit::ms,
+                                "cuFFT forward transform time by transform and length."};
 constexpr MetricFamily fft_rate{"cufft_forward", "{transform}_forward_gflops_n{n}", Unit::gflops,
                                 "cuFFT forward transform throughput by transform and length, in TFLOP/s."};
 constexpr MetricFamily fft_error{"cufft_max_relative_error", "max_relative_error", Unit::ratio,
@@ -275,10 +285,12 @@ void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
         timings.push_back(fmt::format("{:.0f}", rate));
     }
     if (outcome.complete)
-        result.evidence("method", fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
-                                              "float64 mixed-radix FFT, inverse(forward(x))/n with x for all {}; forward C2C timed with CUDA "
-                                              "events, median of {} runs after 1 warm-up, 5 n log2(n) flops per transform",
-                                              outcome.members_compared, outcome.batch, outcome.timed_runs));
+        result.evidence(
+            "method",
+            fmt::format("single precision, out of place; forward C2C and R2C of {} members per length compared with a "
+                        "float64 mixed-radix FFT, inverse(forward(x))/n with x for all {}; forward C2C timed with CUDA "
+                        "events, median of {} runs after 1 warm-up, 5 n log2(n) flops per transform",
+                        outcome.members_compared, outcome.batch, outcome.timed_runs));
 
     double worst = 0.0;  // over the finite values
     bool all_finite = true;
@@ -292,32 +304,40 @@ void judge_fft(const FftOutcome& outcome, ResultBuilder& result) {
             if (accuracy.within(tolerance)) continue;
             all_passed = false;
             result.add(Code::wrong_result,
-                       fmt::format("{} x {} batches: {} over {} members (worst: member {}, {:.2e})", verdict.what, outcome.batch,
-                                   gpu::describe(accuracy, tolerance), verdict.members, verdict.worst_member, verdict.worst_member_error),
-                       "cuFFT computed a wrong transform on this GPU: check `dmesg` for Xid errors, `nvidia-smi -q -d ECC` for memory "
-                       "errors, and that the installed cuFFT matches the CUDA runtime; rerun to see whether it is reproducible.");
+                       fmt::format("{} x {} batches: {} over {} members (worst: member {}, {:.2e})", verdict.what,
+                                   outcome.batch, gpu::describe(accuracy, tolerance), verdict.members,
+                                   verdict.worst_member, verdict.worst_member_error),
+                       "cuFFT computed a wrong transform on this GPU: check `dmesg` for Xid errors, `nvidia-smi -q -d "
+                       "ECC` for memory "
+                       "errors, and that the installed cuFFT matches the CUDA runtime; rerun to see whether it is "
+                       "reproducible.");
         }
     if (!outcome.complete) return;  // the failure that stopped the measurement is its own finding
     if (all_finite) result.metric(fft_error, worst);
     if (!all_passed) return;
-    result.summary(fmt::format("C2C and R2C, n=4096 and 1000 x {} batches: max relative error {:.1e}; forward C2C {} GFLOP/s", outcome.batch,
-                               worst, fmt::join(timings, " and ")));
+    result.summary(
+        fmt::format("C2C and R2C, n=4096 and 1000 x {} batches: max relative error {:.1e}; forward C2C {} GFLOP/s",
+                    outcome.batch, worst, fmt::join(timings, " and ")));
 }
 
 std::unique_ptr<Check> make_cufft_fft_check() {
     return std::make_unique<FunctionCheck>(
-        gpu::library_check_info(
-            {.id = "cufft.fft",
-             .title = "cuFFT transforms",
-             .description = "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 reference; inverse(forward(x))/n = x",
-             .answers = "C2C and R2C transforms (n = 4096 and 1000, batched) against a float64 FFT, round trip, throughput"},
-            cuda_library::cufft),
+        gpu::library_check_info({.id = "cufft.fft",
+                                 .title = "cuFFT transforms",
+                                 .description = "cuFFT batched C2C and R2C FFTs (n=4096 and 1000) match a float64 "
+                                                "reference; inverse(forward(x))/n = x",
+                                 .answers = "C2C and R2C transforms (n = 4096 and 1000, batched) against a float64 "
+                                            "FFT, round trip, throughput"},
+                                cuda_library::cufft),
         [](CheckContext& context, ResultBuilder& result) {
-            const auto version = gpu::version_evidence(result, "cufftGetVersion", &CufftApi::get_version, CUFFT_SUCCESS, describe_status);
+            const auto version = gpu::version_evidence(result, "cufftGetVersion", &CufftApi::get_version, CUFFT_SUCCESS,
+                                                       describe_status);
             gpu::run_library_check<Cufft>(context, result, cuda_library::cufft, cufft_symbols, version,
                                           [&](const LoadedLibrary&, const CufftApi& api, int device) {
                                               measure_then_judge<FftOutcome>(
-                                                  [&](FftOutcome& outcome) { measure_fft(api, context.options.level, device, outcome); },
+                                                  [&](FftOutcome& outcome) {
+                                                      measure_fft(api, context.options.level, device, outcome);
+                                                  },
                                                   [&](const FftOutcome& outcome) { judge_fft(outcome, result); });
                                           });
         });

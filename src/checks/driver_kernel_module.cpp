@@ -14,7 +14,8 @@ namespace {
 std::string container_hint(const HostInfo& host) {
     if (host.container.empty()) return {};
     return fmt::format(
-        "This is a {} container: start it with GPU access (`docker run --gpus all …` with the NVIDIA Container Toolkit; on "
+        "This is a {} container: start it with GPU access (`docker run --gpus all …` with the NVIDIA Container "
+        "Toolkit; on "
         "Kubernetes request `nvidia.com/gpu`). The driver is installed on the host, not in the image.",
         host.container);
 }
@@ -24,21 +25,25 @@ std::string container_hint(const HostInfo& host) {
 void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, ResultBuilder& result) {
     std::vector<std::string> nouveau_devices;
     for (const PciDisplayDevice& device : facts.pci_devices) {
-        result.evidence("pci_device", fmt::format("{} bound to {}", device.address, device.driver.empty() ? "no driver" : device.driver));
+        result.evidence("pci_device", fmt::format("{} bound to {}", device.address,
+                                                  device.driver.empty() ? "no driver" : device.driver));
         if (device.driver == "nouveau") nouveau_devices.push_back(device.address);
     }
     if (facts.nouveau_loaded) result.evidence("nouveau_module", "loaded");
     if (!nouveau_devices.empty())
-        result.add(Code::nouveau_bound, fmt::format("nouveau drives NVIDIA GPU {}", sys::first_items(nouveau_devices, 90)));
+        result.add(Code::nouveau_bound,
+                   fmt::format("nouveau drives NVIDIA GPU {}", sys::first_items(nouveau_devices, 90)));
 
     if (!facts.module && host.wsl == "WSL2") {
         // WSL 2 has no NVIDIA module in the Linux VM: the Windows driver serves the GPU through /dev/dxg.
         if (!facts.dxg)
             result.add(Code::device_nodes_missing, "WSL 2 without /dev/dxg: GPU paravirtualization is not available",
-                       "Install the NVIDIA Windows driver (it includes WSL support), run `wsl --update` in PowerShell, then `wsl --shutdown`.");
+                       "Install the NVIDIA Windows driver (it includes WSL support), run `wsl --update` in PowerShell, "
+                       "then `wsl --shutdown`.");
         else if (!facts.dxg->openable)
             result.add(Code::device_nodes_no_access, fmt::format("cannot open /dev/dxg ({})", facts.dxg->error));
-        result.summary("WSL 2: the GPU is reached through /dev/dxg; the driver is the Windows one (no Linux kernel module)");
+        result.summary(
+            "WSL 2: the GPU is reached through /dev/dxg; the driver is the Windows one (no Linux kernel module)");
         return;
     }
     if (!facts.module) {
@@ -48,8 +53,9 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
         if (!facts.pci_devices.empty())
             message += fmt::format("; {} NVIDIA GPU(s) on the PCI bus", facts.pci_devices.size());
         if (remediation.empty() && !facts.pci_devices.empty() && nouveau_devices.empty())
-            remediation = "The GPU is present but no NVIDIA module is loaded: `sudo modprobe nvidia` (see `dmesg | grep -i nvrm` "
-                          "if it fails; Secure Boot may require signing the module), or install the driver and reboot.";
+            remediation =
+                "The GPU is present but no NVIDIA module is loaded: `sudo modprobe nvidia` (see `dmesg | grep -i nvrm` "
+                "if it fails; Secure Boot may require signing the module), or install the driver and reboot.";
         result.add(Code::kernel_module_not_loaded, message, remediation);
         return;
     }
@@ -58,7 +64,8 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
     result.evidence("module_version", module.version);
     result.evidence("module_flavour", module.open_module ? "open" : "proprietary");
     if (!facts.sys_module_version.empty()) result.evidence("sys_module_version", facts.sys_module_version);
-    for (const ProcGpu& gpu : facts.gpus) result.evidence("gpu", fmt::format("{} {} {}", gpu.bus_location, gpu.model, gpu.uuid));
+    for (const ProcGpu& gpu : facts.gpus)
+        result.evidence("gpu", fmt::format("{} {} {}", gpu.bus_location, gpu.model, gpu.uuid));
 
     std::vector<std::string> missing;
     std::vector<std::string> denied;
@@ -80,16 +87,23 @@ void judge_kernel_module(const KernelModuleFacts& facts, const HostInfo& host, R
     if (!missing.empty()) {
         std::string remediation = container_hint(host);
         if (remediation.empty())
-            remediation = "Create them: `sudo nvidia-modprobe -u -c=0` (or reboot); check that the nvidia module loaded without errors (`dmesg | grep -i nvrm`).";
-        result.add(Code::device_nodes_missing, fmt::format("device file(s) missing: {}", sys::first_items(missing, 90)), remediation);
+            remediation =
+                "Create them: `sudo nvidia-modprobe -u -c=0` (or reboot); check that the nvidia module loaded without "
+                "errors (`dmesg | grep -i nvrm`).";
+        result.add(Code::device_nodes_missing, fmt::format("device file(s) missing: {}", sys::first_items(missing, 90)),
+                   remediation);
     }
     if (!denied.empty()) {
         std::string remediation =
-            "Make the user a member of the group owning /dev/nvidia* (`ls -l /dev/nvidia*`, then `sudo usermod -aG <group> $USER` and log in again).";
+            "Make the user a member of the group owning /dev/nvidia* (`ls -l /dev/nvidia*`, then `sudo usermod -aG "
+            "<group> $USER` and log in again).";
         if (!host.container.empty())
-            remediation = "The container's device cgroup denies access: start it with `--gpus all` (NVIDIA Container Toolkit) rather than "
-                          "bind-mounting /dev/nvidia* by hand.";
-        result.add(Code::device_nodes_no_access, sys::clip(fmt::format("cannot open {}", fmt::join(denied, ", ")), sys::max_headline), remediation);
+            remediation =
+                "The container's device cgroup denies access: start it with `--gpus all` (NVIDIA Container Toolkit) "
+                "rather than "
+                "bind-mounting /dev/nvidia* by hand.";
+        result.add(Code::device_nodes_no_access,
+                   sys::clip(fmt::format("cannot open {}", fmt::join(denied, ", ")), sys::max_headline), remediation);
     }
     result.summary(fmt::format("NVIDIA {} kernel module {} loaded; {} GPU(s) registered; device files accessible",
                                module.open_module ? "open" : "proprietary", module.version, facts.gpus.size()));
@@ -102,8 +116,9 @@ std::unique_ptr<Check> make_kernel_module_check() {
                   .description = "NVIDIA kernel module version, /dev/nvidia* access, nouveau",
                   .raises = {Code::kernel_module_not_loaded, Code::device_nodes_missing, Code::device_nodes_no_access,
                              Code::nouveau_bound},
-                  .answers = "the loaded NVIDIA module and its version, `/dev/nvidia*` and whether this user can open them, "
-                             "nouveau"},
+                  .answers =
+                      "the loaded NVIDIA module and its version, `/dev/nvidia*` and whether this user can open them, "
+                      "nouveau"},
         [](CheckContext& context, ResultBuilder& result) {
             judge_kernel_module(context.probes.kernel_module(), context.probes.host(), result);
         });

@@ -36,17 +36,21 @@ const std::vector<PytorchVariant>& pytorch_variants() {
 namespace {
 
 // PyTorch's _code_compatible_with_device: code for X.Y runs on devices of major X, minor >= Y.
-bool code_runs_on(int code_cc, const DeviceInfo& device) { return code_cc / 10 == device.cc_major && code_cc % 10 <= device.cc_minor; }
+bool code_runs_on(int code_cc, const DeviceInfo& device) {
+    return code_cc / 10 == device.cc_major && code_cc % 10 <= device.cc_minor;
+}
 
 bool variant_covers(const PytorchVariant& variant, const std::vector<DeviceInfo>& devices) {
     return std::all_of(devices.begin(), devices.end(), [&](const DeviceInfo& device) {
-        return std::any_of(variant.code_ccs.begin(), variant.code_ccs.end(), [&](int cc) { return code_runs_on(cc, device); });
+        return std::any_of(variant.code_ccs.begin(), variant.code_ccs.end(),
+                           [&](int cc) { return code_runs_on(cc, device); });
     });
 }
 
 }  // namespace
 
-std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda, const std::vector<DeviceInfo>& devices) {
+std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda,
+                                                  const std::vector<DeviceInfo>& devices) {
     const std::vector<PytorchVariant>& variants = pytorch_variants();
     for (auto it = variants.rbegin(); it != variants.rend(); ++it)
         if ((!driver_cuda || it->cuda.major <= driver_cuda->major) && variant_covers(*it, devices)) return *it;
@@ -68,8 +72,9 @@ const FrameworkFacts* find_framework(const EnvironmentFacts& environment, std::s
 
 std::string driver_text(const FrameworkJudgeInput& input) {
     if (!input.driver_cuda) return "no driver answered";
-    return input.driver_version.empty() ? fmt::format("the driver supports CUDA <= {}", input.driver_cuda->to_string())
-                                        : fmt::format("driver {} supports CUDA <= {}", input.driver_version, input.driver_cuda->to_string());
+    return input.driver_version.empty()
+               ? fmt::format("the driver supports CUDA <= {}", input.driver_cuda->to_string())
+               : fmt::format("driver {} supports CUDA <= {}", input.driver_version, input.driver_cuda->to_string());
 }
 
 // The libraries a CUDA wheel carries, by its distribution name: the table's wheel, bare for CUDA 13
@@ -81,7 +86,8 @@ std::vector<const LibraryFamily*> families_of_wheel(std::string_view distributio
         const std::string stem = normalise_distribution_name(family.wheel);
         if (!sys::starts_with(distribution, stem)) continue;
         const std::string_view rest = distribution.substr(stem.size());
-        if (rest.empty() || (sys::starts_with(rest, "-cu") && rest.size() > 3 && rest.find_first_not_of("0123456789", 3) == std::string_view::npos))
+        if (rest.empty() || (sys::starts_with(rest, "-cu") && rest.size() > 3 &&
+                             rest.find_first_not_of("0123456789", 3) == std::string_view::npos))
             families.push_back(&family);
     }
     return families;
@@ -111,8 +117,8 @@ std::string cuda_of(const FrameworkBuild& build) {
 
 // The command that installs the framework's CUDA build for a driver of `cuda_major` (and, for
 // PyTorch, the GPUs here); "" when the framework has none.
-std::string install_command(const EnvironmentFacts& environment, const FrameworkFacts& framework, const FrameworkJudgeInput& input,
-                            std::optional<CudaVersion> driver_cuda) {
+std::string install_command(const EnvironmentFacts& environment, const FrameworkFacts& framework,
+                            const FrameworkJudgeInput& input, std::optional<CudaVersion> driver_cuda) {
     const std::string& name = framework.build.framework;
     if (name == "PyTorch") {
         const std::optional<PytorchVariant> variant = pytorch_variant_for(driver_cuda, input.devices);
@@ -120,21 +126,24 @@ std::string install_command(const EnvironmentFacts& environment, const Framework
         std::string packages = "torch";
         for (const char* extension : {"torchvision", "torchaudio"})
             if (find_framework(environment, extension) != nullptr) packages += std::string(" ") + extension;
-        return fmt::format("{} install --force-reinstall {} --index-url https://download.pytorch.org/whl/cu{}{}", pip(environment), packages,
-                           variant->cuda.major, variant->cuda.minor);
+        return fmt::format("{} install --force-reinstall {} --index-url https://download.pytorch.org/whl/cu{}{}",
+                           pip(environment), packages, variant->cuda.major, variant->cuda.minor);
     }
     const int major = driver_cuda ? std::min(driver_cuda->major, 13) : 13;
     if (major < 12) return {};
     if (name == "JAX") return fmt::format("{} install -U \"jax[cuda{}]\"", pip(environment), major);
     if (name == "CuPy")
-        return fmt::format("{} uninstall -y {} && {} install cupy-cuda{}x", pip(environment), framework.build.distribution, pip(environment), major);
-    if (name == "TensorFlow" && major == 12) return fmt::format("{} install -U \"tensorflow[and-cuda]\"", pip(environment));
+        return fmt::format("{} uninstall -y {} && {} install cupy-cuda{}x", pip(environment),
+                           framework.build.distribution, pip(environment), major);
+    if (name == "TensorFlow" && major == 12)
+        return fmt::format("{} install -U \"tensorflow[and-cuda]\"", pip(environment));
     return {};
 }
 
 // The frameworks that decide which CUDA a process gets; the extensions follow torch.
 bool is_framework(const FrameworkBuild& build) {
-    return build.framework == "PyTorch" || build.framework == "JAX" || build.framework == "CuPy" || build.framework == "TensorFlow";
+    return build.framework == "PyTorch" || build.framework == "JAX" || build.framework == "CuPy" ||
+           build.framework == "TensorFlow";
 }
 
 class FrameworkJudge {
@@ -187,7 +196,8 @@ public:
     // The whole account behind a headline, with its paths and lists: evidence under the finding's
     // code and subject (shown by -v and in the JSON report).
     void detail(Code code, std::string text) {
-        result_.evidence(subject_.empty() ? code_string(code) : fmt::format("{} {}", code_string(code), subject_), std::move(text));
+        result_.evidence(subject_.empty() ? code_string(code) : fmt::format("{} {}", code_string(code), subject_),
+                         std::move(text));
     }
 
     // What kept the environment from being read: a pyvenv.cfg home chain that loops,
@@ -197,14 +207,20 @@ public:
     void environment_access(const EnvironmentFacts& environment) {
         const PythonEnvironment& python = environment.environment;
         subject_ = python.prefix;
-        const std::string found_by = python.found_by.empty() ? std::string() : fmt::format(" (found by {})", sys::printable(python.found_by.front()));
+        const std::string found_by = python.found_by.empty()
+                                         ? std::string()
+                                         : fmt::format(" (found by {})", sys::printable(python.found_by.front()));
         if (!python.home_loop.empty() && reported_paths_.insert(python.home_loop_file).second) {
             const std::string venv = sys::directory_of(python.home_loop_file);
-            detail(Code::python_venv_home_loop, fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, python.home_loop));
+            detail(Code::python_venv_home_loop,
+                   fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, python.home_loop));
             add(Code::python_venv_home_loop,
-                fmt::format("the pyvenv.cfg home of {} leads back to a virtual environment", sys::clip_path(sys::printable(python.prefix), 64)),
-                fmt::format("Set `home` in {} to the bin directory of the Python the environment was made from (e.g. /usr/bin), or make the "
-                            "environment again with that Python (`/usr/bin/python3 -m venv {}` rewrites pyvenv.cfg and keeps the installed "
+                fmt::format("the pyvenv.cfg home of {} leads back to a virtual environment",
+                            sys::clip_path(sys::printable(python.prefix), 64)),
+                fmt::format("Set `home` in {} to the bin directory of the Python the environment was made from (e.g. "
+                            "/usr/bin), or make the "
+                            "environment again with that Python (`/usr/bin/python3 -m venv {}` rewrites pyvenv.cfg and "
+                            "keeps the installed "
                             "packages).",
                             sys::printable(python.home_loop_file), sys::printable(venv)));
         }
@@ -214,7 +230,8 @@ public:
             detail(Code::python_environment_unreadable,
                    fmt::format("{}{}: {}: {}", sys::printable(python.prefix), found_by, unreadable.message,
                                whole ? "the environment cannot be read, so its frameworks are not checked"
-                                     : "the frameworks installed there are not checked, and Python run by this user cannot import them"));
+                                     : "the frameworks installed there are not checked, and Python run by this user "
+                                       "cannot import them"));
             add(Code::python_environment_unreadable,
                 fmt::format("{} cannot be read: {}", sys::clip_path(sys::printable(unreadable.path), 56),
                             whole ? "its frameworks are not checked" : "what is installed there is not checked"),
@@ -223,8 +240,10 @@ public:
         // Other reasons it could not be read: a --python naming nothing, an interpreter link that
         // resolves nowhere.
         if (!python.problem.empty() && python.unreadable.empty())
-            add(Code::python_environment_unreadable, fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, sys::printable(python.problem)),
-                "Name an interpreter or an environment's root that exists (`--python /path/to/venv` or `--python /path/to/venv/bin/python3`), "
+            add(Code::python_environment_unreadable,
+                fmt::format("{}{}: {}", sys::printable(python.prefix), found_by, sys::printable(python.problem)),
+                "Name an interpreter or an environment's root that exists (`--python /path/to/venv` or `--python "
+                "/path/to/venv/bin/python3`), "
                 "or repair the link the message names.");
         subject_.clear();
     }
@@ -237,21 +256,28 @@ public:
         subject_ = prefix;
         if (!path.fatal.empty()) {
             detail(Code::python_home_invalid, fmt::format("{}: {}", prefix, path.fatal));
-            add(Code::python_home_invalid, fmt::format("PYTHONHOME stops every Python started in {}", sys::clip_path(prefix, 72)),
+            add(Code::python_home_invalid,
+                fmt::format("PYTHONHOME stops every Python started in {}", sys::clip_path(prefix, 72)),
                 "Unset it: `unset PYTHONHOME`.");
         }
         for (const PthProblem& problem : path.pth_problems) {
             detail(problem.missing_path ? Code::python_pth_path_missing : Code::python_pth_error,
-                   problem.missing_path ? fmt::format("{}: line {} of {} names {}, which does not exist", prefix, problem.line, problem.file, problem.why)
-                                        : fmt::format("{}: line {} of {} (`{}`): {}", prefix, problem.line, problem.file, problem.text, problem.why));
+                   problem.missing_path ? fmt::format("{}: line {} of {} names {}, which does not exist", prefix,
+                                                      problem.line, problem.file, problem.why)
+                                        : fmt::format("{}: line {} of {} (`{}`): {}", prefix, problem.line,
+                                                      problem.file, problem.text, problem.why));
             if (problem.missing_path)
                 add(Code::python_pth_path_missing,
-                    fmt::format("line {} of {} names a path that does not exist", problem.line, sys::clip_path(problem.file, 64)),
-                    fmt::format("Reinstall the package from its new location (`{} install -e <source>`) or uninstall it; or delete the line "
+                    fmt::format("line {} of {} names a path that does not exist", problem.line,
+                                sys::clip_path(problem.file, 64)),
+                    fmt::format("Reinstall the package from its new location (`{} install -e <source>`) or uninstall "
+                                "it; or delete the line "
                                 "from {}.",
                                 pip(environment), problem.file));
             else
-                add(Code::python_pth_error, fmt::format("line {} of {} fails at every interpreter start", problem.line, sys::clip_path(problem.file, 56)),
+                add(Code::python_pth_error,
+                    fmt::format("line {} of {} fails at every interpreter start", problem.line,
+                                sys::clip_path(problem.file, 56)),
                     fmt::format("Remove {} or reinstall the package that wrote it.", problem.file));
         }
         subject_.clear();
@@ -262,58 +288,69 @@ public:
         if (!framework.import) return;
         const ImportFacts& imported = *framework.import;
         const FrameworkBuild& build = framework.build;
-        const std::string installed = fmt::format("{} {} in {}", build.framework, build.version, framework.site_packages);
+        const std::string installed =
+            fmt::format("{} {} in {}", build.framework, build.version, framework.site_packages);
         const std::string where = fmt::format("`import {}` in {}", imported.module, environment.environment.prefix);
         if (imported.kind == ImportKind::not_found || imported.kind == ImportKind::namespace_package) {
             detail(Code::framework_import_fails,
                    imported.kind == ImportKind::not_found
-                       ? fmt::format("{} fails (\"No module named '{}'\"): {} has an install record but no {} package is on the interpreter's path",
+                       ? fmt::format("{} fails (\"No module named '{}'\"): {} has an install record but no {} package "
+                                     "is on the interpreter's path",
                                      where, imported.module, installed, imported.module)
-                       : fmt::format("{} gives an empty namespace package (a directory without __init__.py: {}): {} has an install record but "
+                       : fmt::format("{} gives an empty namespace package (a directory without __init__.py: {}): {} "
+                                     "has an install record but "
                                      "its files are gone",
                                      where, imported.location, installed));
             add(Code::framework_import_fails,
                 imported.kind == ImportKind::not_found
-                    ? fmt::format("`import {}` fails: {} {} has an install record but no package on the path", imported.module, build.framework,
-                                  build.version)
-                    : fmt::format("`import {}` gives an empty namespace package: the files of {} {} are gone", imported.module, build.framework,
-                                  build.version),
-                fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment), build.distribution));
+                    ? fmt::format("`import {}` fails: {} {} has an install record but no package on the path",
+                                  imported.module, build.framework, build.version)
+                    : fmt::format("`import {}` gives an empty namespace package: the files of {} {} are gone",
+                                  imported.module, build.framework, build.version),
+                fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment),
+                            build.distribution));
             return;
         }
         if (imported.own_copy) {
             if (!framework.shadowed_installs.empty() && imported.entry && outside_environment(imported.entry->origin)) {
                 detail(Code::framework_installed_twice,
-                       fmt::format("{} loads {} from the {} ({}), which shadows the install{} in {}", where, build.version,
-                                   to_string(imported.entry->origin), imported.file, framework.shadowed_installs.size() == 1 ? "" : "s",
+                       fmt::format("{} loads {} from the {} ({}), which shadows the install{} in {}", where,
+                                   build.version, to_string(imported.entry->origin), imported.file,
+                                   framework.shadowed_installs.size() == 1 ? "" : "s",
                                    fmt::join(framework.shadowed_installs, ", ")));
                 add(Code::framework_installed_twice,
-                    fmt::format("`import {}` loads {} {} from the {}, which shadows {} other install{}", imported.module, build.framework, build.version,
-                                to_string(imported.entry->origin), framework.shadowed_installs.size(),
-                                framework.shadowed_installs.size() == 1 ? "" : "s"),
+                    fmt::format("`import {}` loads {} {} from the {}, which shadows {} other install{}",
+                                imported.module, build.framework, build.version, to_string(imported.entry->origin),
+                                framework.shadowed_installs.size(), framework.shadowed_installs.size() == 1 ? "" : "s"),
                     take_off_path(environment, imported, build.distribution));
             }
             return;
         }
-        const std::string copy = imported.other_version.empty() ? std::string("version unknown") : imported.other_version;
-        const std::string why = imported.entry ? put_first_by(*imported.entry) : fmt::format("an editable finder installed by {}", imported.finder_pth);
+        const std::string copy =
+            imported.other_version.empty() ? std::string("version unknown") : imported.other_version;
+        const std::string why = imported.entry ? put_first_by(*imported.entry)
+                                               : fmt::format("an editable finder installed by {}", imported.finder_pth);
         const Code code = imported.other_install ? Code::framework_installed_twice : Code::framework_import_shadowed;
-        detail(code, fmt::format("{} loads {} ({}{}), put first by {}, not the installed {}", where, imported.file, copy,
-                                 imported.other_install ? "" : ", no install record: a stale copy or a source tree", why, installed));
+        detail(code,
+               fmt::format("{} loads {} ({}{}), put first by {}, not the installed {}", where, imported.file, copy,
+                           imported.other_install ? "" : ", no install record: a stale copy or a source tree", why,
+                           installed));
         add(code,
-            fmt::format("`import {}` loads {} copy ({}), not the installed {} {}", imported.module, imported.other_install ? "another installed" : "a stray",
-                        copy, build.framework, build.version),
+            fmt::format("`import {}` loads {} copy ({}), not the installed {} {}", imported.module,
+                        imported.other_install ? "another installed" : "a stray", copy, build.framework, build.version),
             take_off_path(environment, imported, build.distribution));
     }
 
     static bool outside_environment(PathOrigin origin) {
-        return origin == PathOrigin::pythonpath || origin == PathOrigin::user_site || origin == PathOrigin::current_directory ||
-               origin == PathOrigin::pth_file;
+        return origin == PathOrigin::pythonpath || origin == PathOrigin::user_site ||
+               origin == PathOrigin::current_directory || origin == PathOrigin::pth_file;
     }
 
     static std::string put_first_by(const SysPathEntry& entry) {
         switch (entry.origin) {
-            case PathOrigin::current_directory: return fmt::format("the current directory {} (sys.path[0] for `python3 -c` and the prompt)", entry.path);
+            case PathOrigin::current_directory:
+                return fmt::format("the current directory {} (sys.path[0] for `python3 -c` and the prompt)",
+                                   entry.path);
             case PathOrigin::pythonpath: return fmt::format("PYTHONPATH (entry {})", entry.path);
             case PathOrigin::pth_file: return fmt::format("{} (it adds {})", entry.source, entry.path);
             case PathOrigin::user_site: return fmt::format("the user site {}", entry.path);
@@ -322,32 +359,46 @@ public:
     }
 
     // The fix for a copy that comes first: off the path it came from.
-    std::string take_off_path(const EnvironmentFacts& environment, const ImportFacts& imported, const std::string& distribution) const {
-        if (!imported.entry) return fmt::format("Remove the editable install that {} belongs to, or reinstall it.", imported.finder_pth);
+    std::string take_off_path(const EnvironmentFacts& environment, const ImportFacts& imported,
+                              const std::string& distribution) const {
+        if (!imported.entry)
+            return fmt::format("Remove the editable install that {} belongs to, or reinstall it.", imported.finder_pth);
         const SysPathEntry& entry = *imported.entry;
         switch (entry.origin) {
             case PathOrigin::current_directory:
-                return fmt::format("Run Python from another directory than {} (it looks there first), or move {} out of it.", entry.path, imported.location);
+                return fmt::format(
+                    "Run Python from another directory than {} (it looks there first), or move {} out of it.",
+                    entry.path, imported.location);
             case PathOrigin::pythonpath: {
                 std::vector<std::string> kept;
                 for (const std::string& variable : environment.path.variables)
                     if (sys::starts_with(variable, "PYTHONPATH="))
                         for (const std::string& part : sys::split(variable.substr(11), ':'))
-                            if (sys::absolute_path(part, environment.path.current_directory) != entry.path) kept.push_back(part);
+                            if (sys::absolute_path(part, environment.path.current_directory) != entry.path)
+                                kept.push_back(part);
                 return kept.empty() ? fmt::format("Take {} off PYTHONPATH: `unset PYTHONPATH`.", entry.path)
-                                    : fmt::format("Take {} off PYTHONPATH: `export PYTHONPATH={}`.", entry.path, fmt::join(kept, ":"));
+                                    : fmt::format("Take {} off PYTHONPATH: `export PYTHONPATH={}`.", entry.path,
+                                                  fmt::join(kept, ":"));
             }
             case PathOrigin::pth_file:
-                return fmt::format("Delete {} (or uninstall the package that wrote the .pth file), so that the installed copy is imported.", entry.source);
+                return fmt::format(
+                    "Delete {} (or uninstall the package that wrote the .pth file), so that the installed copy is "
+                    "imported.",
+                    entry.source);
             case PathOrigin::user_site:
                 return imported.other_install
-                           ? fmt::format("Remove the user site's copy: `{} uninstall {}` takes the first one found, the user site's (or set "
-                                         "PYTHONNOUSERSITE=1).",
-                                         pip(environment), distribution)
-                           : fmt::format("Delete {}, which no install record names (or set PYTHONNOUSERSITE=1).", imported.location);
+                           ? fmt::format(
+                                 "Remove the user site's copy: `{} uninstall {}` takes the first one found, the user "
+                                 "site's (or set "
+                                 "PYTHONNOUSERSITE=1).",
+                                 pip(environment), distribution)
+                           : fmt::format("Delete {}, which no install record names (or set PYTHONNOUSERSITE=1).",
+                                         imported.location);
             default:
-                return fmt::format("Delete {}, which no install record names, or reinstall: `{} install --force-reinstall --no-deps {}`.",
-                                   imported.location, pip(environment), distribution);
+                return fmt::format(
+                    "Delete {}, which no install record names, or reinstall: `{} install --force-reinstall --no-deps "
+                    "{}`.",
+                    imported.location, pip(environment), distribution);
         }
     }
 
@@ -363,20 +414,28 @@ public:
                 colon == std::string::npos || problem.front() != '/'
                     ? problem
                     : fmt::format("{}: {}", sys::clip_path(problem.substr(0, colon), 40), problem.substr(colon + 2));
-            if (headline != problem) detail(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, problem));
-            add(Code::framework_metadata_unreadable, fmt::format("{} {}: {}", framework.build.framework, framework.build.version, headline),
-                fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment), framework.build.distribution));
+            if (headline != problem)
+                detail(Code::framework_metadata_unreadable,
+                       fmt::format("{} {}: {}", framework.build.framework, framework.build.version, problem));
+            add(Code::framework_metadata_unreadable,
+                fmt::format("{} {}: {}", framework.build.framework, framework.build.version, headline),
+                fmt::format("Reinstall it: `{} install --force-reinstall --no-deps {}`.", pip(environment),
+                            framework.build.distribution));
         }
     }
 
     void cpu_only(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
         if (framework.build.accelerator != Accelerator::cpu || !input_.gpu_present) return;
-        if (framework.build.framework != "PyTorch" && framework.build.framework != "JAX" && framework.build.framework != "TensorFlow") return;
+        if (framework.build.framework != "PyTorch" && framework.build.framework != "JAX" &&
+            framework.build.framework != "TensorFlow")
+            return;
         const std::string command = install_command(environment, framework, input_, input_.driver_cuda);
         add(Code::framework_cpu_only,
-            fmt::format("{} {} in {} is a CPU-only build: it will not use the GPU{} here", framework.build.framework, framework.build.version,
-                        sys::clip_path(environment.environment.prefix, 40), input_.devices.size() == 1 ? "" : "s"),
-            command.empty() ? std::string("Install the framework's CUDA build for this driver.") : fmt::format("Install its CUDA build: `{}`.", command));
+            fmt::format("{} {} in {} is a CPU-only build: it will not use the GPU{} here", framework.build.framework,
+                        framework.build.version, sys::clip_path(environment.environment.prefix, 40),
+                        input_.devices.size() == 1 ? "" : "s"),
+            command.empty() ? std::string("Install the framework's CUDA build for this driver.")
+                            : fmt::format("Install its CUDA build: `{}`.", command));
     }
 
     // false when the driver cannot run it at all (the coverage verdicts would only repeat that).
@@ -387,70 +446,92 @@ public:
         const std::string command = install_command(environment, framework, input_, input_.driver_cuda);
         const std::string needs = std::string(family_minimum_driver(*build.cuda_major).value_or("a newer one"));
         const std::string own_words =
-            build.framework == "PyTorch" ? fmt::format(": torch.cuda says \"The NVIDIA driver on your system is too old (found version {})\"",
-                                                       input_.driver_cuda->encoded())
-                                         : "";
-        detail(Code::framework_driver_too_old, fmt::format("{} {} in {} is built for CUDA {}; {}{}", build.framework, build.version,
-                                                           environment.environment.prefix, cuda_of(build), driver_text(input_), own_words));
+            build.framework == "PyTorch"
+                ? fmt::format(": torch.cuda says \"The NVIDIA driver on your system is too old (found version {})\"",
+                              input_.driver_cuda->encoded())
+                : "";
+        detail(Code::framework_driver_too_old,
+               fmt::format("{} {} in {} is built for CUDA {}; {}{}", build.framework, build.version,
+                           environment.environment.prefix, cuda_of(build), driver_text(input_), own_words));
         add(Code::framework_driver_too_old,
-            fmt::format("{} {} in {} is built for CUDA {}, which the driver (CUDA <= {}) does not run", build.framework, build.version,
-                        sys::clip_path(environment.environment.prefix, 32), cuda_of(build), input_.driver_cuda->to_string()),
+            fmt::format("{} {} in {} is built for CUDA {}, which the driver (CUDA <= {}) does not run", build.framework,
+                        build.version, sys::clip_path(environment.environment.prefix, 32), cuda_of(build),
+                        input_.driver_cuda->to_string()),
             fmt::format("Install NVIDIA driver >= {} (CUDA {}){}.", needs, *build.cuda_major,
-                        command.empty() ? std::string() : fmt::format(", or the build for this driver: `{}`", command)));
+                        command.empty() ? std::string()
+                                        : fmt::format(", or the build for this driver: `{}`", command)));
         return false;
     }
 
     void coverage(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
         for (const DeviceInfo& device : input_.devices) {
-            const GpuCoverage verdict = framework_gpu_coverage(framework, device.cc_major, device.cc_minor, input_.driver_cuda);
-            const std::string gpu = fmt::format("GPU {} ({}, sm_{}{})", device.ordinal, device.name, device.cc_major, device.cc_minor);
-            const std::string head = fmt::format("{} {} in {}", framework.build.framework, framework.build.version, environment.environment.prefix);
+            const GpuCoverage verdict =
+                framework_gpu_coverage(framework, device.cc_major, device.cc_minor, input_.driver_cuda);
+            const std::string gpu =
+                fmt::format("GPU {} ({}, sm_{}{})", device.ordinal, device.name, device.cc_major, device.cc_minor);
+            const std::string head = fmt::format("{} {} in {}", framework.build.framework, framework.build.version,
+                                                 environment.environment.prefix);
             // The headline's shorter forms; the whole account is the finding's detail in the evidence.
-            const std::string short_head = fmt::format("{} {} in {}", framework.build.framework, framework.build.version,
-                                                       sys::clip_path(environment.environment.prefix, 32));
-            const std::string short_gpu = fmt::format("GPU {} (sm_{}{})", device.ordinal, device.cc_major, device.cc_minor);
+            const std::string short_head =
+                fmt::format("{} {} in {}", framework.build.framework, framework.build.version,
+                            sys::clip_path(environment.environment.prefix, 32));
+            const std::string short_gpu =
+                fmt::format("GPU {} (sm_{}{})", device.ordinal, device.cc_major, device.cc_minor);
             std::string torch_table;
             if (framework.build.framework == "PyTorch" && framework.build.cuda) {
                 for (const PytorchVariant& variant : pytorch_variants())
                     if (variant.cuda.to_string() == *framework.build.cuda && !variant_covers(variant, {device}))
-                        torch_table = fmt::format("; PyTorch's own table lists no code for CC {}.{} in its CUDA {} builds, and torch warns \"{} with "
-                                                  "CUDA capability sm_{}{} is not compatible with the current PyTorch installation\"",
-                                                  device.cc_major, device.cc_minor, *framework.build.cuda, device.name, device.cc_major,
-                                                  device.cc_minor);
+                        torch_table = fmt::format(
+                            "; PyTorch's own table lists no code for CC {}.{} in its CUDA {} builds, and torch warns "
+                            "\"{} with "
+                            "CUDA capability sm_{}{} is not compatible with the current PyTorch installation\"",
+                            device.cc_major, device.cc_minor, *framework.build.cuda, device.name, device.cc_major,
+                            device.cc_minor);
             }
             if (verdict.coverage == Coverage::none || verdict.coverage == Coverage::ptx_too_new) {
                 std::string command;
                 if (framework.build.framework == "PyTorch")
                     if (const auto variant = pytorch_variant_for(input_.driver_cuda, {device}))
                         command = install_command(environment, framework, input_, variant->cuda);
-                const std::string cause =
-                    verdict.coverage == Coverage::none
-                        ? fmt::format("has no GPU code for {}: {}{}; its kernels fail with \"no kernel image is available for execution on the device\"", gpu,
-                                      verdict.how, torch_table)
-                        : fmt::format("runs on {} only through {}, and {} cannot compile PTX that new (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)", gpu,
-                                      verdict.how, driver_text(input_));
+                const std::string cause = verdict.coverage == Coverage::none
+                                              ? fmt::format(
+                                                    "has no GPU code for {}: {}{}; its kernels fail with \"no kernel "
+                                                    "image is available for execution on the device\"",
+                                                    gpu, verdict.how, torch_table)
+                                              : fmt::format(
+                                                    "runs on {} only through {}, and {} cannot compile PTX that new "
+                                                    "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)",
+                                                    gpu, verdict.how, driver_text(input_));
                 std::string remediation =
                     verdict.coverage == Coverage::ptx_too_new
                         ? fmt::format("Install NVIDIA driver >= {} (CUDA {}), or a build with SASS for sm_{}{}.",
-                                      minimum_driver_for(*verdict.ptx_needs).value_or(family_minimum_driver(verdict.ptx_needs->major).value_or("newer")),
+                                      minimum_driver_for(*verdict.ptx_needs)
+                                          .value_or(family_minimum_driver(verdict.ptx_needs->major).value_or("newer")),
                                       verdict.ptx_needs->to_string(), device.cc_major, device.cc_minor)
-                    : !command.empty()
-                        ? fmt::format("Install the build that carries code for sm_{}{}: `{}`.", device.cc_major, device.cc_minor, command)
-                        : fmt::format("Install a build of {} whose architecture list includes sm_{}{} (or build it from source with "
-                                      "TORCH_CUDA_ARCH_LIST=\"{}.{}\" / its own architecture option).",
-                                      framework.build.framework, device.cc_major, device.cc_minor, device.cc_major, device.cc_minor);
+                    : !command.empty() ? fmt::format("Install the build that carries code for sm_{}{}: `{}`.",
+                                                     device.cc_major, device.cc_minor, command)
+                                       : fmt::format(
+                                             "Install a build of {} whose architecture list includes sm_{}{} (or build "
+                                             "it from source with "
+                                             "TORCH_CUDA_ARCH_LIST=\"{}.{}\" / its own architecture option).",
+                                             framework.build.framework, device.cc_major, device.cc_minor,
+                                             device.cc_major, device.cc_minor);
                 detail(Code::framework_no_kernel_image, fmt::format("{} {}", head, cause));
                 add(Code::framework_no_kernel_image,
                     verdict.coverage == Coverage::none
                         ? fmt::format("{} has no GPU code for {}", short_head, short_gpu)
-                        : fmt::format("{} runs on {} only through PTX newer than the driver compiles", short_head, short_gpu),
+                        : fmt::format("{} runs on {} only through PTX newer than the driver compiles", short_head,
+                                      short_gpu),
                     std::move(remediation), device.ordinal);
             } else if (verdict.coverage == Coverage::ptx_jit) {
-                detail(Code::framework_ptx_jit, fmt::format("{} runs on {} only through {}: every kernel is compiled at first use (minutes for a "
+                detail(Code::framework_ptx_jit, fmt::format("{} runs on {} only through {}: every kernel is compiled "
+                                                            "at first use (minutes for a "
                                                             "large framework)",
                                                             head, gpu, verdict.how));
-                add(Code::framework_ptx_jit, fmt::format("{} runs on {} only through PTX compiled at first use", short_head, short_gpu),
-                    fmt::format("Install a build with SASS for sm_{}{}; keep the JIT cache meanwhile (CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE "
+                add(Code::framework_ptx_jit,
+                    fmt::format("{} runs on {} only through PTX compiled at first use", short_head, short_gpu),
+                    fmt::format("Install a build with SASS for sm_{}{}; keep the JIT cache meanwhile "
+                                "(CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE "
                                 "of a few GiB).",
                                 device.cc_major, device.cc_minor),
                     device.ordinal);
@@ -467,15 +548,18 @@ public:
                 for (const LibraryFamily* family : families_of_wheel(requirement.name))
                     if (!family->cuda_majors_of(soname).empty()) wheel = requirement.name + requirement.specifier;
             detail(Code::framework_library_missing,
-                   fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the default directories): "
+                   fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the "
+                               "default directories): "
                                "importing it fails with \"{}: cannot open shared object file\"",
-                               build.framework, build.version, environment.environment.prefix, soname, framework.loader_model, soname));
+                               build.framework, build.version, environment.environment.prefix, soname,
+                               framework.loader_model, soname));
             add(Code::framework_library_missing,
                 fmt::format("{} {} in {} needs {}, which resolves nowhere", build.framework, build.version,
                             sys::clip_path(environment.environment.prefix, 32), soname),
-                wheel.empty() ? fmt::format("Reinstall {} with its CUDA dependencies: `{} install --force-reinstall {}`.", build.distribution,
-                                            pip(environment), build.distribution)
-                              : fmt::format("Install the wheel that carries it: `{} install \"{}\"`.", pip(environment), wheel));
+                wheel.empty()
+                    ? fmt::format("Reinstall {} with its CUDA dependencies: `{} install --force-reinstall {}`.",
+                                  build.distribution, pip(environment), build.distribution)
+                    : fmt::format("Install the wheel that carries it: `{} install \"{}\"`.", pip(environment), wheel));
         }
         for (const Requirement& requirement : build.cuda_wheels) {
             if (requirement.specifier.empty()) continue;
@@ -483,24 +567,30 @@ public:
                 const LibraryFamily& family = *wheel_family;
                 if (family.cudnn_sublibrary) continue;
                 const FrameworkLibrary* loaded = framework.library(family.name);
-                if (loaded == nullptr || loaded->version.empty() || satisfies(loaded->version, requirement.specifier)) continue;
+                if (loaded == nullptr || loaded->version.empty() || satisfies(loaded->version, requirement.specifier))
+                    continue;
                 const std::string own_words =
                     build.framework == "JAX"
                         ? fmt::format(": JAX says \"Outdated {} installation found\" and runs on the CPU", family.name)
-                        : build.framework == "PyTorch" && family.name == "cuDNN" ? ": torch refuses it (\"cuDNN version incompatibility\")" : "";
+                    : build.framework == "PyTorch" && family.name == "cuDNN"
+                        ? ": torch refuses it (\"cuDNN version incompatibility\")"
+                        : "";
                 const bool shadowed = loaded->origin != LibraryOrigin::pip_wheel;
                 detail(Code::framework_library_version,
-                       fmt::format("{} {} in {} requires {}{} but its process loads {} {} from {} ({}){}", build.framework, build.version,
-                                   environment.environment.prefix, requirement.name, requirement.specifier, family.name, loaded->version,
-                                   loaded->object.resolution.path, loaded->object.resolution.rule, own_words));
+                       fmt::format("{} {} in {} requires {}{} but its process loads {} {} from {} ({}){}",
+                                   build.framework, build.version, environment.environment.prefix, requirement.name,
+                                   requirement.specifier, family.name, loaded->version, loaded->object.resolution.path,
+                                   loaded->object.resolution.rule, own_words));
                 add(Code::framework_library_version,
-                    fmt::format("{} {} requires {}{} but its process loads {} {}", build.framework, build.version, requirement.name,
-                                requirement.specifier, family.name, loaded->version),
+                    fmt::format("{} {} requires {}{} but its process loads {} {}", build.framework, build.version,
+                                requirement.name, requirement.specifier, family.name, loaded->version),
                     shadowed && sys::starts_with(loaded->object.resolution.rule, "LD_LIBRARY_PATH")
-                        ? fmt::format("Take {} off LD_LIBRARY_PATH for this framework, and install the wheel it asks for: `{} install \"{}{}\"`.",
-                                      sys::directory_of(loaded->object.resolution.path), pip(environment), requirement.name, requirement.specifier)
-                        : fmt::format("Install the version it asks for: `{} install \"{}{}\"`.", pip(environment), requirement.name,
-                                      requirement.specifier));
+                        ? fmt::format("Take {} off LD_LIBRARY_PATH for this framework, and install the wheel it asks "
+                                      "for: `{} install \"{}{}\"`.",
+                                      sys::directory_of(loaded->object.resolution.path), pip(environment),
+                                      requirement.name, requirement.specifier)
+                        : fmt::format("Install the version it asks for: `{} install \"{}{}\"`.", pip(environment),
+                                      requirement.name, requirement.specifier));
             }
         }
     }
@@ -517,20 +607,25 @@ public:
             if (library.family == "cuDNN" || !sys::starts_with(library.family, "cuDNN ")) continue;
             const std::string directory = sys::directory_of(library.object.resolution.real_path);
             if (directory == shim_directory) continue;
-            others.push_back(fmt::format("{} {} from {} ({})", library.object.soname, library.version.empty() ? "version unknown" : library.version,
+            others.push_back(fmt::format("{} {} from {} ({})", library.object.soname,
+                                         library.version.empty() ? "version unknown" : library.version,
                                          library.object.resolution.path, library.object.resolution.rule));
             other_directory = sys::directory_of(library.object.resolution.path);
             other_directories.insert(other_directory);
         }
         if (others.empty()) return;
         detail(Code::framework_loads_mixed_copies,
-               fmt::format("{} {}'s process would take cuDNN {} from {} but {}", framework.build.framework, framework.build.version,
-                           shim->version.empty() ? "(version unknown)" : shim->version, shim->object.resolution.path, fmt::join(others, "; ")));
+               fmt::format("{} {}'s process would take cuDNN {} from {} but {}", framework.build.framework,
+                           framework.build.version, shim->version.empty() ? "(version unknown)" : shim->version,
+                           shim->object.resolution.path, fmt::join(others, "; ")));
         add(Code::framework_loads_mixed_copies,
-            fmt::format("{} {} would take {} cuDNN sub-librar{} from {}, not from its cuDNN's directory", framework.build.framework,
-                        framework.build.version, others.size(), others.size() == 1 ? "y" : "ies",
-                        other_directories.size() == 1 ? sys::clip_path(other_directory, 40) : fmt::format("{} other directories", other_directories.size())),
-            fmt::format("Take {} off LD_LIBRARY_PATH when running {} (e.g. `env LD_LIBRARY_PATH= python ...`), so that its own cuDNN in {} is "
+            fmt::format("{} {} would take {} cuDNN sub-librar{} from {}, not from its cuDNN's directory",
+                        framework.build.framework, framework.build.version, others.size(),
+                        others.size() == 1 ? "y" : "ies",
+                        other_directories.size() == 1 ? sys::clip_path(other_directory, 40)
+                                                      : fmt::format("{} other directories", other_directories.size())),
+            fmt::format("Take {} off LD_LIBRARY_PATH when running {} (e.g. `env LD_LIBRARY_PATH= python ...`), so that "
+                        "its own cuDNN in {} is "
                         "found for every part.",
                         other_directory, framework.build.framework, shim_directory));
     }
@@ -538,9 +633,11 @@ public:
     void cuda_majors(const EnvironmentFacts& environment) {
         std::map<int, std::vector<std::string>> by_major;
         for (const FrameworkFacts& framework : environment.frameworks)
-            if (is_framework(framework.build) && framework.build.accelerator == Accelerator::cuda && framework.build.cuda_major)
-                by_major[*framework.build.cuda_major].push_back(fmt::format("{} {} (CUDA {})", framework.build.framework, framework.build.version,
-                                                                            cuda_of(framework.build)));
+            if (is_framework(framework.build) && framework.build.accelerator == Accelerator::cuda &&
+                framework.build.cuda_major)
+                by_major[*framework.build.cuda_major].push_back(
+                    fmt::format("{} {} (CUDA {})", framework.build.framework, framework.build.version,
+                                cuda_of(framework.build)));
         if (by_major.size() < 2) return;
         std::vector<std::string> groups;
         for (const auto& [major, names] : by_major) groups.push_back(fmt::format("{}", fmt::join(names, ", ")));
@@ -549,19 +646,25 @@ public:
         std::vector<std::string> commands;
         for (const FrameworkFacts& framework : environment.frameworks)
             if (is_framework(framework.build) && framework.build.cuda_major && *framework.build.cuda_major != target)
-                if (std::string command = install_command(environment, framework, input_, CudaVersion{target, 9}); !command.empty())
+                if (std::string command = install_command(environment, framework, input_, CudaVersion{target, 9});
+                    !command.empty())
                     commands.push_back(fmt::format("`{}`", command));
         detail(Code::framework_cuda_majors_differ,
-               fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, a library whose soname both "
-                           "majors share (libcudnn.so.9, libnccl.so.2) is loaded once, from whichever is imported first",
+               fmt::format("{} holds frameworks built for different CUDA majors: {}; imported into one process, a "
+                           "library whose soname both "
+                           "majors share (libcudnn.so.9, libnccl.so.2) is loaded once, from whichever is imported "
+                           "first",
                            environment.environment.prefix, fmt::join(groups, " and ")));
         std::vector<std::string> majors;
         for (const auto& [major, names] : by_major) majors.push_back(std::to_string(major));
         add(Code::framework_cuda_majors_differ,
-            fmt::format("{} holds frameworks built for different CUDA majors ({})", sys::clip_path(environment.environment.prefix, 56),
-                        sys::first_items(majors, 40)),
-            commands.empty() ? fmt::format("Install the CUDA {} builds of all of them, or keep them in separate environments.", target)
-                             : fmt::format("Install the CUDA {} builds: {}; or keep them in separate environments.", target, fmt::join(commands, ", ")));
+            fmt::format("{} holds frameworks built for different CUDA majors ({})",
+                        sys::clip_path(environment.environment.prefix, 56), sys::first_items(majors, 40)),
+            commands.empty()
+                ? fmt::format("Install the CUDA {} builds of all of them, or keep them in separate environments.",
+                              target)
+                : fmt::format("Install the CUDA {} builds: {}; or keep them in separate environments.", target,
+                              fmt::join(commands, ", ")));
     }
 
     // torchvision/torchaudio/xformers/vLLM/flash-attn/bitsandbytes against the torch installed beside them.
@@ -572,42 +675,55 @@ public:
         const std::string torch_release = torch_version.substr(0, torch_version.find('+'));
         for (const FrameworkFacts& extension : environment.frameworks) {
             const FrameworkBuild& build = extension.build;
-            if (build.framework != "torchvision" && build.framework != "torchaudio" && build.framework != "xformers" && build.framework != "vLLM" &&
-                build.framework != "flash-attn" && build.framework != "bitsandbytes")
+            if (build.framework != "torchvision" && build.framework != "torchaudio" && build.framework != "xformers" &&
+                build.framework != "vLLM" && build.framework != "flash-attn" && build.framework != "bitsandbytes")
                 continue;
             subject_ = framework_subject(environment, extension);
             std::vector<std::string> differences;
-            if (build.requires_torch && !build.requires_torch->empty() && !satisfies(torch_release, *build.requires_torch))
+            if (build.requires_torch && !build.requires_torch->empty() &&
+                !satisfies(torch_release, *build.requires_torch))
                 differences.push_back(fmt::format("requires torch{}", *build.requires_torch));
             if (build.built_with_torch && !same_release_prefix(*build.built_with_torch, torch_release))
                 differences.push_back(fmt::format("was compiled against torch {}", *build.built_with_torch));
-            if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cuda && build.cuda_major && torch->build.cuda_major &&
-                build.cuda_major != torch->build.cuda_major)
-                differences.push_back(fmt::format("is built for CUDA {} (torch for {})", cuda_of(build), cuda_of(torch->build)));
+            if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cuda &&
+                build.cuda_major && torch->build.cuda_major && build.cuda_major != torch->build.cuda_major)
+                differences.push_back(
+                    fmt::format("is built for CUDA {} (torch for {})", cuda_of(build), cuda_of(torch->build)));
             else if (build.accelerator == Accelerator::cuda && torch->build.accelerator == Accelerator::cpu)
                 differences.push_back(fmt::format("is a CUDA {} build beside a CPU-only torch", cuda_of(build)));
             // bitsandbytes loads libbitsandbytes_cuda<torch's CUDA>.so.
             if (!build.cuda_libraries.empty() && torch->build.cuda &&
-                std::find(build.cuda_libraries.begin(), build.cuda_libraries.end(), *torch->build.cuda) == build.cuda_libraries.end())
-                differences.push_back(fmt::format("carries libraries for CUDA {} but none for torch's {} (libbitsandbytes_cuda{}.so)",
-                                                  fmt::join(build.cuda_libraries, ", "), *torch->build.cuda, cuda_tag(*torch->build.cuda)));
+                std::find(build.cuda_libraries.begin(), build.cuda_libraries.end(), *torch->build.cuda) ==
+                    build.cuda_libraries.end())
+                differences.push_back(
+                    fmt::format("carries libraries for CUDA {} but none for torch's {} (libbitsandbytes_cuda{}.so)",
+                                fmt::join(build.cuda_libraries, ", "), *torch->build.cuda,
+                                cuda_tag(*torch->build.cuda)));
             if (differences.empty()) continue;
-            const std::string own_words = build.framework == "xformers" ? "; it says \"xFormers can't load C++/CUDA extensions\"" : "";
+            const std::string own_words =
+                build.framework == "xformers" ? "; it says \"xFormers can't load C++/CUDA extensions\"" : "";
             std::string remediation =
                 build.framework == "bitsandbytes"
-                    ? fmt::format("Install a bitsandbytes with a library for CUDA {}: `{} install -U bitsandbytes`; or set BNB_CUDA_VERSION to one it "
-                                  "carries that the driver runs.",
-                                  *torch->build.cuda, pip(environment))
-                    : fmt::format("Install the {} build for torch {}: `{} install --force-reinstall {} torch=={}{}` (one command keeps them matched), "
-                                  "or the torch it was built for.",
-                                  build.framework, torch_release, pip(environment), build.distribution, torch_release,
-                                  torch->build.cuda ? fmt::format(" --index-url https://download.pytorch.org/whl/cu{}", cuda_tag(*torch->build.cuda))
-                                                    : std::string());
-            detail(Code::framework_extension_mismatch, fmt::format("{} {} in {} {}, but torch {} is installed{}", build.framework, build.version,
-                                                                   environment.environment.prefix, fmt::join(differences, " and "), torch_version,
-                                                                   own_words));
+                    ? fmt::format(
+                          "Install a bitsandbytes with a library for CUDA {}: `{} install -U bitsandbytes`; or set "
+                          "BNB_CUDA_VERSION to one it "
+                          "carries that the driver runs.",
+                          *torch->build.cuda, pip(environment))
+                    : fmt::format(
+                          "Install the {} build for torch {}: `{} install --force-reinstall {} torch=={}{}` (one "
+                          "command keeps them matched), "
+                          "or the torch it was built for.",
+                          build.framework, torch_release, pip(environment), build.distribution, torch_release,
+                          torch->build.cuda ? fmt::format(" --index-url https://download.pytorch.org/whl/cu{}",
+                                                          cuda_tag(*torch->build.cuda))
+                                            : std::string());
+            detail(Code::framework_extension_mismatch,
+                   fmt::format("{} {} in {} {}, but torch {} is installed{}", build.framework, build.version,
+                               environment.environment.prefix, fmt::join(differences, " and "), torch_version,
+                               own_words));
             add(Code::framework_extension_mismatch,
-                fmt::format("{} {} was built for another torch or CUDA than the torch {} installed", build.framework, build.version, torch_version),
+                fmt::format("{} {} was built for another torch or CUDA than the torch {} installed", build.framework,
+                            build.version, torch_version),
                 std::move(remediation));
         }
         subject_.clear();
@@ -642,48 +758,61 @@ void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result) {
             for (const FrameworkLibrary& library : framework.libraries)
                 if (!library.family.starts_with("cuDNN ") && !library.object.already_loaded)
                     result.evidence(framework_subject(environment, framework) + " " + library.family,
-                                    fmt::format("{} {} ({})", library.version.empty() ? "version unknown" : library.version, library.object.resolution.path,
-                                                library.object.resolution.rule));
+                                    fmt::format("{} {} ({})",
+                                                library.version.empty() ? "version unknown" : library.version,
+                                                library.object.resolution.path, library.object.resolution.rule));
         }
-        environments.push_back(fmt::format("{}{}: {}", environment.environment.prefix, environment.bare_python3 ? " (python3)" : "",
-                                           fmt::join(frameworks, ", ")));
+        environments.push_back(fmt::format("{}{}: {}", environment.environment.prefix,
+                                           environment.bare_python3 ? " (python3)" : "", fmt::join(frameworks, ", ")));
         result.evidence(environment.environment.prefix + " frameworks", environments.back());
-        for (const FrameworkFacts& framework : environment.frameworks) names.push_back(framework.build.framework + " " + framework.build.version);
+        for (const FrameworkFacts& framework : environment.frameworks)
+            names.push_back(framework.build.framework + " " + framework.build.version);
     }
     for (const PipMismatch& mismatch : input.python.pip_mismatches) {
         judge.detail(Code::pip_other_environment,
-                     fmt::format("{} on PATH install{} into {} (running {}), but the python3 first on PATH is {} ({}), which does not look there",
-                                 mismatch.pip, mismatch.pip.find(" and ") == std::string::npos ? "s" : "", mismatch.pip_prefix, mismatch.interpreter,
-                                 mismatch.python3, mismatch.python3_prefix));
+                     fmt::format("{} on PATH install{} into {} (running {}), but the python3 first on PATH is {} ({}), "
+                                 "which does not look there",
+                                 mismatch.pip, mismatch.pip.find(" and ") == std::string::npos ? "s" : "",
+                                 mismatch.pip_prefix, mismatch.interpreter, mismatch.python3, mismatch.python3_prefix));
         judge.add(Code::pip_other_environment,
-                  fmt::format("{} on PATH install{} into {}, where the first python3 on PATH does not look", sys::clip_path(mismatch.pip, 40),
-                              mismatch.pip.find(" and ") == std::string::npos ? "s" : "", sys::clip_path(mismatch.pip_prefix, 32)),
-                  fmt::format("Install with the interpreter you run: `python3 -m pip install ...` (or activate the environment of {}).", mismatch.interpreter));
+                  fmt::format("{} on PATH install{} into {}, where the first python3 on PATH does not look",
+                              sys::clip_path(mismatch.pip, 40),
+                              mismatch.pip.find(" and ") == std::string::npos ? "s" : "",
+                              sys::clip_path(mismatch.pip_prefix, 32)),
+                  fmt::format("Install with the interpreter you run: `python3 -m pip install ...` (or activate the "
+                              "environment of {}).",
+                              mismatch.interpreter));
     }
     for (const EnvironmentFacts& environment : input.python.environments) {
         const ImportModel& path = environment.path;
-        if (!path.variables.empty()) result.evidence(environment.environment.prefix + " import variables", fmt::format("{}", fmt::join(path.variables, " ")));
-        for (const std::string& note : path.unmodelled) result.evidence(environment.environment.prefix + " not modelled", note);
-        if (!path.modelled && !path.why_not.empty()) result.evidence(environment.environment.prefix + " import path", "not modelled: " + path.why_not);
+        if (!path.variables.empty())
+            result.evidence(environment.environment.prefix + " import variables",
+                            fmt::format("{}", fmt::join(path.variables, " ")));
+        for (const std::string& note : path.unmodelled)
+            result.evidence(environment.environment.prefix + " not modelled", note);
+        if (!path.modelled && !path.why_not.empty())
+            result.evidence(environment.environment.prefix + " import path", "not modelled: " + path.why_not);
     }
     for (const std::string& note : input.python.notes) result.evidence("python_note", note);
     if (!input.python.cache_problem.empty()) result.evidence("gpu_code_cache", input.python.cache_problem);
     // The cache was not the user's own, or not a file (another user could have written it): the
     // binaries were read instead.
     if (const std::optional<GpuCodeCacheRefusal>& refused = input.python.cache_refused)
-        judge.add(refused->not_a_file ? Code::gpu_code_cache_not_a_file : Code::gpu_code_cache_untrusted, refused->message, refused->remediation);
+        judge.add(refused->not_a_file ? Code::gpu_code_cache_not_a_file : Code::gpu_code_cache_untrusted,
+                  refused->message, refused->remediation);
     if (count == 0 && judge.findings > 0) {
-        result.summary(fmt::format("no Python framework installed; {} problem{} with the Python environments", judge.findings, judge.findings == 1 ? "" : "s"));
+        result.summary(fmt::format("no Python framework installed; {} problem{} with the Python environments",
+                                   judge.findings, judge.findings == 1 ? "" : "s"));
         return;
     }
     if (count == 0) {
-        result.skip(fmt::format("no Python framework installed ({} Python environment{} looked at)", input.python.environments.size(),
-                                input.python.environments.size() == 1 ? "" : "s"));
+        result.skip(fmt::format("no Python framework installed ({} Python environment{} looked at)",
+                                input.python.environments.size(), input.python.environments.size() == 1 ? "" : "s"));
         return;
     }
     // The headline names what fits; each environment's frameworks, versions and CUDA are evidence.
-    const std::string head = fmt::format("{} framework{} in {} environment{}: ", count, count == 1 ? "" : "s", environments.size(),
-                                         environments.size() == 1 ? "" : "s");
+    const std::string head = fmt::format("{} framework{} in {} environment{}: ", count, count == 1 ? "" : "s",
+                                         environments.size(), environments.size() == 1 ? "" : "s");
     result.summary(head + sys::first_items(names, sys::max_headline - head.size()));
 }
 
@@ -692,9 +821,11 @@ namespace {
 FrameworkJudgeInput judge_input(CheckContext& context, const PythonFacts& python) {
     FrameworkJudgeInput input{.python = python, .driver_cuda = std::nullopt};
     const DriverFacts& driver = context.probes.driver();
-    if (driver.driver_version && *driver.driver_version > 0) input.driver_cuda = CudaVersion::from_encoded(*driver.driver_version);
-    input.driver_version = driver.library_file_version.empty() ? driver_package_version(&context.probes.kernel_module(), &driver)
-                                                               : driver.library_file_version;
+    if (driver.driver_version && *driver.driver_version > 0)
+        input.driver_cuda = CudaVersion::from_encoded(*driver.driver_version);
+    input.driver_version = driver.library_file_version.empty()
+                               ? driver_package_version(&context.probes.kernel_module(), &driver)
+                               : driver.library_file_version;
     if (!context.probes.initialises_cuda()) (void)context.probes.nvml();
     input.devices = report_devices(context.probes, context.environment);
     const KernelModuleFacts& module = context.probes.kernel_module();
@@ -708,20 +839,41 @@ std::unique_ptr<Check> make_frameworks_builds_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "frameworks.builds",
                   .title = "Python frameworks",
-                  .description = "What each Python framework (PyTorch, JAX, CuPy, TensorFlow, torch extensions) was built for, which CUDA libraries its "
+                  .description = "What each Python framework (PyTorch, JAX, CuPy, TensorFlow, torch extensions) was "
+                                 "built for, which CUDA libraries its "
                                  "process loads, and whether it runs on this driver and these GPUs",
                   .prepare = [](Probes& probes) { probes.prefetch([&probes] { (void)probes.python(); }); },
-                  .raises = {Code::framework_driver_too_old, Code::framework_no_kernel_image, Code::framework_ptx_jit, Code::framework_cpu_only,
-                             Code::framework_library_missing, Code::framework_library_version, Code::framework_loads_mixed_copies,
-                             Code::framework_cuda_majors_differ, Code::framework_extension_mismatch, Code::framework_metadata_unreadable,
-                             Code::framework_import_shadowed, Code::framework_installed_twice, Code::pip_other_environment, Code::python_pth_error,
-                             Code::python_pth_path_missing, Code::framework_import_fails, Code::python_home_invalid, Code::gpu_code_cache_untrusted,
-                             Code::gpu_code_cache_not_a_file, Code::python_venv_home_loop, Code::python_environment_unreadable},
-                  .answers = "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, `--python`): which copy "
-                             "`import` loads (the interpreter's own sys.path rules: PYTHONPATH, the user site, .pth files, editable installs), what "
-                             "PyTorch, JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from their files, never imported), "
-                             "which copy of each CUDA library their process loads (the loader's rules on their binaries), whether the driver runs "
-                             "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
+                  .raises = {Code::framework_driver_too_old,
+                             Code::framework_no_kernel_image,
+                             Code::framework_ptx_jit,
+                             Code::framework_cpu_only,
+                             Code::framework_library_missing,
+                             Code::framework_library_version,
+                             Code::framework_loads_mixed_copies,
+                             Code::framework_cuda_majors_differ,
+                             Code::framework_extension_mismatch,
+                             Code::framework_metadata_unreadable,
+                             Code::framework_import_shadowed,
+                             Code::framework_installed_twice,
+                             Code::pip_other_environment,
+                             Code::python_pth_error,
+                             Code::python_pth_path_missing,
+                             Code::framework_import_fails,
+                             Code::python_home_invalid,
+                             Code::gpu_code_cache_untrusted,
+                             Code::gpu_code_cache_not_a_file,
+                             Code::python_venv_home_loop,
+                             Code::python_environment_unreadable},
+                  .answers =
+                      "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, "
+                      "`--python`): which copy "
+                      "`import` loads (the interpreter's own sys.path rules: PYTHONPATH, the user site, .pth files, "
+                      "editable installs), what "
+                      "PyTorch, JAX, CuPy, TensorFlow, torchvision/torchaudio and xformers were built for (read from "
+                      "their files, never imported), "
+                      "which copy of each CUDA library their process loads (the loader's rules on their binaries), "
+                      "whether the driver runs "
+                      "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
         [](CheckContext& context, ResultBuilder& result) {
             const PythonFacts& python = context.probes.python();
             judge_frameworks(judge_input(context, python), result);

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
+#include "probes/python/frameworks_probe.hpp"
 #include "report/report.hpp"
 #include "report/result_builder.hpp"
-#include "probes/python/frameworks_probe.hpp"
 
 #include <optional>
 #include <set>
@@ -32,7 +32,8 @@ struct PytorchVariant {
 [[nodiscard]] const std::vector<PytorchVariant>& pytorch_variants();
 // The newest variant the driver runs (same or older major) whose code runs on every GPU given;
 // nullopt when none does.
-[[nodiscard]] std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda, const std::vector<DeviceInfo>& devices);
+[[nodiscard]] std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda,
+                                                                const std::vector<DeviceInfo>& devices);
 
 void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result);
 

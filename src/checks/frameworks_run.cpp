@@ -11,9 +11,9 @@
 #include "engine/registry.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "probes/probes.hpp"
+#include "util/activity.hpp"
 #include "util/headline.hpp"
 #include "util/json_read.hpp"
-#include "util/activity.hpp"
 #include "util/path.hpp"
 #include "util/process.hpp"
 #include "util/system.hpp"
@@ -25,12 +25,12 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <future>
 #include <numeric>
+#include <poll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace cudacheck {
@@ -149,7 +149,8 @@ const LibraryFamily* family_of_file(std::string_view file_name) {
     const LibraryFamily* best = nullptr;
     for (const LibraryFamily& family : library_families()) {
         const std::string prefix = std::string(family.stem) + ".so";
-        if (sys::starts_with(file_name, prefix) && (best == nullptr || family.stem.size() > best->stem.size())) best = &family;
+        if (sys::starts_with(file_name, prefix) && (best == nullptr || family.stem.size() > best->stem.size()))
+            best = &family;
     }
     return best;
 }
@@ -165,7 +166,8 @@ std::string tail_lines(const std::string& output, std::size_t lines) {
         start = newline == std::string::npos ? 0 : newline;
     }
     std::string tail(sys::trim(std::string_view(output).substr(start, end - start)));
-    for (std::size_t at = tail.find('\n'); at != std::string::npos; at = tail.find('\n', at + 3)) tail.replace(at, 1, " | ");
+    for (std::size_t at = tail.find('\n'); at != std::string::npos; at = tail.find('\n', at + 3))
+        tail.replace(at, 1, " | ");
     return tail;
 }
 
@@ -211,7 +213,8 @@ bool FrameworkOutput::add(std::string_view chunk) {
         const std::string_view piece = chunk.substr(0, newline);
         // The marker may straddle two reads: the last marker-length bytes of the line before are
         // searched with the new piece (line_ holds them while no marker has been seen).
-        std::string window = line_marked_ ? line_.substr(line_.size() - std::min(line_.size(), self_report_marker.size() - 1)) : line_;
+        std::string window =
+            line_marked_ ? line_.substr(line_.size() - std::min(line_.size(), self_report_marker.size() - 1)) : line_;
         window.append(piece);
         if (const std::size_t marker = window.rfind(self_report_marker); marker != std::string::npos) {
             // The last marker of a line is its report, as print() writes it after whatever a
@@ -242,7 +245,8 @@ void FrameworkOutput::end_line() {
 
 void FrameworkOutput::finish() { end_line(); }
 
-void judge_framework_run(const std::string& subject, const FrameworkFacts& framework, const FrameworkRunOutcome& outcome, ResultBuilder& result) {
+void judge_framework_run(const std::string& subject, const FrameworkFacts& framework,
+                         const FrameworkRunOutcome& outcome, ResultBuilder& result) {
     const FrameworkBuild& build = framework.build;
     const std::string name = fmt::format("{} {}", build.framework, build.version);
     // A message is a headline: the whole text (the framework's own error, its output) is evidence.
@@ -259,40 +263,51 @@ void judge_framework_run(const std::string& subject, const FrameworkFacts& frame
         const std::string what = !outcome.started    ? "could not be started"
                                  : outcome.timed_out ? fmt::format("did not finish in {:.0f} s", outcome.seconds)
                                  : !outcome.report_error.empty()
-                                     ? fmt::format("exited with status {} after printing {} bytes, and {}", outcome.exit_status, outcome.output_bytes,
-                                                   outcome.report_error)
+                                     ? fmt::format("exited with status {} after printing {} bytes, and {}",
+                                                   outcome.exit_status, outcome.output_bytes, outcome.report_error)
                                      : fmt::format("exited with status {} before reporting", outcome.exit_status);
         if (!outcome.output_tail.empty()) result.evidence(subject + " output", outcome.output_tail);
         if (!outcome.report_error.empty()) result.evidence(subject + " report", outcome.report_error);
         add(Code::framework_run_failed,
             !outcome.started || outcome.timed_out || outcome.report_error.empty()
                 ? fmt::format("{}'s own GPU test {}", name, what)
-                : fmt::format("{}'s own GPU test exited with status {}, and its report could not be read", name, outcome.exit_status),
-            "Run the framework's import in that interpreter to see its error; the frameworks.builds findings name the usual causes.");
+                : fmt::format("{}'s own GPU test exited with status {}, and its report could not be read", name,
+                              outcome.exit_status),
+            "Run the framework's import in that interpreter to see its error; the frameworks.builds findings name the "
+            "usual causes.");
         return;
     }
     const FrameworkSelfReport& report = *outcome.report;
-    result.evidence(subject + " said", fmt::format("version {}, CUDA {}, cuDNN {}, devices [{}], ran [{}]", report.version, report.cuda.value_or("?"),
-                                                   report.cudnn.value_or("-"), fmt::join(report.devices, ", "), fmt::join(report.checks, ", ")));
+    result.evidence(subject + " said",
+                    fmt::format("version {}, CUDA {}, cuDNN {}, devices [{}], ran [{}]", report.version,
+                                report.cuda.value_or("?"), report.cudnn.value_or("-"), fmt::join(report.devices, ", "),
+                                fmt::join(report.checks, ", ")));
     if (!report.ok) result.evidence(subject + " error", report.error);
     if (!report.ok)
-        add(Code::framework_run_failed, fmt::format("{} failed its own GPU test after [{}]", name, fmt::join(report.checks, ", ")),
-            "The frameworks.builds findings about it name the likely cause; if there are none, reinstall the framework's CUDA build.");
+        add(Code::framework_run_failed,
+            fmt::format("{} failed its own GPU test after [{}]", name, fmt::join(report.checks, ", ")),
+            "The frameworks.builds findings about it name the likely cause; if there are none, reinstall the "
+            "framework's CUDA build.");
 
     // The prediction, fact by fact.
     std::vector<std::string> differences;
     if (build.framework == "PyTorch" && build.cuda && report.cuda && *report.cuda != *build.cuda)
-        differences.push_back(fmt::format("torch.version.cuda is {}, torch/version.py says {}", *report.cuda, *build.cuda));
-    if (build.framework == "CuPy" && build.cuda_major && report.cuda && report.cuda->substr(0, report.cuda->find('.')) != std::to_string(*build.cuda_major))
-        differences.push_back(fmt::format("its runtime is CUDA {}, the package {} is for CUDA {}", *report.cuda, build.distribution, *build.cuda_major));
+        differences.push_back(
+            fmt::format("torch.version.cuda is {}, torch/version.py says {}", *report.cuda, *build.cuda));
+    if (build.framework == "CuPy" && build.cuda_major && report.cuda &&
+        report.cuda->substr(0, report.cuda->find('.')) != std::to_string(*build.cuda_major))
+        differences.push_back(fmt::format("its runtime is CUDA {}, the package {} is for CUDA {}", *report.cuda,
+                                          build.distribution, *build.cuda_major));
     // cudnnGetVersion answers from the sub-libraries: with a mixed install (CC626) the framework
     // reports the version of the parts, not of the shim. Any part's version is the prediction.
     if (const FrameworkLibrary* cudnn = framework.library("cuDNN"); cudnn != nullptr && report.cudnn) {
-        const bool predicted = std::any_of(framework.libraries.begin(), framework.libraries.end(), [&](const FrameworkLibrary& part) {
-            return sys::starts_with(part.family, "cuDNN") && same_release(*report.cudnn, part.version);
-        });
+        const bool predicted =
+            std::any_of(framework.libraries.begin(), framework.libraries.end(), [&](const FrameworkLibrary& part) {
+                return sys::starts_with(part.family, "cuDNN") && same_release(*report.cudnn, part.version);
+            });
         if (!predicted)
-            differences.push_back(fmt::format("it reports cuDNN {}, predicted {} ({})", *report.cudnn, cudnn->version, cudnn->object.resolution.path));
+            differences.push_back(fmt::format("it reports cuDNN {}, predicted {} ({})", *report.cudnn, cudnn->version,
+                                              cudnn->object.resolution.path));
     }
     if (!report.arch_list.empty() && framework.gpu_code) {
         std::vector<std::string> generic;
@@ -304,8 +319,9 @@ void judge_framework_run(const std::string& subject, const FrameworkFacts& frame
         std::sort(generic.begin(), generic.end());
         std::sort(said.begin(), said.end());
         if (generic != said)
-            differences.push_back(fmt::format("torch.cuda.get_arch_list() is [{}], its libtorch_cuda.so carries SASS [{}]", fmt::join(said, " "),
-                                              fmt::join(generic, " ")));
+            differences.push_back(
+                fmt::format("torch.cuda.get_arch_list() is [{}], its libtorch_cuda.so carries SASS [{}]",
+                            fmt::join(said, " "), fmt::join(generic, " ")));
     }
     for (const std::string& path : report.mapped) {
         const LibraryFamily* family = family_of_file(sys::file_name_of(path));
@@ -313,13 +329,16 @@ void judge_framework_run(const std::string& subject, const FrameworkFacts& frame
         const FrameworkLibrary* predicted = framework.library(family->name);
         if (predicted == nullptr) continue;  // loaded lazily by a path the model does not follow
         if (sys::real_path(predicted->object.resolution.path) != path)
-            differences.push_back(fmt::format("it mapped {} where {} was predicted ({})", path, predicted->object.resolution.path, predicted->object.resolution.rule));
+            differences.push_back(fmt::format("it mapped {} where {} was predicted ({})", path,
+                                              predicted->object.resolution.path, predicted->object.resolution.rule));
     }
     if (!differences.empty()) result.evidence(subject + " differs", fmt::format("{}", fmt::join(differences, "; ")));
     if (!differences.empty())
         add(Code::framework_prediction_mismatch,
-            fmt::format("{} did not do what its files predicted ({} difference{})", name, differences.size(), differences.size() == 1 ? "" : "s"),
-            "Trust the framework's own report; send `cudacheck --level full -o report.json` to the cudacheck developers, it is a bug in "
+            fmt::format("{} did not do what its files predicted ({} difference{})", name, differences.size(),
+                        differences.size() == 1 ? "" : "s"),
+            "Trust the framework's own report; send `cudacheck --level full -o report.json` to the cudacheck "
+            "developers, it is a bug in "
             "the prediction.");
 }
 
@@ -348,17 +367,21 @@ FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, st
     std::optional<sys::Pipe> output = sys::Pipe::open();
     if (!output) return finish(std::strerror(errno));
     const sys::SpawnRequest request{.argv = argv,
-                                    .fds = {sys::ChildFd::open("/dev/null", O_RDONLY, 0), sys::ChildFd::copy(output->write.get(), 1),
+                                    .fds = {sys::ChildFd::open("/dev/null", O_RDONLY, 0),
+                                            sys::ChildFd::copy(output->write.get(), 1),
                                             sys::ChildFd::copy(output->write.get(), 2)},
                                     .own_process_group = true,
                                     .default_signals = true};
     std::string command;
-    for (const std::string& argument : argv) command += (command.empty() ? "" : " ") + sys::printable(argument.substr(0, 200));
+    for (const std::string& argument : argv)
+        command += (command.empty() ? "" : " ") + sys::printable(argument.substr(0, 200));
     const activity::Running running(command);
     const Expected<pid_t> pid = sys::spawn(request);
     output->write.reset();
     if (!pid)
-        return finish(pid.error().code == EAGAIN ? fmt::format("{} ({})", pid.error().message, sys::process_limit_words()) : pid.error().message);
+        return finish(pid.error().code == EAGAIN
+                          ? fmt::format("{} ({})", pid.error().message, sys::process_limit_words())
+                          : pid.error().message);
     outcome.started = true;
     const int fd = output->read.get();
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -383,13 +406,15 @@ FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, st
     // Until the child has ended and its output is read (a grandchild holding the pipe does not
     // keep a finished child waiting: what is in the pipe when the child ends is read below).
     while (!over_limit && !sys::has_ended(*pid)) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             outcome.timed_out = true;
             break;
         }
         pollfd fds[2] = {{end_of_file ? -1 : fd, POLLIN, 0}, {ended.get(), POLLIN, 0}};
-        const long long wait = ended.get() >= 0 ? left.count() : std::min<long long>(left.count(), sys::ended_poll_interval_ms);
+        const long long wait =
+            ended.get() >= 0 ? left.count() : std::min<long long>(left.count(), sys::ended_poll_interval_ms);
         const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(wait, 1000)));
         if (ready < 0 && errno != EINTR) break;
         if (!end_of_file && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_some(std::size_t{4} << 20);
@@ -405,18 +430,20 @@ FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, st
     outcome.output_bytes = streamed.bytes();
     if (!outcome.timed_out && !streamed.report_line().empty()) {
         Expected<FrameworkSelfReport> report = parse_self_report(streamed.report_line());
-        if (report)
-            outcome.report = std::move(*report);
+        if (report) outcome.report = std::move(*report);
         else
-            outcome.report_error = streamed.report_line().size() > FrameworkOutput::report_line_limit || streamed.report_line().ends_with("(cut)")
-                                       ? fmt::format("its report line is longer than {} MiB", FrameworkOutput::report_line_limit >> 20)
-                                       : fmt::format("its report line cannot be read: {}", report.error().message);
+            outcome.report_error =
+                streamed.report_line().size() > FrameworkOutput::report_line_limit ||
+                        streamed.report_line().ends_with("(cut)")
+                    ? fmt::format("its report line is longer than {} MiB", FrameworkOutput::report_line_limit >> 20)
+                    : fmt::format("its report line cannot be read: {}", report.error().message);
     }
     if (!outcome.report) {
         outcome.output_tail = tail_lines(streamed.tail(), 3);
         if (over_limit)
-            outcome.output_tail = fmt::format("it printed more than {} MiB without a report line, and was stopped there; last lines: {}",
-                                              FrameworkOutput::output_limit >> 20, outcome.output_tail);
+            outcome.output_tail =
+                fmt::format("it printed more than {} MiB without a report line, and was stopped there; last lines: {}",
+                            FrameworkOutput::output_limit >> 20, outcome.output_tail);
     }
     return outcome;
 }
@@ -424,7 +451,8 @@ FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, st
 namespace {
 
 FrameworkRunOutcome run_one(const Planned& planned, std::chrono::milliseconds limit) {
-    return run_framework_child({planned.interpreter, "-c", framework_probe_script(planned.framework->build.framework)}, limit);
+    return run_framework_child({planned.interpreter, "-c", framework_probe_script(planned.framework->build.framework)},
+                               limit);
 }
 
 }  // namespace
@@ -433,21 +461,27 @@ std::unique_ptr<Check> make_frameworks_run_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "frameworks.run",
                   .title = "Python frameworks on the GPU",
-                  .description = "Runs each CUDA framework's own smallest GPU operation in its interpreter and compares what it reports with the prediction",
+                  .description = "Runs each CUDA framework's own smallest GPU operation in its interpreter and "
+                                 "compares what it reports with the prediction",
                   .min_level = Level::full,
                   .raises = {Code::framework_run_failed, Code::framework_prediction_mismatch},
-                  .answers = "at `--level full`: each PyTorch, JAX and CuPy with a CUDA build runs its own smallest GPU work in its environment's "
-                             "interpreter (a matmul and a cuDNN convolution; a jitted reduction; a reduction and an NVRTC kernel), checked against "
-                             "the CPU, and what it says of itself (CUDA and cuDNN versions, devices, the libraries mapped into its process) is "
+                  .answers = "at `--level full`: each PyTorch, JAX and CuPy with a CUDA build runs its own smallest "
+                             "GPU work in its environment's "
+                             "interpreter (a matmul and a cuDNN convolution; a jitted reduction; a reduction and an "
+                             "NVRTC kernel), checked against "
+                             "the CPU, and what it says of itself (CUDA and cuDNN versions, devices, the libraries "
+                             "mapped into its process) is "
                              "compared with what frameworks.builds predicted"},
         [](CheckContext& context, ResultBuilder& result) {
             const PythonFacts& python = context.probes.python();
             std::vector<Planned> planned;
             for (const EnvironmentFacts& environment : python.environments)
                 for (const FrameworkFacts& framework : environment.frameworks)
-                    if (framework.build.accelerator == Accelerator::cuda && !framework_probe_script(framework.build.framework).empty() &&
+                    if (framework.build.accelerator == Accelerator::cuda &&
+                        !framework_probe_script(framework.build.framework).empty() &&
                         !environment.environment.interpreter.empty())
-                        planned.push_back({framework_subject(environment, framework), &framework, environment.environment.interpreter});
+                        planned.push_back({framework_subject(environment, framework), &framework,
+                                           environment.environment.interpreter});
             if (planned.empty()) {
                 result.skip("no PyTorch, JAX or CuPy with a CUDA build in an environment with an interpreter");
                 return;
@@ -457,7 +491,8 @@ std::unique_ptr<Check> make_frameworks_run_check() {
             // run, so that no timed section (a burn-in, a GEMM rate) runs beside them. Seen on the
             // H200 before: a gpu.memtest pattern at 86 GB/s (others 2800) while PyTorch's matmul ran.
             std::optional<gpu::DevicesWork> beside_timed_work;
-            if (const std::optional<int> count = context.probes.initialised_driver().device_count; count && *count > 0) {
+            if (const std::optional<int> count = context.probes.initialised_driver().device_count;
+                count && *count > 0) {
                 std::vector<int> every_gpu(static_cast<std::size_t>(*count));
                 std::iota(every_gpu.begin(), every_gpu.end(), 0);
                 beside_timed_work.emplace(std::move(every_gpu));
@@ -467,7 +502,8 @@ std::unique_ptr<Check> make_frameworks_run_check() {
             {
                 const trace::Span span("framework processes on the GPU");
                 std::vector<std::future<FrameworkRunOutcome>> runs;
-                for (const Planned& one : planned) runs.push_back(std::async(std::launch::async, run_one, std::cref(one), std::chrono::seconds(90)));
+                for (const Planned& one : planned)
+                    runs.push_back(std::async(std::launch::async, run_one, std::cref(one), std::chrono::seconds(90)));
                 for (std::future<FrameworkRunOutcome>& run : runs) outcomes.push_back(run.get());
             }
             beside_timed_work.reset();
@@ -477,14 +513,16 @@ std::unique_ptr<Check> make_frameworks_run_check() {
                 const FrameworkRunOutcome& outcome = outcomes[i];
                 judge_framework_run(planned[i].subject, *planned[i].framework, outcome, result);
                 if (outcome.report && outcome.report->ok)
-                    proven.push_back(fmt::format("{} ({}, {:.1f} s)", planned[i].framework->build.framework, fmt::join(outcome.report->checks, ", "),
-                                                 outcome.seconds));
+                    proven.push_back(fmt::format("{} ({}, {:.1f} s)", planned[i].framework->build.framework,
+                                                 fmt::join(outcome.report->checks, ", "), outcome.seconds));
                 if (outcome.report && outcome.report->ok)
-                    proven_names.push_back(fmt::format("{} ({:.1f} s)", planned[i].framework->build.framework, outcome.seconds));
+                    proven_names.push_back(
+                        fmt::format("{} ({:.1f} s)", planned[i].framework->build.framework, outcome.seconds));
             }
             if (!proven.empty()) result.evidence("ran", fmt::format("{}", fmt::join(proven, "; ")));
-            result.summary(proven.empty() ? std::string("no framework passed its own GPU test")
-                                          : "ran on the GPU: " + sys::first_items(proven_names, sys::max_headline - 16));
+            result.summary(proven.empty()
+                               ? std::string("no framework passed its own GPU test")
+                               : "ran on the GPU: " + sys::first_items(proven_names, sys::max_headline - 16));
         });
 }
 

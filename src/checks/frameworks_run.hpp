@@ -3,8 +3,8 @@
 // files. The pure judge, for unit tests.
 #pragma once
 
-#include "report/result_builder.hpp"
 #include "probes/python/frameworks_probe.hpp"
+#include "report/result_builder.hpp"
 #include "util/expected.hpp"
 
 #include <chrono>
@@ -77,11 +77,13 @@ struct FrameworkRunOutcome {
 
 // Runs a framework's child (`argv`: the interpreter, "-c", the script) within `limit`, reading all
 // of its output through FrameworkOutput; its report parsed where it printed one.
-[[nodiscard]] FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv, std::chrono::milliseconds limit);
+[[nodiscard]] FrameworkRunOutcome run_framework_child(const std::vector<std::string>& argv,
+                                                      std::chrono::milliseconds limit);
 
 // The last `lines` lines of a child's output, on one line (" | " between them), for a message.
 [[nodiscard]] std::string tail_lines(const std::string& output, std::size_t lines);
 
-void judge_framework_run(const std::string& subject, const FrameworkFacts& framework, const FrameworkRunOutcome& outcome, ResultBuilder& result);
+void judge_framework_run(const std::string& subject, const FrameworkFacts& framework,
+                         const FrameworkRunOutcome& outcome, ResultBuilder& result);
 
 }  // namespace cudacheck

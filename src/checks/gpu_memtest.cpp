@@ -4,12 +4,12 @@
 // kernel regenerates each word, so nothing but the mismatches crosses to the host). It stops
 // starting patterns once --duration has passed. Any word read back wrong fails with its offset,
 // the bits that flipped and the patterns that saw it (CC519).
-#include "checks/checks.hpp"
 #include "checks/gpu_memtest.hpp"
-#include "util/units.hpp"
-#include "gpu/cuda_runtime.hpp"
+#include "checks/checks.hpp"
 #include "engine/progress.hpp"
+#include "gpu/cuda_runtime.hpp"
 #include "kernels/memtest.cuh"
+#include "util/units.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -20,9 +20,12 @@ namespace cudacheck {
 
 namespace {
 
-constexpr MetricFamily bandwidth_figure{"memtest_bandwidth", "memtest_bandwidth", Unit::gb_per_s, "Memory bandwidth the gpu.memtest patterns ran at."};
-constexpr MetricFamily tested_figure{"memtest_tested", "memtest_bytes", Unit::bytes, "Device memory gpu.memtest wrote and verified."};
-constexpr MetricFamily patterns_figure{"memtest_patterns", "memtest_patterns", Unit::count, "Patterns gpu.memtest ran."};
+constexpr MetricFamily bandwidth_figure{"memtest_bandwidth", "memtest_bandwidth", Unit::gb_per_s,
+                                        "Memory bandwidth the gpu.memtest patterns ran at."};
+constexpr MetricFamily tested_figure{"memtest_tested", "memtest_bytes", Unit::bytes,
+                                     "Device memory gpu.memtest wrote and verified."};
+constexpr MetricFamily patterns_figure{"memtest_patterns", "memtest_patterns", Unit::count,
+                                       "Patterns gpu.memtest ran."};
 
 using Clock = std::chrono::steady_clock;
 
@@ -46,7 +49,8 @@ std::vector<NamedPattern> patterns() {
     };
     for (std::uint32_t rotation = 0; rotation < 32; ++rotation) {
         list.push_back({fmt::format("walking ones {}", rotation), {kernels::MemoryPattern::walking_ones, rotation, 0}});
-        list.push_back({fmt::format("walking zeros {}", rotation), {kernels::MemoryPattern::walking_zeros, rotation, 0}});
+        list.push_back(
+            {fmt::format("walking zeros {}", rotation), {kernels::MemoryPattern::walking_zeros, rotation, 0}});
     }
     return list;
 }
@@ -103,14 +107,23 @@ MemtestOutcome run_memtest(const CheckContext& context, int device) {
         for (const NamedPattern& pattern : planned) {
             if (std::chrono::duration<double>(Clock::now() - start).count() >= context.options.stress_seconds) break;
             gpu::check(cudaEventRecord(started, stream.get()), "cudaEventRecord");
-            gpu::check(static_cast<cudaError_t>(kernels::fill_pattern(buffer.data(), buffer.size(), pattern.spec, stream.get())), "memtest fill kernel");
-            gpu::check(static_cast<cudaError_t>(kernels::verify_pattern(buffer.data(), buffer.size(), pattern.spec, mismatches.data(), recorded.data(),
-                                                                        records.data(), records_per_pattern, stream.get())),
+            gpu::check(static_cast<cudaError_t>(
+                           kernels::fill_pattern(buffer.data(), buffer.size(), pattern.spec, stream.get())),
+                       "memtest fill kernel");
+            gpu::check(static_cast<cudaError_t>(
+                           kernels::verify_pattern(buffer.data(), buffer.size(), pattern.spec, mismatches.data(),
+                                                   recorded.data(), records.data(), records_per_pattern, stream.get())),
                        "memtest verify kernel");
             gpu::check(cudaEventRecord(stopped, stream.get()), "cudaEventRecord");
-            gpu::check(cudaMemcpyAsync(mismatches_host.data(), mismatches.data(), mismatches.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-            gpu::check(cudaMemcpyAsync(recorded_host.data(), recorded.data(), recorded.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
-            gpu::check(cudaMemcpyAsync(records_host.data(), records.data(), records.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+            gpu::check(cudaMemcpyAsync(mismatches_host.data(), mismatches.data(), mismatches.bytes(),
+                                       cudaMemcpyDeviceToHost, stream.get()),
+                       "cudaMemcpyAsync");
+            gpu::check(cudaMemcpyAsync(recorded_host.data(), recorded.data(), recorded.bytes(), cudaMemcpyDeviceToHost,
+                                       stream.get()),
+                       "cudaMemcpyAsync");
+            gpu::check(cudaMemcpyAsync(records_host.data(), records.data(), records.bytes(), cudaMemcpyDeviceToHost,
+                                       stream.get()),
+                       "cudaMemcpyAsync");
             stream.synchronize();
             float milliseconds = 0;
             gpu::check(cudaEventElapsedTime(&milliseconds, started, stopped), "cudaEventElapsedTime");
@@ -118,14 +131,19 @@ MemtestOutcome run_memtest(const CheckContext& context, int device) {
             outcome.mismatched_words += *mismatches_host.data();
             // The progress line: this pattern's rate (written and read back) and the bytes tested so far.
             tested_bytes += outcome.bytes;
-            report_progress(context, ProgressFigure{std::chrono::duration<double>(Clock::now() - start).count(), context.options.stress_seconds,
-                                                    milliseconds > 0 ? 2.0 * static_cast<double>(outcome.bytes) / (milliseconds * 1e-3) / 1e9 : 0.0,
+            report_progress(context, ProgressFigure{std::chrono::duration<double>(Clock::now() - start).count(),
+                                                    context.options.stress_seconds,
+                                                    milliseconds > 0 ? 2.0 * static_cast<double>(outcome.bytes) /
+                                                                           (milliseconds * 1e-3) / 1e9
+                                                                     : 0.0,
                                                     "GB/s", format_bytes(tested_bytes) + " tested"});
-            outcome.patterns_run.push_back(MemtestPattern{pattern.name, milliseconds / 1000.0, *mismatches_host.data()});
+            outcome.patterns_run.push_back(
+                MemtestPattern{pattern.name, milliseconds / 1000.0, *mismatches_host.data()});
             const unsigned int kept = std::min(*recorded_host.data(), records_per_pattern);
             for (unsigned int i = 0; i < kept; ++i) {
                 const kernels::MemoryMismatch& record = records_host.data()[i];
-                outcome.recorded.push_back(MemtestMismatch{record.index * 4, record.expected, record.actual, pattern.name});
+                outcome.recorded.push_back(
+                    MemtestMismatch{record.index * 4, record.expected, record.actual, pattern.name});
             }
         }
     });
@@ -147,11 +165,14 @@ std::string patterns_text(const std::vector<MemtestPattern>& run) {
 
 }  // namespace
 
-std::uint64_t memtest_bytes(std::uint64_t free_bytes) { return std::min(free_bytes / 2, memtest_max_bytes) & ~(mib - 1); }
+std::uint64_t memtest_bytes(std::uint64_t free_bytes) {
+    return std::min(free_bytes / 2, memtest_max_bytes) & ~(mib - 1);
+}
 
 std::vector<MismatchRange> group_mismatches(std::vector<MemtestMismatch> mismatches) {
     // Stable: a word seen by several patterns lists them in the order they ran.
-    std::stable_sort(mismatches.begin(), mismatches.end(), [](const MemtestMismatch& a, const MemtestMismatch& b) { return a.offset < b.offset; });
+    std::stable_sort(mismatches.begin(), mismatches.end(),
+                     [](const MemtestMismatch& a, const MemtestMismatch& b) { return a.offset < b.offset; });
     std::vector<MismatchRange> ranges;
     for (const MemtestMismatch& mismatch : mismatches) {
         if (ranges.empty() || mismatch.offset > ranges.back().last_offset + 4) {
@@ -163,72 +184,95 @@ std::vector<MismatchRange> group_mismatches(std::vector<MemtestMismatch> mismatc
         }
         MismatchRange& range = ranges.back();
         range.flipped_bits |= mismatch.expected ^ mismatch.actual;
-        if (std::find(range.patterns.begin(), range.patterns.end(), mismatch.pattern) == range.patterns.end()) range.patterns.push_back(mismatch.pattern);
+        if (std::find(range.patterns.begin(), range.patterns.end(), mismatch.pattern) == range.patterns.end())
+            range.patterns.push_back(mismatch.pattern);
     }
     return ranges;
 }
 
 void judge_memtest(const MemtestOutcome& outcome, ResultBuilder& result) {
     const double bandwidth = outcome.gpu_seconds > 0
-                                 ? 2.0 * static_cast<double>(outcome.bytes) * static_cast<double>(outcome.patterns_run.size()) / outcome.gpu_seconds / 1e9
+                                 ? 2.0 * static_cast<double>(outcome.bytes) *
+                                       static_cast<double>(outcome.patterns_run.size()) / outcome.gpu_seconds / 1e9
                                  : 0.0;
     result.metric(bandwidth_figure, bandwidth);
     result.metric(tested_figure, static_cast<double>(outcome.bytes));
     result.metric(patterns_figure, static_cast<double>(outcome.patterns_run.size()));
-    result.evidence("tested", fmt::format("{} at device address 0x{:x} ({} free when the test began; it takes half, at most {})",
-                                          format_bytes(outcome.bytes), outcome.device_address, format_bytes(outcome.free_bytes), format_bytes(memtest_max_bytes)),
+    result.evidence("tested",
+                    fmt::format("{} at device address 0x{:x} ({} free when the test began; it takes half, at most {})",
+                                format_bytes(outcome.bytes), outcome.device_address, format_bytes(outcome.free_bytes),
+                                format_bytes(memtest_max_bytes)),
                     static_cast<double>(outcome.bytes), Unit::bytes);
-    result.evidence("patterns", fmt::format("{} of {}: {}", outcome.patterns_run.size(), outcome.patterns_planned, patterns_text(outcome.patterns_run)));
-    result.evidence("method", "held the GPU alone; each pattern written then read back by kernels that regenerate every word; bandwidth counts "
-                              "the bytes written and read over the kernels' GPU time (CUDA events)");
+    result.evidence("patterns", fmt::format("{} of {}: {}", outcome.patterns_run.size(), outcome.patterns_planned,
+                                            patterns_text(outcome.patterns_run)));
+    result.evidence("method",
+                    "held the GPU alone; each pattern written then read back by kernels that regenerate every word; "
+                    "bandwidth counts "
+                    "the bytes written and read over the kernels' GPU time (CUDA events)");
     // Per pattern as numbers: bytes written and read, the rate, the words that differed.
-    Series per_pattern{"per_pattern", {}, {{"bytes", "bytes", {}}, {"bandwidth", "GB/s", {}}, {"mismatched_words", "count", {}}}};
+    Series per_pattern{"per_pattern",
+                       {},
+                       {{"bytes", "bytes", {}}, {"bandwidth", "GB/s", {}}, {"mismatched_words", "count", {}}}};
     for (const MemtestPattern& pattern : outcome.patterns_run) {
         const double moved = 2.0 * static_cast<double>(outcome.bytes);
         per_pattern.labels.push_back(pattern.name);
         per_pattern.columns[0].values.push_back(moved);
-        per_pattern.columns[1].values.push_back(pattern.gpu_seconds > 0 ? std::optional(moved / pattern.gpu_seconds / 1e9) : std::nullopt);
+        per_pattern.columns[1].values.push_back(
+            pattern.gpu_seconds > 0 ? std::optional(moved / pattern.gpu_seconds / 1e9) : std::nullopt);
         per_pattern.columns[2].values.push_back(static_cast<double>(pattern.mismatched_words));
     }
     result.series(std::move(per_pattern));
     if (outcome.patterns_run.size() < outcome.patterns_planned)
-        result.evidence("stopped", fmt::format("after {} of {} patterns, when --duration had passed", outcome.patterns_run.size(), outcome.patterns_planned));
+        result.evidence("stopped", fmt::format("after {} of {} patterns, when --duration had passed",
+                                               outcome.patterns_run.size(), outcome.patterns_planned));
     if (outcome.mismatched_words > 0) {
         const std::vector<MismatchRange> ranges = group_mismatches(outcome.recorded);
         std::vector<std::string> shown;
         for (std::size_t i = 0; i < ranges.size() && i < ranges_shown; ++i) {
             const MismatchRange& range = ranges[i];
-            shown.push_back(fmt::format("offset 0x{:x}{} ({} word(s), bits 0x{:08x} flipped, in {})", range.first_offset,
-                                        range.last_offset != range.first_offset ? fmt::format("-0x{:x}", range.last_offset + 3) : "", range.words,
-                                        range.flipped_bits, fmt::join(range.patterns, ", ")));
+            shown.push_back(
+                fmt::format("offset 0x{:x}{} ({} word(s), bits 0x{:08x} flipped, in {})", range.first_offset,
+                            range.last_offset != range.first_offset ? fmt::format("-0x{:x}", range.last_offset + 3)
+                                                                    : "",
+                            range.words, range.flipped_bits, fmt::join(range.patterns, ", ")));
         }
         for (const MismatchRange& range : ranges)
-            result.evidence("mismatch_range", fmt::format("0x{:x}-0x{:x}: {} word(s), bits 0x{:08x}, {}", range.first_offset, range.last_offset + 3,
-                                                          range.words, range.flipped_bits, fmt::join(range.patterns, ", ")));
+            result.evidence("mismatch_range", fmt::format("0x{:x}-0x{:x}: {} word(s), bits 0x{:08x}, {}",
+                                                          range.first_offset, range.last_offset + 3, range.words,
+                                                          range.flipped_bits, fmt::join(range.patterns, ", ")));
         result.add(Code::gpu_memory_pattern_mismatch,
-                   fmt::format("{} word read(s) differed from what was written over {} patterns; recorded: {}{}", outcome.mismatched_words,
-                               outcome.patterns_run.size(), fmt::join(shown, "; "),
-                               ranges.size() > ranges_shown ? fmt::format(" and {} more range(s)", ranges.size() - ranges_shown) : ""));
+                   fmt::format("{} word read(s) differed from what was written over {} patterns; recorded: {}{}",
+                               outcome.mismatched_words, outcome.patterns_run.size(), fmt::join(shown, "; "),
+                               ranges.size() > ranges_shown
+                                   ? fmt::format(" and {} more range(s)", ranges.size() - ranges_shown)
+                                   : ""));
     }
-    const double share = outcome.free_bytes > 0 ? 100.0 * static_cast<double>(outcome.bytes) / static_cast<double>(outcome.free_bytes) : 0.0;
-    result.summary(fmt::format("{} ({:.0f}% of free) written and verified with {} patterns, every word as written; {:.0f} GB/s", format_bytes(outcome.bytes),
-                               share, outcome.patterns_run.size(), bandwidth));
+    const double share = outcome.free_bytes > 0
+                             ? 100.0 * static_cast<double>(outcome.bytes) / static_cast<double>(outcome.free_bytes)
+                             : 0.0;
+    result.summary(
+        fmt::format("{} ({:.0f}% of free) written and verified with {} patterns, every word as written; {:.0f} GB/s",
+                    format_bytes(outcome.bytes), share, outcome.patterns_run.size(), bandwidth));
 }
 
 std::unique_ptr<Check> make_gpu_memtest_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "gpu.memtest",
                   .title = "GPU memory test (--level full)",
-                  .description = "Address, random and walking-ones/zeros patterns written and verified over half the free GPU memory (at most 64 GiB)",
+                  .description = "Address, random and walking-ones/zeros patterns written and verified over half the "
+                                 "free GPU memory (at most 64 GiB)",
                   .scope = Scope::device,
                   .min_level = Level::full,
                   .depends_on = {"cuda.devices"},
                   .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::gpu_memory_pattern_mismatch},
-                  .answers = "at `--level full`: address, random and walking ones/zeros patterns written and verified on the GPU "
-                             "over half the free memory (at most 64 GiB); bytes tested, GB/s, and any mismatched address ranges "
+                  .answers = "at `--level full`: address, random and walking ones/zeros patterns written and verified "
+                             "on the GPU "
+                             "over half the free memory (at most 64 GiB); bytes tested, GB/s, and any mismatched "
+                             "address ranges "
                              "with the bits that flipped"},
         [](CheckContext& context, ResultBuilder& result) {
-            gpu::run_gpu_check(context, result, [&](int device) { judge_memtest(run_memtest(context, device), result); });
+            gpu::run_gpu_check(context, result,
+                               [&](int device) { judge_memtest(run_memtest(context, device), result); });
         });
 }
 

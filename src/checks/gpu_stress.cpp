@@ -9,13 +9,13 @@
 //
 // The id's area is `gpu` rather than `cublas`: this checks the GPU under load (cuBLAS is only the
 // way to load it), like gpu.memtest beside it, and `--only gpu` selects exactly the two burn-in checks.
-#include "checks/checks.hpp"
 #include "checks/gpu_stress.hpp"
+#include "checks/checks.hpp"
 #include "cuda/cuda_facts.hpp"
+#include "engine/progress.hpp"
 #include "gpu/cublas_support.hpp"
 #include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
-#include "engine/progress.hpp"
 #include "kernels/compare.cuh"
 #include "kernels/random_fill.cuh"
 #include "probes/nvml/gpu_sharing.hpp"
@@ -37,14 +37,18 @@ namespace cudacheck {
 namespace {
 
 constexpr MetricFamily stress_rate{"stress", "stress_tflops_{stat}", Unit::tflops,
-                                   "GEMM throughput under gpu.stress, per second of the run, by statistic, in TFLOP/s."};
-constexpr MetricFamily stress_clock{"stress_sm_clock", "stress_sm_clock_{stat}", Unit::mhz, "SM clock NVML reported during gpu.stress, by statistic."};
-constexpr MetricFamily stress_power{"stress_power", "stress_power_{stat}", Unit::watts, "Power draw NVML reported during gpu.stress, by statistic."};
+                                   "GEMM throughput under gpu.stress, per second of the run, by statistic, in "
+                                   "TFLOP/s."};
+constexpr MetricFamily stress_clock{"stress_sm_clock", "stress_sm_clock_{stat}", Unit::mhz,
+                                    "SM clock NVML reported during gpu.stress, by statistic."};
+constexpr MetricFamily stress_power{"stress_power", "stress_power_{stat}", Unit::watts,
+                                    "Power draw NVML reported during gpu.stress, by statistic."};
 constexpr MetricFamily stress_temperature{"stress_temperature", "stress_temperature_{stat}", Unit::celsius,
                                           "Temperature NVML reported during gpu.stress, by statistic."};
 constexpr MetricFamily stress_drop{"stress_rate_drop", "stress_rate_drop", Unit::percent,
                                    "How far (0-1) the throughput fell from its best second during gpu.stress."};
-constexpr MetricFamily stress_products{"stress_products", "stress_products", Unit::count, "Products gpu.stress computed and compared."};
+constexpr MetricFamily stress_products{"stress_products", "stress_products", Unit::count,
+                                       "Products gpu.stress computed and compared."};
 constexpr MetricFamily stress_error{"stress_reference_relative_error", "stress_reference_relative_error", Unit::ratio,
                                     "Relative error of gpu.stress's reference product against float64."};
 
@@ -153,21 +157,27 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
     gpu::DeviceArray<unsigned long long> differing(max_batch);
     gpu::PinnedArray<unsigned long long> differing_host(max_batch);
     const Events events(2 * max_batch);
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(a.data(), kernels::Element::bf16, elements, seed_a, stream.get())), "fill kernel");
-    gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(b.data(), kernels::Element::bf16, elements, seed_b, stream.get())), "fill kernel");
-    gpu::check(cudaMemsetAsync(first.data(), 0xFF, first.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: unwritten output fails
+    gpu::check(static_cast<cudaError_t>(
+                   kernels::fill_uniform(a.data(), kernels::Element::bf16, elements, seed_a, stream.get())),
+               "fill kernel");
+    gpu::check(static_cast<cudaError_t>(
+                   kernels::fill_uniform(b.data(), kernels::Element::bf16, elements, seed_b, stream.get())),
+               "fill kernel");
+    gpu::check(cudaMemsetAsync(first.data(), 0xFF, first.bytes(), stream.get()),
+               "cudaMemsetAsync");  // NaN: unwritten output fails
     const float alpha = 1.0f;
     const float beta = 0.0f;
     const int s = static_cast<int>(size);
     const std::string call = fmt::format("cublasGemmEx(BF16 in, FP32 out, {}^3)", size);
     const auto gemm = [&](std::uint32_t* output) {
-        handle.check(api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, a.data(), CUDA_R_16BF, s, b.data(), CUDA_R_16BF, s, &beta,
-                                 output, CUDA_R_32F, s, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        handle.check(api.gemm_ex(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &alpha, a.data(), CUDA_R_16BF, s,
+                                 b.data(), CUDA_R_16BF, s, &beta, output, CUDA_R_32F, s, CUBLAS_COMPUTE_32F,
+                                 CUBLAS_GEMM_DEFAULT),
                      call);
     };
     gemm(first.data());
-    const gpu::GemmSamples picked =
-        gpu::copy_gemm_samples(reinterpret_cast<const unsigned char*>(first.data()), kernels::Element::f32, size, reference_samples, stream);
+    const gpu::GemmSamples picked = gpu::copy_gemm_samples(reinterpret_cast<const unsigned char*>(first.data()),
+                                                           kernels::Element::f32, size, reference_samples, stream);
     // The float64 reference needs only the seeds: computed on another core while the GPU works.
     std::future<gpu::Accuracy> reference = std::async(std::launch::async, [&picked] {
         return gpu::compare_gemm_samples(picked, kernels::Element::bf16, seed_a, seed_b);
@@ -193,27 +203,32 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
             double ms;
         };
         std::deque<Recent> recent;
-        const double product_tflop = 2.0 * static_cast<double>(size) * static_cast<double>(size) * static_cast<double>(size) / 1e12;
+        const double product_tflop =
+            2.0 * static_cast<double>(size) * static_cast<double>(size) * static_cast<double>(size) / 1e12;
         for (double now = 0; now < duration; now = seconds_since(start)) {
             const double wanted = std::min(batch_seconds, duration - now) * 1000.0;
-            const std::size_t batch = mean_ms > 0 ? std::clamp<std::size_t>(static_cast<std::size_t>(std::llround(wanted / mean_ms)), 1, max_batch) : 1;
+            const std::size_t batch =
+                mean_ms > 0
+                    ? std::clamp<std::size_t>(static_cast<std::size_t>(std::llround(wanted / mean_ms)), 1, max_batch)
+                    : 1;
             for (std::size_t j = 0; j < batch; ++j) {
                 gpu::check(cudaEventRecord(events[2 * j], stream.get()), "cudaEventRecord");
                 gemm(current.data());
                 gpu::check(cudaEventRecord(events[2 * j + 1], stream.get()), "cudaEventRecord");
-                gpu::check(static_cast<cudaError_t>(
-                               kernels::count_mismatches(first.data(), current.data(), elements, differing.data() + j, stream.get())),
+                gpu::check(static_cast<cudaError_t>(kernels::count_mismatches(first.data(), current.data(), elements,
+                                                                              differing.data() + j, stream.get())),
                            "compare kernel");
             }
-            gpu::check(cudaMemcpyAsync(differing_host.data(), differing.data(), batch * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                                       stream.get()),
+            gpu::check(cudaMemcpyAsync(differing_host.data(), differing.data(), batch * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream.get()),
                        "cudaMemcpyAsync");
             stream.synchronize();
             const double ended = seconds_since(start);
             double batch_ms = 0;
             for (std::size_t j = 0; j < batch; ++j) {
                 float milliseconds = 0;
-                gpu::check(cudaEventElapsedTime(&milliseconds, events[2 * j], events[2 * j + 1]), "cudaEventElapsedTime");
+                gpu::check(cudaEventElapsedTime(&milliseconds, events[2 * j], events[2 * j + 1]),
+                           "cudaEventElapsedTime");
                 batch_ms += milliseconds;
                 if (differing_host.data()[j] == 0) continue;
                 ++outcome.differing_results;
@@ -235,7 +250,12 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
             std::size_t recent_products = 0;
             for (const Recent& entry : recent) recent_ms += entry.ms, recent_products += entry.products;
             if (recent_ms > 0)
-                report_progress(context, ProgressFigure{ended, duration, product_tflop * static_cast<double>(recent_products) / (recent_ms * 1e-3), "TFLOP/s", {}});
+                report_progress(context, ProgressFigure{ended,
+                                                        duration,
+                                                        product_tflop * static_cast<double>(recent_products) /
+                                                            (recent_ms * 1e-3),
+                                                        "TFLOP/s",
+                                                        {}});
         }
         outcome.seconds = seconds_since(start);
         samples = background.stop();
@@ -244,14 +264,15 @@ StressOutcome run_stress(const CheckContext& context, const CublasApi& api, int 
     const double flops = 2.0 * static_cast<double>(size) * static_cast<double>(size) * static_cast<double>(size);
     for (std::size_t i = 0; i < bucket_ms.size(); ++i)
         if (bucket_products[i] > 0 && bucket_ms[i] > 0)
-            outcome.tflops_per_second.push_back(flops * static_cast<double>(bucket_products[i]) / (bucket_ms[i] * 1e-3) / 1e12);
+            outcome.tflops_per_second.push_back(flops * static_cast<double>(bucket_products[i]) /
+                                                (bucket_ms[i] * 1e-3) / 1e12);
     if (sampler.ok()) outcome.samples = std::move(samples);
     outcome.reference = reference.get();
     return outcome;
 }
 
-constexpr std::uint64_t judged_slowdowns[] = {clocks_event::hw_slowdown, clocks_event::sw_thermal_slowdown, clocks_event::hw_thermal_slowdown,
-                                              clocks_event::hw_power_brake_slowdown};
+constexpr std::uint64_t judged_slowdowns[] = {clocks_event::hw_slowdown, clocks_event::sw_thermal_slowdown,
+                                              clocks_event::hw_thermal_slowdown, clocks_event::hw_power_brake_slowdown};
 
 // The values of the samples that have the field, scaled.
 template <typename Field>
@@ -275,15 +296,18 @@ std::string range_text(const std::vector<NvmlClockSample>& samples, Field field,
 // The range as evidence; when every sample had the one value, that value is its figure too ("61 C":
 // 61, rounded as the text rounds it: "{:.0f}" rounds half to even, as nearbyint does).
 template <typename Field>
-void range_evidence(ResultBuilder& result, std::string key, const std::vector<NvmlClockSample>& samples, Field field, double scale, Unit unit) {
+void range_evidence(ResultBuilder& result, std::string key, const std::vector<NvmlClockSample>& samples, Field field,
+                    double scale, Unit unit) {
     std::string text = range_text(samples, field, scale, to_string(unit));
     const std::vector<double> values = sampled_values(samples, field, scale);
-    const bool one_value = !values.empty() && std::all_of(values.begin(), values.end(), [&](double value) { return value == values.front(); });
+    const bool one_value = !values.empty() && std::all_of(values.begin(), values.end(),
+                                                          [&](double value) { return value == values.front(); });
     if (one_value) result.evidence(std::move(key), std::move(text), std::nearbyint(values.front()), unit);
     else result.evidence(std::move(key), std::move(text));
 }
 
-std::optional<double> highest(const std::vector<NvmlClockSample>& samples, std::optional<unsigned int> NvmlClockSample::*field) {
+std::optional<double> highest(const std::vector<NvmlClockSample>& samples,
+                              std::optional<unsigned int> NvmlClockSample::* field) {
     std::optional<double> best;
     for (const NvmlClockSample& sample : samples)
         if (const auto value = sample.*field; value && (!best || *value > *best)) best = *value;
@@ -291,9 +315,12 @@ std::optional<double> highest(const std::vector<NvmlClockSample>& samples, std::
 }
 
 void add_nvml_evidence(const std::vector<NvmlClockSample>& samples, ResultBuilder& result) {
-    result.evidence("nvml_samples", fmt::format("{} over the run, every {} ms", samples.size(), sample_interval.count()));
-    range_evidence(result, "sm_clock", samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, Unit::mhz);
-    range_evidence(result, "temperature", samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, Unit::celsius);
+    result.evidence("nvml_samples",
+                    fmt::format("{} over the run, every {} ms", samples.size(), sample_interval.count()));
+    range_evidence(
+        result, "sm_clock", samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, Unit::mhz);
+    range_evidence(
+        result, "temperature", samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, Unit::celsius);
     range_evidence(result, "power", samples, [](const NvmlClockSample& s) { return s.power_mw; }, 1e-3, Unit::watts);
     // Every reason seen, the normal ones too (SW power cap is where a GPU at full load sits).
     std::vector<std::string> seen;
@@ -303,16 +330,24 @@ void add_nvml_evidence(const std::vector<NvmlClockSample>& samples, ResultBuilde
         const std::uint64_t reason = std::uint64_t{1} << bit;
         std::size_t with = 0;
         for (const NvmlClockSample& sample : samples) with += (sample.clocks_event_reasons.value_or(0) & reason) != 0;
-        if (with > 0) seen.push_back(fmt::format("{} {:.0f}%", describe_clocks_event_reasons(reason), 100.0 * static_cast<double>(with) / static_cast<double>(answered)));
+        if (with > 0)
+            seen.push_back(fmt::format("{} {:.0f}%", describe_clocks_event_reasons(reason),
+                                       100.0 * static_cast<double>(with) / static_cast<double>(answered)));
     }
-    result.evidence("clocks_event_reasons", answered == 0 ? "not reported" : seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, ", ")));
-    if (const auto clock = highest(samples, &NvmlClockSample::sm_clock_mhz)) result.metric(stress_clock, *clock, {{"stat", "max"}});
+    result.evidence("clocks_event_reasons", answered == 0  ? "not reported"
+                                            : seen.empty() ? "none"
+                                                           : fmt::format("{}", fmt::join(seen, ", ")));
+    if (const auto clock = highest(samples, &NvmlClockSample::sm_clock_mhz))
+        result.metric(stress_clock, *clock, {{"stat", "max"}});
     std::optional<double> lowest_clock;
     for (const NvmlClockSample& sample : samples)
-        if (sample.sm_clock_mhz && (!lowest_clock || *sample.sm_clock_mhz < *lowest_clock)) lowest_clock = *sample.sm_clock_mhz;
+        if (sample.sm_clock_mhz && (!lowest_clock || *sample.sm_clock_mhz < *lowest_clock))
+            lowest_clock = *sample.sm_clock_mhz;
     if (lowest_clock) result.metric(stress_clock, *lowest_clock, {{"stat", "min"}});
-    if (const auto temperature = highest(samples, &NvmlClockSample::temperature_c)) result.metric(stress_temperature, *temperature, {{"stat", "max"}});
-    if (const auto power = highest(samples, &NvmlClockSample::power_mw)) result.metric(stress_power, *power / 1000.0, {{"stat", "max"}});
+    if (const auto temperature = highest(samples, &NvmlClockSample::temperature_c))
+        result.metric(stress_temperature, *temperature, {{"stat", "max"}});
+    if (const auto power = highest(samples, &NvmlClockSample::power_mw))
+        result.metric(stress_power, *power / 1000.0, {{"stat", "max"}});
 }
 
 // NVML's readings as numbers: every sample (seconds since sampling began), and per second of the
@@ -324,14 +359,22 @@ std::optional<double> reading(const NvmlClockSample& sample, Field field, double
 }
 
 Series nvml_sample_series(const std::vector<NvmlClockSample>& samples) {
-    Series table{"nvml_samples", {}, {{"time", "s", {}}, {"sm_clock", "MHz", {}}, {"temperature", "C", {}}, {"power", "W", {}},
-                                      {"clocks_event_reasons", "bitmask", {}}}};
+    Series table{"nvml_samples",
+                 {},
+                 {{"time", "s", {}},
+                  {"sm_clock", "MHz", {}},
+                  {"temperature", "C", {}},
+                  {"power", "W", {}},
+                  {"clocks_event_reasons", "bitmask", {}}}};
     for (const NvmlClockSample& sample : samples) {
         table.columns[0].values.push_back(sample.seconds);
-        table.columns[1].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0));
-        table.columns[2].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0));
+        table.columns[1].values.push_back(
+            reading(sample, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0));
+        table.columns[2].values.push_back(
+            reading(sample, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0));
         table.columns[3].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.power_mw; }, 1e-3));
-        table.columns[4].values.push_back(reading(sample, [](const NvmlClockSample& s) { return s.clocks_event_reasons; }, 1.0));
+        table.columns[4].values.push_back(
+            reading(sample, [](const NvmlClockSample& s) { return s.clocks_event_reasons; }, 1.0));
     }
     return table;
 }
@@ -340,7 +383,8 @@ Series per_second_series(const StressOutcome& outcome) {
     Series table{"per_second", {}, {{"second", "s", {}}, {"tflops", "TFLOP/s", {}}}};
     const bool sampled = outcome.samples.has_value();
     if (sampled)
-        for (const auto& [name, unit] : {std::pair{"sm_clock", "MHz"}, {"temperature", "C"}, {"power", "W"}, {"clocks_event_reasons", "bitmask"}})
+        for (const auto& [name, unit] :
+             {std::pair{"sm_clock", "MHz"}, {"temperature", "C"}, {"power", "W"}, {"clocks_event_reasons", "bitmask"}})
             table.columns.push_back(SeriesColumn{name, unit, {}});
     for (std::size_t second = 0; second < outcome.tflops_per_second.size(); ++second) {
         table.columns[0].values.push_back(static_cast<double>(second));
@@ -351,15 +395,19 @@ Series per_second_series(const StressOutcome& outcome) {
         std::optional<double> temperature;
         std::optional<std::uint64_t> reasons;
         for (const NvmlClockSample& sample : *outcome.samples) {
-            if (sample.seconds < static_cast<double>(second) || sample.seconds >= static_cast<double>(second + 1)) continue;
+            if (sample.seconds < static_cast<double>(second) || sample.seconds >= static_cast<double>(second + 1))
+                continue;
             if (sample.sm_clock_mhz) clock_sum += *sample.sm_clock_mhz, ++clocks;
             if (sample.power_mw) power_sum += *sample.power_mw / 1000.0, ++powers;
-            if (sample.temperature_c && (!temperature || *sample.temperature_c > *temperature)) temperature = *sample.temperature_c;
+            if (sample.temperature_c && (!temperature || *sample.temperature_c > *temperature))
+                temperature = *sample.temperature_c;
             if (sample.clocks_event_reasons) reasons = reasons.value_or(0) | *sample.clocks_event_reasons;
         }
-        table.columns[2].values.push_back(clocks ? std::optional(clock_sum / static_cast<double>(clocks)) : std::nullopt);
+        table.columns[2].values.push_back(clocks ? std::optional(clock_sum / static_cast<double>(clocks))
+                                                 : std::nullopt);
         table.columns[3].values.push_back(temperature);
-        table.columns[4].values.push_back(powers ? std::optional(power_sum / static_cast<double>(powers)) : std::nullopt);
+        table.columns[4].values.push_back(powers ? std::optional(power_sum / static_cast<double>(powers))
+                                                 : std::nullopt);
         table.columns[5].values.push_back(reasons ? std::optional(static_cast<double>(*reasons)) : std::nullopt);
     }
     return table;
@@ -382,21 +430,27 @@ std::vector<ReasonShare> slowdown_shares(const std::vector<NvmlClockSample>& sam
 std::optional<double> rate_drop(const std::vector<double>& tflops_per_second) {
     const std::size_t third = tflops_per_second.size() / 3;
     if (third == 0) return std::nullopt;
-    const double early = median_of({tflops_per_second.begin(), tflops_per_second.begin() + static_cast<std::ptrdiff_t>(third)});
-    const double late = median_of({tflops_per_second.end() - static_cast<std::ptrdiff_t>(third), tflops_per_second.end()});
+    const double early =
+        median_of({tflops_per_second.begin(), tflops_per_second.begin() + static_cast<std::ptrdiff_t>(third)});
+    const double late =
+        median_of({tflops_per_second.end() - static_cast<std::ptrdiff_t>(third), tflops_per_second.end()});
     if (early <= 0) return std::nullopt;
     return 1.0 - late / early;
 }
 
 void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
     result.evidence("work", outcome.work);
-    result.evidence("method", fmt::format("held the GPU alone for {:.1f} s; each product timed with CUDA events and compared word for word on the GPU "
-                                          "with the first; the first's {} sampled entries against float64 (tolerance {:g}); rates per second "
+    result.evidence("method", fmt::format("held the GPU alone for {:.1f} s; each product timed with CUDA events and "
+                                          "compared word for word on the GPU "
+                                          "with the first; the first's {} sampled entries against float64 (tolerance "
+                                          "{:g}); rates per second "
                                           "of the run from the products' GPU time",
                                           outcome.seconds, outcome.reference.count, outcome.tolerance));
-    result.evidence("products", fmt::format("{} compared, {} differed from the first", outcome.results, outcome.differing_results));
+    result.evidence("products",
+                    fmt::format("{} compared, {} differed from the first", outcome.results, outcome.differing_results));
     std::vector<std::string> buckets;
-    for (std::size_t i = 0; i < outcome.tflops_per_second.size(); ++i) buckets.push_back(fmt::format("{:.0f}", outcome.tflops_per_second[i]));
+    for (std::size_t i = 0; i < outcome.tflops_per_second.size(); ++i)
+        buckets.push_back(fmt::format("{:.0f}", outcome.tflops_per_second[i]));
     result.evidence("tflops_per_second", fmt::format("{}", fmt::join(buckets, " ")));
     result.series(per_second_series(outcome));
     if (outcome.samples) result.series(nvml_sample_series(*outcome.samples));
@@ -414,11 +468,12 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
     result.metric(stress_error, outcome.reference.relative_error);
 
     if (!outcome.reference.within(outcome.tolerance))
-        result.add(Code::wrong_result, fmt::format("the first {} product's sampled entries against float64: {}", outcome.work,
-                                                   gpu::describe(outcome.reference, outcome.tolerance)));
+        result.add(Code::wrong_result, fmt::format("the first {} product's sampled entries against float64: {}",
+                                                   outcome.work, gpu::describe(outcome.reference, outcome.tolerance)));
     if (outcome.differing_results > 0)
         result.add(Code::gpu_results_unstable,
-                   fmt::format("{} of {} products differed from the first ({} of {} words per product on average; first seen {:.1f} s into the run): "
+                   fmt::format("{} of {} products differed from the first ({} of {} words per product on average; "
+                               "first seen {:.1f} s into the run): "
                                "the same inputs and algorithm gave different bits",
                                outcome.differing_results, outcome.results,
                                outcome.differing_words / outcome.differing_results, outcome.words_per_result,
@@ -427,8 +482,10 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
         add_nvml_evidence(*outcome.samples, result);
         std::vector<std::string> reasons;
         for (const ReasonShare& share : slowdown_shares(*outcome.samples))
-            reasons.push_back(fmt::format("{} ({} of {} samples, {:.0f}%)", describe_clocks_event_reasons(share.reason), share.samples_with, share.samples,
-                                          100.0 * static_cast<double>(share.samples_with) / static_cast<double>(share.samples)));
+            reasons.push_back(
+                fmt::format("{} ({} of {} samples, {:.0f}%)", describe_clocks_event_reasons(share.reason),
+                            share.samples_with, share.samples,
+                            100.0 * static_cast<double>(share.samples_with) / static_cast<double>(share.samples)));
         if (!reasons.empty()) {
             const auto temperature = highest(*outcome.samples, &NvmlClockSample::temperature_c);
             const auto power = highest(*outcome.samples, &NvmlClockSample::power_mw);
@@ -438,32 +495,44 @@ void judge_stress(const StressOutcome& outcome, ResultBuilder& result) {
                                    power ? fmt::format(", {:.0f} W", *power / 1000.0) : ""));
         }
     } else {
-        result.evidence("nvml_samples", "none: NVML is not available for this GPU (see driver.nvml), so clocks and slowdowns were not read");
+        result.evidence("nvml_samples",
+                        "none: NVML is not available for this GPU (see driver.nvml), so clocks and slowdowns were not "
+                        "read");
     }
     if (const auto drop = rate_drop(outcome.tflops_per_second); drop) {
         result.metric(stress_drop, 100.0 * *drop);
         if (!outcome.shared_with.empty())
-            result.evidence("rate_not_judged", fmt::format("the GPU was shared during the stress ({}): a fall of the rate is not this GPU's", outcome.shared_with));
+            result.evidence("rate_not_judged", fmt::format("the GPU was shared during the stress ({}): a fall of the "
+                                                           "rate is not this GPU's",
+                                                           outcome.shared_with));
         else if (*drop > stress_rate_drop_limit) {
             const std::size_t third = outcome.tflops_per_second.size() / 3;
             result.add(Code::gpu_rate_dropped,
-                       fmt::format("the rate fell {:.0f}% over the run (limit {:.0f}%): median {:.0f} TFLOP/s in the first {} s, {:.0f} in the last {} s",
+                       fmt::format("the rate fell {:.0f}% over the run (limit {:.0f}%): median {:.0f} TFLOP/s in the "
+                                   "first {} s, {:.0f} in the last {} s",
                                    100.0 * *drop, 100.0 * stress_rate_drop_limit,
-                                   median_of({outcome.tflops_per_second.begin(), outcome.tflops_per_second.begin() + static_cast<std::ptrdiff_t>(third)}),
-                                   third, median_of({outcome.tflops_per_second.end() - static_cast<std::ptrdiff_t>(third), outcome.tflops_per_second.end()}),
+                                   median_of({outcome.tflops_per_second.begin(),
+                                              outcome.tflops_per_second.begin() + static_cast<std::ptrdiff_t>(third)}),
+                                   third,
+                                   median_of({outcome.tflops_per_second.end() - static_cast<std::ptrdiff_t>(third),
+                                              outcome.tflops_per_second.end()}),
                                    third));
         }
     }
     std::string conditions;
     if (outcome.samples && !outcome.samples->empty())
-        conditions = fmt::format("; SM {}, {}", range_text(*outcome.samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, "MHz"),
-                                 range_text(*outcome.samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, "C"));
+        conditions = fmt::format(
+            "; SM {}, {}",
+            range_text(
+                *outcome.samples, [](const NvmlClockSample& s) { return s.sm_clock_mhz; }, 1.0, "MHz"),
+            range_text(*outcome.samples, [](const NvmlClockSample& s) { return s.temperature_c; }, 1.0, "C"));
     // The headline: the work, its repeatability and its rate; the float64 match and the clocks and
     // temperatures while it ran are evidence.
     result.evidence("first_product_against_float64", fmt::format("{:.1e}", outcome.reference.relative_error));
     if (!conditions.empty()) result.evidence("clocks_and_temperature", conditions.substr(2));
     result.summary(fmt::format("{} for {:.0f} s: {} products bit-identical; {:.0f} TFLOP/s median ({:.0f}-{:.0f})",
-                               outcome.work.substr(0, outcome.work.find(" (")), outcome.seconds, outcome.results, median, low, high));
+                               outcome.work.substr(0, outcome.work.find(" (")), outcome.seconds, outcome.results,
+                               median, low, high));
 }
 
 namespace {
@@ -478,7 +547,8 @@ void run_and_judge_stress(CheckContext& context, ResultBuilder& result, const Cu
         for (const GpuSharing& sharing : context.sharing())
             if (sharing.device == device) outcome.shared_with = describe_sharing(sharing);
     judge_stress(outcome, result);
-    if (const auto peaks = device_info != nullptr ? datasheet_peaks(device_info->name) : std::nullopt; peaks && !outcome.tflops_per_second.empty())
+    if (const auto peaks = device_info != nullptr ? datasheet_peaks(device_info->name) : std::nullopt;
+        peaks && !outcome.tflops_per_second.empty())
         result.evidence("datasheet_peak", fmt::format("BF16 {:.0f} TFLOP/s: the median is {:.0f}% of it", peaks->bf16,
                                                       100.0 * median_of(outcome.tflops_per_second) / peaks->bf16));
 }
@@ -490,18 +560,22 @@ std::unique_ptr<Check> make_gpu_stress_check() {
         gpu::library_check_info(
             {.id = "gpu.stress",
              .title = "GPU stress (--level full)",
-             .description = "Sustained BF16 GEMMs for --duration seconds: every product bit-identical, the first against float64; "
-                            "TFLOP/s over time, clocks, slowdowns and temperature through NVML",
+             .description =
+                 "Sustained BF16 GEMMs for --duration seconds: every product bit-identical, the first against float64; "
+                 "TFLOP/s over time, clocks, slowdowns and temperature through NVML",
              .min_level = Level::full,
              .raises = {Code::gpu_results_unstable, Code::gpu_throttled_under_load, Code::gpu_rate_dropped},
-             .answers = "at `--level full`: sustained BF16 GEMMs (cuBLAS, 8192³) holding the GPU alone for `--duration` "
-                        "seconds (default 20): every product compared bit for bit with the first on the GPU, the first with "
-                        "a float64 reference; TFLOP/s per second of the run, SM clock, clocks-event reasons, temperature and"
-                        " power from NVML; warns on thermal, power-brake or hardware slowdowns and on a rate that falls by "
-                        "more than 15%"},
+             .answers =
+                 "at `--level full`: sustained BF16 GEMMs (cuBLAS, 8192³) holding the GPU alone for `--duration` "
+                 "seconds (default 20): every product compared bit for bit with the first on the GPU, the first with "
+                 "a float64 reference; TFLOP/s per second of the run, SM clock, clocks-event reasons, temperature and"
+                 " power from NVML; warns on thermal, power-brake or hardware slowdowns and on a rate that falls by "
+                 "more than 15%"},
             cuda_library::cublas),
         [](CheckContext& context, ResultBuilder& result) {
-            gpu::run_cublas_check(context, result, [&](const CublasApi& api, int device) { run_and_judge_stress(context, result, api, device); });
+            gpu::run_cublas_check(context, result, [&](const CublasApi& api, int device) {
+                run_and_judge_stress(context, result, api, device);
+            });
         });
 }
 

@@ -40,9 +40,14 @@ constexpr std::uint64_t process_room_wanted = 256;
 constexpr std::uint64_t cgroup_headroom_wanted = std::uint64_t{4} << 30;
 
 void evidence_limit(ResultBuilder& result, const char* name, const Limit& limit, bool bytes) {
-    const auto text = [bytes](const std::optional<std::uint64_t>& value) { return bytes ? limit_bytes_text(value) : limit_count_text(value); };
+    const auto text = [bytes](const std::optional<std::uint64_t>& value) {
+        return bytes ? limit_bytes_text(value) : limit_count_text(value);
+    };
     if (bytes && limit.soft && limit.soft == limit.hard) result.evidence_bytes(name, *limit.soft);
-    else result.evidence(name, limit.soft == limit.hard ? text(limit.soft) : fmt::format("{} (hard limit {})", text(limit.soft), text(limit.hard)));
+    else
+        result.evidence(name, limit.soft == limit.hard
+                                  ? text(limit.soft)
+                                  : fmt::format("{} (hard limit {})", text(limit.soft), text(limit.hard)));
 }
 
 }  // namespace
@@ -52,13 +57,16 @@ bool explain_out_of_memory_init(const ProcessLimits& limits, ResultBuilder& resu
     if (!address_space && !limits.data.soft) return false;
     const char* which = address_space ? "address-space limit (ulimit -v)" : "data-segment limit (ulimit -d)";
     const std::uint64_t value = address_space ? *limits.address_space.soft : *limits.data.soft;
-    result.evidence(address_space ? "address_space_limit" : "data_limit", fmt::format("{} ({} KiB)", format_bytes(value), value >> 10));
+    result.evidence(address_space ? "address_space_limit" : "data_limit",
+                    fmt::format("{} ({} KiB)", format_bytes(value), value >> 10));
     result.add(Code::address_space_limited,
-               fmt::format("cuInit failed: CUDA_ERROR_OUT_OF_MEMORY under the {} of {}, though no memory is short", which,
-                           format_bytes(value)),
-               fmt::format("Lift the limit where the job starts (`ulimit {} unlimited`, or at least {} KiB for one GPU); for a service remove "
+               fmt::format("cuInit failed: CUDA_ERROR_OUT_OF_MEMORY under the {} of {}, though no memory is short",
+                           which, format_bytes(value)),
+               fmt::format("Lift the limit where the job starts (`ulimit {} unlimited`, or at least {} KiB for one "
+                           "GPU); for a service remove "
                            "`{}=`.",
-                           address_space ? "-v" : "-d", address_space_cuda_fails_below >> 10, address_space ? "LimitAS" : "LimitDATA"));
+                           address_space ? "-v" : "-d", address_space_cuda_fails_below >> 10,
+                           address_space ? "LimitAS" : "LimitDATA"));
     return true;
 }
 
@@ -71,40 +79,52 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
     evidence_limit(result, "stack", limits.stack, true);
     evidence_limit(result, "processes", limits.processes, false);
     if (limits.user_tasks) result.evidence("user_processes_and_threads", std::to_string(*limits.user_tasks));
-    if (limits.may_lock_past_limit) result.evidence("cap_ipc_lock", "yes: this process may lock memory past RLIMIT_MEMLOCK");
-    if (!limits.rdma_devices.empty()) result.evidence("rdma_devices", fmt::format("{}", fmt::join(limits.rdma_devices, ", ")));
+    if (limits.may_lock_past_limit)
+        result.evidence("cap_ipc_lock", "yes: this process may lock memory past RLIMIT_MEMLOCK");
+    if (!limits.rdma_devices.empty())
+        result.evidence("rdma_devices", fmt::format("{}", fmt::join(limits.rdma_devices, ", ")));
 
     if (const auto& soft = limits.address_space.soft) {
         const bool fails = *soft < address_space_cuda_fails_below;
         result.add(Code::address_space_limited,
-                   fmt::format("the address-space limit (ulimit -v) is {} ({} KiB): {}", format_bytes(*soft), *soft >> 10,
-                               fails ? fmt::format("under {} cuInit fails with CUDA_ERROR_OUT_OF_MEMORY", format_bytes(address_space_cuda_fails_below))
+                   fmt::format("the address-space limit (ulimit -v) is {} ({} KiB): {}", format_bytes(*soft),
+                               *soft >> 10,
+                               fails ? fmt::format("under {} cuInit fails with CUDA_ERROR_OUT_OF_MEMORY",
+                                                   format_bytes(address_space_cuda_fails_below))
                                      : "cuInit fails under it with more GPUs or host memory"),
                    {}, fails ? std::nullopt : std::optional<Status>(Status::warn));
     }
     if (const auto& soft = limits.open_files.soft; soft && *soft < open_files_wanted)
         result.add(Code::open_files_limited,
-                   fmt::format("the open-files limit (ulimit -n) is {}{}: CUDA work needs more (\"Too many open files\")",
-                               *soft, limits.open_files.hard ? fmt::format(", hard limit {}", *limits.open_files.hard) : std::string(", no hard limit")));
+                   fmt::format("the open-files limit (ulimit -n) is {}{}: CUDA work needs more (\"Too many open "
+                               "files\")",
+                               *soft,
+                               limits.open_files.hard ? fmt::format(", hard limit {}", *limits.open_files.hard)
+                                                      : std::string(", no hard limit")));
     if (const auto& soft = limits.locked_memory.soft;
         soft && *soft < locked_memory_wanted && !limits.may_lock_past_limit && !limits.rdma_devices.empty())
-        result.add(Code::locked_memory_limited,
-                   fmt::format("the locked-memory limit (ulimit -l) is {} on a host with {} RDMA device{}: NCCL over InfiniBand fails under it",
-                               format_bytes(*soft), limits.rdma_devices.size(), limits.rdma_devices.size() == 1 ? "" : "s"));
-    if (const auto& cgroup = limits.cgroup_memory; cgroup && (host.memory_bytes == 0 || cgroup->limit_bytes < host.memory_bytes)) {
-        result.evidence("cgroup_memory", fmt::format("{} limits memory to {} (cgroup v{}){}", cgroup->path, format_bytes(cgroup->limit_bytes),
-                                                     cgroup->version,
-                                                     cgroup->used_bytes ? fmt::format(", {} in use", format_bytes(*cgroup->used_bytes)) : ""));
+        result.add(Code::locked_memory_limited, fmt::format("the locked-memory limit (ulimit -l) is {} on a host with "
+                                                            "{} RDMA device{}: NCCL over InfiniBand fails under it",
+                                                            format_bytes(*soft), limits.rdma_devices.size(),
+                                                            limits.rdma_devices.size() == 1 ? "" : "s"));
+    if (const auto& cgroup = limits.cgroup_memory;
+        cgroup && (host.memory_bytes == 0 || cgroup->limit_bytes < host.memory_bytes)) {
+        result.evidence("cgroup_memory",
+                        fmt::format("{} limits memory to {} (cgroup v{}){}", cgroup->path,
+                                    format_bytes(cgroup->limit_bytes), cgroup->version,
+                                    cgroup->used_bytes ? fmt::format(", {} in use", format_bytes(*cgroup->used_bytes))
+                                                       : ""));
         const std::uint64_t used = cgroup->used_bytes.value_or(0);
         const std::uint64_t left = cgroup->limit_bytes > used ? cgroup->limit_bytes - used : 0;
         if (left < cgroup_headroom_wanted)
-            result.add(Code::cgroup_memory_limited,
-                       fmt::format("the control group limits memory to {} and {} of it is left: CUDA libraries and a framework take several GiB",
-                                   format_bytes(cgroup->limit_bytes), format_bytes(left)));
+            result.add(Code::cgroup_memory_limited, fmt::format("the control group limits memory to {} and {} of it is "
+                                                                "left: CUDA libraries and a framework take several GiB",
+                                                                format_bytes(cgroup->limit_bytes), format_bytes(left)));
     }
     if (const auto& soft = limits.file_size.soft)
         result.add(Code::file_size_limited,
-                   fmt::format("the file-size limit (ulimit -f) is {}: a process writing past it is killed by SIGXFSZ", format_bytes(*soft)));
+                   fmt::format("the file-size limit (ulimit -f) is {}: a process writing past it is killed by SIGXFSZ",
+                               format_bytes(*soft)));
     if (const auto& soft = limits.stack.soft; soft && *soft < stack_wanted) {
         const bool fails = *soft < stack_fails_below;
         result.add(Code::stack_limit_small,
@@ -118,25 +138,33 @@ void judge_limits(const ProcessLimits& limits, const HostInfo& host, ResultBuild
         const std::uint64_t used = limits.user_tasks.value_or(0);
         const std::uint64_t room = *soft > used ? *soft - used : 0;
         if (room < process_room_wanted)
-            result.add(Code::process_limit_low,
-                       fmt::format("the process limit (ulimit -u, {}) leaves room for {} more processes and threads, fewer than the {} CUDA work "
-                                   "takes",
-                                   *soft, room, process_room_wanted));
+            result.add(Code::process_limit_low, fmt::format("the process limit (ulimit -u, {}) leaves room for {} more "
+                                                            "processes and threads, fewer than the {} CUDA work "
+                                                            "takes",
+                                                            *soft, room, process_room_wanted));
     }
-    result.summary("no limit CUDA work runs into (address space, open files, locked memory, file size, stack, processes, cgroup memory)");
+    result.summary(
+        "no limit CUDA work runs into (address space, open files, locked memory, file size, stack, processes, cgroup "
+        "memory)");
 }
 
 std::unique_ptr<Check> make_host_limits_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "host.limits",
                   .title = "Process limits",
-                  .description = "ulimit and control-group limits CUDA work runs into: address space, open files, locked "
-                                 "memory, file size, cgroup memory",
-                  .raises = {Code::address_space_limited, Code::open_files_limited, Code::locked_memory_limited, Code::cgroup_memory_limited,
-                             Code::file_size_limited, Code::stack_limit_small, Code::process_limit_low},
-                  .answers = "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, `-s` (a stack compilers and Python "
-                             "cannot start with), `-u` against the processes and threads the user runs, the cgroup's memory limit"},
-        [](CheckContext& context, ResultBuilder& result) { judge_limits(context.probes.limits(), context.probes.host(), result); });
+                  .description =
+                      "ulimit and control-group limits CUDA work runs into: address space, open files, locked "
+                      "memory, file size, cgroup memory",
+                  .raises = {Code::address_space_limited, Code::open_files_limited, Code::locked_memory_limited,
+                             Code::cgroup_memory_limited, Code::file_size_limited, Code::stack_limit_small,
+                             Code::process_limit_low},
+                  .answers = "`ulimit -v` (cuInit's CUDA_ERROR_OUT_OF_MEMORY), `-n`, `-l` with RDMA, `-f`, `-s` (a "
+                             "stack compilers and Python "
+                             "cannot start with), `-u` against the processes and threads the user runs, the cgroup's "
+                             "memory limit"},
+        [](CheckContext& context, ResultBuilder& result) {
+            judge_limits(context.probes.limits(), context.probes.host(), result);
+        });
 }
 
 const CheckRegistration host_limits_registration{150, make_host_limits_check};

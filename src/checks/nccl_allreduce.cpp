@@ -13,15 +13,15 @@
 // Level full, not standard: ncclCommInitAll takes hundreds of milliseconds with two GPUs and
 // seconds with eight, and libnccl.so.2 is a 200 MiB library to load: either alone is a large share
 // of the one second the default run aims at (docs/performance.md).
+#include "checks/nccl_allreduce.hpp"
 #include "bind/nccl.hpp"
+#include "bind/owned.hpp"
 #include "checks/checks.hpp"
 #include "checks/measure_then_judge.hpp"
-#include "checks/nccl_allreduce.hpp"
-#include "util/units.hpp"
 #include "gpu/cuda_runtime.hpp"
-#include "bind/owned.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
+#include "util/units.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -37,9 +37,11 @@ namespace {
 
 constexpr MetricFamily bus_bandwidth_family{"nccl_allreduce_bus_bandwidth", "bus_bandwidth", Unit::gb_per_s,
                                             "NCCL all-reduce bus bandwidth over all GPUs (nccl-tests' busbw)."};
-constexpr MetricFamily algorithm_bandwidth_family{"nccl_allreduce_algorithm_bandwidth", "algorithm_bandwidth", Unit::gb_per_s,
+constexpr MetricFamily algorithm_bandwidth_family{"nccl_allreduce_algorithm_bandwidth", "algorithm_bandwidth",
+                                                  Unit::gb_per_s,
                                                   "NCCL all-reduce algorithm bandwidth over all GPUs (bytes / time)."};
-constexpr MetricFamily comm_init_family{"nccl_comm_init", "comm_init_time", Unit::ms, "Time NCCL took to create its communicator."};
+constexpr MetricFamily comm_init_family{"nccl_comm_init", "comm_init_time", Unit::ms,
+                                        "Time NCCL took to create its communicator."};
 
 std::string last_error(const NcclApi& api) {
     const char* text = api.get_last_error != nullptr ? api.get_last_error(nullptr) : nullptr;
@@ -49,7 +51,8 @@ std::string last_error(const NcclApi& api) {
 void nccl_check(const NcclApi& api, ncclResult_t result, const std::string& call) {
     if (result != 0)
         throw NcclError(result, call,
-                        fmt::format("{} ({}){}", nccl_result_name(result), api.get_error_string != nullptr ? api.get_error_string(result) : "",
+                        fmt::format("{} ({}){}", nccl_result_name(result),
+                                    api.get_error_string != nullptr ? api.get_error_string(result) : "",
                                     last_error(api)));
 }
 
@@ -101,9 +104,11 @@ void measure_allreduce(CheckContext& context, const NcclApi& api, AllReduceOutco
             gpu::check(cudaSetDevice(device), fmt::format("cudaSetDevice({})", device));
             buffers.push_back(std::make_unique<GpuBuffers>(count));
             GpuBuffers& own = *buffers.back();
-            gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(own.send.data(), kernels::Element::f32, count, seed_of(device), own.stream.get())),
+            gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(own.send.data(), kernels::Element::f32, count,
+                                                                      seed_of(device), own.stream.get())),
                        "fill kernel");
-            gpu::check(cudaMemsetAsync(own.receive.data(), 0xFF, own.receive.bytes(), own.stream.get()), "cudaMemsetAsync");
+            gpu::check(cudaMemsetAsync(own.receive.data(), 0xFF, own.receive.bytes(), own.stream.get()),
+                       "cudaMemsetAsync");
             streams.push_back(gpu::DeviceStream{device, &own.stream});
         }
         for (const auto& own : buffers) own->stream.synchronize();
@@ -123,8 +128,9 @@ void measure_allreduce(CheckContext& context, const NcclApi& api, AllReduceOutco
     outcome.times_ms = gpu::time_on_devices(streams, gpu_work, sizes.warmups, sizes.runs, [&] {
         nccl_check(api, api.group_start(), "ncclGroupStart");
         for (std::size_t i = 0; i < devices.size(); ++i)
-            nccl_check(api, api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32, nccl_sum, comms[i],
-                                           buffers[i]->stream.get()),
+            nccl_check(api,
+                       api.all_reduce(buffers[i]->send.data(), buffers[i]->receive.data(), count, nccl_float32,
+                                      nccl_sum, comms[i], buffers[i]->stream.get()),
                        fmt::format("ncclAllReduce(device {})", devices[i]));
         nccl_check(api, api.group_end(), "ncclGroupEnd");
     });
@@ -135,7 +141,9 @@ void measure_allreduce(CheckContext& context, const NcclApi& api, AllReduceOutco
     std::vector<float> back(count);
     for (std::size_t i = 0; i < devices.size(); ++i) {
         gpu::check(cudaSetDevice(devices[i]), fmt::format("cudaSetDevice({})", devices[i]));
-        gpu::check(cudaMemcpy(back.data(), buffers[i]->receive.data(), buffers[i]->receive.bytes(), cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+        gpu::check(cudaMemcpy(back.data(), buffers[i]->receive.data(), buffers[i]->receive.bytes(),
+                              cudaMemcpyDeviceToHost),
+                   "cudaMemcpy(device to host)");
         gpu::AccuracyAccumulator accuracy;
         for (std::size_t index = 0; index < count; ++index) {
             if (!sampled(index, count)) continue;
@@ -164,7 +172,8 @@ void judge_allreduce(const AllReduceOutcome& outcome, ResultBuilder& result) {
         if (measured.accuracy.within(allreduce_tolerance)) continue;
         correct = false;
         result.add_for_device(measured.device, Code::wrong_result,
-                              fmt::format("NCCL all-reduce (float sum over {} GPUs) on device {}: relative error {}", ranks, measured.device,
+                              fmt::format("NCCL all-reduce (float sum over {} GPUs) on device {}: relative error {}",
+                                          ranks, measured.device,
                                           gpu::describe(measured.accuracy, allreduce_tolerance)));
     }
     if (!outcome.complete) return;  // the failure that stopped the measurement is its own finding
@@ -176,16 +185,22 @@ void judge_allreduce(const AllReduceOutcome& outcome, ResultBuilder& result) {
     result.metric(bus_bandwidth_family, bus_bandwidth);
     result.metric(algorithm_bandwidth_family, algorithm_bandwidth);
     result.metric(comm_init_family, outcome.init_ms);
-    result.evidence("method", fmt::format("ncclCommInitAll over devices {}; ncclAllReduce of {} floats ({}) per GPU, out of place, one group call; "
-                                          "CUDA events on every GPU's stream, the slowest per run, median of {} runs after {} warm-up(s); "
-                                          "on every GPU, the first 2^20, the last 2^16 and every 997th element compared with a float64 reference",
-                                          fmt::join(outcome.devices, ","), outcome.count, format_bytes(bytes), outcome.runs, outcome.warmups));
+    result.evidence("method", fmt::format("ncclCommInitAll over devices {}; ncclAllReduce of {} floats ({}) per GPU, "
+                                          "out of place, one group call; "
+                                          "CUDA events on every GPU's stream, the slowest per run, median of {} runs "
+                                          "after {} warm-up(s); "
+                                          "on every GPU, the first 2^20, the last 2^16 and every 997th element "
+                                          "compared with a float64 reference",
+                                          fmt::join(outcome.devices, ","), outcome.count, format_bytes(bytes),
+                                          outcome.runs, outcome.warmups));
     if (correct) {
         // The headline: what ran and its rates; the error against float64 and the set-up time are evidence.
         result.evidence("accuracy", fmt::format("relative error {:.1e} against float64 on every GPU", worst));
         result.evidence("init", fmt::format("ncclCommInitAll {:.0f} ms", outcome.init_ms));
-        result.summary(fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU; bus {:.1f} GB/s, algorithm {:.1f} GB/s",
-                                   outcome.version, ranks, format_bytes(bytes), bus_bandwidth, algorithm_bandwidth));
+        result.summary(
+            fmt::format("NCCL {}, {} GPUs: float sum all-reduce of {} correct on every GPU; bus {:.1f} GB/s, algorithm "
+                        "{:.1f} GB/s",
+                        outcome.version, ranks, format_bytes(bytes), bus_bandwidth, algorithm_bandwidth));
     }
 }
 
@@ -199,18 +214,23 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
     const DynamicLibrary library = DynamicLibrary::open(soname);
     if (!library.ok()) {
         result.evidence("nccl_error", library.error());
-        result.skip(fmt::format("NCCL is not installed: {} cannot be loaded ({}); to check it, install the nvidia-nccl-cu{} wheel "
-                                "(`pip install nvidia-nccl-cu{}`, then put its lib directory on LD_LIBRARY_PATH) or the libnccl2 package from "
-                                "NVIDIA's CUDA repository (`sudo apt-get install libnccl2`)",
-                                soname, library.error(), CUDART_VERSION / 1000, CUDART_VERSION / 1000));
+        result.skip(
+            fmt::format("NCCL is not installed: {} cannot be loaded ({}); to check it, install the nvidia-nccl-cu{} "
+                        "wheel "
+                        "(`pip install nvidia-nccl-cu{}`, then put its lib directory on LD_LIBRARY_PATH) or the "
+                        "libnccl2 package from "
+                        "NVIDIA's CUDA repository (`sudo apt-get install libnccl2`)",
+                        soname, library.error(), CUDART_VERSION / 1000, CUDART_VERSION / 1000));
         return;
     }
     result.evidence("nccl_path", library.loaded_path());
     NcclApi api;
     const std::vector<std::string> missing = bind_symbols(library, nccl_symbols, api);
     if (!missing.empty()) {
-        result.add(Code::library_symbol_missing, fmt::format("{} ({}) lacks {}", soname, library.loaded_path(), fmt::join(missing, ", ")),
-                   "Install an NCCL 2.x built for this CUDA major (the nvidia-nccl-cu13 wheel or the libnccl2 package); the file loaded is damaged or not NCCL.");
+        result.add(Code::library_symbol_missing,
+                   fmt::format("{} ({}) lacks {}", soname, library.loaded_path(), fmt::join(missing, ", ")),
+                   "Install an NCCL 2.x built for this CUDA major (the nvidia-nccl-cu13 wheel or the libnccl2 "
+                   "package); the file loaded is damaged or not NCCL.");
         return;
     }
     int version = 0;
@@ -232,7 +252,8 @@ void run_nccl_allreduce(CheckContext& context, ResultBuilder& result, std::strin
     } catch (const NcclError& error) {
         // Wherever NCCL failed, before the GPU work or in it, it is NCCL's finding (run_gpu_check
         // reports only CUDA's errors; anything else would be reported as a cudacheck bug).
-        result.add(Code::nccl_call_failed, version_known ? fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()) : error.what());
+        result.add(Code::nccl_call_failed,
+                   version_known ? fmt::format("NCCL {}: {}", nccl_version_text(version), error.what()) : error.what());
     }
 }
 
@@ -240,18 +261,23 @@ std::unique_ptr<Check> make_nccl_allreduce_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "nccl.allreduce",
                   .title = "NCCL all-reduce",
-                  .description = "NCCL communicators over all GPUs in one process, a float sum all-reduce verified on every GPU; bus bandwidth and NCCL version",
+                  .description = "NCCL communicators over all GPUs in one process, a float sum all-reduce verified on "
+                                 "every GPU; bus bandwidth and NCCL version",
                   .scope = Scope::multi_device,
                   .min_level = Level::full,
                   .depends_on = {"cuda.devices"},
                   // Before any check starts threads of its own: setenv races with getenv elsewhere.
                   .prepare = [](Probes&) { set_nvls_off(); },
-                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result, Code::library_symbol_missing,
-                             Code::nccl_call_failed},
-                  .answers = "with 2+ GPUs, at `--level full`: NCCL (`libnccl.so.2`, skipped when absent) communicators over all "
-                             "GPUs, a float sum all-reduce verified on every GPU, bus bandwidth, NCCL version; NVLink multicast "
+                  .raises = {Code::cuda_call_failed, Code::gpu_out_of_memory, Code::wrong_result,
+                             Code::library_symbol_missing, Code::nccl_call_failed},
+                  .answers = "with 2+ GPUs, at `--level full`: NCCL (`libnccl.so.2`, skipped when absent) "
+                             "communicators over all "
+                             "GPUs, a float sum all-reduce verified on every GPU, bus bandwidth, NCCL version; NVLink "
+                             "multicast "
                              "kept off (`NCCL_NVLS_ENABLE=0`)"},
-        [](CheckContext& context, ResultBuilder& result) { run_nccl_allreduce(context, result, cuda_library::nccl.soname_for(CUDART_VERSION / 1000)); });
+        [](CheckContext& context, ResultBuilder& result) {
+            run_nccl_allreduce(context, result, cuda_library::nccl.soname_for(CUDART_VERSION / 1000));
+        });
 }
 
 const CheckRegistration nccl_allreduce_registration{2100, make_nccl_allreduce_check};

@@ -2,33 +2,34 @@
 // NVRTC compiles a small kernel (SASS for this exact GPU when NVRTC supports it, otherwise PTX
 // the driver JIT-compiles), the driver API loads it from memory and launches it, and every
 // element of the result is compared with the host's, bit for bit.
-#include "checks/checks.hpp"
 #include "checks/nvrtc_compile.hpp"
-#include "checks/measure_then_judge.hpp"
 #include "bind/cuda_driver.hpp"
 #include "bind/nvrtc.hpp"
-#include "util/headline.hpp"
-#include "util/system.hpp"
-#include "gpu/cuda_runtime.hpp"
 #include "bind/owned.hpp"
+#include "checks/checks.hpp"
+#include "checks/measure_then_judge.hpp"
+#include "gpu/cuda_runtime.hpp"
 #include "gpu/library_support.hpp"
 #include "kernels/random_fill.cuh"
 #include "probes/probes.hpp"
+#include "util/headline.hpp"
+#include "util/system.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
-#include <optional>
 #include <fmt/ranges.h>
+#include <optional>
 
 namespace cudacheck {
 
 NvrtcTarget choose_nvrtc_target(std::span<const int> supported_architectures, int major, int minor) {
     NvrtcTarget target;
     const int device = major * 10 + minor;
-    if (std::find(supported_architectures.begin(), supported_architectures.end(), device) != supported_architectures.end()) {
+    if (std::find(supported_architectures.begin(), supported_architectures.end(), device) !=
+        supported_architectures.end()) {
         target.possible = true;
         target.cubin = true;
         target.architecture = device;
@@ -49,11 +50,15 @@ NvrtcTarget choose_nvrtc_target(std::span<const int> supported_architectures, in
     target.possible = true;
     target.architecture = best;
     target.option = fmt::format("--gpu-architecture=compute_{}", best);
-    target.verdict = fmt::format("NVRTC does not list sm_{}: PTX for compute_{}, JIT-compiled by the driver at load time", device, best);
+    target.verdict =
+        fmt::format("NVRTC does not list sm_{}: PTX for compute_{}, JIT-compiled by the driver at load time", device,
+                    best);
     return target;
 }
 
-std::string nvrtc_builtins_soname(int major, int minor) { return fmt::format("libnvrtc-builtins.so.{}.{}", major, minor); }
+std::string nvrtc_builtins_soname(int major, int minor) {
+    return fmt::format("libnvrtc-builtins.so.{}.{}", major, minor);
+}
 
 std::string first_log_lines(std::string_view log, std::size_t max_lines) {
     std::vector<std::string> lines;
@@ -71,12 +76,16 @@ std::string first_log_lines(std::string_view log, std::size_t max_lines) {
 
 namespace {
 
-constexpr MetricFamily nvrtc_compile_time{"nvrtc_compile", "compile_time", Unit::ms, "Time NVRTC took to compile the test kernel."};
-constexpr MetricFamily nvrtc_module_load{"nvrtc_module_load", "module_load_time", Unit::ms, "Time the driver took to load the compiled module."};
-constexpr MetricFamily nvrtc_elements{"nvrtc_elements_checked", "elements_checked", Unit::count, "Elements of the compiled kernel's output checked."};
+constexpr MetricFamily nvrtc_compile_time{"nvrtc_compile", "compile_time", Unit::ms,
+                                          "Time NVRTC took to compile the test kernel."};
+constexpr MetricFamily nvrtc_module_load{"nvrtc_module_load", "module_load_time", Unit::ms,
+                                         "Time the driver took to load the compiled module."};
+constexpr MetricFamily nvrtc_elements{"nvrtc_elements_checked", "elements_checked", Unit::count,
+                                      "Elements of the compiled kernel's output checked."};
 
 void check(const NvrtcApi& api, nvrtcResult status, const char* call) {
-    if (status != NVRTC_SUCCESS) throw NvrtcFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)));
+    if (status != NVRTC_SUCCESS)
+        throw NvrtcFailure(status, call, describe_status(api.error_string(status), static_cast<int>(status)));
 }
 
 // A driver API call failed: CC501 with the CUresult name and, where there is one, the fix.
@@ -140,15 +149,16 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-
 // Everything after NVRTC's version and the driver's symbols, into the outcome as it goes.
-void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverApi& driver, const LoadedLibrary& library, int device,
-                   NvrtcOutcome& outcome) {
+void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverApi& driver,
+                   const LoadedLibrary& library, int device, NvrtcOutcome& outcome) {
     // The primary context the runtime uses (cudaSetDevice selected it; cudaFree creates it), which
     // the driver API calls below use too.
     gpu::check(cudaFree(nullptr), "cudaFree(nullptr) (context creation)");
-    gpu::check(cudaDeviceGetAttribute(&outcome.major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-    gpu::check(cudaDeviceGetAttribute(&outcome.minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+    gpu::check(cudaDeviceGetAttribute(&outcome.major, cudaDevAttrComputeCapabilityMajor, device),
+               "cudaDeviceGetAttribute");
+    gpu::check(cudaDeviceGetAttribute(&outcome.minor, cudaDevAttrComputeCapabilityMinor, device),
+               "cudaDeviceGetAttribute");
 
     int architecture_count = 0;
     check(api, api.num_supported_archs(&architecture_count), "nvrtcGetNumSupportedArchs");
@@ -160,7 +170,8 @@ void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverA
 
     // Compile.
     const std::string builtins = nvrtc_builtins_soname(outcome.nvrtc_major, outcome.nvrtc_minor);
-    const std::string nvrtc_dir = library.library.loaded_path().substr(0, library.library.loaded_path().find_last_of('/'));
+    const std::string nvrtc_dir =
+        library.library.loaded_path().substr(0, library.library.loaded_path().find_last_of('/'));
     const Program program(api, kernel_source, "cudacheck_saxpy.cu");
     const std::vector<const char*> options{target.option.c_str()};
     const auto compile_start = std::chrono::steady_clock::now();
@@ -204,9 +215,14 @@ void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverA
         std::optional<gpu::DeviceWork> gpu_work(context.device.value_or(0));  // compilation above ran without it
         gpu::Stream stream;
         gpu::DeviceArray<float> x(n), y(n), out(n);
-        gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(x.data(), kernels::Element::f32, n, x_seed, stream.get())), "fill kernel");
-        gpu::check(static_cast<cudaError_t>(kernels::fill_uniform(y.data(), kernels::Element::f32, n, y_seed, stream.get())), "fill kernel");
-        gpu::check(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()), "cudaMemsetAsync");  // NaN: an unwritten element fails
+        gpu::check(static_cast<cudaError_t>(
+                       kernels::fill_uniform(x.data(), kernels::Element::f32, n, x_seed, stream.get())),
+                   "fill kernel");
+        gpu::check(static_cast<cudaError_t>(
+                       kernels::fill_uniform(y.data(), kernels::Element::f32, n, y_seed, stream.get())),
+                   "fill kernel");
+        gpu::check(cudaMemsetAsync(out.data(), 0xFF, out.bytes(), stream.get()),
+                   "cudaMemsetAsync");  // NaN: an unwritten element fails
         float a = saxpy_a;
         float* x_pointer = x.data();
         float* y_pointer = y.data();
@@ -215,9 +231,11 @@ void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverA
         void* arguments[] = {&a, &x_pointer, &y_pointer, &out_pointer, &count};
         constexpr unsigned block = 256;
         const auto grid = static_cast<unsigned>((n + block - 1) / block);
-        check(driver, driver.launch_kernel(function, grid, 1, 1, block, 1, 1, 0, stream.get(), arguments, nullptr), "cuLaunchKernel");
+        check(driver, driver.launch_kernel(function, grid, 1, 1, block, 1, 1, 0, stream.get(), arguments, nullptr),
+              "cuLaunchKernel");
         std::vector<float> host(n);
-        gpu::check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()), "cudaMemcpyAsync");
+        gpu::check(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()),
+                   "cudaMemcpyAsync");
         stream.synchronize();
         gpu_work.reset();
         outcome.out = std::move(host);
@@ -231,7 +249,8 @@ void measure_nvrtc(CheckContext& context, const NvrtcApi& api, const CudaDriverA
     }
 }
 
-void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library, int device) {
+void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcApi& api, const LoadedLibrary& library,
+                     int device) {
     int nvrtc_major = 0, nvrtc_minor = 0;
     check(api, api.version(&nvrtc_major, &nvrtc_minor), "nvrtcVersion");
     result.evidence("nvrtc_version", fmt::format("{}.{}", nvrtc_major, nvrtc_minor));
@@ -252,7 +271,9 @@ void run_nvrtc_check(CheckContext& context, ResultBuilder& result, const NvrtcAp
 
 }  // namespace
 
-float expected_saxpy_element(std::size_t i) { return std::fma(saxpy_a, kernels::uniform_value(x_seed, i), kernels::uniform_value(y_seed, i)); }
+float expected_saxpy_element(std::size_t i) {
+    return std::fma(saxpy_a, kernels::uniform_value(x_seed, i), kernels::uniform_value(y_seed, i));
+}
 
 void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
     if (!outcome.architectures) return;
@@ -265,10 +286,12 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
     result.evidence("target", target.verdict);
     if (!target.possible) {
         result.add(Code::nvrtc_compile_failed,
-                   sys::clip(fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}", nvrtc_major, nvrtc_minor, major,
-                                         minor, target.verdict),
+                   sys::clip(fmt::format("NVRTC {}.{} cannot compile for this GPU (compute capability {}.{}): {}",
+                                         nvrtc_major, nvrtc_minor, major, minor, target.verdict),
                              sys::max_headline),
-                   fmt::format("Use the NVRTC of a CUDA release that still supports sm_{}{} (CUDA 12.x for sm_50..sm_72).", major, minor));
+                   fmt::format("Use the NVRTC of a CUDA release that still supports sm_{}{} (CUDA 12.x for "
+                               "sm_50..sm_72).",
+                               major, minor));
         return;
     }
 
@@ -282,18 +305,24 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
         const bool builtins_beside = outcome.builtins_beside;
         std::string remediation =
             compiled == NVRTC_ERROR_BUILTIN_OPERATION_FAILURE || !builtins_beside
-                ? fmt::format("NVRTC {}.{} needs {} from the same toolkit beside it{}: install the matching package ({}).", nvrtc_major,
-                              nvrtc_minor, builtins,
-                              builtins_beside ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)", builtins, nvrtc_dir)
-                                              : fmt::format(" (absent from {})", nvrtc_dir),
-                              cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000))
-                : fmt::format("A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} supports "
-                              "this GPU.",
-                              target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
+                ? fmt::format(
+                      "NVRTC {}.{} needs {} from the same toolkit beside it{}: install the matching package ({}).",
+                      nvrtc_major, nvrtc_minor, builtins,
+                      builtins_beside
+                          ? fmt::format(" ({} is present in {} but did not work: a copy from another release?)",
+                                        builtins, nvrtc_dir)
+                          : fmt::format(" (absent from {})", nvrtc_dir),
+                      cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000))
+                : fmt::format(
+                      "A correct kernel failed to compile with {}: reinstall NVRTC ({}), and check that NVRTC {}.{} "
+                      "supports "
+                      "this GPU.",
+                      target.option, cuda_library::nvrtc.install_hint(CUDART_VERSION / 1000), nvrtc_major, nvrtc_minor);
         // The compiler's log is evidence; the headline names the call and its status.
         if (!log.empty()) result.evidence("nvrtc_log", first_log_lines(log, 3));
-        result.add(Code::nvrtc_compile_failed, sys::clip(fmt::format("nvrtcCompileProgram({}) failed: {}", target.option, outcome.compile_error),
-                                                         sys::max_headline),
+        result.add(Code::nvrtc_compile_failed,
+                   sys::clip(fmt::format("nvrtcCompileProgram({}) failed: {}", target.option, outcome.compile_error),
+                             sys::max_headline),
                    remediation);
         return;
     }
@@ -308,12 +337,17 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
         const DriverCallFailure& failure = *outcome.driver_failure;
         if (failure.status == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && !target.cubin) {
             if (!outcome.driver) return;  // cudaDriverGetVersion failed: run_gpu_check reports that
-            add_ptx_too_new(result, fmt::format("the kernel NVRTC {}.{} compiled for compute_{}", nvrtc_major, nvrtc_minor, target.architecture),
+            add_ptx_too_new(result,
+                            fmt::format("the kernel NVRTC {}.{} compiled for compute_{}", nvrtc_major, nvrtc_minor,
+                                        target.architecture),
                             CudaVersion{nvrtc_major, nvrtc_minor}, *outcome.driver,
-                            "use the NVRTC of the driver's CUDA version (PyTorch, CuPy and Triton JIT-compile through NVRTC too)");
+                            "use the NVRTC of the driver's CUDA version (PyTorch, CuPy and Triton JIT-compile through "
+                            "NVRTC too)");
             return;
         }
-        result.add(Code::cuda_call_failed, fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what, target.cubin ? "CUBIN" : "PTX"),
+        result.add(Code::cuda_call_failed,
+                   fmt::format("{} (loading/launching the {} NVRTC produced)", failure.what,
+                               target.cubin ? "CUBIN" : "PTX"),
                    failure.remediation);
         return;
     }
@@ -329,13 +363,16 @@ void judge_nvrtc(const NvrtcOutcome& outcome, ResultBuilder& result) {
     }
     result.metric(nvrtc_elements, static_cast<double>(n));
     if (wrong > 0) {
-        result.add(Code::wrong_result,
-                   fmt::format("NVRTC-compiled saxpy ({}): {} of {} elements differ from the host's fma (first at {}: {} expected, {} computed)",
-                               target.option, wrong, n, first_wrong, expected_saxpy_element(first_wrong), host[first_wrong]));
+        result.add(Code::wrong_result, fmt::format("NVRTC-compiled saxpy ({}): {} of {} elements differ from the "
+                                                   "host's fma (first at {}: {} expected, {} computed)",
+                                                   target.option, wrong, n, first_wrong,
+                                                   expected_saxpy_element(first_wrong), host[first_wrong]));
         return;
     }
-    result.summary(fmt::format("NVRTC {}.{} compiled saxpy for {} in {:.0f} ms; {} elements exact", nvrtc_major, nvrtc_minor,
-                               target.cubin ? fmt::format("sm_{}", target.architecture) : fmt::format("compute_{} (PTX, JIT)", target.architecture),
+    result.summary(fmt::format("NVRTC {}.{} compiled saxpy for {} in {:.0f} ms; {} elements exact", nvrtc_major,
+                               nvrtc_minor,
+                               target.cubin ? fmt::format("sm_{}", target.architecture)
+                                            : fmt::format("compute_{} (PTX, JIT)", target.architecture),
                                compile_ms, n));
 }
 
@@ -346,7 +383,8 @@ std::unique_ptr<Check> make_nvrtc_compile_check() {
              .title = "NVRTC compile",
              .description = "NVRTC compiles a kernel for this GPU; the driver loads and runs it; every element exact",
              .raises = {Code::nvrtc_compile_failed, Code::ptx_too_new, Code::libcuda_symbol_missing},
-             .answers = "run-time compilation of a kernel for this GPU, loaded and run through the driver API, verified"},
+             .answers =
+                 "run-time compilation of a kernel for this GPU, loaded and run through the driver API, verified"},
             cuda_library::nvrtc),
         [](CheckContext& context, ResultBuilder& result) {
             // run_nvrtc_check records NVRTC's version (nvrtcVersion) itself: the outcome it judges carries it.

@@ -21,7 +21,8 @@ namespace cudacheck {
 
 namespace {
 
-constexpr MetricFamily gather_time{"toolkit_build_gather", "gather_time", Unit::ms, "Time toolkit.build took to read the build setup."};
+constexpr MetricFamily gather_time{"toolkit_build_gather", "gather_time", Unit::ms,
+                                   "Time toolkit.build took to read the build setup."};
 
 }  // namespace
 
@@ -37,7 +38,8 @@ void judge_build(const BuildJudgeInput& input, ResultBuilder& result) {
         // with the error a build would stop with, is evidence under the code and subject.
         std::string message = sys::lead(problem.message, sys::max_headline);
         if (message != problem.message)
-            result.evidence(problem.subject ? fmt::format("{} {}", code_string(problem.code), *problem.subject) : code_string(problem.code),
+            result.evidence(problem.subject ? fmt::format("{} {}", code_string(problem.code), *problem.subject)
+                                            : code_string(problem.code),
                             problem.message);
         Finding finding = make_finding(problem.code, std::move(message), std::move(problem.remediation));
         finding.subject = problem.subject;
@@ -78,23 +80,35 @@ std::unique_ptr<Check> make_toolkit_build_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "toolkit.build",
                   .title = "CUDA builds",
-                  .description = "Whether building CUDA code would work: the toolkit a build takes, its files, the host compiler against the toolkit's own "
-                                 "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST, and what a CMake CUDA project takes (CUDACXX, CUDAHOSTCXX, CUDAARCHS)",
+                  .description = "Whether building CUDA code would work: the toolkit a build takes, its files, the "
+                                 "host compiler against the toolkit's own "
+                                 "limits, ninja, PyTorch's CUDA and TORCH_CUDA_ARCH_LIST, and what a CMake CUDA "
+                                 "project takes (CUDACXX, CUDAHOSTCXX, CUDAARCHS)",
                   .min_level = Level::standard,
                   .prepare = [](Probes& probes) { probes.prefetch([&probes] { (void)probes.build_setup(); }); },
-                  .raises = {Code::build_toolkit_missing, Code::build_toolkit_incomplete, Code::host_compiler_unsupported, Code::host_compiler_missing,
-                             Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing, Code::torch_arch_list_invalid,
-                             Code::torch_arch_list_misses_gpu, Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
-                             Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu, Code::nvcc_built_nothing, Code::build_tmpdir_unusable,
-                             Code::host_compiler_unusable},
-                  .answers = "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, `CUDA_PATH`, nvcc on `PATH`, "
-                             "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc would run judged by that "
-                             "toolkit's own `crt/host_config.h` (and whether it is a compiler at all), `TMPDIR` where nvcc writes its intermediate "
-                             "files, options in `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS` that make nvcc stop before it builds, ninja, nvcc's CUDA "
+                  .raises = {Code::build_toolkit_missing, Code::build_toolkit_incomplete,
+                             Code::host_compiler_unsupported, Code::host_compiler_missing,
+                             Code::build_cuda_major_mismatch, Code::build_cuda_minor_mismatch, Code::ninja_missing,
+                             Code::torch_arch_list_invalid, Code::torch_arch_list_misses_gpu,
+                             Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
+                             Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu,
+                             Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
+                  .answers = "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, "
+                             "`CUDA_PATH`, nvcc on `PATH`, "
+                             "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc "
+                             "would run judged by that "
+                             "toolkit's own `crt/host_config.h` (and whether it is a compiler at all), `TMPDIR` where "
+                             "nvcc writes its intermediate "
+                             "files, options in `NVCC_PREPEND_FLAGS`/`NVCC_APPEND_FLAGS` that make nvcc stop before it "
+                             "builds, ninja, nvcc's CUDA "
                              "against PyTorch's, and `TORCH_CUDA_ARCH_LIST` as PyTorch reads it "
-                             "against the GPUs; the same for a CMake project with CUDA enabled, by CMake's rules (`CUDACXX`, else nvcc on `PATH`; "
-                             "`CUDAHOSTCXX`; `CUDAARCHS`, else nvcc's default architecture); each problem with the exact setting"},
-        [](CheckContext& context, ResultBuilder& result) { judge_build(build_judge_input(context.probes, context.environment), result); });
+                             "against the GPUs; the same for a CMake project with CUDA enabled, by CMake's rules "
+                             "(`CUDACXX`, else nvcc on `PATH`; "
+                             "`CUDAHOSTCXX`; `CUDAARCHS`, else nvcc's default architecture); each problem with the "
+                             "exact setting"},
+        [](CheckContext& context, ResultBuilder& result) {
+            judge_build(build_judge_input(context.probes, context.environment), result);
+        });
 }
 
 const CheckRegistration toolkit_build_registration{610, make_toolkit_build_check};

@@ -31,9 +31,12 @@ namespace cudacheck {
 
 namespace {
 
-constexpr MetricFamily compile_time{"toolkit_compile", "compile_time", Unit::ms, "Time nvcc took to build the test program."};
-constexpr MetricFamily output_size{"toolkit_compile_output", "{artifact}_bytes", Unit::B, "Size of what nvcc wrote, by artifact."};
-constexpr MetricFamily extension_time{"toolkit_compile_extension", "extension_time", Unit::ms, "Time the PyTorch extension build took."};
+constexpr MetricFamily compile_time{"toolkit_compile", "compile_time", Unit::ms,
+                                    "Time nvcc took to build the test program."};
+constexpr MetricFamily output_size{"toolkit_compile_output", "{artifact}_bytes", Unit::B,
+                                   "Size of what nvcc wrote, by artifact."};
+constexpr MetricFamily extension_time{"toolkit_compile_extension", "extension_time", Unit::ms,
+                                      "Time the PyTorch extension build took."};
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -182,7 +185,9 @@ std::vector<CompileStage> stages_in(const std::string& keep, const std::string& 
         stages.push_back({kind, name, static_cast<std::uint64_t>(fs::file_size(entry.path(), size_error))});
     }
     std::error_code size_error;
-    if (fs::exists(executable)) stages.push_back({"executable", fs::path(executable).filename().string(), static_cast<std::uint64_t>(fs::file_size(executable, size_error))});
+    if (fs::exists(executable))
+        stages.push_back({"executable", fs::path(executable).filename().string(),
+                          static_cast<std::uint64_t>(fs::file_size(executable, size_error))});
     const auto order = [](const std::string& kind) {
         static const std::vector<std::string> kinds = {"PTX", "cubin", "fatbinary", "host object", "executable"};
         return std::find(kinds.begin(), kinds.end(), kind) - kinds.begin();
@@ -238,8 +243,8 @@ static std::string kind_in_words(const std::optional<FileKind>& kind) {
     return fmt::format("{} {}", name.starts_with('o') || name.starts_with('e') ? "an" : "a", name);
 }
 
-std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable, const std::vector<int>& sass, int ptx,
-                                      std::string_view kernel) {
+std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable,
+                                      const std::vector<int>& sass, int ptx, std::string_view kernel) {
     // The cubins and PTX of the program (the device-link step's own cubin, *_dlink.*, has no kernel).
     std::set<int> cubins;
     std::set<int> ptx_with_kernel;
@@ -260,14 +265,17 @@ std::vector<std::string> missing_code(const std::string& keep_directory, const s
             // The kernel's entry: `.visible .entry _Z9scale_addPKjPjjj(` (the PTX ISA, "Kernel Function Declarations").
             const std::optional<std::string> text = sys::read_file(entry.path().string(), 16u << 20);
             bool found = false;
-            for (std::size_t at = text ? text->find(".entry") : std::string::npos; at != std::string::npos && !found; at = text->find(".entry", at + 6)) {
+            for (std::size_t at = text ? text->find(".entry") : std::string::npos; at != std::string::npos && !found;
+                 at = text->find(".entry", at + 6)) {
                 const std::size_t end = text->find_first_of("(\n", at);
-                found = text->substr(at, end == std::string::npos ? std::string::npos : end - at).find(kernel) != std::string::npos;
+                found = text->substr(at, end == std::string::npos ? std::string::npos : end - at).find(kernel) !=
+                        std::string::npos;
             }
             if (found) ptx_with_kernel.insert(object.arch.number);
             else problems.push_back(fmt::format("{} has no .entry for the kernel {}", sys::printable(name), kernel));
         } else {
-            problems.push_back(fmt::format("{} is {}, not what its name says", sys::printable(name), kind_in_words(scan.kind)));
+            problems.push_back(
+                fmt::format("{} is {}, not what its name says", sys::printable(name), kind_in_words(scan.kind)));
         }
     }
     for (const int number : sass)
@@ -290,35 +298,31 @@ std::vector<std::string> missing_code(const std::string& keep_directory, const s
     }
     std::set<int> embedded_sass;
     std::set<int> embedded_ptx;
-    for (const CodeObject& object : scan.objects) (object.kind == CodeKind::sass ? embedded_sass : embedded_ptx).insert(object.arch.number);
+    for (const CodeObject& object : scan.objects)
+        (object.kind == CodeKind::sass ? embedded_sass : embedded_ptx).insert(object.arch.number);
     for (const int number : sass)
         if (!embedded_sass.contains(number)) problems.push_back(fmt::format("{} carries no sm_{} SASS", name, number));
     if (!embedded_ptx.contains(ptx)) problems.push_back(fmt::format("{} carries no compute_{} PTX", name, ptx));
     return problems;
 }
 
-void judge_compile(const CompileOutcome& outcome, const BuildPrediction& prediction, ResultBuilder& result) {
-    std::vector<const BuildProblem*> stops_nvcc;
-    std::vector<const BuildProblem*> stops_jit;
-    std::vector<const BuildProblem*> kernels_fail;
-    for (const BuildProblem& problem : prediction.problems) {
-        const bool torch_side = !problem.subject || problem.subject == outcome.extension.subject;
-        if (problem.stops_nvcc) stops_nvcc.push_back(&problem);
-        if (problem.stops_torch_jit && torch_side) stops_jit.push_back(&problem);
-        if (problem.kernels_fail && torch_side) kernels_fail.push_back(&problem);
-    }
-    std::vector<std::string> summary;
-    // A finding's message is a headline; the compiler's or PyTorch's own words that it quotes are
-    // evidence under its code and subject (shown by -v and in the JSON report).
-    const auto add = [&result](Finding finding) {
-        if (std::string head = sys::lead(finding.message, sys::max_headline); head != finding.message) {
-            result.evidence(finding.subject ? finding.code + " " + *finding.subject : finding.code, finding.message);
-            finding.message = std::move(head);
-        }
-        result.add(std::move(finding));
-    };
+namespace {
 
-    // nvcc.
+// A finding's message is a headline; the compiler's or PyTorch's own words that it quotes are
+// evidence under its code and subject (shown by -v and in the JSON report).
+void add_headlined(ResultBuilder& result, Finding finding) {
+    if (std::string head = sys::lead(finding.message, sys::max_headline); head != finding.message) {
+        result.evidence(finding.subject ? finding.code + " " + *finding.subject : finding.code, finding.message);
+        finding.message = std::move(head);
+    }
+    result.add(std::move(finding));
+}
+
+// The nvcc build of the one-kernel program and its run on each GPU, against what toolkit.build
+// predicted (`stops_nvcc`: the problems it said stop nvcc).
+void judge_nvcc_build(const CompileOutcome& outcome, const std::vector<const BuildProblem*>& stops_nvcc,
+                      ResultBuilder& result, std::vector<std::string>& summary) {
+    const auto add = [&result](Finding finding) { add_headlined(result, std::move(finding)); };
     if (outcome.nvcc.empty()) {
         result.evidence("nvcc_build", "not attempted: no nvcc in the toolkit builds take (toolkit.build says why)");
     } else if (!outcome.not_run.empty()) {
@@ -326,60 +330,91 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
         summary.push_back("nvcc build not run");
     } else {
         result.evidence("nvcc_command", fmt::format("{}", fmt::join(outcome.command, " ")));
-        for (const CompileStage& stage : outcome.stages) result.evidence("stage", fmt::format("{}: {} ({} bytes)", stage.kind, stage.file, stage.bytes));
+        for (const CompileStage& stage : outcome.stages)
+            result.evidence("stage", fmt::format("{}: {} ({} bytes)", stage.kind, stage.file, stage.bytes));
         const bool compiled = outcome.started && !outcome.timed_out && outcome.exit_status == 0;
         result.metric(compile_time, outcome.compile_ms);
-        const std::string predicted = stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
+        const std::string predicted =
+            stops_nvcc.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_nvcc));
         if (!compiled) {
             // Killed at its limit: named, with the host compiler it runs (which may be what hangs), not
             // left to the check's own limit.
-            const std::string killed = fmt::format("`{}` did not finish within {} s and was killed{}", sys::printable(outcome.nvcc), outcome.time_limit_s,
-                                                   outcome.host_compiler.empty() ? std::string()
-                                                                                 : fmt::format(" (it runs the host compiler {})", sys::printable(outcome.host_compiler)));
-            const CompileError error = outcome.timed_out       ? CompileError{Code::compile_failed, killed}
-                                       : !outcome.started     ? CompileError{outcome.output.starts_with("cannot create") ? Code::build_tmpdir_unusable : Code::compile_failed,
-                                                                             outcome.output.starts_with("cannot create") ? outcome.output : "nvcc could not be started: " + outcome.output}
-                                                              : classify_compile_error(outcome.output);
+            const std::string killed =
+                fmt::format("`{}` did not finish within {} s and was killed{}", sys::printable(outcome.nvcc),
+                            outcome.time_limit_s,
+                            outcome.host_compiler.empty() ? std::string()
+                                                          : fmt::format(" (it runs the host compiler {})",
+                                                                        sys::printable(outcome.host_compiler)));
+            const CompileError error =
+                outcome.timed_out ? CompileError{Code::compile_failed, killed}
+                : !outcome.started
+                    ? CompileError{outcome.output.starts_with("cannot create") ? Code::build_tmpdir_unusable
+                                                                               : Code::compile_failed,
+                                   outcome.output.starts_with("cannot create")
+                                       ? outcome.output
+                                       : "nvcc could not be started: " + outcome.output}
+                    : classify_compile_error(outcome.output);
             const std::string line = error.line.empty() ? first_lines(outcome.output, 2) : error.line;
-            Finding finding = make_finding(error.code, fmt::format("nvcc failed to build a one-kernel program: {}{}", line, predicted));
+            Finding finding = make_finding(error.code, fmt::format("nvcc failed to build a one-kernel program: {}{}",
+                                                                   line, predicted));
             if (error.code == Code::build_tmpdir_unusable) {
                 const TemporaryDirectory& temporary = outcome.temporary;
-                const std::string where = temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(temporary.path)) : temporary.source;
-                finding.message += fmt::format(" (nvcc writes its intermediate files to {}{})", where, temporary.problem.empty() ? "" : ", and " + temporary.problem);
+                const std::string where = temporary.source == "TMPDIR"
+                                              ? fmt::format("TMPDIR={}", sys::printable(temporary.path))
+                                              : temporary.source;
+                finding.message += fmt::format(" (nvcc writes its intermediate files to {}{})", where,
+                                               temporary.problem.empty() ? "" : ", and " + temporary.problem);
                 finding.remediation = temporary.source == "TMPDIR"
-                                          ? "Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`), or `unset TMPDIR` (nvcc then uses /tmp)."
-                                          : "Make /tmp a writable directory with room, or point TMPDIR at one: `mkdir -p $HOME/tmp && export TMPDIR=$HOME/tmp`.";
+                                          ? "Point TMPDIR at a writable directory with room (`mkdir -p $HOME/tmp && "
+                                            "export TMPDIR=$HOME/tmp`), or `unset TMPDIR` (nvcc then uses /tmp)."
+                                          : "Make /tmp a writable directory with room, or point TMPDIR at one: `mkdir "
+                                            "-p $HOME/tmp && export TMPDIR=$HOME/tmp`.";
             }
             add(std::move(finding));
             if (stops_nvcc.empty() && !outcome.timed_out)  // a hang is reported as one, not as a wrong prediction
                 add(make_finding(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}", error.line.empty() ? first_lines(outcome.output, 2) : error.line)));
+                                 fmt::format("toolkit.build predicted that nvcc builds work, but nvcc failed: {}",
+                                             error.line.empty() ? first_lines(outcome.output, 2) : error.line)));
             summary.push_back("nvcc build failed");
         } else if (!outcome.missing_code.empty()) {
             // nvcc said it succeeded; what it was asked to build is not there (flags can make it stop early).
             std::vector<std::string> variables;
-            for (const auto& [variable, value] : outcome.nvcc_flag_variables) variables.push_back(fmt::format("{}=\"{}\"", variable, sys::printable(value)));
-            std::vector<std::string> shown(outcome.missing_code.begin(), outcome.missing_code.begin() + std::min<std::ptrdiff_t>(std::ssize(outcome.missing_code), 4));
-            Finding finding = make_finding(
-                Code::nvcc_built_nothing,
-                fmt::format("nvcc exited 0 after {:.2f} s, but did not build the program: {}{}{}", outcome.compile_ms / 1000.0, fmt::join(shown, "; "),
-                            variables.empty() ? std::string() : fmt::format("; {} is set, and nvcc adds it to every command line", fmt::join(variables, " and ")),
-                            predicted));
-            finding.remediation = variables.empty()
-                                      ? fmt::format("The nvcc that ran ({}) is not NVIDIA's compiler driver or is damaged: reinstall the toolkit's nvcc, or put the "
-                                                    "toolkit's bin directory first on PATH.",
-                                                    sys::printable(outcome.nvcc))
-                                      : fmt::format("Remove the option that stops the build from {} (`unset {}` when nothing else in it is needed).",
-                                                    outcome.nvcc_flag_variables.front().first, outcome.nvcc_flag_variables.front().first);
+            for (const auto& [variable, value] : outcome.nvcc_flag_variables)
+                variables.push_back(fmt::format("{}=\"{}\"", variable, sys::printable(value)));
+            std::vector<std::string> shown(outcome.missing_code.begin(),
+                                           outcome.missing_code.begin() +
+                                               std::min<std::ptrdiff_t>(std::ssize(outcome.missing_code), 4));
+            Finding finding =
+                make_finding(Code::nvcc_built_nothing,
+                             fmt::format("nvcc exited 0 after {:.2f} s, but did not build the program: {}{}{}",
+                                         outcome.compile_ms / 1000.0, fmt::join(shown, "; "),
+                                         variables.empty()
+                                             ? std::string()
+                                             : fmt::format("; {} is set, and nvcc adds it to every command line",
+                                                           fmt::join(variables, " and ")),
+                                         predicted));
+            finding.remediation = variables.empty() ? fmt::format(
+                                                          "The nvcc that ran ({}) is not NVIDIA's compiler driver or "
+                                                          "is damaged: reinstall the toolkit's nvcc, or put the "
+                                                          "toolkit's bin directory first on PATH.",
+                                                          sys::printable(outcome.nvcc))
+                                                    : fmt::format(
+                                                          "Remove the option that stops the build from {} (`unset {}` "
+                                                          "when nothing else in it is needed).",
+                                                          outcome.nvcc_flag_variables.front().first,
+                                                          outcome.nvcc_flag_variables.front().first);
             add(std::move(finding));
             if (stops_nvcc.empty())
-                add(make_finding(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that nvcc builds work, but nvcc built nothing: {}", fmt::join(shown, "; "))));
+                add(make_finding(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that nvcc "
+                                                                              "builds work, but nvcc built nothing: {}",
+                                                                              fmt::join(shown, "; "))));
             summary.push_back("nvcc reported success but built nothing");
         } else {
             if (!stops_nvcc.empty())
                 add(make_finding(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that nvcc builds fail ({}), but nvcc built the program", codes_of(stops_nvcc))));
+                                 fmt::format("toolkit.build predicted that nvcc builds fail ({}), but nvcc built the "
+                                             "program",
+                                             codes_of(stops_nvcc))));
             std::uint64_t ptx = 0, cubin = 0, fatbin = 0, executable = 0;
             for (const CompileStage& stage : outcome.stages) {
                 if (stage.kind == "PTX") ptx += stage.bytes;
@@ -397,14 +432,16 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
             if (outcome.embedded) {
                 std::vector<std::string> targets;  // the device-link step adds a cubin of its own: each target once
                 const auto add_target = [&](std::string target) {
-                    if (std::find(targets.begin(), targets.end(), target) == targets.end()) targets.push_back(std::move(target));
+                    if (std::find(targets.begin(), targets.end(), target) == targets.end())
+                        targets.push_back(std::move(target));
                 };
                 for (const GpuArch& arch : outcome.embedded->sass) add_target(arch.sass_name() + " SASS");
                 for (const GpuArch& arch : outcome.embedded->ptx) add_target(arch.virtual_name() + " PTX");
                 result.evidence("embedded", fmt::format("{}", fmt::join(targets, ", ")));
                 for (const DeviceInfo& device : outcome.devices) {
                     const ImageVerdict verdict = kernel_image_for(*outcome.embedded, device.cc_major, device.cc_minor);
-                    result.evidence("gpu_code", fmt::format("GPU {} (sm_{}{}): {}", device.ordinal, device.cc_major, device.cc_minor, verdict.describe()));
+                    result.evidence("gpu_code", fmt::format("GPU {} (sm_{}{}): {}", device.ordinal, device.cc_major,
+                                                            device.cc_minor, verdict.describe()));
                 }
             } else if (!outcome.inspect_problem.empty()) {
                 result.evidence("embedded", "not read: " + outcome.inspect_problem);
@@ -415,43 +452,62 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
                 result.evidence("run", "not run: " + run.skipped);
                 built += "; not run on a GPU";
             } else if (!run.started || run.timed_out || run.exit_status != 0) {
-                const std::string what = !run.started ? run.output : run.timed_out ? "it did not finish within 30 s and was killed" : first_lines(run.output, 3);
-                add(make_finding(Code::compiled_program_failed, fmt::format("the program nvcc built here failed on the GPU: {}", what)));
+                const std::string what = !run.started    ? run.output
+                                         : run.timed_out ? "it did not finish within 30 s and was killed"
+                                                         : first_lines(run.output, 3);
+                add(make_finding(Code::compiled_program_failed,
+                                 fmt::format("the program nvcc built here failed on the GPU: {}", what)));
                 built += "; it failed on the GPU";
             } else {
                 result.evidence("run", first_lines(run.output, 16));
-                built += fmt::format("; ran correctly on {} GPU{}", outcome.devices.size(), outcome.devices.size() == 1 ? "" : "s");
+                built += fmt::format("; ran correctly on {} GPU{}", outcome.devices.size(),
+                                     outcome.devices.size() == 1 ? "" : "s");
             }
             summary.push_back(built);
         }
     }
+}
 
-    // PyTorch's own extension build.
-    const ExtensionBuild& extension = outcome.extension;
+// PyTorch's load_inline build of a one-kernel extension, against what toolkit.build predicted for
+// PyTorch's side (`stops_jit`: it does not build; `kernels_fail`: its kernels do not run).
+void judge_extension_build(const ExtensionBuild& extension, const std::vector<const BuildProblem*>& stops_jit,
+                           const std::vector<const BuildProblem*>& kernels_fail, ResultBuilder& result,
+                           std::vector<std::string>& summary) {
+    const auto add = [&result](Finding finding) { add_headlined(result, std::move(finding)); };
     if (!extension.attempted) {
         if (!extension.skipped.empty()) result.evidence("extension", "not built: " + extension.skipped);
     } else {
         result.evidence("extension_subject", extension.subject);
-        const bool built = extension.started && !extension.timed_out && (extension.stage == "run" || extension.stage == "done");
+        const bool built =
+            extension.started && !extension.timed_out && (extension.stage == "run" || extension.stage == "done");
         const bool kernels_ran = extension.stage == "done" && (!extension.ran || extension.correct);
         result.metric(extension_time, extension.seconds * 1000.0);
         if (!built) {
             // A failed ninja build's message is its command lines first; the compiler's own error says why.
             const CompileError cause = classify_compile_error(extension.error);
-            const std::string why = extension.timed_out         ? fmt::format("`{} -c <load_inline script>` did not finish within 100 s and was killed",
-                                                                              sys::printable(extension.interpreter))
-                                    : !extension.started        ? extension.output_tail
-                                    : extension.error.empty()   ? extension.output_tail
-                                    : extension.error.find("Error building extension") != std::string::npos && !cause.line.empty()
-                                        ? "Error building extension: " + cause.line
-                                        : first_lines(extension.error, 2);
-            const std::string predicted = stops_jit.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
-            Finding finding = make_finding(Code::extension_build_failed,
-                                           fmt::format("PyTorch's load_inline could not build a one-kernel extension ({}): {}{}", extension.stage, why, predicted));
+            const std::string why =
+                extension.timed_out
+                    ? fmt::format("`{} -c <load_inline script>` did not finish within 100 s and was killed",
+                                  sys::printable(extension.interpreter))
+                : !extension.started      ? extension.output_tail
+                : extension.error.empty() ? extension.output_tail
+                : extension.error.find("Error building extension") != std::string::npos && !cause.line.empty()
+                    ? "Error building extension: " + cause.line
+                    : first_lines(extension.error, 2);
+            const std::string predicted = stops_jit.empty()
+                                              ? std::string()
+                                              : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
+            Finding finding =
+                make_finding(Code::extension_build_failed,
+                             fmt::format("PyTorch's load_inline could not build a one-kernel extension ({}): {}{}",
+                                         extension.stage, why, predicted));
             finding.subject = extension.subject;
             add(std::move(finding));
             if (stops_jit.empty() && !extension.timed_out)
-                add(make_finding(Code::build_prediction_mismatch, fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline failed: {}", why)));
+                add(make_finding(Code::build_prediction_mismatch,
+                                 fmt::format("toolkit.build predicted that PyTorch extension builds work, but "
+                                             "load_inline failed: {}",
+                                             why)));
             summary.push_back("PyTorch extension build failed");
         } else {
             // No GPU ran its kernel: the module read back is what says it was built (a success alone
@@ -459,40 +515,73 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
             const bool empty_module = kernels_ran && !extension.ran && !extension.module_problem.empty();
             if (!stops_jit.empty() && !empty_module)
                 add(make_finding(Code::build_prediction_mismatch,
-                           fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but load_inline built one", codes_of(stops_jit))));
+                                 fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but "
+                                             "load_inline built one",
+                                             codes_of(stops_jit))));
             if (empty_module) {
-                const std::string predicted = stops_jit.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
-                Finding finding = make_finding(Code::nvcc_built_nothing,
-                                               fmt::format("PyTorch's load_inline reported success, but the module it built carries no GPU code: {}{}",
-                                                           extension.module_problem, predicted));
+                const std::string predicted =
+                    stops_jit.empty() ? std::string()
+                                      : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
+                Finding finding =
+                    make_finding(Code::nvcc_built_nothing, fmt::format("PyTorch's load_inline reported success, but "
+                                                                       "the module it built carries no GPU code: {}{}",
+                                                                       extension.module_problem, predicted));
                 finding.subject = extension.subject;
                 add(std::move(finding));
                 if (stops_jit.empty())
                     add(make_finding(Code::build_prediction_mismatch,
-                               fmt::format("toolkit.build predicted that PyTorch extension builds work, but load_inline built no GPU code: {}",
-                                           extension.module_problem)));
+                                     fmt::format("toolkit.build predicted that PyTorch extension builds work, but "
+                                                 "load_inline built no GPU code: {}",
+                                                 extension.module_problem)));
                 summary.push_back("PyTorch extension built without GPU code");
             } else if (!kernels_ran) {
-                const std::string predicted = kernels_fail.empty() ? std::string() : fmt::format(" (toolkit.build predicted it: {})", codes_of(kernels_fail));
-                Finding finding = make_finding(Code::extension_build_failed,
-                                               fmt::format("PyTorch built the extension, but its kernel {} on the GPU: {}{}",
-                                                           extension.stage == "done" ? "computed a wrong result" : "failed",
-                                                           first_lines(extension.error, 2), predicted));
+                const std::string predicted =
+                    kernels_fail.empty() ? std::string()
+                                         : fmt::format(" (toolkit.build predicted it: {})", codes_of(kernels_fail));
+                Finding finding =
+                    make_finding(Code::extension_build_failed,
+                                 fmt::format("PyTorch built the extension, but its kernel {} on the GPU: {}{}",
+                                             extension.stage == "done" ? "computed a wrong result" : "failed",
+                                             first_lines(extension.error, 2), predicted));
                 finding.subject = extension.subject;
                 add(std::move(finding));
                 if (kernels_fail.empty())
                     add(make_finding(Code::build_prediction_mismatch,
-                               fmt::format("toolkit.build predicted that the extension's kernels run here, but they did not: {}", first_lines(extension.error, 2))));
+                                     fmt::format("toolkit.build predicted that the extension's kernels run here, but "
+                                                 "they did not: {}",
+                                                 first_lines(extension.error, 2))));
                 summary.push_back("PyTorch extension built, its kernel failed");
             } else {
                 if (!kernels_fail.empty() && extension.ran)
                     add(make_finding(Code::build_prediction_mismatch,
-                               fmt::format("toolkit.build predicted that the extension's kernels fail here ({}), but they ran", codes_of(kernels_fail))));
-                summary.push_back(fmt::format("PyTorch built and {} a load_inline extension in {:.1f} s", extension.ran ? "ran" : "imported", extension.seconds));
+                                     fmt::format("toolkit.build predicted that the extension's kernels fail here ({}), "
+                                                 "but they ran",
+                                                 codes_of(kernels_fail))));
+                summary.push_back(fmt::format("PyTorch built and {} a load_inline extension in {:.1f} s",
+                                              extension.ran ? "ran" : "imported", extension.seconds));
             }
         }
     }
-    result.summary(summary.empty() ? std::string("nothing to build with") : fmt::format("{}", fmt::join(summary, "; ")));
+}
+
+}  // namespace
+
+void judge_compile(const CompileOutcome& outcome, const BuildPrediction& prediction, ResultBuilder& result) {
+    std::vector<const BuildProblem*> stops_nvcc;
+    std::vector<const BuildProblem*> stops_jit;
+    std::vector<const BuildProblem*> kernels_fail;
+    for (const BuildProblem& problem : prediction.problems) {
+        const bool torch_side = !problem.subject || problem.subject == outcome.extension.subject;
+        if (problem.stops_nvcc) stops_nvcc.push_back(&problem);
+        if (problem.stops_torch_jit && torch_side) stops_jit.push_back(&problem);
+        if (problem.kernels_fail && torch_side) kernels_fail.push_back(&problem);
+    }
+    std::vector<std::string> summary;
+
+    judge_nvcc_build(outcome, stops_nvcc, result, summary);
+    judge_extension_build(outcome.extension, stops_jit, kernels_fail, result, summary);
+    result.summary(summary.empty() ? std::string("nothing to build with")
+                                   : fmt::format("{}", fmt::join(summary, "; ")));
 }
 
 namespace {
@@ -503,7 +592,8 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
     if (!context.devices.empty()) {
         std::vector<DeviceInfo> selected;
         for (const DeviceInfo& device : input.devices)
-            if (std::find(context.devices.begin(), context.devices.end(), device.ordinal) != context.devices.end()) selected.push_back(device);
+            if (std::find(context.devices.begin(), context.devices.end(), device.ordinal) != context.devices.end())
+                selected.push_back(device);
         outcome.devices = selected;
     }
     const BuildSetup& setup = input.setup;
@@ -514,7 +604,9 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
     if (scratch.path().empty()) {
         // Where nvcc would write its own files too: a finding about TMPDIR, not a prediction error.
         outcome.nvcc = setup.files.nvcc;
-        const std::string where = setup.temporary.source == "TMPDIR" ? fmt::format("TMPDIR={}", sys::printable(setup.temporary.path)) : setup.temporary.source;
+        const std::string where = setup.temporary.source == "TMPDIR"
+                                      ? fmt::format("TMPDIR={}", sys::printable(setup.temporary.path))
+                                      : setup.temporary.source;
         outcome.output = fmt::format("cannot create a directory under {}: {}", where, scratch.error());
         return outcome;
     }
@@ -538,11 +630,13 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
         outcome.extension.subject = torch->subject;
         outcome.extension.interpreter = torch->interpreter;
         extension = std::async(std::launch::async, [&outcome, torch, extension_directory] {
-            const sys::CommandResult run = sys::run_command({torch->interpreter, "-c", std::string(extension_script), extension_directory}, 100s);
+            const sys::CommandResult run =
+                sys::run_command({torch->interpreter, "-c", std::string(extension_script), extension_directory}, 100s);
             ExtensionBuild& build = outcome.extension;
             build.started = run.started;
             build.timed_out = run.timed_out;
-            if (const std::optional<ExtensionBuild> parsed = run.started && !run.timed_out ? parse_extension_result(run.output) : std::nullopt) {
+            if (const std::optional<ExtensionBuild> parsed =
+                    run.started && !run.timed_out ? parse_extension_result(run.output) : std::nullopt) {
                 build.stage = parsed->stage;
                 build.ran = parsed->ran;
                 build.correct = parsed->correct;
@@ -552,10 +646,14 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
                 // The module PyTorch says it built, read back as `cudacheck inspect` reads it: a success
                 // alone may have built no GPU code.
                 if (build.stage == "run" || build.stage == "done") {
-                    const GpuCodeScan scan = build.module_file.empty() ? GpuCodeScan{} : inspect_file(build.module_file);
+                    const GpuCodeScan scan =
+                        build.module_file.empty() ? GpuCodeScan{} : inspect_file(build.module_file);
                     if (build.module_file.empty()) build.module_problem = "PyTorch named no module file";
-                    else if (scan.error != ScanError::none) build.module_problem = fmt::format("{}: {}", sys::printable(build.module_file), scan.error_message);
-                    else if (std::none_of(scan.objects.begin(), scan.objects.end(), [](const CodeObject& object) { return object.kind != CodeKind::lto_ir; }))
+                    else if (scan.error != ScanError::none)
+                        build.module_problem =
+                            fmt::format("{}: {}", sys::printable(build.module_file), scan.error_message);
+                    else if (std::none_of(scan.objects.begin(), scan.objects.end(),
+                                          [](const CodeObject& object) { return object.kind != CodeKind::lto_ir; }))
                         build.module_problem = fmt::format("{} has no SASS or PTX", sys::printable(build.module_file));
                 }
             } else {
@@ -578,13 +676,15 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
         const int ptx = plan.ptx;
         const auto start = std::chrono::steady_clock::now();
         const sys::CommandResult run = sys::run_command(outcome.command, std::chrono::seconds(outcome.time_limit_s));
-        outcome.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        outcome.compile_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         outcome.started = run.started;
         outcome.timed_out = run.timed_out;
         outcome.exit_status = run.exit_status;
         outcome.output = run.started ? run.output : run.error;
         outcome.stages = stages_in(keep, executable);
-        if (outcome.exit_status == 0 && run.started && !run.timed_out) outcome.missing_code = missing_code(keep, executable, sass, ptx, "scale_add");
+        if (outcome.exit_status == 0 && run.started && !run.timed_out)
+            outcome.missing_code = missing_code(keep, executable, sass, ptx, "scale_add");
         if (outcome.exit_status == 0 && run.started && !run.timed_out && outcome.missing_code.empty()) {
             const GpuCodeScan scan = inspect_file(executable);
             if (scan.error != ScanError::none) outcome.inspect_problem = scan.error_message;
@@ -627,15 +727,21 @@ std::unique_ptr<Check> make_toolkit_compile_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "toolkit.compile",
                   .title = "CUDA build, for real",
-                  .description = "Builds and runs a one-kernel program with the nvcc and host compiler a build would use (SASS for each GPU plus PTX, "
-                                 "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
+                  .description =
+                      "Builds and runs a one-kernel program with the nvcc and host compiler a build would use (SASS "
+                      "for each GPU plus PTX, "
+                      "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
                   .min_level = Level::full,
-                  .raises = {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed, Code::build_prediction_mismatch,
-                             Code::host_compiler_unsupported, Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported,
+                  .raises = {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed,
+                             Code::build_prediction_mismatch, Code::host_compiler_unsupported,
+                             Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported,
                              Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
-                  .answers = "at `--level full`: the compile flow for real with the nvcc and host compiler a build would use: a one-kernel program "
-                             "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept and measured, linked, run and "
-                             "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension built, imported and run by "
+                  .answers = "at `--level full`: the compile flow for real with the nvcc and host compiler a build "
+                             "would use: a one-kernel program "
+                             "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept "
+                             "and measured, linked, run and "
+                             "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension "
+                             "built, imported and run by "
                              "PyTorch itself; both held to `toolkit.build`'s prediction"},
         [](CheckContext& context, ResultBuilder& result) {
             const BuildJudgeInput input = build_judge_input(context.probes, context.environment);

@@ -70,9 +70,10 @@ struct CompileOutcome {
     // What nvcc was asked to build but did not, read back from the kept files and the executable
     // ("no sm_75 cubin", "probe is not an executable"); empty when all of it is there.
     std::vector<std::string> missing_code = {};
-    std::vector<std::pair<std::string, std::string>> nvcc_flag_variables = {};  // NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS when set
+    std::vector<std::pair<std::string, std::string>> nvcc_flag_variables = {};  // NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS
+                                                                                // when set
     TemporaryDirectory temporary = {};  // where nvcc writes its intermediate files (and this check its directory)
-    std::string host_compiler = {};     // the one nvcc runs, for a message when nvcc is killed
+    std::string host_compiler = {};  // the one nvcc runs, for a message when nvcc is killed
     std::optional<EmbeddedTargets> embedded = {};  // read back from the executable
     std::string inspect_problem = {};
     std::vector<DeviceInfo> devices = {};
@@ -84,8 +85,8 @@ struct CompileOutcome {
 // building): each of `sass` as a cubin of that
 // architecture among the kept files, PTX for `ptx` with the kernel `kernel` as an entry, and the
 // executable with that SASS and PTX embedded. Empty when all of it is there.
-[[nodiscard]] std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable, const std::vector<int>& sass,
-                                                    int ptx, std::string_view kernel);
+[[nodiscard]] std::vector<std::string> missing_code(const std::string& keep_directory, const std::string& executable,
+                                                    const std::vector<int>& sass, int ptx, std::string_view kernel);
 
 // The result line of the extension script ("CUDACHECK_EXTENSION {json}").
 [[nodiscard]] std::optional<ExtensionBuild> parse_extension_result(std::string_view output);

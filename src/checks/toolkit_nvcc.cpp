@@ -11,12 +11,16 @@ namespace cudacheck {
 
 void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
     for (const Toolkit& toolkit : toolkits.toolkits)
-        result.evidence("toolkit", fmt::format("{} {} (found as {}){}", toolkit.root, toolkit.version.empty() ? "(version unknown)" : toolkit.version,
-                                               fmt::join(toolkit.found_as, ", "), toolkit.nvcc.empty() ? ", no nvcc" : ""));
-    if (!toolkits.cuda_symlink.empty()) result.evidence("usr_local_cuda", "/usr/local/cuda -> " + toolkits.cuda_symlink);
+        result.evidence("toolkit",
+                        fmt::format("{} {} (found as {}){}", toolkit.root,
+                                    toolkit.version.empty() ? "(version unknown)" : toolkit.version,
+                                    fmt::join(toolkit.found_as, ", "), toolkit.nvcc.empty() ? ", no nvcc" : ""));
+    if (!toolkits.cuda_symlink.empty())
+        result.evidence("usr_local_cuda", "/usr/local/cuda -> " + toolkits.cuda_symlink);
     if (toolkits.path_nvcc.empty()) result.evidence("nvcc_on_path", "none");
     else if (toolkit_root_of(toolkits.path_nvcc) != toolkits.path_nvcc_root)
-        result.evidence("nvcc_on_path", fmt::format("{} (a wrapper that runs {}/bin/nvcc)", toolkits.path_nvcc, toolkits.path_nvcc_root));
+        result.evidence("nvcc_on_path", fmt::format("{} (a wrapper that runs {}/bin/nvcc)", toolkits.path_nvcc,
+                                                    toolkits.path_nvcc_root));
     else result.evidence("nvcc_on_path", toolkits.path_nvcc);
 
     if (toolkits.path_nvcc.empty()) {
@@ -28,14 +32,17 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
             }
         if (with_nvcc == nullptr) {
             result.add(Code::nvcc_not_found,
-                       toolkits.toolkits.empty() ? "no CUDA toolkit found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda)"
-                                                 : "CUDA toolkit directories exist but none contains bin/nvcc");
+                       toolkits.toolkits.empty()
+                           ? "no CUDA toolkit found (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda*, /opt/cuda)"
+                           : "CUDA toolkit directories exist but none contains bin/nvcc");
             return;
         }
         result.add(Code::nvcc_not_on_path,
-                   fmt::format("nvcc {} is installed at {} but not on PATH", toolkits.nvcc_version ? toolkits.nvcc_version->full : with_nvcc->version,
+                   fmt::format("nvcc {} is installed at {} but not on PATH",
+                               toolkits.nvcc_version ? toolkits.nvcc_version->full : with_nvcc->version,
                                with_nvcc->nvcc),
-                   fmt::format("Add it to PATH: `export PATH={}/bin:$PATH` (put the line in ~/.bashrc to keep it).", with_nvcc->root));
+                   fmt::format("Add it to PATH: `export PATH={}/bin:$PATH` (put the line in ~/.bashrc to keep it).",
+                               with_nvcc->root));
     }
     if (!toolkits.nvcc_failure.empty()) {
         result.add(Code::nvcc_unusable, fmt::format("`{} --version` {}", toolkits.used_nvcc, toolkits.nvcc_failure));
@@ -47,11 +54,12 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
         const std::string& path_root = toolkits.path_nvcc_root;
         if (path_root != toolkits.cuda_symlink)
             result.add(Code::cuda_symlink_differs,
-                       fmt::format("nvcc on PATH belongs to {} but /usr/local/cuda points to {}", path_root, toolkits.cuda_symlink));
+                       fmt::format("nvcc on PATH belongs to {} but /usr/local/cuda points to {}", path_root,
+                                   toolkits.cuda_symlink));
     }
     if (toolkits.nvcc_version)
-        result.summary(fmt::format("nvcc {} at {}; {} toolkit(s) installed", toolkits.nvcc_version->full, sys::clip_path(toolkits.used_nvcc, 64),
-                                   toolkits.toolkits.size()));
+        result.summary(fmt::format("nvcc {} at {}; {} toolkit(s) installed", toolkits.nvcc_version->full,
+                                   sys::clip_path(toolkits.used_nvcc, 64), toolkits.toolkits.size()));
 }
 
 std::unique_ptr<Check> make_toolkit_nvcc_check() {
@@ -59,7 +67,8 @@ std::unique_ptr<Check> make_toolkit_nvcc_check() {
         CheckInfo{.id = "toolkit.nvcc",
                   .title = "CUDA compiler",
                   .description = "nvcc on PATH and its version; every installed toolkit; /usr/local/cuda",
-                  .raises = {Code::nvcc_not_found, Code::nvcc_not_on_path, Code::nvcc_unusable, Code::cuda_symlink_differs},
+                  .raises = {Code::nvcc_not_found, Code::nvcc_not_on_path, Code::nvcc_unusable,
+                             Code::cuda_symlink_differs},
                   .answers = "nvcc on `PATH` and its version, every installed toolkit, where `/usr/local/cuda` points"},
         [](CheckContext& context, ResultBuilder& result) { judge_toolkits(context.probes.toolkits(), result); });
 }

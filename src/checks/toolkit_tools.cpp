@@ -65,14 +65,18 @@ const DeveloperTool* tool_named(const DeveloperToolSet& set, std::string_view na
     return nullptr;
 }
 
-std::string failure_text(const DeveloperTool& tool) { return tool.failure.empty() ? "`--version` printed no version" : tool.failure; }
+std::string failure_text(const DeveloperTool& tool) {
+    return tool.failure.empty() ? "`--version` printed no version" : tool.failure;
+}
 
 std::string tool_evidence(const DeveloperTool& tool, const DeveloperToolSet& set) {
     if (tool.path.empty()) {
         if (tool.name == "nsys")
-            return fmt::format("not installed (Nsight Systems is a separate download/package: `sudo apt install {}` from NVIDIA's repository, "
-                               "or {})",
-                               nsys_package, nsys_download);
+            return fmt::format(
+                "not installed (Nsight Systems is a separate download/package: `sudo apt install {}` from NVIDIA's "
+                "repository, "
+                "or {})",
+                nsys_package, nsys_download);
         return fmt::format("not installed (NVIDIA's package {})", package_of(tool, set));
     }
     const std::string where = in_toolkit(tool, set) ? tool.path : tool.path + " (on PATH, not in the toolkit)";
@@ -86,14 +90,18 @@ std::string tools_line(const DeveloperToolSet& set) {
     std::vector<std::string> failing;
     std::vector<std::string> missing;
     for (const DeveloperTool& tool : set.tools) {
-        if (runs(tool)) running.push_back(fmt::format("{} {}{}", tool.name, tool.version, in_toolkit(tool, set) ? "" : " (from PATH)"));
+        if (runs(tool))
+            running.push_back(
+                fmt::format("{} {}{}", tool.name, tool.version, in_toolkit(tool, set) ? "" : " (from PATH)"));
         else if (broken(tool)) failing.push_back(tool.name);
         else missing.push_back(tool.name);
     }
-    const std::string place = set.toolkit.empty() ? std::string("on PATH (no CUDA toolkit installed)") : "in " + set.toolkit;
+    const std::string place =
+        set.toolkit.empty() ? std::string("on PATH (no CUDA toolkit installed)") : "in " + set.toolkit;
     std::vector<std::string> parts;
     if (!running.empty()) parts.push_back(fmt::format("{} {}", fmt::join(running, ", "), place));
-    if (!failing.empty()) parts.push_back(fmt::format("{} {} not run", fmt::join(failing, ", "), failing.size() == 1 ? "does" : "do"));
+    if (!failing.empty())
+        parts.push_back(fmt::format("{} {} not run", fmt::join(failing, ", "), failing.size() == 1 ? "does" : "do"));
     if (!missing.empty()) parts.push_back(fmt::format("no {}", fmt::join(missing, ", ")));
     if (parts.empty()) return "no developer tools looked for " + place;
     if (running.empty()) parts.front() += " " + place;
@@ -113,9 +121,11 @@ std::string tools_headline(const DeveloperToolSet& set) {
     }
     const std::string place = set.toolkit.empty() ? std::string("on PATH") : "in " + sys::clip_path(set.toolkit, 32);
     if (set.tools.empty()) return "no developer tools looked for " + place;
-    std::string text = running == 0 && failing.empty() ? fmt::format("none of {} developer tools installed {}", set.tools.size(), place)
-                                                       : fmt::format("{} of {} tools run {}", running, set.tools.size(), place);
-    if (!failing.empty()) text += fmt::format("; {} fail{}", sys::first_items(failing, 24), failing.size() == 1 ? "s" : "");
+    std::string text = running == 0 && failing.empty()
+                           ? fmt::format("none of {} developer tools installed {}", set.tools.size(), place)
+                           : fmt::format("{} of {} tools run {}", running, set.tools.size(), place);
+    if (!failing.empty())
+        text += fmt::format("; {} fail{}", sys::first_items(failing, 24), failing.size() == 1 ? "s" : "");
     if (!missing.empty() && (running > 0 || !failing.empty())) text += "; no " + sys::first_items(missing, 24);
     return text;
 }
@@ -124,23 +134,29 @@ std::string counters_text(const DeveloperToolFacts& facts) {
     const std::optional<bool>& admin_only = facts.permissions.admin_only;
     if (!admin_only) return "the driver's profiling restriction unknown";
     if (!*admin_only) return "profiling counters open to all users";
-    return facts.effective_uid == 0 ? "profiling counters reserved for root, which this process is" : "profiling counters reserved for root";
+    return facts.effective_uid == 0 ? "profiling counters reserved for root, which this process is"
+                                    : "profiling counters reserved for root";
 }
 
 void judge_permissions(const DeveloperToolFacts& facts, const DeveloperToolSet& used, ResultBuilder& result) {
     const ProfilingPermissions& permissions = facts.permissions;
     const bool root = facts.effective_uid == 0;
     if (!permissions.admin_only)
-        result.evidence("rm_profiling_admin_only", "unknown (no RmProfilingAdminOnly in /proc/driver/nvidia/params: is the NVIDIA driver loaded?)");
+        result.evidence("rm_profiling_admin_only",
+                        "unknown (no RmProfilingAdminOnly in /proc/driver/nvidia/params: is the NVIDIA driver "
+                        "loaded?)");
     else
-        result.evidence("rm_profiling_admin_only", *permissions.admin_only ? "1 (NVreg_RestrictProfilingToAdminUsers=1: GPU performance counters for "
-                                                                             "administrators only)"
-                                                                           : "0 (GPU performance counters open to all users)");
-    if (!permissions.perf_event_paranoid) result.evidence("perf_event_paranoid", "unknown (no /proc/sys/kernel/perf_event_paranoid)");
+        result.evidence("rm_profiling_admin_only",
+                        *permissions.admin_only
+                            ? "1 (NVreg_RestrictProfilingToAdminUsers=1: GPU performance counters for "
+                              "administrators only)"
+                            : "0 (GPU performance counters open to all users)");
+    if (!permissions.perf_event_paranoid)
+        result.evidence("perf_event_paranoid", "unknown (no /proc/sys/kernel/perf_event_paranoid)");
     else if (*permissions.perf_event_paranoid > nsys_paranoid_at_most)
         result.evidence("perf_event_paranoid",
-                        fmt::format("{} (above {}: no CPU sampling for Nsight Systems as a user without CAP_SYS_ADMIN)", *permissions.perf_event_paranoid,
-                                    nsys_paranoid_at_most));
+                        fmt::format("{} (above {}: no CPU sampling for Nsight Systems as a user without CAP_SYS_ADMIN)",
+                                    *permissions.perf_event_paranoid, nsys_paranoid_at_most));
     else result.evidence("perf_event_paranoid", std::to_string(*permissions.perf_event_paranoid));
     result.evidence("effective_uid", root ? std::string("0 (root)") : std::to_string(facts.effective_uid));
 
@@ -152,30 +168,41 @@ void judge_permissions(const DeveloperToolFacts& facts, const DeveloperToolSet& 
     if (permissions.admin_only.value_or(false) && !root) {
         const DeveloperTool* ncu = tool_named(used, "ncu");
         result.evidence("profiling_restricted",
-                        fmt::format("the NVIDIA driver reserves GPU performance counters for administrators (RmProfilingAdminOnly: 1) and this "
-                                    "process runs as uid {}: Nsight Compute (ncu{}) and CUPTI's metrics, such as the PyTorch profiler's counters, "
+                        fmt::format("the NVIDIA driver reserves GPU performance counters for administrators "
+                                    "(RmProfilingAdminOnly: 1) and this "
+                                    "process runs as uid {}: Nsight Compute (ncu{}) and CUPTI's metrics, such as the "
+                                    "PyTorch profiler's counters, "
                                     "fail with ERR_NVGPUCTRPERM",
                                     facts.effective_uid, ncu != nullptr ? " at " + ncu->path : std::string()));
         result.add(Code::profiling_restricted,
-                   fmt::format("the driver reserves GPU performance counters for administrators and this process runs as uid {}: ncu fails",
+                   fmt::format("the driver reserves GPU performance counters for administrators and this process runs "
+                               "as uid {}: ncu fails",
                                facts.effective_uid),
-                   fmt::format("Profile as root (`sudo {} ...`), or open the counters to all users: `echo 'options nvidia "
-                               "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/nvidia-profiling.conf`, then `sudo "
-                               "update-initramfs -u -k all` (Debian, Ubuntu) or `sudo dracut --regenerate-all -f` (RHEL, Fedora) and reboot; "
+                   fmt::format("Profile as root (`sudo {} ...`), or open the counters to all users: `echo 'options "
+                               "nvidia "
+                               "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee "
+                               "/etc/modprobe.d/nvidia-profiling.conf`, then `sudo "
+                               "update-initramfs -u -k all` (Debian, Ubuntu) or `sudo dracut --regenerate-all -f` "
+                               "(RHEL, Fedora) and reboot; "
                                "`grep RmProfilingAdminOnly /proc/driver/nvidia/params` then shows 0.",
                                ncu != nullptr ? ncu->path : std::string("ncu")));
     }
     const DeveloperTool* nsys = tool_named(used, "nsys");
-    if (nsys != nullptr && permissions.perf_event_paranoid && *permissions.perf_event_paranoid > nsys_paranoid_at_most && !root) {
-        result.evidence("perf_events_restricted",
-                        fmt::format("/proc/sys/kernel/perf_event_paranoid is {} (above {}) and Nsight Systems is installed ({}): as uid {} nsys "
-                                    "cannot sample the CPU or trace OS runtime calls, and its timeline lacks the CPU side",
-                                    *permissions.perf_event_paranoid, nsys_paranoid_at_most, nsys->path, facts.effective_uid));
+    if (nsys != nullptr && permissions.perf_event_paranoid &&
+        *permissions.perf_event_paranoid > nsys_paranoid_at_most && !root) {
+        result.evidence("perf_events_restricted", fmt::format("/proc/sys/kernel/perf_event_paranoid is {} (above {}) "
+                                                              "and Nsight Systems is installed ({}): as uid {} nsys "
+                                                              "cannot sample the CPU or trace OS runtime calls, and "
+                                                              "its timeline lacks the CPU side",
+                                                              *permissions.perf_event_paranoid, nsys_paranoid_at_most,
+                                                              nsys->path, facts.effective_uid));
         result.add(Code::perf_events_restricted,
-                   fmt::format("kernel.perf_event_paranoid is {} (above {}): nsys cannot sample the CPU as uid {}", *permissions.perf_event_paranoid,
-                               nsys_paranoid_at_most, facts.effective_uid),
-                   fmt::format("Lower it for this boot: `sudo sysctl -w kernel.perf_event_paranoid={0}`; to keep it, `echo "
-                               "'kernel.perf_event_paranoid={0}' | sudo tee /etc/sysctl.d/99-nsight-systems.conf`. Or profile as root.",
+                   fmt::format("kernel.perf_event_paranoid is {} (above {}): nsys cannot sample the CPU as uid {}",
+                               *permissions.perf_event_paranoid, nsys_paranoid_at_most, facts.effective_uid),
+                   fmt::format("Lower it for this boot: `sudo sysctl -w kernel.perf_event_paranoid={0}`; to keep it, "
+                               "`echo "
+                               "'kernel.perf_event_paranoid={0}' | sudo tee /etc/sysctl.d/99-nsight-systems.conf`. Or "
+                               "profile as root.",
                                nsys_paranoid_at_most));
     }
 }
@@ -185,16 +212,21 @@ void judge_broken_tools(const DeveloperToolSet& set, ResultBuilder& result) {
         if (!broken(tool)) continue;
         std::string remediation;
         if (!in_toolkit(tool, set))
-            remediation = fmt::format("Reinstall the package that owns {0} (`dpkg -S {0}` or `rpm -qf {0}` names it), or take its directory off "
-                                      "PATH.",
-                                      tool.path);
+            remediation = fmt::format(
+                "Reinstall the package that owns {0} (`dpkg -S {0}` or `rpm -qf {0}` names it), or take its directory "
+                "off "
+                "PATH.",
+                tool.path);
         else if (tool.name == "nsys")
-            remediation = fmt::format("Reinstall Nsight Systems: `sudo apt install --reinstall {}` from NVIDIA's repository, or from {}.", nsys_package,
-                                      nsys_download);
+            remediation = fmt::format(
+                "Reinstall Nsight Systems: `sudo apt install --reinstall {}` from NVIDIA's repository, or from {}.",
+                nsys_package, nsys_download);
         else
-            remediation = fmt::format("Reinstall it: `sudo apt install --reinstall {0}` (`sudo dnf reinstall {0}` on RHEL, Fedora); the error above "
-                                      "names what it lacks.",
-                                      package_of(tool, set));
+            remediation = fmt::format(
+                "Reinstall it: `sudo apt install --reinstall {0}` (`sudo dnf reinstall {0}` on RHEL, Fedora); the "
+                "error above "
+                "names what it lacks.",
+                package_of(tool, set));
         // The headline names the tool; why it does not run is evidence when it does not fit.
         const std::string account = fmt::format("{} at {} does not run: {}", tool.name, tool.path, failure_text(tool));
         std::string message = sys::lead(account, sys::max_headline);
@@ -209,7 +241,8 @@ ToolsToolkitChoice choose_tools_toolkit(const ToolkitFacts& toolkits) {
     if (!toolkits.path_nvcc_root.empty()) return {toolkits.path_nvcc_root, "the nvcc on PATH runs from it"};
     if (!toolkits.cuda_symlink.empty() && toolkits.toolkit_at(toolkits.cuda_symlink) != nullptr)
         return {toolkits.cuda_symlink, "no nvcc on PATH; /usr/local/cuda points to it"};
-    if (!toolkits.toolkits.empty()) return {toolkits.toolkits.front().root, "no nvcc on PATH, no /usr/local/cuda; the first toolkit found"};
+    if (!toolkits.toolkits.empty())
+        return {toolkits.toolkits.front().root, "no nvcc on PATH, no /usr/local/cuda; the first toolkit found"};
     return {};
 }
 
@@ -218,8 +251,9 @@ void judge_developer_tools(const DeveloperToolFacts& facts, ResultBuilder& resul
     const DeveloperToolSet& used = facts.toolkits.empty() ? none : facts.toolkits.front();
     if (used.toolkit.empty()) result.evidence("toolkit", "none installed: the tools on PATH");
     else
-        result.evidence("toolkit", fmt::format("{}{} ({})", used.toolkit, used.version.empty() ? "" : " " + used.version,
-                                               used.chosen.empty() ? "the toolkit builds use" : used.chosen));
+        result.evidence("toolkit",
+                        fmt::format("{}{} ({})", used.toolkit, used.version.empty() ? "" : " " + used.version,
+                                    used.chosen.empty() ? "the toolkit builds use" : used.chosen));
     for (const DeveloperTool& tool : used.tools) result.evidence(tool.name, tool_evidence(tool, used));
     for (std::size_t i = 1; i < facts.toolkits.size(); ++i)
         result.evidence("other_toolkit", tools_line(facts.toolkits[i]));
@@ -273,13 +307,18 @@ std::unique_ptr<Check> make_toolkit_tools_check() {
     return std::make_unique<FunctionCheck>(
         CheckInfo{.id = "toolkit.tools",
                   .title = "Developer tools",
-                  .description = "nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm of each toolkit and their versions; whether profiling may read "
+                  .description = "nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm of each toolkit and "
+                                 "their versions; whether profiling may read "
                                  "GPU counters and sample the CPU as this user",
                   .min_level = Level::standard,
                   .raises = {Code::profiling_restricted, Code::perf_events_restricted, Code::developer_tool_broken},
-                  .answers = "each toolkit's nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm and whether `--version` runs; whether ncu and "
-                             "CUPTI may read the GPU counters (`RmProfilingAdminOnly`) and nsys sample the CPU (`perf_event_paranoid`) as this user"},
-        [](CheckContext& context, ResultBuilder& result) { judge_developer_tools(gather_developer_tools(context), result); });
+                  .answers = "each toolkit's nsys, ncu, cuda-gdb, compute-sanitizer, cuobjdump and nvdisasm and "
+                             "whether `--version` runs; whether ncu and "
+                             "CUPTI may read the GPU counters (`RmProfilingAdminOnly`) and nsys sample the CPU "
+                             "(`perf_event_paranoid`) as this user"},
+        [](CheckContext& context, ResultBuilder& result) {
+            judge_developer_tools(gather_developer_tools(context), result);
+        });
 }
 
 const CheckRegistration toolkit_tools_registration{620, make_toolkit_tools_check};

@@ -3,9 +3,9 @@
 // (unit tests drive it with hand-built facts).
 #pragma once
 
-#include "report/result_builder.hpp"
 #include "probes/developer_tools.hpp"
 #include "probes/toolkit_probe.hpp"
+#include "report/result_builder.hpp"
 
 #include <string>
 #include <sys/types.h>

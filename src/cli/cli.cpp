@@ -5,15 +5,15 @@
 #include "cli/diff_command.hpp"
 #include "cli/env_command.hpp"
 #include "cli/explain_command.hpp"
-#include "cli/help_format.hpp"
 #include "cli/fleet_command.hpp"
+#include "cli/help_format.hpp"
 #include "cli/inspect_command.hpp"
 #include "cli/list_command.hpp"
 #include "cli/render_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/worker_command.hpp"
-#include "report/report.hpp"
 #include "isolation/worker.hpp"
+#include "report/report.hpp"
 #include "util/build_info.hpp"
 
 #include "util/atomic_file.hpp"
@@ -21,8 +21,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
@@ -30,8 +30,8 @@
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace cudacheck {
@@ -49,13 +49,14 @@ void ignore_file_size_signal(int) {}
 // table gives (tests/unit/cli/help_test.cpp holds each command to having some).
 std::shared_ptr<HelpFormatter> help_formatter() {
     auto formatter = std::make_shared<HelpFormatter>();
-    formatter->examples("", {{"cudacheck", "check this machine; exit 1 when a check fails"},
-                             {"cudacheck --level quick", "in about a second: no CUDA initialisation, no GPU work"},
-                             {"cudacheck --level full --strict", "and load every GPU; a warning fails too"},
-                             {"cudacheck --only driver,cuda", "only these checks: ids or prefixes (see `cudacheck list`)"},
-                             {"cudacheck -o report.json", "the table, and the JSON report to attach to a ticket"},
-                             {"cudacheck explain CC210", "what a finding code means and what fixes it"},
-                             {"cudacheck inspect --help", "each subcommand's own options and examples"}});
+    formatter->examples("",
+                        {{"cudacheck", "check this machine; exit 1 when a check fails"},
+                         {"cudacheck --level quick", "in about a second: no CUDA initialisation, no GPU work"},
+                         {"cudacheck --level full --strict", "and load every GPU; a warning fails too"},
+                         {"cudacheck --only driver,cuda", "only these checks: ids or prefixes (see `cudacheck list`)"},
+                         {"cudacheck -o report.json", "the table, and the JSON report to attach to a ticket"},
+                         {"cudacheck explain CC210", "what a finding code means and what fixes it"},
+                         {"cudacheck inspect --help", "each subcommand's own options and examples"}});
     return formatter;
 }
 
@@ -69,7 +70,8 @@ const CLI::App& given_command(const CLI::App& app) {
 // "`cudacheck list --help`": where a usage error sends the reader (`run`'s help is cudacheck's).
 std::string help_hint(const CLI::App& app) {
     const CLI::App& given = given_command(app);
-    return &given == &app || given.get_fallthrough() ? "`cudacheck --help`" : fmt::format("`cudacheck {} --help`", given.get_name());
+    return &given == &app || given.get_fallthrough() ? "`cudacheck --help`"
+                                                     : fmt::format("`cudacheck {} --help`", given.get_name());
 }
 
 // What CLI11 names as not expected ("The following arguments were not expected: json --formt"),
@@ -78,7 +80,8 @@ std::string help_hint(const CLI::App& app) {
 // for `cudacheck list --formt`; `run` also takes cudacheck's own), not of every command: an exact
 // name of another command's option would be "corrected" to itself ("unknown option
 // --format; did you mean --format?"); instead it names the commands that have it.
-std::string explain_unexpected(const CLI::App& app, const std::string& what, const std::vector<std::string>& arguments) {
+std::string explain_unexpected(const CLI::App& app, const std::string& what,
+                               const std::vector<std::string>& arguments) {
     const std::string_view marker = "not expected: ";
     const std::size_t at = what.find(marker);
     if (at == std::string::npos) return what;
@@ -133,13 +136,17 @@ std::string explain_unexpected(const CLI::App& app, const std::string& what, con
         if (const std::size_t equals = word.find('='); equals != std::string::npos) word.resize(equals);
         if (!word.starts_with("-")) {
             const std::string suggestion = closest(word, subcommands);
-            parts.push_back(fmt::format("unknown subcommand {}{}", word, suggestion.empty() ? "" : "; did you mean " + suggestion + "?"));
+            parts.push_back(fmt::format("unknown subcommand {}{}", word,
+                                        suggestion.empty() ? "" : "; did you mean " + suggestion + "?"));
             continue;
         }
         const std::string suggestion = closest(word, options);
         const std::vector<std::string> elsewhere = owners(word);
-        if (!suggestion.empty() && suggestion != word) parts.push_back(fmt::format("unknown option {}{}; did you mean {}?", word, where, suggestion));
-        else if (!elsewhere.empty()) parts.push_back(fmt::format("unknown option {}{} (an option of {})", word, where, fmt::join(elsewhere, ", ")));
+        if (!suggestion.empty() && suggestion != word)
+            parts.push_back(fmt::format("unknown option {}{}; did you mean {}?", word, where, suggestion));
+        else if (!elsewhere.empty())
+            parts.push_back(
+                fmt::format("unknown option {}{} (an option of {})", word, where, fmt::join(elsewhere, ", ")));
         else parts.push_back(fmt::format("unknown option {}{}", word, where));
     }
     return parts.empty() ? what : fmt::format("{}", fmt::join(parts, "; "));
@@ -155,10 +162,12 @@ struct Subcommand {
 // The subcommand `setup` adds to `app`, with its options kept for `run` and its examples for the
 // top of its --help.
 template <typename Options, typename Run>
-Subcommand subcommand(CLI::App& app, CLI::App* (*setup)(CLI::App&, Options&), Run run, std::vector<HelpFormatter::Example> examples = {}) {
+Subcommand subcommand(CLI::App& app, CLI::App* (*setup)(CLI::App&, Options&), Run run,
+                      std::vector<HelpFormatter::Example> examples = {}) {
     auto options = std::make_shared<Options>();
     CLI::App* added = setup(app, *options);
-    if (!examples.empty()) std::static_pointer_cast<HelpFormatter>(app.get_formatter())->examples(added->get_name(), std::move(examples));
+    if (!examples.empty())
+        std::static_pointer_cast<HelpFormatter>(app.get_formatter())->examples(added->get_name(), std::move(examples));
     return {added, [options, run] { return run(*options); }};
 }
 
@@ -169,22 +178,26 @@ int run_cli(int argc, char** argv) {
     // the limit named, instead of SIGXFSZ killing every subcommand mid-write. Caught, not
     // ignored: the programs cudacheck starts get the default back at exec. `run` installs its own
     // (isolation/stop_signals.hpp).
-    struct sigaction catch_it {};
+    struct sigaction catch_it{};
     catch_it.sa_handler = ignore_file_size_signal;
     ::sigemptyset(&catch_it.sa_mask);
     ::sigaction(SIGXFSZ, &catch_it, nullptr);
     const std::vector<std::string> arguments(argv, argv + argc);
-    CLI::App app{"cudacheck: can this machine run CUDA work? If not, what exactly is wrong and how to fix it.", "cudacheck"};
+    CLI::App app{"cudacheck: can this machine run CUDA work? If not, what exactly is wrong and how to fix it.",
+                 "cudacheck"};
     // Before the subcommands are added: each takes its parent's formatter (CLI::App's constructor).
     app.formatter(help_formatter());
-    app.set_version_flag("--version", fmt::format("cudacheck {} (CUDA runtime {}, CUDA architectures {}, built with {})", build_info::version,
-                                                  build_info::cuda_toolkit, build_info::cuda_architectures, build_info::compiler));
+    app.set_version_flag("--version",
+                         fmt::format("cudacheck {} (CUDA runtime {}, CUDA architectures {}, built with {})",
+                                     build_info::version, build_info::cuda_toolkit, build_info::cuda_architectures,
+                                     build_info::compiler));
     app.require_subcommand(0, 1);
 
     // The subcommands, in the order --help lists them; the first, `run`, is what `cudacheck` alone
     // does. A new subcommand is one entry: its setup/run pair (its own file) and its examples.
     const std::vector<Subcommand> subcommands{
-        subcommand(app, setup_run, [&arguments](const RunCommandOptions& options) { return run_run(options, arguments); }),
+        subcommand(app, setup_run,
+                   [&arguments](const RunCommandOptions& options) { return run_run(options, arguments); }),
         subcommand(app, setup_list, run_list,
                    {{"cudacheck list", "every check: id, scope, level, what it checks"},
                     {"cudacheck list --format json", "the same for scripts, as docs/list.schema.json describes"},
@@ -202,7 +215,8 @@ int run_cli(int argc, char** argv) {
                    {{"cudacheck fleet reports/", "the nodes' reports: versions, GPUs, failures, outliers"},
                     {"cudacheck fleet --expect policy.json reports/", "and hold every node to a policy"},
                     {"cudacheck fleet --format json reports/", "the summary as JSON"}}),
-        subcommand(app, setup_inspect, [&arguments](const InspectCommandOptions& options) { return run_inspect(options, arguments); },
+        subcommand(app, setup_inspect,
+                   [&arguments](const InspectCommandOptions& options) { return run_inspect(options, arguments); },
                    {{"cudacheck inspect ./my_app", "which of this machine's GPUs its CUDA code runs on"},
                     {"cudacheck inspect --arch sm_90 ./my_app", "whether it runs on sm_90 GPUs (H100, H200)"},
                     {"cudacheck inspect -v ./my_app", "one row per code object, with where it lies in the file"}}),
@@ -261,7 +275,8 @@ int run_cli(int argc, char** argv) {
     if (!flushed) {
         // The failed write's errno is long gone; one more byte asks the descriptor why.
         const int why = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
-        usage_error(fmt::format("cannot write to standard output: {}", why != 0 ? write_error_words(why) : "write error"));
+        usage_error(
+            fmt::format("cannot write to standard output: {}", why != 0 ? write_error_words(why) : "write error"));
         return exit_usage;
     }
     return code;

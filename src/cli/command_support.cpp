@@ -22,8 +22,8 @@ void usage_error(const std::string& message) { std::cerr << "cudacheck: " << sys
 std::optional<Format> format_for_output(const std::string& output) {
     const std::size_t dot = output.rfind('.');
     const std::size_t slash = output.rfind('/');
-    if (output == standard_output_name || dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot + 1 == output.size() ||
-        dot == (slash == std::string::npos ? 0 : slash + 1))
+    if (output == standard_output_name || dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+        dot + 1 == output.size() || dot == (slash == std::string::npos ? 0 : slash + 1))
         return Format::table;
     if (output.ends_with(".json")) return Format::json;
     if (output.ends_with(".md") || output.ends_with(".markdown")) return Format::markdown;
@@ -56,7 +56,9 @@ std::size_t output_width(const Environment& environment, int fd) {
 }
 
 void add_colour_options(CLI::App& app, std::string& mode) {
-    app.add_option("--color", mode, "Colours in the table: auto (a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR or CLICOLOR_FORCE force them), always, never")
+    app.add_option("--color", mode,
+                   "Colours in the table: auto (a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR or "
+                   "CLICOLOR_FORCE force them), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     app.add_flag_callback("--no-color", [&mode] { mode = "never"; }, "No colours (--color=never)");
 }
@@ -67,8 +69,7 @@ const CLI::Validator finite_number(
             std::size_t used = 0;
             const double value = std::stod(text, &used);
             if (used == text.size() && std::isfinite(value)) return {};
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
         return "'" + text + "' is not a finite number";
     },
     "FINITE");
@@ -85,7 +86,8 @@ FoundGpus find_gpus() {
     FoundGpus found;
     found.devices = run.facts.devices;
     int major = 0, minor = 0;
-    if (std::sscanf(run.facts.versions.driver_cuda.c_str(), "%d.%d", &major, &minor) == 2) found.driver_cuda = CudaVersion{major, minor};
+    if (std::sscanf(run.facts.versions.driver_cuda.c_str(), "%d.%d", &major, &minor) == 2)
+        found.driver_cuda = CudaVersion{major, minor};
     return found;
 }
 

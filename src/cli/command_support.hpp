@@ -3,8 +3,8 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "report/report.hpp"
 #include "render/renderer.hpp"
+#include "report/report.hpp"
 #include "util/environment.hpp"
 
 #include <CLI/CLI.hpp>

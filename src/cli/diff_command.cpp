@@ -1,8 +1,8 @@
 #include "cli/diff_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "report/report.hpp"
 #include "render/renderer.hpp"
+#include "report/report.hpp"
 #include "report/report_diff.hpp"
 #include "report/report_json.hpp"
 
@@ -13,11 +13,14 @@
 namespace cudacheck {
 
 CLI::App* setup_diff(CLI::App& app, DiffCommandOptions& options) {
-    CLI::App* diff = app.add_subcommand("diff", "Compare two JSON reports: versions, libraries, devices, statuses, figures (exit 1 when they differ)");
+    CLI::App* diff = app.add_subcommand(
+        "diff", "Compare two JSON reports: versions, libraries, devices, statuses, figures (exit 1 when they differ)");
     diff->add_option("a", options.before, "The first report (JSON, e.g. from a machine that works)")->required();
     diff->add_option("b", options.after, "The second report (JSON)")->required();
-    diff->add_option("--format", options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
-    diff->add_option("--threshold", options.threshold_percent, "Report a performance figure only when it moved by more than PERCENT (default 10)")
+    diff->add_option("--format", options.format, "table or json (default table)")
+        ->check(CLI::IsMember({"table", "json"}));
+    diff->add_option("--threshold", options.threshold_percent,
+                     "Report a performance figure only when it moved by more than PERCENT (default 10)")
         ->check(CLI::Range(0.0, 1000000.0))
         ->check(finite_number);
     diff->footer("Exit codes: 0 no differences beyond the threshold; 1 differences; 2 bad input.");

@@ -23,7 +23,8 @@ namespace cudacheck {
 
 EnvFileFacts gather_environment_files(const EnvInputs& inputs, const Environment& environment) {
     EnvFileFacts files;
-    for (const std::string& path : environment_paths_compared(inputs, environment)) files.real_paths.emplace(path, sys::real_path(path));
+    for (const std::string& path : environment_paths_compared(inputs, environment))
+        files.real_paths.emplace(path, sys::real_path(path));
     if (const ToolkitCompilerLimits* toolkit = environment_toolkit(inputs)) {
         const std::optional<CudaVersion> version = cuda_release_of(toolkit->version);
         files.runtime = toolkit_runtime(environment_toolkit_root(inputs, *toolkit, files.real_paths),
@@ -37,22 +38,29 @@ EnvScript plan_environment(const EnvInputs& inputs, const Environment& environme
 }
 
 CLI::App* setup_env(CLI::App& app, EnvCommandOptions& options) {
-    CLI::App* env = app.add_subcommand("env", "Print the shell lines that set this machine's CUDA environment right: "
-                                              "eval \"$(cudacheck env)\" (fish: cudacheck env | source)");
+    CLI::App* env = app.add_subcommand("env",
+                                       "Print the shell lines that set this machine's CUDA environment right: "
+                                       "eval \"$(cudacheck env)\" (fish: cudacheck env | source)");
     env->add_option("--profile", options.profile,
-                    "Add a profile's settings: dev (synchronous launches, one GPU), prod (asynchronous launches, no debugging "
+                    "Add a profile's settings: dev (synchronous launches, one GPU), prod (asynchronous launches, no "
+                    "debugging "
                     "variables) or ci (deterministic cuBLAS, one GPU)")
         ->check(CLI::IsMember({"dev", "prod", "ci"}));
-    env->add_option("--shell", options.shell, "Write for bash (also sh and zsh) or fish; default: fish when $SHELL is fish, else bash")
+    env->add_option("--shell", options.shell,
+                    "Write for bash (also sh and zsh) or fish; default: fish when $SHELL is fish, else bash")
         ->check(CLI::IsMember({"bash", "fish"}));
-    env->footer("Exit codes: 0 printed; 1 no CUDA toolkit is installed (the other lines are still printed); 2 usage error.");
+    env->footer(
+        "Exit codes: 0 printed; 1 no CUDA toolkit is installed (the other lines are still printed); 2 usage error.");
     return env;
 }
 
 int run_env(const EnvCommandOptions& options) {
     const Environment environment = Environment::from_process();
-    const Shell shell = options.shell.empty() ? default_shell(environment) : options.shell == "fish" ? Shell::fish : Shell::bash;
-    const Profile profile = options.profile.empty() ? Profile::none : profile_from_string(options.profile).value_or(Profile::none);
+    const Shell shell = options.shell.empty()     ? default_shell(environment)
+                        : options.shell == "fish" ? Shell::fish
+                                                  : Shell::bash;
+    const Profile profile =
+        options.profile.empty() ? Profile::none : profile_from_string(options.profile).value_or(Profile::none);
     // The GPUs and the driver's CUDA from a worker process; the probes take them as their driver
     // facts, so that toolkit.build's input (build_judge_input) is built here without loading
     // libcuda or NVML into this process.
@@ -76,10 +84,12 @@ int run_env(const EnvCommandOptions& options) {
     const EnvInputs inputs{input.setup, input.torch, input.devices, gpus.driver_cuda, probes.loader_search()};
     EnvScript script = plan_environment(inputs, environment, profile);
     signals.reset();
-    const std::string invocation = fmt::format("cudacheck env{}{}", profile == Profile::none ? "" : " --profile ", profile == Profile::none ? "" : to_string(profile));
+    const std::string invocation = fmt::format("cudacheck env{}{}", profile == Profile::none ? "" : " --profile ",
+                                               profile == Profile::none ? "" : to_string(profile));
     ShellLine heading;
-    heading.text = shell == Shell::fish ? fmt::format("this machine's CUDA environment, for fish: {} --shell fish | source", invocation)
-                                        : fmt::format("this machine's CUDA environment: eval \"$({})\"", invocation);
+    heading.text = shell == Shell::fish
+                       ? fmt::format("this machine's CUDA environment, for fish: {} --shell fish | source", invocation)
+                       : fmt::format("this machine's CUDA environment: eval \"$({})\"", invocation);
     script.lines.insert(script.lines.begin(), std::move(heading));
     // Rendered first and written whole, the failure told: a shell that evaluates a script cut short
     // runs half a line.

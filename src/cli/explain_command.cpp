@@ -1,8 +1,8 @@
 #include "cli/explain_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "report/report.hpp"
 #include "render/renderer.hpp"
+#include "report/report.hpp"
 #include "util/system.hpp"
 
 #include <CLI/CLI.hpp>
@@ -43,7 +43,8 @@ int run_explain(const ExplainCommandOptions& options) {
         return exit_usage;
     }
     if (const CatalogEntry* entry = find_catalog_entry(options.code)) {
-        render_catalog_entry(*entry, documentation_for(code_string(entry->code), sys::real_path("/proc/self/exe")), std::cout);
+        render_catalog_entry(*entry, documentation_for(code_string(entry->code), sys::real_path("/proc/self/exe")),
+                             std::cout);
         return exit_ok;
     }
     usage_error(fmt::format("unknown code '{}'; closest: {} (`cudacheck explain --markdown` lists all)", options.code,

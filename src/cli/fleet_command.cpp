@@ -1,18 +1,18 @@
 #include "cli/fleet_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "report/report.hpp"
 #include "render/renderer.hpp"
 #include "report/fleet.hpp"
 #include "report/policy.hpp"
+#include "report/report.hpp"
 #include "report/report_json.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <fmt/format.h>
 #include <iostream>
-#include <exception>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -21,11 +21,17 @@
 namespace cudacheck {
 
 CLI::App* setup_fleet(CLI::App& app, FleetCommandOptions& options) {
-    CLI::App* fleet = app.add_subcommand("fleet", "Summarise many nodes' JSON reports: versions, GPUs, failures, and the outliers among them "
-                                                  "(exit 1 when a node failed or stands out)");
-    fleet->add_option("paths", options.paths, "Report files, or directories of *.json reports (one per node)")->required();
-    fleet->add_option("--format", options.format, "table or json (default table)")->check(CLI::IsMember({"table", "json"}));
-    fleet->add_option("--threshold", options.threshold_percent, "A GPU is slow when a rate is more than PERCENT below the fleet's median (default 10)")
+    CLI::App* fleet =
+        app.add_subcommand("fleet",
+                           "Summarise many nodes' JSON reports: versions, GPUs, failures, and the outliers among them "
+                           "(exit 1 when a node failed or stands out)");
+    fleet->add_option("paths", options.paths, "Report files, or directories of *.json reports (one per node)")
+        ->required();
+    fleet->add_option("--format", options.format, "table or json (default table)")
+        ->check(CLI::IsMember({"table", "json"}));
+    fleet
+        ->add_option("--threshold", options.threshold_percent,
+                     "A GPU is slow when a rate is more than PERCENT below the fleet's median (default 10)")
         ->check(CLI::Range(0.0, 100.0))
         ->check(finite_number);
     fleet->add_option("--expect", options.expect, "Check every node's report against this JSON policy too");
@@ -78,14 +84,16 @@ int run_fleet(const FleetCommandOptions& options) {
     std::exception_ptr failed;  // what a helper thread threw (out of memory), thrown again here
     const auto read_nodes = [&] {
         try {
-            for (std::size_t at = next++; at < files->size(); at = next++) nodes[at] = read_fleet_node((*files)[at], policy);
+            for (std::size_t at = next++; at < files->size(); at = next++)
+                nodes[at] = read_fleet_node((*files)[at], policy);
         } catch (...) {
             next = files->size();
             const std::lock_guard<std::mutex> hold(failed_lock);
             if (!failed) failed = std::current_exception();
         }
     };
-    const unsigned threads = std::min<std::size_t>(std::clamp(std::thread::hardware_concurrency(), 1U, 8U), (files->size() + 63) / 64);
+    const unsigned threads =
+        std::min<std::size_t>(std::clamp(std::thread::hardware_concurrency(), 1U, 8U), (files->size() + 63) / 64);
     std::vector<std::thread> helpers;
     for (unsigned extra = 1; extra < threads; ++extra) {
         try {

@@ -21,9 +21,10 @@ constexpr std::size_t option_column = 26;
 // LEVEL), as Python's argparse names a value by default.
 std::string value_word(const CLI::Option* option) {
     static const std::map<std::string, std::string, std::less<>> words{
-        {"output", "FILE"},       {"only", "IDS"},         {"skip", "IDS"},        {"devices", "ORDINALS"},
-        {"timeout", "SECONDS"},   {"run-timeout", "SECONDS"}, {"duration", "SECONDS"}, {"memory-limit", "MIB"},
-        {"python", "PATH"},       {"expect", "POLICY"},    {"threshold", "PERCENT"}, {"color", "WHEN"},
+        {"output", "FILE"},      {"only", "IDS"},          {"skip", "IDS"},
+        {"devices", "ORDINALS"}, {"timeout", "SECONDS"},   {"run-timeout", "SECONDS"},
+        {"duration", "SECONDS"}, {"memory-limit", "MIB"},  {"python", "PATH"},
+        {"expect", "POLICY"},    {"threshold", "PERCENT"}, {"color", "WHEN"},
         {"progress", "WHEN"}};
     const std::vector<std::string>& names = option->get_lnames();
     const std::string name = names.empty() ? option->get_name(false, false) : names.front();
@@ -38,7 +39,8 @@ std::string wrapped(std::string_view text, std::size_t first_used, std::size_t i
     std::string out;
     // A description may hold its own line breaks: each line is wrapped on its own.
     for (const std::string& line : sys::split(std::string(text), '\n')) {
-        const std::vector<std::string> lines = wrap_text(line, HelpFormatter::width, out.empty() ? first_used : indent, indent);
+        const std::vector<std::string> lines =
+            wrap_text(line, HelpFormatter::width, out.empty() ? first_used : indent, indent);
         if (!out.empty()) out += std::string(indent, ' ');
         for (std::size_t i = 0; i < lines.size(); ++i) out += (i > 0 ? "\n" : "") + lines[i];
         out += '\n';
@@ -53,8 +55,8 @@ HelpFormatter::HelpFormatter() { column_width(option_column); }
 std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
     // The description, then the examples: what a reader wants first; then CLI11's
     // usage line, arguments, options and subcommands, and the exit codes.
-    return make_description(app) + make_examples(app) + make_usage(app, std::move(name)) + make_positionals(app) + make_groups(app, mode) +
-           make_subcommands(app, mode) + '\n' + make_footer(app);
+    return make_description(app) + make_examples(app) + make_usage(app, std::move(name)) + make_positionals(app) +
+           make_groups(app, mode) + make_subcommands(app, mode) + '\n' + make_footer(app);
 }
 
 std::string HelpFormatter::make_description(const CLI::App* app) const {

@@ -24,7 +24,9 @@ public:
 
     HelpFormatter();
     // The examples of a command: "" for cudacheck itself, else the subcommand's name.
-    void examples(const std::string& command, std::vector<Example> examples) { examples_[command] = std::move(examples); }
+    void examples(const std::string& command, std::vector<Example> examples) {
+        examples_[command] = std::move(examples);
+    }
 
     std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override;
     std::string make_description(const CLI::App* app) const override;

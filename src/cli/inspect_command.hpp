@@ -1,8 +1,8 @@
 // `cudacheck inspect FILE...`: which GPUs the code embedded in files can run on (inspect/inspection.hpp).
 #pragma once
 
-#include "inspect/inspection.hpp"
 #include "engine/report_builder.hpp"
+#include "inspect/inspection.hpp"
 #include "util/expected.hpp"
 
 #include <optional>

@@ -6,8 +6,8 @@
 #include "cli/render_command.hpp"
 
 #include "cli/command_support.hpp"
-#include "report/report.hpp"
 #include "render/renderer.hpp"
+#include "report/report.hpp"
 #include "report/report_json.hpp"
 #include "util/atomic_file.hpp"
 #include "util/system.hpp"
@@ -22,26 +22,35 @@
 namespace cudacheck {
 
 CLI::App* setup_render(CLI::App& app, RenderCommandOptions& options) {
-    CLI::App* render = app.add_subcommand("render", "Write a saved JSON report in another format (table, json, markdown, junit, prometheus, html)");
-    render->add_option("report", options.report, "The report (JSON, as `cudacheck -o report.json` wrote it)")->required();
-    render->add_option("--format", options.format, "table, json, markdown, junit, prometheus or html (default: from -o's extension, else table)")
+    CLI::App* render = app.add_subcommand(
+        "render", "Write a saved JSON report in another format (table, json, markdown, junit, prometheus, html)");
+    render->add_option("report", options.report, "The report (JSON, as `cudacheck -o report.json` wrote it)")
+        ->required();
+    render
+        ->add_option("--format", options.format,
+                     "table, json, markdown, junit, prometheus or html (default: from -o's extension, else table)")
         ->check(CLI::IsMember({"table", "json", "markdown", "junit", "prometheus", "html"}));
     render->add_option("-o,--output", options.output, "Write it to FILE atomically instead of stdout (`-` is stdout)");
     render->add_flag("-v,--verbose", options.verbose, "The table and Markdown show the evidence behind every verdict");
     add_colour_options(*render, options.color);
-    render->footer("Exit codes: 0 written; 2 the report cannot be read, is not a cudacheck report, or the output cannot be written.");
+    render->footer(
+        "Exit codes: 0 written; 2 the report cannot be read, is not a cudacheck report, or the output cannot be "
+        "written.");
     return render;
 }
 
 int run_render(const RenderCommandOptions& options) {
     const bool to_file = !options.output.empty() && options.output != standard_output_name;
-    std::optional<Format> format = options.format.empty() ? std::optional<Format>(Format::table) : format_from_string(options.format);
+    std::optional<Format> format =
+        options.format.empty() ? std::optional<Format>(Format::table) : format_from_string(options.format);
     if (options.format.empty() && to_file) {
         format = format_for_output(options.output);
         if (!format) {
-            usage_error(fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or none for the table; or give "
-                                    "--format)",
-                                    options.output, options.output.substr(options.output.rfind('.'))));
+            usage_error(
+                fmt::format("-o {}: the extension {} names no report format (.json, .md, .xml, .prom, .html; .txt or "
+                            "none for the table; or give "
+                            "--format)",
+                            options.output, options.output.substr(options.output.rfind('.'))));
             return exit_usage;
         }
     }
@@ -71,7 +80,8 @@ int run_render(const RenderCommandOptions& options) {
     } else {
         RenderOptions render_options;
         render_options.verbose = options.verbose;
-        render_options.color = !to_file && *format == Format::table && colour_wanted(options.color, Environment::from_process());
+        render_options.color =
+            !to_file && *format == Format::table && colour_wanted(options.color, Environment::from_process());
         if (!to_file) render_options.width = output_width(Environment::from_process());  // a file never wraps
         std::ostringstream out;
         make_renderer(*format, render_options)->render(*report, out);

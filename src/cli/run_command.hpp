@@ -25,7 +25,8 @@ struct RunCommandOptions {
     std::string devices = "all";
     bool strict = false;
     std::string color = "auto";  // --color auto|always|never (--no-color: never)
-    std::string progress = "auto";  // --progress auto|always|never: the live line on stderr (isolation/progress_line.hpp)
+    std::string progress =
+        "auto";  // --progress auto|always|never: the live line on stderr (isolation/progress_line.hpp)
     bool verbose = false;
     bool quiet = false;
     // Supervision (isolation/supervisor.hpp): limits on each check and on the run, in seconds, and on
@@ -37,10 +38,10 @@ struct RunCommandOptions {
     double duration_seconds = 0;
     std::uint64_t memory_limit_mib = 0;
     bool no_isolation = false;  // run the checks in this process: no crash or hang protection
-    bool redact = false;        // --redact: no host, user, home, device ids or secrets in the output
-    std::string expect;         // --expect FILE: a policy the report must meet (report/policy.hpp)
+    bool redact = false;  // --redact: no host, user, home, device ids or secrets in the output
+    std::string expect;  // --expect FILE: a policy the report must meet (report/policy.hpp)
     std::vector<std::string> python;  // --python PATH, repeatable
-    std::string profile;              // --profile dev|prod|ci; empty: none (engine/check.hpp's Profile)
+    std::string profile;  // --profile dev|prod|ci; empty: none (engine/check.hpp's Profile)
 };
 
 // Adds the run options to `app` (the top level) and the `run` subcommand, which passes them through.

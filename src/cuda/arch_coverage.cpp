@@ -114,7 +114,8 @@ ImageVerdict kernel_image_for(const EmbeddedTargets& targets, int cc_major, int 
 std::string ImageVerdict::describe() const {
     switch (kind) {
         case ImageKind::native: return fmt::format("runs natively ({} SASS)", target.sass_name());
-        case ImageKind::ptx_jit: return fmt::format("runs through PTX JIT ({}; the first launch compiles)", target.virtual_name());
+        case ImageKind::ptx_jit:
+            return fmt::format("runs through PTX JIT ({}; the first launch compiles)", target.virtual_name());
         case ImageKind::none: return "no kernel image for this GPU";
     }
     return {};

@@ -54,14 +54,22 @@ struct Architecture {
 // Names: NVIDIA's CUDA GPUs list (developer.nvidia.com/cuda-gpus) and the nvcc documentation.
 // Lanes: cuda-samples Common/helper_cuda.h, _ConvertSMVer2Cores.
 constexpr std::array architectures{
-    Architecture{3, -1, "Kepler", 192},   Architecture{5, -1, "Maxwell", 128},
-    Architecture{6, 0, "Pascal", 64},     Architecture{6, -1, "Pascal", 128},
-    Architecture{7, 0, "Volta", 64},      Architecture{7, 2, "Volta", 64},
-    Architecture{7, 5, "Turing", 64},     Architecture{8, 0, "Ampere", 64},
-    Architecture{8, 6, "Ampere", 128},    Architecture{8, 7, "Ampere", 128},
-    Architecture{8, 9, "Ada Lovelace", 128}, Architecture{9, 0, "Hopper", 128},
-    Architecture{10, 0, "Blackwell", 128}, Architecture{10, 3, "Blackwell Ultra", 128},
-    Architecture{11, 0, "Blackwell (Thor)", 128}, Architecture{12, 0, "Blackwell", 128},
+    Architecture{3, -1, "Kepler", 192},
+    Architecture{5, -1, "Maxwell", 128},
+    Architecture{6, 0, "Pascal", 64},
+    Architecture{6, -1, "Pascal", 128},
+    Architecture{7, 0, "Volta", 64},
+    Architecture{7, 2, "Volta", 64},
+    Architecture{7, 5, "Turing", 64},
+    Architecture{8, 0, "Ampere", 64},
+    Architecture{8, 6, "Ampere", 128},
+    Architecture{8, 7, "Ampere", 128},
+    Architecture{8, 9, "Ada Lovelace", 128},
+    Architecture{9, 0, "Hopper", 128},
+    Architecture{10, 0, "Blackwell", 128},
+    Architecture{10, 3, "Blackwell Ultra", 128},
+    Architecture{11, 0, "Blackwell (Thor)", 128},
+    Architecture{12, 0, "Blackwell", 128},
     Architecture{12, 1, "Blackwell (GB10)", 128},
 };
 
@@ -152,8 +160,8 @@ std::optional<CudaVersion> first_cuda_compiling_for(int cc_major, int cc_minor) 
         CudaVersion cuda;
     };
     static constexpr std::array<Entry, 19> table{{
-        {35, {5, 0}},   {37, {6, 5}},   {50, {6, 5}},   {52, {6, 5}},   {60, {8, 0}},   {61, {8, 0}},   {70, {9, 0}},
-        {72, {10, 0}},  {75, {10, 0}},  {80, {11, 0}},  {86, {11, 1}},  {87, {11, 5}},  {89, {11, 8}},  {90, {11, 8}},
+        {35, {5, 0}},   {37, {6, 5}},   {50, {6, 5}},   {52, {6, 5}},   {60, {8, 0}},   {61, {8, 0}},  {70, {9, 0}},
+        {72, {10, 0}},  {75, {10, 0}},  {80, {11, 0}},  {86, {11, 1}},  {87, {11, 5}},  {89, {11, 8}}, {90, {11, 8}},
         {100, {12, 8}}, {120, {12, 8}}, {103, {12, 9}}, {121, {12, 9}}, {110, {13, 0}},
     }};
     const int cc = cc_major * 10 + cc_minor;
@@ -182,6 +190,8 @@ std::optional<DatasheetPeaks> datasheet_peaks(std::string_view device_name) {
     return std::nullopt;
 }
 
-bool driver_can_jit(CudaVersion ptx, CudaVersion driver) { return std::pair{driver.major, driver.minor} >= std::pair{ptx.major, ptx.minor}; }
+bool driver_can_jit(CudaVersion ptx, CudaVersion driver) {
+    return std::pair{driver.major, driver.minor} >= std::pair{ptx.major, ptx.minor};
+}
 
 }  // namespace cudacheck

@@ -25,9 +25,9 @@ constexpr std::uint16_t em_cuda = 190;
 constexpr std::uint32_t sht_null = 0, sht_nobits = 8;
 constexpr std::uint16_t shn_xindex = 0xffff;
 
-// Fatbinary (fatbinary_section.h; see gpu_code.hpp for the other sources). The variant flags are not in the public headers: nvcc
-// 13.0 sets 0x100000 on sm_XYa/compute_XYa entries and 0x200000 on sm_XYf/compute_XYf entries,
-// and cuobjdump names the entries accordingly (tests/unit/cuda/gpu_code_test.cpp compares).
+// Fatbinary (fatbinary_section.h; see gpu_code.hpp for the other sources). The variant flags are not in the public
+// headers: nvcc 13.0 sets 0x100000 on sm_XYa/compute_XYa entries and 0x200000 on sm_XYf/compute_XYf entries, and
+// cuobjdump names the entries accordingly (tests/unit/cuda/gpu_code_test.cpp compares).
 constexpr std::uint32_t fatbin_magic = 0xBA55ED50;
 constexpr std::uint64_t fatbin_header_size = 16;
 constexpr std::uint64_t entry_header_min_size = 64;
@@ -112,7 +112,8 @@ void fail(GpuCodeScan& scan, ScanError error, std::string message) {
 }
 
 // Entries of the fatbinaries laid back to back in [begin, end); false after a malformed header.
-bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, std::string_view section, GpuCodeScan& scan) {
+bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, std::string_view section,
+                  GpuCodeScan& scan) {
     const Bytes& bytes = reader.bytes();
     const std::string where = section.empty() ? std::string() : fmt::format(" in section {}", section);
     std::uint64_t position = begin;
@@ -121,19 +122,23 @@ bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, 
         position = reader.skip_zeros(position, end);
         if (position == end) break;
         if (end - position < fatbin_header_size) {
-            fail(scan, ScanError::malformed, fmt::format("truncated fatbinary header at offset {:#x}{}", position, where));
+            fail(scan, ScanError::malformed,
+                 fmt::format("truncated fatbinary header at offset {:#x}{}", position, where));
             return false;
         }
         if (bytes.u32(position) != fatbin_magic) {
             fail(scan, ScanError::malformed,
-                 fmt::format("no fatbinary at offset {:#x}{} (magic {:#010x}, expected {:#010x})", position, where, bytes.u32(position), fatbin_magic));
+                 fmt::format("no fatbinary at offset {:#x}{} (magic {:#010x}, expected {:#010x})", position, where,
+                             bytes.u32(position), fatbin_magic));
             return false;
         }
         const std::uint64_t header_size = bytes.u16(position + 6);
         const std::uint64_t payload_size = bytes.u64(position + 8);
-        if (header_size < fatbin_header_size || header_size > end - position || payload_size > end - position - header_size) {
+        if (header_size < fatbin_header_size || header_size > end - position ||
+            payload_size > end - position - header_size) {
             fail(scan, ScanError::malformed,
-                 fmt::format("fatbinary at offset {:#x}{} claims {} + {} bytes; {} are left", position, where, header_size, payload_size, end - position));
+                 fmt::format("fatbinary at offset {:#x}{} claims {} + {} bytes; {} are left", position, where,
+                             header_size, payload_size, end - position));
             return false;
         }
         const std::size_t fatbin_index = scan.fatbins++;
@@ -145,7 +150,8 @@ bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, 
             const std::uint64_t entry_size = left >= entry_header_min_size ? bytes.u64(entry + 8) : 0;
             if (left < entry_header_min_size || entry_header_size < entry_header_min_size || entry_header_size > left ||
                 entry_size > left - entry_header_size) {
-                fail(scan, ScanError::malformed, fmt::format("malformed fatbinary entry at offset {:#x}{}", entry, where));
+                fail(scan, ScanError::malformed,
+                     fmt::format("malformed fatbinary entry at offset {:#x}{}", entry, where));
                 return false;
             }
             const std::uint16_t kind = bytes.u16(entry);
@@ -153,15 +159,20 @@ bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, 
             const std::uint64_t flags = bytes.u64(entry + 40);
             if (kind == entry_kind_elf || kind == entry_kind_ptx || kind == entry_kind_lto_ir) {
                 if (arch == 0 || arch > largest_arch) {
-                    fail(scan, ScanError::malformed, fmt::format("fatbinary entry at offset {:#x}{} names architecture {}", entry, where, arch));
+                    fail(scan, ScanError::malformed,
+                         fmt::format("fatbinary entry at offset {:#x}{} names architecture {}", entry, where, arch));
                     return false;
                 }
                 CodeObject object;
-                object.kind = kind == entry_kind_elf ? CodeKind::sass : kind == entry_kind_ptx ? CodeKind::ptx : CodeKind::lto_ir;
+                object.kind = kind == entry_kind_elf   ? CodeKind::sass
+                              : kind == entry_kind_ptx ? CodeKind::ptx
+                                                       : CodeKind::lto_ir;
                 object.arch.number = static_cast<int>(arch);
                 if (flags & flag_arch_specific) object.arch.variant = ArchVariant::arch_specific;
                 else if (flags & flag_family) object.arch.variant = ArchVariant::family;
-                object.compression = (flags & flag_compressed_zstd) ? Compression::zstd : (flags & flag_compressed_lz4) ? Compression::lz4 : Compression::none;
+                object.compression = (flags & flag_compressed_zstd)  ? Compression::zstd
+                                     : (flags & flag_compressed_lz4) ? Compression::lz4
+                                                                     : Compression::none;
                 object.size = entry_size;
                 object.uncompressed_size = object.compression == Compression::none ? entry_size : bytes.u64(entry + 56);
                 // For PTX the entry's format version is the PTX ISA version (`.version` in the text).
@@ -201,10 +212,10 @@ bool compat_says_arch_specific(const Bytes& bytes, const Section& compat) {
 // The section header table (gABI "Sections"), read one header at a time from the mapping: nothing
 // is allocated per section, since a file may claim 2^32 of them.
 struct SectionTable {
-    std::uint64_t offset = 0;      // e_shoff
+    std::uint64_t offset = 0;  // e_shoff
     std::uint64_t entry_size = 0;  // e_shentsize
     std::uint64_t count = 0;
-    std::string_view names;        // the section name table
+    std::string_view names;  // the section name table
 
     [[nodiscard]] Section at(const Bytes& bytes, std::uint64_t index) const {
         const std::uint64_t header = offset + index * entry_size;
@@ -213,7 +224,8 @@ struct SectionTable {
     // Compared in place: a name table may be gigabytes with no NUL, so names are never copied or measured.
     [[nodiscard]] bool named(const Section& section, std::string_view name) const {
         return section.name_offset < names.size() && names.size() - section.name_offset > name.size() &&
-               names.substr(section.name_offset, name.size()) == name && names[section.name_offset + name.size()] == '\0';
+               names.substr(section.name_offset, name.size()) == name &&
+               names[section.name_offset + name.size()] == '\0';
     }
 };
 
@@ -224,7 +236,8 @@ std::optional<SectionTable> read_section_table(const Bytes& bytes, GpuCodeScan& 
     if (table.offset == 0) return SectionTable{};  // no section header table: nothing to find
     if (table.entry_size < elf64_section_header_size || !bytes.has(table.offset, table.entry_size)) {
         fail(scan, ScanError::malformed,
-             fmt::format("section header table at offset {:#x} ({}-byte entries) is outside the file ({} bytes)", table.offset, table.entry_size, bytes.size()));
+             fmt::format("section header table at offset {:#x} ({}-byte entries) is outside the file ({} bytes)",
+                         table.offset, table.entry_size, bytes.size()));
         return std::nullopt;
     }
     // More than 0xff00 sections: the real count and name-table index live in section 0 (gABI).
@@ -232,7 +245,8 @@ std::optional<SectionTable> read_section_table(const Bytes& bytes, GpuCodeScan& 
     if (names_index == shn_xindex) names_index = bytes.u32(table.offset + 40);
     if (table.count > (bytes.size() - table.offset) / table.entry_size) {
         fail(scan, ScanError::malformed,
-             fmt::format("{} section headers at offset {:#x} do not fit in the file ({} bytes)", table.count, table.offset, bytes.size()));
+             fmt::format("{} section headers at offset {:#x} do not fit in the file ({} bytes)", table.count,
+                         table.offset, bytes.size()));
         return std::nullopt;
     }
     const Section names = names_index < table.count ? table.at(bytes, names_index) : Section{};
@@ -264,7 +278,8 @@ void for_each_section(const Reader& reader, const SectionTable& table, Visit&& v
 bool section_in_file(const Bytes& bytes, const Section& section, std::string_view name, GpuCodeScan& scan) {
     if (section.type != sht_nobits && bytes.has(section.offset, section.size)) return true;
     fail(scan, ScanError::malformed,
-         fmt::format("section {} (offset {:#x}, {} bytes) lies outside the file ({} bytes)", name, section.offset, section.size, bytes.size()));
+         fmt::format("section {} (offset {:#x}, {} bytes) lies outside the file ({} bytes)", name, section.offset,
+                     section.size, bytes.size()));
     return false;
 }
 
@@ -273,8 +288,9 @@ void scan_elf(const Reader& reader, GpuCodeScan& scan) {
     constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
     if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian) {
         fail(scan, bytes.has(0, elf64_header_size) ? ScanError::unrecognised : ScanError::malformed,
-             bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian (the only kind CUDA code comes in)"
-                                             : fmt::format("truncated ELF header ({} bytes)", bytes.size()));
+             bytes.has(0, elf64_header_size)
+                 ? "an ELF file, but not 64-bit little-endian (the only kind CUDA code comes in)"
+                 : fmt::format("truncated ELF header ({} bytes)", bytes.size()));
         return;
     }
     const std::uint16_t type = bytes.u16(16);
@@ -303,10 +319,12 @@ void scan_elf(const Reader& reader, GpuCodeScan& scan) {
         return;
     }
     if (type == et_rel) scan.kind = FileKind::object;
-    else if (type == et_exec || (type == et_dyn && has_interpreter)) scan.kind = FileKind::executable;  // PIE executables are ET_DYN
+    else if (type == et_exec || (type == et_dyn && has_interpreter))
+        scan.kind = FileKind::executable;  // PIE executables are ET_DYN
     else if (type == et_dyn) scan.kind = FileKind::shared_library;
     else {
-        fail(scan, ScanError::unrecognised, fmt::format("an ELF file of type {} (not an executable, shared library or object)", type));
+        fail(scan, ScanError::unrecognised,
+             fmt::format("an ELF file of type {} (not an executable, shared library or object)", type));
         return;
     }
     // The runtime registers what `.nv_fatbin` holds. `__nv_relfatbin` holds the relocatable code
@@ -323,7 +341,8 @@ void scan_elf(const Reader& reader, GpuCodeScan& scan) {
         claimed += section.size;
         if (claimed > bytes.size()) {
             fail(scan, ScanError::malformed,
-                 fmt::format("the sections {} claim {} bytes together, more than the file's {}: they overlap", wanted, claimed, bytes.size()));
+                 fmt::format("the sections {} claim {} bytes together, more than the file's {}: they overlap", wanted,
+                             claimed, bytes.size()));
             return false;
         }
         return scan_fatbins(reader, section.offset, section.offset + section.size, wanted, scan);
@@ -340,7 +359,9 @@ void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
             std::size_t begin = at + name.size();
             while (begin < head.size() && (head[begin] == ' ' || head[begin] == '\t')) ++begin;
             std::size_t end = begin;
-            while (end < head.size() && head[end] != ',' && head[end] != ' ' && head[end] != '\t' && head[end] != '\n' && head[end] != '\r') ++end;
+            while (end < head.size() && head[end] != ',' && head[end] != ' ' && head[end] != '\t' &&
+                   head[end] != '\n' && head[end] != '\r')
+                ++end;
             return head.substr(begin, end - begin);
         }
         return std::nullopt;
@@ -348,8 +369,10 @@ void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
     const auto version = directive(".version");
     if (head.find('\0') != std::string_view::npos || !version) {
         std::string start;
-        for (std::size_t i = 0; i < std::min<std::size_t>(4, text.size()); ++i) start += fmt::format("{:02x}", static_cast<unsigned char>(text[i]));
-        fail(scan, ScanError::unrecognised, fmt::format("not an ELF file, fatbinary, cubin or PTX (starts with bytes {})", start));
+        for (std::size_t i = 0; i < std::min<std::size_t>(4, text.size()); ++i)
+            start += fmt::format("{:02x}", static_cast<unsigned char>(text[i]));
+        fail(scan, ScanError::unrecognised,
+             fmt::format("not an ELF file, fatbinary, cubin or PTX (starts with bytes {})", start));
         return;
     }
     scan.kind = FileKind::ptx;
@@ -357,7 +380,8 @@ void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
     const auto arch = target ? parse_gpu_arch(*target) : std::nullopt;
     int major = 0, minor = 0;
     if (std::sscanf(std::string(*version).c_str(), "%d.%d", &major, &minor) != 2 || !arch) {
-        fail(scan, ScanError::malformed, fmt::format("PTX with a malformed .version ({}) or .target ({})", *version, target.value_or("missing")));
+        fail(scan, ScanError::malformed,
+             fmt::format("PTX with a malformed .version ({}) or .target ({})", *version, target.value_or("missing")));
         return;
     }
     CodeObject object;
@@ -423,7 +447,8 @@ namespace {
 // (lseek(2); a file system without holes answers the whole file as data).
 DataExtent data_extent(int descriptor, std::uint64_t offset, std::uint64_t size) {
     const off_t data = ::lseek(descriptor, static_cast<off_t>(offset), SEEK_DATA);
-    if (data < 0) return errno == ENXIO ? DataExtent{size, size} : DataExtent{offset, size};  // ENXIO: only a hole is left
+    if (data < 0)
+        return errno == ENXIO ? DataExtent{size, size} : DataExtent{offset, size};  // ENXIO: only a hole is left
     const off_t hole = ::lseek(descriptor, data, SEEK_HOLE);
     return {static_cast<std::uint64_t>(data), hole < 0 ? size : static_cast<std::uint64_t>(hole)};
 }
@@ -457,7 +482,8 @@ GpuCodeScan inspect_file(const std::string& path) {
         return scan;
     }
     const std::uint64_t mapped_size = mapped->bytes().size();
-    return scan_gpu_code(mapped->bytes(), [&](std::uint64_t offset) { return data_extent(file.fd, offset, mapped_size); });
+    return scan_gpu_code(mapped->bytes(),
+                         [&](std::uint64_t offset) { return data_extent(file.fd, offset, mapped_size); });
 }
 
 }  // namespace cudacheck

@@ -45,8 +45,9 @@ struct CodeObject {
     std::uint64_t uncompressed_size = 0;  // equal to size when not compressed
     std::optional<PtxIsa> ptx_isa;        // PTX only
     std::string section;                  // ".nv_fatbin", "__nv_relfatbin"; empty for a bare cubin/fatbin/PTX file
-    std::optional<std::size_t> fatbin;    // which fatbinary of the file (0-based; one per module); empty for a bare cubin or PTX
-    std::uint64_t offset = 0;             // of the payload in the file
+    std::optional<std::size_t> fatbin;  // which fatbinary of the file (0-based; one per module); empty for a bare cubin
+                                        // or PTX
+    std::uint64_t offset = 0;  // of the payload in the file
 };
 
 enum class FileKind { executable, shared_library, object, cubin, fatbin, ptx };
@@ -56,9 +57,9 @@ enum class FileKind { executable, shared_library, object, cubin, fatbin, ptx };
 
 enum class ScanError {
     none,
-    unreadable,    // cannot open or map (set by inspect_file)
+    unreadable,  // cannot open or map (set by inspect_file)
     unrecognised,  // not ELF, fatbin or PTX (also: empty)
-    malformed,     // recognised, but a header points outside the file or contradicts itself
+    malformed,  // recognised, but a header points outside the file or contradicts itself
 };
 
 struct GpuCodeScan {

@@ -29,14 +29,16 @@ std::vector<Token> tokenize(std::string_view text) {
             ++i;
         } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             std::size_t end = i;
-            while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+            while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+                ++end;
             tokens.push_back({Token::identifier, std::string(text.substr(i, end - i)), 0});
             i = end;
         } else if (std::isdigit(static_cast<unsigned char>(c))) {
             std::size_t end = i;
             while (end < text.size() && std::isalnum(static_cast<unsigned char>(text[end]))) ++end;
             std::string_view literal = text.substr(i, end - i);
-            while (!literal.empty() && (literal.back() == 'u' || literal.back() == 'U' || literal.back() == 'l' || literal.back() == 'L'))
+            while (!literal.empty() &&
+                   (literal.back() == 'u' || literal.back() == 'U' || literal.back() == 'l' || literal.back() == 'L'))
                 literal.remove_suffix(1);
             int base = 10;
             if (literal.size() > 2 && literal[0] == '0' && (literal[1] == 'x' || literal[1] == 'X')) {
@@ -47,8 +49,10 @@ std::vector<Token> tokenize(std::string_view text) {
                 literal.remove_prefix(1);
             }
             Token token{Token::number, std::string(text.substr(i, end - i)), 0};
-            const auto [stop, error] = std::from_chars(literal.data(), literal.data() + literal.size(), token.value, base);
-            if (error != std::errc() || stop != literal.data() + literal.size()) token.kind = Token::op;  // not a number: refused as an operand
+            const auto [stop, error] =
+                std::from_chars(literal.data(), literal.data() + literal.size(), token.value, base);
+            if (error != std::errc() || stop != literal.data() + literal.size())
+                token.kind = Token::op;  // not a number: refused as an operand
             tokens.push_back(std::move(token));
             i = end;
         } else {
@@ -104,7 +108,8 @@ private:
     std::optional<long long> binary(Next next, std::initializer_list<std::string_view> ops, Apply apply) {
         std::optional<long long> left = (this->*next)();
         while (left) {
-            const auto op = std::find_if(ops.begin(), ops.end(), [&](std::string_view candidate) { return accept(candidate); });
+            const auto op =
+                std::find_if(ops.begin(), ops.end(), [&](std::string_view candidate) { return accept(candidate); });
             if (op == ops.end()) break;
             const std::optional<long long> right = (this->*next)();
             if (!right) return std::nullopt;
@@ -114,50 +119,69 @@ private:
     }
 
     std::optional<long long> logical_or() {
-        return binary(&Parser::logical_and, {"||"}, [](std::string_view, long long a, long long b) -> std::optional<long long> { return (a || b) ? 1 : 0; });
+        return binary(&Parser::logical_and, {"||"},
+                      [](std::string_view, long long a, long long b) -> std::optional<long long> {
+                          return (a || b) ? 1 : 0;
+                      });
     }
     std::optional<long long> logical_and() {
-        return binary(&Parser::bit_or, {"&&"}, [](std::string_view, long long a, long long b) -> std::optional<long long> { return (a && b) ? 1 : 0; });
+        return binary(&Parser::bit_or, {"&&"},
+                      [](std::string_view, long long a, long long b) -> std::optional<long long> {
+                          return (a && b) ? 1 : 0;
+                      });
     }
     std::optional<long long> bit_or() {
-        return binary(&Parser::bit_xor, {"|"}, [](std::string_view, long long a, long long b) -> std::optional<long long> { return a | b; });
+        return binary(&Parser::bit_xor, {"|"},
+                      [](std::string_view, long long a, long long b) -> std::optional<long long> { return a | b; });
     }
     std::optional<long long> bit_xor() {
-        return binary(&Parser::bit_and, {"^"}, [](std::string_view, long long a, long long b) -> std::optional<long long> { return a ^ b; });
+        return binary(&Parser::bit_and, {"^"},
+                      [](std::string_view, long long a, long long b) -> std::optional<long long> { return a ^ b; });
     }
     std::optional<long long> bit_and() {
-        return binary(&Parser::equality, {"&"}, [](std::string_view, long long a, long long b) -> std::optional<long long> { return a & b; });
+        return binary(&Parser::equality, {"&"},
+                      [](std::string_view, long long a, long long b) -> std::optional<long long> { return a & b; });
     }
     std::optional<long long> equality() {
         return binary(&Parser::relational, {"==", "!="},
-                      [](std::string_view op, long long a, long long b) -> std::optional<long long> { return (op == "==") == (a == b) ? 1 : 0; });
+                      [](std::string_view op, long long a, long long b) -> std::optional<long long> {
+                          return (op == "==") == (a == b) ? 1 : 0;
+                      });
     }
     std::optional<long long> relational() {
-        return binary(&Parser::shift, {"<=", ">=", "<", ">"}, [](std::string_view op, long long a, long long b) -> std::optional<long long> {
-            if (op == "<=") return a <= b;
-            if (op == ">=") return a >= b;
-            if (op == "<") return a < b;
-            return a > b;
-        });
+        return binary(&Parser::shift, {"<=", ">=", "<", ">"},
+                      [](std::string_view op, long long a, long long b) -> std::optional<long long> {
+                          if (op == "<=") return a <= b;
+                          if (op == ">=") return a >= b;
+                          if (op == "<") return a < b;
+                          return a > b;
+                      });
     }
     std::optional<long long> shift() {
-        return binary(&Parser::additive, {"<<", ">>"}, [](std::string_view op, long long a, long long b) -> std::optional<long long> {
-            if (b < 0 || b > 62) return std::nullopt;
-            return op == "<<" ? static_cast<long long>(static_cast<unsigned long long>(a) << b) : a >> b;
-        });
+        return binary(&Parser::additive, {"<<", ">>"},
+                      [](std::string_view op, long long a, long long b) -> std::optional<long long> {
+                          if (b < 0 || b > 62) return std::nullopt;
+                          return op == "<<" ? static_cast<long long>(static_cast<unsigned long long>(a) << b) : a >> b;
+                      });
     }
     std::optional<long long> additive() {
-        return binary(&Parser::multiplicative, {"+", "-"}, [](std::string_view op, long long a, long long b) -> std::optional<long long> {
-            return op == "+" ? static_cast<long long>(static_cast<unsigned long long>(a) + static_cast<unsigned long long>(b))
-                             : static_cast<long long>(static_cast<unsigned long long>(a) - static_cast<unsigned long long>(b));
-        });
+        return binary(&Parser::multiplicative, {"+", "-"},
+                      [](std::string_view op, long long a, long long b) -> std::optional<long long> {
+                          return op == "+" ? static_cast<long long>(static_cast<unsigned long long>(a) +
+                                                                    static_cast<unsigned long long>(b))
+                                           : static_cast<long long>(static_cast<unsigned long long>(a) -
+                                                                    static_cast<unsigned long long>(b));
+                      });
     }
     std::optional<long long> multiplicative() {
-        return binary(&Parser::unary, {"*", "/", "%"}, [](std::string_view op, long long a, long long b) -> std::optional<long long> {
-            if (op == "*") return static_cast<long long>(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b));
-            if (b == 0 || (a == std::numeric_limits<long long>::min() && b == -1)) return std::nullopt;
-            return op == "/" ? a / b : a % b;
-        });
+        return binary(&Parser::unary, {"*", "/", "%"},
+                      [](std::string_view op, long long a, long long b) -> std::optional<long long> {
+                          if (op == "*")
+                              return static_cast<long long>(static_cast<unsigned long long>(a) *
+                                                            static_cast<unsigned long long>(b));
+                          if (b == 0 || (a == std::numeric_limits<long long>::min() && b == -1)) return std::nullopt;
+                          return op == "/" ? a / b : a % b;
+                      });
     }
 
     std::optional<long long> unary() {
@@ -261,11 +285,15 @@ std::string without_comments(std::string_view text) {
 }  // namespace
 
 std::string to_string(const HostCompilerVersion& version) {
-    return fmt::format("{} {}.{}.{}", version.kind == HostCompilerKind::clang ? "clang" : "gcc", version.major, version.minor, version.patch);
+    return fmt::format("{} {}.{}.{}", version.kind == HostCompilerKind::clang ? "clang" : "gcc", version.major,
+                       version.minor, version.patch);
 }
 
-MacroValues host_compiler_macros(const HostCompilerVersion& compiler, std::string_view machine, bool allow_unsupported_compiler) {
-    MacroValues macros{{"__CUDACC__", 1}, {"__NVCC__", 1}, {"__linux__", 1}, {"__linux", 1}, {"__unix__", 1}, {"__LP64__", 1},
+MacroValues host_compiler_macros(const HostCompilerVersion& compiler, std::string_view machine,
+                                 bool allow_unsupported_compiler) {
+    MacroValues macros{{"__CUDACC__", 1},        {"__NVCC__", 1},
+                       {"__linux__", 1},         {"__linux", 1},
+                       {"__unix__", 1},          {"__LP64__", 1},
                        {"__cplusplus", 201703L}, {"__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__", 1}};
     if (compiler.kind == HostCompilerKind::gcc) {
         macros["__GNUC__"] = compiler.major;
@@ -283,7 +311,8 @@ MacroValues host_compiler_macros(const HostCompilerVersion& compiler, std::strin
     }
     if (machine == "x86_64") macros["__x86_64__"] = 1, macros["__x86_64"] = 1, macros["__amd64__"] = 1;
     else if (machine == "aarch64") macros["__aarch64__"] = 1;
-    else if (machine == "ppc64le") macros["__powerpc__"] = 1, macros["__powerpc64__"] = 1, macros["__LITTLE_ENDIAN__"] = 1;
+    else if (machine == "ppc64le")
+        macros["__powerpc__"] = 1, macros["__powerpc64__"] = 1, macros["__LITTLE_ENDIAN__"] = 1;
     if (allow_unsupported_compiler) macros["__NV_NO_HOST_COMPILER_CHECK"] = 1;
     return macros;
 }
@@ -306,7 +335,8 @@ HostConfigVerdict evaluate_host_config(std::string_view header, const MacroValue
     std::size_t line_number = 0;
     for (std::size_t start = 0; start < text.size();) {
         const std::size_t newline = text.find('\n', start);
-        const std::string_view line = sys::trim(std::string_view(text).substr(start, (newline == std::string::npos ? text.size() : newline) - start));
+        const std::string_view line = sys::trim(
+            std::string_view(text).substr(start, (newline == std::string::npos ? text.size() : newline) - start));
         start = newline == std::string::npos ? text.size() : newline + 1;
         ++line_number;
         if (!line.starts_with('#')) continue;
@@ -317,7 +347,8 @@ HostConfigVerdict evaluate_host_config(std::string_view header, const MacroValue
         rest = sys::trim(rest.substr(name_end));
         const auto condition = [&](std::string_view expression) -> std::optional<bool> {
             const std::optional<long long> value = evaluate_condition(expression, macros);
-            if (!value) verdict.unreadable = fmt::format("line {}: cannot evaluate #{} {}", line_number, directive, expression);
+            if (!value)
+                verdict.unreadable = fmt::format("line {}: cannot evaluate #{} {}", line_number, directive, expression);
             return value ? std::optional<bool>(*value != 0) : std::nullopt;
         };
         if (directive == "if" || directive == "ifdef" || directive == "ifndef") {
@@ -357,7 +388,8 @@ HostConfigVerdict evaluate_host_config(std::string_view header, const MacroValue
             verdict.errors.emplace_back(rest);
         } else if (directive == "define") {
             std::size_t end = 0;
-            while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_')) ++end;
+            while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) || rest[end] == '_'))
+                ++end;
             const std::string name(rest.substr(0, end));
             if (name.empty() || (end < rest.size() && rest[end] == '(')) continue;  // function-like: not needed here
             const std::string_view body = sys::trim(rest.substr(end));

@@ -40,7 +40,8 @@ struct HostCompilerVersion {
 
 struct HostConfigVerdict {
     std::vector<std::string> errors;  // the #error texts reached, in order ("-- unsupported GNU version! ...")
-    std::optional<std::string> unreadable;  // why the file could not be evaluated (an unbalanced #endif, an expression it cannot read)
+    std::optional<std::string> unreadable;  // why the file could not be evaluated (an unbalanced #endif, an expression
+                                            // it cannot read)
 };
 
 // Preprocesses host_config.h's text for `macros`.

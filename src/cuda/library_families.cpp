@@ -20,7 +20,8 @@ std::vector<int> LibraryFamily::cuda_majors_of(std::string_view soname) const {
 
 std::string_view LibraryFamily::soname_for(int cuda_major) const {
     const int index = cuda_major - first_cuda_major;
-    return index >= 0 && index < static_cast<int>(sonames.size()) ? sonames[static_cast<std::size_t>(index)] : std::string_view();
+    return index >= 0 && index < static_cast<int>(sonames.size()) ? sonames[static_cast<std::size_t>(index)]
+                                                                  : std::string_view();
 }
 
 std::vector<std::string_view> LibraryFamily::distinct_sonames() const {
@@ -37,7 +38,9 @@ std::string LibraryFamily::install_hint(int cuda_major) const {
     // CUDA 13's wheels dropped the suffix (nvidia-cublas), cuDNN's and NCCL's did not (nvidia-cudnn-cu13).
     if (wheel_always_suffixed || cuda_major < 13) pip += fmt::format("-cu{}", cuda_major);
     return fmt::format("the {} or `pip install {}`",
-                       fmt::format(fmt::runtime(package), fmt::arg("toolkit", fmt::format("{}-0", cuda_major)), fmt::arg("major", cuda_major)), pip);
+                       fmt::format(fmt::runtime(package), fmt::arg("toolkit", fmt::format("{}-0", cuda_major)),
+                                   fmt::arg("major", cuda_major)),
+                       pip);
 }
 
 int soname_major(std::string_view soname) {
@@ -80,7 +83,9 @@ std::vector<std::string_view> sonames_opened_by(std::string_view soname) {
     return opened;
 }
 
-std::size_t index_of(const LibraryFamily& family) { return static_cast<std::size_t>(&family - library_family_table.data()); }
+std::size_t index_of(const LibraryFamily& family) {
+    return static_cast<std::size_t>(&family - library_family_table.data());
+}
 
 std::span<const std::string_view> cudnn9_sublibraries() {
     static const std::vector<std::string_view> names = [] {

@@ -36,10 +36,10 @@ struct CheckInfo {
     std::string description;  // one line
     Scope scope = Scope::host;
     Level min_level = Level::quick;       // not run below this level (skipped with the reason)
-    std::vector<std::string> depends_on;  // ids; a failed dependency skips this check
+    std::vector<std::string> depends_on = {};  // ids; a failed dependency skips this check
     // Work to start as soon as the run begins, when CUDA will be initialised (e.g. opening a
     // large library in the background). Optional; must not fail or block.
-    std::function<void(Probes&)> prepare;
+    std::function<void(Probes&)> prepare = {};
     // Every catalogue code this check's findings may carry, but CC901-903, which the engine and the
     // supervisor give to any check. The catalogue's raised_by names exactly the checks that list a
     // code here, and every result the tests see carries only listed codes (tests/unit).

@@ -2,13 +2,13 @@
 
 #include "engine/progress.hpp"
 
+#include "probes/nvml/gpu_sharing.hpp"
+#include "probes/probes.hpp"
 #include "util/headline.hpp"
 #include "util/process.hpp"
 #include "util/timed_windows.hpp"
 #include "util/trace.hpp"
 #include "util/waiting.hpp"
-#include "probes/nvml/gpu_sharing.hpp"
-#include "probes/probes.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -60,13 +60,16 @@ std::optional<GpuSharing> sharing_around(Probes& probes, const TimedSpan& span) 
     const std::vector<unsigned int> own{static_cast<unsigned int>(::getpid()), static_cast<unsigned int>(::getppid())};
     for (const DeviceInfo& info : probes.initialised_driver().devices)
         if (info.ordinal == span.device)
-            return judge_sharing(span.device, probe.snapshot(info.pci_bus_id, span.start_us - utilization_sample_period_us), {span}, own);
+            return judge_sharing(span.device,
+                                 probe.snapshot(info.pci_bus_id, span.start_us - utilization_sample_period_us), {span},
+                                 own);
     return std::nullopt;
 }
 
 // One entry per GPU: the processes of every span, each at its highest SM use.
 void merge_sharing(std::vector<GpuSharing>& shared, GpuSharing found) {
-    const auto same_device = std::find_if(shared.begin(), shared.end(), [&](const GpuSharing& known) { return known.device == found.device; });
+    const auto same_device = std::find_if(shared.begin(), shared.end(),
+                                          [&](const GpuSharing& known) { return known.device == found.device; });
     if (same_device == shared.end()) {
         shared.push_back(std::move(found));
         return;
@@ -84,12 +87,14 @@ void note_sharing(const std::string& check_id, const std::vector<GpuSharing>& sh
     for (const GpuSharing& sharing : shared) {
         const std::string who = describe_sharing(sharing);
         // The headline names who else used the GPU when that fits; the evidence always does.
-        const std::string named = fmt::format("GPU {} was shared while {} timed its work: {} also used it", sharing.device, check_id, who);
+        const std::string named =
+            fmt::format("GPU {} was shared while {} timed its work: {} also used it", sharing.device, check_id, who);
         builder.add_for_device(sharing.device, Code::gpu_shared_during_measurement,
                                named.size() <= sys::max_headline
                                    ? named
-                                   : fmt::format("GPU {} was shared while {} timed its work: its figures are this check's share", sharing.device,
-                                                 check_id));
+                                   : fmt::format("GPU {} was shared while {} timed its work: its figures are this "
+                                                 "check's share",
+                                                 sharing.device, check_id));
         builder.evidence(fmt::format("shared_gpu{}", sharing.device), fmt::format("{} (NVML {})", who, sharing.method));
         builder.shared_gpu(sharing);
     }
@@ -144,10 +149,14 @@ CheckResult run_one(const Check& check, CheckContext& context) {
         // cudacheck bug.
         if (exception.code() == std::errc::resource_unavailable_try_again)
             builder.add(Code::process_limit_reached,
-                        fmt::format("{} could not start a thread or process ({}): {}", check.info().id, exception.what(), sys::process_limit_words()));
-        else builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
+                        fmt::format("{} could not start a thread or process ({}): {}", check.info().id,
+                                    exception.what(), sys::process_limit_words()));
+        else
+            builder.add(Code::check_raised_exception,
+                        fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
     } catch (const std::exception& exception) {
-        builder.add(Code::check_raised_exception, fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
+        builder.add(Code::check_raised_exception,
+                    fmt::format("{} stopped with an error: {}", check.info().id, exception.what()));
     } catch (...) {
         builder.add(Code::check_raised_exception, fmt::format("{} stopped with an unknown exception", check.info().id));
     }
@@ -160,7 +169,8 @@ CheckResult run_one(const Check& check, CheckContext& context) {
 // The reason a check must not run, if any: level too low, or a dependency not satisfied.
 // `lookup` returns the dependency's result, or nullptr when it was not selected.
 template <typename Lookup>
-std::optional<std::string> blocked(const Check& check, const EngineInput& input, std::optional<int> device, Lookup lookup) {
+std::optional<std::string> blocked(const Check& check, const EngineInput& input, std::optional<int> device,
+                                   Lookup lookup) {
     const CheckInfo& info = check.info();
     if (input.options.level < info.min_level)
         return fmt::format("runs at --level {} and above", to_string(info.min_level));
@@ -196,8 +206,9 @@ std::mutex one_at_a_time;
 
 // A multi-device check runs on the devices none of its dependencies failed for; with none left it
 // is skipped, with the first reason found.
-std::variant<std::vector<int>, std::string> usable_devices(const Check& check, const EngineInput& input, const std::vector<int>& ordinals,
-                                                           const std::function<const CheckResult*(const std::string&)>& lookup) {
+std::variant<std::vector<int>, std::string> usable_devices(
+    const Check& check, const EngineInput& input, const std::vector<int>& ordinals,
+    const std::function<const CheckResult*(const std::string&)>& lookup) {
     std::vector<int> usable;
     std::optional<std::string> reason;
     for (int ordinal : ordinals) {
@@ -224,45 +235,52 @@ struct Started {
 // a GPU check waits for the host checks it depends on, not for all of them). Multi-device checks
 // (device empty) get `ordinals`, less the devices a dependency failed for. `earlier` must outlive
 // the tasks.
-Started start_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device, const Futures& earlier,
-                           const std::vector<int>& ordinals = {}) {
+Started start_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device,
+                           const Futures& earlier, const std::vector<int>& ordinals = {}) {
     Futures futures;
     std::vector<std::shared_future<CheckResult>> ordered;
     for (const Check* check : checks) {
         std::map<std::string, std::shared_future<CheckResult>> dependencies;
         for (const std::string& id : check->info().depends_on)
             if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
-        if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr) input.observer->planned(check->info().id, device);
-        std::shared_future<CheckResult> future = std::async(std::launch::async, [check, &input, &earlier, ordinals, device, dependencies]() {
-            std::map<std::string, CheckResult> finished;
-            for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
-            if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
-            const std::function<const CheckResult*(const std::string&)> lookup = [&](const std::string& id) -> const CheckResult* {
-                if (auto it = finished.find(id); it != finished.end()) return &it->second;
-                if (auto it = earlier.find(id); it != earlier.end()) return &it->second.get();  // waits for that host check
-                return nullptr;
-            };
-            CheckContext context{input.options, input.environment, input.probes, device, {}};
-            if (input.observer != nullptr)
-                context.progress = [&input, check, device](const ProgressFigure& figure) { input.observer->progress(check->info().id, device, figure); };
-            if (check->info().scope == Scope::multi_device) {
-                auto usable = usable_devices(*check, input, ordinals, lookup);
-                if (auto* reason = std::get_if<std::string>(&usable)) return reported(input, skipped(*check, device, *reason));
-                context.devices = std::get<std::vector<int>>(std::move(usable));
-            } else if (auto reason = blocked(*check, input, device, lookup)) {
-                return reported(input, skipped(*check, device, *reason));
-            }
-            std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
-            if (input.one_at_a_time) alone.lock();
-            if (input.observer != nullptr) input.observer->started(check->info().id, device);
-            const WaitReporting waits([&input, check, device](bool waiting) {
-                if (input.observer != nullptr) input.observer->waiting(check->info().id, device, waiting);
-            });
-            const std::string label = device ? fmt::format("{}[{}]", check->info().id, *device) : check->info().id;
-            trace::name_thread(label);
-            const trace::Span span(label);
-            return reported(input, run_one(*check, context));
-        }).share();
+        if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr)
+            input.observer->planned(check->info().id, device);
+        std::shared_future<CheckResult> future =
+            std::async(std::launch::async, [check, &input, &earlier, ordinals, device, dependencies]() {
+                std::map<std::string, CheckResult> finished;
+                for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
+                if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
+                const std::function<const CheckResult*(const std::string&)> lookup =
+                    [&](const std::string& id) -> const CheckResult* {
+                    if (auto it = finished.find(id); it != finished.end()) return &it->second;
+                    if (auto it = earlier.find(id); it != earlier.end())
+                        return &it->second.get();  // waits for that host check
+                    return nullptr;
+                };
+                CheckContext context{input.options, input.environment, input.probes, device, {}};
+                if (input.observer != nullptr)
+                    context.progress = [&input, check, device](const ProgressFigure& figure) {
+                        input.observer->progress(check->info().id, device, figure);
+                    };
+                if (check->info().scope == Scope::multi_device) {
+                    auto usable = usable_devices(*check, input, ordinals, lookup);
+                    if (auto* reason = std::get_if<std::string>(&usable))
+                        return reported(input, skipped(*check, device, *reason));
+                    context.devices = std::get<std::vector<int>>(std::move(usable));
+                } else if (auto reason = blocked(*check, input, device, lookup)) {
+                    return reported(input, skipped(*check, device, *reason));
+                }
+                std::unique_lock<std::mutex> alone(one_at_a_time, std::defer_lock);
+                if (input.one_at_a_time) alone.lock();
+                if (input.observer != nullptr) input.observer->started(check->info().id, device);
+                const WaitReporting waits([&input, check, device](bool waiting) {
+                    if (input.observer != nullptr) input.observer->waiting(check->info().id, device, waiting);
+                });
+                const std::string label = device ? fmt::format("{}[{}]", check->info().id, *device) : check->info().id;
+                trace::name_thread(label);
+                const trace::Span span(label);
+                return reported(input, run_one(*check, context));
+            }).share();
         futures.emplace(check->info().id, future);
         ordered.push_back(future);
     }
@@ -283,7 +301,10 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
     std::vector<const Check*> multi_device_checks;
     for (const Check* check : input.selection.checks) {
         const Scope scope = check->info().scope;
-        (scope == Scope::host ? host_checks : scope == Scope::device ? device_checks : multi_device_checks).push_back(check);
+        (scope == Scope::host     ? host_checks
+         : scope == Scope::device ? device_checks
+                                  : multi_device_checks)
+            .push_back(check);
     }
 
     // Host checks overlap: slow probes (nvcc, cuInit, NVML) run side by side. GPU checks start
@@ -299,12 +320,15 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
 
     // When no GPU check runs at this level, skip them without asking for devices: listing
     // devices means initialising CUDA, which --level quick exists to avoid.
-    const bool any_runnable = std::any_of(gpu_checks.begin(), gpu_checks.end(),
-                                          [&](const Check* check) { return input.options.level >= check->info().min_level; });
+    const bool any_runnable = std::any_of(gpu_checks.begin(), gpu_checks.end(), [&](const Check* check) {
+        return input.options.level >= check->info().min_level;
+    });
     if (!any_runnable) {
         std::vector<CheckResult> results = results_of(host);
         for (const Check* check : gpu_checks)
-            results.push_back(skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
+            results.push_back(
+                skipped_unplanned(input, *check,
+                                  fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
         return results;
     }
 
@@ -312,20 +336,22 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
     const DriverFacts& driver = input.probes.initialised_driver();
     std::vector<int> ordinals;
     for (const DeviceInfo& device : driver.devices)
-        if (input.options.devices.empty() ||
-            std::find(input.options.devices.begin(), input.options.devices.end(), device.ordinal) != input.options.devices.end())
+        if (input.options.devices.empty() || std::find(input.options.devices.begin(), input.options.devices.end(),
+                                                       device.ordinal) != input.options.devices.end())
             ordinals.push_back(device.ordinal);
     std::sort(ordinals.begin(), ordinals.end());
     if (ordinals.empty()) {
         std::vector<CheckResult> results = results_of(host);
-        const std::string reason = driver.devices.empty() ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
-                                                          : "no selected device (--devices)";
+        const std::string reason = driver.devices.empty()
+                                       ? "no CUDA device is available (see driver.libcuda and cuda.devices)"
+                                       : "no selected device (--devices)";
         // A check below this run's level says so, not that there is no device: it would not run here anyway.
         for (const Check* check : gpu_checks)
-            results.push_back(skipped_unplanned(input, *check,
-                                                input.options.level < check->info().min_level
-                                                    ? fmt::format("runs at --level {} and above", to_string(check->info().min_level))
-                                                    : reason));
+            results.push_back(
+                skipped_unplanned(input, *check,
+                                  input.options.level < check->info().min_level
+                                      ? fmt::format("runs at --level {} and above", to_string(check->info().min_level))
+                                      : reason));
         return results;
     }
 
@@ -335,10 +361,10 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
     std::vector<const Check*> runnable_device_checks;
     for (const Check* check : device_checks) {
         if (input.options.level < check->info().min_level)
-            below_level.emplace(check->info().id,
-                                skipped_unplanned(input, *check, fmt::format("runs at --level {} and above", to_string(check->info().min_level))));
-        else
-            runnable_device_checks.push_back(check);
+            below_level.emplace(check->info().id, skipped_unplanned(input, *check,
+                                                                    fmt::format("runs at --level {} and above",
+                                                                                to_string(check->info().min_level))));
+        else runnable_device_checks.push_back(check);
     }
     device_checks = std::move(runnable_device_checks);
 
@@ -350,7 +376,8 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
     // per-device checks.
     std::vector<Started> per_device;
     if (!device_checks.empty())
-        for (int ordinal : ordinals) per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
+        for (int ordinal : ordinals)
+            per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
     const Started multi_device = start_concurrently(multi_device_checks, input, std::nullopt, host.by_id, ordinals);
     std::vector<CheckResult> results = results_of(host);
     for (CheckResult& result : results_of(multi_device)) results.push_back(std::move(result));
@@ -376,10 +403,12 @@ void sort_in_report_order(std::vector<CheckResult>& results, const Selection& se
         place.emplace(selection.checks[i]->info().id, std::pair{selection.checks[i]->info().scope != Scope::host, i});
     const auto key = [&](const CheckResult& result) {
         const auto found = place.find(result.check_id);
-        const auto [gpu_check, index] = found != place.end() ? found->second : std::pair{false, selection.checks.size()};
+        const auto [gpu_check, index] =
+            found != place.end() ? found->second : std::pair{false, selection.checks.size()};
         return std::tuple{gpu_check, index, result.device.value_or(-1)};
     };
-    std::stable_sort(results.begin(), results.end(), [&](const CheckResult& a, const CheckResult& b) { return key(a) < key(b); });
+    std::stable_sort(results.begin(), results.end(),
+                     [&](const CheckResult& a, const CheckResult& b) { return key(a) < key(b); });
 }
 
 }  // namespace cudacheck

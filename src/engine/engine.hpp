@@ -28,7 +28,8 @@ public:
     // Every result the run produces, skipped ones included (not the `decided` ones).
     virtual void finished(const CheckResult& result) = 0;
     // A started check's live figure (engine/progress.hpp), as often as the check reports it.
-    virtual void progress(const std::string& /*check_id*/, std::optional<int> /*device*/, const ProgressFigure& /*figure*/) {}
+    virtual void progress(const std::string& /*check_id*/, std::optional<int> /*device*/,
+                          const ProgressFigure& /*figure*/) {}
 };
 
 struct EngineInput {

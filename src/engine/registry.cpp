@@ -17,10 +17,12 @@ Registry::Registry(CheckList checks) : checks_(std::move(checks)) {
         // Dependencies must be registered earlier: that keeps the graph acyclic and the order meaningful.
         for (const std::string& dependency : info.depends_on) {
             const std::size_t at = index_of(dependency);
-            if (at >= i) throw std::logic_error(info.id + " depends on " + dependency + ", which is not registered before it");
+            if (at >= i)
+                throw std::logic_error(info.id + " depends on " + dependency + ", which is not registered before it");
             // A multi-device check starts with the per-device checks, not after them.
             if (info.scope == Scope::multi_device && checks_[at]->info().scope != Scope::host)
-                throw std::logic_error(info.id + " runs over several devices and may depend on host checks only, not " + dependency);
+                throw std::logic_error(info.id + " runs over several devices and may depend on host checks only, not " +
+                                       dependency);
         }
     }
 }
@@ -58,7 +60,8 @@ std::vector<std::string> Registry::closest(std::string_view token, std::size_t c
         const std::string name = id.substr(id.find('.') + 1);
         // Score against the whole id and against its parts, so "cublas" finds "cublas.gemm"
         // and "libcuda" finds "driver.libcuda".
-        std::size_t score = std::min({sys::edit_distance(wanted, id), sys::edit_distance(wanted, area), sys::edit_distance(wanted, name)});
+        std::size_t score = std::min(
+            {sys::edit_distance(wanted, id), sys::edit_distance(wanted, area), sys::edit_distance(wanted, name)});
         if (id.find(wanted) != std::string::npos) score = 0;
         scored.emplace_back(score, id);
     }
@@ -79,8 +82,8 @@ Selection select_checks(const Registry& registry, const std::vector<std::string>
             if (sys::trim(token).empty()) continue;
             std::vector<std::string> matched = registry.match(token);
             if (matched.empty())
-                throw SelectionError(fmt::format("unknown check '{}'; closest: {} (see `cudacheck list`)",
-                                                 token, fmt::join(registry.closest(token), ", ")));
+                throw SelectionError(fmt::format("unknown check '{}'; closest: {} (see `cudacheck list`)", token,
+                                                 fmt::join(registry.closest(token), ", ")));
             ids.insert(ids.end(), matched.begin(), matched.end());
         }
         return ids;
@@ -128,7 +131,8 @@ CheckRegistration::CheckRegistration(int position, Factory make) { registrations
 
 CheckList builtin_checks() {
     std::vector<Registered> sorted = registrations();
-    std::sort(sorted.begin(), sorted.end(), [](const Registered& a, const Registered& b) { return a.position < b.position; });
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Registered& a, const Registered& b) { return a.position < b.position; });
     CheckList checks;
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         if (i > 0 && sorted[i].position == sorted[i - 1].position)

@@ -1,9 +1,9 @@
 // Assembles the Report from the results and the facts the probes gathered.
 #pragma once
 
-#include "report/report.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "probes/probes.hpp"
+#include "report/report.hpp"
 
 #include <string>
 #include <vector>
@@ -36,7 +36,8 @@ struct ReportFacts {
 };
 // The section from the gathered facts: per framework its build, libraries and, per device, where
 // its GPU code runs.
-[[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python, const std::vector<DeviceInfo>& devices,
+[[nodiscard]] std::vector<PythonEnvironmentInfo> frameworks_section(const PythonFacts& python,
+                                                                    const std::vector<DeviceInfo>& devices,
                                                                     std::optional<CudaVersion> driver_cuda);
 // The `build` section from the gathered build setup.
 [[nodiscard]] BuildInfo build_section(const BuildSetup& setup);
@@ -48,7 +49,8 @@ struct ReportFacts {
 [[nodiscard]] std::vector<DeviceInfo> report_devices(Probes& probes, const Environment& environment);
 
 // Host facts come from the caller (they are cheap, and known even when no check ran).
-[[nodiscard]] Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts, const RunMetadata& metadata);
+[[nodiscard]] Report assemble_report(std::vector<CheckResult> results, const HostInfo& host, const ReportFacts& facts,
+                                     const RunMetadata& metadata);
 
 // "2026-11-30T01:40:00Z"
 [[nodiscard]] std::string utc_timestamp_now();

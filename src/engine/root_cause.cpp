@@ -16,13 +16,16 @@ constexpr std::string_view kernel_module_id = "driver.kernel_module";
 
 // The checks through which the others reach the driver: the module itself, and the two libraries
 // every CUDA and NVML call goes through.
-bool is_driver_gate(std::string_view id) { return id == kernel_module_id || id == "driver.libcuda" || id == "driver.nvml"; }
+bool is_driver_gate(std::string_view id) {
+    return id == kernel_module_id || id == "driver.libcuda" || id == "driver.nvml";
+}
 
 // A kernel-module finding that leaves no GPU usable: no module (CC201), or device files missing or
 // closed (CC202, CC203) for the whole machine rather than for one GPU.
 bool blocks_all_cuda(const Finding& finding) {
     if (finding.status != Status::fail || finding.device) return false;
-    return finding.code == code_string(Code::kernel_module_not_loaded) || finding.code == code_string(Code::device_nodes_missing) ||
+    return finding.code == code_string(Code::kernel_module_not_loaded) ||
+           finding.code == code_string(Code::device_nodes_missing) ||
            finding.code == code_string(Code::device_nodes_no_access);
 }
 
@@ -41,7 +44,8 @@ public:
         if (found != infos_.end()) {
             const CheckInfo& info = *found->second;
             needs = info.scope != Scope::host;
-            for (const std::string& dependency : info.depends_on) needs = needs || is_driver_gate(dependency) || needs_driver(dependency);
+            for (const std::string& dependency : info.depends_on)
+                needs = needs || is_driver_gate(dependency) || needs_driver(dependency);
         }
         return memo_[id] = needs;
     }
@@ -63,14 +67,18 @@ std::string root_cause_reason(const CheckResult& root) {
 
 void attribute_to_root_cause(std::vector<CheckResult>& results, const std::vector<const Check*>& checks, Level level) {
     const auto root = std::find_if(results.begin(), results.end(), [](const CheckResult& result) {
-        return result.check_id == kernel_module_id && std::any_of(result.findings.begin(), result.findings.end(), blocks_all_cuda);
+        return result.check_id == kernel_module_id &&
+               std::any_of(result.findings.begin(), result.findings.end(), blocks_all_cuda);
     });
     if (root == results.end()) return;
     // And only when the driver indeed does not work: a libcuda that initialised and found GPUs
     // shows the module is there after all (a sandbox that hides /proc/driver/nvidia, such as
     // gVisor's), and every finding then stands on its own.
-    const auto libcuda = std::find_if(results.begin(), results.end(), [](const CheckResult& result) { return result.check_id == "driver.libcuda"; });
-    if (libcuda == results.end() || libcuda->status == Status::pass || libcuda->status == Status::warn || libcuda->status == Status::skip) return;
+    const auto libcuda = std::find_if(results.begin(), results.end(),
+                                      [](const CheckResult& result) { return result.check_id == "driver.libcuda"; });
+    if (libcuda == results.end() || libcuda->status == Status::pass || libcuda->status == Status::warn ||
+        libcuda->status == Status::skip)
+        return;
     const std::string reason = root_cause_reason(*root);
     DriverNeeds needs(checks);
     for (CheckResult& result : results) {

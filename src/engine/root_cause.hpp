@@ -9,8 +9,8 @@
 // comes first.
 #pragma once
 
-#include "report/result.hpp"
 #include "engine/check.hpp"
+#include "report/result.hpp"
 
 #include <vector>
 

@@ -15,11 +15,14 @@ void record_cublas_version(const CublasApi& api, ResultBuilder& result) {
 }
 
 std::string Cublas::remediation(Status) {
-    return "Check that cuBLAS matches the CUDA runtime and driver (cuda.pairing); CUBLAS_STATUS_NOT_INITIALIZED usually means "
+    return "Check that cuBLAS matches the CUDA runtime and driver (cuda.pairing); CUBLAS_STATUS_NOT_INITIALIZED "
+           "usually means "
            "the GPU context could not be created, CUBLAS_STATUS_ALLOC_FAILED that GPU memory is exhausted.";
 }
 
-actions::Action cublas_handle_step(int device) { return actions::Action{actions::Kind::handle, fmt::format("cuBLAS on device {}", device)}; }
+actions::Action cublas_handle_step(int device) {
+    return actions::Action{actions::Kind::handle, fmt::format("cuBLAS on device {}", device)};
+}
 
 CublasHandle::CublasHandle(const CublasApi& api, cublasHandle_t early) : api_(api) {
     if (early == nullptr) {
@@ -62,7 +65,8 @@ double read_element(const unsigned char* bytes, kernels::Element element) {
 
 }  // namespace
 
-GemmSamples copy_gemm_samples(const unsigned char* product, kernels::Element output, std::size_t size, int count, const Stream& stream) {
+GemmSamples copy_gemm_samples(const unsigned char* product, kernels::Element output, std::size_t size, int count,
+                              const Stream& stream) {
     const std::size_t bytes = element_bytes(output);
     PinnedArray<unsigned char> picked(static_cast<std::size_t>(count) * bytes);
     GemmSamples samples;
@@ -72,23 +76,26 @@ GemmSamples copy_gemm_samples(const unsigned char* product, kernels::Element out
         const std::uint64_t hash = kernels::mix64(0x5EED + static_cast<std::uint64_t>(i));
         samples.positions.emplace_back(hash % size, (hash >> 32) % size);
         const auto [row, column] = samples.positions.back();
-        check(cudaMemcpyAsync(picked.data() + static_cast<std::size_t>(i) * bytes, product + at(row, column, size) * bytes, bytes,
-                              cudaMemcpyDeviceToHost, stream.get()),
+        check(cudaMemcpyAsync(picked.data() + static_cast<std::size_t>(i) * bytes,
+                              product + at(row, column, size) * bytes, bytes, cudaMemcpyDeviceToHost, stream.get()),
               "cudaMemcpyAsync");
     }
     stream.synchronize();
-    for (int i = 0; i < count; ++i) samples.values.push_back(read_element(picked.data() + static_cast<std::size_t>(i) * bytes, output));
+    for (int i = 0; i < count; ++i)
+        samples.values.push_back(read_element(picked.data() + static_cast<std::size_t>(i) * bytes, output));
     return samples;
 }
 
-Accuracy compare_gemm_samples(const GemmSamples& samples, kernels::Element input, std::uint64_t seed_a, std::uint64_t seed_b) {
+Accuracy compare_gemm_samples(const GemmSamples& samples, kernels::Element input, std::uint64_t seed_a,
+                              std::uint64_t seed_b) {
     AccuracyAccumulator accuracy;
     const std::size_t size = samples.size;
     for (std::size_t i = 0; i < samples.positions.size(); ++i) {
         const auto [row, column] = samples.positions[i];
         double reference = 0;
         for (std::size_t inner = 0; inner < size; ++inner)
-            reference += stored_value(input, seed_a, at(row, inner, size)) * stored_value(input, seed_b, at(inner, column, size));
+            reference += stored_value(input, seed_a, at(row, inner, size)) *
+                         stored_value(input, seed_b, at(inner, column, size));
         accuracy.add(samples.values[i], reference);
     }
     return accuracy.result();

@@ -60,7 +60,9 @@ private:
 };
 
 // Column-major index of element (row, column) in a matrix with `rows` rows.
-[[nodiscard]] inline std::size_t at(std::size_t row, std::size_t column, std::size_t rows) { return row + column * rows; }
+[[nodiscard]] inline std::size_t at(std::size_t row, std::size_t column, std::size_t rows) {
+    return row + column * rows;
+}
 
 // The value the fill kernel stores at `index`, as the element type rounds it, widened to double.
 [[nodiscard]] double stored_value(kernels::Element element, std::uint64_t seed, std::size_t index);
@@ -75,9 +77,10 @@ struct GemmSamples {
     std::vector<double> values;                                 // as the GPU wrote them
 };
 // Copies `count` entries of `product` (elements of type `output`) and waits for them.
-[[nodiscard]] GemmSamples copy_gemm_samples(const unsigned char* product, kernels::Element output, std::size_t size, int count,
-                                            const Stream& stream);
+[[nodiscard]] GemmSamples copy_gemm_samples(const unsigned char* product, kernels::Element output, std::size_t size,
+                                            int count, const Stream& stream);
 // The entries against the float64 product of inputs filled with (input, seed_a) and (input, seed_b).
-[[nodiscard]] Accuracy compare_gemm_samples(const GemmSamples& samples, kernels::Element input, std::uint64_t seed_a, std::uint64_t seed_b);
+[[nodiscard]] Accuracy compare_gemm_samples(const GemmSamples& samples, kernels::Element input, std::uint64_t seed_a,
+                                            std::uint64_t seed_b);
 
 }  // namespace cudacheck::gpu

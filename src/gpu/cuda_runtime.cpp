@@ -1,17 +1,17 @@
 #include "gpu/cuda_runtime.hpp"
 
+#include "probes/probes.hpp"
 #include "util/build_info.hpp"
 #include "util/timed_windows.hpp"
 #include "util/trace.hpp"
 #include "util/units.hpp"
 #include "util/waiting.hpp"
-#include "probes/probes.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <fmt/format.h>
 #include <map>
 #include <memory>
-#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -95,7 +95,9 @@ private:
 
 }  // namespace
 
-DeviceWork::DeviceWork(int device) : device_(device), lock_(device_mutex(device), std::defer_lock) { lock_reporting_wait(lock_); }
+DeviceWork::DeviceWork(int device) : device_(device), lock_(device_mutex(device), std::defer_lock) {
+    lock_reporting_wait(lock_);
+}
 
 namespace {
 
@@ -114,7 +116,8 @@ private:
 
 // The timing itself, once the devices are held alone: warm-ups, then `runs` runs each bracketed by
 // an event on every stream; per run, the longest stream's milliseconds.
-std::vector<float> time_with_events(const std::vector<DeviceStream>& streams, int warmups, int runs, const std::function<void()>& work) {
+std::vector<float> time_with_events(const std::vector<DeviceStream>& streams, int warmups, int runs,
+                                    const std::function<void()>& work) {
     const CurrentDevice current;
     for (int i = 0; i < warmups; ++i) work();
     const std::size_t per_stream = static_cast<std::size_t>(runs) + 1;
@@ -185,15 +188,16 @@ DevicesWork::DevicesWork(std::vector<int> devices) : devices_(std::move(devices)
     for (int device : devices_) locks_.push_back(std::make_unique<DeviceWork>(device));
 }
 
-std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std::optional<DevicesWork>& held, int warmups, int runs,
-                                   const std::function<void()>& work) {
+std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std::optional<DevicesWork>& held,
+                                   int warmups, int runs, const std::function<void()>& work) {
     std::vector<int> devices;
     if (held) devices = held->devices();
     for (const DeviceStream& stream : streams) devices.push_back(stream.device);
     std::sort(devices.begin(), devices.end());
     devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
     held.reset();
-    const Reacquire<DevicesWork, std::vector<int>> reacquire(held, devices);  // declared before the exclusive locks: released after them
+    const Reacquire<DevicesWork, std::vector<int>> reacquire(held, devices);  // declared before the exclusive locks:
+                                                                              // released after them
     // All of them or none: holding one GPU alone while waiting for the next leaves it idle (seen on
     // the 2 x H200 machine: cuda.p2p held GPU 0 for 120 ms waiting for GPU 1). Block on one, try the
     // others; if one refuses, release all and block on that one (std::lock's method: no deadlock).
@@ -246,28 +250,35 @@ double median(std::vector<float> samples) {
 std::string remediation_for(cudaError_t error) {
     switch (error) {
         case cudaErrorInsufficientDriver:
-            return fmt::format("The driver is older than the CUDA {} runtime cudacheck uses: update the NVIDIA driver (see cuda.pairing).",
-                               build_info::cuda_toolkit);
+            return fmt::format(
+                "The driver is older than the CUDA {} runtime cudacheck uses: update the NVIDIA driver (see "
+                "cuda.pairing).",
+                build_info::cuda_toolkit);
         case cudaErrorCallRequiresNewerDriver:
-            return "The CUDA runtime needs a function this driver does not provide: update the NVIDIA driver (see cuda.pairing for the minimum).";
+            return "The CUDA runtime needs a function this driver does not provide: update the NVIDIA driver (see "
+                   "cuda.pairing for the minimum).";
         case cudaErrorStubLibrary:
-            return "A stub libcuda was loaded: remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH (see driver.libcuda).";
+            return "A stub libcuda was loaded: remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH (see "
+                   "driver.libcuda).";
         case cudaErrorNoKernelImageForDevice:
-            return fmt::format("cudacheck was built for CUDA architectures {} which do not cover this GPU: rebuild with "
-                               "-DCMAKE_CUDA_ARCHITECTURES=<major><minor> (e.g. 90 for Hopper), i.e. nvcc "
-                               "-gencode arch=compute_XY,code=sm_XY plus PTX for the newest.",
-                               build_info::cuda_architectures);
+            return fmt::format(
+                "cudacheck was built for CUDA architectures {} which do not cover this GPU: rebuild with "
+                "-DCMAKE_CUDA_ARCHITECTURES=<major><minor> (e.g. 90 for Hopper), i.e. nvcc "
+                "-gencode arch=compute_XY,code=sm_XY plus PTX for the newest.",
+                build_info::cuda_architectures);
         case cudaErrorUnsupportedPtxVersion:
-            return "The embedded PTX is newer than this driver can compile: update the driver, or build with SASS for this GPU.";
+            return "The embedded PTX is newer than this driver can compile: update the driver, or build with SASS for "
+                   "this GPU.";
         case cudaErrorDevicesUnavailable:
-            return "The GPU is in Exclusive Process or Prohibited compute mode, and busy: cuda.devices names the process holding it "
+            return "The GPU is in Exclusive Process or Prohibited compute mode, and busy: cuda.devices names the "
+                   "process holding it "
                    "(`nvidia-smi -q -d COMPUTE`); free it or ask the administrator.";
         case cudaErrorMemoryAllocation:
-            return "Free GPU memory (other processes: `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), or run when the GPU is idle.";
+            return "Free GPU memory (other processes: `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`), "
+                   "or run when the GPU is idle.";
         case cudaErrorInvalidDevice:
             return "The device ordinal is not visible: check CUDA_VISIBLE_DEVICES and --devices.";
-        default:
-            return {};
+        default: return {};
     }
 }
 
@@ -277,7 +288,8 @@ namespace {
 std::string other_processes_text(const CheckContext& context, int device) {
     const std::vector<DeviceInfo>& devices = context.probes.driver().devices;
     if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return {};
-    const NvmlDeviceUsage* usage = context.probes.nvml().usage_of_pci_bus_id(devices[static_cast<std::size_t>(device)].pci_bus_id);
+    const NvmlDeviceUsage* usage =
+        context.probes.nvml().usage_of_pci_bus_id(devices[static_cast<std::size_t>(device)].pci_bus_id);
     if (usage == nullptr || !usage->processes || usage->processes->empty()) return {};
     return "; other processes on it at start: " + describe_processes(*usage->processes);
 }
@@ -285,7 +297,8 @@ std::string other_processes_text(const CheckContext& context, int device) {
 }  // namespace
 
 StepRefused::StepRefused(const actions::Action& action, const actions::Failure& failure)
-    : std::runtime_error(fmt::format("{} {} earlier in this run, so it was not tried again", actions::describe(action), failure.how)),
+    : std::runtime_error(
+          fmt::format("{} {} earlier in this run, so it was not tried again", actions::describe(action), failure.how)),
       failure_(failure) {}
 
 void refuse_if_failed(const actions::Action& action) {
@@ -319,8 +332,8 @@ void run_gpu_check(const CheckContext& context, ResultBuilder& result, const std
             size_t total_bytes = 0;
             cudaMemGetInfo(&free_bytes, &total_bytes);
             result.add(Code::gpu_out_of_memory,
-                       fmt::format("{}: only {} of {} free on device {}{}", error.what(), format_bytes(free_bytes), format_bytes(total_bytes), current,
-                                   other_processes_text(context, current)),
+                       fmt::format("{}: only {} of {} free on device {}{}", error.what(), format_bytes(free_bytes),
+                                   format_bytes(total_bytes), current, other_processes_text(context, current)),
                        remediation_for(error.error()));
         } else if (error.error() == cudaErrorNoKernelImageForDevice) {
             result.add(Code::no_kernel_image, error.what(), remediation_for(error.error()));

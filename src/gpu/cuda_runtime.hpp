@@ -82,7 +82,8 @@ public:
             data_ = static_cast<T*>(pinned_.data);
         }
     }
-    CudaArray(CudaArray&& other) noexcept : data_(std::exchange(other.data_, nullptr)), count_(other.count_), pinned_(other.pinned_) {}
+    CudaArray(CudaArray&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)), count_(other.count_), pinned_(other.pinned_) {}
     CudaArray(const CudaArray&) = delete;
     CudaArray& operator=(const CudaArray&) = delete;
     CudaArray& operator=(CudaArray&&) = delete;
@@ -156,8 +157,8 @@ private:
 // untimed ones, alone on the device: `held` (the caller's DeviceWork) is released, the exclusive
 // lock taken for the timing, and `held` re-acquired before returning. Returns each run's
 // milliseconds (take the median).
-[[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups, int runs,
-                                                const std::function<void()>& work);
+[[nodiscard]] std::vector<float> time_on_stream(const Stream& stream, std::optional<DeviceWork>& held, int warmups,
+                                                int runs, const std::function<void()>& work);
 // Runs `work` alone on the device, for as long as it takes (a stress test, a memory test): `held` is
 // released, the exclusive lock taken, the device synchronised (work queued by other checks ends
 // first), and `held` re-acquired before returning. time_on_stream() is this plus CUDA events.
@@ -195,8 +196,9 @@ struct DeviceStream {
 // each run bracketed by events on every stream in `streams`. A run lasts as long as its slowest
 // stream (a collective ends when its last rank does). `held` is re-acquired before returning, and
 // the current device is left as it was.
-[[nodiscard]] std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams, std::optional<DevicesWork>& held, int warmups,
-                                                 int runs, const std::function<void()>& work);
+[[nodiscard]] std::vector<float> time_on_devices(const std::vector<DeviceStream>& streams,
+                                                 std::optional<DevicesWork>& held, int warmups, int runs,
+                                                 const std::function<void()>& work);
 
 // Runs a check's GPU body on its device: selects the device, and turns a CudaError into a
 // finding (out of memory with free/total, no kernel image with the fix, anything else by name).

@@ -30,7 +30,8 @@ namespace cudacheck::gpu {
 [[nodiscard]] CheckInfo library_check_info(CheckInfo check, const LibraryFamily& library);
 
 // The library, or nullptr after adding a library_not_found finding. Adds evidence either way.
-[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& library);
+[[nodiscard]] const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result,
+                                                   const LibraryFamily& library);
 
 // For a library that cannot be loaded: the copies libraries.resolution found elsewhere on this
 // machine, and what they mean for the fix: a copy of the same soname (add its directory to the
@@ -46,17 +47,21 @@ struct CopiesAdvice {
 // Binds `api` from the library by its symbol table (bind/symbols.hpp); false, after adding a
 // library_symbol_missing finding naming every symbol it lacks, when one is missing.
 //   if (!gpu::bind_library(*library, cublas_symbols, api, result)) return;
-[[nodiscard]] bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std::string>& missing, ResultBuilder& result);
+[[nodiscard]] bool report_missing_symbols(const LoadedLibrary& library, const std::vector<std::string>& missing,
+                                          ResultBuilder& result);
 template <typename Api, std::size_t Size>
-[[nodiscard]] bool bind_library(const LoadedLibrary& library, const LibrarySymbol<Api> (&symbols)[Size], Api& api, ResultBuilder& result) {
+[[nodiscard]] bool bind_library(const LoadedLibrary& library, const LibrarySymbol<Api> (&symbols)[Size], Api& api,
+                                ResultBuilder& result) {
     return report_missing_symbols(library, bind_symbols(library.library, symbols, api), result);
 }
 
 // The same for entry points of the libcuda the probes opened, whose absence is the driver's
 // defect (libcuda_symbol_missing, as driver.libcuda reports it), not a CUDA library's.
-[[nodiscard]] bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda, const std::vector<std::string>& missing, ResultBuilder& result);
+[[nodiscard]] bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda,
+                                                  const std::vector<std::string>& missing, ResultBuilder& result);
 template <typename Api, std::size_t Size>
-[[nodiscard]] bool bind_libcuda(const DynamicLibrary& libcuda, const LibrarySymbol<Api> (&symbols)[Size], Api& api, ResultBuilder& result) {
+[[nodiscard]] bool bind_libcuda(const DynamicLibrary& libcuda, const LibrarySymbol<Api> (&symbols)[Size], Api& api,
+                                ResultBuilder& result) {
     return report_missing_libcuda_symbols(libcuda, bind_symbols(libcuda, symbols, api), result);
 }
 
@@ -83,8 +88,8 @@ concept RemediesStatus = requires(typename Library::Status status) {
 //   gpu::run_library_check<Cufft>(context, result, cuda_library::cufft, cufft_symbols, versions,
 //                                 [&](const LoadedLibrary& library, const CufftApi& api, int device) { ... });
 template <typename Library, typename Api, std::size_t Size, typename Versions, typename Body>
-void run_library_check(CheckContext& context, ResultBuilder& result, const LibraryFamily& family, const LibrarySymbol<Api> (&symbols)[Size],
-                       Versions&& versions, Body&& body) {
+void run_library_check(CheckContext& context, ResultBuilder& result, const LibraryFamily& family,
+                       const LibrarySymbol<Api> (&symbols)[Size], Versions&& versions, Body&& body) {
     const LoadedLibrary* library = require_library(context, result, family);
     if (library == nullptr) return;
     Api api;
@@ -114,14 +119,13 @@ inline constexpr auto no_version_evidence = [](const LoadedLibrary&, const auto&
 //   gpu::version_evidence(result, "cufftGetVersion", &CufftApi::get_version, CUFFT_SUCCESS, describe_status)
 [[nodiscard]] std::string version_evidence_key(const LoadedLibrary& library);  // "cufft_version"
 template <typename Api, typename Status>
-[[nodiscard]] auto version_evidence(ResultBuilder& result, std::string_view call, Status (*Api::*get_version)(int*), Status success,
-                                    std::string (*describe)(Status)) {
+[[nodiscard]] auto version_evidence(ResultBuilder& result, std::string_view call, Status (*Api::*get_version)(int*),
+                                    Status success, std::string (*describe)(Status)) {
     return [&result, call, get_version, success, describe](const LoadedLibrary& library, const Api& api) {
         int version = 0;
         if (const Status status = (api.*get_version)(&version); status == success)
             result.evidence(version_evidence_key(library), describe_version(version, library.soname));
-        else
-            result.evidence(version_evidence_key(library), fmt::format("{} failed: {}", call, describe(status)));
+        else result.evidence(version_evidence_key(library), fmt::format("{} failed: {}", call, describe(status)));
         return true;
     };
 }

@@ -30,11 +30,14 @@ EmbeddedTargets loadable_targets(const GpuCodeScan& scan) {
 std::size_t fatbins_without_image(const GpuCodeScan& scan, const InspectTarget& target) {
     std::size_t count = 0;
     for (auto first = scan.objects.begin(); first != scan.objects.end();) {
-        const auto last = std::find_if(first, scan.objects.end(), [&](const CodeObject& object) { return object.fatbin != first->fatbin; });
+        const auto last = std::find_if(first, scan.objects.end(),
+                                       [&](const CodeObject& object) { return object.fatbin != first->fatbin; });
         EmbeddedTargets module;
         if (first->fatbin)
             for (auto object = first; object != last; ++object) add_loadable(*object, module);
-        if ((!module.sass.empty() || !module.ptx.empty()) && kernel_image_for(module, target.cc_major, target.cc_minor).kind == ImageKind::none) ++count;
+        if ((!module.sass.empty() || !module.ptx.empty()) &&
+            kernel_image_for(module, target.cc_major, target.cc_minor).kind == ImageKind::none)
+            ++count;
         first = last;
     }
     return count;
@@ -49,9 +52,11 @@ std::string carried(const EmbeddedTargets& targets) {
         return fmt::format("{}", fmt::join(unique, ", "));
     };
     std::string text;
-    if (!targets.sass.empty()) text = "SASS " + names(targets.sass, [](const GpuArch& arch) { return arch.sass_name(); });
+    if (!targets.sass.empty())
+        text = "SASS " + names(targets.sass, [](const GpuArch& arch) { return arch.sass_name(); });
     if (!targets.ptx.empty())
-        text += (text.empty() ? "PTX " : "; PTX ") + names(targets.ptx, [](const GpuArch& arch) { return arch.virtual_name(); });
+        text += (text.empty() ? "PTX " : "; PTX ") +
+                names(targets.ptx, [](const GpuArch& arch) { return arch.virtual_name(); });
     return text;
 }
 
@@ -59,14 +64,17 @@ Finding no_image_finding(const InspectTarget& target, const EmbeddedTargets& tar
     const GpuArch arch = target.arch();
     // Toolkits drop old architectures (Volta and older in CUDA 13): then the build needs an older one.
     const auto last_major = last_cuda_major_supporting(target.cc_major, target.cc_minor);
-    const std::string toolkit = last_major ? fmt::format(" (with a CUDA {}.x toolkit, the last that builds for it)", *last_major) : std::string();
-    return make_finding(Code::no_kernel_image,
-                        fmt::format("no kernel image for {}: the file carries {}", target.label(), carried(targets)),
-                        fmt::format("Rebuild with code for compute capability {0}.{1}{3}: nvcc -gencode arch=compute_{2},code=sm_{2} "
-                                    "(and -gencode arch=compute_{2},code=compute_{2} for PTX that newer GPUs can JIT-compile), "
-                                    "CMAKE_CUDA_ARCHITECTURES={2}, or for PyTorch extensions TORCH_CUDA_ARCH_LIST=\"{0}.{1}\" "
-                                    "(\"{0}.{1}+PTX\" to add PTX).",
-                                    target.cc_major, target.cc_minor, arch.number, toolkit));
+    const std::string toolkit =
+        last_major ? fmt::format(" (with a CUDA {}.x toolkit, the last that builds for it)", *last_major)
+                   : std::string();
+    return make_finding(
+        Code::no_kernel_image,
+        fmt::format("no kernel image for {}: the file carries {}", target.label(), carried(targets)),
+        fmt::format("Rebuild with code for compute capability {0}.{1}{3}: nvcc -gencode arch=compute_{2},code=sm_{2} "
+                    "(and -gencode arch=compute_{2},code=compute_{2} for PTX that newer GPUs can JIT-compile), "
+                    "CMAKE_CUDA_ARCHITECTURES={2}, or for PyTorch extensions TORCH_CUDA_ARCH_LIST=\"{0}.{1}\" "
+                    "(\"{0}.{1}+PTX\" to add PTX).",
+                    target.cc_major, target.cc_minor, arch.number, toolkit));
 }
 
 }  // namespace
@@ -76,17 +84,20 @@ std::string InspectTarget::label() const {
     return fmt::format("{} (GPU {}, {})", arch().sass_name(), *device, device_name);
 }
 
-TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target, std::optional<CudaVersion> driver_cuda) {
+TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
+                           std::optional<CudaVersion> driver_cuda) {
     TargetVerdict verdict;
     const EmbeddedTargets targets = loadable_targets(scan);
     if (targets.sass.empty() && targets.ptx.empty()) {
         verdict.status = Status::skip;
-        verdict.message = scan.objects.empty() ? "no GPU code in this file" : "only LTO-IR, which needs device linking (nvlink) before it can run";
+        verdict.message = scan.objects.empty() ? "no GPU code in this file"
+                                               : "only LTO-IR, which needs device linking (nvlink) before it can run";
         return verdict;
     }
     verdict.image = kernel_image_for(targets, target.cc_major, target.cc_minor);
     // Only worth saying when the file as a whole has an image: otherwise every fatbinary lacks one.
-    if (scan.fatbins > 1 && verdict.image.kind != ImageKind::none) verdict.fatbins_without_image = fatbins_without_image(scan, target);
+    if (scan.fatbins > 1 && verdict.image.kind != ImageKind::none)
+        verdict.fatbins_without_image = fatbins_without_image(scan, target);
     verdict.message = verdict.image.describe();
     switch (verdict.image.kind) {
         case ImageKind::none:
@@ -100,7 +111,8 @@ TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
     // The driver JIT-compiles the newest ISA among the chosen PTX entries.
     for (const CodeObject& object : scan.objects)
         if (object.kind == CodeKind::ptx && object.arch == verdict.image.target && object.ptx_isa &&
-            (!verdict.ptx_isa || std::pair{object.ptx_isa->major, object.ptx_isa->minor} > std::pair{verdict.ptx_isa->major, verdict.ptx_isa->minor}))
+            (!verdict.ptx_isa || std::pair{object.ptx_isa->major, object.ptx_isa->minor} >
+                                     std::pair{verdict.ptx_isa->major, verdict.ptx_isa->minor}))
             verdict.ptx_isa = object.ptx_isa;
     if (!verdict.ptx_isa) return verdict;
     verdict.ptx_needs_cuda = minimum_cuda_for_ptx_isa(verdict.ptx_isa->major, verdict.ptx_isa->minor);
@@ -117,23 +129,26 @@ TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
             Code::ptx_too_new,
             fmt::format("{} needs driver CUDA >= {}, and this driver is CUDA {}: the JIT would fail (222) on {}", isa,
                         verdict.ptx_needs_cuda->to_string(), driver_cuda->to_string(), target.label()),
-            fmt::format("Update the NVIDIA driver to {0} or newer (CUDA {1}), or rebuild with SASS for this GPU: nvcc -gencode "
+            fmt::format("Update the NVIDIA driver to {0} or newer (CUDA {1}), or rebuild with SASS for this GPU: nvcc "
+                        "-gencode "
                         "arch=compute_{2},code=sm_{2} (TORCH_CUDA_ARCH_LIST=\"{3}.{4}\" for PyTorch extensions).",
-                        minimum ? *minimum : std::string_view("a newer release"), verdict.ptx_needs_cuda->to_string(), target.arch().number,
-                        target.cc_major, target.cc_minor));
+                        minimum ? *minimum : std::string_view("a newer release"), verdict.ptx_needs_cuda->to_string(),
+                        target.arch().number, target.cc_major, target.cc_minor));
         verdict.message = verdict.finding->message;
     }
     return verdict;
 }
 
-InspectedFile inspect_and_judge(const std::string& path, const std::vector<InspectTarget>& targets, std::optional<CudaVersion> driver_cuda) {
+InspectedFile inspect_and_judge(const std::string& path, const std::vector<InspectTarget>& targets,
+                                std::optional<CudaVersion> driver_cuda) {
     InspectedFile file;
     file.path = path;
     try {
         file.scan = inspect_file(path);
         // A malformed file is still judged on the code read before the damage; the exit code is 2 anyway.
         if (file.scan.error == ScanError::none || file.scan.error == ScanError::malformed)
-            for (const InspectTarget& target : targets) file.verdicts.push_back(judge_target(file.scan, target, driver_cuda));
+            for (const InspectTarget& target : targets)
+                file.verdicts.push_back(judge_target(file.scan, target, driver_cuda));
     } catch (const std::exception& error) {
         // The last resort: nothing a file claims is allocated, but one file must never end the
         // listing of the others (a bad_alloc would end the whole command).
@@ -144,9 +159,15 @@ InspectedFile inspect_and_judge(const std::string& path, const std::vector<Inspe
     }
     switch (file.scan.error) {
         case ScanError::none: break;
-        case ScanError::unreadable: file.input_error = make_finding(Code::inspect_unreadable, file.scan.error_message); break;
-        case ScanError::unrecognised: file.input_error = make_finding(Code::inspect_unrecognised, file.scan.error_message); break;
-        case ScanError::malformed: file.input_error = make_finding(Code::inspect_malformed, file.scan.error_message); break;
+        case ScanError::unreadable:
+            file.input_error = make_finding(Code::inspect_unreadable, file.scan.error_message);
+            break;
+        case ScanError::unrecognised:
+            file.input_error = make_finding(Code::inspect_unrecognised, file.scan.error_message);
+            break;
+        case ScanError::malformed:
+            file.input_error = make_finding(Code::inspect_malformed, file.scan.error_message);
+            break;
     }
     return file;
 }

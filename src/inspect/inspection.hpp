@@ -4,8 +4,8 @@
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
-#include "report/result.hpp"
 #include "cuda/gpu_code.hpp"
+#include "report/result.hpp"
 #include "util/json_read.hpp"
 
 #include <optional>
@@ -55,9 +55,11 @@ struct InspectReport {
     int exit_code = 0;
 };
 
-[[nodiscard]] TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target, std::optional<CudaVersion> driver_cuda);
+[[nodiscard]] TargetVerdict judge_target(const GpuCodeScan& scan, const InspectTarget& target,
+                                         std::optional<CudaVersion> driver_cuda);
 // Reads (cuda/gpu_code.hpp) and judges one file against every target.
-[[nodiscard]] InspectedFile inspect_and_judge(const std::string& path, const std::vector<InspectTarget>& targets, std::optional<CudaVersion> driver_cuda);
+[[nodiscard]] InspectedFile inspect_and_judge(const std::string& path, const std::vector<InspectTarget>& targets,
+                                              std::optional<CudaVersion> driver_cuda);
 // 2 when a file could not be read, else 1 when a file cannot run on a target, else 0.
 [[nodiscard]] int inspect_exit_code(const std::vector<InspectedFile>& files);
 

@@ -1,7 +1,7 @@
 // The `cudacheck inspect` document as JSON (docs/cli.md, "inspect"): the inspect layer's own
 // document, written with the report's JSON conventions (report/report_json.hpp).
-#include "report/catalog.hpp"
 #include "inspect/inspection.hpp"
+#include "report/catalog.hpp"
 #include "report/report_json.hpp"
 
 #include <string>
@@ -34,10 +34,13 @@ json to_json(const CodeObject& object) {
                 {"arch_number", object.arch.number},
                 {"variant", variant(object.arch.variant)},
                 {"compressed", object.compression != Compression::none},
-                {"compression", object.compression == Compression::none ? json(nullptr) : json(to_string(object.compression))},
+                {"compression",
+                 object.compression == Compression::none ? json(nullptr) : json(to_string(object.compression))},
                 {"size_bytes", object.size},
                 {"uncompressed_size_bytes", object.uncompressed_size},
-                {"ptx_isa", object.ptx_isa ? json(std::to_string(object.ptx_isa->major) + "." + std::to_string(object.ptx_isa->minor)) : json(nullptr)},
+                {"ptx_isa", object.ptx_isa ? json(std::to_string(object.ptx_isa->major) + "." +
+                                                  std::to_string(object.ptx_isa->minor))
+                                           : json(nullptr)},
                 {"section", text_or_null(object.section)},
                 {"fatbin", optional_or_null(object.fatbin)},
                 {"offset", object.offset}};
@@ -60,8 +63,11 @@ json to_json(const TargetVerdict& verdict, std::size_t target) {
                 {"status", to_string(verdict.status)},
                 {"image", image()},
                 {"uses", used},
-                {"ptx_isa", verdict.ptx_isa ? json(std::to_string(verdict.ptx_isa->major) + "." + std::to_string(verdict.ptx_isa->minor)) : json(nullptr)},
-                {"requires_driver_cuda", verdict.ptx_needs_cuda ? json(verdict.ptx_needs_cuda->to_string()) : json(nullptr)},
+                {"ptx_isa", verdict.ptx_isa ? json(std::to_string(verdict.ptx_isa->major) + "." +
+                                                   std::to_string(verdict.ptx_isa->minor))
+                                            : json(nullptr)},
+                {"requires_driver_cuda",
+                 verdict.ptx_needs_cuda ? json(verdict.ptx_needs_cuda->to_string()) : json(nullptr)},
                 {"fatbins_without_image", verdict.fatbins_without_image},
                 {"message", verdict.message},
                 {"code", verdict.finding ? json(verdict.finding->code) : json(nullptr)},
@@ -80,12 +86,9 @@ json to_json(const InspectedFile& file) {
                      {"message", file.input_error->message},
                      {"remediation", file.input_error->remediation},
                      {"docs", docs_anchor(file.input_error->code)}};
-    return json{{"path", file.path},
-                {"type", file.scan.kind ? json(to_string(*file.scan.kind)) : json(nullptr)},
-                {"error", error},
-                {"fatbins", file.scan.fatbins},
-                {"code_objects", objects},
-                {"verdicts", verdicts}};
+    return json{{"path", file.path},       {"type", file.scan.kind ? json(to_string(*file.scan.kind)) : json(nullptr)},
+                {"error", error},          {"fatbins", file.scan.fatbins},
+                {"code_objects", objects}, {"verdicts", verdicts}};
 }
 
 }  // namespace
@@ -93,11 +96,12 @@ json to_json(const InspectedFile& file) {
 ordered_json to_json(const InspectReport& report) {
     json targets = json::array();
     for (const InspectTarget& target : report.targets)
-        targets.push_back(json{{"label", target.label()},
-                               {"arch", target.arch().sass_name()},
-                               {"compute_capability", std::to_string(target.cc_major) + "." + std::to_string(target.cc_minor)},
-                               {"device", optional_or_null(target.device)},
-                               {"name", text_or_null(target.device_name)}});
+        targets.push_back(
+            json{{"label", target.label()},
+                 {"arch", target.arch().sass_name()},
+                 {"compute_capability", std::to_string(target.cc_major) + "." + std::to_string(target.cc_minor)},
+                 {"device", optional_or_null(target.device)},
+                 {"name", text_or_null(target.device_name)}});
     json files = json::array();
     for (const InspectedFile& file : report.files) files.push_back(to_json(file));
     return json{{"schema_version", inspect_json_schema_version},

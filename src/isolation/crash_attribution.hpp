@@ -9,11 +9,11 @@
 // supervisor loads no library.
 #pragma once
 
-#include "report/result.hpp"
 #include "engine/check.hpp"
 #include "probes/library_locator.hpp"
-#include "util/activity.hpp"
+#include "report/result.hpp"
 #include "util/actions.hpp"
+#include "util/activity.hpp"
 #include "util/environment.hpp"
 
 #include <optional>
@@ -38,12 +38,14 @@ struct ChargedToLibrary {
 // `ending`; nullopt when the check declares no library or none of them loads a damaged file. Every
 // library the table says they load is followed (FollowedOpens::all), as the process may have loaded
 // any by the time it died. `cuda_major`: the runtime's, whose sonames the checks open.
-[[nodiscard]] std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check, const CheckEnding& ending,
+[[nodiscard]] std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check,
+                                                                        const CheckEnding& ending,
                                                                         const LoaderSearch& search, int cuda_major,
                                                                         const Environment& environment);
 // The same for a worker of this process: its environment (which workers inherit), its loader search
 // and the CUDA runtime cudacheck was built with (whose sonames Probes::library opens).
-[[nodiscard]] std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check, const CheckEnding& ending);
+[[nodiscard]] std::optional<ChargedToLibrary> charge_to_damaged_library(const CheckInfo& check,
+                                                                        const CheckEnding& ending);
 
 // What the check's process was doing when it died or hung, besides a damaged library:
 // CC902 and CC903 used to send everyone to look for GPU faults, also when a compiler hung or a
@@ -59,7 +61,8 @@ struct Circumstances {
 // For `check`: the board's entries of the threads labelled with it, or, when nothing there says
 // more and it was the only check in flight, those of unlabelled threads (probes, helper threads).
 [[nodiscard]] Circumstances circumstances_of(const CheckInfo& check, const std::vector<activity::ThreadActivity>& board,
-                                             bool only_check_in_flight, const std::vector<actions::Action>& steps_in_flight);
+                                             bool only_check_in_flight,
+                                             const std::vector<actions::Action>& steps_in_flight);
 
 // The finding for a check whose process died (CC902) or that ran past its limit (CC903) when no
 // damaged library explains it: with a GPU call possibly in flight, the catalogue's advice (GPU

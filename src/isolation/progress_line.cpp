@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -32,7 +32,8 @@ constexpr auto lines_latest = 10s;
 
 // Columns of UTF-8 text: its code points (the line holds no wide characters: ids, digits, units).
 std::size_t columns(std::string_view text) {
-    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // The first `count` columns of `text`, never half a code point.
@@ -61,7 +62,8 @@ std::string detail_of(const RunningCheck& check) {
         const ProgressFigure& figure = *check.figure;
         // Whole seconds gone (floor, as a clock counts), never ahead of the run's own time at the end.
         const double elapsed = std::floor(figure.elapsed_s);
-        std::string text = figure.planned_s > 0 ? fmt::format("({:.0f}/{:g} s", elapsed, figure.planned_s) : fmt::format("({:.0f} s", elapsed);
+        std::string text = figure.planned_s > 0 ? fmt::format("({:.0f}/{:g} s", elapsed, figure.planned_s)
+                                                : fmt::format("({:.0f} s", elapsed);
         if (!figure.unit.empty()) text += fmt::format(", {} {}", figure_value(figure.value), figure.unit);
         if (!figure.note.empty()) text += ", " + figure.note;
         return text + ")";
@@ -79,7 +81,8 @@ struct Piece {
 std::string joined(const std::vector<Piece>& pieces, bool colour) {
     std::string line;
     for (const Piece& piece : pieces) {
-        if (colour && piece.style != nullptr && !piece.text.empty()) line += fmt::format("{}{}{}", piece.style, piece.text, reset);
+        if (colour && piece.style != nullptr && !piece.text.empty())
+            line += fmt::format("{}{}{}", piece.style, piece.text, reset);
         else line += piece.text;
     }
     return line;
@@ -101,15 +104,19 @@ std::string progress_text(const ProgressSnapshot& snapshot, std::size_t width, b
     const auto line_with = [&](std::size_t shown) {
         std::vector<Piece> pieces{head};
         if (snapshot.running.empty()) {
-            pieces.push_back({snapshot.done == 0 ? " starting" : snapshot.done >= snapshot.total ? " finishing" : " between checks"});
+            pieces.push_back({snapshot.done == 0                ? " starting"
+                              : snapshot.done >= snapshot.total ? " finishing"
+                                                                : " between checks"});
         } else {
             pieces.push_back({" running"});
             for (std::size_t i = 0; i < shown; ++i) {
                 const RunningCheck& check = snapshot.running[i];
                 pieces.push_back({fmt::format("{} {}", i == 0 ? "" : ",", check.label)});
-                if (const std::string detail = detail_of(check); !detail.empty()) pieces.push_back({" " + detail, cyan});
+                if (const std::string detail = detail_of(check); !detail.empty())
+                    pieces.push_back({" " + detail, cyan});
             }
-            if (shown < snapshot.running.size()) pieces.push_back({fmt::format("{} +{} more", shown == 0 ? "" : ",", snapshot.running.size() - shown)});
+            if (shown < snapshot.running.size())
+                pieces.push_back({fmt::format("{} +{} more", shown == 0 ? "" : ",", snapshot.running.size() - shown)});
         }
         pieces.push_back(tail);
         return pieces;
@@ -138,8 +145,11 @@ std::size_t terminal_width(int fd) {
     return 80;
 }
 
-ProgressSnapshot snapshot_at(const ProgressModel& model, ProgressModel::Clock::time_point run_start, ProgressModel::Clock::time_point now) {
-    const auto seconds = [](ProgressModel::Clock::duration duration) { return std::max(0.0, std::chrono::duration<double>(duration).count()); };
+ProgressSnapshot snapshot_at(const ProgressModel& model, ProgressModel::Clock::time_point run_start,
+                             ProgressModel::Clock::time_point now) {
+    const auto seconds = [](ProgressModel::Clock::duration duration) {
+        return std::max(0.0, std::chrono::duration<double>(duration).count());
+    };
     ProgressSnapshot snapshot;
     snapshot.done = model.done;
     snapshot.total = std::max(model.total, model.done);
@@ -150,7 +160,8 @@ ProgressSnapshot snapshot_at(const ProgressModel& model, ProgressModel::Clock::t
         if (check.figure) check.figure->elapsed_s += seconds(now - running.figure_at);
         snapshot.running.push_back(std::move(check));
     }
-    std::stable_sort(snapshot.running.begin(), snapshot.running.end(), [](const RunningCheck& a, const RunningCheck& b) { return a.running_s > b.running_s; });
+    std::stable_sort(snapshot.running.begin(), snapshot.running.end(),
+                     [](const RunningCheck& a, const RunningCheck& b) { return a.running_s > b.running_s; });
     return snapshot;
 }
 
@@ -165,8 +176,7 @@ ProgressLine::ProgressLine(ProgressSettings settings, ProgressModel first, Clock
     // Without a thread (EAGAIN under a process limit) the line stays as first drawn.
     try {
         thread_ = std::thread([this] { run(); });
-    } catch (const std::system_error&) {
-    }
+    } catch (const std::system_error&) {}
 }
 
 ProgressLine::~ProgressLine() { finish(); }
@@ -217,7 +227,8 @@ void ProgressLine::run() {
 
 void ProgressLine::draw_locked(Clock::time_point now) {
     const bool lines = settings_.output == ProgressOutput::lines;
-    const std::string text = progress_text(snapshot_at(model_, run_start_, now), terminal_width(settings_.fd), settings_.colour);
+    const std::string text =
+        progress_text(snapshot_at(model_, run_start_, now), terminal_width(settings_.fd), settings_.colour);
     last_draw_ = now;
     changed_ = false;
     // A failed write (stderr closed) costs only the line.

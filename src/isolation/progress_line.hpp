@@ -74,7 +74,8 @@ struct ProgressModel {
     std::size_t total = 0;
     std::vector<Running> running;
 };
-[[nodiscard]] ProgressSnapshot snapshot_at(const ProgressModel& model, ProgressModel::Clock::time_point run_start, ProgressModel::Clock::time_point now);
+[[nodiscard]] ProgressSnapshot snapshot_at(const ProgressModel& model, ProgressModel::Clock::time_point run_start,
+                                           ProgressModel::Clock::time_point now);
 
 class ProgressLine {
 public:

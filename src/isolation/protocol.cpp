@@ -66,12 +66,15 @@ constexpr const char* event_out_of_processes = "out_of_processes";
 constexpr const char* event_done = "done";
 
 json task_event(const char* name, const Task& task) {
-    return json{{key_event, name}, {key_id, task.check_id}, {key_device, task.device ? json(*task.device) : json(nullptr)}};
+    return json{{key_event, name},
+                {key_id, task.check_id},
+                {key_device, task.device ? json(*task.device) : json(nullptr)}};
 }
 
 Task task_of(const json& event) {
     const json& device = event.at(key_device);
-    return Task{event.at(key_id).get<std::string>(), device.is_null() ? std::nullopt : std::optional<int>(device.get<int>())};
+    return Task{event.at(key_id).get<std::string>(),
+                device.is_null() ? std::nullopt : std::optional<int>(device.get<int>())};
 }
 
 // A path as it is when it is UTF-8, else {"hex": its bytes}: JSON strings are Unicode, and nlohmann's
@@ -148,7 +151,9 @@ std::string new_nonce() {
     if (got < sizeof bytes) {
         // Neither: still unknown to a child that was never handed the job.
         const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-        for (std::size_t i = 0; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>((now >> (8 * (i % 8))) ^ (static_cast<unsigned>(::getpid()) >> (i % 4)));
+        for (std::size_t i = 0; i < sizeof bytes; ++i)
+            bytes[i] =
+                static_cast<unsigned char>((now >> (8 * (i % 8))) ^ (static_cast<unsigned>(::getpid()) >> (i % 4)));
     }
     std::string text;
     for (const unsigned char byte : bytes) text += fmt::format("{:02x}", byte);
@@ -200,65 +205,78 @@ std::optional<Job> decode_job(std::string_view text, int parent_pid) {
     if (document.contains(key_profile)) {
         const std::string profile = document.at(key_profile).get<std::string>();
         const std::optional<Profile> known_profile = profile_from_string(profile);
-        if (!known_profile) throw JsonShapeError(fmt::format("/{}", key_profile), fmt::format("unknown profile '{}'", profile));
+        if (!known_profile)
+            throw JsonShapeError(fmt::format("/{}", key_profile), fmt::format("unknown profile '{}'", profile));
         job.options.profile = *known_profile;
     }
     for (const json& result : document.at(key_decided)) job.decided.push_back(check_result_from_json(result));
     job.one_at_a_time = document.at(key_one_at_a_time).get<bool>();
     for (const json& failure : document.at(key_failed_actions))
-        job.failed_actions.push_back(
-            actions::Failure{action_of(failure), failure.at(key_how).get<std::string>(), failure.at(key_timed_out).get<bool>()});
+        job.failed_actions.push_back(actions::Failure{action_of(failure), failure.at(key_how).get<std::string>(),
+                                                      failure.at(key_timed_out).get<bool>()});
     return job;
 }
 
 std::string encode(const Event& event, std::string_view nonce) {
     const std::string prefix = nonce.empty() ? std::string() : std::string(nonce) + ' ';
-    return prefix + line_of(std::visit(
-        Overloaded{
-            [](const Planned& planned) { return task_event(event_planned, planned.task); },
-            [](const Started& started) { return task_event(event_started, started.task); },
-            [](const Waiting& waiting) {
-                json line = task_event(event_waiting, waiting.task);
-                line[key_waiting] = waiting.waiting;
-                return line;
-            },
-            [](const Finished& finished) { return json{{key_event, event_finished}, {key_result, to_json(finished.result)}}; },
-            [](const Facts& facts) {
-                json devices = json::array();
-                for (const DeviceInfo& device : facts.facts.devices) devices.push_back(to_json(device));
-                json line{{key_event, event_facts}, {key_versions, to_json(facts.facts.versions)}, {key_devices, devices}};
-                if (facts.facts.frameworks) line[key_frameworks] = to_json(*facts.facts.frameworks);
-                if (facts.facts.build) line[key_build] = to_json(*facts.facts.build);
-                if (facts.facts.libraries) line[key_libraries] = to_json(*facts.facts.libraries);
-                if (!facts.facts.mapped_libraries.empty()) line[key_mapped_libraries] = facts.facts.mapped_libraries;
-                return line;
-            },
-            [](const Begun& begun) {
-                return json{{key_event, event_begun},
-                            {key_action, begun.id},
-                            {key_kind, actions::kind_name(begun.action.kind)},
-                            {key_subject, bytes_value(begun.action.subject)}};
-            },
-            [](const Ended& ended) { return json{{key_event, event_ended}, {key_action, ended.id}}; },
-            [](const UsageError& usage_error) { return json{{key_event, event_usage_error}, {key_message, usage_error.message}}; },
-            [](const Progress& progress) {
-                json line = task_event(event_progress, progress.task);
-                line[key_elapsed] = progress.figure.elapsed_s;
-                line[key_planned] = progress.figure.planned_s;
-                line[key_value] = progress.figure.value;
-                line[key_unit] = progress.figure.unit;
-                line[key_note] = progress.figure.note;
-                return line;
-            },
-            [](const OutOfProcesses& out) { return json{{key_event, event_out_of_processes}, {key_message, out.message}}; },
-            [](const Done&) { return json{{key_event, event_done}}; },
-        },
-        event));
+    return prefix +
+           line_of(
+               std::visit(Overloaded{
+                              [](const Planned& planned) { return task_event(event_planned, planned.task); },
+                              [](const Started& started) { return task_event(event_started, started.task); },
+                              [](const Waiting& waiting) {
+                                  json line = task_event(event_waiting, waiting.task);
+                                  line[key_waiting] = waiting.waiting;
+                                  return line;
+                              },
+                              [](const Finished& finished) {
+                                  return json{{key_event, event_finished}, {key_result, to_json(finished.result)}};
+                              },
+                              [](const Facts& facts) {
+                                  json devices = json::array();
+                                  for (const DeviceInfo& device : facts.facts.devices)
+                                      devices.push_back(to_json(device));
+                                  json line{{key_event, event_facts},
+                                            {key_versions, to_json(facts.facts.versions)},
+                                            {key_devices, devices}};
+                                  if (facts.facts.frameworks) line[key_frameworks] = to_json(*facts.facts.frameworks);
+                                  if (facts.facts.build) line[key_build] = to_json(*facts.facts.build);
+                                  if (facts.facts.libraries) line[key_libraries] = to_json(*facts.facts.libraries);
+                                  if (!facts.facts.mapped_libraries.empty())
+                                      line[key_mapped_libraries] = facts.facts.mapped_libraries;
+                                  return line;
+                              },
+                              [](const Begun& begun) {
+                                  return json{{key_event, event_begun},
+                                              {key_action, begun.id},
+                                              {key_kind, actions::kind_name(begun.action.kind)},
+                                              {key_subject, bytes_value(begun.action.subject)}};
+                              },
+                              [](const Ended& ended) { return json{{key_event, event_ended}, {key_action, ended.id}}; },
+                              [](const UsageError& usage_error) {
+                                  return json{{key_event, event_usage_error}, {key_message, usage_error.message}};
+                              },
+                              [](const Progress& progress) {
+                                  json line = task_event(event_progress, progress.task);
+                                  line[key_elapsed] = progress.figure.elapsed_s;
+                                  line[key_planned] = progress.figure.planned_s;
+                                  line[key_value] = progress.figure.value;
+                                  line[key_unit] = progress.figure.unit;
+                                  line[key_note] = progress.figure.note;
+                                  return line;
+                              },
+                              [](const OutOfProcesses& out) {
+                                  return json{{key_event, event_out_of_processes}, {key_message, out.message}};
+                              },
+                              [](const Done&) { return json{{key_event, event_done}}; },
+                          },
+                          event));
 }
 
 std::optional<Event> decode_event(std::string_view line, std::string_view nonce) {
     if (!nonce.empty()) {
-        if (line.size() <= nonce.size() || line.substr(0, nonce.size()) != nonce || line[nonce.size()] != ' ') return std::nullopt;
+        if (line.size() <= nonce.size() || line.substr(0, nonce.size()) != nonce || line[nonce.size()] != ' ')
+            return std::nullopt;
         line.remove_prefix(nonce.size() + 1);
     }
     const json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -275,7 +293,8 @@ std::optional<Event> decode_event(std::string_view line, std::string_view nonce)
             if (event.contains(key_frameworks)) facts.facts.frameworks = frameworks_from_json(event.at(key_frameworks));
             if (event.contains(key_build)) facts.facts.build = build_from_json(event.at(key_build));
             if (event.contains(key_libraries)) facts.facts.libraries = libraries_from_json(event.at(key_libraries));
-            if (event.contains(key_mapped_libraries)) facts.facts.mapped_libraries = event.at(key_mapped_libraries).get<std::vector<std::string>>();
+            if (event.contains(key_mapped_libraries))
+                facts.facts.mapped_libraries = event.at(key_mapped_libraries).get<std::vector<std::string>>();
             return facts;
         }
         if (name == event_begun) return Begun{event.at(key_action).get<std::uint64_t>(), action_of(event)};
@@ -283,8 +302,9 @@ std::optional<Event> decode_event(std::string_view line, std::string_view nonce)
         if (name == event_usage_error) return UsageError{event.at(key_message).get<std::string>()};
         if (name == event_progress)
             return Progress{task_of(event),
-                            ProgressFigure{event.at(key_elapsed).get<double>(), event.at(key_planned).get<double>(), event.at(key_value).get<double>(),
-                                           event.at(key_unit).get<std::string>(), event.at(key_note).get<std::string>()}};
+                            ProgressFigure{event.at(key_elapsed).get<double>(), event.at(key_planned).get<double>(),
+                                           event.at(key_value).get<double>(), event.at(key_unit).get<std::string>(),
+                                           event.at(key_note).get<std::string>()}};
         if (name == event_out_of_processes) return OutOfProcesses{event.at(key_message).get<std::string>()};
         if (name == event_done) return Done{};
     } catch (const std::exception&) {

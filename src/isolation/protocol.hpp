@@ -116,7 +116,8 @@ struct OutOfProcesses {
     std::string message;  // what could not be started, and the limit (sys::process_limit_words)
 };
 struct Done {};
-using Event = std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Progress, OutOfProcesses, Done>;
+using Event =
+    std::variant<Planned, Started, Waiting, Finished, Facts, Begun, Ended, UsageError, Progress, OutOfProcesses, Done>;
 
 // One line, newline included, starting with `nonce` and a space when one is given.
 [[nodiscard]] std::string encode(const Event& event, std::string_view nonce = {});

@@ -23,9 +23,9 @@ int signal_pipe[2] = {-1, -1};
 volatile std::sig_atomic_t received_signal = 0;
 volatile std::sig_atomic_t exit_at_once = 0;
 
-struct sigaction previous_stop[stop_signal_count] {};
-struct sigaction previous_pipe {};
-struct sigaction previous_file_size {};
+struct sigaction previous_stop[stop_signal_count]{};
+struct sigaction previous_pipe{};
+struct sigaction previous_file_size{};
 
 extern "C" void on_stop_signal(int signal) {
     if (exit_at_once != 0) {
@@ -44,7 +44,7 @@ extern "C" void on_stop_signal(int signal) {
 extern "C" void on_file_size_signal(int) {}
 
 struct sigaction action_for(void (*handler)(int)) {
-    struct sigaction action {};
+    struct sigaction action{};
     action.sa_handler = handler;
     // Reads and writes elsewhere resume after the handler; poll() still returns, and the pipe wakes it anyway.
     action.sa_flags = SA_RESTART;
@@ -65,7 +65,7 @@ StopSignals::StopSignals(OnSignal on_signal) {
         // Ignored by whoever started us (nohup, a script's `&`): it stays ignored.
         if (previous_stop[i].sa_handler != SIG_IGN) ::sigaction(stop_signal_numbers[i], &stop, nullptr);
     }
-    struct sigaction ignore {};
+    struct sigaction ignore{};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     ::sigaction(SIGPIPE, &ignore, &previous_pipe);

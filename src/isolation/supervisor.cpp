@@ -49,7 +49,16 @@ constexpr auto memory_poll_interval = std::chrono::milliseconds(100);
 
 // How one worker's life ended.
 struct WorkerEnd {
-    enum Kind { done, usage_error, interrupted, died, check_timed_out, action_timed_out, run_timed_out, out_of_processes } kind = done;
+    enum Kind {
+        done,
+        usage_error,
+        interrupted,
+        died,
+        check_timed_out,
+        action_timed_out,
+        run_timed_out,
+        out_of_processes
+    } kind = done;
     std::string reason;  // died: how; usage_error, out_of_processes: the message
     Task culprit;        // check_timed_out: the check past its limit
     bool over_memory_limit = false;  // died: stopped for its memory
@@ -102,8 +111,10 @@ public:
             const auto now = Clock::now();
             Clock::time_point deadline = run_start + settings_.run_time_limit;
             for (const auto& [task, in_flight] : in_flight_)
-                if (!in_flight.waiting_since) deadline = std::min(deadline, now + (settings_.check_time_limit - in_flight.running(now)));
-            for (const auto& [id, step] : actions_in_flight_) deadline = std::min(deadline, step.started + settings_.check_time_limit);
+                if (!in_flight.waiting_since)
+                    deadline = std::min(deadline, now + (settings_.check_time_limit - in_flight.running(now)));
+            for (const auto& [id, step] : actions_in_flight_)
+                deadline = std::min(deadline, step.started + settings_.check_time_limit);
             if (settings_.memory_limit_bytes > 0) deadline = std::min(deadline, next_memory_poll);
             const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
             const int ended_fd = worker.ended_descriptor();
@@ -114,10 +125,12 @@ public:
                              {output_open ? worker.output() : -1, POLLIN, 0},
                              {ended_fd, POLLIN, 0}};
             const int ready = ::poll(fds, 4, static_cast<int>(std::clamp<long long>(wait, 0, longest_wait)));
-            if (ready < 0 && errno != EINTR) return kill(worker, WorkerEnd{WorkerEnd::died, fmt::format("poll: {}", std::strerror(errno)), {}});
+            if (ready < 0 && errno != EINTR)
+                return kill(worker, WorkerEnd{WorkerEnd::died, fmt::format("poll: {}", std::strerror(errno)), {}});
             if (signals_.received() != 0) return kill(worker, WorkerEnd{WorkerEnd::interrupted, {}, {}});
             // -v copies the worker's output to stderr: the progress line makes way for it.
-            if (settings_.forward_output && progress_line_ != nullptr && ready > 0 && (fds[2].revents & (POLLIN | POLLHUP)) != 0)
+            if (settings_.forward_output && progress_line_ != nullptr && ready > 0 &&
+                (fds[2].revents & (POLLIN | POLLHUP)) != 0)
                 progress_line_->make_room();
             // Asked before its pipes are read: all it wrote before it ended is in them by then.
             const bool ended = worker.has_ended();
@@ -150,27 +163,38 @@ public:
             }
 
             const auto after = Clock::now();
-            if (after - run_start >= settings_.run_time_limit) return kill(worker, WorkerEnd{WorkerEnd::run_timed_out, {}, {}});
+            if (after - run_start >= settings_.run_time_limit)
+                return kill(worker, WorkerEnd{WorkerEnd::run_timed_out, {}, {}});
             // The check that has run longest, not counting its waits for a GPU another check holds.
-            const auto longest = std::max_element(in_flight_.begin(), in_flight_.end(),
-                                                  [after](const auto& a, const auto& b) { return a.second.running(after) < b.second.running(after); });
+            const auto longest =
+                std::max_element(in_flight_.begin(), in_flight_.end(), [after](const auto& a, const auto& b) {
+                    return a.second.running(after) < b.second.running(after);
+                });
             // A step is bounded like a check. A check past its limit while a step it may be waiting
             // for has run half as long is that step's doing (steps take milliseconds, rarely a second).
-            const auto oldest_step = std::min_element(actions_in_flight_.begin(), actions_in_flight_.end(),
-                                                      [](const auto& a, const auto& b) { return a.second.started < b.second.started; });
-            const auto step_running = [&] { return oldest_step == actions_in_flight_.end() ? Clock::duration{} : after - oldest_step->second.started; };
-            const bool check_over = longest != in_flight_.end() && longest->second.running(after) >= settings_.check_time_limit;
+            const auto oldest_step =
+                std::min_element(actions_in_flight_.begin(), actions_in_flight_.end(),
+                                 [](const auto& a, const auto& b) { return a.second.started < b.second.started; });
+            const auto step_running = [&] {
+                return oldest_step == actions_in_flight_.end() ? Clock::duration{}
+                                                               : after - oldest_step->second.started;
+            };
+            const bool check_over =
+                longest != in_flight_.end() && longest->second.running(after) >= settings_.check_time_limit;
             if (oldest_step != actions_in_flight_.end() &&
-                (step_running() >= settings_.check_time_limit || (check_over && step_running() >= settings_.check_time_limit / 2)))
+                (step_running() >= settings_.check_time_limit ||
+                 (check_over && step_running() >= settings_.check_time_limit / 2)))
                 return kill(worker, WorkerEnd{WorkerEnd::action_timed_out, {}, {}, false, oldest_step->second.action});
             if (check_over) return kill(worker, WorkerEnd{WorkerEnd::check_timed_out, {}, longest->first});
             if (settings_.memory_limit_bytes > 0 && after >= next_memory_poll) {
                 next_memory_poll = after + memory_poll_interval;
                 if (const std::uint64_t resident = worker.resident_bytes(); resident > settings_.memory_limit_bytes)
                     return kill(worker, WorkerEnd{WorkerEnd::died,
-                                                  fmt::format("used {} of host memory, over the --memory-limit of {}", format_bytes(resident),
+                                                  fmt::format("used {} of host memory, over the --memory-limit of {}",
+                                                              format_bytes(resident),
                                                               format_bytes(settings_.memory_limit_bytes)),
-                                                  {}, true});
+                                                  {},
+                                                  true});
             }
         }
     }
@@ -189,8 +213,12 @@ public:
         model.total = tasks.size();
         for (const Check* check : selection_.checks) model.total += named.count(check->info().id) == 0 ? 1 : 0;
         for (const auto& [task, in_flight] : in_flight_) {
-            ProgressModel::Running running{task.device ? fmt::format("{}@{}", task.check_id, *task.device) : task.check_id, in_flight.started,
-                                           in_flight.waiting_since.has_value(), std::nullopt, {}};
+            ProgressModel::Running running{task.device ? fmt::format("{}@{}", task.check_id, *task.device)
+                                                       : task.check_id,
+                                           in_flight.started,
+                                           in_flight.waiting_since.has_value(),
+                                           std::nullopt,
+                                           {}};
             if (auto figure = figures_.find(task); figure != figures_.end()) {
                 running.figure = figure->second.first;
                 running.figure_at = figure->second.second;
@@ -204,7 +232,9 @@ public:
     }
 
     [[nodiscard]] const std::map<Task, InFlight>& in_flight() const { return in_flight_; }
-    [[nodiscard]] const std::map<std::uint64_t, ActionInFlight>& actions_in_flight() const { return actions_in_flight_; }
+    [[nodiscard]] const std::map<std::uint64_t, ActionInFlight>& actions_in_flight() const {
+        return actions_in_flight_;
+    }
     void clear_in_flight() {
         in_flight_.clear();
         actions_in_flight_.clear();
@@ -218,10 +248,12 @@ public:
     [[nodiscard]] bool decided(const Task& task) const { return results_.count(task) > 0; }
 
     // The check `task` ends with `code` (and the worker's last output lines as evidence).
-    void decide(const Task& task, Code code, std::string message, std::chrono::milliseconds elapsed, std::string remediation = {}) {
+    void decide(const Task& task, Code code, std::string message, std::chrono::milliseconds elapsed,
+                std::string remediation = {}) {
         decide(task, make_finding(code, std::move(message), std::move(remediation)), {}, elapsed);
     }
-    void decide(const Task& task, Finding finding, const std::vector<Evidence>& evidence, std::chrono::milliseconds elapsed) {
+    void decide(const Task& task, Finding finding, const std::vector<Evidence>& evidence,
+                std::chrono::milliseconds elapsed) {
         ResultBuilder builder;
         builder.add(std::move(finding));
         for (const Evidence& line : evidence) builder.evidence(line);
@@ -233,7 +265,8 @@ public:
     }
     // A crash or hang of `task` as the finding of a damaged library its process loads when there is
     // one (isolation/crash_attribution.hpp), else as decide_ending does.
-    void decide_death(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed, const WorkerEnd& end, bool only_check) {
+    void decide_death(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed,
+                      const WorkerEnd& end, bool only_check) {
         if (const Check* check = find_check(task.check_id))
             if (std::optional<ChargedToLibrary> charged = charge_to_damaged_library(check->info(), ending)) {
                 decide(task, std::move(charged->finding), charged->evidence, elapsed);
@@ -244,7 +277,8 @@ public:
     // `code` (CC902, CC903) for `task`, whose fix names GPU faults only when a GPU call may have been
     // in flight, and otherwise the program it ran or the file it read last: a hung compiler is no GPU fault.
     // `only_check`: no other check was in flight, so threads no check labelled count as its own.
-    void decide_ending(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed, const WorkerEnd& end, bool only_check) {
+    void decide_ending(const Task& task, Code code, CheckEnding ending, std::chrono::milliseconds elapsed,
+                       const WorkerEnd& end, bool only_check) {
         const Check* check = find_check(task.check_id);
         if (check == nullptr) {
             decide(task, code, std::move(ending.what), elapsed);
@@ -255,19 +289,23 @@ public:
         const Circumstances circumstances = circumstances_of(check->info(), end.activity, only_check, steps);
         std::vector<Evidence> evidence;
         if (!circumstances.child.empty()) evidence.push_back({"running", sys::printable(circumstances.child)});
-        if (!circumstances.last_file.empty()) evidence.push_back({"last_file_read", sys::printable(circumstances.last_file)});
+        if (!circumstances.last_file.empty())
+            evidence.push_back({"last_file_read", sys::printable(circumstances.last_file)});
         if (!circumstances.gpu_step.empty()) evidence.push_back({"last_gpu_step", circumstances.gpu_step});
         decide(task, ending_finding(code, ending, circumstances), evidence, elapsed);
     }
     // Every task without a result, planned or not, ends with `code` and `message`.
     void decide_undecided(Code code, const std::string& message, Clock::time_point now) {
         for (const auto& [task, in_flight] : in_flight_)
-            if (!decided(task)) decide(task, code, message, std::chrono::duration_cast<std::chrono::milliseconds>(now - in_flight.started));
+            if (!decided(task))
+                decide(task, code, message,
+                       std::chrono::duration_cast<std::chrono::milliseconds>(now - in_flight.started));
         for (const Task& task : planned_)
             if (!decided(task)) decide(task, code, message, {});
         for (const Check* check : selection_.checks) {
             const std::string& id = check->info().id;
-            const bool any = std::any_of(results_.begin(), results_.end(), [&](const auto& entry) { return entry.first.check_id == id; });
+            const bool any = std::any_of(results_.begin(), results_.end(),
+                                         [&](const auto& entry) { return entry.first.check_id == id; });
             if (!any) decide({id, std::nullopt}, code, message, {});
         }
     }
@@ -277,7 +315,8 @@ public:
         if (!read_limit(RLIMIT_NPROC).soft) return false;
         const std::vector<std::string> lines = output_.last_lines(12);
         const auto said = [&lines](std::string_view words) {
-            return std::any_of(lines.begin(), lines.end(), [words](const std::string& line) { return line.find(words) != std::string::npos; });
+            return std::any_of(lines.begin(), lines.end(),
+                               [words](const std::string& line) { return line.find(words) != std::string::npos; });
         };
         return said("std::system_error") && said("Resource temporarily unavailable");
     }
@@ -288,7 +327,8 @@ public:
         // Checks no worker got as far as planning: one result each, device unknown.
         for (const Check* check : selection_.checks) {
             const std::string& id = check->info().id;
-            const bool any = std::any_of(results_.begin(), results_.end(), [&](const auto& entry) { return entry.first.check_id == id; });
+            const bool any = std::any_of(results_.begin(), results_.end(),
+                                         [&](const auto& entry) { return entry.first.check_id == id; });
             if (!any) results_[{id, std::nullopt}] = skipped({id, std::nullopt}, reason);
         }
     }
@@ -319,7 +359,8 @@ private:
     // Applies one event; returns how the worker ended when the event says so.
     std::optional<WorkerEnd> apply(const protocol::Event& event) {
         if (const auto* planned = std::get_if<protocol::Planned>(&event)) {
-            if (std::find(planned_.begin(), planned_.end(), planned->task) == planned_.end()) planned_.push_back(planned->task);
+            if (std::find(planned_.begin(), planned_.end(), planned->task) == planned_.end())
+                planned_.push_back(planned->task);
         } else if (const auto* started = std::get_if<protocol::Started>(&event)) {
             in_flight_[started->task] = InFlight{Clock::now(), {}, std::nullopt};
         } else if (const auto* waiting = std::get_if<protocol::Waiting>(&event)) {
@@ -343,8 +384,10 @@ private:
             // What any worker learnt stands: a later worker that skipped the check which
             // gathered a fact (it was decided already) does not know it.
             const VersionInfo& versions = learnt->facts.versions;
-            for (auto [known, seen] : {std::pair{&facts.versions.driver, &versions.driver}, {&facts.versions.driver_cuda, &versions.driver_cuda},
-                                       {&facts.versions.runtime, &versions.runtime}, {&facts.versions.nvcc, &versions.nvcc}})
+            for (auto [known, seen] : {std::pair{&facts.versions.driver, &versions.driver},
+                                       {&facts.versions.driver_cuda, &versions.driver_cuda},
+                                       {&facts.versions.runtime, &versions.runtime},
+                                       {&facts.versions.nvcc, &versions.nvcc}})
                 if (!seen->empty()) *known = *seen;
             if (!learnt->facts.devices.empty()) facts.devices = learnt->facts.devices;
             if (learnt->facts.frameworks) facts.frameworks = learnt->facts.frameworks;
@@ -352,8 +395,11 @@ private:
             if (learnt->facts.libraries) facts.libraries = learnt->facts.libraries;
             // Each worker maps the libraries of its own checks: the report names them all.
             for (const std::string& path : learnt->facts.mapped_libraries)
-                if (std::find(facts.mapped_libraries.begin(), facts.mapped_libraries.end(), path) == facts.mapped_libraries.end())
-                    facts.mapped_libraries.insert(std::upper_bound(facts.mapped_libraries.begin(), facts.mapped_libraries.end(), path), path);
+                if (std::find(facts.mapped_libraries.begin(), facts.mapped_libraries.end(), path) ==
+                    facts.mapped_libraries.end())
+                    facts.mapped_libraries.insert(std::upper_bound(facts.mapped_libraries.begin(),
+                                                                   facts.mapped_libraries.end(), path),
+                                                  path);
         } else if (const auto* begun = std::get_if<protocol::Begun>(&event)) {
             actions_in_flight_[begun->id] = ActionInFlight{begun->action, Clock::now()};
         } else if (const auto* ended = std::get_if<protocol::Ended>(&event)) {
@@ -384,18 +430,22 @@ private:
     std::map<Task, CheckResult> results_;
     std::map<std::uint64_t, ActionInFlight> actions_in_flight_;
     std::vector<actions::Failure> failed_actions_;
-    std::map<Task, std::pair<ProgressFigure, Clock::time_point>> figures_;  // a running check's last figure, and when it came
+    std::map<Task, std::pair<ProgressFigure, Clock::time_point>> figures_;  // a running check's last figure, and when
+                                                                            // it came
     ProgressLine* progress_line_ = nullptr;
     WorkerOutput output_;
     std::string nonce_;  // the current worker's (protocol.hpp)
 };
 
-std::string seconds_text(std::chrono::milliseconds limit) { return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0); }
+std::string seconds_text(std::chrono::milliseconds limit) {
+    return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0);
+}
 
 // "; the open-files limit is 8 (ulimit -n; hard limit 8)", for a worker that could not be started.
 std::string open_files_limit_text() {
     const Limit limit = read_limit(RLIMIT_NOFILE);
-    return fmt::format("; the open-files limit is {} (ulimit -n; hard limit {})", limit_count_text(limit.soft), limit_count_text(limit.hard));
+    return fmt::format("; the open-files limit is {} (ulimit -n; hard limit {})", limit_count_text(limit.soft),
+                       limit_count_text(limit.hard));
 }
 
 }  // namespace
@@ -427,17 +477,24 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
     for (std::size_t attempt = 0;; ++attempt) {
         WorkerProcess::StartFailure failure;
         std::optional<WorkerProcess> worker =
-            attempt < max_workers ? WorkerProcess::start(settings.executable, state.job(one_at_a_time), failure) : std::nullopt;
+            attempt < max_workers ? WorkerProcess::start(settings.executable, state.job(one_at_a_time), failure)
+                                  : std::nullopt;
         if (!worker) {
             const bool descriptors = failure.error_number == EMFILE || failure.error_number == ENFILE;
             const bool processes = failure.error_number == EAGAIN;
-            const std::string message = descriptors ? fmt::format("cannot start the check process: {}{}", failure.message, open_files_limit_text())
-                                        : processes ? fmt::format("cannot start the check process: {}; {}", failure.message, sys::process_limit_words())
-                                        : failure.message.empty() ? std::string("the check processes kept dying; gave up")
-                                                                  : failure.message;
-            const Code code = descriptors ? Code::open_files_too_few : processes ? Code::process_limit_reached : Code::check_crashed;
+            const std::string message =
+                descriptors
+                    ? fmt::format("cannot start the check process: {}{}", failure.message, open_files_limit_text())
+                : processes
+                    ? fmt::format("cannot start the check process: {}; {}", failure.message, sys::process_limit_words())
+                : failure.message.empty() ? std::string("the check processes kept dying; gave up")
+                                          : failure.message;
+            const Code code = descriptors ? Code::open_files_too_few
+                              : processes ? Code::process_limit_reached
+                                          : Code::check_crashed;
             for (const Check* check : selection.checks)
-                if (!state.decided({check->info().id, std::nullopt})) state.decide({check->info().id, std::nullopt}, code, message, {});
+                if (!state.decided({check->info().id, std::nullopt}))
+                    state.decide({check->info().id, std::nullopt}, code, message, {});
             state.skip_undecided("not run: no check process could run it");
             break;
         }
@@ -461,12 +518,14 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             state.skip_undecided(fmt::format("interrupted ({})", sys::signal_name(run.interrupted_by)));
             break;
         }
-        if (end.kind == WorkerEnd::out_of_processes || (end.kind == WorkerEnd::died && state.worker_ran_out_of_processes())) {
+        if (end.kind == WorkerEnd::out_of_processes ||
+            (end.kind == WorkerEnd::died && state.worker_ran_out_of_processes())) {
             // Not a fault of a check or of the GPU: no more threads or processes (the process limit).
             state.decide_undecided(Code::process_limit_reached,
                                    end.kind == WorkerEnd::out_of_processes
                                        ? end.reason
-                                       : fmt::format("the check process could not start a thread ({}): {}", end.reason, sys::process_limit_words()),
+                                       : fmt::format("the check process could not start a thread ({}): {}", end.reason,
+                                                     sys::process_limit_words()),
                                    now);
             break;
         }
@@ -474,25 +533,29 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             const bool only_check = state.in_flight().size() == 1;
             for (const auto& [task, started] : state.in_flight())
                 state.decide_ending(task, Code::check_timed_out,
-                                    CheckEnding{fmt::format("{} was still running when the run's time limit ({}, --run-timeout) was reached; its "
+                                    CheckEnding{fmt::format("{} was still running when the run's time limit ({}, "
+                                                            "--run-timeout) was reached; its "
                                                             "process was killed",
                                                             task.check_id, seconds_text(settings.run_time_limit)),
                                                 true},
                                     elapsed(task), end, only_check);
-            state.skip_undecided(fmt::format("not run: the run's time limit ({}, --run-timeout) was reached", seconds_text(settings.run_time_limit)));
+            state.skip_undecided(fmt::format("not run: the run's time limit ({}, --run-timeout) was reached",
+                                             seconds_text(settings.run_time_limit)));
             break;
         }
         if (end.kind == WorkerEnd::action_timed_out) {
             // The step is charged, not the checks in flight: they run again, and those that need
             // the step report it.
             state.fail_action(end.action,
-                              fmt::format("did not finish within {} (--timeout) and its process was killed", seconds_text(settings.check_time_limit)),
+                              fmt::format("did not finish within {} (--timeout) and its process was killed",
+                                          seconds_text(settings.check_time_limit)),
                               true);
         } else if (end.kind == WorkerEnd::check_timed_out) {
             // Only the check past its limit is blamed; the others in flight run again.
             state.decide_death(end.culprit, Code::check_timed_out,
-                               CheckEnding{fmt::format("{} did not finish within {} (--timeout); its process was killed", end.culprit.check_id,
-                                                       seconds_text(settings.check_time_limit)),
+                               CheckEnding{fmt::format("{} did not finish within {} (--timeout); its process was "
+                                                       "killed",
+                                                       end.culprit.check_id, seconds_text(settings.check_time_limit)),
                                            true},
                                elapsed(end.culprit), end, state.in_flight().size() == 1);
         } else if (const auto& steps = state.actions_in_flight(); !steps.empty()) {
@@ -501,10 +564,12 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
             // the next worker runs one check at a time and takes no step in the background, to find
             // which. The checks in flight are not charged: they run again.
             if (steps.size() == 1 && (one_at_a_time || state.in_flight().empty())) {
-                state.fail_action(steps.begin()->second.action, fmt::format("killed the check process ({})", end.reason), false);
+                state.fail_action(steps.begin()->second.action,
+                                  fmt::format("killed the check process ({})", end.reason), false);
                 one_at_a_time = false;
             } else if (one_at_a_time) {
-                for (const auto& [id, step] : steps) state.fail_action(step.action, fmt::format("killed the check process ({})", end.reason), false);
+                for (const auto& [id, step] : steps)
+                    state.fail_action(step.action, fmt::format("killed the check process ({})", end.reason), false);
                 one_at_a_time = false;
             } else {
                 one_at_a_time = true;
@@ -515,22 +580,29 @@ SupervisedRun supervise(const Selection& selection, const SupervisorSettings& se
                 for (const Check* check : selection.checks)
                     if (check->info().scope == Scope::host && !state.decided({check->info().id, std::nullopt}))
                         state.decide_ending({check->info().id, std::nullopt}, Code::check_crashed,
-                                            CheckEnding{fmt::format("the check process {} before it could run {}, twice", end.reason, check->info().id)},
+                                            CheckEnding{
+                                                fmt::format("the check process {} before it could run {}, twice",
+                                                            end.reason, check->info().id)},
                                             {}, end, true);
                 state.skip_undecided(fmt::format("not run: the check process {} outside any check, twice", end.reason));
                 break;
             }
         } else if (state.in_flight().size() == 1 || one_at_a_time) {
             const std::string remediation =
-                end.over_memory_limit ? fmt::format("If this machine has host memory to spare, raise the limit (--memory-limit MiB, now {} MiB); "
-                                                    "otherwise report it: a check should need far less.",
-                                                    settings.memory_limit_bytes >> 20)
-                                      : std::string();
+                end.over_memory_limit
+                    ? fmt::format(
+                          "If this machine has host memory to spare, raise the limit (--memory-limit MiB, now {} MiB); "
+                          "otherwise report it: a check should need far less.",
+                          settings.memory_limit_bytes >> 20)
+                    : std::string();
             // A process stopped for its memory is no library's doing.
             for (const auto& [task, started] : state.in_flight()) {
                 std::string what = fmt::format("{} crashed its process: {}", task.check_id, end.reason);
-                if (end.over_memory_limit) state.decide(task, Code::check_crashed, std::move(what), elapsed(task), remediation);
-                else state.decide_death(task, Code::check_crashed, CheckEnding{std::move(what)}, elapsed(task), end, true);
+                if (end.over_memory_limit)
+                    state.decide(task, Code::check_crashed, std::move(what), elapsed(task), remediation);
+                else
+                    state.decide_death(task, Code::check_crashed, CheckEnding{std::move(what)}, elapsed(task), end,
+                                       true);
             }
             one_at_a_time = false;
         } else {

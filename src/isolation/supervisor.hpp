@@ -19,9 +19,9 @@
 // limits and decides what its death means.
 #pragma once
 
-#include "engine/report_builder.hpp"
 #include "engine/check.hpp"
 #include "engine/registry.hpp"
+#include "engine/report_builder.hpp"
 #include "isolation/progress_line.hpp"
 
 #include <chrono>
@@ -53,7 +53,8 @@ struct SupervisedRun {
 
 // Never throws for anything a worker does. `signals`: the handlers its caller installed before it
 // created what a signal must not leave behind (run's -o files); the other form installs its own.
-[[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings, const StopSignals& signals);
+[[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings,
+                                      const StopSignals& signals);
 [[nodiscard]] SupervisedRun supervise(const Selection& selection, const SupervisorSettings& settings);
 
 }  // namespace cudacheck

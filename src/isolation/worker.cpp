@@ -1,17 +1,17 @@
 #include "isolation/worker.hpp"
 
-#include "engine/report_builder.hpp"
-#include "util/trace.hpp"
 #include "bind/dynamic_library.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"
+#include "engine/report_builder.hpp"
+#include "isolation/protocol.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/probes.hpp"
-#include "isolation/protocol.hpp"
+#include "util/actions.hpp"
 #include "util/activity.hpp"
 #include "util/expected.hpp"
-#include "util/actions.hpp"
 #include "util/process.hpp"
+#include "util/trace.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,8 +22,8 @@
 #include <iterator>
 #include <map>
 #include <mutex>
-#include <system_error>
 #include <sys/prctl.h>
+#include <system_error>
 #include <unistd.h>
 
 namespace cudacheck {
@@ -38,7 +38,9 @@ class EventStream final : public EngineObserver, public actions::Observer {
 public:
     EventStream(Probes& probes, const Environment& environment, std::string nonce)
         : probes_(probes), environment_(environment), nonce_(std::move(nonce)) {}
-    void planned(const std::string& check_id, std::optional<int> device) override { send(protocol::Planned{{check_id, device}}); }
+    void planned(const std::string& check_id, std::optional<int> device) override {
+        send(protocol::Planned{{check_id, device}});
+    }
     // Called on the thread that runs the check: the activity board names it (util/activity.hpp).
     void started(const std::string& check_id, std::optional<int> device) override {
         activity::label_thread(check_id);
@@ -121,7 +123,8 @@ void prepare_selected_checks(const Selection& selection, const RunOptions& optio
     }
     // GPU work waits for cuInit: start it now, unless no selected check does GPU work at this level.
     if (std::any_of(selection.checks.begin(), selection.checks.end(), [&](const Check* check) {
-            return (check->info().scope != Scope::host || check->info().prepare) && options.level >= check->info().min_level;
+            return (check->info().scope != Scope::host || check->info().prepare) &&
+                   options.level >= check->info().min_level;
         }))
         probes.prefetch_driver(options.devices);
     // A check below its level is skipped: its preparation would be wasted (gpu.stress's at standard).
@@ -137,8 +140,8 @@ Expected<void> check_devices_exist(const RunOptions& options, Probes& probes) {
     if (!driver.device_count) return {};
     for (int ordinal : options.devices)
         if (ordinal >= *driver.device_count)
-            return Error{fmt::format("--devices {}: this machine has {} visible CUDA device(s) (ordinals 0..{})", ordinal, *driver.device_count,
-                                     *driver.device_count - 1)};
+            return Error{fmt::format("--devices {}: this machine has {} visible CUDA device(s) (ordinals 0..{})",
+                                     ordinal, *driver.device_count, *driver.device_count - 1)};
     return {};
 }
 
@@ -154,7 +157,8 @@ ChecksRun run_checks_here(const EngineInput& input) {
     }
     trace::start(input.environment.get("CUDACHECK_TRACE"));
     // One check at a time (the supervisor looks for what crashed) also means no step in the background.
-    if (input.options.level != Level::quick && !input.one_at_a_time) prepare_selected_checks(input.selection, input.options, input.probes);
+    if (input.options.level != Level::quick && !input.one_at_a_time)
+        prepare_selected_checks(input.selection, input.options, input.probes);
     run.results = run_checks(input);
     run.facts = collect_report_facts(input.probes, input.environment);
     trace::write();
@@ -184,8 +188,8 @@ int run_worker() {
     actions::install(&events, job->failed_actions);
 
     try {
-        const ChecksRun run =
-            run_checks_here(EngineInput{selection, job->options, environment, probes, &job->decided, &events, job->one_at_a_time});
+        const ChecksRun run = run_checks_here(
+            EngineInput{selection, job->options, environment, probes, &job->decided, &events, job->one_at_a_time});
         if (run.usage_error) {
             events.send(protocol::UsageError{*run.usage_error});
         } else {
@@ -195,7 +199,9 @@ int run_worker() {
         // No thread could be started for the next check (std::async, std::thread: EAGAIN): the
         // process limit, which the supervisor reports as such rather than as a crash.
         if (error.code() != std::errc::resource_unavailable_try_again) throw;
-        events.send(protocol::OutOfProcesses{fmt::format("the check process could not start a thread for the checks ({}): {}", error.what(), sys::process_limit_words())});
+        events.send(
+            protocol::OutOfProcesses{fmt::format("the check process could not start a thread for the checks ({}): {}",
+                                                 error.what(), sys::process_limit_words())});
     }
     events.send(protocol::Done{});
     // Steps still running in the background (joined when the probes go) must not reach `events`

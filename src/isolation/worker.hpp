@@ -5,8 +5,8 @@
 // What it reads and writes: isolation/protocol.hpp.
 #pragma once
 
-#include "engine/report_builder.hpp"
 #include "engine/engine.hpp"
+#include "engine/report_builder.hpp"
 
 #include <optional>
 #include <string>

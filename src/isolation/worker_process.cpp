@@ -20,7 +20,8 @@ constexpr std::size_t output_tail_bytes = std::size_t{64} * 1024;
 
 }  // namespace
 
-std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable, const std::string& job, StartFailure& failure) {
+std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable, const std::string& job,
+                                                  StartFailure& failure) {
     auto job_pipe = sys::Pipe::open();
     auto event_pipe = sys::Pipe::open();
     auto output_pipe = sys::Pipe::open();
@@ -33,14 +34,16 @@ std::optional<WorkerProcess> WorkerProcess::start(const std::string& executable,
     sys::SpawnRequest request;
     request.argv = {executable, protocol::worker_subcommand};
     request.fds = {sys::ChildFd::copy(job_pipe->read.get(), 0), sys::ChildFd::copy(output_pipe->write.get(), 1),
-                   sys::ChildFd::copy(output_pipe->write.get(), 2), sys::ChildFd::copy(event_pipe->write.get(), protocol::events_fd)};
+                   sys::ChildFd::copy(output_pipe->write.get(), 2),
+                   sys::ChildFd::copy(event_pipe->write.get(), protocol::events_fd)};
     if (board) request.fds.push_back(sys::ChildFd::copy(board->fd(), protocol::activity_fd));
     request.own_process_group = true;
     request.default_signals = true;
     const Expected<pid_t> pid = sys::spawn(request);
     if (!pid) {
         failure.error_number = pid.error().code;
-        failure.message = fmt::format("could not start {} {}: {}", executable, protocol::worker_subcommand, pid.error().message);
+        failure.message =
+            fmt::format("could not start {} {}: {}", executable, protocol::worker_subcommand, pid.error().message);
         return std::nullopt;
     }
     WorkerProcess worker;
@@ -70,7 +73,9 @@ void WorkerProcess::kill_children() const {
     for (const pid_t child : sys::children_of(pid_)) sys::kill_with_group(child);
 }
 
-std::vector<activity::ThreadActivity> WorkerProcess::activity() const { return board_ ? board_->read() : std::vector<activity::ThreadActivity>{}; }
+std::vector<activity::ThreadActivity> WorkerProcess::activity() const {
+    return board_ ? board_->read() : std::vector<activity::ThreadActivity>{};
+}
 
 std::uint64_t WorkerProcess::resident_bytes() const {
     const auto statm = sys::read_file(fmt::format("/proc/{}/statm", pid_), 256);
@@ -88,7 +93,8 @@ bool WorkerOutput::drain(int fd, std::size_t budget) {
         if (n < 0) return false;  // nothing more for now (or no descriptor)
         if (n == 0) return true;
         const std::string_view chunk(buffer, static_cast<std::size_t>(n));
-        if (forward_) [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, chunk.data(), chunk.size());
+        if (forward_) [[maybe_unused]]
+            const ssize_t ignored = ::write(STDERR_FILENO, chunk.data(), chunk.size());
         tail_.append(chunk);
         if (tail_.size() > output_tail_bytes) tail_.erase(0, tail_.size() - output_tail_bytes);
         budget -= static_cast<std::size_t>(n);

@@ -25,7 +25,8 @@ public:
         std::string message;
         int error_number = 0;
     };
-    [[nodiscard]] static std::optional<WorkerProcess> start(const std::string& executable, const std::string& job, StartFailure& failure);
+    [[nodiscard]] static std::optional<WorkerProcess> start(const std::string& executable, const std::string& job,
+                                                            StartFailure& failure);
 
     WorkerProcess(WorkerProcess&&) noexcept = default;
     WorkerProcess& operator=(WorkerProcess&&) noexcept = default;

@@ -1,17 +1,18 @@
 #include "probes/cuda_libraries.hpp"
 
+#include "probes/driver_probe.hpp"
+#include "probes/library_damage.hpp"
+#include "util/actions.hpp"
 #include "util/system.hpp"
 #include "util/trace.hpp"
-#include "probes/driver_probe.hpp"
-#include "util/actions.hpp"
-#include "probes/library_damage.hpp"
 
 #include <array>
 #include <fmt/format.h>
 
 namespace cudacheck {
 
-LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment, const LoaderSearch* search) {
+LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, const Environment& environment,
+                                const LoaderSearch* search) {
     LoadedLibrary loaded;
     loaded.family = &family;
     loaded.name = std::string(family.name);
@@ -26,15 +27,19 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     const LoaderSearch& process_search = search != nullptr ? *search : *own_search;
     const Resolution first = resolve(loaded.soname, process_search, listings);
     const std::array<const LibraryFamily*, 1> opened{&family};
-    for (const DamagedLoad& damaged : damaged_loads(opened, cuda_major, process_search, FollowedOpens::none, environment)) {
+    for (const DamagedLoad& damaged :
+         damaged_loads(opened, cuda_major, process_search, FollowedOpens::none, environment)) {
         if (damaged.damage.renamed) continue;
         loaded.damaged_path = damaged.resolution.real_path;
         loaded.damage = damaged.damage.reason;
         if (damaged.soname != loaded.soname) loaded.damaged_dependency = damaged.soname;
-        const std::string what = loaded.damaged_dependency.empty() ? loaded.damaged_path : fmt::format("{} ({}, {})", loaded.damaged_path,
-                                                                                                         damaged.soname, damaged.loaded_how);
-        loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} is damaged: {}", loaded.soname, what, loaded.damage));
-        loaded.tried.push_back(fmt::format("{} ({}): {}, not opened: {}", loaded.soname, first.rule, what, loaded.damage));
+        const std::string what = loaded.damaged_dependency.empty() ? loaded.damaged_path
+                                                                   : fmt::format("{} ({}, {})", loaded.damaged_path,
+                                                                                 damaged.soname, damaged.loaded_how);
+        loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} is damaged: {}", loaded.soname,
+                                                                            what, loaded.damage));
+        loaded.tried.push_back(
+            fmt::format("{} ({}): {}, not opened: {}", loaded.soname, first.rule, what, loaded.damage));
         return loaded;
     }
     // Opening runs the library's (and its dependencies') initialisers: announced, so that one that
@@ -43,9 +48,11 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     if (const actions::Failure* failure = actions::failed(opening)) {
         loaded.step_failure = *failure;
         if (first.found()) loaded.damaged_path = first.real_path;
-        loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} {}", loaded.soname, actions::describe(opening), failure->how));
-        loaded.tried.push_back(fmt::format("{} ({}): {}, not opened again: {} {}", loaded.soname, first.found() ? first.rule : "loader search path",
-                                           opening.subject, actions::describe(opening), failure->how));
+        loaded.library = DynamicLibrary::refused(loaded.soname, fmt::format("{}: {} {}", loaded.soname,
+                                                                            actions::describe(opening), failure->how));
+        loaded.tried.push_back(fmt::format("{} ({}): {}, not opened again: {} {}", loaded.soname,
+                                           first.found() ? first.rule : "loader search path", opening.subject,
+                                           actions::describe(opening), failure->how));
         return loaded;
     }
     {
@@ -58,7 +65,8 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
     // glibc words a missing dependency the same way, but names the dependency first.
     const bool not_found = !loaded.library.ok() && sys::starts_with(loaded.library.error(), loaded.soname + ":") &&
                            loaded.library.error().find("cannot open shared object file") != std::string::npos;
-    if (!loaded.library.ok()) loaded.tried.push_back(fmt::format("{} (loader search path): {}", loaded.soname, loaded.library.error()));
+    if (!loaded.library.ok())
+        loaded.tried.push_back(fmt::format("{} (loader search path): {}", loaded.soname, loaded.library.error()));
     if (not_found) {
         std::vector<std::string> directories;
         for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
@@ -73,7 +81,8 @@ LoadedLibrary load_cuda_library(const LibraryFamily& family, int cuda_major, con
             }
             const actions::Action opening_copy{actions::Kind::load, path};
             if (const actions::Failure* failure = actions::failed(opening_copy)) {
-                loaded.tried.push_back(fmt::format("{}: not opened again: {} {}", path, actions::describe(opening_copy), failure->how));
+                loaded.tried.push_back(
+                    fmt::format("{}: not opened again: {} {}", path, actions::describe(opening_copy), failure->how));
                 continue;
             }
             const actions::Announced announced(opening_copy);

@@ -20,7 +20,9 @@ std::size_t run_end(std::string_view text, std::size_t at, Keep&& keep) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_digit_or_dot(char c) { return is_digit(c) || c == '.'; }
-bool is_version_character(char c) { return is_digit_or_dot(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-'; }
+bool is_version_character(char c) {
+    return is_digit_or_dot(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-';
+}
 
 // The first "<prefix><digit><more>*" in `text`: the version after the prefix, or nullopt. What
 // std::regex_search found with `prefix([0-9][more]*)`, scanned by hand: libstdc++'s regex recurses
@@ -30,7 +32,8 @@ template <typename More>
 std::optional<std::string> version_after(std::string_view text, std::string_view prefix, More&& more) {
     for (std::size_t at = text.find(prefix); at != std::string_view::npos; at = text.find(prefix, at + 1)) {
         const std::size_t start = at + prefix.size();
-        if (start < text.size() && is_digit(text[start])) return std::string(text.substr(start, run_end(text, start + 1, more) - start));
+        if (start < text.size() && is_digit(text[start]))
+            return std::string(text.substr(start, run_end(text, start + 1, more) - start));
     }
     return std::nullopt;
 }
@@ -43,7 +46,8 @@ std::optional<std::string> compiler_tools_version(std::string_view text) {
         const std::size_t release_end = run_end(text, release, is_digit_or_dot);
         if (release_end == release || text.substr(release_end, 3) != ", V") continue;
         const std::size_t start = release_end + 3;
-        if (start < text.size() && is_digit(text[start])) return std::string(text.substr(start, run_end(text, start + 1, is_digit_or_dot) - start));
+        if (start < text.size() && is_digit(text[start]))
+            return std::string(text.substr(start, run_end(text, start + 1, is_digit_or_dot) - start));
     }
     return std::nullopt;
 }
@@ -78,7 +82,8 @@ std::optional<bool> parse_profiling_admin_only(std::string_view params) {
 
 ProfilingPermissions collect_profiling_permissions(const std::string& root) {
     ProfilingPermissions permissions;
-    if (const auto params = sys::read_file(root + "/proc/driver/nvidia/params")) permissions.admin_only = parse_profiling_admin_only(*params);
+    if (const auto params = sys::read_file(root + "/proc/driver/nvidia/params"))
+        permissions.admin_only = parse_profiling_admin_only(*params);
     if (const auto paranoid = sys::read_file(root + "/proc/sys/kernel/perf_event_paranoid")) {
         const std::string_view value = sys::trim(*paranoid);
         int number = 0;
@@ -93,8 +98,9 @@ namespace {
 DeveloperTool find_developer_tool(const char* name, const std::string& toolkit_root, const Environment& environment) {
     DeveloperTool tool{name, {}, {}, {}};
     const std::string in_toolkit = toolkit_root + "/bin/" + name;
-    tool.path = !toolkit_root.empty() && sys::is_executable_file(in_toolkit) ? in_toolkit
-                                                                             : sys::find_in_path(name, environment.get("PATH").value_or(""));
+    tool.path = !toolkit_root.empty() && sys::is_executable_file(in_toolkit)
+                    ? in_toolkit
+                    : sys::find_in_path(name, environment.get("PATH").value_or(""));
     if (tool.path.empty()) return tool;
     const sys::CommandResult run = sys::run_command({tool.path, "--version"}, std::chrono::seconds(20));
     if (!run.started) tool.failure = run.error;
@@ -102,7 +108,8 @@ DeveloperTool find_developer_tool(const char* name, const std::string& toolkit_r
     else if ((tool.version = parse_tool_version(run.output)).empty()) {
         const std::string first_line(sys::trim(run.output.substr(0, run.output.find('\n'))));
         if (run.exit_status != 0)
-            tool.failure = "`--version` exited with status " + std::to_string(run.exit_status) + (first_line.empty() ? "" : ": " + first_line);
+            tool.failure = "`--version` exited with status " + std::to_string(run.exit_status) +
+                           (first_line.empty() ? "" : ": " + first_line);
         else tool.failure = first_line.empty() ? "`--version` printed nothing" : first_line;
     }
     return tool;
@@ -115,7 +122,9 @@ std::vector<DeveloperTool> collect_developer_tools(const std::string& toolkit_ro
     // costs the slowest one instead of their sum.
     std::vector<std::future<DeveloperTool>> asked;
     for (const char* name : developer_tool_names)
-        asked.push_back(std::async(std::launch::async, [name, &toolkit_root, &environment] { return find_developer_tool(name, toolkit_root, environment); }));
+        asked.push_back(std::async(std::launch::async, [name, &toolkit_root, &environment] {
+            return find_developer_tool(name, toolkit_root, environment);
+        }));
     std::vector<DeveloperTool> tools;
     for (std::future<DeveloperTool>& tool : asked) tools.push_back(tool.get());
     return tools;

@@ -15,7 +15,8 @@
 
 namespace cudacheck {
 
-inline constexpr const char* developer_tool_names[] = {"nsys", "ncu", "cuda-gdb", "compute-sanitizer", "cuobjdump", "nvdisasm"};
+inline constexpr const char* developer_tool_names[] = {"nsys",      "ncu",     "cuda-gdb", "compute-sanitizer",
+                                                       "cuobjdump", "nvdisasm"};
 
 struct DeveloperTool {
     std::string name;     // "ncu"
@@ -42,6 +43,7 @@ struct ProfilingPermissions {
 
 // Each of developer_tool_names, in the toolkit at `toolkit_root` first, else on PATH; their
 // `--version` calls run at once.
-[[nodiscard]] std::vector<DeveloperTool> collect_developer_tools(const std::string& toolkit_root, const Environment& environment);
+[[nodiscard]] std::vector<DeveloperTool> collect_developer_tools(const std::string& toolkit_root,
+                                                                 const Environment& environment);
 
 }  // namespace cudacheck

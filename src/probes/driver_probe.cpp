@@ -15,7 +15,8 @@ namespace {
 
 std::string error_name(const CudaDriverApi& api, CUresult result) {
     const char* name = nullptr;
-    if (api.get_error_name != nullptr && api.get_error_name(result, &name) == CUDA_SUCCESS && name != nullptr) return name;
+    if (api.get_error_name != nullptr && api.get_error_name(result, &name) == CUDA_SUCCESS && name != nullptr)
+        return name;
     return cu_result_name(static_cast<int>(result));
 }
 
@@ -49,7 +50,8 @@ DeviceInfo describe_device(const CudaDriverApi& api, int ordinal, std::vector<st
     else failed("cuDeviceTotalMem", result);
     char bus_id[64] = {};
     if (api.device_get_pci_bus_id != nullptr) {
-        if (CUresult result = api.device_get_pci_bus_id(bus_id, sizeof bus_id, device); result == CUDA_SUCCESS) info.pci_bus_id = normalize_pci_bus_id(bus_id);
+        if (CUresult result = api.device_get_pci_bus_id(bus_id, sizeof bus_id, device); result == CUDA_SUCCESS)
+            info.pci_bus_id = normalize_pci_bus_id(bus_id);
         else failed("cuDeviceGetPCIBusId", result);
     }
     if (api.device_get_uuid != nullptr) {
@@ -97,8 +99,9 @@ std::string library_version_from_path(std::string_view path, std::string_view so
 }
 
 std::string format_gpu_uuid(const unsigned char (&b)[16]) {
-    return fmt::format("GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-                       b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    return fmt::format(
+        "GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 std::string normalize_pci_bus_id(std::string_view bus_id) {
@@ -115,7 +118,8 @@ std::string normalize_pci_bus_id(std::string_view bus_id) {
 void derive_device_rates(DeviceInfo& device) {
     if (device.memory_clock_khz > 0 && device.memory_bus_width_bits > 0)
         // Double data rate: two transfers per clock.
-        device.theoretical_bandwidth_gbps = 2.0 * device.memory_clock_khz * 1e3 * (device.memory_bus_width_bits / 8.0) / 1e9;
+        device.theoretical_bandwidth_gbps =
+            2.0 * device.memory_clock_khz * 1e3 * (device.memory_bus_width_bits / 8.0) / 1e9;
     if (auto lanes = fp32_lanes_per_sm(device.cc_major, device.cc_minor); lanes && device.sm_clock_khz > 0)
         // One fused multiply-add (2 FLOP) per lane per clock.
         device.fp32_peak_tflops = device.multiprocessors * *lanes * 2.0 * device.sm_clock_khz * 1e3 / 1e12;
@@ -200,7 +204,8 @@ DriverFacts collect_driver(bool initialise, const std::function<void()>& opened)
         return facts;
     }
     facts.device_count = count;
-    for (int ordinal = 0; ordinal < count; ++ordinal) facts.devices.push_back(describe_device(api, ordinal, facts.device_errors));
+    for (int ordinal = 0; ordinal < count; ++ordinal)
+        facts.devices.push_back(describe_device(api, ordinal, facts.device_errors));
     return facts;
 }
 
@@ -209,8 +214,8 @@ bool limit_hardware_queues(const Environment& user) {
     return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", checks_max_connections, /*overwrite=*/1) == 0;
 }
 
-void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals, const std::function<void(int ordinal)>& created,
-                             std::function<void(int ordinal)> create) {
+void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals,
+                             const std::function<void(int ordinal)>& created, std::function<void(int ordinal)> create) {
     if (!driver.initialised() || !driver.device_count) return;
     if (!create) {
         const CudaDriverApi& api = driver.api;

@@ -5,9 +5,9 @@
 
 #include "bind/cuda_driver.hpp"
 #include "bind/dynamic_library.hpp"
+#include "report/report.hpp"
 #include "util/actions.hpp"
 #include "util/environment.hpp"
-#include "report/report.hpp"
 
 #include <functional>
 #include <optional>
@@ -57,7 +57,8 @@ void derive_device_rates(DeviceInfo& device);
 // ordinal once its context exists (or failed). A GPU check's first CUDA call then finds it ready.
 // Only after a successful cuInit; the retained contexts live until the process exits. `create`
 // replaces cuDevicePrimaryCtxRetain (tests).
-void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals, const std::function<void(int ordinal)>& created,
+void create_primary_contexts(const DriverFacts& driver, const std::vector<int>& ordinals,
+                             const std::function<void(int ordinal)>& created,
                              std::function<void(int ordinal)> create = {});
 
 // The hardware work queues per context that cudacheck's checks use, unless the user chose a number

@@ -1,8 +1,8 @@
 // Facts about the host: distribution, kernel, libc, CPU, memory, container and WSL.
 #pragma once
 
-#include "util/environment.hpp"
 #include "report/report.hpp"
+#include "util/environment.hpp"
 
 #include <map>
 #include <string>

@@ -57,7 +57,8 @@ std::optional<ModuleMatch> after_kernel_module(std::string_view line, std::size_
         const std::size_t start = at + for_word.size();
         const std::size_t end = run_end(line, start, [](char c) { return !is_space(c); });
         if (end > start)
-            if (const auto version = spaced_version(line, end)) return ModuleMatch{line.substr(start, end - start), *version};
+            if (const auto version = spaced_version(line, end))
+                return ModuleMatch{line.substr(start, end - start), *version};
     }
     if (const auto version = spaced_version(line, at)) return ModuleMatch{{}, *version};
     return std::nullopt;
@@ -96,7 +97,8 @@ std::optional<ModuleVersion> parse_proc_driver_version(std::string_view text) {
     } else {
         // "NVIDIA UNIX (\S+) Kernel Module": the word between them.
         constexpr std::string_view unix_word = "NVIDIA UNIX ", module = " Kernel Module";
-        for (std::size_t at = first_line.find(unix_word); at != std::string_view::npos; at = first_line.find(unix_word, at + 1)) {
+        for (std::size_t at = first_line.find(unix_word); at != std::string_view::npos;
+             at = first_line.find(unix_word, at + 1)) {
             const std::size_t start = at + unix_word.size();
             const std::size_t end = run_end(first_line, start, [](char c) { return !is_space(c); });
             if (end > start && first_line.substr(end, module.size()) == module) {
@@ -151,7 +153,8 @@ bool is_gpu_node_name(const std::string& name) {
 
 KernelModuleFacts collect_kernel_module(const std::string& root) {
     KernelModuleFacts facts;
-    if (auto text = sys::read_file(root + "/proc/driver/nvidia/version")) facts.module = parse_proc_driver_version(*text);
+    if (auto text = sys::read_file(root + "/proc/driver/nvidia/version"))
+        facts.module = parse_proc_driver_version(*text);
     facts.sys_module_version = std::string(sys::trim(sys::read_file(root + "/sys/module/nvidia/version").value_or("")));
     const std::string gpus_dir = root + "/proc/driver/nvidia/gpus";
     for (const std::string& bus : sys::list_directory(gpus_dir)) {

@@ -14,11 +14,15 @@ std::optional<FileDamage> library_file_damage(const std::string& real_path, std:
     // The file is mapped once for both readings of its headers.
     const Expected<MappedFile> file = MappedFile::open(real_path);
     if (!file) return FileDamage{"cannot be read: " + file.error().message};
-    if (std::optional<std::string> damage = elf_damage(file->bytes(), native_elf_machine())) return FileDamage{std::move(*damage)};
+    if (std::optional<std::string> damage = elf_damage(file->bytes(), native_elf_machine()))
+        return FileDamage{std::move(*damage)};
     // A copy of another version renamed to the wanted soname ("libcublas.so.12 copied to
     // libcublas.so.13"): the loader takes it, and its symbols are another release's.
-    if (const Expected<ElfDynamic> dynamic = read_elf_dynamic(file->bytes()); dynamic && !dynamic->soname.empty() && dynamic->soname != soname)
-        return FileDamage{fmt::format("its SONAME is {}, not {}: a copy of another library or version under this name", dynamic->soname, soname), true};
+    if (const Expected<ElfDynamic> dynamic = read_elf_dynamic(file->bytes());
+        dynamic && !dynamic->soname.empty() && dynamic->soname != soname)
+        return FileDamage{fmt::format("its SONAME is {}, not {}: a copy of another library or version under this name",
+                                      dynamic->soname, soname),
+                          true};
     return std::nullopt;
 }
 
@@ -38,8 +42,8 @@ std::string installed_by(const LibraryCopy& copy) {
 }
 
 std::string damaged_copy_remediation(const Resolution& resolution, std::string_view installed_by) {
-    return fmt::format("Reinstall what installed it{}, or remove {}{}.", installed_by.empty() ? "" : fmt::format(" ({})", installed_by),
-                       resolution.real_path,
+    return fmt::format("Reinstall what installed it{}, or remove {}{}.",
+                       installed_by.empty() ? "" : fmt::format(" ({})", installed_by), resolution.real_path,
                        sys::starts_with(resolution.rule, "LD_LIBRARY_PATH")
                            ? fmt::format("; or take {} off LD_LIBRARY_PATH", sys::directory_of(resolution.path))
                            : std::string());
@@ -48,7 +52,8 @@ std::string damaged_copy_remediation(const Resolution& resolution, std::string_v
 namespace {
 
 // What installed the copy at the resolution's path, for the fix; "" when unknown.
-std::string installer_of(const Resolution& resolution, const LibraryFamily& family, DirectoryListings& listings, const Environment& environment) {
+std::string installer_of(const Resolution& resolution, const LibraryFamily& family, DirectoryListings& listings,
+                         const Environment& environment) {
     const std::optional<LibraryCopy> copy = describe_copy(resolution.path, family, listings, environment);
     return copy ? installed_by(*copy) : std::string();
 }
@@ -60,20 +65,24 @@ std::string loaded_how(const LoadedObject& object) {
 
 }  // namespace
 
-std::vector<DamagedLoad> damaged_loads(std::span<const LibraryFamily* const> libraries, int cuda_major, const LoaderSearch& search,
-                                       FollowedOpens opens, const Environment& environment) {
+std::vector<DamagedLoad> damaged_loads(std::span<const LibraryFamily* const> libraries, int cuda_major,
+                                       const LoaderSearch& search, FollowedOpens opens,
+                                       const Environment& environment) {
     std::vector<DamagedLoad> damaged;
     std::vector<std::string> seen;  // real paths judged already: libraries share dependencies
     DirectoryListings listings;
-    const auto judge = [&](const std::string& used, const std::string& soname, const Resolution& resolution, std::string how) {
+    const auto judge = [&](const std::string& used, const std::string& soname, const Resolution& resolution,
+                           std::string how) {
         const LibraryFamily* family = family_of_soname(soname);
         // Only the table's libraries: what libraries.resolution reports, and what a CUDA library's
         // reinstall fixes (a damaged libz or libstdc++ is the system's, and breaks more than a check).
-        if (family == nullptr || !resolution.found() || std::find(seen.begin(), seen.end(), resolution.real_path) != seen.end()) return;
+        if (family == nullptr || !resolution.found() ||
+            std::find(seen.begin(), seen.end(), resolution.real_path) != seen.end())
+            return;
         seen.push_back(resolution.real_path);
         if (std::optional<FileDamage> damage = library_file_damage(resolution.real_path, soname))
-            damaged.push_back(DamagedLoad{used, soname, std::string(family->name), resolution, std::move(*damage), std::move(how),
-                                          installer_of(resolution, *family, listings, environment)});
+            damaged.push_back(DamagedLoad{used, soname, std::string(family->name), resolution, std::move(*damage),
+                                          std::move(how), installer_of(resolution, *family, listings, environment)});
     };
     for (const LibraryFamily* library : libraries) {
         const std::string soname(library->soname_for(cuda_major));
@@ -82,7 +91,8 @@ std::vector<DamagedLoad> damaged_loads(std::span<const LibraryFamily* const> lib
         judge(soname, soname, root, "");
         if (!root.found()) continue;
         const LoadClosure closure = load_closure(root.path, search, listings, {}, {}, 256, opens);
-        for (const LoadedObject& object : closure.objects) judge(soname, object.soname, object.resolution, loaded_how(object));
+        for (const LoadedObject& object : closure.objects)
+            judge(soname, object.soname, object.resolution, loaded_how(object));
     }
     return damaged;
 }

@@ -53,7 +53,8 @@ struct DamagedLoad {
 // through `search` as load_cuda_library finds them) would load: each library's own file and what
 // it loads, as far as `opens` follows (load_closure.hpp), in the loader's order; each file once.
 // Nothing is loaded.
-[[nodiscard]] std::vector<DamagedLoad> damaged_loads(std::span<const LibraryFamily* const> libraries, int cuda_major, const LoaderSearch& search,
-                                                     FollowedOpens opens, const Environment& environment);
+[[nodiscard]] std::vector<DamagedLoad> damaged_loads(std::span<const LibraryFamily* const> libraries, int cuda_major,
+                                                     const LoaderSearch& search, FollowedOpens opens,
+                                                     const Environment& environment);
 
 }  // namespace cudacheck

@@ -2,9 +2,9 @@
 
 #include "probes/python/python_environments.hpp"
 
+#include "probes/driver_probe.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
-#include "probes/driver_probe.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -27,8 +27,9 @@ constexpr std::string_view multiarch = "x86_64-linux-gnu";
 #endif
 
 bool is_under(std::string_view path, std::string_view directory) {
-    return !directory.empty() && (path == directory || (sys::starts_with(path, directory) && path.size() > directory.size() &&
-                                                        path[directory.size()] == '/'));
+    return !directory.empty() &&
+           (path == directory ||
+            (sys::starts_with(path, directory) && path.size() > directory.size() && path[directory.size()] == '/'));
 }
 
 template <typename Integer>
@@ -61,8 +62,8 @@ std::optional<std::vector<LdCacheEntry>> parse_new_cache(std::string_view bytes)
         LdCacheEntry entry;
         std::uint32_t key = 0;
         std::uint32_t value = 0;
-        if (!read_integer(bytes, at, entry.flags) || !read_integer(bytes, at + 4, key) || !read_integer(bytes, at + 8, value) ||
-            !read_integer(bytes, at + 16, entry.hwcap))
+        if (!read_integer(bytes, at, entry.flags) || !read_integer(bytes, at + 4, key) ||
+            !read_integer(bytes, at + 8, value) || !read_integer(bytes, at + 16, entry.hwcap))
             return std::nullopt;
         auto soname = read_string(bytes, key);
         auto path = read_string(bytes, value);
@@ -83,7 +84,8 @@ struct NamedFile {
 
 std::string soname_of_file(std::string_view file_name, const LibraryFamily& family) {
     for (std::string_view soname : family.distinct_sonames())
-        if (file_name == soname || (sys::starts_with(file_name, soname) && file_name[soname.size()] == '.')) return std::string(soname);
+        if (file_name == soname || (sys::starts_with(file_name, soname) && file_name[soname.size()] == '.'))
+            return std::string(soname);
     return {};
 }
 
@@ -134,11 +136,13 @@ std::string version_from_file_name(std::string_view file_name, const LibraryFami
     return library_version_from_path(file_name, std::string(family.stem) + ".so.");
 }
 
-std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names, std::string_view wheel, int soname_major) {
+std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names, std::string_view wheel,
+                                              int soname_major) {
     if (wheel.empty()) return std::nullopt;
     constexpr std::string_view suffix = ".dist-info";
     for (const std::string& name : names) {
-        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
         const std::string_view base = std::string_view(name).substr(0, name.size() - suffix.size());
         const std::size_t dash = base.find('-');
         if (dash == std::string_view::npos) continue;
@@ -146,9 +150,10 @@ std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names
         const std::string_view version = base.substr(dash + 1);
         // nvidia_cublas (CUDA 13 wheels carry no suffix) or nvidia_cublas_cu12.
         const std::string_view cuda_suffix = distribution.substr(std::min(wheel.size(), distribution.size()));
-        const bool same_wheel = sys::starts_with(distribution, wheel) &&
-                                (cuda_suffix.empty() || (sys::starts_with(cuda_suffix, "_cu") && cuda_suffix.size() > 3 &&
-                                                         cuda_suffix.substr(3).find_first_not_of("0123456789") == std::string_view::npos));
+        const bool same_wheel =
+            sys::starts_with(distribution, wheel) &&
+            (cuda_suffix.empty() || (sys::starts_with(cuda_suffix, "_cu") && cuda_suffix.size() > 3 &&
+                                     cuda_suffix.substr(3).find_first_not_of("0123456789") == std::string_view::npos));
         if (!same_wheel || std::atoi(std::string(version).c_str()) != soname_major) continue;
         std::string package(distribution);
         std::replace(package.begin(), package.end(), '_', '-');
@@ -202,13 +207,15 @@ LoaderSearch loader_search(const Environment& environment, const std::string& ro
         search.cache_status = cache_path + " is not in a format cudacheck reads";
     }
     // glibc's system directories: Debian's multiarch pair first, then lib64 (Fedora, SUSE), then lib.
-    for (const std::string& directory : {"/lib/" + std::string(multiarch), "/usr/lib/" + std::string(multiarch), std::string("/lib64"),
-                                         std::string("/usr/lib64"), std::string("/lib"), std::string("/usr/lib")})
+    for (const std::string& directory :
+         {"/lib/" + std::string(multiarch), "/usr/lib/" + std::string(multiarch), std::string("/lib64"),
+          std::string("/usr/lib64"), std::string("/lib"), std::string("/usr/lib")})
         search.default_directories.push_back(root + directory);
     return search;
 }
 
-Resolution resolve(std::string_view soname, const LoaderSearch& search, DirectoryListings& listings, const ObjectSearchPaths* object) {
+Resolution resolve(std::string_view soname, const LoaderSearch& search, DirectoryListings& listings,
+                   const ObjectSearchPaths* object) {
     Resolution resolution;
     resolution.soname = std::string(soname);
     // The loader opens <directory>/<soname>; a name it cannot open (dangling link) is passed over.
@@ -225,12 +232,14 @@ Resolution resolve(std::string_view soname, const LoaderSearch& search, Director
     if (object != nullptr && object->runpath.empty())
         for (const ObjectSearchPaths::Rpath& rpath : object->rpath_chain)
             for (const std::string& directory : rpath.directories)
-                if (try_path(directory, soname, fmt::format("DT_RPATH of {} ({})", rpath.object, directory))) return resolution;
+                if (try_path(directory, soname, fmt::format("DT_RPATH of {} ({})", rpath.object, directory)))
+                    return resolution;
     for (const std::string& directory : search.ld_library_path)
         if (try_path(directory, soname, "LD_LIBRARY_PATH entry " + directory)) return resolution;
     if (object != nullptr)
         for (const std::string& directory : object->runpath)
-            if (try_path(directory, soname, fmt::format("DT_RUNPATH of {} ({})", object->object, directory))) return resolution;
+            if (try_path(directory, soname, fmt::format("DT_RUNPATH of {} ({})", object->object, directory)))
+                return resolution;
     for (const LdCacheEntry& entry : search.cache)
         if (entry.soname == soname) {
             if (try_path(directory_of(entry.path), file_name_of(entry.path), "ld.so.cache")) return resolution;
@@ -247,14 +256,17 @@ namespace {
 // found as (an LD_LIBRARY_PATH entry, an ld.so.cache directory) when the path says nothing.
 LibraryOrigin classify_directory(const std::string& directory, LibraryOrigin fallback, const Environment& environment,
                                  const std::string& root) {
-    if (file_name_of(directory) == "stubs" || directory.find("/stubs/") != std::string::npos) return LibraryOrigin::stub;
-    if (directory.find("/site-packages/") != std::string::npos || directory.find("/dist-packages/") != std::string::npos)
+    if (file_name_of(directory) == "stubs" || directory.find("/stubs/") != std::string::npos)
+        return LibraryOrigin::stub;
+    if (directory.find("/site-packages/") != std::string::npos ||
+        directory.find("/dist-packages/") != std::string::npos)
         return LibraryOrigin::pip_wheel;
     if (auto conda = environment.get("CONDA_PREFIX"); conda && is_under(directory, *conda)) return LibraryOrigin::conda;
     if (is_under(directory, root + "/usr/lib/wsl")) return LibraryOrigin::wsl;
     for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
         if (auto home = environment.get(variable); home && is_under(directory, *home)) return LibraryOrigin::toolkit;
-    const std::string_view name_under_root = std::string_view(directory).substr(std::min(root.size(), directory.size()));
+    const std::string_view name_under_root =
+        std::string_view(directory).substr(std::min(root.size(), directory.size()));
     if (sys::starts_with(name_under_root, "/usr/local/cuda") || sys::starts_with(name_under_root, "/opt/cuda"))
         return LibraryOrigin::toolkit;
     for (const char* system : {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib"})
@@ -264,17 +276,20 @@ LibraryOrigin classify_directory(const std::string& directory, LibraryOrigin fal
 
 }  // namespace
 
-CopyDirectory copy_directory(std::string path, LibraryOrigin fallback, const Environment& environment, const std::string& root, std::string metadata) {
+CopyDirectory copy_directory(std::string path, LibraryOrigin fallback, const Environment& environment,
+                             const std::string& root, std::string metadata) {
     const LibraryOrigin origin = classify_directory(path, fallback, environment, root);
     // A wheel's directory (site-packages/nvidia/<package>/lib), however it was found, has its
     // *.dist-info in site-packages. torch/lib has not: torch's own version says nothing of them.
-    if (const std::size_t nvidia = path.find("/nvidia/"); metadata.empty() && origin == LibraryOrigin::pip_wheel && nvidia != std::string::npos)
+    if (const std::size_t nvidia = path.find("/nvidia/");
+        metadata.empty() && origin == LibraryOrigin::pip_wheel && nvidia != std::string::npos)
         metadata = path.substr(0, nvidia);
     return {std::move(path), origin, std::move(metadata)};
 }
 
-std::optional<LibraryCopy> describe_copy(const std::string& path, const LibraryFamily& family, DirectoryListings& listings,
-                                         const Environment& environment, const std::string& root) {
+std::optional<LibraryCopy> describe_copy(const std::string& path, const LibraryFamily& family,
+                                         DirectoryListings& listings, const Environment& environment,
+                                         const std::string& root) {
     const CopyDirectory directory = copy_directory(directory_of(path), LibraryOrigin::other, environment, root, {});
     const std::string real = sys::real_path(path);
     for (LibraryCopy& copy : find_copies(family, std::span(&directory, 1), listings))
@@ -282,8 +297,8 @@ std::optional<LibraryCopy> describe_copy(const std::string& path, const LibraryF
     return std::nullopt;
 }
 
-std::vector<CopyDirectory> copy_directories(const Environment& environment, const LoaderSearch& search, DirectoryListings& listings,
-                                            const std::string& root) {
+std::vector<CopyDirectory> copy_directories(const Environment& environment, const LoaderSearch& search,
+                                            DirectoryListings& listings, const std::string& root) {
     std::vector<CopyDirectory> candidates;
     const auto add = [&](std::string path, LibraryOrigin fallback, std::string metadata = {}) {
         candidates.push_back(copy_directory(std::move(path), fallback, environment, root, std::move(metadata)));
@@ -304,7 +319,8 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
     toolkit_roots.push_back(root + "/opt/cuda");
     for (const std::string& toolkit : toolkit_roots) {
         const std::string metadata = toolkit + "/dist-info";
-        for (const char* lib : {"/lib64", "/lib", "/lib64/stubs", "/lib/stubs"}) add(toolkit + lib, LibraryOrigin::toolkit, metadata);
+        for (const char* lib : {"/lib64", "/lib", "/lib64/stubs", "/lib/stubs"})
+            add(toolkit + lib, LibraryOrigin::toolkit, metadata);
         for (const std::string& target : listings.names(toolkit + "/targets")) {
             add(toolkit + "/targets/" + target + "/lib", LibraryOrigin::toolkit, metadata);
             add(toolkit + "/targets/" + target + "/lib/stubs", LibraryOrigin::stub);
@@ -313,7 +329,8 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
     for (const std::string& directory : search.default_directories) add(directory, LibraryOrigin::system);
     add(root + "/usr/local/lib", LibraryOrigin::system);
     add(root + "/usr/lib/wsl/lib", LibraryOrigin::wsl);
-    if (auto conda = environment.get("CONDA_PREFIX"); conda && !conda->empty()) add(*conda + "/lib", LibraryOrigin::conda);
+    if (auto conda = environment.get("CONDA_PREFIX"); conda && !conda->empty())
+        add(*conda + "/lib", LibraryOrigin::conda);
     // Every Python environment's wheels (probes/python_environments: the interpreters on PATH,
     // VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's environments), and the user sites.
     std::vector<std::string> sites;
@@ -321,7 +338,8 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
         sites.insert(sites.end(), python.site_packages.begin(), python.site_packages.end());
     for (std::string& site : user_site_packages(environment)) sites.push_back(std::move(site));
     for (const std::string& site : sites) {
-        for (const std::string& package : listings.names(site + "/nvidia")) add(site + "/nvidia/" + package + "/lib", LibraryOrigin::pip_wheel);
+        for (const std::string& package : listings.names(site + "/nvidia"))
+            add(site + "/nvidia/" + package + "/lib", LibraryOrigin::pip_wheel);
         add(site + "/torch/lib", LibraryOrigin::pip_wheel);
     }
 
@@ -333,7 +351,8 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
         const std::string real = sys::real_path(candidate.path);
         if (real.empty()) continue;
         if (auto it = index_by_real_path.find(real); it != index_by_real_path.end()) {
-            if (directories[it->second].metadata.empty()) directories[it->second].metadata = std::move(candidate.metadata);
+            if (directories[it->second].metadata.empty())
+                directories[it->second].metadata = std::move(candidate.metadata);
             continue;
         }
         index_by_real_path.emplace(real, directories.size());
@@ -342,7 +361,8 @@ std::vector<CopyDirectory> copy_directories(const Environment& environment, cons
     return directories;
 }
 
-std::vector<LibraryCopy> find_copies(const LibraryFamily& family, std::span<const CopyDirectory> directories, DirectoryListings& listings) {
+std::vector<LibraryCopy> find_copies(const LibraryFamily& family, std::span<const CopyDirectory> directories,
+                                     DirectoryListings& listings) {
     const std::string dev_link = std::string(family.stem) + ".so";
     std::vector<LibraryCopy> copies;
     std::set<std::string> seen;
@@ -372,9 +392,11 @@ std::vector<LibraryCopy> find_copies(const LibraryFamily& family, std::span<cons
             copy.path = directory.path + "/" + (has_soname_link ? file.soname : file.name);
             copy.version = version_from_file_name(file_name_of(file.real_path), family);
             for (const NamedFile& other : files)
-                if (copy.version.empty() && other.real_path == file.real_path) copy.version = version_from_file_name(other.name, family);
+                if (copy.version.empty() && other.real_path == file.real_path)
+                    copy.version = version_from_file_name(other.name, family);
             if (copy.version.empty() && !directory.metadata.empty())
-                if (auto wheel = wheel_from_dist_info(listings.names(directory.metadata), family.wheel, soname_major(copy.soname))) {
+                if (auto wheel = wheel_from_dist_info(listings.names(directory.metadata), family.wheel,
+                                                      soname_major(copy.soname))) {
                     copy.version = wheel->version;
                     if (copy.origin == LibraryOrigin::pip_wheel) copy.package = wheel->package;
                 }
@@ -407,7 +429,8 @@ LibraryFacts locate_libraries(const Environment& environment, const std::string&
         LibraryLocation location;
         location.family = &family;
         for (std::string_view soname : family.distinct_sonames())
-            if (Resolution resolution = resolve(soname, search, listings); resolution.found()) location.resolutions.push_back(std::move(resolution));
+            if (Resolution resolution = resolve(soname, search, listings); resolution.found())
+                location.resolutions.push_back(std::move(resolution));
         location.copies = find_copies(family, directories, listings);
         if (!location.resolutions.empty() || !location.copies.empty()) facts.libraries.push_back(std::move(location));
     }

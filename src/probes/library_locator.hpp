@@ -51,7 +51,8 @@ struct WheelInfo {
     std::string package;  // as pip names it: "nvidia-cudnn-cu12"
     std::string version;
 };
-[[nodiscard]] std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names, std::string_view wheel, int soname_major);
+[[nodiscard]] std::optional<WheelInfo> wheel_from_dist_info(std::span<const std::string> names, std::string_view wheel,
+                                                            int soname_major);
 
 // Directory listings, each read once per run: the search touches the same directories for every
 // library, and a stat per candidate file would be thousands of system calls.
@@ -126,16 +127,18 @@ struct CopyDirectory {
                                                           DirectoryListings& listings, const std::string& root = "");
 // `path` as a directory to search: its origin judged by the path (`fallback` when the path says
 // nothing) and, for a wheel's nvidia/<package>/lib, the site-packages holding its *.dist-info.
-[[nodiscard]] CopyDirectory copy_directory(std::string path, LibraryOrigin fallback, const Environment& environment, const std::string& root = "",
-                                           std::string metadata = {});
+[[nodiscard]] CopyDirectory copy_directory(std::string path, LibraryOrigin fallback, const Environment& environment,
+                                           const std::string& root = "", std::string metadata = {});
 // Every copy of the family's sonames in those directories, distinct by real path, in directory order.
-[[nodiscard]] std::vector<LibraryCopy> find_copies(const LibraryFamily& family, std::span<const CopyDirectory> directories,
+[[nodiscard]] std::vector<LibraryCopy> find_copies(const LibraryFamily& family,
+                                                   std::span<const CopyDirectory> directories,
                                                    DirectoryListings& listings);
 
 // The library file at `path` (the loader's pick for a framework) described as find_copies describes
 // a copy; nullopt when it is no file of the family's.
-[[nodiscard]] std::optional<LibraryCopy> describe_copy(const std::string& path, const LibraryFamily& family, DirectoryListings& listings,
-                                                       const Environment& environment, const std::string& root = "");
+[[nodiscard]] std::optional<LibraryCopy> describe_copy(const std::string& path, const LibraryFamily& family,
+                                                       DirectoryListings& listings, const Environment& environment,
+                                                       const std::string& root = "");
 
 struct LibraryLocation {
     const LibraryFamily* family = nullptr;

@@ -21,7 +21,8 @@ const LoadedObject* LoadClosure::find(std::string_view soname) const {
 namespace {
 
 bool is_c_runtime(std::string_view soname) {
-    for (const std::string_view base : {"libc.so", "libm.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so", "libgcc_s.so", "libstdc++.so"})
+    for (const std::string_view base :
+         {"libc.so", "libm.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so", "libgcc_s.so", "libstdc++.so"})
         if (sys::starts_with(soname, base)) return true;
     return false;
 }
@@ -58,8 +59,8 @@ struct Node {
 }  // namespace
 
 LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
-                         const std::vector<Preloaded>& preloaded, const std::vector<std::string>& root_dlopens, std::size_t limit,
-                         FollowedOpens opens) {
+                         const std::vector<Preloaded>& preloaded, const std::vector<std::string>& root_dlopens,
+                         std::size_t limit, FollowedOpens opens) {
     LoadClosure closure;
     closure.root_object = object_path;
     std::map<std::string, std::string> loaded;  // soname -> path
@@ -82,10 +83,12 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         if (dynamic->runpath) node->runpath = expand_search_path(*dynamic->runpath, origin, &left_out);
         else if (dynamic->rpath) node->rpath = expand_search_path(*dynamic->rpath, origin, &left_out);
         if (left_out > 0)
-            closure.problems.push_back(fmt::format("{}: its {} is longer than a loader's search path can usefully be: {} entr{} left out "
-                                                   "(cudacheck searches the first {} distinct directories, {} KiB in all, each under {} bytes)",
-                                                   path, dynamic->runpath ? "DT_RUNPATH" : "DT_RPATH", left_out, left_out == 1 ? "y" : "ies",
-                                                   search_path_directory_limit, search_path_byte_limit / 1024, search_path_entry_limit));
+            closure.problems.push_back(
+                fmt::format("{}: its {} is longer than a loader's search path can usefully be: {} entr{} left out "
+                            "(cudacheck searches the first {} distinct directories, {} KiB in all, each under {} "
+                            "bytes)",
+                            path, dynamic->runpath ? "DT_RUNPATH" : "DT_RPATH", left_out, left_out == 1 ? "y" : "ies",
+                            search_path_directory_limit, search_path_byte_limit / 1024, search_path_entry_limit));
         node->dynamic = std::move(*dynamic);
         node->loader = loader;
         if (!node->dynamic.soname.empty()) loaded.emplace(node->dynamic.soname, path);
@@ -95,10 +98,11 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
     // What the process loaded first, each followed like the object itself.
     for (const Preloaded& early : preloaded) {
         if (loaded.contains(early.soname)) continue;
-        closure.objects.push_back(LoadedObject{.soname = early.soname,
-                                               .needed_by = "",
-                                               .dlopened = true,
-                                               .resolution = Resolution{early.soname, early.rule, early.path, sys::real_path(early.path)}});
+        closure.objects.push_back(
+            LoadedObject{.soname = early.soname,
+                         .needed_by = "",
+                         .dlopened = true,
+                         .resolution = Resolution{early.soname, early.rule, early.path, sys::real_path(early.path)}});
         loaded.emplace(early.soname, early.path);
         if (Node* node = open(early.path, nullptr)) queue.push_back(node);
     }
@@ -118,7 +122,9 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
             if (in_chain->rpath.empty()) continue;
             ObjectSearchPaths::Rpath rpath{in_chain->name, {}};
             for (const std::string& directory : in_chain->rpath) {
-                if (chain_directories >= search_path_directory_limit || chain_bytes + directory.size() > search_path_byte_limit) break;
+                if (chain_directories >= search_path_directory_limit ||
+                    chain_bytes + directory.size() > search_path_byte_limit)
+                    break;
                 ++chain_directories;
                 chain_bytes += directory.size();
                 rpath.directories.push_back(directory);
@@ -128,7 +134,8 @@ LoadClosure load_closure(const std::string& object_path, const LoaderSearch& sea
         }
         std::vector<std::pair<std::string, bool>> wanted;  // soname, opened with dlopen
         for (const std::string& soname : node->dynamic.needed) wanted.emplace_back(soname, false);
-        for (const std::string_view soname : dlopened_by(node->dynamic.soname, opens)) wanted.emplace_back(std::string(soname), true);
+        for (const std::string_view soname : dlopened_by(node->dynamic.soname, opens))
+            wanted.emplace_back(std::string(soname), true);
         if (node == root_node)
             for (const std::string& soname : root_dlopens) wanted.emplace_back(soname, true);
         for (const auto& [soname, dlopened] : wanted) {

@@ -49,8 +49,9 @@ struct Preloaded {
 // libpthread, libdl, librt, libgcc_s, libstdc++) are resolved but not followed. `root_dlopens`
 // are sonames the object opens itself with dlopen() once loaded (the JAX plugin opens the CUDA
 // libraries so), resolved with its own search paths. At most `limit` objects.
-[[nodiscard]] LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search, DirectoryListings& listings,
-                                       const std::vector<Preloaded>& preloaded = {}, const std::vector<std::string>& root_dlopens = {},
-                                       std::size_t limit = 256, FollowedOpens opens = FollowedOpens::cudnn_sublibraries);
+[[nodiscard]] LoadClosure load_closure(const std::string& object_path, const LoaderSearch& search,
+                                       DirectoryListings& listings, const std::vector<Preloaded>& preloaded = {},
+                                       const std::vector<std::string>& root_dlopens = {}, std::size_t limit = 256,
+                                       FollowedOpens opens = FollowedOpens::cudnn_sublibraries);
 
 }  // namespace cudacheck

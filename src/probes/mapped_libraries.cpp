@@ -12,7 +12,8 @@ namespace cudacheck {
 bool is_cuda_library_file_name(std::string_view file_name) {
     for (const LibraryFamily& family : library_families())
         for (std::string_view soname : family.distinct_sonames())
-            if (file_name == soname || (sys::starts_with(file_name, soname) && file_name.size() > soname.size() && file_name[soname.size()] == '.'))
+            if (file_name == soname || (sys::starts_with(file_name, soname) && file_name.size() > soname.size() &&
+                                        file_name[soname.size()] == '.'))
                 return true;
     return false;
 }
@@ -22,7 +23,8 @@ std::vector<std::string> mapped_cuda_libraries() {
     // dl_iterate_phdr(3) visits every loaded object, the main program first (empty name).
     ::dl_iterate_phdr(
         [](dl_phdr_info* info, std::size_t, void* data) {
-            if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') static_cast<std::vector<std::string>*>(data)->emplace_back(info->dlpi_name);
+            if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0')
+                static_cast<std::vector<std::string>*>(data)->emplace_back(info->dlpi_name);
             return 0;
         },
         &names);

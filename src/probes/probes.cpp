@@ -23,21 +23,21 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
                                       settings_.cache_directory.value_or(cache_directory(environment)));
       }) {
     for (const LibraryFamily& family : library_family_table)
-        libraries_[index_of(family)] = std::make_unique<Lazy<LoadedLibrary>>(
-            [this, &environment, &family] {
+        libraries_[index_of(family)] = std::make_unique<Lazy<LoadedLibrary>>([this, &environment, &family] {
                 // After cuInit (collect_driver says why), but no more than 500 ms after: a cuInit that
                 // takes longer, or hangs, holds up no library check. Every load waits here, whoever asks
                 // first: cublas.gemm's preparation once opened cuBLAS beside cuInit this way.
-                if (driver_prefetched_) libraries_may_open_future_.wait_for(std::chrono::milliseconds(500));
-                return load_cuda_library(family, CUDART_VERSION / 1000, environment, &loader_search_.get());
-            });
+            if (driver_prefetched_) libraries_may_open_future_.wait_for(std::chrono::milliseconds(500));
+            return load_cuda_library(family, CUDART_VERSION / 1000, environment, &loader_search_.get());
+        });
 }
 
 DriverFacts Probes::collect_driver_facts(bool initialise) {
     // cuInit does not wait for NVML: on one H200, cuInit first with NVML beside it took the default
     // run from 804 to 626 ms (median of 9 each, alternating; cuInit then returns in ~12 ms and the
     // context follows, where after NVML cuInit took ~220 ms). docs/performance.md, "Start-up".
-    DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise) : collect_driver(initialise, [this] { let_libraries_open(); });
+    DriverFacts facts = settings_.collect_driver ? settings_.collect_driver(initialise)
+                                                 : collect_driver(initialise, [this] { let_libraries_open(); });
     let_libraries_open();
     return facts;
 }
@@ -46,7 +46,9 @@ void Probes::let_libraries_open() {
     std::call_once(libraries_may_open_once_, [this] { libraries_may_open_.set_value(); });
 }
 
-void Probes::prefetch(std::function<void()> task) { prefetches_.push_back(std::async(std::launch::async, std::move(task))); }
+void Probes::prefetch(std::function<void()> task) {
+    prefetches_.push_back(std::async(std::launch::async, std::move(task)));
+}
 
 void Probes::prefetch_driver(std::vector<int> devices) {
     driver_prefetched_ = true;
@@ -63,11 +65,14 @@ void Probes::prefetch_driver(std::vector<int> devices) {
         } done{*this};
         // Substituted devices have no contexts, unless the test substitutes their creation too.
         if (settings_.collect_driver && !settings_.create_context) return (void)driver();
-        create_primary_contexts(driver(), devices, [this](int ordinal) {
-            const std::lock_guard<std::mutex> lock(contexts_mutex_);
-            contexts_created_.insert(ordinal);
-            contexts_changed_.notify_all();
-        }, settings_.create_context);
+        create_primary_contexts(
+            driver(), devices,
+            [this](int ordinal) {
+                const std::lock_guard<std::mutex> lock(contexts_mutex_);
+                contexts_created_.insert(ordinal);
+                contexts_changed_.notify_all();
+            },
+            settings_.create_context);
     }));
     // Ready before the first timed section ends (binding its NVML functions took ~20 ms there); on
     // its own thread, so that an NVML that hangs holds up no context.

@@ -2,22 +2,22 @@
 // Safe to use from several threads: host checks run concurrently.
 #pragma once
 
-#include "util/environment.hpp"
 #include "probes/build/build_setup.hpp"
 #include "probes/cuda_libraries.hpp"
 #include "probes/developer_tools.hpp"
 #include "probes/driver_probe.hpp"
-#include "probes/python/frameworks_probe.hpp"
-#include "probes/nvml/gpu_sharing.hpp"
 #include "probes/host_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
+#include "probes/nvml/gpu_sharing.hpp"
 #include "probes/nvml/nvml_probe.hpp"
 #include "probes/process_limits.hpp"
+#include "probes/python/frameworks_probe.hpp"
 #include "probes/toolkit_probe.hpp"
+#include "util/environment.hpp"
 
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <future>
@@ -90,8 +90,12 @@ public:
     // A CUDA library for the runtime cudacheck was built with, opened on first use; after a
     // prefetch_driver(), not before cuInit has returned (or 500 ms have passed): opened beside it,
     // the libraries slowed cuInit (collect_driver says by how much).
-    [[nodiscard]] const LoadedLibrary& library(const LibraryFamily& family) { return libraries_[index_of(family)]->get(); }
-    [[nodiscard]] const LoadedLibrary* library_if_loaded(const LibraryFamily& family) const { return libraries_[index_of(family)]->peek(); }
+    [[nodiscard]] const LoadedLibrary& library(const LibraryFamily& family) {
+        return libraries_[index_of(family)]->get();
+    }
+    [[nodiscard]] const LoadedLibrary* library_if_loaded(const LibraryFamily& family) const {
+        return libraries_[index_of(family)]->peek();
+    }
     // Starts, in the background, querying NVML, then initialising the driver (cuInit), then creating
     // the primary contexts of `devices` (all when empty), one after another: the longest steps
     // before any GPU check can start (on the 2 x H200 machine ~45 ms, ~130 ms plus ~100 per GPU,
@@ -161,7 +165,7 @@ private:
     std::mutex contexts_mutex_;
     std::condition_variable contexts_changed_;
     std::set<int> contexts_created_;  // by prefetch_driver, so far
-    bool contexts_done_ = false;      // prefetch_driver created all it will
+    bool contexts_done_ = false;  // prefetch_driver created all it will
     std::vector<std::future<void>> prefetches_;  // joined on destruction
 };
 

@@ -5,16 +5,18 @@
 #include "util/units.hpp"
 
 #include <charconv>
-#include <vector>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <vector>
 
 namespace cudacheck {
 
 Limit read_limit(int resource) {
     rlimit value{};
     if (::getrlimit(resource, &value) != 0) return {};
-    const auto bound = [](rlim_t limit) { return limit == RLIM_INFINITY ? std::nullopt : std::optional<std::uint64_t>(limit); };
+    const auto bound = [](rlim_t limit) {
+        return limit == RLIM_INFINITY ? std::nullopt : std::optional<std::uint64_t>(limit);
+    };
     return Limit{bound(value.rlim_cur), bound(value.rlim_max)};
 }
 
@@ -29,14 +31,15 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
 }
 
 // The lowest memory limit from `path` up to the hierarchy's root, with its cgroup.
-std::optional<CgroupMemory> binding_limit(const std::string& mount, std::string path, const char* limit_file, const char* usage_file,
-                                          int version) {
+std::optional<CgroupMemory> binding_limit(const std::string& mount, std::string path, const char* limit_file,
+                                          const char* usage_file, int version) {
     std::optional<CgroupMemory> lowest;
     while (true) {
         const std::string directory = mount + (path == "/" ? "" : path);
         if (auto limit = parse_cgroup_memory_limit(sys::read_file(directory + "/" + limit_file).value_or(""));
             limit && (!lowest || *limit < lowest->limit_bytes)) {
-            lowest = CgroupMemory{path, *limit, parse_unsigned(sys::read_file(directory + "/" + usage_file).value_or("")), version};
+            lowest = CgroupMemory{path, *limit,
+                                  parse_unsigned(sys::read_file(directory + "/" + usage_file).value_or("")), version};
         }
         if (path.empty() || path == "/") break;
         const std::size_t slash = path.find_last_of('/');
@@ -107,19 +110,26 @@ ProcessLimits collect_process_limits(const std::string& root) {
     limits.may_lock_past_limit = parse_cap_ipc_lock(status);
     constexpr int cap_sys_admin = 21;
     constexpr int cap_sys_resource = 24;
-    limits.exempt_from_process_limit = ::getuid() == 0 || parse_capability(status, cap_sys_admin) || parse_capability(status, cap_sys_resource);
+    limits.exempt_from_process_limit =
+        ::getuid() == 0 || parse_capability(status, cap_sys_admin) || parse_capability(status, cap_sys_resource);
     // Only worth the /proc walk (a few ms) when there is a limit that binds this process to compare it with.
-    if (limits.processes.soft && !limits.exempt_from_process_limit && root.empty()) limits.user_tasks = sys::user_task_count(::getuid());
+    if (limits.processes.soft && !limits.exempt_from_process_limit && root.empty())
+        limits.user_tasks = sys::user_task_count(::getuid());
     const CgroupPaths paths = parse_proc_cgroup(sys::read_file(root + "/proc/self/cgroup").value_or(""));
-    if (!paths.unified.empty()) limits.cgroup_memory = binding_limit(root + "/sys/fs/cgroup", paths.unified, "memory.max", "memory.current", 2);
+    if (!paths.unified.empty())
+        limits.cgroup_memory = binding_limit(root + "/sys/fs/cgroup", paths.unified, "memory.max", "memory.current", 2);
     if (!limits.cgroup_memory && !paths.memory_v1.empty())
-        limits.cgroup_memory =
-            binding_limit(root + "/sys/fs/cgroup/memory", paths.memory_v1, "memory.limit_in_bytes", "memory.usage_in_bytes", 1);
+        limits.cgroup_memory = binding_limit(root + "/sys/fs/cgroup/memory", paths.memory_v1, "memory.limit_in_bytes",
+                                             "memory.usage_in_bytes", 1);
     limits.rdma_devices = sys::list_directory(root + "/sys/class/infiniband");
     return limits;
 }
 
-std::string limit_bytes_text(const std::optional<std::uint64_t>& bytes) { return bytes ? format_bytes(*bytes) : "unlimited"; }
-std::string limit_count_text(const std::optional<std::uint64_t>& count) { return count ? std::to_string(*count) : "unlimited"; }
+std::string limit_bytes_text(const std::optional<std::uint64_t>& bytes) {
+    return bytes ? format_bytes(*bytes) : "unlimited";
+}
+std::string limit_count_text(const std::optional<std::uint64_t>& count) {
+    return count ? std::to_string(*count) : "unlimited";
+}
 
 }  // namespace cudacheck

@@ -47,7 +47,8 @@ std::optional<NvccVersion> parse_nvcc_version(std::string_view output) {
         if (end == std::string_view::npos || output.substr(end, marker.size()) != marker) continue;
         const std::size_t full_end = numbers_end(output, end + marker.size(), 3);
         if (full_end == std::string_view::npos) continue;
-        return NvccVersion{std::string(output.substr(start, end - start)), std::string(output.substr(end + marker.size(), full_end - end - marker.size()))};
+        return NvccVersion{std::string(output.substr(start, end - start)),
+                           std::string(output.substr(end + marker.size(), full_end - end - marker.size()))};
     }
     return std::nullopt;
 }
@@ -109,11 +110,12 @@ std::string resolve_nvcc_root(const std::string& nvcc_path, const Environment& e
     const std::string real = sys::real_path(nvcc_path);
     const std::string& path = real.empty() ? nvcc_path : real;
     const std::size_t slash = path.rfind('/');
-    if (slash != std::string::npos && sys::read_file(path.substr(0, slash) + "/nvcc.profile")) return toolkit_root_of(nvcc_path);
+    if (slash != std::string::npos && sys::read_file(path.substr(0, slash) + "/nvcc.profile"))
+        return toolkit_root_of(nvcc_path);
     // -E on an empty file with --dryrun only prints the steps; it compiles nothing (~60 ms).
     const std::optional<std::vector<std::string>> child = environment_for_nvcc(environment);
-    const sys::CommandResult run =
-        sys::run_command({nvcc_path, "--dryrun", "-E", "-x", "cu", "/dev/null"}, std::chrono::seconds(10), child ? &*child : nullptr);
+    const sys::CommandResult run = sys::run_command({nvcc_path, "--dryrun", "-E", "-x", "cu", "/dev/null"},
+                                                    std::chrono::seconds(10), child ? &*child : nullptr);
     const std::string here = run.started && !run.timed_out ? parse_nvcc_dryrun_here(run.output) : std::string();
     if (here.empty()) return toolkit_root_of(nvcc_path);
     return toolkit_root_of(here + "/nvcc");
@@ -167,15 +169,19 @@ ToolkitFacts collect_toolkits(const Environment& environment, const std::string&
     if (facts.used_nvcc.empty()) return facts;
     // nvcc --version answers in ~10 ms; the limit only guards against a broken install hanging.
     const std::optional<std::vector<std::string>> child = environment_for_nvcc(environment);
-    const sys::CommandResult run = sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10), child ? &*child : nullptr);
+    const sys::CommandResult run =
+        sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10), child ? &*child : nullptr);
     if (!run.started) facts.nvcc_failure = "could not run: " + run.error;
     else if (run.timed_out) facts.nvcc_failure = "did not answer within 10 s";
-    else if (run.exit_status != 0) facts.nvcc_failure = "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));
+    else if (run.exit_status != 0)
+        facts.nvcc_failure =
+            "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));
     else if (!(facts.nvcc_version = parse_nvcc_version(run.output)))
         facts.nvcc_failure = "unrecognised output: " + std::string(sys::trim(run.output)).substr(0, 200);
     // Toolkits without version.json (some container images) take the version of their nvcc.
     if (facts.nvcc_version) {
-        const std::string used_root = facts.used_nvcc == facts.path_nvcc ? facts.path_nvcc_root : toolkit_root_of(facts.used_nvcc);
+        const std::string used_root =
+            facts.used_nvcc == facts.path_nvcc ? facts.path_nvcc_root : toolkit_root_of(facts.used_nvcc);
         for (Toolkit& toolkit : facts.toolkits)
             if (toolkit.version.empty() && toolkit.root == used_root) toolkit.version = facts.nvcc_version->full;
     }

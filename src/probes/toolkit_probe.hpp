@@ -47,7 +47,8 @@ struct ToolkitFacts {
 // The toolkit root nvcc really runs from. A real nvcc has nvcc.profile beside it; anything else on
 // PATH named nvcc (a wrapper such as `exec /usr/local/cuda-13.0/bin/nvcc "$@"`) is asked with
 // `--dryrun`, which prints the directory of the nvcc it ends up running.
-[[nodiscard]] std::string resolve_nvcc_root(const std::string& nvcc_path, const Environment& environment = Environment::from_process());
+[[nodiscard]] std::string resolve_nvcc_root(const std::string& nvcc_path,
+                                            const Environment& environment = Environment::from_process());
 
 // The environment for any nvcc this program asks a question (--version, --dryrun, --list-gpu-arch):
 // this one without an empty TMPDIR, with which nvcc 13.0 writes and leaves tmpxft_* files at /

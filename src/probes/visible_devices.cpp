@@ -33,9 +33,10 @@ VisibleDevicesSpec parse_cuda_visible_devices(std::optional<std::string_view> va
             const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), ordinal);
             if (error != std::errc{} || end != entry.data() + entry.size() || ordinal < 0)
                 return stop(entry, "not an ordinal, GPU UUID or MIG identifier"), spec;
-            const bool repeated = std::any_of(spec.entries.begin(), spec.entries.end(), [&](const VisibleEntry& earlier) {
-                return earlier.kind == VisibleEntryKind::ordinal && earlier.ordinal == ordinal;
-            });
+            const bool repeated =
+                std::any_of(spec.entries.begin(), spec.entries.end(), [&](const VisibleEntry& earlier) {
+                    return earlier.kind == VisibleEntryKind::ordinal && earlier.ordinal == ordinal;
+                });
             if (repeated) return stop(entry, "repeats an earlier ordinal"), spec;
             parsed.ordinal = ordinal;
         }
@@ -48,8 +49,9 @@ PredictedCudaView predict_cuda_view(const std::vector<DeviceInfo>& nvml_devices,
                                     std::optional<std::string_view> device_order) {
     PredictedCudaView view;
     const bool bus_order = device_order && *device_order == "PCI_BUS_ID";
-    const bool one_model = std::all_of(nvml_devices.begin(), nvml_devices.end(),
-                                       [&](const DeviceInfo& device) { return device.name == nvml_devices.front().name; });
+    const bool one_model = std::all_of(nvml_devices.begin(), nvml_devices.end(), [&](const DeviceInfo& device) {
+        return device.name == nvml_devices.front().name;
+    });
     if (!bus_order && !one_model) {
         view.uncertain_reason = "GPUs of different models are numbered fastest first, which only CUDA itself knows";
         return view;
@@ -66,7 +68,8 @@ PredictedCudaView predict_cuda_view(const std::vector<DeviceInfo>& nvml_devices,
             return view;
         }
         if (entry.kind == VisibleEntryKind::ordinal) {
-            if (entry.ordinal < static_cast<int>(nvml_devices.size())) match = &nvml_devices[static_cast<std::size_t>(entry.ordinal)];
+            if (entry.ordinal < static_cast<int>(nvml_devices.size()))
+                match = &nvml_devices[static_cast<std::size_t>(entry.ordinal)];
         } else {
             int matches = 0;
             for (const DeviceInfo& device : nvml_devices)

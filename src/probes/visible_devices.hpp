@@ -42,7 +42,8 @@ struct PredictedCudaView {
     std::vector<DeviceInfo> devices;  // CUDA ordinals renumbered; NVML's index stays in nvml_index
     std::string uncertain_reason;     // when not certain
 };
-[[nodiscard]] PredictedCudaView predict_cuda_view(const std::vector<DeviceInfo>& nvml_devices, const VisibleDevicesSpec& visible,
+[[nodiscard]] PredictedCudaView predict_cuda_view(const std::vector<DeviceInfo>& nvml_devices,
+                                                  const VisibleDevicesSpec& visible,
                                                   std::optional<std::string_view> device_order);
 
 }  // namespace cudacheck

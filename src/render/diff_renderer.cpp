@@ -11,10 +11,11 @@ namespace cudacheck {
 
 namespace {
 
-void render_diff_table(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, std::ostream& out) {
+void render_diff_table(const ReportDiff& diff, const std::string& before_name, const std::string& after_name,
+                       std::ostream& out) {
     // The file names as given, escaped like every cell of the table below (TextTable).
-    out << fmt::format("cudacheck diff: A = {}, B = {} (figures compared at ±{:g}%)\n", sys::printable(before_name), sys::printable(after_name),
-                       diff.threshold_percent);
+    out << fmt::format("cudacheck diff: A = {}, B = {} (figures compared at ±{:g}%)\n", sys::printable(before_name),
+                       sys::printable(after_name), diff.threshold_percent);
     for (const std::string& note : diff.not_compared) out << "Not compared: " << sys::printable(note) << '\n';
     if (diff.differences.empty()) {
         out << "No differences.\n";
@@ -30,14 +31,17 @@ void render_diff_table(const ReportDiff& diff, const std::string& before_name, c
     out << fmt::format("\n{} difference(s)\n", diff.differences.size());
 }
 
-void render_diff_json(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, std::ostream& out) {
+void render_diff_json(const ReportDiff& diff, const std::string& before_name, const std::string& after_name,
+                      std::ostream& out) {
     ordered_json differences = ordered_json::array();
     for (const Difference& difference : diff.differences)
-        differences.push_back(ordered_json{{"kind", difference.kind},
-                                           {"subject", difference.subject},
-                                           {"a", difference.before},
-                                           {"b", difference.after},
-                                           {"change_percent", difference.change_percent ? ordered_json(*difference.change_percent) : ordered_json(nullptr)}});
+        differences.push_back(
+            ordered_json{{"kind", difference.kind},
+                         {"subject", difference.subject},
+                         {"a", difference.before},
+                         {"b", difference.after},
+                         {"change_percent", difference.change_percent ? ordered_json(*difference.change_percent)
+                                                                      : ordered_json(nullptr)}});
     const ordered_json document{{"diff_version", diff_json_version},
                                 {"a", before_name},
                                 {"b", after_name},
@@ -50,7 +54,8 @@ void render_diff_json(const ReportDiff& diff, const std::string& before_name, co
 
 }  // namespace
 
-void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format, std::ostream& out) {
+void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format,
+                 std::ostream& out) {
     if (format == Format::json) render_diff_json(diff, before_name, after_name, out);
     else render_diff_table(diff, before_name, after_name, out);
 }

@@ -1,9 +1,9 @@
 // `cudacheck fleet`: one row per node (status, versions, GPUs, failed checks, the slowest GPU's
 // key figures), an asterisk on every value that is an outlier, then the outliers in words.
 #include "render/renderer.hpp"
+#include "render/text_support.hpp"
 #include "render/text_table.hpp"
 #include "report/report_json.hpp"
-#include "render/text_support.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
@@ -24,7 +24,8 @@ std::string gpus_text(const Report& report) {
     if (report.devices.empty()) return "0";
     std::set<std::string> models;
     for (const DeviceInfo& device : report.devices) models.insert(device.name);
-    return models.size() == 1 ? fmt::format("{} x {}", report.devices.size(), *models.begin()) : fmt::format("{} (mixed)", report.devices.size());
+    return models.size() == 1 ? fmt::format("{} x {}", report.devices.size(), *models.begin())
+                              : fmt::format("{} (mixed)", report.devices.size());
 }
 
 std::string failed_text(const Report& report) {
@@ -70,7 +71,8 @@ private:
 void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     std::vector<std::pair<std::string, std::string>> columns;  // figure key, heading
     for (const auto& [key, heading] : key_columns)
-        if (std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [&](const FleetNode& node) { return node.figures.count(key) > 0; }))
+        if (std::any_of(fleet.nodes.begin(), fleet.nodes.end(),
+                        [&](const FleetNode& node) { return node.figures.count(key) > 0; }))
             columns.emplace_back(key, heading);
     std::vector<TextTable::Column> headings{{"NODE"}, {"STATUS"}, {"DRIVER"}, {"RUNTIME"}, {"GPUS"}};
     for (const auto& column : columns) headings.push_back({column.second});
@@ -78,9 +80,8 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     TextTable table(std::move(headings));
     const auto mark = [](std::string text, bool outlier) { return outlier ? text + "*" : text; };
     const OutlierIndex outliers(fleet.outliers);
-    const auto is_outlier = [&outliers](const Fleet&, const std::string& node, std::string_view kind, std::string_view subject) {
-        return outliers.contains(node, kind, subject);
-    };
+    const auto is_outlier = [&outliers](const Fleet&, const std::string& node, std::string_view kind,
+                                        std::string_view subject) { return outliers.contains(node, kind, subject); };
     for (const FleetNode& node : fleet.nodes) {
         if (!node.report) {
             std::vector<std::string> row{node.name, "UNREADABLE", "", "", ""};
@@ -91,32 +92,41 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
         }
         const Report& report = *node.report;
         std::vector<std::string> row{node.name, status_word(report.summary.overall),
-                                     mark(report.versions.driver.empty() ? "?" : report.versions.driver, is_outlier(fleet, node.name, "version", "driver")),
+                                     mark(report.versions.driver.empty() ? "?" : report.versions.driver,
+                                          is_outlier(fleet, node.name, "version", "driver")),
                                      mark(report.versions.runtime, is_outlier(fleet, node.name, "version", "runtime")),
                                      mark(gpus_text(report), is_outlier(fleet, node.name, "gpu_count", "GPUs") ||
                                                                  is_outlier(fleet, node.name, "version", "GPU model"))};
-        for (const auto& [key, heading] : columns) row.push_back(mark(figure_text(node, key), is_outlier(fleet, node.name, "slow", key)));
+        for (const auto& [key, heading] : columns)
+            row.push_back(mark(figure_text(node, key), is_outlier(fleet, node.name, "slow", key)));
         row.push_back(failed_text(report));
         table.add_row(std::move(row));
     }
-    out << fmt::format("cudacheck fleet · {} node(s) · slow = more than {:g}% below the fleet median\n", fleet.nodes.size(), fleet.threshold_percent);
+    out << fmt::format("cudacheck fleet · {} node(s) · slow = more than {:g}% below the fleet median\n",
+                       fleet.nodes.size(), fleet.threshold_percent);
     // Trailing cells may be empty (an unreadable node has no figures): no trailing spaces.
     for (const std::string& line : table.lines()) out << line.substr(0, line.find_last_not_of(' ') + 1) << '\n';
     if (!fleet.outliers.empty()) {
         out << "\nOutliers (* above):\n";
-        for (const FleetOutlier& outlier : fleet.outliers) out << "  " << sys::printable(outlier.node) << ": " << sys::printable(outlier.message) << '\n';
+        for (const FleetOutlier& outlier : fleet.outliers)
+            out << "  " << sys::printable(outlier.node) << ": " << sys::printable(outlier.message) << '\n';
     }
     // Figures of a shared GPU (marked ~ in the table), then nodes whose report records no libraries.
     for (const bool shared : {true, false}) {
         std::string lines;
         for (const FleetOutlier& entry : fleet.not_comparable)
-            if ((entry.kind == "shared") == shared) lines += "  " + sys::printable(entry.node) + ": " + sys::printable(entry.message) + '\n';
-        if (!lines.empty()) out << (shared ? "\nNot compared (~ above: measured while another process used the GPU):\n" : "\nNot compared:\n") << lines;
+            if ((entry.kind == "shared") == shared)
+                lines += "  " + sys::printable(entry.node) + ": " + sys::printable(entry.message) + '\n';
+        if (!lines.empty())
+            out << (shared ? "\nNot compared (~ above: measured while another process used the GPU):\n"
+                           : "\nNot compared:\n")
+                << lines;
     }
-    const auto failed = std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
-    out << fmt::format("\n{} node(s): {} without failures, {} failed or unreadable; {} outlier(s) — {} (exit {})\n", fleet.nodes.size(),
-                       fleet.nodes.size() - static_cast<std::size_t>(failed), failed, fleet.outliers.size(), fleet.exit_code == exit_ok ? "PASS" : "FAIL",
-                       fleet.exit_code);
+    const auto failed =
+        std::count_if(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
+    out << fmt::format("\n{} node(s): {} without failures, {} failed or unreadable; {} outlier(s) — {} (exit {})\n",
+                       fleet.nodes.size(), fleet.nodes.size() - static_cast<std::size_t>(failed), failed,
+                       fleet.outliers.size(), fleet.exit_code == exit_ok ? "PASS" : "FAIL", fleet.exit_code);
 }
 
 }  // namespace

@@ -27,13 +27,16 @@ std::string esc(std::string_view text) { return xml_escape(text); }
 // A message or fix with its `backtick spans` as <code>.
 std::string inline_html(std::string_view text) {
     std::string html;
-    for (const TextSpan& span : code_spans(text)) html += span.code ? "<code>" + esc(span.text) + "</code>" : esc(span.text);
+    for (const TextSpan& span : code_spans(text))
+        html += span.code ? "<code>" + esc(span.text) + "</code>" : esc(span.text);
     return html;
 }
 
 std::string status_class(Status status) { return std::string(to_string(status)); }
 
-std::string badge(Status status) { return fmt::format("<span class=\"badge {}\">{}</span>", status_class(status), status_word(status)); }
+std::string badge(Status status) {
+    return fmt::format("<span class=\"badge {}\">{}</span>", status_class(status), status_word(status));
+}
 
 constexpr std::string_view style = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1180px;padding:0 16px;color:#1b1b1b;line-height:1.4}
@@ -54,20 +57,24 @@ void write_head(const Report& report, std::ostream& out) {
            // Only the inline style may load: the page fetches nothing, and a browser says so if it tried.
            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        << fmt::format("<title>cudacheck {}: {}</title>\n", status_word(report.summary.overall), esc(report.host.hostname.empty() ? "report" : report.host.hostname))
+        << fmt::format("<title>cudacheck {}: {}</title>\n", status_word(report.summary.overall),
+                       esc(report.host.hostname.empty() ? "report" : report.host.hostname))
         << "<style>" << style << "</style>\n</head>\n<body>\n";
 }
 
 void write_header(const Report& report, std::ostream& out) {
-    out << fmt::format("<header><h1>cudacheck: {} on {}</h1>\n", badge(report.summary.overall), esc(report.host.hostname.empty() ? "?" : report.host.hostname));
+    out << fmt::format("<header><h1>cudacheck: {} on {}</h1>\n", badge(report.summary.overall),
+                       esc(report.host.hostname.empty() ? "?" : report.host.hostname));
     const VersionInfo& v = report.versions;
     const auto or_unknown = [](const std::string& text) { return text.empty() ? std::string("?") : text; };
-    out << fmt::format("<p class=\"meta\">{} &middot; level {}{} &middot; {} &middot; exit code {} &middot; {:.1f} s<br>"
-                       "driver {} (CUDA {}) &middot; runtime {} &middot; nvcc {} &middot; {} GPU(s) &middot; {} {} &middot; cudacheck {}</p>\n",
-                       esc(report.timestamp_utc), esc(report.level), report.strict ? " (strict)" : "", esc(summary_counts(report.summary)), report.exit_code,
-                       report.duration_ms / 1000.0, esc(or_unknown(v.driver)), esc(or_unknown(v.driver_cuda)), esc(or_unknown(v.runtime)),
-                       esc(or_unknown(v.nvcc)), report.devices.size(), esc(report.host.os_pretty_name), esc(report.host.kernel_release),
-                       esc(report.tool_version));
+    out << fmt::format(
+        "<p class=\"meta\">{} &middot; level {}{} &middot; {} &middot; exit code {} &middot; {:.1f} s<br>"
+        "driver {} (CUDA {}) &middot; runtime {} &middot; nvcc {} &middot; {} GPU(s) &middot; {} {} &middot; cudacheck "
+        "{}</p>\n",
+        esc(report.timestamp_utc), esc(report.level), report.strict ? " (strict)" : "",
+        esc(summary_counts(report.summary)), report.exit_code, report.duration_ms / 1000.0, esc(or_unknown(v.driver)),
+        esc(or_unknown(v.driver_cuda)), esc(or_unknown(v.runtime)), esc(or_unknown(v.nvcc)), report.devices.size(),
+        esc(report.host.os_pretty_name), esc(report.host.kernel_release), esc(report.tool_version));
     if (report.redaction) out << "<p class=\"note\">" << esc(redaction_note(*report.redaction)) << "</p>\n";
     out << "</header>\n";
 }
@@ -76,61 +83,76 @@ void write_problems(const Report& report, std::ostream& out) {
     std::string items;
     for (const CheckResult& result : report.checks)
         for (const Finding& finding : result.findings)
-            items += fmt::format("<div class=\"problem\">{} <code>{}</code> <b>{}</b>: {}{}<div class=\"note\">cudacheck explain {}</div></div>\n",
-                                 badge(finding.status), esc(check_label(result)), esc(finding.code), inline_html(finding.message),
-                                 finding.remediation.empty() ? "" : "<div class=\"fix\">Fix: " + inline_html(finding.remediation) + "</div>",
-                                 esc(finding.code));
+            items += fmt::format(
+                "<div class=\"problem\">{} <code>{}</code> <b>{}</b>: {}{}<div class=\"note\">cudacheck explain "
+                "{}</div></div>\n",
+                badge(finding.status), esc(check_label(result)), esc(finding.code), inline_html(finding.message),
+                finding.remediation.empty() ? ""
+                                            : "<div class=\"fix\">Fix: " + inline_html(finding.remediation) + "</div>",
+                esc(finding.code));
     if (items.empty()) return;
     out << "<section id=\"problems\"><h2>What to fix</h2>\n" << items << "</section>\n";
 }
 
 void write_checks(const Report& report, std::ostream& out) {
-    out << "<section id=\"checks\"><h2>Checks</h2>\n<table>\n<tr><th>Status</th><th>Check</th><th>Result</th><th>Figure</th><th>Time</th></tr>\n";
+    out << "<section "
+           "id=\"checks\"><h2>Checks</h2>\n<table>\n<tr><th>Status</th><th>Check</th><th>Result</th><th>Figure</"
+           "th><th>Time</th></tr>\n";
     for (const CheckResult& result : report.checks) {
         const Metric* figure = key_figure(result);
         std::string details;
         if (!result.evidence.empty()) {
             details = fmt::format("<details><summary>Evidence ({})</summary><dl>", result.evidence.size());
-            for (const Evidence& evidence : result.evidence) details += fmt::format("<dt>{}</dt><dd>{}</dd>", esc(evidence.key), esc(evidence.value));
+            for (const Evidence& evidence : result.evidence)
+                details += fmt::format("<dt>{}</dt><dd>{}</dd>", esc(evidence.key), esc(evidence.value));
             details += "</dl></details>";
         }
         // Every figure by its name, so that one a check adds shows here as it is.
         if (!result.metrics.empty()) {
             details += fmt::format("<details><summary>Figures ({})</summary><dl>", result.metrics.size());
-            for (const Metric& metric : result.metrics) details += fmt::format("<dt>{}</dt><dd>{}</dd>", esc(metric.name), esc(format_metric(metric)));
+            for (const Metric& metric : result.metrics)
+                details += fmt::format("<dt>{}</dt><dd>{}</dd>", esc(metric.name), esc(format_metric(metric)));
             details += "</dl></details>";
         }
-        out << fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}{}{}</td><td>{}</td><td>{:.0f} ms</td></tr>\n", badge(result.status),
-                           esc(check_label(result)), inline_html(result.message),
-                           result.remediation.empty() ? "" : "<div class=\"fix\">Fix: " + inline_html(result.remediation) + "</div>", details,
-                           figure ? esc(format_metric(*figure)) : "", result.duration_ms);
+        out << fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}{}{}</td><td>{}</td><td>{:.0f} ms</td></tr>\n",
+                           badge(result.status), esc(check_label(result)), inline_html(result.message),
+                           result.remediation.empty()
+                               ? ""
+                               : "<div class=\"fix\">Fix: " + inline_html(result.remediation) + "</div>",
+                           details, figure ? esc(format_metric(*figure)) : "", result.duration_ms);
     }
     out << "</table>\n</section>\n";
 }
 
 // The figure of `family` whose label `label` is `value`, the first where there are several.
-const Metric* labelled(const CheckResult& result, std::string_view family, std::string_view label, std::string_view value) {
+const Metric* labelled(const CheckResult& result, std::string_view family, std::string_view label,
+                       std::string_view value) {
     for (const Metric& metric : result.metrics)
         if (metric.family == family)
             if (const std::string* text = metric.label(label); text != nullptr && *text == value) return &metric;
     return nullptr;
 }
 
-std::string gpu_name(std::optional<int> device) { return device ? fmt::format("GPU {}", *device) : std::string("host"); }
+std::string gpu_name(std::optional<int> device) {
+    return device ? fmt::format("GPU {}", *device) : std::string("host");
+}
 
 // A bar for each value of `label` among the figures of `family` (the first figure of each, in the
 // check's order), against the figure of `peak_family` with the same value, where there is one.
-void add_bars(const CheckResult& result, std::string_view family, std::string_view label, std::string_view peak_family, bool upper,
-              svg::BarChart& chart) {
+void add_bars(const CheckResult& result, std::string_view family, std::string_view label, std::string_view peak_family,
+              bool upper, svg::BarChart& chart) {
     std::set<std::string> seen;
     for (const Metric& rate : result.metrics) {
         const std::string* value = rate.family == family ? rate.label(label) : nullptr;
         if (value == nullptr || !seen.insert(*value).second) continue;
         std::string name = *value;
-        std::transform(name.begin(), name.end(), name.begin(),
-                       [&](unsigned char c) { return c == '_' ? ' ' : upper ? static_cast<char>(std::toupper(c)) : static_cast<char>(c); });
+        std::transform(name.begin(), name.end(), name.begin(), [&](unsigned char c) {
+            return c == '_' ? ' ' : upper ? static_cast<char>(std::toupper(c)) : static_cast<char>(c);
+        });
         std::optional<double> peak;
-        if (const Metric* reference = labelled(result, peak_family, label, *value); reference != nullptr && reference->value > 0) peak = reference->value;
+        if (const Metric* reference = labelled(result, peak_family, label, *value);
+            reference != nullptr && reference->value > 0)
+            peak = reference->value;
         chart.bars.push_back(svg::Bar{fmt::format("{} {}", gpu_name(result.device), name), rate.value, peak, false,
                                       peak ? fmt::format("{:.0f}% of {:.0f}", 100.0 * rate.value / *peak, *peak) : ""});
     }
@@ -153,8 +175,11 @@ void write_figures(const Report& report, std::ostream& out) {
     svg::BarChart gemm{"cublas.gemm rate against the datasheet peak", "TFLOP/s", {}, "datasheet peak"};
     svg::BarChart bandwidth{"cuda.memory bandwidth", "GB/s", {}, "theoretical peak"};
     for (const CheckResult& result : report.checks) {
-        if (result.check_id == "cublas.gemm") add_bars(with_peaks(result), "gemm", "precision", "gemm_peak", true, gemm);
-        if (result.check_id == "cuda.memory") add_bars(with_peaks(result), "memory_bandwidth", "direction", "memory_bandwidth_theoretical", false, bandwidth);
+        if (result.check_id == "cublas.gemm")
+            add_bars(with_peaks(result), "gemm", "precision", "gemm_peak", true, gemm);
+        if (result.check_id == "cuda.memory")
+            add_bars(with_peaks(result), "memory_bandwidth", "direction", "memory_bandwidth_theoretical", false,
+                     bandwidth);
     }
     if (gemm.bars.empty() && bandwidth.bars.empty()) return;
     out << "<section id=\"figures\"><h2>Figures</h2>\n<div class=\"charts\">\n";
@@ -196,8 +221,10 @@ void write_stress(const Report& report, std::ostream& out) {
         if (auto line = series_line(per_second, "second", "tflops", name)) rate.lines.push_back(std::move(*line));
         // NVML's own samples where the report has them, else its per-second summary.
         const bool raw = samples != nullptr;
-        for (const auto& [chart, column] : {std::pair{&clock, "sm_clock"}, {&temperature, "temperature"}, {&power, "power"}})
-            if (auto line = series_line(raw ? samples : per_second, raw ? "time" : "second", column, name)) chart->lines.push_back(std::move(*line));
+        for (const auto& [chart, column] :
+             {std::pair{&clock, "sm_clock"}, {&temperature, "temperature"}, {&power, "power"}})
+            if (auto line = series_line(raw ? samples : per_second, raw ? "time" : "second", column, name))
+                chart->lines.push_back(std::move(*line));
     }
     if (rate.lines.empty() && clock.lines.empty()) return;
     // The BF16 datasheet peak the stress GEMM runs against, when every GPU has the same.
@@ -220,17 +247,23 @@ void write_memtest(const Report& report, std::ostream& out) {
         const SeriesColumn* rate = patterns->column("bandwidth");
         const SeriesColumn* wrong = patterns->column("mismatched_words");
         if (rate == nullptr) continue;
-        svg::ColumnChart chart{fmt::format("gpu.memtest {} per pattern", gpu_name(result.device)), "GB/s", {},
+        svg::ColumnChart chart{fmt::format("gpu.memtest {} per pattern", gpu_name(result.device)),
+                               "GB/s",
+                               {},
                                fmt::format("{} patterns, in the order they ran", rate->values.size())};
         for (std::size_t i = 0; i < rate->values.size(); ++i) {
-            const double mismatched = wrong != nullptr && i < wrong->values.size() ? wrong->values[i].value_or(0.0) : 0.0;
-            chart.columns.push_back(svg::Column{i < patterns->labels.size() ? patterns->labels[i] : fmt::format("pattern {}", i), rate->values[i],
-                                                mismatched > 0, mismatched > 0 ? fmt::format("{:.0f} mismatched words", mismatched) : ""});
+            const double mismatched =
+                wrong != nullptr && i < wrong->values.size() ? wrong->values[i].value_or(0.0) : 0.0;
+            chart.columns.push_back(
+                svg::Column{i < patterns->labels.size() ? patterns->labels[i] : fmt::format("pattern {}", i),
+                            rate->values[i], mismatched > 0,
+                            mismatched > 0 ? fmt::format("{:.0f} mismatched words", mismatched) : ""});
         }
         charts += svg::render(chart) + '\n';
     }
     if (charts.empty()) return;
-    out << "<section id=\"memtest\"><h2>Burn-in: gpu.memtest per pattern</h2>\n<p class=\"note\">Red: a pattern that read back words other than "
+    out << "<section id=\"memtest\"><h2>Burn-in: gpu.memtest per pattern</h2>\n<p class=\"note\">Red: a pattern that "
+           "read back words other than "
            "it wrote.</p>\n<div class=\"charts\">\n"
         << charts << "</div>\n</section>\n";
 }
@@ -240,13 +273,15 @@ void write_memtest(const Report& report, std::ostream& out) {
 // All from the report's `libraries` and `frameworks` sections.
 void write_libraries(const Report& report, std::ostream& out) {
     if (libraries_predate_section(report)) {
-        out << "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Not shown: " << inline_html(libraries_predate_section_text)
+        out << "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Not shown: "
+            << inline_html(libraries_predate_section_text)
             << ". A report of this cudacheck has them.</p>\n</section>\n";
         return;
     }
     const std::vector<LibraryCopyView> copies = library_copies(report);
     if (copies.empty()) return;
-    const std::set<std::string> cudacheck_paths(report.libraries->loaded_by_cudacheck.begin(), report.libraries->loaded_by_cudacheck.end());
+    const std::set<std::string> cudacheck_paths(report.libraries->loaded_by_cudacheck.begin(),
+                                                report.libraries->loaded_by_cudacheck.end());
     svg::Matrix matrix{"CUDA library copies and who loads them", {"C/C++ (ld.so)", "cudacheck"}, {}};
     // A column for each framework that loads a CUDA library (torchvision loads none of its own),
     // named with its environment where there are several.
@@ -261,7 +296,8 @@ void write_libraries(const Report& report, std::ostream& out) {
     for (const PythonEnvironmentInfo& environment : environments)
         for (const FrameworkInfo& framework : environment.frameworks) {
             if (framework.libraries.empty()) continue;
-            matrix.columns.push_back(several ? fmt::format("{} ({})", framework.framework, environment.prefix) : framework.framework);
+            matrix.columns.push_back(several ? fmt::format("{} ({})", framework.framework, environment.prefix)
+                                             : framework.framework);
             std::set<std::string> paths;
             for (const FrameworkLibraryInfo& library : framework.libraries) paths.insert(library.path);
             framework_paths.push_back(std::move(paths));
@@ -272,35 +308,45 @@ void write_libraries(const Report& report, std::ostream& out) {
         if (!copy.version.empty()) versions[copy.soname].insert(copy.version);
     for (const LibraryCopyView& copy : copies) {
         svg::MatrixRow row{copy.soname,
-                           fmt::format("{} {} {}", copy.version.empty() ? "version unknown" : copy.version, copy.origin, copy.path),
-                           {copy.loaded_by_loader, cudacheck_paths.contains(copy.real_path) || cudacheck_paths.contains(copy.path)},
+                           fmt::format("{} {} {}", copy.version.empty() ? "version unknown" : copy.version, copy.origin,
+                                       copy.path),
+                           {copy.loaded_by_loader,
+                            cudacheck_paths.contains(copy.real_path) || cudacheck_paths.contains(copy.path)},
                            versions[copy.soname].size() > 1};
-        for (const std::set<std::string>& paths : framework_paths) row.marks.push_back(paths.contains(copy.path) || paths.contains(copy.real_path));
+        for (const std::set<std::string>& paths : framework_paths)
+            row.marks.push_back(paths.contains(copy.path) || paths.contains(copy.real_path));
         matrix.rows.push_back(std::move(row));
     }
-    out << "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Every copy libraries.resolution found; a dot where a program "
+    out << "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Every copy libraries.resolution "
+           "found; a dot where a program "
            "loads it. A soname in red has copies of different versions.</p>\n"
         << svg::render(matrix) << "\n</section>\n";
 }
 
 void write_frameworks(const Report& report, std::ostream& out) {
     if (!report.frameworks || report.frameworks->empty()) return;
-    out << "<section id=\"frameworks\"><h2>Python frameworks</h2>\n<table>\n<tr><th>Status</th><th>Environment</th><th>Framework</th><th>CUDA</th>"
+    out << "<section id=\"frameworks\"><h2>Python "
+           "frameworks</h2>\n<table>\n<tr><th>Status</th><th>Environment</th><th>Framework</th><th>CUDA</th>"
            "<th>Loads</th><th>GPUs</th></tr>\n";
     for (const FrameworkRow& row : framework_rows(*report.frameworks))
-        out << fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", badge(row.status),
-                           esc(row.environment), esc(row.framework), esc(row.cuda), esc(row.loads), esc(row.gpus));
+        out << fmt::format("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                           badge(row.status), esc(row.environment), esc(row.framework), esc(row.cuda), esc(row.loads),
+                           esc(row.gpus));
     out << "</table>\n</section>\n";
 }
 
 void write_devices(const Report& report, std::ostream& out) {
     if (report.devices.empty()) return;
-    out << "<section id=\"devices\"><h2>GPUs</h2>\n<table>\n<tr><th>GPU</th><th>Name</th><th>UUID</th><th>PCI bus</th><th>Compute capability</th>"
+    out << "<section id=\"devices\"><h2>GPUs</h2>\n<table>\n<tr><th>GPU</th><th>Name</th><th>UUID</th><th>PCI "
+           "bus</th><th>Compute capability</th>"
            "<th>Memory</th><th>SMs</th></tr>\n";
     for (const DeviceInfo& device : report.devices)
-        out << fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}.{} ({})</td><td>{}</td><td>{}</td></tr>\n",
-                           device.ordinal, esc(device.name), esc(device.uuid), esc(device.pci_bus_id), device.cc_major, device.cc_minor,
-                           esc(device.architecture), esc(format_bytes(device.total_memory_bytes)), device.multiprocessors);
+        out << fmt::format(
+            "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}.{} "
+            "({})</td><td>{}</td><td>{}</td></tr>\n",
+            device.ordinal, esc(device.name), esc(device.uuid), esc(device.pci_bus_id), device.cc_major,
+            device.cc_minor, esc(device.architecture), esc(format_bytes(device.total_memory_bytes)),
+            device.multiprocessors);
     out << "</table>\n</section>\n";
 }
 
@@ -316,9 +362,11 @@ class HtmlRenderer final : public Renderer {
         write_libraries(report, out);
         write_frameworks(report, out);
         write_devices(report, out);
-        out << fmt::format("<footer class=\"note\"><p>Written by cudacheck {}; the JSON report (<code>-o report.json</code>) has every figure "
-                           "behind these charts.</p></footer>\n</body>\n</html>\n",
-                           esc(report.tool_version));
+        out << fmt::format(
+            "<footer class=\"note\"><p>Written by cudacheck {}; the JSON report (<code>-o report.json</code>) has "
+            "every figure "
+            "behind these charts.</p></footer>\n</body>\n</html>\n",
+            esc(report.tool_version));
     }
 };
 

@@ -9,7 +9,9 @@ namespace {
 using json = ordered_json;
 
 // Invalid UTF-8 from the system (a path, a loader message) is replaced, never fatal.
-void write_document(const json& document, std::ostream& out) { out << document.dump(2, ' ', false, json::error_handler_t::replace) << '\n'; }
+void write_document(const json& document, std::ostream& out) {
+    out << document.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
+}
 
 class JsonRenderer final : public Renderer {
     void do_render(const Report& report, std::ostream& out) const override { write_document(to_json(report), out); }

@@ -53,10 +53,12 @@ void render_check_list(const Registry& registry, std::ostream& out) {
         std::string description = info.description;
         if (!info.depends_on.empty()) {
             description += " (needs ";
-            for (std::size_t i = 0; i < info.depends_on.size(); ++i) description += (i > 0 ? ", " : "") + info.depends_on[i];
+            for (std::size_t i = 0; i < info.depends_on.size(); ++i)
+                description += (i > 0 ? ", " : "") + info.depends_on[i];
             description += ")";
         }
-        table.add_row({info.id, std::string(to_string(info.scope)), std::string(to_string(info.min_level)), std::move(description)});
+        table.add_row({info.id, std::string(to_string(info.scope)), std::string(to_string(info.min_level)),
+                       std::move(description)});
     }
     for (const std::string& line : table.lines()) out << line << '\n';
 }
@@ -89,9 +91,10 @@ void render_check_index_markdown(const Registry& registry, std::ostream& out) {
     for (const auto& check : registry.checks()) {
         const CheckInfo& info = check->info();
         std::string needs;
-        for (const std::string& dependency : info.depends_on) needs += fmt::format("{}`{}`", needs.empty() ? "" : ", ", dependency);
-        out << fmt::format("| `{}` | {} | {} | {} | {} |\n", info.id, to_string(info.scope), to_string(info.min_level), needs,
-                           info.answers.empty() ? info.description : info.answers);
+        for (const std::string& dependency : info.depends_on)
+            needs += fmt::format("{}`{}`", needs.empty() ? "" : ", ", dependency);
+        out << fmt::format("| `{}` | {} | {} | {} | {} |\n", info.id, to_string(info.scope), to_string(info.min_level),
+                           needs, info.answers.empty() ? info.description : info.answers);
     }
 }
 
@@ -107,16 +110,19 @@ void render_catalog_entry(const CatalogEntry& entry, std::string_view docs, std:
 
 void render_catalog_markdown(std::ostream& out) {
     out << "# cudacheck error catalogue\n\n"
-           "Generated from `src/report/catalog.cpp` by `cudacheck explain --markdown`; a unit test fails when this file is out of date.\n"
+           "Generated from `src/report/catalog.cpp` by `cudacheck explain --markdown`; a unit test fails when this "
+           "file is out of date.\n"
            "Codes are stable and append-only. Each finding in a report carries one of these codes; the report's own\n"
            "remediation is specific to the machine (versions, paths), the one here is the general rule.\n\n"
            "| code | severity | title | raised by |\n|---|---|---|---|\n";
     for (const CatalogEntry& entry : catalog())
-        out << fmt::format("| [{}](#{}) | {} | {} | {} |\n", code_string(entry.code), sys::to_lower(code_string(entry.code)),
-                           to_string(entry.severity), entry.title, entry.raised_by);
+        out << fmt::format("| [{}](#{}) | {} | {} | {} |\n", code_string(entry.code),
+                           sys::to_lower(code_string(entry.code)), to_string(entry.severity), entry.title,
+                           entry.raised_by);
     for (const CatalogEntry& entry : catalog()) {
         out << fmt::format("\n## {}\n\n", code_string(entry.code));
-        out << fmt::format("**{}** (`{}`), severity `{}`, raised by `{}`.\n\n", entry.title, entry.slug, to_string(entry.severity), entry.raised_by);
+        out << fmt::format("**{}** (`{}`), severity `{}`, raised by `{}`.\n\n", entry.title, entry.slug,
+                           to_string(entry.severity), entry.raised_by);
         out << fmt::format("- Cause: {}\n", entry.cause);
         out << fmt::format("- Remediation: {}\n", entry.remediation);
         // The detail is the depth the one-sentence cause leaves out: a paragraph below the two lines.

@@ -38,7 +38,8 @@ std::string escape(std::string_view text) {
             case '\n': escaped += "<br>"; break;
             default:
                 // "\x1b", "\r", "\t" as text: its backslash escaped, like any other.
-                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) escaped += "\\" + sys::printable(std::string_view(&c, 1));
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+                    escaped += "\\" + sys::printable(std::string_view(&c, 1));
                 else escaped += c;
         }
     }
@@ -105,9 +106,12 @@ class MarkdownRenderer final : public Renderer {
             render_part(report, text);
             return text.str();
         };
-        std::vector<Section> sections = {{"findings", section(render_findings), 5},     {"devices", section(render_devices), 3},
-                                         {"frameworks", section(render_frameworks), 2}, {"measurements", section(render_figures), 1},
-                                         {"evidence", section(render_evidence), 0},     {"host", section(render_host), 4}};
+        std::vector<Section> sections = {{"findings", section(render_findings), 5},
+                                         {"devices", section(render_devices), 3},
+                                         {"frameworks", section(render_frameworks), 2},
+                                         {"measurements", section(render_figures), 1},
+                                         {"evidence", section(render_evidence), 0},
+                                         {"host", section(render_host), 4}};
         const auto total = [&] {
             std::size_t size = head.size();
             for (const Section& part : sections) size += part.text.size();
@@ -133,9 +137,10 @@ class MarkdownRenderer final : public Renderer {
         }
         out << head;
         if (!left_out.empty())
-            out << fmt::format("\n_Cut to fit GitHub's {}-character limit: left out {}. Attach the whole report as JSON "
-                               "(`cudacheck -o report.json`, or the `.json` written beside this file)._\n",
-                               github_body_limit, fmt::join(left_out, ", "));
+            out << fmt::format(
+                "\n_Cut to fit GitHub's {}-character limit: left out {}. Attach the whole report as JSON "
+                "(`cudacheck -o report.json`, or the `.json` written beside this file)._\n",
+                github_body_limit, fmt::join(left_out, ", "));
         for (const Section& part : sections) out << part.text;
     }
 
@@ -145,10 +150,12 @@ class MarkdownRenderer final : public Renderer {
         const Summary& summary = report.summary;
         std::ostringstream head;
         head << fmt::format("### cudacheck: {} (exit {})\n\n", status_word(summary.overall), report.exit_code);
-        head << fmt::format("cudacheck {}, level {}, {}; {}; driver {} (CUDA {}), runtime {}, nvcc {}; {} GPU(s)\n\n", escape(report.tool_version),
-                            escape(report.level), escape(report.timestamp_utc), escape(or_unknown(report.host.os_pretty_name)),
-                            escape(or_unknown(report.versions.driver)), escape(or_unknown(report.versions.driver_cuda)),
-                            escape(or_unknown(report.versions.runtime)), escape(or_unknown(report.versions.nvcc)), report.devices.size());
+        head << fmt::format("cudacheck {}, level {}, {}; {}; driver {} (CUDA {}), runtime {}, nvcc {}; {} GPU(s)\n\n",
+                            escape(report.tool_version), escape(report.level), escape(report.timestamp_utc),
+                            escape(or_unknown(report.host.os_pretty_name)), escape(or_unknown(report.versions.driver)),
+                            escape(or_unknown(report.versions.driver_cuda)),
+                            escape(or_unknown(report.versions.runtime)), escape(or_unknown(report.versions.nvcc)),
+                            report.devices.size());
         render_summary_table(report, head, compact);
         head << fmt::format("\n{} in {:.0f} ms.", summary_counts(summary), report.duration_ms);
         if (summary.overall == Status::skip) head << " Nothing was verified: every selected check was skipped.";
@@ -157,7 +164,9 @@ class MarkdownRenderer final : public Renderer {
         return head.str();
     }
 
-    static void open_details(std::ostream& out, std::string_view title) { out << "\n<details><summary>" << title << "</summary>\n\n"; }
+    static void open_details(std::ostream& out, std::string_view title) {
+        out << "\n<details><summary>" << title << "</summary>\n\n";
+    }
     static void close_details(std::ostream& out) { out << "\n</details>\n"; }
 
     static void render_summary_table(const Report& report, std::ostream& out, bool compact) {
@@ -182,8 +191,9 @@ class MarkdownRenderer final : public Renderer {
         open_details(out, fmt::format("Findings and fixes ({})", count));
         for (const CheckResult& result : report.checks)
             for (const Finding& finding : result.findings)
-                out << fmt::format("- **{} {}** {}: {}\n  - fix: {}\n  - `cudacheck explain {}`\n", status_word(finding.status), escape(finding.code),
-                                   code(check_label(result)), inline_markdown(finding.message, false), inline_markdown(finding.remediation, false),
+                out << fmt::format("- **{} {}** {}: {}\n  - fix: {}\n  - `cudacheck explain {}`\n",
+                                   status_word(finding.status), escape(finding.code), code(check_label(result)),
+                                   inline_markdown(finding.message, false), inline_markdown(finding.remediation, false),
                                    escape(finding.code));
         close_details(out);
     }
@@ -191,11 +201,14 @@ class MarkdownRenderer final : public Renderer {
     static void render_devices(const Report& report, std::ostream& out) {
         if (report.devices.empty()) return;
         open_details(out, fmt::format("Devices ({})", report.devices.size()));
-        out << "| # | name | compute capability | memory (GiB) | SMs | ECC | compute mode | UUID |\n|---|---|---|---|---|---|---|---|\n";
+        out << "| # | name | compute capability | memory (GiB) | SMs | ECC | compute mode | UUID "
+               "|\n|---|---|---|---|---|---|---|---|\n";
         for (const DeviceInfo& device : report.devices)
-            out << fmt::format("| {} | {} | {}.{} {} | {:.1f} | {} | {} | {} | {} |\n", device.ordinal, escape(device.name), device.cc_major, device.cc_minor,
-                               escape(device.architecture), static_cast<double>(device.total_memory_bytes) / (1ULL << 30), device.multiprocessors,
-                               device.ecc_enabled ? "on" : "off", escape(device.compute_mode), escape(or_unknown(device.uuid)));
+            out << fmt::format("| {} | {} | {}.{} {} | {:.1f} | {} | {} | {} | {} |\n", device.ordinal,
+                               escape(device.name), device.cc_major, device.cc_minor, escape(device.architecture),
+                               static_cast<double>(device.total_memory_bytes) / (1ULL << 30), device.multiprocessors,
+                               device.ecc_enabled ? "on" : "off", escape(device.compute_mode),
+                               escape(or_unknown(device.uuid)));
         close_details(out);
     }
 
@@ -206,8 +219,8 @@ class MarkdownRenderer final : public Renderer {
         open_details(out, fmt::format("Python frameworks ({})", rows.size()));
         out << "| status | environment | framework | CUDA | loads | GPUs |\n|---|---|---|---|---|---|\n";
         for (const FrameworkRow& row : rows)
-            out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", status_word(row.status), cell_code(row.environment), escape(row.framework), escape(row.cuda),
-                               escape(row.loads), escape(row.gpus));
+            out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", status_word(row.status), cell_code(row.environment),
+                               escape(row.framework), escape(row.cuda), escape(row.loads), escape(row.gpus));
         close_details(out);
     }
 
@@ -215,7 +228,8 @@ class MarkdownRenderer final : public Renderer {
         std::string rows;
         for (const CheckResult& result : report.checks)
             for (const Metric& metric : result.metrics)
-                rows += fmt::format("| {} | {} | {} |\n", cell_code(check_label(result)), escape(metric.name), escape(fmt::format("{:.6g} {}", metric.value, metric.unit)));
+                rows += fmt::format("| {} | {} | {} |\n", cell_code(check_label(result)), escape(metric.name),
+                                    escape(fmt::format("{:.6g} {}", metric.value, metric.unit)));
         if (rows.empty()) return;
         open_details(out, "Measurements");
         out << "| check | metric | value |\n|---|---|---|\n" << rows;
@@ -237,8 +251,11 @@ class MarkdownRenderer final : public Renderer {
             std::string title = "Evidence";
             if (groups.size() > 1 && device < 0) title = "Evidence: host checks";
             if (device >= 0) {
-                const auto named = std::find_if(report.devices.begin(), report.devices.end(), [&](const DeviceInfo& info) { return info.ordinal == device; });
-                title = named != report.devices.end() ? fmt::format("Evidence: GPU {} ({})", device, escape(named->name)) : fmt::format("Evidence: GPU {}", device);
+                const auto named = std::find_if(report.devices.begin(), report.devices.end(),
+                                                [&](const DeviceInfo& info) { return info.ordinal == device; });
+                title = named != report.devices.end()
+                            ? fmt::format("Evidence: GPU {} ({})", device, escape(named->name))
+                            : fmt::format("Evidence: GPU {}", device);
             }
             const std::string fence = fence_for(lines, 3);
             open_details(out, title);
@@ -250,8 +267,9 @@ class MarkdownRenderer final : public Renderer {
     static void render_host(const Report& report, std::ostream& out) {
         const HostInfo& host = report.host;
         open_details(out, "Host");
-        out << fmt::format("- host: {}\n- OS: {}, kernel {}, {}, {}\n- CPU: {} ({} logical CPUs), {:.1f} GiB memory\n", escape(or_unknown(host.hostname)),
-                           escape(or_unknown(host.os_pretty_name)), escape(or_unknown(host.kernel_release)), escape(or_unknown(host.libc_version)),
+        out << fmt::format("- host: {}\n- OS: {}, kernel {}, {}, {}\n- CPU: {} ({} logical CPUs), {:.1f} GiB memory\n",
+                           escape(or_unknown(host.hostname)), escape(or_unknown(host.os_pretty_name)),
+                           escape(or_unknown(host.kernel_release)), escape(or_unknown(host.libc_version)),
                            escape(or_unknown(host.architecture)), escape(or_unknown(host.cpu_model)), host.logical_cpus,
                            static_cast<double>(host.memory_bytes) / (1ULL << 30));
         if (!host.container.empty()) out << fmt::format("- container: {}\n", escape(host.container));

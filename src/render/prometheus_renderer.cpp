@@ -113,11 +113,13 @@ public:
             key += fmt::format("{}{}=\"{}\"", i == 0 ? "" : ",", labels[i].first, label_value(labels[i].second));
         // One series per label set: a second finding of the same code on the same GPU is the same fact.
         if (!family.keys.insert(key).second) return;
-        family.samples.push_back(fmt::format("{}{}{}{} {}\n", name, key.empty() ? "" : "{", key, key.empty() ? "" : "}", sample_value(value)));
+        family.samples.push_back(fmt::format("{}{}{}{} {}\n", name, key.empty() ? "" : "{", key, key.empty() ? "" : "}",
+                                             sample_value(value)));
     }
     void write(std::ostream& out) const {
         for (const Family& family : families_) {
-            out << "# HELP " << family.name << ' ' << help_text(family.help) << '\n' << "# TYPE " << family.name << " gauge\n";
+            out << "# HELP " << family.name << ' ' << help_text(family.help) << '\n'
+                << "# TYPE " << family.name << " gauge\n";
             for (const std::string& sample : family.samples) out << sample;
         }
     }
@@ -141,15 +143,33 @@ struct Conversion {
     double divide = 1.0;
 };
 constexpr Conversion units[] = {
-    {"GB/s", "bytes_per_second", 1e9, 1},  {"MB/s", "bytes_per_second", 1e6, 1},    {"TB/s", "bytes_per_second", 1e12, 1},
-    {"B/s", "bytes_per_second", 1, 1},     {"TFLOP/s", "tflops", 1, 1},             {"GFLOP/s", "tflops", 1, 1e3},
-    {"PFLOP/s", "tflops", 1e3, 1},         {"Gsamples/s", "samples_per_second", 1e9, 1}, {"Msamples/s", "samples_per_second", 1e6, 1},
-    {"samples/s", "samples_per_second", 1, 1}, {"s", "seconds", 1, 1},             {"ms", "seconds", 1, 1e3},
-    {"us", "seconds", 1, 1e6},             {"ns", "seconds", 1, 1e9},               {"%", "ratio", 1, 100},
-    {"MHz", "hertz", 1e6, 1},              {"GHz", "hertz", 1e9, 1},                {"kHz", "hertz", 1e3, 1},
-    {"Hz", "hertz", 1, 1},                 {"C", "celsius", 1, 1},                  {"W", "watts", 1, 1},
-    {"mW", "watts", 1, 1e3},               {"B", "bytes", 1, 1},                    {"bytes", "bytes", 1, 1},
-    {"KiB", "bytes", 1024, 1},             {"MiB", "bytes", 1024.0 * 1024, 1},      {"GiB", "bytes", 1024.0 * 1024 * 1024, 1},
+    {"GB/s", "bytes_per_second", 1e9, 1},
+    {"MB/s", "bytes_per_second", 1e6, 1},
+    {"TB/s", "bytes_per_second", 1e12, 1},
+    {"B/s", "bytes_per_second", 1, 1},
+    {"TFLOP/s", "tflops", 1, 1},
+    {"GFLOP/s", "tflops", 1, 1e3},
+    {"PFLOP/s", "tflops", 1e3, 1},
+    {"Gsamples/s", "samples_per_second", 1e9, 1},
+    {"Msamples/s", "samples_per_second", 1e6, 1},
+    {"samples/s", "samples_per_second", 1, 1},
+    {"s", "seconds", 1, 1},
+    {"ms", "seconds", 1, 1e3},
+    {"us", "seconds", 1, 1e6},
+    {"ns", "seconds", 1, 1e9},
+    {"%", "ratio", 1, 100},
+    {"MHz", "hertz", 1e6, 1},
+    {"GHz", "hertz", 1e9, 1},
+    {"kHz", "hertz", 1e3, 1},
+    {"Hz", "hertz", 1, 1},
+    {"C", "celsius", 1, 1},
+    {"W", "watts", 1, 1},
+    {"mW", "watts", 1, 1e3},
+    {"B", "bytes", 1, 1},
+    {"bytes", "bytes", 1, 1},
+    {"KiB", "bytes", 1024, 1},
+    {"MiB", "bytes", 1024.0 * 1024, 1},
+    {"GiB", "bytes", 1024.0 * 1024 * 1024, 1},
 };
 
 // Lower case, what a metric name cannot hold as '_', no doubled, leading or trailing '_'.
@@ -208,8 +228,9 @@ Figure figure_of(const CheckResult& result, const Metric& metric) {
     Figure figure;
     figure.value = metric.value * unit.multiply / unit.divide;
     const auto with_suffix = [&](std::string stem) {
-        if (suffix.empty() || (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0 &&
-                               stem[stem.size() - suffix.size() - 1] == '_'))
+        if (suffix.empty() ||
+            (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+             stem[stem.size() - suffix.size() - 1] == '_'))
             return stem;
         return stem + "_" + suffix;
     };
@@ -229,9 +250,11 @@ Figure figure_of(const CheckResult& result, const Metric& metric) {
         return figure;
     }
     std::string stem = sanitize(metric.name);
-    if (suffix == "seconds" && stem.size() > 5 && stem.compare(stem.size() - 5, 5, "_time") == 0) stem.resize(stem.size() - 5);
+    if (suffix == "seconds" && stem.size() > 5 && stem.compare(stem.size() - 5, 5, "_time") == 0)
+        stem.resize(stem.size() - 5);
     figure.family = with_suffix("cudacheck_" + sanitize(result.check_id) + (stem.empty() ? "" : "_" + stem));
-    figure.help = fmt::format("{}'s figure {}. Unit: {} (the check reports {}).", result.check_id, metric.name, suffix.empty() ? "none" : suffix, metric.unit);
+    figure.help = fmt::format("{}'s figure {}. Unit: {} (the check reports {}).", result.check_id, metric.name,
+                              suffix.empty() ? "none" : suffix, metric.unit);
     return figure;
 }
 
@@ -245,7 +268,9 @@ std::optional<std::string> host_name(const Report& report) {
 
 // "2026-11-30T01:40:00Z" (timestamp_utc, the schema's pattern) as Unix seconds; none for any other shape.
 std::optional<double> unix_seconds(std::string_view utc) {
-    if (utc.size() != 20 || utc[4] != '-' || utc[7] != '-' || utc[10] != 'T' || utc[13] != ':' || utc[16] != ':' || utc[19] != 'Z') return std::nullopt;
+    if (utc.size() != 20 || utc[4] != '-' || utc[7] != '-' || utc[10] != 'T' || utc[13] != ':' || utc[16] != ':' ||
+        utc[19] != 'Z')
+        return std::nullopt;
     const auto field = [&](std::size_t at, std::size_t length) -> std::optional<int> {
         int value = 0;
         const char* end = utc.data() + at + length;
@@ -253,9 +278,10 @@ std::optional<double> unix_seconds(std::string_view utc) {
         if (error != std::errc() || stop != end) return std::nullopt;
         return value;
     };
-    const auto year = field(0, 4), month = field(5, 2), day = field(8, 2), hour = field(11, 2), minute = field(14, 2), second = field(17, 2);
-    if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 ||
-        *minute > 59 || *second > 60)
+    const auto year = field(0, 4), month = field(5, 2), day = field(8, 2), hour = field(11, 2), minute = field(14, 2),
+               second = field(17, 2);
+    if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 || *day < 1 || *day > 31 ||
+        *hour > 23 || *minute > 59 || *second > 60)
         return std::nullopt;
     std::tm time{};
     time.tm_year = *year - 1900;
@@ -274,20 +300,25 @@ public:
     }
 
     // The labels of the GPU with this CUDA ordinal (or NVML index), each prefixed ("peer_").
-    [[nodiscard]] Labels of(std::optional<int> device, Numbering numbering = Numbering::cuda, std::string_view prefix = {}) const {
+    [[nodiscard]] Labels of(std::optional<int> device, Numbering numbering = Numbering::cuda,
+                            std::string_view prefix = {}) const {
         Labels labels;
         if (!device || numbering == Numbering::none) return labels;
         const DeviceInfo* info = nullptr;
         for (const DeviceInfo& candidate : report_.devices)
-            if (numbering == Numbering::cuda ? candidate.ordinal == *device : candidate.nvml_index == *device) info = &candidate;
+            if (numbering == Numbering::cuda ? candidate.ordinal == *device : candidate.nvml_index == *device)
+                info = &candidate;
         const int gpu = info != nullptr && info->nvml_index ? *info->nvml_index : *device;
         labels.emplace_back(fmt::format("{}gpu", prefix), std::to_string(gpu));
-        if (info != nullptr && !redacted_ && !info->uuid.empty()) labels.emplace_back(fmt::format("{}UUID", prefix), info->uuid);
-        if (info != nullptr && !info->pci_bus_id.empty()) labels.emplace_back(fmt::format("{}pci_bus_id", prefix), info->pci_bus_id);
+        if (info != nullptr && !redacted_ && !info->uuid.empty())
+            labels.emplace_back(fmt::format("{}UUID", prefix), info->uuid);
+        if (info != nullptr && !info->pci_bus_id.empty())
+            labels.emplace_back(fmt::format("{}pci_bus_id", prefix), info->pci_bus_id);
         return labels;
     }
     // check, then the GPU's labels, then the run's (hostname, Hostname, level).
-    [[nodiscard]] Labels of_check(const std::string& check, std::optional<int> device, Numbering numbering = Numbering::cuda) const {
+    [[nodiscard]] Labels of_check(const std::string& check, std::optional<int> device,
+                                  Numbering numbering = Numbering::cuda) const {
         Labels labels{{"check", check}};
         for (auto& label : of(device, numbering)) labels.push_back(std::move(label));
         add_run(labels);
@@ -323,12 +354,18 @@ class PrometheusRenderer final : public Renderer {
         const GpuLabels gpus(report);
         Families families;
         for (const CheckResult& result : report.checks)
-            for (Status status : {Status::pass, Status::warn, Status::fail, Status::error, Status::timeout, Status::skip})
-                families.add("cudacheck_check_status", "Status of each cudacheck check (per GPU for per-GPU checks): 1 for the status it ended with, 0 for the others.",
-                             gpus.of_check(result.check_id, result.device) + Labels{{"status", std::string(to_string(status))}}, status == result.status ? 1 : 0);
+            for (Status status :
+                 {Status::pass, Status::warn, Status::fail, Status::error, Status::timeout, Status::skip})
+                families.add("cudacheck_check_status",
+                             "Status of each cudacheck check (per GPU for per-GPU checks): 1 for the status it ended "
+                             "with, 0 for the others.",
+                             gpus.of_check(result.check_id, result.device) +
+                                 Labels{{"status", std::string(to_string(status))}},
+                             status == result.status ? 1 : 0);
         for (const CheckResult& result : report.checks)
             for (const Finding& finding : result.findings)
-                families.add("cudacheck_finding", "Each problem a check found, by its catalog code (cudacheck explain CODE); always 1.",
+                families.add("cudacheck_finding",
+                             "Each problem a check found, by its catalog code (cudacheck explain CODE); always 1.",
                              gpus.of_check(result.check_id, result.device ? result.device : finding.device) +
                                  Labels{{"code", finding.code}, {"status", std::string(to_string(finding.status))}},
                              1);
@@ -343,34 +380,44 @@ class PrometheusRenderer final : public Renderer {
                 families.add(figure.family, figure.help, labels + figure.labels, figure.value);
             }
         for (const DeviceInfo& device : report.devices)
-            families.add("cudacheck_gpu_info", "Each GPU the run saw: its CUDA ordinal (cuda_device, as check results number GPUs) and model; always 1.",
-                         gpus.of(device.ordinal) + gpus.run() + Labels{{"cuda_device", std::to_string(device.ordinal)}, {"model", device.name}}, 1);
-        families.add("cudacheck_gpus", "CUDA devices the run saw.", gpus.run(), static_cast<double>(report.devices.size()));
-        families.add("cudacheck_exit_code", "cudacheck's exit code: 0 nothing failed, 1 a check failed, 130/143 interrupted.", gpus.run(), report.exit_code);
-        families.add("cudacheck_run_duration_seconds", "Wall time of the run.", gpus.run(), report.duration_ms / 1000.0);
+            families.add("cudacheck_gpu_info",
+                         "Each GPU the run saw: its CUDA ordinal (cuda_device, as check results number GPUs) and "
+                         "model; always 1.",
+                         gpus.of(device.ordinal) + gpus.run() +
+                             Labels{{"cuda_device", std::to_string(device.ordinal)}, {"model", device.name}},
+                         1);
+        families.add("cudacheck_gpus", "CUDA devices the run saw.", gpus.run(),
+                     static_cast<double>(report.devices.size()));
+        families.add("cudacheck_exit_code",
+                     "cudacheck's exit code: 0 nothing failed, 1 a check failed, 130/143 interrupted.", gpus.run(),
+                     report.exit_code);
+        families.add("cudacheck_run_duration_seconds", "Wall time of the run.", gpus.run(),
+                     report.duration_ms / 1000.0);
         if (const std::optional<double> start = unix_seconds(report.timestamp_utc))
             families.add("cudacheck_last_run_timestamp_seconds",
-                         "When the run finished, as Unix seconds (its start, timestamp_utc, plus its duration): time() minus this is how old "
+                         "When the run finished, as Unix seconds (its start, timestamp_utc, plus its duration): time() "
+                         "minus this is how old "
                          "every other cudacheck series of the same labels is.",
                          gpus.run(), *start + report.duration_ms / 1000.0);
         families.add("cudacheck_info", "Versions the run found (empty when unknown); always 1.",
                      gpus.run() + Labels{{"version", report.tool_version},
-                                          {"driver", report.versions.driver},
-                                          {"driver_cuda", report.versions.driver_cuda},
-                                          {"runtime", report.versions.runtime},
-                                          {"nvcc", report.versions.nvcc}},
+                                         {"driver", report.versions.driver},
+                                         {"driver_cuda", report.versions.driver_cuda},
+                                         {"runtime", report.versions.runtime},
+                                         {"nvcc", report.versions.nvcc}},
                      1);
         if (report.frameworks)
             for (const PythonEnvironmentInfo& environment : *report.frameworks)
                 for (const FrameworkInfo& framework : environment.frameworks)
                     for (Status status : {Status::pass, Status::warn, Status::fail})
                         families.add("cudacheck_framework_status",
-                                     "Each Python framework found (frameworks.builds): 1 for the status its findings give it, 0 for the others.",
+                                     "Each Python framework found (frameworks.builds): 1 for the status its findings "
+                                     "give it, 0 for the others.",
                                      gpus.run() + Labels{{"environment", environment.prefix},
-                                                          {"framework", framework.framework},
-                                                          {"version", framework.version},
-                                                          {"cuda", framework.cuda},
-                                                          {"status", std::string(to_string(status))}},
+                                                         {"framework", framework.framework},
+                                                         {"version", framework.version},
+                                                         {"cuda", framework.cuda},
+                                                         {"status", std::string(to_string(status))}},
                                      framework.status == to_string(status) ? 1 : 0);
         families.write(out);
     }

@@ -2,13 +2,13 @@
 // that prints; report_json.cpp is the only code that knows the JSON key names.
 #pragma once
 
+#include "engine/registry.hpp"
 #include "inspect/inspection.hpp"
+#include "report/catalog.hpp"
 #include "report/fleet.hpp"
+#include "report/report.hpp"
 #include "report/report_diff.hpp"
 #include "report/report_json.hpp"
-#include "report/catalog.hpp"
-#include "engine/registry.hpp"
-#include "report/report.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -49,7 +49,8 @@ void render_inspect(const InspectReport& report, Format format, RenderOptions op
 void render_fleet(const Fleet& fleet, Format format, std::ostream& out);
 
 // `cudacheck diff`: table or JSON (other formats are refused by the command line).
-void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format, std::ostream& out);
+void render_diff(const ReportDiff& diff, const std::string& before_name, const std::string& after_name, Format format,
+                 std::ostream& out);
 
 // `cudacheck list`
 void render_check_list(const Registry& registry, std::ostream& out);

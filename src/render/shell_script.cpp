@@ -32,7 +32,8 @@ std::string render_script(const EnvScript& script, Shell shell) {
         switch (line.kind) {
             case ShellLine::Kind::comment: text += "# " + sys::printable(line.text) + "\n"; break;
             case ShellLine::Kind::set:
-                text += (fish ? "set -gx " + line.name + " " : "export " + line.name + "=") + shell_quote(line.values.front(), shell) + "\n";
+                text += (fish ? "set -gx " + line.name + " " : "export " + line.name + "=") +
+                        shell_quote(line.values.front(), shell) + "\n";
                 break;
             case ShellLine::Kind::prepend: {
                 if (fish) {
@@ -42,7 +43,8 @@ std::string render_script(const EnvScript& script, Shell shell) {
                     text += fmt::format("set -gx {} {}${}\n", line.name, words, line.name);
                 } else {
                     // No trailing ':' when the variable is empty: an empty entry is the current directory.
-                    text += fmt::format("export {0}={1}\"${{{0}:+:${0}}}\"\n", line.name, shell_quote(fmt::format("{}", fmt::join(line.values, ":")), shell));
+                    text += fmt::format("export {0}={1}\"${{{0}:+:${0}}}\"\n", line.name,
+                                        shell_quote(fmt::format("{}", fmt::join(line.values, ":")), shell));
                 }
                 break;
             }

@@ -12,7 +12,8 @@ namespace cudacheck::svg {
 namespace {
 
 // Distinct on white and for the common colour-vision deficiencies (Okabe and Ito's palette).
-constexpr const char* palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"};
+constexpr const char* palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                   "#56B4E9", "#D55E00", "#F0E442", "#000000"};
 constexpr const char* failure_colour = "#C62828";
 constexpr double char_width = 6.6;  // of the 11 px sans-serif text, for layout only
 
@@ -29,7 +30,8 @@ std::string fit(const std::string& text, double width) {
 
 std::string open_svg(double width, double height, const std::string& title) {
     return fmt::format(
-        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" role=\"img\" "
+        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 "
+        "{:.0f} {:.0f}\" role=\"img\" "
         "font-family=\"sans-serif\" font-size=\"11\"><title>{}</title>"
         "<text x=\"4\" y=\"14\" font-size=\"13\" font-weight=\"bold\">{}</text>",
         width, height, width, height, xml_escape(title), xml_escape(title));
@@ -63,11 +65,15 @@ struct Frame {
 std::string y_grid(const Frame& frame) {
     std::string svg;
     for (const double mark : ticks(frame.ys.low, frame.ys.high))
-        svg += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e0e0e0\"/>"
-                           "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
-                           frame.left, frame.left + frame.width, frame.y(mark), frame.y(mark), frame.left - 4, frame.y(mark) + 4, tick_text(mark));
-    return svg + fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#999\"/>", frame.left,
-                             frame.top, frame.width, frame.height);
+        svg += fmt::format(
+            "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e0e0e0\"/>"
+            "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
+            frame.left, frame.left + frame.width, frame.y(mark), frame.y(mark), frame.left - 4, frame.y(mark) + 4,
+            tick_text(mark));
+    return svg +
+           fmt::format(
+               "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#999\"/>",
+               frame.left, frame.top, frame.width, frame.height);
 }
 
 }  // namespace
@@ -81,7 +87,8 @@ std::vector<double> ticks(double low, double high, int count) {
     const double power = std::pow(10.0, std::floor(std::log10(rough)));
     double factor = 1;
     for (const double candidate : {2.0, 5.0, 10.0})
-        if (std::abs(std::log(candidate * power / rough)) < std::abs(std::log(factor * power / rough))) factor = candidate;
+        if (std::abs(std::log(candidate * power / rough)) < std::abs(std::log(factor * power / rough)))
+            factor = candidate;
     // k * factor / 10^n rather than a sum of steps, so that 0.3 is 0.3 and not 0.30000000000000004.
     const double divisor = power < 1 ? std::round(1 / power) : 1;
     const double step = power < 1 ? factor / divisor : factor * power;
@@ -120,7 +127,8 @@ std::string render(const LineChart& chart) {
     if (chart.reference) y_high = std::max(y_high, *chart.reference), y_low = std::min(y_low, *chart.reference);
     std::string svg = open_svg(width, height, chart.title + (chart.y_unit.empty() ? "" : " (" + chart.y_unit + ")"));
     if (!std::isfinite(x_low) || !std::isfinite(y_low)) {
-        svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#666\">not measured</text></svg>", left, top + plot_height / 2);
+        svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#666\">not measured</text></svg>", left,
+                           top + plot_height / 2);
         return svg;
     }
     // Rates and clocks read against zero unless they sit far above it (temperature, clock).
@@ -135,14 +143,17 @@ std::string render(const LineChart& chart) {
     const double slack = (xs.high - xs.low) * 0.01;
     for (const double mark : ticks(xs.low, xs.high))
         if (mark >= xs.low - slack && mark <= xs.high + slack)
-            svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", px(mark), top + plot_height + 14, tick_text(mark));
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555\">{}</text>", left + plot_width / 2, height - 4,
-                       xml_escape(chart.x_unit));
+            svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", px(mark),
+                               top + plot_height + 14, tick_text(mark));
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+                       left + plot_width / 2, height - 4, xml_escape(chart.x_unit));
     if (chart.reference)
-        svg += fmt::format("<line class=\"reference\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#555\" stroke-dasharray=\"5 3\"/>"
-                           "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555\">{}</text>",
-                           left, left + plot_width, py(*chart.reference), py(*chart.reference), left + 4, py(*chart.reference) - 4,
-                           xml_escape(chart.reference_label));
+        svg += fmt::format(
+            "<line class=\"reference\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#555\" "
+            "stroke-dasharray=\"5 3\"/>"
+            "<text x=\"{:.1f}\" y=\"{:.1f}\" fill=\"#555\">{}</text>",
+            left, left + plot_width, py(*chart.reference), py(*chart.reference), left + 4, py(*chart.reference) - 4,
+            xml_escape(chart.reference_label));
     for (std::size_t index = 0; index < chart.lines.size(); ++index) {
         const Line& line = chart.lines[index];
         std::string path;
@@ -155,12 +166,14 @@ std::string render(const LineChart& chart) {
             path += fmt::format("{}{:.1f} {:.1f} ", pen_down ? "L" : "M", px(line.x[i]), py(*line.y[i]));
             pen_down = true;
         }
-        svg += fmt::format("<path class=\"line\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"><title>{}</title></path>", path,
-                           colour(index), xml_escape(line.name));
+        svg += fmt::format(
+            "<path class=\"line\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"><title>{}</title></path>",
+            path, colour(index), xml_escape(line.name));
         // The legend, right to left along the top.
         const double legend_x = width - right - 70.0 * static_cast<double>(chart.lines.size() - index);
-        svg += fmt::format("<rect x=\"{:.1f}\" y=\"22\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.1f}\" y=\"31\">{}</text>", legend_x,
-                           colour(index), legend_x + 14, xml_escape(fit(line.name, 54)));
+        svg += fmt::format(
+            "<rect x=\"{:.1f}\" y=\"22\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.1f}\" y=\"31\">{}</text>",
+            legend_x, colour(index), legend_x + 14, xml_escape(fit(line.name, 54)));
     }
     return svg + "</svg>";
 }
@@ -174,27 +187,35 @@ std::string render(const BarChart& chart) {
     const double height = top + row * static_cast<double>(chart.bars.size()) + 8;
     std::string svg = open_svg(width, height, chart.title + (chart.unit.empty() ? "" : " (" + chart.unit + ")"));
     if (!chart.reference_label.empty())
-        svg += fmt::format("<rect x=\"{:.0f}\" y=\"6\" width=\"14\" height=\"10\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"3 2\"/>"
-                           "<text x=\"{:.0f}\" y=\"15\">{}</text>",
-                           width - 160, width - 142, xml_escape(chart.reference_label));
+        svg += fmt::format(
+            "<rect x=\"{:.0f}\" y=\"6\" width=\"14\" height=\"10\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"3 "
+            "2\"/>"
+            "<text x=\"{:.0f}\" y=\"15\">{}</text>",
+            width - 160, width - 142, xml_escape(chart.reference_label));
     for (std::size_t i = 0; i < chart.bars.size(); ++i) {
         const Bar& bar = chart.bars[i];
         const double y = top + row * static_cast<double>(i);
-        svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", label_width - 6, y + 12, xml_escape(fit(bar.label, label_width - 10)));
+        svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>", label_width - 6, y + 12,
+                           xml_escape(fit(bar.label, label_width - 10)));
         if (bar.reference)
-            svg += fmt::format("<rect class=\"reference\" x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"14\" fill=\"none\" stroke=\"#555\" "
-                               "stroke-dasharray=\"3 2\"/>",
-                               label_width, y + 1, *bar.reference / high * bar_room);
+            svg += fmt::format(
+                "<rect class=\"reference\" x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"14\" fill=\"none\" "
+                "stroke=\"#555\" "
+                "stroke-dasharray=\"3 2\"/>",
+                label_width, y + 1, *bar.reference / high * bar_room);
         std::string value_text = "not measured";
         if (bar.value) {
-            svg += fmt::format("<rect class=\"bar\" x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"><title>{}: {}</title></rect>",
-                               label_width, y + 1, std::max(0.0, *bar.value) / high * bar_room, bar.flagged ? failure_colour : palette[0],
-                               xml_escape(bar.label), tick_text(*bar.value));
+            svg += fmt::format(
+                "<rect class=\"bar\" x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"><title>{}: "
+                "{}</title></rect>",
+                label_width, y + 1, std::max(0.0, *bar.value) / high * bar_room,
+                bar.flagged ? failure_colour : palette[0], xml_escape(bar.label), tick_text(*bar.value));
             value_text = fmt::format("{:.4g}", *bar.value) + (bar.note.empty() ? "" : "  " + bar.note);
         }
-        const double text_x = label_width + std::max(bar.value.value_or(0.0), bar.reference.value_or(0.0)) / high * bar_room + 6;
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>", text_x, y + 12, bar.flagged ? fmt::format(" fill=\"{}\"", failure_colour) : "",
-                           xml_escape(value_text));
+        const double text_x =
+            label_width + std::max(bar.value.value_or(0.0), bar.reference.value_or(0.0)) / high * bar_room + 6;
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>", text_x, y + 12,
+                           bar.flagged ? fmt::format(" fill=\"{}\"", failure_colour) : "", xml_escape(value_text));
     }
     return svg + "</svg>";
 }
@@ -213,25 +234,31 @@ std::string render(const ColumnChart& chart) {
         const double x = frame.x(static_cast<double>(i)) + slot * 0.1;
         if (!column.value) continue;
         const double y = frame.y(std::max(0.0, *column.value));
-        svg += fmt::format("<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: {} {}{}</title></rect>",
-                           x, y, slot * 0.8, frame.top + frame.height - y, column.flagged ? failure_colour : palette[0], xml_escape(column.label),
-                           tick_text(*column.value), xml_escape(chart.unit), column.note.empty() ? "" : "; " + xml_escape(column.note));
+        svg += fmt::format(
+            "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: "
+            "{} {}{}</title></rect>",
+            x, y, slot * 0.8, frame.top + frame.height - y, column.flagged ? failure_colour : palette[0],
+            xml_escape(column.label), tick_text(*column.value), xml_escape(chart.unit),
+            column.note.empty() ? "" : "; " + xml_escape(column.note));
     }
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555\">{}</text>", left + frame.width / 2, height - 6,
-                       xml_escape(chart.x_label));
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555\">{}</text>",
+                       left + frame.width / 2, height - 6, xml_escape(chart.x_label));
     return svg + "</svg>";
 }
 
 std::string render(const Matrix& matrix) {
     constexpr double label_width = 560, column_width = 120, row = 17, top = 54;
-    const double width = label_width + column_width * static_cast<double>(std::max<std::size_t>(matrix.columns.size(), 1)) + 10;
+    const double width =
+        label_width + column_width * static_cast<double>(std::max<std::size_t>(matrix.columns.size(), 1)) + 10;
     std::size_t groups = 0;
-    for (std::size_t i = 0; i < matrix.rows.size(); ++i) groups += i == 0 || matrix.rows[i].group != matrix.rows[i - 1].group;
+    for (std::size_t i = 0; i < matrix.rows.size(); ++i)
+        groups += i == 0 || matrix.rows[i].group != matrix.rows[i - 1].group;
     const double height = top + row * static_cast<double>(matrix.rows.size() + groups) + 8;
     std::string svg = open_svg(width, height, matrix.title);
     for (std::size_t c = 0; c < matrix.columns.size(); ++c)
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
-                           label_width + column_width * (static_cast<double>(c) + 0.5), top - 10, xml_escape(fit(matrix.columns[c], column_width - 6)));
+                           label_width + column_width * (static_cast<double>(c) + 0.5), top - 10,
+                           xml_escape(fit(matrix.columns[c], column_width - 6)));
     double y = top;
     for (std::size_t i = 0; i < matrix.rows.size(); ++i) {
         const MatrixRow& entry = matrix.rows[i];
@@ -241,12 +268,15 @@ std::string render(const Matrix& matrix) {
                                xml_escape(entry.group + (entry.flagged ? "  (copies differ in version)" : "")));
             y += row;
         }
-        svg += fmt::format("<text x=\"16\" y=\"{:.1f}\"><title>{}</title>{}</text>", y + 12, xml_escape(entry.label), xml_escape(fit(entry.label, label_width - 24)));
+        svg += fmt::format("<text x=\"16\" y=\"{:.1f}\"><title>{}</title>{}</text>", y + 12, xml_escape(entry.label),
+                           xml_escape(fit(entry.label, label_width - 24)));
         for (std::size_t c = 0; c < entry.marks.size() && c < matrix.columns.size(); ++c)
             if (entry.marks[c])
-                svg += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"><title>{} loads {}</title></circle>",
-                                   label_width + column_width * (static_cast<double>(c) + 0.5), y + 8, colour(c), xml_escape(matrix.columns[c]),
-                                   xml_escape(entry.label));
+                svg += fmt::format(
+                    "<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"><title>{} loads "
+                    "{}</title></circle>",
+                    label_width + column_width * (static_cast<double>(c) + 0.5), y + 8, colour(c),
+                    xml_escape(matrix.columns[c]), xml_escape(entry.label));
         y += row;
     }
     return svg + "</svg>";

@@ -29,7 +29,6 @@ std::string_view colour_of(Status status) {
     }
 }
 
-
 std::string paint(bool color, Status status, std::string_view text) {
     if (!color) return std::string(text);
     return fmt::format("{}{}\033[0m", colour_of(status), text);
@@ -39,9 +38,13 @@ using sys::printable;
 
 // --- cudacheck inspect ---------------------------------------------------------------------
 
-std::string object_arch(const CodeObject& object) { return object.kind == CodeKind::sass ? object.arch.sass_name() : object.arch.virtual_name(); }
+std::string object_arch(const CodeObject& object) {
+    return object.kind == CodeKind::sass ? object.arch.sass_name() : object.arch.virtual_name();
+}
 
-std::string isa_text(const std::optional<PtxIsa>& isa) { return isa ? fmt::format("{}.{}", isa->major, isa->minor) : std::string(); }
+std::string isa_text(const std::optional<PtxIsa>& isa) {
+    return isa ? fmt::format("{}.{}", isa->major, isa->minor) : std::string();
+}
 
 // One table row: a code object, or all those of one kind, architecture and compression.
 struct ObjectRow {
@@ -90,7 +93,8 @@ void render_objects(const InspectedFile& file, bool every_object, std::ostream& 
         for (const std::string& version : row.isas) isa += (isa.empty() ? "" : ", ") + version;
         std::string where;
         if (every_object && row.first->fatbin)
-            where = fmt::format("{}{} fatbin {} @{:#x}", isa.empty() ? std::string(7, ' ') : "  ", row.first->section, *row.first->fatbin, row.first->offset);
+            where = fmt::format("{}{} fatbin {} @{:#x}", isa.empty() ? std::string(7, ' ') : "  ", row.first->section,
+                                *row.first->fatbin, row.first->offset);
         table.add_row({std::string(to_string(row.first->kind)), object_arch(*row.first), std::to_string(row.count),
                        std::string(to_string(row.first->compression)), size_text(row), isa + where});
     }
@@ -102,8 +106,10 @@ void render_objects(const InspectedFile& file, bool every_object, std::ostream& 
 void render_inspect_table(const InspectReport& report, RenderOptions options, std::ostream& out) {
     out << fmt::format("cudacheck {} · inspect", report.tool_version);
     if (report.targets.empty()) out << " · " << printable(report.note) << '\n';
-    else out << fmt::format(" · targets from {}{}\n", printable(report.targets_from),
-                            report.driver_cuda ? fmt::format(" (driver CUDA {})", report.driver_cuda->to_string()) : std::string());
+    else
+        out << fmt::format(" · targets from {}{}\n", printable(report.targets_from),
+                           report.driver_cuda ? fmt::format(" (driver CUDA {})", report.driver_cuda->to_string())
+                                              : std::string());
     // The target column after the painted status word; continuation lines start under the verdict.
     TextTable verdicts({{"", 6}, {""}});
     for (const InspectTarget& target : report.targets) verdicts.fit({target.label(), ""});
@@ -115,13 +121,16 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
             out << ": " << to_string(*file.scan.kind);
             // A bare cubin or PTX file is its own single code object; fatbinaries are the others' modules.
             if (*file.scan.kind != FileKind::cubin && *file.scan.kind != FileKind::ptx)
-                out << fmt::format(", {} fatbinar{}, {} code object{}", file.scan.fatbins, file.scan.fatbins == 1 ? "y" : "ies", file.scan.objects.size(),
+                out << fmt::format(", {} fatbinar{}, {} code object{}", file.scan.fatbins,
+                                   file.scan.fatbins == 1 ? "y" : "ies", file.scan.objects.size(),
                                    file.scan.objects.size() == 1 ? "" : "s");
         }
         out << '\n';
         if (file.input_error) {
-            out << "  " << paint(options.color, Status::error, "ERROR") << ' ' << printable(file.input_error->message) << '\n';
-            out << "        fix: " << printable(file.input_error->remediation) << fmt::format("  [{}]\n", printable(file.input_error->code));
+            out << "  " << paint(options.color, Status::error, "ERROR") << ' ' << printable(file.input_error->message)
+                << '\n';
+            out << "        fix: " << printable(file.input_error->remediation)
+                << fmt::format("  [{}]\n", printable(file.input_error->code));
         }
         render_objects(file, options.verbose, out);
         for (std::size_t i = 0; i < file.verdicts.size() && i < report.targets.size(); ++i) {
@@ -131,17 +140,25 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
             out << "  " << paint(options.color, verdict.status, fmt::format("{:<6}", status_word(verdict.status)))
                 << verdicts.row({report.targets[i].label(), verdict.message}) << '\n';
             if (verdict.fatbins_without_image > 0)
-                out << indent << fmt::format("{} of {} fatbinaries have no image for it (a library may launch those only on other GPUs)\n",
-                                             verdict.fatbins_without_image, file.scan.fatbins);
+                out << indent
+                    << fmt::format(
+                           "{} of {} fatbinaries have no image for it (a library may launch those only on other "
+                           "GPUs)\n",
+                           verdict.fatbins_without_image, file.scan.fatbins);
             if (verdict.finding)
-                out << indent << "fix: " << printable(verdict.finding->remediation) << fmt::format("  [{}]\n", printable(verdict.finding->code));
+                out << indent << "fix: " << printable(verdict.finding->remediation)
+                    << fmt::format("  [{}]\n", printable(verdict.finding->code));
         }
     }
-    const Status overall = report.exit_code == exit_ok ? Status::pass : report.exit_code == exit_check_failed ? Status::fail : Status::error;
+    const Status overall = report.exit_code == exit_ok             ? Status::pass
+                           : report.exit_code == exit_check_failed ? Status::fail
+                                                                   : Status::error;
     out << '\n'
-        << fmt::format("{} file{}, {} target{}: {} run, {} cannot — ", report.files.size(), report.files.size() == 1 ? "" : "s", report.targets.size(),
+        << fmt::format("{} file{}, {} target{}: {} run, {} cannot — ", report.files.size(),
+                       report.files.size() == 1 ? "" : "s", report.targets.size(),
                        report.targets.size() == 1 ? "" : "s", runs, cannot)
-        << paint(options.color, overall, status_word(overall)) << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
+        << paint(options.color, overall, status_word(overall))
+        << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
 }
 
 namespace {
@@ -151,12 +168,15 @@ public:
     explicit TableRenderer(RenderOptions options) : options_(options) {}
 
 private:
-    std::string paint(Status status, std::string_view text) const { return cudacheck::paint(options_.color, status, text); }
+    std::string paint(Status status, std::string_view text) const {
+        return cudacheck::paint(options_.color, status, text);
+    }
 
     // `lead` (already `lead_columns` wide: a status word, a label, "fix: "), then `text` wrapped
     // at options_.width with its later lines `indent` columns in; as one line when no width is set
     // (a file, a pipe: the golden files) or it fits.
-    void put(std::ostream& out, std::string_view lead, std::size_t lead_columns, std::string_view text, std::size_t indent) const {
+    void put(std::ostream& out, std::string_view lead, std::size_t lead_columns, std::string_view text,
+             std::size_t indent) const {
         const std::vector<std::string> lines = wrap_text(text, options_.width, lead_columns, indent);
         out << lead << lines.front() << '\n';
         for (std::size_t i = 1; i < lines.size(); ++i) out << lines[i] << '\n';
@@ -179,32 +199,39 @@ private:
             for (const CheckResult& result : report.checks)
                 if (result.status == Status::skip) skipped_for[result.skip_reason].push_back(&result);
         for (const CheckResult& result : report.checks) {
-            if (const auto group = skipped_for.find(result.skip_reason); result.status == Status::skip && group != skipped_for.end() && group->second.size() >= 3) {
+            if (const auto group = skipped_for.find(result.skip_reason);
+                result.status == Status::skip && group != skipped_for.end() && group->second.size() >= 3) {
                 if (group->second.front() != &result) continue;
                 std::vector<std::string> labels;
                 for (const CheckResult* member : group->second) labels.push_back(check_label(*member));
-                put(out, paint(Status::skip, fmt::format("{:<7}", status_word(Status::skip))) + ' ' + table.row({fmt::format("{} checks", labels.size()), ""}),
-                    indent.size(), sys::printable(fmt::format("{}: {}", result.skip_reason, fmt::join(labels, ", "))), indent.size());
+                put(out,
+                    paint(Status::skip, fmt::format("{:<7}", status_word(Status::skip))) + ' ' +
+                        table.row({fmt::format("{} checks", labels.size()), ""}),
+                    indent.size(), sys::printable(fmt::format("{}: {}", result.skip_reason, fmt::join(labels, ", "))),
+                    indent.size());
                 continue;
             }
             std::string line = result.message;
             if (const Metric* key = key_figure(result)) line += fmt::format("  [{}]", format_metric(*key));
-            put(out, paint(result.status, fmt::format("{:<7}", status_word(result.status))) + ' ' + table.row({check_label(result), ""}), indent.size(),
-                sys::printable(line), indent.size());
+            put(out,
+                paint(result.status, fmt::format("{:<7}", status_word(result.status))) + ' ' +
+                    table.row({check_label(result), ""}),
+                indent.size(), sys::printable(line), indent.size());
             // Every finding after the headline, then each finding's fix.
             for (std::size_t i = 0; i < result.findings.size(); ++i) {
                 const Finding& finding = result.findings[i];
                 if (i > 0) {
                     const std::string word = status_word(finding.status);
-                    put(out, indent + paint(finding.status, word) + ' ', indent.size() + word.size() + 1, printable(finding.message),
-                        indent.size() + word.size() + 1);
+                    put(out, indent + paint(finding.status, word) + ' ', indent.size() + word.size() + 1,
+                        printable(finding.message), indent.size() + word.size() + 1);
                 }
-                put(out, indent + "fix: ", indent.size() + 5, printable(finding.remediation) + fmt::format("  [{}]", printable(finding.code)),
-                    indent.size() + 5);
+                put(out, indent + "fix: ", indent.size() + 5,
+                    printable(finding.remediation) + fmt::format("  [{}]", printable(finding.code)), indent.size() + 5);
             }
             if (options_.verbose)
                 for (const Evidence& evidence : result.evidence)
-                    put(out, indent + "· ", indent.size() + 2, printable(evidence.key) + ": " + printable(evidence.value), indent.size() + 2);
+                    put(out, indent + "· ", indent.size() + 2,
+                        printable(evidence.key) + ": " + printable(evidence.value), indent.size() + 2);
         }
         if (report.frameworks) render_frameworks(*report.frameworks, out);
         const Summary& summary = report.summary;
@@ -215,9 +242,11 @@ private:
                 fmt::format(" (exit {}) in {:.0f} ms", report.exit_code, report.duration_ms),
             0);
         if (report.redaction) put(out, "", 0, printable(redaction_note(*report.redaction)), 0);
-        if (summary.overall == Status::skip) put(out, "", 0, "Nothing was verified: every selected check was skipped.", 0);
+        if (summary.overall == Status::skip)
+            put(out, "", 0, "Nothing was verified: every selected check was skipped.", 0);
         if (summary.count(Status::warn) + summary.count(Status::fail) + summary.count(Status::error) > 0)
-            put(out, "", 0, "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.", 0);
+            put(out, "", 0, "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.",
+                0);
     }
 
     // One row per framework found; the verdicts themselves are frameworks.builds' findings above.
@@ -239,6 +268,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Renderer> make_table_renderer(RenderOptions options) { return std::make_unique<TableRenderer>(options); }
+std::unique_ptr<Renderer> make_table_renderer(RenderOptions options) {
+    return std::make_unique<TableRenderer>(options);
+}
 
 }  // namespace cudacheck

@@ -35,8 +35,8 @@ std::size_t utf8_length(std::string_view text, std::size_t at) {
     for (std::size_t i = 1; i < length; ++i)
         if ((byte(at + i) & 0xc0) != 0x80) return 0;
     // Overlong forms, surrogates and code points past U+10FFFF.
-    if ((lead == 0xe0 && byte(at + 1) < 0xa0) || (lead == 0xed && byte(at + 1) >= 0xa0) || (lead == 0xf0 && byte(at + 1) < 0x90) ||
-        (lead == 0xf4 && byte(at + 1) >= 0x90))
+    if ((lead == 0xe0 && byte(at + 1) < 0xa0) || (lead == 0xed && byte(at + 1) >= 0xa0) ||
+        (lead == 0xf0 && byte(at + 1) < 0x90) || (lead == 0xf4 && byte(at + 1) >= 0x90))
         return 0;
     return length;
 }
@@ -93,7 +93,8 @@ std::vector<TextSpan> code_spans(std::string_view text) {
 
 std::string status_word(Status status) {
     std::string result(to_string(status));
-    std::transform(result.begin(), result.end(), result.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    std::transform(result.begin(), result.end(), result.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     return result;
 }
 
@@ -117,7 +118,8 @@ std::string redaction_note(const Redaction& redaction) {
         kinds += (kinds.empty() ? "" : ", ") + words;
     }
     std::string note = fmt::format("Redacted (--redact): {} ({} replacements)", kinds, redaction.replacements);
-    if (!redaction.environment_variables.empty()) note += fmt::format("; values of {}", fmt::join(redaction.environment_variables, ", "));
+    if (!redaction.environment_variables.empty())
+        note += fmt::format("; values of {}", fmt::join(redaction.environment_variables, ", "));
     return note + ".";
 }
 
@@ -136,20 +138,23 @@ std::vector<FrameworkRow> framework_rows(const std::vector<PythonEnvironmentInfo
             row.status = status_from_string(framework.status).value_or(Status::pass);
             row.environment = environment.prefix + (environment.bare_python3 ? " (python3)" : "");
             row.framework = fmt::format("{} {}", framework.framework, framework.version);
-            row.cuda = framework.accelerator == "cuda" ? (framework.cuda.empty() ? std::string("cuda") : framework.cuda) : framework.accelerator;
+            row.cuda = framework.accelerator == "cuda" ? (framework.cuda.empty() ? std::string("cuda") : framework.cuda)
+                                                       : framework.accelerator;
             std::vector<std::string> loads;
             // The libraries that decide most failures; the JSON has them all.
             for (const char* name : {"cuDNN", "cuBLAS", "NCCL", "NVRTC"})
                 for (const FrameworkLibraryInfo& library : framework.libraries)
                     if (library.name == name) {
-                        loads.push_back(fmt::format("{} {} {}", library.name, library.version.empty() ? "?" : library.version,
-                                                    library.origin == "pip_wheel" ? std::string("wheel") : library.origin));
+                        loads.push_back(
+                            fmt::format("{} {} {}", library.name, library.version.empty() ? "?" : library.version,
+                                        library.origin == "pip_wheel" ? std::string("wheel") : library.origin));
                         break;
                     }
             for (const std::string& soname : framework.unresolved) loads.push_back(soname + " MISSING");
             row.loads = loads.empty() ? std::string("-") : fmt::format("{}", fmt::join(loads, ", "));
             std::vector<std::string> gpus;
-            for (const FrameworkGpuInfo& gpu : framework.gpus) gpus.push_back(fmt::format("{} {}", gpu.device, gpu.runs == "native" ? gpu.how : gpu.runs));
+            for (const FrameworkGpuInfo& gpu : framework.gpus)
+                gpus.push_back(fmt::format("{} {}", gpu.device, gpu.runs == "native" ? gpu.how : gpu.runs));
             row.gpus = gpus.empty() ? std::string("-") : fmt::format("{}", fmt::join(gpus, "; "));
             rows.push_back(std::move(row));
         }

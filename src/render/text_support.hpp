@@ -2,8 +2,8 @@
 // checks, statuses and figures the same way.
 #pragma once
 
-#include "report/report_query.hpp"  // check_label, is_performance_figure
 #include "report/report.hpp"
+#include "report/report_query.hpp"  // check_label, is_performance_figure
 
 #include <string>
 #include <string_view>

@@ -20,7 +20,8 @@ TextTable::TextTable(std::vector<Column> columns) : columns_(std::move(columns))
 
 void TextTable::fit(const std::vector<std::string>& cells) {
     if (cells.size() != columns_.size()) throw std::logic_error("TextTable: a row with a different number of columns");
-    for (std::size_t i = 0; i + 1 < cells.size(); ++i) widths_[i] = std::max(widths_[i], sys::printable(cells[i]).size());
+    for (std::size_t i = 0; i + 1 < cells.size(); ++i)
+        widths_[i] = std::max(widths_[i], sys::printable(cells[i]).size());
 }
 
 void TextTable::add_row(std::vector<std::string> cells) {
@@ -39,7 +40,8 @@ std::string TextTable::row(const std::vector<std::string>& cells) const {
     std::string line;
     for (std::size_t i = 0; i + 1 < cells.size(); ++i) {
         const std::string cell = sys::printable(cells[i]);
-        line += columns_[i].align == Align::left ? fmt::format("{:<{}}", cell, widths_[i]) : fmt::format("{:>{}}", cell, widths_[i]);
+        line += columns_[i].align == Align::left ? fmt::format("{:<{}}", cell, widths_[i])
+                                                 : fmt::format("{:>{}}", cell, widths_[i]);
         line += column_gap;
     }
     if (!cells.empty()) line += sys::printable(cells.back());
@@ -108,7 +110,8 @@ std::size_t display_columns(std::string_view text) {
     return count;
 }
 
-std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t first_used, std::size_t indent) {
+std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t first_used,
+                                   std::size_t indent) {
     if (width == 0 || first_used + display_columns(text) <= width) return {std::string(text)};
     constexpr std::size_t least = 20;  // columns of text a line keeps however narrow the terminal
     const auto room_after = [&](std::size_t used) { return std::max(width > used ? width - used : 0, least); };

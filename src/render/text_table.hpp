@@ -58,6 +58,7 @@ namespace cudacheck {
 // sequences (colours) count no columns and are never cut. Where the terminal is too narrow to
 // leave 20 columns of text after the indent, lines hold 20 and run past it. `width` 0: the text
 // as one line, unchanged.
-[[nodiscard]] std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t first_used, std::size_t indent);
+[[nodiscard]] std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t first_used,
+                                                 std::size_t indent);
 
 }  // namespace cudacheck

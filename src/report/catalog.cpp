@@ -61,7 +61,8 @@ std::string closest_catalog_codes(std::string_view code_or_slug, std::size_t cou
     std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string text;
     for (std::size_t i = 0; i < std::min(count, scored.size()); ++i)
-        text += fmt::format("{}{} ({})", i > 0 ? ", " : "", code_string(scored[i].second->code), scored[i].second->slug);
+        text +=
+            fmt::format("{}{} ({})", i > 0 ? ", " : "", code_string(scored[i].second->code), scored[i].second->slug);
     return text;
 }
 

@@ -1,6 +1,6 @@
 // The catalogue of findings: every problem cudacheck can report has a stable code, a severity, a
-// one-sentence cause (with a longer detail where it needs one) and a remediation. Codes are append-only: never renumber or reuse one, because
-// scripts and support tickets refer to them. The codes and their entries are one list,
+// one-sentence cause (with a longer detail where it needs one) and a remediation. Codes are append-only: never renumber
+// or reuse one, because scripts and support tickets refer to them. The codes and their entries are one list,
 // catalog_entries.def. docs/errors.md is generated from it (`cudacheck explain --markdown`) and a
 // unit test fails when the two differ.
 //
@@ -28,13 +28,13 @@ enum class Code : int {
 
 struct CatalogEntry {
     Code code;
-    std::string_view slug;         // stable kebab-case name, accepted by `explain` like the code
-    Status severity;               // the usual status; a check may lower or raise it with a reason
-    std::string_view title;        // a few words
-    std::string_view cause;        // one sentence of at most 160 characters: why this happens
-    std::string_view detail;       // the longer explanation (Markdown), may be empty: docs/errors.md, `explain`
+    std::string_view slug;  // stable kebab-case name, accepted by `explain` like the code
+    Status severity;  // the usual status; a check may lower or raise it with a reason
+    std::string_view title;  // a few words
+    std::string_view cause;  // one sentence of at most 160 characters: why this happens
+    std::string_view detail;  // the longer explanation (Markdown), may be empty: docs/errors.md, `explain`
     std::string_view remediation;  // generic fix; checks give a specific one with the values found
-    std::string_view raised_by;    // check ids, comma separated, or who else raises it (catalog_entries.def)
+    std::string_view raised_by;  // check ids, comma separated, or who else raises it (catalog_entries.def)
 };
 
 // "CC201" for Code::kernel_module_not_loaded.

@@ -48,8 +48,10 @@ std::pair<std::string, std::size_t> majority(const std::vector<std::string>& val
     std::vector<std::pair<std::string, std::size_t>> counts;
     for (const auto& [value, count] : tally) counts.emplace_back(std::string(value), count);
     if (counts.empty()) return {{}, 0};
-    auto top = *std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (std::count_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.second == top.second; }) > 1) return {{}, 0};
+    auto top = *std::max_element(counts.begin(), counts.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (std::count_if(counts.begin(), counts.end(), [&](const auto& entry) { return entry.second == top.second; }) > 1)
+        return {{}, 0};
     return top;
 }
 
@@ -79,9 +81,11 @@ std::map<std::string, std::string> versions_of(const Report& report) {
     for (const LibraryResolutionInfo* library : resolved_libraries(report))
         if (!library->version.empty()) {
             std::vector<std::string>& family = families[library_family(library->soname)];
-            if (std::find(family.begin(), family.end(), library->version) == family.end()) family.push_back(library->version);
+            if (std::find(family.begin(), family.end(), library->version) == family.end())
+                family.push_back(library->version);
         }
-    for (const auto& [family, family_versions] : families) add(family, fmt::format("{}", fmt::join(family_versions, " + ")));
+    for (const auto& [family, family_versions] : families)
+        add(family, fmt::format("{}", fmt::join(family_versions, " + ")));
     std::vector<std::string> models;
     for (const DeviceInfo& device : report.devices)
         if (std::find(models.begin(), models.end(), device.name) == models.end()) models.push_back(device.name);
@@ -98,7 +102,8 @@ Expected<std::vector<std::string>> fleet_files(const std::vector<std::string>& p
         if (fs::is_directory(path, ignored)) {
             std::vector<std::string> found;
             for (const auto& entry : fs::directory_iterator(path, ignored))
-                if (entry.path().extension() == ".json" && (entry.is_regular_file(ignored) || broken_link(entry.path().string())))
+                if (entry.path().extension() == ".json" &&
+                    (entry.is_regular_file(ignored) || broken_link(entry.path().string())))
                     found.push_back(entry.path().string());
             if (found.empty()) return Error{fmt::format("{}: no *.json report in this directory", path)};
             std::sort(found.begin(), found.end());
@@ -113,7 +118,7 @@ Expected<std::vector<std::string>> fleet_files(const std::vector<std::string>& p
 }
 
 std::optional<std::string> broken_link(const std::string& path) {
-    struct stat status {};
+    struct stat status{};
     if (::lstat(path.c_str(), &status) != 0 || !S_ISLNK(status.st_mode)) return std::nullopt;
     if (::stat(path.c_str(), &status) == 0) return std::nullopt;
     const int error = errno;
@@ -136,14 +141,16 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
     node.libraries_unrecorded = libraries_predate_section(*node.report);
     for (const CheckResult& result : node.report->checks) {
         std::vector<std::string> sharing;
-        for (const GpuSharing& shared : result.shared_gpu) sharing.push_back(fmt::format("GPU {} shared with {}", shared.device, describe_sharing(shared)));
+        for (const GpuSharing& shared : result.shared_gpu)
+            sharing.push_back(fmt::format("GPU {} shared with {}", shared.device, describe_sharing(shared)));
         for (const Metric& metric : result.metrics)
             if (is_rate(metric)) {
                 const std::string key = fmt::format("{} {}", result.check_id, metric.name);
                 node.figures[key][result.device.value_or(-1)] = metric.value;
                 node.units[key] = metric.unit;
                 // A peak is the GPU's, not the run's: sharing the GPU does not change it.
-                if (!sharing.empty() && metric.measured) node.shared[key][result.device.value_or(-1)] = fmt::format("{}", fmt::join(sharing, "; "));
+                if (!sharing.empty() && metric.measured)
+                    node.shared[key][result.device.value_or(-1)] = fmt::format("{}", fmt::join(sharing, "; "));
             }
     }
     return node;
@@ -199,8 +206,8 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
             const auto& [common, count] = majorities.at(name);
             if (count == 0 || value == common) continue;
             fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "version", name, value, common,
-                                                  fmt::format("{} {} differs from the fleet's {} ({} of {} nodes)", name, value, common, count,
-                                                              seen[name].size())});
+                                                  fmt::format("{} {} differs from the fleet's {} ({} of {} nodes)",
+                                                              name, value, common, count, seen[name].size())});
         }
 
     // GPU count: most nodes of a fleet have the same number; one with fewer lost a GPU.
@@ -209,9 +216,11 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
     const auto [common_count, nodes_with_it] = majority(counts);
     for (const FleetNode* node : readable)
         if (nodes_with_it > 0 && std::to_string(node->report->devices.size()) != common_count)
-            fleet.outliers.push_back(FleetOutlier{node->name, std::nullopt, "gpu_count", "GPUs", std::to_string(node->report->devices.size()), common_count,
-                                                  fmt::format("{} GPU(s) where {} of {} nodes have {}", node->report->devices.size(), nodes_with_it,
-                                                              readable.size(), common_count)});
+            fleet.outliers.push_back(
+                FleetOutlier{node->name, std::nullopt, "gpu_count", "GPUs",
+                             std::to_string(node->report->devices.size()), common_count,
+                             fmt::format("{} GPU(s) where {} of {} nodes have {}", node->report->devices.size(),
+                                         nodes_with_it, readable.size(), common_count)});
 
     // Rates: each GPU against the median of every GPU in the fleet. A figure measured while another
     // process used the GPU is the share it got: it is left out of the median and not compared.
@@ -238,18 +247,20 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
             for (const auto& [device, value] : by_device) {
                 if (const std::string* sharing = shared_with(*node, key, device)) {
                     fleet.not_comparable.push_back(FleetOutlier{
-                        node->name, device >= 0 ? std::optional<int>(device) : std::nullopt, "shared", key, fmt::format("{:.4g} {}", value, unit),
-                        fmt::format("{:.4g} {}", fleet_median, unit),
-                        fmt::format("{}{}: {:.4g} {}, not compared: {}", device >= 0 ? fmt::format("GPU {} ", device) : "", key, value, unit, *sharing)});
+                        node->name, device >= 0 ? std::optional<int>(device) : std::nullopt, "shared", key,
+                        fmt::format("{:.4g} {}", value, unit), fmt::format("{:.4g} {}", fleet_median, unit),
+                        fmt::format("{}{}: {:.4g} {}, not compared: {}",
+                                    device >= 0 ? fmt::format("GPU {} ", device) : "", key, value, unit, *sharing)});
                     continue;
                 }
                 if (fleet_median <= 0 || value >= fleet_median * (1.0 - threshold_percent / 100.0)) continue;
                 const double below = 100.0 * (fleet_median - value) / fleet_median;
-                fleet.outliers.push_back(FleetOutlier{
-                    node->name, device >= 0 ? std::optional<int>(device) : std::nullopt, "slow", key, fmt::format("{:.4g} {}", value, unit),
-                    fmt::format("{:.4g} {}", fleet_median, unit),
-                    fmt::format("{}{}: {:.4g} {}, {:.0f}% below the fleet median {:.4g} {}", device >= 0 ? fmt::format("GPU {} ", device) : "", key, value,
-                                unit, below, fleet_median, unit)});
+                fleet.outliers.push_back(
+                    FleetOutlier{node->name, device >= 0 ? std::optional<int>(device) : std::nullopt, "slow", key,
+                                 fmt::format("{:.4g} {}", value, unit), fmt::format("{:.4g} {}", fleet_median, unit),
+                                 fmt::format("{}{}: {:.4g} {}, {:.0f}% below the fleet median {:.4g} {}",
+                                             device >= 0 ? fmt::format("GPU {} ", device) : "", key, value, unit, below,
+                                             fleet_median, unit)});
             }
         }
 
@@ -257,10 +268,17 @@ Fleet summarise_fleet(std::vector<FleetNode> nodes, double threshold_percent) {
     // not taken for a node that agrees with the fleet.
     for (const FleetNode* node : readable)
         if (node->libraries_unrecorded)
-            fleet.not_comparable.push_back(FleetOutlier{node->name, std::nullopt, "libraries", "libraries", "not recorded", {},
-                                                        fmt::format("libraries not compared: {}", libraries_predate_section_text)});
+            fleet.not_comparable.push_back(
+                FleetOutlier{node->name,
+                             std::nullopt,
+                             "libraries",
+                             "libraries",
+                             "not recorded",
+                             {},
+                             fmt::format("libraries not compared: {}", libraries_predate_section_text)});
 
-    const bool any_failed = std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
+    const bool any_failed =
+        std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) { return node.failed(); });
     fleet.exit_code = any_failed || !fleet.outliers.empty() ? exit_check_failed : exit_ok;
     return fleet;
 }

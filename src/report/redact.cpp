@@ -44,13 +44,14 @@ template <typename Visit>
 void for_each_text(Report& report, Visit&& visit) {
     for (std::string& argument : report.argv) visit(argument);
     HostInfo& host = report.host;
-    for (std::string* text : {&host.hostname, &host.node_name, &host.os_pretty_name, &host.kernel_release, &host.architecture, &host.libc_version, &host.cpu_model,
-                              &host.container, &host.wsl})
+    for (std::string* text : {&host.hostname, &host.node_name, &host.os_pretty_name, &host.kernel_release,
+                              &host.architecture, &host.libc_version, &host.cpu_model, &host.container, &host.wsl})
         visit(*text);
     VersionInfo& versions = report.versions;
     for (std::string* text : {&versions.driver, &versions.driver_cuda, &versions.runtime, &versions.nvcc}) visit(*text);
     for (DeviceInfo& device : report.devices)
-        for (std::string* text : {&device.name, &device.uuid, &device.pci_bus_id, &device.architecture, &device.compute_mode, &device.source})
+        for (std::string* text : {&device.name, &device.uuid, &device.pci_bus_id, &device.architecture,
+                                  &device.compute_mode, &device.source})
             visit(*text);
     for (CheckResult& result : report.checks) {
         for (std::string* text : {&result.message, &result.remediation, &result.skip_reason}) visit(*text);
@@ -98,7 +99,8 @@ void for_each_text(Report& report, Visit&& visit) {
 // Flags like FOO_KEY=1 are not secrets, and replacing every "1" would ruin the report.
 bool is_flag_value(std::string_view value) {
     const std::string lower = sys::to_lower(value);
-    return value.size() < 2 || lower == "true" || lower == "false" || lower == "yes" || lower == "no" || lower == "on" || lower == "off";
+    return value.size() < 2 || lower == "true" || lower == "false" || lower == "yes" || lower == "no" ||
+           lower == "on" || lower == "off";
 }
 
 void add_unique(std::vector<std::string>& list, std::string value) {
@@ -121,7 +123,8 @@ public:
             for (const std::string& name : {targets_.hostname, short_name})
                 if (replace_words(text, name, "[redacted-host]") > 0) note("hostname");
         }
-        if (!targets_.node_name.empty() && replace_words(text, targets_.node_name, "[redacted-node]") > 0) note("hostname");
+        if (!targets_.node_name.empty() && replace_words(text, targets_.node_name, "[redacted-node]") > 0)
+            note("hostname");
         for (const std::string& user : targets_.user_names)
             if (replace_words(text, user, "[redacted-user]") > 0) note("user_name");
     }
@@ -135,7 +138,8 @@ public:
 
     [[nodiscard]] Redaction record() const {
         Redaction redaction;
-        for (std::string_view kind : {"hostname", "user_name", "home_directory", "device_ids", "serial_numbers", "environment_values"})
+        for (std::string_view kind :
+             {"hostname", "user_name", "home_directory", "device_ids", "serial_numbers", "environment_values"})
             if (std::find(kinds_.begin(), kinds_.end(), kind) != kinds_.end()) redaction.kinds.emplace_back(kind);
         redaction.environment_variables = variables_;
         std::sort(redaction.environment_variables.begin(), redaction.environment_variables.end());
@@ -150,7 +154,9 @@ private:
         add_unique(variables_, variable);
     }
 
-    [[nodiscard]] std::uint64_t hash(std::string_view text) const { return siphash24(sys::to_lower(text), targets_.salt) & 0xffffffffffffULL; }
+    [[nodiscard]] std::uint64_t hash(std::string_view text) const {
+        return siphash24(sys::to_lower(text), targets_.salt) & 0xffffffffffffULL;
+    }
 
     // Each "GPU-" or "MIG-" UUID (8-4-4-4-12 hex digits), left to right, not overlapping: what the
     // pattern (GPU|MIG)-[0-9a-fA-F]{8}-...-[0-9a-fA-F]{12} found, scanned by hand (std::regex
@@ -187,7 +193,8 @@ private:
                 ++next;
             }
             for (std::size_t i = 0; i < digits; ++i, ++next)
-                if (!((text[next] >= '0' && text[next] <= '9') || (text[next] >= 'a' && text[next] <= 'f') || (text[next] >= 'A' && text[next] <= 'F')))
+                if (!((text[next] >= '0' && text[next] <= '9') || (text[next] >= 'a' && text[next] <= 'f') ||
+                      (text[next] >= 'A' && text[next] <= 'F')))
                     return false;
         }
         return true;
@@ -214,7 +221,8 @@ RedactionTargets redaction_targets(const Report& report, const Environment& envi
     RedactionTargets targets;
     targets.hostname = report.host.hostname;
     targets.node_name = report.host.node_name;
-    for (const char* variable : {"USER", "LOGNAME"}) add_unique(targets.user_names, environment.get(variable).value_or(""));
+    for (const char* variable : {"USER", "LOGNAME"})
+        add_unique(targets.user_names, environment.get(variable).value_or(""));
     add_unique(targets.home_directories, environment.get("HOME").value_or(""));
     if (const passwd* entry = ::getpwuid(::getuid()); entry != nullptr) {
         add_unique(targets.user_names, entry->pw_name != nullptr ? entry->pw_name : "");
@@ -224,7 +232,8 @@ RedactionTargets redaction_targets(const Report& report, const Environment& envi
     std::erase_if(targets.home_directories, [](const std::string& home) { return sys::trim(home).size() < 2; });
     for (std::string& home : targets.home_directories)
         while (home.size() > 1 && home.back() == '/') home.pop_back();
-    std::sort(targets.home_directories.begin(), targets.home_directories.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    std::sort(targets.home_directories.begin(), targets.home_directories.end(),
+              [](const auto& a, const auto& b) { return a.size() > b.size(); });
     for (const auto& [name, value] : environment.all())
         if (looks_secret(name) && !is_flag_value(value)) targets.secret_variables.emplace_back(name, value);
     // Longest first, so a value containing another is replaced whole.
@@ -254,7 +263,9 @@ std::uint64_t siphash24(std::string_view message, const std::array<std::uint64_t
         v0 += v3, v3 = rotate(v3, 21), v3 ^= v0;
         v2 += v1, v1 = rotate(v1, 17), v1 ^= v2, v2 = rotate(v2, 32);
     };
-    const auto byte = [&](std::size_t index) { return static_cast<std::uint64_t>(static_cast<unsigned char>(message[index])); };
+    const auto byte = [&](std::size_t index) {
+        return static_cast<std::uint64_t>(static_cast<unsigned char>(message[index]));
+    };
     const std::size_t whole = message.size() / 8 * 8;
     for (std::size_t block = 0; block < whole; block += 8) {
         std::uint64_t word = 0;

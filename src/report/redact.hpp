@@ -5,8 +5,8 @@
 // error naming /home/alice/...) escapes it.
 #pragma once
 
-#include "util/environment.hpp"
 #include "report/report.hpp"
+#include "util/environment.hpp"
 
 #include <array>
 #include <cstdint>

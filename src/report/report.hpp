@@ -110,13 +110,15 @@ struct FrameworkInfo {
     std::vector<std::string> files = {};  // read to learn its build
     std::string status = "pass";     // its worst finding's; "pass" when none
     std::vector<std::string> codes = {};  // of its findings
-    std::string imported_from = {};  // the file `import` loads (its __file__); "" when it fails or is not known (schema 1.8.0)
+    std::string imported_from = {};  // the file `import` loads (its __file__); "" when it fails or is not known
+                                     // (schema 1.8.0)
     bool operator==(const FrameworkInfo&) const = default;
 };
 // One entry of the sys.path an environment's interpreter builds here, and why it is there.
 struct PythonPathEntryInfo {
     std::string path = {};
-    std::string origin = {};  // "current directory", "PYTHONPATH", "standard library", "user site-packages", ".pth file", ...
+    std::string origin = {};  // "current directory", "PYTHONPATH", "standard library", "user site-packages", ".pth
+                              // file", ...
     bool operator==(const PythonPathEntryInfo&) const = default;
 };
 // What `import <module>` loads for one framework module.
@@ -129,7 +131,7 @@ struct PythonImportInfo {
 };
 struct PythonEnvironmentInfo {
     std::string prefix = {};  // sys.prefix
-    std::string kind = {};    // "virtual environment", "conda environment", "pyenv installation", "system Python", ...
+    std::string kind = {};  // "virtual environment", "conda environment", "pyenv installation", "system Python", ...
     std::string interpreter = {};
     std::string python_version = {};
     bool bare_python3 = false;  // the environment a bare `python3` uses
@@ -162,29 +164,29 @@ struct Redaction {
 
 // The `build` section: what a CUDA build here would use, as toolkit.build read it.
 struct BuildCompilerInfo {
-    std::string name = {};     // "g++-13", or a variable's value
-    std::string source = {};   // "PATH", "CC", "CXX", "NVCC_CCBIN"
-    std::string path = {};     // "" when not found
+    std::string name = {};  // "g++-13", or a variable's value
+    std::string source = {};  // "PATH", "CC", "CXX", "NVCC_CCBIN"
+    std::string path = {};  // "" when not found
     std::string version = {};  // "gcc 13.3.0", "clang 18.1.3"; "" when unknown
     std::optional<bool> accepted = {};  // by the build toolkit's host_config.h; none when it could not be judged
-    std::string error = {};    // the #error it reaches, when rejected
+    std::string error = {};  // the #error it reaches, when rejected
     bool operator==(const BuildCompilerInfo&) const = default;
 };
 struct BuildToolkitInfo {
     std::string root = {};
     std::string version = {};
     bool build_toolkit = false;  // the one builds take
-    std::optional<int> gcc_newest = {};    // the newest gcc major its host_config.h accepts
+    std::optional<int> gcc_newest = {};  // the newest gcc major its host_config.h accepts
     std::optional<int> clang_newest = {};
     bool operator==(const BuildToolkitInfo&) const = default;
 };
 struct BuildInfo {
-    std::string toolkit = {};       // the toolkit builds take; "" when none
+    std::string toolkit = {};  // the toolkit builds take; "" when none
     std::string toolkit_rule = {};  // "CUDA_HOME", "nvcc on PATH (/usr/local/cuda-13.0/bin/nvcc)", ...
     std::string nvcc_version = {};  // its nvcc's, "13.0.88"
     std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`
     std::vector<std::string> missing_files = {};
-    std::string host_compiler = {};       // what nvcc runs: a path, or the name when not found
+    std::string host_compiler = {};  // what nvcc runs: a path, or the name when not found
     std::string host_compiler_rule = {};  // "nvcc's default (gcc on PATH)", "NVCC_CCBIN", ...
     std::string host_compiler_version = {};
     std::optional<bool> host_compiler_accepted = {};
@@ -199,20 +201,21 @@ struct BuildInfo {
 // (no RPATH/RUNPATH) for each soname, by which rule. Programs read this; the check's evidence
 // says the same for people and may be reworded.
 struct LibraryCopyInfo {
-    std::string soname = {};     // the soname it provides, "libcudnn.so.9"
-    std::string path = {};       // the soname's link where there is one, else the file
+    std::string soname = {};  // the soname it provides, "libcudnn.so.9"
+    std::string path = {};  // the soname's link where there is one, else the file
     std::string real_path = {};  // symbolic links resolved; copies are distinct by it
-    std::string version = {};    // "9.19.0.56"; "" when unknown
-    std::string origin = {};     // who installed it: "system", "toolkit", "pip_wheel", "conda", "wsl", "stub", "ld_library_path", "other"
-    std::string package = {};    // the wheel as pip names it, "nvidia-cudnn-cu13"; "" when none or not known
+    std::string version = {};  // "9.19.0.56"; "" when unknown
+    std::string origin = {};  // who installed it: "system", "toolkit", "pip_wheel", "conda", "wsl", "stub",
+                              // "ld_library_path", "other"
+    std::string package = {};  // the wheel as pip names it, "nvidia-cudnn-cu13"; "" when none or not known
     bool operator==(const LibraryCopyInfo&) const = default;
 };
 // The file the loader opens for one soname.
 struct LibraryResolutionInfo {
     std::string soname = {};
-    std::string path = {};       // as the loader opens it
+    std::string path = {};  // as the loader opens it
     std::string real_path = {};  // symbolic links resolved
-    std::string rule = {};       // "LD_LIBRARY_PATH entry /x", "ld.so.cache", "default directory /usr/lib"
+    std::string rule = {};  // "LD_LIBRARY_PATH entry /x", "ld.so.cache", "default directory /usr/lib"
     // Of the copy at real_path: version ("" when unknown), origin ("other" when the file is no copy
     // found where copies were looked for) and wheel.
     std::string version = {};
@@ -221,15 +224,16 @@ struct LibraryResolutionInfo {
     bool operator==(const LibraryResolutionInfo&) const = default;
 };
 struct LibraryInfo {
-    std::string name = {};                 // the library table's name, "cuDNN"
+    std::string name = {};  // the library table's name, "cuDNN"
     std::vector<std::string> sonames = {};  // every soname it goes by, newest CUDA first
     std::vector<LibraryResolutionInfo> resolved = {};  // its sonames that resolve, in the order of `sonames`
-    std::vector<LibraryCopyInfo> copies = {};  // every copy found, stubs included; the loader's picks are among them when found
+    std::vector<LibraryCopyInfo> copies = {};  // every copy found, stubs included; the loader's picks are among them
+                                               // when found
     bool operator==(const LibraryInfo&) const = default;
 };
 struct LibrariesInfo {
     std::vector<LibraryInfo> found = {};  // the libraries with a copy or a resolving soname
-    std::string ld_so_cache = {};         // "649 entries in /etc/ld.so.cache", or why none was read
+    std::string ld_so_cache = {};  // "649 entries in /etc/ld.so.cache", or why none was read
     int directories_searched = 0;
     // The real paths of the CUDA library files cudacheck's own processes had mapped when the
     // report was written (the copies its checks used), sorted.

@@ -15,14 +15,17 @@ constexpr const char* absent = "absent";
 std::string or_unknown(const std::string& text) { return text.empty() ? "unknown" : text; }
 
 // Adds a difference when the two texts differ.
-void compare(std::vector<Difference>& differences, std::string_view kind, std::string subject, const std::string& before, const std::string& after) {
-    if (before != after) differences.push_back(Difference{std::string(kind), std::move(subject), before, after, std::nullopt});
+void compare(std::vector<Difference>& differences, std::string_view kind, std::string subject,
+             const std::string& before, const std::string& after) {
+    if (before != after)
+        differences.push_back(Difference{std::string(kind), std::move(subject), before, after, std::nullopt});
 }
 
 // Keyed views of both sides, in A's order then B's additions, so output order is stable.
 template <typename Value>
-void compare_keyed(const std::vector<std::pair<std::string, Value>>& before, const std::vector<std::pair<std::string, Value>>& after,
-                   const auto& on_both, const auto& on_one_side) {
+void compare_keyed(const std::vector<std::pair<std::string, Value>>& before,
+                   const std::vector<std::pair<std::string, Value>>& after, const auto& on_both,
+                   const auto& on_one_side) {
     std::map<std::string, const Value*> in_after;
     for (const auto& [key, value] : after) in_after.emplace(key, &value);
     std::map<std::string, bool> seen;
@@ -38,19 +41,22 @@ void compare_keyed(const std::vector<std::pair<std::string, Value>>& before, con
 
 void compare_versions(const Report& a, const Report& b, std::vector<Difference>& differences) {
     compare(differences, "version", "driver", or_unknown(a.versions.driver), or_unknown(b.versions.driver));
-    compare(differences, "version", "driver_cuda", or_unknown(a.versions.driver_cuda), or_unknown(b.versions.driver_cuda));
+    compare(differences, "version", "driver_cuda", or_unknown(a.versions.driver_cuda),
+            or_unknown(b.versions.driver_cuda));
     compare(differences, "version", "runtime", or_unknown(a.versions.runtime), or_unknown(b.versions.runtime));
     compare(differences, "version", "nvcc", or_unknown(a.versions.nvcc), or_unknown(b.versions.nvcc));
 }
 
 std::vector<std::pair<std::string, const LibraryResolutionInfo*>> libraries_of(const Report& report) {
     std::vector<std::pair<std::string, const LibraryResolutionInfo*>> keyed;
-    for (const LibraryResolutionInfo* library : resolved_libraries(report)) keyed.emplace_back(library->soname, library);
+    for (const LibraryResolutionInfo* library : resolved_libraries(report))
+        keyed.emplace_back(library->soname, library);
     return keyed;
 }
 
 std::string describe(const LibraryResolutionInfo& library) {
-    return fmt::format("{} {} {}", library.version.empty() ? "version unknown" : library.version, library.origin, library.real_path);
+    return fmt::format("{} {} {}", library.version.empty() ? "version unknown" : library.version, library.origin,
+                       library.real_path);
 }
 
 void compare_libraries(const Report& a, const Report& b, ReportDiff& diff) {
@@ -59,7 +65,9 @@ void compare_libraries(const Report& a, const Report& b, ReportDiff& diff) {
     // One written before the `libraries` section has its copies as evidence text only: not compared,
     // and said, since "no differences" would claim the libraries are the same.
     if (libraries_predate_section(a) || libraries_predate_section(b)) {
-        const char* which = libraries_predate_section(a) && libraries_predate_section(b) ? "A and B" : libraries_predate_section(a) ? "A" : "B";
+        const char* which = libraries_predate_section(a) && libraries_predate_section(b) ? "A and B"
+                            : libraries_predate_section(a)                               ? "A"
+                                                                                         : "B";
         diff.not_compared.push_back(fmt::format("libraries: in {}, {}", which, libraries_predate_section_text));
         return;
     }
@@ -68,8 +76,10 @@ void compare_libraries(const Report& a, const Report& b, ReportDiff& diff) {
         [&](const std::string& soname, const LibraryResolutionInfo* before, const LibraryResolutionInfo* after) {
             compare(diff.differences, "library", soname, describe(*before), describe(*after));
         },
-        [&](const std::string& soname, const LibraryResolutionInfo* const* before, const LibraryResolutionInfo* const* after) {
-            compare(diff.differences, "library", soname, before != nullptr ? describe(**before) : absent, after != nullptr ? describe(**after) : absent);
+        [&](const std::string& soname, const LibraryResolutionInfo* const* before,
+            const LibraryResolutionInfo* const* after) {
+            compare(diff.differences, "library", soname, before != nullptr ? describe(**before) : absent,
+                    after != nullptr ? describe(**after) : absent);
         });
 }
 
@@ -93,7 +103,8 @@ std::vector<std::pair<std::string, std::string>> properties_of(const DeviceInfo&
 void compare_devices(const Report& a, const Report& b, std::vector<Difference>& differences) {
     const auto keyed = [](const Report& report) {
         std::vector<std::pair<std::string, DeviceInfo>> devices;
-        for (const DeviceInfo& device : report.devices) devices.emplace_back(fmt::format("device {}", device.ordinal), device);
+        for (const DeviceInfo& device : report.devices)
+            devices.emplace_back(fmt::format("device {}", device.ordinal), device);
         return devices;
     };
     compare(differences, "device", "count", std::to_string(a.devices.size()), std::to_string(b.devices.size()));
@@ -103,10 +114,12 @@ void compare_devices(const Report& a, const Report& b, std::vector<Difference>& 
             const auto before_properties = properties_of(before);
             const auto after_properties = properties_of(after);
             for (std::size_t i = 0; i < before_properties.size(); ++i)
-                compare(differences, "device", key + " " + before_properties[i].first, before_properties[i].second, after_properties[i].second);
+                compare(differences, "device", key + " " + before_properties[i].first, before_properties[i].second,
+                        after_properties[i].second);
         },
         [&](const std::string& key, const DeviceInfo* before, const DeviceInfo* after) {
-            compare(differences, "device", key, before != nullptr ? before->name : absent, after != nullptr ? after->name : absent);
+            compare(differences, "device", key, before != nullptr ? before->name : absent,
+                    after != nullptr ? after->name : absent);
         });
 }
 
@@ -116,7 +129,10 @@ std::vector<std::pair<std::string, const CheckResult*>> results_of(const Report&
     return keyed;
 }
 
-std::string status_text(const CheckResult& result) { return result.code.empty() ? std::string(to_string(result.status)) : fmt::format("{} {}", to_string(result.status), result.code); }
+std::string status_text(const CheckResult& result) {
+    return result.code.empty() ? std::string(to_string(result.status))
+                               : fmt::format("{} {}", to_string(result.status), result.code);
+}
 
 void compare_statuses(const Report& a, const Report& b, std::vector<Difference>& differences) {
     compare_keyed<const CheckResult*>(
@@ -125,7 +141,8 @@ void compare_statuses(const Report& a, const Report& b, std::vector<Difference>&
             compare(differences, "status", label, status_text(*before), status_text(*after));
         },
         [&](const std::string& label, const CheckResult* const* before, const CheckResult* const* after) {
-            compare(differences, "status", label, before != nullptr ? status_text(**before) : "not run", after != nullptr ? status_text(**after) : "not run");
+            compare(differences, "status", label, before != nullptr ? status_text(**before) : "not run",
+                    after != nullptr ? status_text(**after) : "not run");
         });
 }
 
@@ -133,7 +150,8 @@ std::vector<std::pair<std::string, Metric>> figures_of(const Report& report) {
     std::vector<std::pair<std::string, Metric>> keyed;
     for (const CheckResult& result : report.checks)
         for (const Metric& metric : result.metrics)
-            if (is_performance_figure(metric)) keyed.emplace_back(fmt::format("{} {}", check_label(result), metric.name), metric);
+            if (is_performance_figure(metric))
+                keyed.emplace_back(fmt::format("{} {}", check_label(result), metric.name), metric);
     return keyed;
 }
 
@@ -160,13 +178,15 @@ void compare_figures(const Report& a, const Report& b, double threshold_percent,
             const std::optional<double> after_ms = milliseconds_of(after);
             if (before_ms && after_ms && std::max(*before_ms, *after_ms) < timing_floor_ms) return;
             // From zero any change is infinitely large: always reported.
-            const double change = before.value != 0.0 ? 100.0 * (after.value - before.value) / std::fabs(before.value) : INFINITY;
+            const double change =
+                before.value != 0.0 ? 100.0 * (after.value - before.value) / std::fabs(before.value) : INFINITY;
             if (std::fabs(change) <= threshold_percent && before.unit == after.unit) return;
             differences.push_back(Difference{"metric", label, figure_text(before), figure_text(after),
                                              std::isfinite(change) ? std::optional<double>(change) : std::nullopt});
         },
         [&](const std::string& label, const Metric* before, const Metric* after) {
-            compare(differences, "metric", label, before != nullptr ? figure_text(*before) : absent, after != nullptr ? figure_text(*after) : absent);
+            compare(differences, "metric", label, before != nullptr ? figure_text(*before) : absent,
+                    after != nullptr ? figure_text(*after) : absent);
         });
 }
 

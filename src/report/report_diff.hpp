@@ -13,7 +13,8 @@ namespace cudacheck {
 
 struct Difference {
     std::string kind;     // "option" (level, strict), "version", "library", "device", "status", "metric"
-    std::string subject;  // "driver", "libcudnn.so.9", "device 0 memory", "cuda.kernel[0]", "cublas.gemm[0] gemm_bf16_8192"
+    std::string subject;  // "driver", "libcudnn.so.9", "device 0 memory", "cuda.kernel[0]", "cublas.gemm[0]
+                          // gemm_bf16_8192"
     std::string before;   // as in A; "absent" when A lacks it
     std::string after;    // as in B
     std::optional<double> change_percent;  // metrics: (B - A) / A in percent

@@ -89,7 +89,9 @@ json to_json(const CheckResult& result) {
                                 {"subject", optional_or_null(finding.subject)}});
     json evidence = json::array();
     for (const Evidence& item : result.evidence)
-        evidence.push_back(json{{"key", item.key}, {"value", item.value}, {"number", optional_or_null(item.number)},
+        evidence.push_back(json{{"key", item.key},
+                                {"value", item.value},
+                                {"number", optional_or_null(item.number)},
                                 {"unit", item.number ? text_or_null(item.unit) : json(nullptr)}});
     json metrics = json::array();
     for (const Metric& metric : result.metrics) {
@@ -110,7 +112,8 @@ json to_json(const CheckResult& result) {
         json columns = json::array();
         for (const SeriesColumn& column : table.columns) {
             json values = json::array();
-            for (const std::optional<double>& value : column.values) values.push_back(value && std::isfinite(*value) ? json(*value) : json(nullptr));
+            for (const std::optional<double>& value : column.values)
+                values.push_back(value && std::isfinite(*value) ? json(*value) : json(nullptr));
             columns.push_back(json{{"name", column.name}, {"unit", column.unit}, {"values", values}});
         }
         series.push_back(json{{"name", table.name}, {"labels", table.labels}, {"columns", columns}});
@@ -165,7 +168,9 @@ json to_json(const FleetNode& node) {
     if (node.report)
         for (const CheckResult& result : node.report->checks)
             if (result.status == Status::fail || result.status == Status::error || result.status == Status::timeout)
-                failed.push_back(json{{"id", result.check_id}, {"device", optional_or_null(result.device)}, {"status", to_string(result.status)},
+                failed.push_back(json{{"id", result.check_id},
+                                      {"device", optional_or_null(result.device)},
+                                      {"status", to_string(result.status)},
                                       {"code", result.code}});
     return json{{"node", node.name},
                 {"source", node.source},
@@ -240,7 +245,9 @@ void write_json(const Fleet& fleet, std::ostream& out) {
 }
 
 json to_json(const Redaction& redaction) {
-    return json{{"kinds", redaction.kinds}, {"environment_variables", redaction.environment_variables}, {"replacements", redaction.replacements}};
+    return json{{"kinds", redaction.kinds},
+                {"environment_variables", redaction.environment_variables},
+                {"replacements", redaction.replacements}};
 }
 
 json to_json(const std::vector<PythonEnvironmentInfo>& environments) {
@@ -258,7 +265,8 @@ json to_json(const std::vector<PythonEnvironmentInfo>& environments) {
                                          {"package", text_or_null(library.package)},
                                          {"rule", library.rule}});
             json gpus = json::array();
-            for (const FrameworkGpuInfo& gpu : framework.gpus) gpus.push_back(json{{"device", gpu.device}, {"runs", gpu.runs}, {"how", gpu.how}});
+            for (const FrameworkGpuInfo& gpu : framework.gpus)
+                gpus.push_back(json{{"device", gpu.device}, {"runs", gpu.runs}, {"how", gpu.how}});
             frameworks.push_back(json{{"subject", framework.subject},
                                       {"framework", framework.framework},
                                       {"distribution", framework.distribution},
@@ -275,10 +283,14 @@ json to_json(const std::vector<PythonEnvironmentInfo>& environments) {
                                       {"imported_from", text_or_null(framework.imported_from)}});
         }
         json sys_path = json::array();
-        for (const PythonPathEntryInfo& entry : environment.sys_path) sys_path.push_back(json{{"path", entry.path}, {"origin", entry.origin}});
+        for (const PythonPathEntryInfo& entry : environment.sys_path)
+            sys_path.push_back(json{{"path", entry.path}, {"origin", entry.origin}});
         json imports = json::array();
         for (const PythonImportInfo& imported : environment.imports)
-            imports.push_back(json{{"module", imported.module}, {"kind", imported.kind}, {"file", text_or_null(imported.file)}, {"origin", text_or_null(imported.origin)}});
+            imports.push_back(json{{"module", imported.module},
+                                   {"kind", imported.kind},
+                                   {"file", text_or_null(imported.file)},
+                                   {"origin", text_or_null(imported.origin)}});
         list.push_back(json{{"prefix", environment.prefix},
                             {"kind", environment.kind},
                             {"interpreter", text_or_null(environment.interpreter)},
@@ -313,14 +325,16 @@ std::vector<PythonEnvironmentInfo> frameworks_from_json(const json& document) {
             framework.cuda = read_text(entry, "cuda");
             framework.gpu_code = read_strings(entry, "gpu_code");
             for_each_element(entry, "libraries", [&](const json& library) {
-                framework.libraries.push_back(FrameworkLibraryInfo{read<std::string>(library, "name"), read<std::string>(library, "soname"),
-                                                                   read<std::string>(library, "path"), read_text(library, "version"),
-                                                                   read<std::string>(library, "origin"), read_text(library, "package"),
-                                                                   read<std::string>(library, "rule")});
+                framework.libraries.push_back(
+                    FrameworkLibraryInfo{read<std::string>(library, "name"), read<std::string>(library, "soname"),
+                                         read<std::string>(library, "path"), read_text(library, "version"),
+                                         read<std::string>(library, "origin"), read_text(library, "package"),
+                                         read<std::string>(library, "rule")});
             });
             framework.unresolved = read_strings(entry, "unresolved");
             for_each_element(entry, "gpus", [&](const json& gpu) {
-                framework.gpus.push_back(FrameworkGpuInfo{read<int>(gpu, "device"), read<std::string>(gpu, "runs"), read<std::string>(gpu, "how")});
+                framework.gpus.push_back(FrameworkGpuInfo{read<int>(gpu, "device"), read<std::string>(gpu, "runs"),
+                                                          read<std::string>(gpu, "how")});
             });
             framework.files = read_strings(entry, "files");
             framework.status = read<std::string>(entry, "status");
@@ -335,8 +349,8 @@ std::vector<PythonEnvironmentInfo> frameworks_from_json(const json& document) {
             });
         if (item.contains("imports"))
             for_each_element(item, "imports", [&](const json& entry) {
-                environment.imports.push_back({read<std::string>(entry, "module"), read<std::string>(entry, "kind"), read_text(entry, "file"),
-                                               read_text(entry, "origin")});
+                environment.imports.push_back({read<std::string>(entry, "module"), read<std::string>(entry, "kind"),
+                                               read_text(entry, "file"), read_text(entry, "origin")});
             });
         environments.push_back(std::move(environment));
     }
@@ -386,13 +400,16 @@ BuildInfo build_from_json(const json& document) {
     build.host_compiler_accepted = read_optional<bool>(document, "host_compiler_accepted");
     build.ninja = read_text(document, "ninja");
     for_each_element(document, "toolkits", [&](const json& toolkit) {
-        build.toolkits.push_back(BuildToolkitInfo{read<std::string>(toolkit, "root"), read_text(toolkit, "version"), read<bool>(toolkit, "build_toolkit"),
-                                                  read_optional<int>(toolkit, "gcc_newest"), read_optional<int>(toolkit, "clang_newest")});
+        build.toolkits.push_back(BuildToolkitInfo{read<std::string>(toolkit, "root"), read_text(toolkit, "version"),
+                                                  read<bool>(toolkit, "build_toolkit"),
+                                                  read_optional<int>(toolkit, "gcc_newest"),
+                                                  read_optional<int>(toolkit, "clang_newest")});
     });
     for_each_element(document, "compilers", [&](const json& compiler) {
-        build.compilers.push_back(BuildCompilerInfo{read<std::string>(compiler, "name"), read<std::string>(compiler, "source"),
-                                                    read_text(compiler, "path"), read_text(compiler, "version"),
-                                                    read_optional<bool>(compiler, "accepted"), read_text(compiler, "error")});
+        build.compilers.push_back(
+            BuildCompilerInfo{read<std::string>(compiler, "name"), read<std::string>(compiler, "source"),
+                              read_text(compiler, "path"), read_text(compiler, "version"),
+                              read_optional<bool>(compiler, "accepted"), read_text(compiler, "error")});
     });
     return build;
 }
@@ -417,7 +434,8 @@ json to_json(const LibrariesInfo& libraries) {
                                   {"version", text_or_null(copy.version)},
                                   {"origin", copy.origin},
                                   {"package", text_or_null(copy.package)}});
-        found.push_back(json{{"name", library.name}, {"sonames", library.sonames}, {"resolved", resolved}, {"copies", copies}});
+        found.push_back(
+            json{{"name", library.name}, {"sonames", library.sonames}, {"resolved", resolved}, {"copies", copies}});
     }
     return json{{"found", found},
                 {"ld_so_cache", libraries.ld_so_cache},
@@ -428,7 +446,10 @@ json to_json(const LibrariesInfo& libraries) {
 LibrariesInfo libraries_from_json(const json& document) {
     LibrariesInfo libraries;
     for_each_element(document, "found", [&](const json& entry) {
-        LibraryInfo library{.name = read<std::string>(entry, "name"), .sonames = read_strings(entry, "sonames"), .resolved = {}, .copies = {}};
+        LibraryInfo library{.name = read<std::string>(entry, "name"),
+                            .sonames = read_strings(entry, "sonames"),
+                            .resolved = {},
+                            .copies = {}};
         for_each_element(entry, "resolved", [&](const json& resolution) {
             library.resolved.push_back(LibraryResolutionInfo{.soname = read<std::string>(resolution, "soname"),
                                                              .path = read<std::string>(resolution, "path"),
@@ -527,7 +548,8 @@ DeviceInfo device_from_json(const json& document) {
     // listing of --level quick, every device came from the driver API.
     device.source = document.contains("source") ? read<std::string>(document, "source") : std::string("driver_api");
     if (document.contains("nvml_index")) device.nvml_index = read_optional<int>(document, "nvml_index");
-    if (document.contains("framebuffer_bytes")) device.framebuffer_bytes = read_optional<std::uint64_t>(document, "framebuffer_bytes");
+    if (document.contains("framebuffer_bytes"))
+        device.framebuffer_bytes = read_optional<std::uint64_t>(document, "framebuffer_bytes");
     return device;
 }
 
@@ -540,12 +562,13 @@ CheckResult check_result_from_json(const json& document, bool names_before_famil
     result.message = read<std::string>(document, "message");
     result.remediation = read_text(document, "remediation");
     for_each_element(document, "findings", [&](const json& finding) {
-        result.findings.push_back(Finding{read_status(finding, "status"), read<std::string>(finding, "code"), read<std::string>(finding, "message"),
-                                          read<std::string>(finding, "remediation"),
-                                          // Reports before schema 1.2.0 have no device per finding.
-                                          finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt,
-                                          // Added in schema 1.4.0.
-                                          finding.contains("subject") ? read_optional<std::string>(finding, "subject") : std::nullopt});
+        result.findings.push_back(
+            Finding{read_status(finding, "status"), read<std::string>(finding, "code"),
+                    read<std::string>(finding, "message"), read<std::string>(finding, "remediation"),
+                    // Reports before schema 1.2.0 have no device per finding.
+                    finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt,
+                    // Added in schema 1.4.0.
+                    finding.contains("subject") ? read_optional<std::string>(finding, "subject") : std::nullopt});
     });
     for_each_element(document, "evidence", [&](const json& item) {
         Evidence evidence{read<std::string>(item, "key"), read<std::string>(item, "value")};
@@ -555,7 +578,8 @@ CheckResult check_result_from_json(const json& document, bool names_before_famil
         result.evidence.push_back(std::move(evidence));
     });
     for_each_element(document, "metrics", [&](const json& metric) {
-        Metric read_metric{read<std::string>(metric, "name"), read<double>(metric, "value"), read<std::string>(metric, "unit")};
+        Metric read_metric{read<std::string>(metric, "name"), read<double>(metric, "value"),
+                           read<std::string>(metric, "unit")};
         // family, labels and help: added in schema 1.10.0. An older report's figures take the
         // family of the name they were written under (legacy_metrics.hpp); only theirs.
         if (metric.contains("family")) {
@@ -563,10 +587,12 @@ CheckResult check_result_from_json(const json& document, bool names_before_famil
             read_metric.help = metric.contains("help") ? read_text(metric, "help") : std::string();
             if (metric.contains("measured")) read_metric.measured = read<bool>(metric, "measured");
             read_part(metric, "labels", [&](const json& labels) {
-                if (!labels.is_object()) throw JsonShapeError("", fmt::format("expected an object, found {}", describe_value(labels)));
+                if (!labels.is_object())
+                    throw JsonShapeError("", fmt::format("expected an object, found {}", describe_value(labels)));
                 for (const auto& [name, value] : labels.items()) {
                     if (!value.is_string())
-                        throw JsonShapeError(pointer_token(name), fmt::format("expected a string, found {}", describe_value(value)));
+                        throw JsonShapeError(pointer_token(name),
+                                             fmt::format("expected a string, found {}", describe_value(value)));
                     read_metric.labels.emplace_back(name, value.get<std::string>());
                 }
                 return 0;
@@ -585,14 +611,19 @@ CheckResult check_result_from_json(const json& document, bool names_before_famil
                 for_each_element(column, "values", [&](const json& value) {
                     if (value.is_null()) read_column.values.push_back(std::nullopt);
                     else if (value.is_number()) read_column.values.push_back(value.get<double>());
-                    else throw JsonShapeError("", fmt::format("expected a number or null, found {}", describe_value(value)));
+                    else
+                        throw JsonShapeError("",
+                                             fmt::format("expected a number or null, found {}", describe_value(value)));
                 });
                 table.columns.push_back(std::move(read_column));
             });
             for (const SeriesColumn& column : table.columns)
-                if (column.values.size() != table.rows() || (!table.labels.empty() && table.labels.size() != table.rows()))
-                    throw JsonShapeError("/columns", fmt::format("column '{}' has {} values where the series has {} rows", column.name,
-                                                                 column.values.size(), table.labels.empty() ? table.rows() : table.labels.size()));
+                if (column.values.size() != table.rows() ||
+                    (!table.labels.empty() && table.labels.size() != table.rows()))
+                    throw JsonShapeError("/columns",
+                                         fmt::format("column '{}' has {} values where the series has {} rows",
+                                                     column.name, column.values.size(),
+                                                     table.labels.empty() ? table.rows() : table.labels.size()));
             result.series.push_back(std::move(table));
         });
     // Added in schema 1.7.0.
@@ -629,12 +660,15 @@ Report report_from_json(const json& document) {
     const std::string version = read<std::string>(document, "schema_version");
     const std::optional<int> major = schema_major(version);
     const std::optional<int> supported = schema_major(json_schema_version);
-    if (!major) throw JsonShapeError("/schema_version", fmt::format("'{}' is not a MAJOR.MINOR.PATCH version", version));
+    if (!major)
+        throw JsonShapeError("/schema_version", fmt::format("'{}' is not a MAJOR.MINOR.PATCH version", version));
     if (major != supported)
-        throw JsonShapeError("/schema_version", fmt::format("schema {} is incompatible: this cudacheck reads reports of schema {}.x (it writes {})", version,
-                                                            *supported, json_schema_version));
+        throw JsonShapeError("/schema_version", fmt::format("schema {} is incompatible: this cudacheck reads reports "
+                                                            "of schema {}.x (it writes {})",
+                                                            version, *supported, json_schema_version));
     Report report;
-    report.tool_version = read_part(document, "tool", [](const json& part) { return read<std::string>(part, "version"); });
+    report.tool_version =
+        read_part(document, "tool", [](const json& part) { return read<std::string>(part, "version"); });
     report.timestamp_utc = read<std::string>(document, "timestamp_utc");
     report.argv = read_strings(document, "argv");
     read_part(document, "options", [&](const json& options) {
@@ -643,29 +677,37 @@ Report report_from_json(const json& document) {
     });
     report.host = read_part(document, "host", host_from_json);
     report.versions = read_part(document, "versions", versions_from_json);
-    for_each_element(document, "devices", [&](const json& device) { report.devices.push_back(device_from_json(device)); });
+    for_each_element(document, "devices",
+                     [&](const json& device) { report.devices.push_back(device_from_json(device)); });
     // schema_major has held the version to three numbers.
     const bool names_before_families = std::stoi(sys::split(version, '.')[1]) < 10;
-    for_each_element(document, "checks", [&](const json& check) { report.checks.push_back(check_result_from_json(check, names_before_families)); });
+    for_each_element(document, "checks", [&](const json& check) {
+        report.checks.push_back(check_result_from_json(check, names_before_families));
+    });
     // The summary is derived data: recomputed from the checks, so it cannot disagree with them.
     report.summary = summarize(report.checks);
-    report.duration_ms = read_part(document, "summary", [](const json& summary) { return read<double>(summary, "duration_ms"); });
+    report.duration_ms =
+        read_part(document, "summary", [](const json& summary) { return read<double>(summary, "duration_ms"); });
     report.exit_code = read<int>(document, "exit_code");
     // Added in schema 1.4.0.
     if (document.contains("frameworks") && !document.at("frameworks").is_null())
         report.frameworks = read_part(document, "frameworks", frameworks_from_json);
     // Added in schema 1.5.0.
-    if (document.contains("build") && !document.at("build").is_null()) report.build = read_part(document, "build", build_from_json);
+    if (document.contains("build") && !document.at("build").is_null())
+        report.build = read_part(document, "build", build_from_json);
     // Added in schema 1.10.0: an older report says nothing of library copies here (its
     // libraries.resolution evidence is for people, and is not read back).
     if (document.contains("libraries") && !document.at("libraries").is_null())
         report.libraries = read_part(document, "libraries", libraries_from_json);
     // Added in schema 1.3.0: older reports have no such field.
-    if (document.contains("redacted") && !document.at("redacted").is_null()) report.redaction = read_part(document, "redacted", redaction_from_json);
+    if (document.contains("redacted") && !document.at("redacted").is_null())
+        report.redaction = read_part(document, "redacted", redaction_from_json);
     return report;
 }
 
-Expected<Report> parse_report(std::string_view text, const std::string& name) { return parse_text_as(text, name, report_from_json); }
+Expected<Report> parse_report(std::string_view text, const std::string& name) {
+    return parse_text_as(text, name, report_from_json);
+}
 
 Expected<Report> read_report_file(const std::string& path) { return read_file_as(path, report_from_json); }
 

@@ -4,12 +4,12 @@
 // and `--expect` read reports written earlier, perhaps by another version of cudacheck.
 #pragma once
 
-#include "util/json_read.hpp"
 #include "report/fleet.hpp"
 #include "report/report.hpp"
+#include "util/json_read.hpp"
 
-#include <nlohmann/json.hpp>
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

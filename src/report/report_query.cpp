@@ -14,7 +14,9 @@ std::string check_label(const CheckResult& result) {
     return result.device ? fmt::format("{}[{}]", result.check_id, *result.device) : result.check_id;
 }
 
-bool is_performance_figure(const Metric& metric) { return metric.unit != "count" && metric.unit != "ratio" && metric.unit != "value"; }
+bool is_performance_figure(const Metric& metric) {
+    return metric.unit != "count" && metric.unit != "ratio" && metric.unit != "value";
+}
 
 namespace {
 
@@ -23,10 +25,13 @@ constexpr std::string_view resolution_check = "libraries.resolution";
 }  // namespace
 
 bool has_check(const Report& report, std::string_view check_id) {
-    return std::any_of(report.checks.begin(), report.checks.end(), [&](const CheckResult& result) { return result.check_id == check_id; });
+    return std::any_of(report.checks.begin(), report.checks.end(),
+                       [&](const CheckResult& result) { return result.check_id == check_id; });
 }
 
-bool libraries_predate_section(const Report& report) { return !report.libraries && has_check(report, resolution_check); }
+bool libraries_predate_section(const Report& report) {
+    return !report.libraries && has_check(report, resolution_check);
+}
 
 std::vector<const LibraryResolutionInfo*> resolved_libraries(const Report& report) {
     std::vector<const LibraryResolutionInfo*> resolved;
@@ -41,12 +46,17 @@ std::vector<LibraryCopyView> library_copies(const Report& report) {
     if (!report.libraries) return copies;
     for (const LibraryInfo& library : report.libraries->found) {
         for (const LibraryResolutionInfo& resolution : library.resolved)
-            copies.push_back({library.name, resolution.soname, resolution.version, resolution.origin, resolution.path, resolution.real_path, true});
+            copies.push_back({library.name, resolution.soname, resolution.version, resolution.origin, resolution.path,
+                              resolution.real_path, true});
         for (const LibraryCopyInfo& copy : library.copies) {
-            const bool picked = std::any_of(library.resolved.begin(), library.resolved.end(), [&](const LibraryResolutionInfo& resolution) {
-                return resolution.soname == copy.soname && resolution.real_path == copy.real_path;
-            });
-            if (!picked) copies.push_back({library.name, copy.soname, copy.version, copy.origin, copy.path, copy.real_path, false});
+            const bool picked =
+                std::any_of(library.resolved.begin(), library.resolved.end(),
+                            [&](const LibraryResolutionInfo& resolution) {
+                                return resolution.soname == copy.soname && resolution.real_path == copy.real_path;
+                            });
+            if (!picked)
+                copies.push_back(
+                    {library.name, copy.soname, copy.version, copy.origin, copy.path, copy.real_path, false});
         }
     }
     return copies;
@@ -64,8 +74,8 @@ std::string describe_resolution(const LibraryResolutionInfo& resolution) {
 }
 
 std::string describe_copy(const LibraryCopyInfo& copy) {
-    return fmt::format("{} {}{} {}", version_or_unknown(copy.version), copy.origin, copy.package.empty() ? "" : fmt::format(" ({})", copy.package),
-                       copy.path);
+    return fmt::format("{} {}{} {}", version_or_unknown(copy.version), copy.origin,
+                       copy.package.empty() ? "" : fmt::format(" ({})", copy.package), copy.path);
 }
 
 std::string describe_sharing(const GpuSharing& sharing) {
@@ -87,7 +97,8 @@ std::optional<std::vector<long>> parse_dotted_version(std::string_view text) {
     for (const std::string& part : sys::split(text, '.')) {
         long number = 0;
         const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), number);
-        if (part.empty() || part.size() > 9 || error != std::errc{} || end != part.data() + part.size() || number < 0) return std::nullopt;
+        if (part.empty() || part.size() > 9 || error != std::errc{} || end != part.data() + part.size() || number < 0)
+            return std::nullopt;
         parts.push_back(number);
     }
     if (parts.empty()) return std::nullopt;

@@ -1,5 +1,5 @@
-#include "report/report.hpp"
 #include "report/result.hpp"
+#include "report/report.hpp"
 #include "report/result_builder.hpp"
 #include "util/units.hpp"
 
@@ -28,8 +28,9 @@ int severity_rank(Status status) { return static_cast<int>(status); }
 
 namespace {
 // In the order of enum class Unit.
-constexpr std::array<std::string_view, 18> unit_names{"TFLOP/s", "GFLOP/s", "GB/s",  "Gsamples/s", "ms",  "MHz", "C",   "W",   "%",
-                                                      "B",       "bytes",   "count", "ratio",      "value", "KiB", "MiB", "GiB", "TiB"};
+constexpr std::array<std::string_view, 18> unit_names{"TFLOP/s", "GFLOP/s", "GB/s", "Gsamples/s", "ms",    "MHz",
+                                                      "C",       "W",       "%",    "B",          "bytes", "count",
+                                                      "ratio",   "value",   "KiB",  "MiB",        "GiB",   "TiB"};
 }  // namespace
 
 std::string_view to_string(Unit unit) { return unit_names[static_cast<std::size_t>(unit)]; }
@@ -48,22 +49,31 @@ std::string flat_metric_name(std::string_view flat, const MetricLabels& labels) 
         name.append(flat.substr(at, open == std::string_view::npos ? std::string_view::npos : open - at));
         if (open == std::string_view::npos) break;
         const std::size_t close = flat.find('}', open);
-        if (close == std::string_view::npos) throw std::logic_error(fmt::format("metric name '{}' has an unclosed {{", flat));
+        if (close == std::string_view::npos)
+            throw std::logic_error(fmt::format("metric name '{}' has an unclosed {{", flat));
         const std::string_view label = flat.substr(open + 1, close - open - 1);
-        const auto found = std::find_if(labels.begin(), labels.end(), [&](const auto& pair) { return pair.first == label; });
-        if (found == labels.end()) throw std::logic_error(fmt::format("metric name '{}' needs the label '{}'", flat, label));
+        const auto found =
+            std::find_if(labels.begin(), labels.end(), [&](const auto& pair) { return pair.first == label; });
+        if (found == labels.end())
+            throw std::logic_error(fmt::format("metric name '{}' needs the label '{}'", flat, label));
         used[static_cast<std::size_t>(found - labels.begin())] = true;
         name += found->second;
         at = close + 1;
     }
     for (std::size_t i = 0; i < labels.size(); ++i)
-        if (!used[i]) throw std::logic_error(fmt::format("metric name '{}' does not name the label '{}'", flat, labels[i].first));
+        if (!used[i])
+            throw std::logic_error(fmt::format("metric name '{}' does not name the label '{}'", flat, labels[i].first));
     return name;
 }
 
 Metric make_metric(const MetricFamily& family, double value, MetricLabels labels) {
     std::string name = flat_metric_name(family.flat, labels);
-    return Metric{std::move(name), value, std::string(to_string(family.unit)), std::string(family.name), std::move(labels), std::string(family.help),
+    return Metric{std::move(name),
+                  value,
+                  std::string(to_string(family.unit)),
+                  std::string(family.name),
+                  std::move(labels),
+                  std::string(family.help),
                   family.measured};
 }
 
@@ -78,7 +88,9 @@ void ResultBuilder::evidence(std::string key, std::string value, double number) 
     else evidence_.push_back({std::move(key), std::move(value), number, std::string()});
 }
 
-void ResultBuilder::evidence(std::string key, std::string value) { evidence_.push_back({std::move(key), std::move(value)}); }
+void ResultBuilder::evidence(std::string key, std::string value) {
+    evidence_.push_back({std::move(key), std::move(value)});
+}
 
 void ResultBuilder::evidence(Evidence item) {
     if (item.number && !std::isfinite(*item.number)) {

@@ -25,7 +25,26 @@ enum class Status { pass, skip, warn, fail, timeout, error };
 // The units a check's figures are in. The JSON keeps each as the text the checks always wrote
 // (to_string): "B" and "bytes" are both kept, as toolkit.compile and gpu.memtest wrote them.
 // KiB to TiB are the units of a byte count written as format_bytes writes it (evidence only).
-enum class Unit { tflops, gflops, gb_per_s, gsamples_per_s, ms, mhz, celsius, watts, percent, B, bytes, count, ratio, value, kib, mib, gib, tib };
+enum class Unit {
+    tflops,
+    gflops,
+    gb_per_s,
+    gsamples_per_s,
+    ms,
+    mhz,
+    celsius,
+    watts,
+    percent,
+    B,
+    bytes,
+    count,
+    ratio,
+    value,
+    kib,
+    mib,
+    gib,
+    tib
+};
 [[nodiscard]] std::string_view to_string(Unit unit);  // "TFLOP/s", "GB/s", "C", "%", ...
 [[nodiscard]] std::optional<Unit> unit_from_string(std::string_view text);
 

@@ -59,7 +59,8 @@ void detach() {
 
 const Failure* failed(const Action& action) {
     const std::vector<Failure>& failures = installed_failures();
-    const auto found = std::find_if(failures.begin(), failures.end(), [&](const Failure& failure) { return failure.action == action; });
+    const auto found = std::find_if(failures.begin(), failures.end(),
+                                    [&](const Failure& failure) { return failure.action == action; });
     return found == failures.end() ? nullptr : &*found;
 }
 

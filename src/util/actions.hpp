@@ -30,12 +30,14 @@ struct Action {
 // What became of an action in an earlier check process of the same run.
 struct Failure {
     Action action;
-    std::string how;         // "killed the check process (SIGSEGV, Segmentation fault)", "did not finish within 20 s (--timeout)"
+    std::string how;         // "killed the check process (SIGSEGV, Segmentation fault)", "did not finish within 20 s
+                             // (--timeout)"
     bool timed_out = false;
     bool operator==(const Failure&) const = default;
 };
 
-// "loading /x/libcublas.so.13", "cuInit", "creating the CUDA context of device 0", "creating a cuBLAS handle on device 0".
+// "loading /x/libcublas.so.13", "cuInit", "creating the CUDA context of device 0", "creating a cuBLAS handle on device
+// 0".
 [[nodiscard]] std::string describe(const Action& action);
 [[nodiscard]] std::string kind_name(Kind kind);  // "load", "driver_call", "context", "handle"
 [[nodiscard]] std::optional<Kind> kind_from_name(std::string_view name);

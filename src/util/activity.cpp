@@ -97,8 +97,10 @@ Slot* own_slot() {
 }  // namespace
 
 bool attach(int fd) {
-    struct stat status {};
-    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || static_cast<std::size_t>(status.st_size) != board_bytes) return false;
+    struct stat status{};
+    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
+        static_cast<std::size_t>(status.st_size) != board_bytes)
+        return false;
     void* memory = ::mmap(nullptr, board_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ::close(fd);
     if (memory == MAP_FAILED) return false;
@@ -132,7 +134,8 @@ void gpu_step(std::string_view what) {
 }
 
 void gpu_step_ended() {
-    if (Slot* slot = own_slot()) write_slot(*slot, [](Slot& s) { s.step_depth = s.step_depth > 0 ? s.step_depth - 1 : 0; });
+    if (Slot* slot = own_slot())
+        write_slot(*slot, [](Slot& s) { s.step_depth = s.step_depth > 0 ? s.step_depth - 1 : 0; });
 }
 
 Running::Running(std::string_view command) {
@@ -163,7 +166,8 @@ std::optional<Board> Board::create() {
     return Board(fd, memory);
 }
 
-Board::Board(Board&& other) noexcept : fd_(std::exchange(other.fd_, -1)), memory_(std::exchange(other.memory_, nullptr)) {}
+Board::Board(Board&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), memory_(std::exchange(other.memory_, nullptr)) {}
 
 Board& Board::operator=(Board&& other) noexcept {
     if (this != &other) {
@@ -213,7 +217,8 @@ std::vector<ThreadActivity> Board::read() const {
             entry.last_gpu_step = step;
             if (!entry.torn) break;
         }
-        if (used && (!entry.check.empty() || !entry.child.empty() || !entry.last_file.empty() || !entry.last_gpu_step.empty()))
+        if (used &&
+            (!entry.check.empty() || !entry.child.empty() || !entry.last_file.empty() || !entry.last_gpu_step.empty()))
             threads.push_back(std::move(entry));
     }
     return threads;

@@ -64,7 +64,7 @@ std::string exact_bytes(std::uint64_t bytes) {
 
 std::string write_error_words(int error) {
     std::string words = std::strerror(error);
-    struct rlimit limit {};
+    struct rlimit limit{};
     if (error == EFBIG && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
         words += fmt::format(" (the file-size limit, ulimit -f, is {})", exact_bytes(limit.rlim_cur));
     return words;
@@ -98,7 +98,7 @@ struct OutputTarget {
     std::string path;
     std::string directory;  // the directory holding it ("." for a bare name in the working directory)
     bool exists = false;
-    struct stat status {};  // of the existing file
+    struct stat status{};  // of the existing file
 };
 
 std::string joined(const std::vector<std::string>& parts, bool absolute, std::size_t count) {
@@ -146,10 +146,11 @@ Expected<OutputTarget> resolve_output(const std::string& requested) {
         }
         done.push_back(std::move(part));
         const std::string candidate = joined(done, absolute, done.size());
-        struct stat status {};
+        struct stat status{};
         if (::lstat(candidate.c_str(), &status) != 0) {
             const int error_number = errno;
-            if (error_number == ENOENT && final_link) return Error{requested + " is a symbolic link to nothing; remove it or name another file"};
+            if (error_number == ENOENT && final_link)
+                return Error{requested + " is a symbolic link to nothing; remove it or name another file"};
             if (error_number == ENOENT && pending.empty())
                 return OutputTarget{.path = candidate, .directory = joined(done, absolute, done.size() - 1)};
             return Error{"cannot write " + requested + ": " + std::strerror(error_number)};
@@ -157,18 +158,22 @@ Expected<OutputTarget> resolve_output(const std::string& requested) {
         if (S_ISLNK(status.st_mode)) {
             done.pop_back();
             const std::string directory = joined(done, absolute, done.size());
-            struct stat directory_status {};
+            struct stat directory_status{};
             if (++links > 40 || ::stat(directory.c_str(), &directory_status) != 0) {
                 return Error{"cannot write " + requested + ": " + std::strerror(links > 40 ? ELOOP : errno)};
             }
             if (!may_follow(status, directory_status)) {
-                return Error{fmt::format("cannot write {}: {} is a symbolic link of {} in the sticky world-writable directory {}, and the kernel follows "
-                                         "such a link only for its owner or the directory's owner (fs.protected_symlinks); remove the link or name "
-                                         "another file",
-                                         requested, candidate, owner_words(status.st_uid), directory)};
+                return Error{
+                    fmt::format("cannot write {}: {} is a symbolic link of {} in the sticky world-writable directory "
+                                "{}, and the kernel follows "
+                                "such a link only for its owner or the directory's owner (fs.protected_symlinks); "
+                                "remove the link or name "
+                                "another file",
+                                requested, candidate, owner_words(status.st_uid), directory)};
             }
             const std::string target = sys::read_link(candidate);
-            if (target.empty()) return Error{"cannot write " + requested + ": cannot read the symbolic link " + candidate};
+            if (target.empty())
+                return Error{"cannot write " + requested + ": cannot read the symbolic link " + candidate};
             if (pending.empty()) final_link = true;
             if (target.front() == '/') {
                 done.clear();
@@ -179,12 +184,18 @@ Expected<OutputTarget> resolve_output(const std::string& requested) {
                 if (!it->empty()) pending.push_front(std::move(*it));
             continue;
         }
-        if (!pending.empty() && !S_ISDIR(status.st_mode)) return Error{"cannot write " + requested + ": " + std::strerror(ENOTDIR)};
-        if (pending.empty()) return OutputTarget{.path = candidate, .directory = joined(done, absolute, done.size() - 1), .exists = true, .status = status};
+        if (!pending.empty() && !S_ISDIR(status.st_mode))
+            return Error{"cannot write " + requested + ": " + std::strerror(ENOTDIR)};
+        if (pending.empty())
+            return OutputTarget{.path = candidate,
+                                .directory = joined(done, absolute, done.size() - 1),
+                                .exists = true,
+                                .status = status};
     }
     // "/", ".", "a/..": a directory.
     OutputTarget target{.path = joined(done, absolute, done.size()), .directory = {}, .exists = true};
-    if (::stat(target.path.c_str(), &target.status) != 0) return Error{"cannot write " + requested + ": " + std::strerror(errno)};
+    if (::stat(target.path.c_str(), &target.status) != 0)
+        return Error{"cannot write " + requested + ": " + std::strerror(errno)};
     return target;
 }
 
@@ -192,8 +203,9 @@ Expected<OutputTarget> resolve_output(const std::string& requested) {
 // found now, before any check runs (as an ordinary user, `-o` over another user's file in
 // /tmp would otherwise fail only after the whole run). Nothing when it can be replaced.
 Expected<void> check_replaceable(const std::string& requested, const OutputTarget& target) {
-    struct stat directory {};
-    if (::stat(target.directory.c_str(), &directory) != 0) return Error{"cannot write " + requested + ": " + std::strerror(errno)};
+    struct stat directory{};
+    if (::stat(target.directory.c_str(), &directory) != 0)
+        return Error{"cannot write " + requested + ": " + std::strerror(errno)};
     const uid_t self = ::geteuid();
     const uid_t owner = target.status.st_uid;
     // fs.protected_regular (fs.rst; may_create_in_sticky() in fs/namei.c): in a sticky directory
@@ -201,15 +213,20 @@ Expected<void> check_replaceable(const std::string& requested, const OutputTarge
     // directory's owner owns it, root included. Mode 2 of the sysctl also covers group-writable
     // directories; the stricter reading is applied whatever the sysctl says.
     if (owner != self && owner != directory.st_uid && sticky_and_writable_by_others(directory, S_IWOTH | S_IWGRP))
-        return Error{fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where the kernel opens another user's file for "
-                                 "writing for no one else, root included (fs.protected_regular); name another file, or remove it as its owner",
-                                 requested, target.path, owner_words(owner), target.directory)};
+        return Error{
+            fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where the kernel opens another "
+                        "user's file for "
+                        "writing for no one else, root included (fs.protected_regular); name another file, or remove "
+                        "it as its owner",
+                        requested, target.path, owner_words(owner), target.directory)};
     // The sticky bit (rename(2), EPERM): only the file's owner, the directory's owner or a process
     // with CAP_FOWNER may replace a file in a sticky directory.
     if (owner != self && directory.st_uid != self && (directory.st_mode & S_ISVTX) != 0 && !may_act_on_others_files())
-        return Error{fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where only its owner may replace it; name "
-                                 "another file, or remove it as its owner",
-                                 requested, target.path, owner_words(owner), target.directory)};
+        return Error{
+            fmt::format("cannot write {}: {} belongs to {} in the sticky directory {}, where only its owner may "
+                        "replace it; name "
+                        "another file, or remove it as its owner",
+                        requested, target.path, owner_words(owner), target.directory)};
     // An immutable or append-only file (chattr +i, +a) cannot be replaced by anyone (rename(2): EPERM).
     const int fd = ::open(target.path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd >= 0) {
@@ -217,9 +234,11 @@ Expected<void> check_replaceable(const std::string& requested, const OutputTarge
         const bool fixed = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)) != 0;
         ::close(fd);
         if (fixed)
-            return Error{fmt::format("cannot write {}: {} is {}, so it cannot be replaced; `lsattr {}` shows it, `chattr -{} {}` (as root) clears it",
-                                     requested, target.path, (flags & FS_IMMUTABLE_FL) != 0 ? "immutable" : "append-only", target.path,
-                                     (flags & FS_IMMUTABLE_FL) != 0 ? "i" : "a", target.path)};
+            return Error{
+                fmt::format("cannot write {}: {} is {}, so it cannot be replaced; `lsattr {}` shows it, `chattr -{} "
+                            "{}` (as root) clears it",
+                            requested, target.path, (flags & FS_IMMUTABLE_FL) != 0 ? "immutable" : "append-only",
+                            target.path, (flags & FS_IMMUTABLE_FL) != 0 ? "i" : "a", target.path)};
     }
     return {};
 }
@@ -228,10 +247,11 @@ Expected<void> check_replaceable(const std::string& requested, const OutputTarge
 
 std::string owner_words(uid_t uid) {
     std::string name;
-    struct passwd entry {};
+    struct passwd entry{};
     struct passwd* found = nullptr;
     std::vector<char> buffer(16384);
-    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr && found->pw_name != nullptr)
+    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+        found->pw_name != nullptr)
         name = sys::printable(found->pw_name);
     return name.empty() ? fmt::format("uid {}", uid) : fmt::format("uid {} ({})", uid, name);
 }
@@ -244,7 +264,9 @@ bool may_act_on_others_files() {
             std::uint64_t bits = 0;
             for (const char c : rest) {
                 if (!std::isxdigit(static_cast<unsigned char>(c))) break;
-                bits = bits * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
+                bits = bits * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c))
+                                                                  ? c - '0'
+                                                                  : std::tolower(c) - 'a' + 10);
             }
             return (bits & (std::uint64_t{1} << 3)) != 0;
         }
@@ -263,10 +285,13 @@ Expected<AtomicFile> AtomicFile::create(const std::string& requested) {
     if (!target) return target.error();
     if (target->exists) {
         if (!S_ISREG(target->status.st_mode)) {
-            return Error{fmt::format("{} is {}: -o writes only regular files (leave -o out to print to the terminal, or name a file)", requested,
-                                     sys::file_type_words(target->status.st_mode))};
+            return Error{
+                fmt::format("{} is {}: -o writes only regular files (leave -o out to print to the terminal, or name a "
+                            "file)",
+                            requested, sys::file_type_words(target->status.st_mode))};
         }
-        if (Expected<void> replaceable = check_replaceable(requested, *target); !replaceable) return replaceable.error();
+        if (Expected<void> replaceable = check_replaceable(requested, *target); !replaceable)
+            return replaceable.error();
     }
     const std::string& path = target->path;
     const std::string& directory = target->directory;
@@ -276,7 +301,8 @@ Expected<AtomicFile> AtomicFile::create(const std::string& requested) {
     // characters of the filesystem's limit gets a short temporary name instead.
     const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
     const std::size_t limit = name_max > 0 ? static_cast<std::size_t>(name_max) : 255;
-    std::string pattern = directory + "/." + (name.size() + 12 <= limit ? name : std::string("cudacheck")) + ".tmp.XXXXXX";
+    std::string pattern =
+        directory + "/." + (name.size() + 12 <= limit ? name : std::string("cudacheck")) + ".tmp.XXXXXX";
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     const int fd = ::mkostemp(buffer.data(), O_CLOEXEC);

@@ -44,7 +44,11 @@ public:
 
 private:
     AtomicFile(std::string requested, std::string path, std::string temporary, int fd, int slot)
-        : requested_(std::move(requested)), path_(std::move(path)), temporary_(std::move(temporary)), fd_(fd), slot_(slot) {}
+        : requested_(std::move(requested)),
+          path_(std::move(path)),
+          temporary_(std::move(temporary)),
+          fd_(fd),
+          slot_(slot) {}
     void forget_temporary() noexcept;
     std::string requested_;  // as given, for messages
     std::string path_;       // the file replaced (a symlink's target)

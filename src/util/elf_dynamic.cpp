@@ -18,7 +18,8 @@ constexpr std::uint64_t program_header_size = 56;
 constexpr std::uint32_t pt_load = 1, pt_dynamic = 2;
 constexpr std::uint16_t pn_xnum = 0xffff;  // the real count is in section header 0's sh_info
 // Dynamic entry tags (d_tag), each 16 bytes: tag, value.
-constexpr std::uint64_t dt_null = 0, dt_needed = 1, dt_strtab = 5, dt_strsz = 10, dt_soname = 14, dt_rpath = 15, dt_runpath = 29;
+constexpr std::uint64_t dt_null = 0, dt_needed = 1, dt_strtab = 5, dt_strsz = 10, dt_soname = 14, dt_rpath = 15,
+                        dt_runpath = 29;
 
 struct Segment {
     std::uint32_t type = 0;
@@ -41,14 +42,17 @@ Expected<std::vector<Segment>> read_segments(const ByteView& bytes) {
     std::uint64_t count = bytes.u16(0x38);
     if (count == pn_xnum) {
         const std::uint64_t sections = bytes.u64(0x28);
-        if (!bytes.has(sections, 64)) return Error{"the program header count lies in a section header outside the file"};
+        if (!bytes.has(sections, 64))
+            return Error{"the program header count lies in a section header outside the file"};
         count = bytes.u32(sections + 44);
     }
     std::vector<Segment> segments;
     if (count == 0) return segments;
-    if (entry_size < program_header_size || !bytes.has(table, entry_size) || count > (bytes.size() - table) / entry_size)
-        return Error{fmt::format("{} program headers at offset {:#x} ({}-byte entries) do not fit in the file ({} bytes)", count, table,
-                                 entry_size, bytes.size())};
+    if (entry_size < program_header_size || !bytes.has(table, entry_size) ||
+        count > (bytes.size() - table) / entry_size)
+        return Error{
+            fmt::format("{} program headers at offset {:#x} ({}-byte entries) do not fit in the file ({} bytes)", count,
+                        table, entry_size, bytes.size())};
     segments.reserve(static_cast<std::size_t>(count));
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::uint64_t header = table + i * entry_size;
@@ -64,7 +68,8 @@ Expected<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data) {
     if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f) return Error{"not an ELF file"};  // "\x7fELF"
     constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
     if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian)
-        return Error{bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian" : "truncated ELF header"};
+        return Error{bytes.has(0, elf64_header_size) ? "an ELF file, but not 64-bit little-endian"
+                                                     : "truncated ELF header"};
     const Expected<std::vector<Segment>> segments = read_segments(bytes);
     if (!segments) return segments.error();
     ElfDynamic dynamic;
@@ -74,8 +79,8 @@ Expected<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data) {
     if (dynamic_segment == nullptr) return dynamic;  // statically linked
     dynamic.has_dynamic_segment = true;
     if (!bytes.has(dynamic_segment->offset, dynamic_segment->file_size))
-        return Error{fmt::format("the dynamic segment (offset {:#x}, {} bytes) lies outside the file ({} bytes)", dynamic_segment->offset,
-                                 dynamic_segment->file_size, bytes.size())};
+        return Error{fmt::format("the dynamic segment (offset {:#x}, {} bytes) lies outside the file ({} bytes)",
+                                 dynamic_segment->offset, dynamic_segment->file_size, bytes.size())};
 
     // First the string table's place, then the strings: entries may come in any order.
     struct Entry {
@@ -85,23 +90,28 @@ Expected<ElfDynamic> read_elf_dynamic(std::span<const std::uint8_t> data) {
     std::vector<Entry> entries;
     std::optional<std::uint64_t> strtab_address;
     std::uint64_t strtab_size = 0;
-    for (std::uint64_t at = dynamic_segment->offset; at + 16 <= dynamic_segment->offset + dynamic_segment->file_size; at += 16) {
+    for (std::uint64_t at = dynamic_segment->offset; at + 16 <= dynamic_segment->offset + dynamic_segment->file_size;
+         at += 16) {
         const Entry entry{bytes.u64(at), bytes.u64(at + 8)};
         if (entry.tag == dt_null) break;
         if (entry.tag == dt_strtab) strtab_address = entry.value;
         if (entry.tag == dt_strsz) strtab_size = entry.value;
-        if (entry.tag == dt_needed || entry.tag == dt_soname || entry.tag == dt_rpath || entry.tag == dt_runpath) entries.push_back(entry);
+        if (entry.tag == dt_needed || entry.tag == dt_soname || entry.tag == dt_rpath || entry.tag == dt_runpath)
+            entries.push_back(entry);
     }
     if (entries.empty()) return dynamic;
     const std::optional<std::uint64_t> strtab = strtab_address ? file_offset(*segments, *strtab_address) : std::nullopt;
     if (!strtab || !bytes.has(*strtab, strtab_size))
-        return Error{strtab_address ? fmt::format("the dynamic string table (address {:#x}, {} bytes) is not in the file", *strtab_address, strtab_size)
-                                    : "dynamic entries name strings, but there is no DT_STRTAB"};
+        return Error{strtab_address
+                         ? fmt::format("the dynamic string table (address {:#x}, {} bytes) is not in the file",
+                                       *strtab_address, strtab_size)
+                         : "dynamic entries name strings, but there is no DT_STRTAB"};
     for (const Entry& entry : entries) {
         const std::optional<std::string_view> text = bytes.c_string(*strtab, strtab_size, entry.value);
         if (!text)
-            return Error{fmt::format("a dynamic entry (tag {}) names string offset {}, outside the {}-byte string table", entry.tag, entry.value,
-                                     strtab_size)};
+            return Error{
+                fmt::format("a dynamic entry (tag {}) names string offset {}, outside the {}-byte string table",
+                            entry.tag, entry.value, strtab_size)};
         switch (entry.tag) {
             case dt_needed: dynamic.needed.emplace_back(*text); break;
             case dt_soname: dynamic.soname = std::string(*text); break;
@@ -161,7 +171,8 @@ std::vector<std::string> expand_search_path(std::string_view value, std::string_
                                     (entry.empty() || entry.front() != '.');
         if (!normal_already && seen_written.contains(entry)) continue;
         std::string written_copy = normal_already ? std::string() : entry;
-        std::string normal = normal_already ? std::move(entry) : std::filesystem::path(entry).lexically_normal().string();
+        std::string normal =
+            normal_already ? std::move(entry) : std::filesystem::path(entry).lexically_normal().string();
         if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
         // A directory listed twice is searched once, where it first appears: glibc's fillin_rpath
         // (elf/dl-load.c) keeps a directory it already has ("See if this directory is already
@@ -193,9 +204,12 @@ std::uint16_t native_elf_machine() {
 std::optional<std::string> elf_damage(std::span<const std::uint8_t> data, std::uint16_t machine) {
     const ByteView bytes(data);
     if (bytes.size() == 0) return std::string("empty (0 bytes): an interrupted copy or download");
-    if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f) return fmt::format("not an ELF file ({} bytes of something else)", bytes.size());
-    if (!bytes.has(0, elf64_header_size)) return fmt::format("truncated: {} bytes, shorter than an ELF header", bytes.size());
-    if (bytes.u8(4) != 2 || bytes.u8(5) != 1) return std::string("a 32-bit or big-endian ELF file: not loadable by this 64-bit process");
+    if (!bytes.has(0, 4) || bytes.u32(0) != 0x464c457f)
+        return fmt::format("not an ELF file ({} bytes of something else)", bytes.size());
+    if (!bytes.has(0, elf64_header_size))
+        return fmt::format("truncated: {} bytes, shorter than an ELF header", bytes.size());
+    if (bytes.u8(4) != 2 || bytes.u8(5) != 1)
+        return std::string("a 32-bit or big-endian ELF file: not loadable by this 64-bit process");
     const std::uint16_t file_machine = bytes.u16(0x12);
     if (machine != 0 && file_machine != machine)
         return fmt::format("built for another machine (ELF machine {}, this one is {})", file_machine, machine);

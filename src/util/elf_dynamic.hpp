@@ -20,9 +20,9 @@ namespace cudacheck {
 struct ElfDynamic {
     std::string soname;                  // DT_SONAME; "" when it has none (programs)
     std::vector<std::string> needed;     // DT_NEEDED, in the order the loader loads them
-    std::optional<std::string> rpath;    // DT_RPATH as written ("$ORIGIN/../lib:..."); searched before LD_LIBRARY_PATH
+    std::optional<std::string> rpath;  // DT_RPATH as written ("$ORIGIN/../lib:..."); searched before LD_LIBRARY_PATH
     std::optional<std::string> runpath;  // DT_RUNPATH; searched after LD_LIBRARY_PATH, and disables DT_RPATH
-    bool has_dynamic_segment = false;    // false for a statically linked program
+    bool has_dynamic_segment = false;  // false for a statically linked program
 };
 
 // The dynamic entries of a 64-bit little-endian ELF file's bytes, or the error saying what is wrong
@@ -47,7 +47,8 @@ struct ElfDynamic {
 inline constexpr std::size_t search_path_directory_limit = 1024;
 inline constexpr std::size_t search_path_byte_limit = std::size_t{256} * 1024;
 inline constexpr std::size_t search_path_entry_limit = 4096;  // PATH_MAX on Linux (limits.h), with its NUL
-[[nodiscard]] std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin, std::size_t* left_out = nullptr);
+[[nodiscard]] std::vector<std::string> expand_search_path(std::string_view value, std::string_view origin,
+                                                          std::size_t* left_out = nullptr);
 
 // Why a shared library's file cannot be what the loader maps (a truncated libcublas.so.13
 // first on LD_LIBRARY_PATH killed the process that opened it with SIGBUS): empty, not ELF, not

@@ -11,7 +11,8 @@
 //     }
 //     apply_policy(*policy, report);
 //
-//     Expected<void> commit() { ...; if (failed) return Error{fmt::format("cannot write {}", path), errno}; return {}; }
+//     Expected<void> commit() { ...; if (failed) return Error{fmt::format("cannot write {}", path), errno}; return {};
+//     }
 #pragma once
 
 #include <stdexcept>
@@ -37,7 +38,8 @@ struct Error {
 
 template <typename T>
 class [[nodiscard]] Expected {
-    static_assert(!std::is_reference_v<T> && !std::is_same_v<std::remove_cv_t<T>, Error>, "Expected<T> holds a value that is not an Error");
+    static_assert(!std::is_reference_v<T> && !std::is_same_v<std::remove_cv_t<T>, Error>,
+                  "Expected<T> holds a value that is not an Error");
 
 public:
     // A value: anything T can be built from (`return text;`, `return std::vector<int>{};`).
@@ -74,7 +76,8 @@ public:
 private:
     template <typename Self>
     static auto& checked(Self& self) {
-        if (!self.has_value()) expected_detail::misuse("Expected::value() on an error: " + std::get<1>(self.state_).message);
+        if (!self.has_value())
+            expected_detail::misuse("Expected::value() on an error: " + std::get<1>(self.state_).message);
         return std::get<0>(self.state_);
     }
 

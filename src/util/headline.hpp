@@ -22,7 +22,8 @@ inline constexpr std::size_t max_headline = 120;
     // Never cut inside a UTF-8 sequence: back up to the first byte of a character.
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
     if (const std::size_t space = text.rfind(' ', cut); space != std::string_view::npos && space > cut / 2) cut = space;
-    while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == ',' || text[cut - 1] == ';' || text[cut - 1] == ':')) --cut;
+    while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == ',' || text[cut - 1] == ';' || text[cut - 1] == ':'))
+        --cut;
     return std::string(text.substr(0, cut)) + std::string(ellipsis);
 }
 
@@ -31,7 +32,8 @@ inline constexpr std::size_t max_headline = 120;
 // before the first ": " (when that says something: 24 characters or more), cut to `limit`.
 [[nodiscard]] inline std::string lead(std::string_view text, std::size_t limit) {
     if (text.size() <= limit) return std::string(text);
-    if (const std::size_t colon = text.find(": "); colon != std::string_view::npos && colon >= 24) text = text.substr(0, colon);
+    if (const std::size_t colon = text.find(": "); colon != std::string_view::npos && colon >= 24)
+        text = text.substr(0, colon);
     return clip(text, limit);
 }
 
@@ -42,7 +44,8 @@ inline constexpr std::size_t max_headline = 120;
     constexpr std::string_view lead = "…/";
     if (limit <= lead.size() + 1) return clip(path, limit);
     std::size_t start = path.size() - (limit - lead.size());
-    if (const std::size_t slash = path.find('/', start); slash != std::string_view::npos && slash + 1 < path.size()) start = slash + 1;
+    if (const std::size_t slash = path.find('/', start); slash != std::string_view::npos && slash + 1 < path.size())
+        start = slash + 1;
     while (start < path.size() && (static_cast<unsigned char>(path[start]) & 0xC0U) == 0x80U) ++start;
     return std::string(lead) + std::string(path.substr(start));
 }
@@ -51,7 +54,8 @@ inline constexpr std::size_t max_headline = 120;
 // rest: "PyTorch, JAX and 3 more". Every item when all fit; at least the count when none does.
 [[nodiscard]] inline std::string first_items(const std::vector<std::string>& items, std::size_t budget) {
     std::string all;
-    for (std::size_t i = 0; i < items.size(); ++i) all += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    for (std::size_t i = 0; i < items.size(); ++i)
+        all += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
     if (all.size() <= budget) return all;
     std::string shown;
     for (std::size_t i = 0; i < items.size(); ++i) {

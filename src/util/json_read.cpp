@@ -5,11 +5,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
+#include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
-#include <limits>
-#include <memory>
 #include <vector>
 
 namespace cudacheck {
@@ -171,23 +171,28 @@ ordered_json parse_ordered_json(std::string_view text) {
 }
 
 JsonShapeError::JsonShapeError(std::string pointer, std::string problem)
-    : nlohmann::json::exception(0, (pointer.empty() ? one_line(problem) : one_line(pointer) + ": " + one_line(problem)).c_str()),
+    : nlohmann::json::exception(
+          0, (pointer.empty() ? one_line(problem) : one_line(pointer) + ": " + one_line(problem)).c_str()),
       pointer_(one_line(pointer)),
       problem_(one_line(problem)) {}
 
-JsonShapeError JsonShapeError::within(std::string_view prefix) const { return JsonShapeError(std::string(prefix) + pointer_, problem_); }
+JsonShapeError JsonShapeError::within(std::string_view prefix) const {
+    return JsonShapeError(std::string(prefix) + pointer_, problem_);
+}
 
 std::optional<int> schema_major(std::string_view version) {
     const std::vector<std::string> parts = sys::split(version, '.');
     if (parts.size() != 3) return std::nullopt;
     for (const std::string& part : parts)
-        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6) return std::nullopt;
+        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6)
+            return std::nullopt;
     return std::stoi(parts.front());
 }
 
 std::string where(const std::string& name, const JsonShapeError& shape_error) {
-    return shape_error.pointer().empty() ? fmt::format("{}: {}", name, shape_error.problem())
-                                         : fmt::format("{}: at {}: {}", name, shape_error.pointer(), shape_error.problem());
+    return shape_error.pointer().empty()
+               ? fmt::format("{}: {}", name, shape_error.problem())
+               : fmt::format("{}: at {}: {}", name, shape_error.pointer(), shape_error.problem());
 }
 
 Expected<ordered_json> read_json_file(const std::string& path) {
@@ -224,7 +229,8 @@ Expected<ordered_json> parse_json_text(std::string_view text, const std::string&
     // every document was 7% of `fleet`'s time).
     const auto too_deep = [&]() -> Error {
         const std::optional<std::size_t> at = nesting_deeper_than(text, max_json_depth);
-        return Error{fmt::format("{}: nested deeper than {} levels (at byte {}): not a cudacheck document", name, max_json_depth, at.value_or(0))};
+        return Error{fmt::format("{}: nested deeper than {} levels (at byte {}): not a cudacheck document", name,
+                                 max_json_depth, at.value_or(0))};
     };
     try {
         std::optional<ordered_json> document = parse_within(text, max_json_depth);

@@ -37,7 +37,6 @@ private:
     std::string problem_;
 };
 
-
 // "FILE: at /checks/3/status: unknown status 'x'": the one-line message for a bad document.
 [[nodiscard]] std::string where(const std::string& name, const JsonShapeError& shape_error);
 
@@ -59,7 +58,8 @@ inline constexpr std::size_t max_json_depth = 1000;
 // inside a document, where the place is known; this is where it stops: it becomes the error, one
 // line naming the file and the place, and no exception leaves a reader.
 template <typename Read>
-[[nodiscard]] auto read_document(const ordered_json& document, const std::string& name, Read&& read) -> Expected<decltype(read(document))> {
+[[nodiscard]] auto read_document(const ordered_json& document, const std::string& name, Read&& read)
+    -> Expected<decltype(read(document))> {
     try {
         return read(document);
     } catch (const JsonShapeError& shape_error) {
@@ -72,7 +72,8 @@ template <typename Read>
 // A document from a file, or from text, through `read` (a *_from_json function): the one way
 // reports and policies are read, so both fail with the same kind of message.
 template <typename Read>
-[[nodiscard]] auto read_file_as(const std::string& path, Read&& read) -> Expected<decltype(read(std::declval<const ordered_json&>()))> {
+[[nodiscard]] auto read_file_as(const std::string& path, Read&& read)
+    -> Expected<decltype(read(std::declval<const ordered_json&>()))> {
     const Expected<ordered_json> document = read_json_file(path);
     if (!document) return document.error();
     return read_document(*document, path, read);
@@ -130,7 +131,8 @@ inline std::string describe_value(const json& value) {
 }
 
 inline const json& member(const json& object, std::string_view key) {
-    if (!object.is_object()) throw JsonShapeError("", fmt::format("expected an object, found {}", describe_value(object)));
+    if (!object.is_object())
+        throw JsonShapeError("", fmt::format("expected an object, found {}", describe_value(object)));
     const auto found = object.find(key);
     if (found == object.end()) throw JsonShapeError(pointer_token(key), "missing");
     return *found;
@@ -139,7 +141,9 @@ inline const json& member(const json& object, std::string_view key) {
 template <typename T>
 T read(const json& object, std::string_view key) {
     const json& value = member(object, key);
-    if (!holds<T>(value)) throw JsonShapeError(pointer_token(key), fmt::format("expected {}, found {}", type_word<T>(), describe_value(value)));
+    if (!holds<T>(value))
+        throw JsonShapeError(pointer_token(key),
+                             fmt::format("expected {}, found {}", type_word<T>(), describe_value(value)));
     return value.get<T>();
 }
 
@@ -151,13 +155,16 @@ std::optional<T> read_optional(const json& object, std::string_view key) {
 }
 
 // null -> "", for the fields text_or_null writes.
-inline std::string read_text(const json& object, std::string_view key) { return read_optional<std::string>(object, key).value_or(""); }
+inline std::string read_text(const json& object, std::string_view key) {
+    return read_optional<std::string>(object, key).value_or("");
+}
 
 // Calls `read_element` on each element of the array `key`; a problem inside one names its index.
 template <typename ReadElement>
 void for_each_element(const json& object, std::string_view key, ReadElement&& read_element) {
     const json& array = member(object, key);
-    if (!array.is_array()) throw JsonShapeError(pointer_token(key), fmt::format("expected an array, found {}", describe_value(array)));
+    if (!array.is_array())
+        throw JsonShapeError(pointer_token(key), fmt::format("expected an array, found {}", describe_value(array)));
     for (std::size_t index = 0; index < array.size(); ++index) {
         try {
             read_element(array[index]);
@@ -182,7 +189,8 @@ auto read_part(const json& object, std::string_view key, ReadPart&& read_part) {
 inline std::vector<std::string> read_strings(const json& object, std::string_view key) {
     std::vector<std::string> strings;
     for_each_element(object, key, [&](const json& item) {
-        if (!item.is_string()) throw JsonShapeError("", fmt::format("expected a string, found {}", describe_value(item)));
+        if (!item.is_string())
+            throw JsonShapeError("", fmt::format("expected a string, found {}", describe_value(item)));
         strings.push_back(item.get<std::string>());
     });
     return strings;

@@ -22,7 +22,9 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
     ~MappedFile();
-    [[nodiscard]] std::span<const std::uint8_t> bytes() const { return {static_cast<const std::uint8_t*>(data_), size_}; }
+    [[nodiscard]] std::span<const std::uint8_t> bytes() const {
+        return {static_cast<const std::uint8_t*>(data_), size_};
+    }
 
 private:
     MappedFile(const void* data, std::size_t size) : data_(data), size_(size) {}

@@ -15,8 +15,10 @@ std::string directory_of(std::string_view path) {
 std::string_view file_name_of(std::string_view path) { return path.substr(path.find_last_of('/') + 1); }
 
 std::string absolute_path(std::string_view path, std::string_view base) {
-    const std::string joined = !path.empty() && path.front() == '/' ? std::string(path) : std::string(base) + "/" + std::string(path);
-    const bool two_slashes = joined.size() >= 2 && joined[0] == '/' && joined[1] == '/' && (joined.size() == 2 || joined[2] != '/');
+    const std::string joined =
+        !path.empty() && path.front() == '/' ? std::string(path) : std::string(base) + "/" + std::string(path);
+    const bool two_slashes =
+        joined.size() >= 2 && joined[0] == '/' && joined[1] == '/' && (joined.size() == 2 || joined[2] != '/');
     std::vector<std::string_view> parts;
     std::size_t start = 0;
     while (start <= joined.size()) {

@@ -106,7 +106,8 @@ std::atomic<bool> closefrom_disabled{false};
 
 AddClosefrom closefrom_action() {
     // glibc 2.34 (manual, "Spawning a Process"; posix_spawn_file_actions_addclosefrom_np(3)).
-    static const auto found = reinterpret_cast<AddClosefrom>(::dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addclosefrom_np"));
+    static const auto found =
+        reinterpret_cast<AddClosefrom>(::dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addclosefrom_np"));
     return closefrom_disabled.load() ? nullptr : found;
 }
 
@@ -131,8 +132,10 @@ void mark_close_on_exec_from(int first) {
         return;
     }
     rlimit limit{};
-    const rlim_t highest = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? limit.rlim_cur : 65536;
-    for (rlim_t fd = static_cast<rlim_t>(first); fd < std::min<rlim_t>(highest, 1 << 20); ++fd) mark(static_cast<int>(fd));
+    const rlim_t highest =
+        ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? limit.rlim_cur : 65536;
+    for (rlim_t fd = static_cast<rlim_t>(first); fd < std::min<rlim_t>(highest, 1 << 20); ++fd)
+        mark(static_cast<int>(fd));
 }
 
 }  // namespace
@@ -165,7 +168,8 @@ Expected<pid_t> spawn(const SpawnRequest& request) {
     // No other descriptor: those below the highest the request names one by one (closing one that
     // is not open is no error, glibc's spawni), the rest at once.
     for (int fd = 3; fd < highest_child; ++fd)
-        if (std::none_of(request.fds.begin(), request.fds.end(), [fd](const ChildFd& wanted) { return wanted.child == fd; }))
+        if (std::none_of(request.fds.begin(), request.fds.end(),
+                         [fd](const ChildFd& wanted) { return wanted.child == fd; }))
             posix_spawn_file_actions_addclose(setup.actions(), fd);
     if (const AddClosefrom closefrom = closefrom_action()) closefrom(setup.actions(), highest_child + 1);
     else mark_close_on_exec_from(3);
@@ -186,10 +190,11 @@ Expected<pid_t> spawn(const SpawnRequest& request) {
     }
     posix_spawnattr_setflags(setup.attributes(), static_cast<short>(flags));
     const std::vector<char*> argv = null_terminated(request.argv);
-    const std::vector<char*> environment = request.environment != nullptr ? null_terminated(*request.environment) : std::vector<char*>{};
+    const std::vector<char*> environment =
+        request.environment != nullptr ? null_terminated(*request.environment) : std::vector<char*>{};
     pid_t pid = -1;
-    const int spawn_error = ::posix_spawn(&pid, request.argv[0].c_str(), setup.actions(), setup.attributes(), argv.data(),
-                                          request.environment != nullptr ? environment.data() : environ);
+    const int spawn_error = ::posix_spawn(&pid, request.argv[0].c_str(), setup.actions(), setup.attributes(),
+                                          argv.data(), request.environment != nullptr ? environment.data() : environ);
     // The code lets callers tell the process limit (EAGAIN) or the open-files limit (EMFILE) from
     // other failures.
     if (spawn_error != 0) return Error{std::strerror(spawn_error), spawn_error};
@@ -199,8 +204,7 @@ Expected<pid_t> spawn(const SpawnRequest& request) {
 
 int wait_for(pid_t pid) {
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     forget_child(pid);
     return status;
 }
@@ -238,12 +242,14 @@ std::vector<pid_t> children_of(pid_t pid) {
     if (DIR* tasks = ::opendir(fmt::format("/proc/{}/task", pid).c_str())) {
         while (const dirent* task = ::readdir(tasks)) {
             if (task->d_name[0] == '.') continue;
-            const int fd = ::open(fmt::format("/proc/{}/task/{}/children", pid, task->d_name).c_str(), O_RDONLY | O_CLOEXEC);
+            const int fd =
+                ::open(fmt::format("/proc/{}/task/{}/children", pid, task->d_name).c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) continue;
             listed = true;
             std::string text;
             char buffer[4096];
-            for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+            for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+                text.append(buffer, static_cast<std::size_t>(n));
             ::close(fd);
             for (const char* cursor = text.c_str(); *cursor != '\0';) {
                 char* end = nullptr;
@@ -272,7 +278,8 @@ std::vector<pid_t> children_of(pid_t pid) {
             if (close == nullptr) continue;
             char state = 0;
             long parent = 0;
-            if (std::sscanf(close + 1, " %c %ld", &state, &parent) == 2 && parent == pid) children.push_back(static_cast<pid_t>(candidate));
+            if (std::sscanf(close + 1, " %c %ld", &state, &parent) == 2 && parent == pid)
+                children.push_back(static_cast<pid_t>(candidate));
         }
         ::closedir(processes);
     }
@@ -337,9 +344,11 @@ std::optional<std::uint64_t> user_task_count(unsigned uid) {
 std::string process_limit_words() {
     rlimit limit{};
     if (::getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
-        return "the system's process or thread limit (kernel.threads-max, kernel.pid_max, the control group's pids.max) was reached";
+        return "the system's process or thread limit (kernel.threads-max, kernel.pid_max, the control group's "
+               "pids.max) was reached";
     const std::optional<std::uint64_t> running = user_task_count(::getuid());
-    return fmt::format("the process limit (RLIMIT_NPROC, ulimit -u) is {}{}", static_cast<std::uint64_t>(limit.rlim_cur),
+    return fmt::format("the process limit (RLIMIT_NPROC, ulimit -u) is {}{}",
+                       static_cast<std::uint64_t>(limit.rlim_cur),
                        running ? fmt::format(" and this user runs {} processes and threads", *running) : std::string());
 }
 

@@ -50,7 +50,9 @@ struct ChildFd {
     std::string path;
     int flags = 0;
     [[nodiscard]] static ChildFd copy(int parent, int child) { return ChildFd{child, parent, {}, 0}; }
-    [[nodiscard]] static ChildFd open(std::string path, int flags, int child) { return ChildFd{child, -1, std::move(path), flags}; }
+    [[nodiscard]] static ChildFd open(std::string path, int flags, int child) {
+        return ChildFd{child, -1, std::move(path), flags};
+    }
 };
 
 struct SpawnRequest {

@@ -4,12 +4,12 @@
 #include "util/process.hpp"
 
 #include <algorithm>
-#include <fmt/format.h>
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -25,7 +25,7 @@ std::optional<std::string> read_file(const std::string& path, std::size_t limit)
     activity::reading(path);  // named by the supervisor after a crash or hang in reading or parsing it
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return std::nullopt;
-    struct stat status {};
+    struct stat status{};
     if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
         ::close(fd);
         return std::nullopt;
@@ -61,7 +61,7 @@ Expected<RegularFile> open_regular_file(const std::string& path) {
     activity::reading(path);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return Error{std::strerror(errno), errno};
-    struct stat status {};
+    struct stat status{};
     if (::fstat(fd, &status) != 0) {
         const int fstat_errno = errno;
         ::close(fd);
@@ -126,17 +126,17 @@ std::string printable(std::string_view text) {
 }
 
 bool exists(const std::string& path) {
-    struct stat st {};
+    struct stat st{};
     return ::stat(path.c_str(), &st) == 0;
 }
 
 bool is_directory(const std::string& path) {
-    struct stat st {};
+    struct stat st{};
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool is_executable_file(const std::string& path) {
-    struct stat st {};
+    struct stat st{};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
@@ -194,9 +194,7 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 std::string to_lower(std::string_view text) {
     std::string lower(text);
@@ -279,18 +277,21 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
             if (n < 0) return;  // EAGAIN: nothing more for now
             if (n == 0) end_of_file = true;
             const std::string_view chunk(buffer, static_cast<std::size_t>(n));
-            if (result.output.size() < output_limit) result.output.append(chunk.substr(0, output_limit - result.output.size()));
+            if (result.output.size() < output_limit)
+                result.output.append(chunk.substr(0, output_limit - result.output.size()));
             budget -= static_cast<std::size_t>(n);
         }
     };
     while (!has_ended(*pid)) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             result.timed_out = true;
             break;
         }
         pollfd fds[2] = {{end_of_file ? -1 : output->read.get(), POLLIN, 0}, {ended.get(), POLLIN, 0}};
-        const long long wait = ended.get() >= 0 ? left.count() : std::min<long long>(left.count(), ended_poll_interval_ms);
+        const long long wait =
+            ended.get() >= 0 ? left.count() : std::min<long long>(left.count(), ended_poll_interval_ms);
         const int ready = ::poll(fds, 2, static_cast<int>(std::min<long long>(wait, 1000)));
         if (ready < 0 && errno != EINTR) break;  // cannot wait: stop it rather than spin
         if (!end_of_file && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) read_some(1 << 20);

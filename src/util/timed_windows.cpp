@@ -16,7 +16,8 @@ std::int64_t wall_clock_us() {
     return static_cast<std::int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
 }
 
-TimedWindowRecording::TimedWindowRecording(std::function<void(const TimedSpan&)> closed) : closed_(std::move(closed)), outer_(recording) {
+TimedWindowRecording::TimedWindowRecording(std::function<void(const TimedSpan&)> closed)
+    : closed_(std::move(closed)), outer_(recording) {
     recording = this;
 }
 

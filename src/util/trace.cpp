@@ -8,11 +8,11 @@
 #ifndef CUDACHECK_NO_NVTX
 #include <nvtx3/nvToolsExt.h>
 #endif
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sys/syscall.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace cudacheck::trace {
@@ -87,7 +87,8 @@ void record(const std::string& name, Clock::time_point begin, Clock::time_point 
     events.push_back(Event{name, this_thread_number(), begin, end});
 }
 
-Span::Span(std::string name) : name_(on || nvtx_on ? std::move(name) : std::string()), begin_(on ? Clock::now() : Clock::time_point{}) {
+Span::Span(std::string name)
+    : name_(on || nvtx_on ? std::move(name) : std::string()), begin_(on ? Clock::now() : Clock::time_point{}) {
     if (nvtx_on) nvtxRangePushA(name_.c_str());
 }
 
@@ -102,14 +103,23 @@ void write() {
     nlohmann::json trace = nlohmann::json::array();
     // Where this timeline's zero lies on CLOCK_MONOTONIC (steady_clock on Linux), shared by every
     // process of the machine: traces of processes run side by side can be lined up.
-    trace.push_back({{"ph", "M"}, {"name", "clock_origin"}, {"pid", 1},
-                     {"args", {{"monotonic_ms", std::chrono::duration<double, std::milli>(origin.time_since_epoch()).count()}}}});
+    trace.push_back(
+        {{"ph", "M"},
+         {"name", "clock_origin"},
+         {"pid", 1},
+         {"args", {{"monotonic_ms", std::chrono::duration<double, std::milli>(origin.time_since_epoch()).count()}}}});
     for (const auto& [thread, name] : thread_names)
-        trace.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", thread}, {"args", {{"name", name}}}});
+        trace.push_back(
+            {{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", thread}, {"args", {{"name", name}}}});
     for (const Event& event : events)
-        trace.push_back({{"ph", "X"}, {"name", event.name}, {"pid", 1}, {"tid", event.thread}, {"ts", microseconds(event.begin)},
+        trace.push_back({{"ph", "X"},
+                         {"name", event.name},
+                         {"pid", 1},
+                         {"tid", event.thread},
+                         {"ts", microseconds(event.begin)},
                          {"dur", microseconds(event.end) - microseconds(event.begin)}});
-    if (Expected<AtomicFile> file = AtomicFile::create(path)) (void)file->commit(trace.dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (Expected<AtomicFile> file = AtomicFile::create(path))
+        (void)file->commit(trace.dump(1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace cudacheck::trace

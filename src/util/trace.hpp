@@ -40,6 +40,7 @@ private:
 };
 
 // Records a span that has already ended.
-void record(const std::string& name, std::chrono::steady_clock::time_point begin, std::chrono::steady_clock::time_point end);
+void record(const std::string& name, std::chrono::steady_clock::time_point begin,
+            std::chrono::steady_clock::time_point end);
 
 }  // namespace cudacheck::trace

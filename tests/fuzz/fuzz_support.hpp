@@ -16,7 +16,8 @@ namespace cudacheck::fuzz {
 
 inline void require(bool condition, const char* property, std::string_view detail = {}) {
     if (condition) return;
-    std::fprintf(stderr, "fuzz: property broken: %s%s%.*s\n", property, detail.empty() ? "" : ": ", static_cast<int>(detail.size()), detail.data());
+    std::fprintf(stderr, "fuzz: property broken: %s%s%.*s\n", property, detail.empty() ? "" : ": ",
+                 static_cast<int>(detail.size()), detail.data());
     std::abort();
 }
 
@@ -27,7 +28,9 @@ inline void require_clean_error(const std::string& error, std::string_view name)
     require(error.rfind(name, 0) == 0, "the reason does not start with the input's name", error);
 }
 
-inline std::string_view as_text(const std::uint8_t* data, std::size_t size) { return {reinterpret_cast<const char*>(data), size}; }
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+    return {reinterpret_cast<const char*>(data), size};
+}
 
 // The bytes as a sparse file would have them: every 64-byte block of zeros a hole, reported as
 // lseek's SEEK_DATA and SEEK_HOLE would. A scan told so must list exactly what it lists without.
@@ -51,13 +54,15 @@ inline FindData holes_where_zero(std::span<const std::uint8_t> bytes) {
 
 // Two scans of the same bytes list the same thing.
 inline bool same_listing(const GpuCodeScan& a, const GpuCodeScan& b) {
-    if (a.kind != b.kind || a.fatbins != b.fatbins || a.error != b.error || a.error_message != b.error_message || a.objects.size() != b.objects.size())
+    if (a.kind != b.kind || a.fatbins != b.fatbins || a.error != b.error || a.error_message != b.error_message ||
+        a.objects.size() != b.objects.size())
         return false;
     for (std::size_t i = 0; i < a.objects.size(); ++i) {
         const CodeObject& x = a.objects[i];
         const CodeObject& y = b.objects[i];
-        if (x.kind != y.kind || !(x.arch == y.arch) || x.compression != y.compression || x.size != y.size || x.uncompressed_size != y.uncompressed_size ||
-            x.ptx_isa != y.ptx_isa || x.section != y.section || x.fatbin != y.fatbin || x.offset != y.offset)
+        if (x.kind != y.kind || !(x.arch == y.arch) || x.compression != y.compression || x.size != y.size ||
+            x.uncompressed_size != y.uncompressed_size || x.ptx_isa != y.ptx_isa || x.section != y.section ||
+            x.fatbin != y.fatbin || x.offset != y.offset)
             return false;
     }
     return true;

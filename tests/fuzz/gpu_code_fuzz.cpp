@@ -15,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (scan.error != ScanError::none) fuzz::require(!scan.error_message.empty(), "an error without a message");
     for (const CodeObject& object : scan.objects)
         fuzz::require(object.offset <= size && object.size <= size - object.offset, "a code object outside the input");
-    fuzz::require(fuzz::same_listing(scan, scan_gpu_code(bytes, fuzz::holes_where_zero(bytes))), "stepping over holes changed the listing");
+    fuzz::require(fuzz::same_listing(scan, scan_gpu_code(bytes, fuzz::holes_where_zero(bytes))),
+                  "stepping over holes changed the listing");
     return 0;
 }

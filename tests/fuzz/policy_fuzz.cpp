@@ -20,7 +20,8 @@ const std::vector<cudacheck::Report>& reports() {
         std::vector<cudacheck::Report> result(1);
         for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json"}) {
             auto report = cudacheck::read_report_file(CUDACHECK_SOURCE_DIR + std::string(path));
-            cudacheck::fuzz::require(report.has_value(), "the example report does not read", report ? "" : report.error().message);
+            cudacheck::fuzz::require(report.has_value(), "the example report does not read",
+                                     report ? "" : report.error().message);
             result.push_back(std::move(*report));
         }
         return result;
@@ -43,9 +44,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fuzz::require(report.checks.size() >= original.checks.size(), "applying a policy lost results");
         for (std::size_t i = original.checks.size(); i < report.checks.size(); ++i) {
             const CheckResult& result = report.checks[i];
-            fuzz::require(result.check_id.rfind("expect.", 0) == 0, "a policy result outside expect.*", result.check_id);
-            fuzz::require(result.message.find('\n') == std::string::npos, "a policy result's message is not one line", result.message);
-            if (result.status == Status::fail) fuzz::require(!result.code.empty(), "a failed expectation without a code", result.message);
+            fuzz::require(result.check_id.rfind("expect.", 0) == 0, "a policy result outside expect.*",
+                          result.check_id);
+            fuzz::require(result.message.find('\n') == std::string::npos, "a policy result's message is not one line",
+                          result.message);
+            if (result.status == Status::fail)
+                fuzz::require(!result.code.empty(), "a failed expectation without a code", result.message);
         }
         (void)to_json(report).dump();
     }

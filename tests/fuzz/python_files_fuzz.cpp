@@ -1,14 +1,14 @@
 // libFuzzer target for the readers of the Python files cudacheck reads without running
 // Python: TensorFlow's build_info.py, torch/version.py and other generated version files,
-// METADATA and its Requires-Dist lines, dist-info directory names, pyvenv.cfg, version specifiers, and torch's cpp_extension.py arch tables with a
-// TORCH_CUDA_ARCH_LIST. Any input ends (libFuzzer's -timeout catches a loop that does not), no
-// exception escapes, and what each returns is bounded by the input: `[)` in a build_info list once
-// pushed empty strings for ever, and `lib/python3.<20 digits>` threw from std::stoi.
+// METADATA and its Requires-Dist lines, dist-info directory names, pyvenv.cfg, version specifiers, and torch's
+// cpp_extension.py arch tables with a TORCH_CUDA_ARCH_LIST. Any input ends (libFuzzer's -timeout catches a loop that
+// does not), no exception escapes, and what each returns is bounded by the input: `[)` in a build_info list once pushed
+// empty strings for ever, and `lib/python3.<20 digits>` threw from std::stoi.
 #include "fuzz/fuzz_support.hpp"
+#include "probes/build/torch_arch_list.hpp"
 #include "probes/python/build_info.hpp"
 #include "probes/python/python_environments.hpp"
 #include "probes/python/python_packages.hpp"
-#include "probes/build/torch_arch_list.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const PyvenvConfig config = parse_pyvenv_cfg(text);
     if (config.version) {
         const std::string minor = python_major_minor(*config.version);
-        fuzz::require(minor.empty() || decimal_number(std::string_view(minor).substr(2), 999), "a Python minor past 999", minor);
+        fuzz::require(minor.empty() || decimal_number(std::string_view(minor).substr(2), 999),
+                      "a Python minor past 999", minor);
     }
     (void)python_major_minor(text);
 

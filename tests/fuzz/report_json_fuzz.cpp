@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const std::string written = to_json(*report).dump();
     const Expected<Report> again = parse_report(written, "written.json");
-    fuzz::require(again.has_value(), "a report that reads does not read back once written", again ? "" : again.error().message);
+    fuzz::require(again.has_value(), "a report that reads does not read back once written",
+                  again ? "" : again.error().message);
     fuzz::require(to_json(*again).dump() == written, "a report changes when written and read again");
     return 0;
 }

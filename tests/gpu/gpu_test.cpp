@@ -1,13 +1,13 @@
 // GPU tests (label "gpu"): run on a machine with a CUDA device, skipped elsewhere. They check
 // cudacheck's driver-API view of each device against the CUDA runtime's own, run the tool's
 // kernels built for the configured architectures, and run the binary end to end.
-#include "util/system.hpp"
-#include "kernels/memtest.cuh"
-#include "kernels/vector_add.cuh"
 #include "engine/registry.hpp"
 #include "gpu/cuda_runtime.hpp"
+#include "kernels/memtest.cuh"
+#include "kernels/vector_add.cuh"
 #include "probes/driver_probe.hpp"
 #include "support/test_support.hpp"
+#include "util/system.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,15 +16,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <map>
 #include <random>
-#include <thread>
-#include <vector>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace cudacheck {
 namespace {
@@ -34,7 +34,7 @@ int usable_devices() {
     return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-#define REQUIRE_GPU()                                                          \
+#define REQUIRE_GPU() \
     if (usable_devices() == 0) GTEST_SKIP() << "no usable CUDA device here"
 
 int runtime_attribute(cudaDeviceAttr attribute, int device) {
@@ -61,7 +61,8 @@ TEST(GpuDriverApi, device_facts_equal_runtime_properties) {
         EXPECT_EQ(device.l2_cache_bytes, properties.l2CacheSize);
         EXPECT_EQ(device.memory_bus_width_bits, properties.memoryBusWidth);
         EXPECT_EQ(device.ecc_enabled, properties.ECCEnabled != 0);
-        EXPECT_EQ(device.pci_bus_id, fmt::format("{:08X}:{:02X}:{:02X}.0", properties.pciDomainID, properties.pciBusID, properties.pciDeviceID));
+        EXPECT_EQ(device.pci_bus_id, fmt::format("{:08X}:{:02X}:{:02X}.0", properties.pciDomainID, properties.pciBusID,
+                                                 properties.pciDeviceID));
         EXPECT_EQ(device.sm_clock_khz, runtime_attribute(cudaDevAttrClockRate, device.ordinal));
         EXPECT_EQ(device.memory_clock_khz, runtime_attribute(cudaDevAttrMemoryClockRate, device.ordinal));
         unsigned char uuid[16];
@@ -143,7 +144,8 @@ TEST(GpuBinary, reports_every_visible_device_with_passing_driver_checks) {
 // The facts nvidia-smi shows must be the facts cudacheck reports (same machine, same moment).
 TEST(GpuBinary, device_facts_equal_nvidia_smi) {
     REQUIRE_GPU();
-    const std::string smi_path = sys::find_in_path("nvidia-smi", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "");
+    const std::string smi_path =
+        sys::find_in_path("nvidia-smi", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "");
     if (smi_path.empty()) GTEST_SKIP() << "nvidia-smi is not installed here";
     const sys::CommandResult query = sys::run_command(
         {smi_path, "--query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,clocks.max.sm,clocks.max.memory",
@@ -179,17 +181,20 @@ TEST(GpuBinary, device_facts_equal_nvidia_smi) {
 // agree for every GPU (tests/support/compare_health_with_nvidia_smi.py reads `nvidia-smi -q -x`).
 TEST(GpuBinary, device_health_equals_nvidia_smi) {
     REQUIRE_GPU();
-    const std::string smi_path = sys::find_in_path("nvidia-smi", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "");
+    const std::string smi_path =
+        sys::find_in_path("nvidia-smi", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "");
     if (smi_path.empty()) GTEST_SKIP() << "nvidia-smi is not installed here";
     test::TempDir dir;
     const sys::CommandResult xml = sys::run_command({smi_path, "-q", "-x"}, std::chrono::seconds(30));
     ASSERT_EQ(xml.exit_status, 0) << xml.output;
     const std::string xml_path = dir.write("nvidia-smi.xml", xml.output);
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "device.health", "-v", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--level", "quick", "--only", "device.health", "-v", "-o", dir.path() + "/report.json", "-q"});
     ASSERT_FALSE(run.timed_out);
-    const sys::CommandResult compared = sys::run_command(
-        {CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/compare_health_with_nvidia_smi.py", xml_path, dir.path() + "/report.json"},
-        std::chrono::seconds(60));
+    const sys::CommandResult compared =
+        sys::run_command({CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/compare_health_with_nvidia_smi.py",
+                          xml_path, dir.path() + "/report.json"},
+                         std::chrono::seconds(60));
     EXPECT_EQ(compared.exit_status, 0) << compared.output;
 }
 
@@ -198,7 +203,8 @@ TEST(GpuBinary, device_health_equals_nvidia_smi) {
 std::vector<std::string> standard_device_check_ids() {
     std::vector<std::string> ids;
     for (const auto& check : builtin_checks())
-        if (check->info().scope == Scope::device && check->info().min_level == Level::standard) ids.push_back(check->info().id);
+        if (check->info().scope == Scope::device && check->info().min_level == Level::standard)
+            ids.push_back(check->info().id);
     return ids;
 }
 
@@ -223,7 +229,8 @@ TEST_P(GpuCheck, passes_on_every_device) {
     for (const auto& check : report["checks"]) {
         if (check["id"] != GetParam()) continue;
         ++results;
-        EXPECT_EQ(check["status"], "pass") << check["device"] << ": " << check["message"] << " / " << check["remediation"];
+        EXPECT_EQ(check["status"], "pass")
+            << check["device"] << ": " << check["message"] << " / " << check["remediation"];
         EXPECT_TRUE(check["findings"].empty());
         EXPECT_FALSE(check["device"].is_null());
     }
@@ -255,7 +262,8 @@ TEST_P(BrokenLibrary, fails_its_check_and_leaves_the_rest_intact) {
     test::TempDir dir;
     const std::string fake = dir.write(std::string("lib/") + soname, "not a shared object\n");
     const char* path = std::getenv("LD_LIBRARY_PATH");
-    const std::string library_path = dir.path() + "/lib" + (path != nullptr && *path != '\0' ? std::string(":") + path : "");
+    const std::string library_path =
+        dir.path() + "/lib" + (path != nullptr && *path != '\0' ? std::string(":") + path : "");
     const test::BinaryRun run = test::run_cudacheck({"--only", checks, "-o", dir.path() + "/report.json", "-q"},
                                                     {{"LD_LIBRARY_PATH", library_path}});
     EXPECT_EQ(run.exit_status, 1);
@@ -273,11 +281,15 @@ TEST_P(BrokenLibrary, fails_its_check_and_leaves_the_rest_intact) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(CudnnAndCublas, BrokenLibrary,
+INSTANTIATE_TEST_SUITE_P(
+    CudnnAndCublas, BrokenLibrary,
                          // cuDNN itself loads cuBLAS, so the cuBLAS case leaves cuDNN out.
-                         ::testing::Values(BrokenCase{"libcudnn.so.9", "cudnn.conv", "cuda.kernel,cublas.gemm,cudnn.conv,curand.generate"},
-                                           BrokenCase{"libcublas.so.13", "cublas.gemm", "cuda.kernel,cublas.gemm,curand.generate,cufft.fft"}),
-                         [](const auto& info) { return std::string(info.param.broken_check).substr(0, std::string(info.param.broken_check).find('.')); });
+    ::testing::Values(BrokenCase{"libcudnn.so.9", "cudnn.conv", "cuda.kernel,cublas.gemm,cudnn.conv,curand.generate"},
+                      BrokenCase{"libcublas.so.13", "cublas.gemm",
+                                 "cuda.kernel,cublas.gemm,curand.generate,cufft.fft"}),
+    [](const auto& info) {
+        return std::string(info.param.broken_check).substr(0, std::string(info.param.broken_check).find('.'));
+    });
 
 }  // namespace
 }  // namespace cudacheck
@@ -292,9 +304,9 @@ TEST(GpuSupervisor, spinning_kernel_times_out_and_the_gpu_serves_the_next_checks
     REQUIRE_GPU();
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const test::BinaryRun run = test::run_cudacheck(
-        {"--only", "cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory", "--devices", "0", "--timeout", "5", "-o", path, "-q"},
-        {}, test::Build::with_faults);
+    const test::BinaryRun run = test::run_cudacheck({"--only", "cuda.devices,fault.gpu_spin,cuda.kernel,cuda.memory",
+                                                     "--devices", "0", "--timeout", "5", "-o", path, "-q"},
+                                                    {}, test::Build::with_faults);
     EXPECT_FALSE(run.timed_out);
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 30000.0);
@@ -317,7 +329,7 @@ TEST(GpuSupervisor, spinning_kernel_times_out_and_the_gpu_serves_the_next_checks
 namespace cudacheck {
 namespace {
 
-#define REQUIRE_TWO_GPUS()                                                     \
+#define REQUIRE_TWO_GPUS() \
     if (usable_devices() < 2) GTEST_SKIP() << "needs 2 or more CUDA devices; " << usable_devices() << " here"
 
 // cuda.p2p on the real GPUs: one result over all of them, peer access symmetric, every copy
@@ -326,7 +338,8 @@ namespace {
 TEST(GpuMultiDevice, p2p_matrix_is_symmetric_and_every_copy_verified) {
     REQUIRE_TWO_GPUS();
     test::TempDir dir;
-    const test::BinaryRun run = test::run_cudacheck({"--only", "cuda.p2p", "-v", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "cuda.p2p", "-v", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
     test::expect_codes_declared(report);
     const auto* check = test::find_check(report, "cuda.p2p");
@@ -344,7 +357,10 @@ TEST(GpuMultiDevice, p2p_matrix_is_symmetric_and_every_copy_verified) {
             for (const std::string& entry : sys::split(value, ',')) {
                 int source = -1, destination = -1;
                 char answer[8] = {};
-                ASSERT_EQ(std::sscanf(std::string(sys::trim(entry)).c_str(), "%d -> %d %7s", &source, &destination, answer), 3) << entry;
+                ASSERT_EQ(std::sscanf(std::string(sys::trim(entry)).c_str(), "%d -> %d %7s", &source, &destination,
+                                      answer),
+                          3)
+                    << entry;
                 access[{source, destination}] = std::string(answer) == "yes";
             }
         if (key.rfind("link ", 0) == 0 && value.rfind("NVLink", 0) != 0) all_nvlink = false;
@@ -373,16 +389,19 @@ TEST(GpuMultiDevice, p2p_matrix_is_symmetric_and_every_copy_verified) {
 TEST(GpuMultiDevice, nccl_allreduce_sum_is_correct_on_every_gpu) {
     REQUIRE_TWO_GPUS();
     test::TempDir dir;
-    const test::BinaryRun run = test::run_cudacheck({"--only", "nccl.allreduce", "--level", "full", "-v", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--only", "nccl.allreduce", "--level", "full", "-v", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
     test::expect_codes_declared(report);
     const auto* check = test::find_check(report, "nccl.allreduce");
     ASSERT_NE(check, nullptr);
-    if ((*check)["status"] == "skip" && (*check)["skip_reason"].get<std::string>().find("NCCL is not installed") != std::string::npos)
+    if ((*check)["status"] == "skip" &&
+        (*check)["skip_reason"].get<std::string>().find("NCCL is not installed") != std::string::npos)
         GTEST_SKIP() << (*check)["skip_reason"];
     EXPECT_EQ((*check)["status"], "pass") << (*check)["message"] << " / " << (*check)["remediation"];
     EXPECT_TRUE((*check)["findings"].empty());
-    EXPECT_NE((*check)["message"].get<std::string>().find("correct on every GPU"), std::string::npos) << (*check)["message"];
+    EXPECT_NE((*check)["message"].get<std::string>().find("correct on every GPU"), std::string::npos)
+        << (*check)["message"];
     bool bus = false;
     for (const auto& metric : (*check)["metrics"])
         if (metric["name"] == "bus_bandwidth") {
@@ -400,8 +419,8 @@ TEST(GpuMultiDevice, nccl_allreduce_sum_is_correct_on_every_gpu) {
 TEST(GpuMultiDevice, p2p_runs_without_isolation_alongside_per_device_checks) {
     REQUIRE_TWO_GPUS();
     test::TempDir dir;
-    const test::BinaryRun run =
-        test::run_cudacheck({"--only", "cuda.p2p,cuda.memory,cuda.kernel", "--no-isolation", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--only", "cuda.p2p,cuda.memory,cuda.kernel", "--no-isolation", "-o", dir.path() + "/report.json", "-q"});
     EXPECT_FALSE(run.timed_out);
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
     test::expect_codes_declared(report);
@@ -443,7 +462,8 @@ nlohmann::json series_column(const nlohmann::json& check, std::string_view serie
 // Runs one burn-in check at --level full on every GPU; returns each device's result.
 std::vector<nlohmann::json> burn_in_results(const char* id, const char* duration, test::BinaryRun& run) {
     test::TempDir dir;
-    run = test::run_cudacheck({"--only", id, "--level", "full", "--duration", duration, "-v", "-o", dir.path() + "/report.json", "-q"});
+    run = test::run_cudacheck(
+        {"--only", id, "--level", "full", "--duration", duration, "-v", "-o", dir.path() + "/report.json", "-q"});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
     test::expect_codes_declared(report);
     std::vector<nlohmann::json> results;
@@ -461,15 +481,19 @@ TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device
     for (const auto& check : results) {
         SCOPED_TRACE(check["device"].dump());
         EXPECT_EQ(check["status"], "pass") << check["message"] << " / " << check["remediation"];
-        for (const auto& finding : check["findings"]) EXPECT_TRUE(finding["code"] != "CC516" && finding["code"] != "CC504") << finding["message"];
+        for (const auto& finding : check["findings"])
+            EXPECT_TRUE(finding["code"] != "CC516" && finding["code"] != "CC504") << finding["message"];
         EXPECT_GT(metric_of(check, "stress_tflops_min"), 0.0);
         EXPECT_GE(metric_of(check, "stress_tflops_max"), metric_of(check, "stress_tflops_median"));
         EXPECT_GT(metric_of(check, "stress_products"), 0.0);
         EXPECT_LT(metric_of(check, "stress_reference_relative_error"), 1e-3);
-        EXPECT_NE(evidence_of(check, "products").find(", 0 differed from the first"), std::string::npos) << evidence_of(check, "products");
-        EXPECT_GE(sys::split(evidence_of(check, "tflops_per_second"), ' ').size(), 3u) << evidence_of(check, "tflops_per_second");
+        EXPECT_NE(evidence_of(check, "products").find(", 0 differed from the first"), std::string::npos)
+            << evidence_of(check, "products");
+        EXPECT_GE(sys::split(evidence_of(check, "tflops_per_second"), ' ').size(), 3u)
+            << evidence_of(check, "tflops_per_second");
         // NVML sampled the GPU it stressed: its clock and power while the products ran.
-        EXPECT_NE(evidence_of(check, "nvml_samples").find("every 500 ms"), std::string::npos) << evidence_of(check, "nvml_samples");
+        EXPECT_NE(evidence_of(check, "nvml_samples").find("every 500 ms"), std::string::npos)
+            << evidence_of(check, "nvml_samples");
         EXPECT_NE(evidence_of(check, "sm_clock").find("MHz"), std::string::npos) << evidence_of(check, "sm_clock");
         EXPECT_NE(evidence_of(check, "power").find(" W"), std::string::npos) << evidence_of(check, "power");
         EXPECT_GE(check["duration_ms"].get<double>(), 3000.0);
@@ -483,7 +507,8 @@ TEST(GpuBurnIn, stress_runs_its_duration_with_identical_products_on_every_device
         for (const char* column : {"sm_clock", "temperature", "power"}) {
             const nlohmann::json values = series_column(check, "per_second", column);
             ASSERT_TRUE(values.is_array() && values.size() == rates.size()) << column;
-            for (const auto& value : values) EXPECT_TRUE(value.is_number() && value.get<double>() > 0) << column << ": " << values.dump();
+            for (const auto& value : values)
+                EXPECT_TRUE(value.is_number() && value.get<double>() > 0) << column << ": " << values.dump();
         }
         const nlohmann::json sample_times = series_column(check, "nvml_samples", "time");
         ASSERT_TRUE(sample_times.is_array());
@@ -513,7 +538,8 @@ TEST(GpuBurnIn, memtest_verifies_half_the_free_memory_on_every_device) {
         EXPECT_EQ(static_cast<double>(rates.size()), metric_of(check, "memtest_patterns"));
         for (const auto& rate : rates) EXPECT_TRUE(rate.is_number() && rate.get<double>() > 0) << rates.dump();
         for (const auto& words : series_column(check, "per_pattern", "mismatched_words")) EXPECT_EQ(words, 0);
-        for (const auto& bytes : series_column(check, "per_pattern", "bytes")) EXPECT_EQ(bytes.get<double>(), 2 * metric_of(check, "memtest_bytes"));
+        for (const auto& bytes : series_column(check, "per_pattern", "bytes"))
+            EXPECT_EQ(bytes.get<double>(), 2 * metric_of(check, "memtest_bytes"));
     }
     EXPECT_EQ(results.size(), static_cast<std::size_t>(usable_devices()));
     EXPECT_EQ(run.exit_status, 0) << run.output;
@@ -527,9 +553,10 @@ TEST(GpuBurnIn, memtest_never_runs_beside_the_framework_processes) {
     REQUIRE_GPU();
     test::TempDir dir;
     const std::string trace_path = dir.path() + "/trace.json";
-    const test::BinaryRun run = test::run_cudacheck({"--only", "frameworks.run,gpu.memtest", "--level", "full", "--duration", "5", "--devices", "0",
-                                                     "-o", dir.path() + "/report.json", "-q"},
-                                                    {{"CUDACHECK_TRACE", trace_path}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "frameworks.run,gpu.memtest", "--level", "full", "--duration", "5", "--devices",
+                             "0", "-o", dir.path() + "/report.json", "-q"},
+                            {{"CUDACHECK_TRACE", trace_path}});
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
     const auto* frameworks = test::find_check(report, "frameworks.run");
     ASSERT_NE(frameworks, nullptr);
@@ -546,7 +573,8 @@ TEST(GpuBurnIn, memtest_never_runs_beside_the_framework_processes) {
     ASSERT_FALSE(timed_spans.empty());
     for (const auto& [start, end] : timed_spans)
         EXPECT_TRUE(end <= framework_spans[0].first || start >= framework_spans[0].second)
-            << "timed " << start << "-" << end << " us, frameworks " << framework_spans[0].first << "-" << framework_spans[0].second;
+            << "timed " << start << "-" << end << " us, frameworks " << framework_spans[0].first << "-"
+            << framework_spans[0].second;
 }
 
 // The kernels themselves: every word as the host computes it, and a planted fault found where it is.
@@ -589,7 +617,8 @@ TEST(GpuBurnIn, memtest_kernels_write_the_host_pattern_and_find_planted_faults) 
         ASSERT_EQ(cudaMemcpy(found, records, sizeof found, cudaMemcpyDeviceToHost), cudaSuccess);
         EXPECT_EQ(count, 2u);
         ASSERT_EQ(kept, 2u);
-        std::map<std::uint64_t, kernels::MemoryMismatch> by_index{{found[0].index, found[0]}, {found[1].index, found[1]}};
+        std::map<std::uint64_t, kernels::MemoryMismatch> by_index{{found[0].index, found[0]},
+                                                                  {found[1].index, found[1]}};
         ASSERT_EQ(by_index.count(12345), 1u);
         ASSERT_EQ(by_index.count(words - 1), 1u);
         EXPECT_EQ(by_index[12345].expected, back[12345]);
@@ -607,7 +636,8 @@ TEST(GpuBurnIn, memtest_kernels_write_the_host_pattern_and_find_planted_faults) 
 TEST(GpuBurnIn, full_run_stays_within_its_documented_bound) {
     REQUIRE_GPU();
     test::TempDir dir;
-    const test::BinaryRun run = test::run_cudacheck({"--level", "full", "--duration", "5", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "full", "--duration", "5", "-o", dir.path() + "/report.json", "-q"});
     EXPECT_FALSE(run.timed_out);
     EXPECT_LT(run.wall_ms, (2 * 5 + 30) * 1000.0);
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
@@ -630,7 +660,8 @@ TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
     const int signal = GetParam();
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const pid_t pid = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "60", "-o", path, "-q"});
+    const pid_t pid =
+        test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "60", "-o", path, "-q"});
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::seconds(8));  // start-up done, the stress under way
     const auto sent = std::chrono::steady_clock::now();
@@ -645,7 +676,9 @@ TEST_P(GpuBurnInInterrupt, ends_a_long_stress_promptly_with_a_whole_report) {
     const auto* stress = test::find_check(report, "gpu.stress");
     ASSERT_NE(stress, nullptr);
     EXPECT_EQ((*stress)["status"], "skip");
-    EXPECT_NE((*stress)["skip_reason"].get<std::string>().find(signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"), std::string::npos)
+    EXPECT_NE((*stress)["skip_reason"].get<std::string>().find(signal == SIGINT ? "interrupted (SIGINT)"
+                                                                                : "interrupted (SIGTERM)"),
+              std::string::npos)
         << (*stress)["skip_reason"];
 }
 
@@ -657,8 +690,8 @@ TEST(GpuSharedDevice, a_neighbour_busy_on_the_gpu_is_named_and_nothing_is_called
     REQUIRE_GPU();
     test::TempDir dir;
     const auto gemm_run = [&](const std::string& name) {
-        const test::BinaryRun run =
-            test::run_cudacheck({"--only", "cublas.gemm,cuda.memory", "--devices", "0", "-o", dir.path() + "/" + name, "-q"});
+        const test::BinaryRun run = test::run_cudacheck(
+            {"--only", "cublas.gemm,cuda.memory", "--devices", "0", "-o", dir.path() + "/" + name, "-q"});
         const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/" + name));
         test::expect_codes_declared(report);
         return std::pair{run, report};
@@ -667,8 +700,8 @@ TEST(GpuSharedDevice, a_neighbour_busy_on_the_gpu_is_named_and_nothing_is_called
     EXPECT_EQ(alone_run.exit_status, 0) << alone_run.output;
     for (const auto& check : alone["checks"]) EXPECT_TRUE(check["shared_gpu"].empty()) << check["id"];
 
-    const pid_t neighbour = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "30", "--devices", "0", "-o",
-                                                   dir.path() + "/neighbour.json", "-q"});
+    const pid_t neighbour = test::start_cudacheck({"--only", "gpu.stress", "--level", "full", "--duration", "30",
+                                                   "--devices", "0", "-o", dir.path() + "/neighbour.json", "-q"});
     ASSERT_GT(neighbour, 0);
     std::this_thread::sleep_for(std::chrono::seconds(6));  // its stress under way
     const auto [shared_run, shared] = gemm_run("shared.json");
@@ -691,7 +724,9 @@ TEST(GpuSharedDevice, a_neighbour_busy_on_the_gpu_is_named_and_nothing_is_called
 }
 
 INSTANTIATE_TEST_SUITE_P(CtrlCAndSigterm, GpuBurnInInterrupt, ::testing::Values(SIGINT, SIGTERM),
-                         [](const ::testing::TestParamInfo<int>& param) { return param.param == SIGINT ? std::string("ctrl_c") : std::string("sigterm"); });
+                         [](const ::testing::TestParamInfo<int>& param) {
+                             return param.param == SIGINT ? std::string("ctrl_c") : std::string("sigterm");
+                         });
 
 }  // namespace
 }  // namespace cudacheck

@@ -3,11 +3,11 @@
 // CheckHarness gives a check's entry point a context (tests/unit/checks/).
 #pragma once
 
+#include "engine/check.hpp"
+#include "probes/kernel_module_probe.hpp"
+#include "probes/probes.hpp"
 #include "report/report.hpp"
 #include "report/result_builder.hpp"
-#include "engine/check.hpp"
-#include "probes/probes.hpp"
-#include "probes/kernel_module_probe.hpp"
 #include "support/test_support.hpp"
 
 #include <optional>
@@ -71,7 +71,9 @@ inline KernelModuleFacts loaded_module(std::string version = "580.159.04") {
     KernelModuleFacts facts;
     facts.module = ModuleVersion{std::move(version), true, "x86_64"};
     facts.gpus.push_back({"0000:00:06.0", "NVIDIA H200", "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa"});
-    facts.nodes = {{"/dev/nvidiactl", true, true, ""}, {"/dev/nvidia0", true, true, ""}, {"/dev/nvidia-uvm", true, true, ""}};
+    facts.nodes = {{"/dev/nvidiactl", true, true, ""},
+                   {"/dev/nvidia0", true, true, ""},
+                   {"/dev/nvidia-uvm", true, true, ""}};
     facts.pci_devices.push_back({"0000:00:06.0", "nvidia"});
     return facts;
 }

@@ -18,7 +18,8 @@ using ByteVector = std::vector<std::uint8_t>;
 
 inline void put(ByteVector& bytes, std::size_t offset, std::uint64_t value, int width) {
     if (bytes.size() < offset + static_cast<std::size_t>(width)) bytes.resize(offset + static_cast<std::size_t>(width));
-    for (int i = 0; i < width; ++i) bytes[offset + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
+    for (int i = 0; i < width; ++i)
+        bytes[offset + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
 }
 
 struct Entry {
@@ -57,7 +58,9 @@ inline ByteVector make_fatbin(const std::vector<Entry>& entries) {
 // An ELF64 file whose sections hold the given bytes (plus the null section and .shstrtab).
 inline ByteVector make_elf(std::uint16_t type, const std::vector<std::pair<std::string, ByteVector>>& sections) {
     ByteVector bytes(64, 0);
-    const char ident[] = "\x7f" "ELF\x02\x01\x01";
+    const char ident[] =
+        "\x7f"
+        "ELF\x02\x01\x01";
     std::memcpy(bytes.data(), ident, 7);
     put(bytes, 16, type, 2);
     put(bytes, 18, 62, 2);  // x86-64

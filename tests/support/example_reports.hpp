@@ -39,8 +39,11 @@ inline CheckResult resolution_result(const std::string& cudnn_version) {
     CheckResult result;
     result.check_id = "libraries.resolution";
     result.message = "every CUDA library resolves once";
-    result.evidence = {{"libcublas.so.13", "13.0.2.14 toolkit /usr/local/cuda/lib64/libcublas.so.13 -> /usr/local/cuda/lib64/libcublas.so.13.0.2.14 (ld.so.cache)"},
-                       {"libcudnn.so.9", cudnn_version + " system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9 (ld.so.cache)"},
+    result.evidence = {{"libcublas.so.13",
+                        "13.0.2.14 toolkit /usr/local/cuda/lib64/libcublas.so.13 -> "
+                        "/usr/local/cuda/lib64/libcublas.so.13.0.2.14 (ld.so.cache)"},
+                       {"libcudnn.so.9",
+                        cudnn_version + " system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9 (ld.so.cache)"},
                        {"libcudnn.so.9", "also 9.8.0.87 pip_wheel (nvidia-cudnn-cu12) /venv/lib/libcudnn.so.9"},
                        {"ld_so_cache", "read"}};
     return result;
@@ -48,20 +51,40 @@ inline CheckResult resolution_result(const std::string& cudnn_version) {
 
 // The `libraries` section written with resolution_result(cudnn_version): the same copies as data.
 inline LibrariesInfo resolution_section(const std::string& cudnn_version) {
-    const LibraryCopyInfo cublas{.soname = "libcublas.so.13", .path = "/usr/local/cuda/lib64/libcublas.so.13",
-                                 .real_path = "/usr/local/cuda/lib64/libcublas.so.13.0.2.14", .version = "13.0.2.14", .origin = "toolkit", .package = ""};
-    const LibraryCopyInfo system_cudnn{.soname = "libcudnn.so.9", .path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
-                                       .real_path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9", .version = cudnn_version, .origin = "system_package",
+    const LibraryCopyInfo cublas{.soname = "libcublas.so.13",
+                                 .path = "/usr/local/cuda/lib64/libcublas.so.13",
+                                 .real_path = "/usr/local/cuda/lib64/libcublas.so.13.0.2.14",
+                                 .version = "13.0.2.14",
+                                 .origin = "toolkit",
+                                 .package = ""};
+    const LibraryCopyInfo system_cudnn{.soname = "libcudnn.so.9",
+                                       .path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+                                       .real_path = "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+                                       .version = cudnn_version,
+                                       .origin = "system_package",
                                        .package = ""};
-    const LibraryCopyInfo wheel_cudnn{.soname = "libcudnn.so.9", .path = "/venv/lib/libcudnn.so.9", .real_path = "/venv/lib/libcudnn.so.9",
-                                      .version = "9.8.0.87", .origin = "pip_wheel", .package = "nvidia-cudnn-cu12"};
+    const LibraryCopyInfo wheel_cudnn{.soname = "libcudnn.so.9",
+                                      .path = "/venv/lib/libcudnn.so.9",
+                                      .real_path = "/venv/lib/libcudnn.so.9",
+                                      .version = "9.8.0.87",
+                                      .origin = "pip_wheel",
+                                      .package = "nvidia-cudnn-cu12"};
     const auto picked = [](const LibraryCopyInfo& copy) {
-        return LibraryResolutionInfo{.soname = copy.soname, .path = copy.path, .real_path = copy.real_path, .rule = "ld.so.cache",
-                                     .version = copy.version, .origin = copy.origin, .package = copy.package};
+        return LibraryResolutionInfo{.soname = copy.soname,
+                                     .path = copy.path,
+                                     .real_path = copy.real_path,
+                                     .rule = "ld.so.cache",
+                                     .version = copy.version,
+                                     .origin = copy.origin,
+                                     .package = copy.package};
     };
-    return LibrariesInfo{.found = {LibraryInfo{.name = "cuBLAS", .sonames = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"},
-                                               .resolved = {picked(cublas)}, .copies = {cublas}},
-                                   LibraryInfo{.name = "cuDNN", .sonames = {"libcudnn.so.9"}, .resolved = {picked(system_cudnn)},
+    return LibrariesInfo{.found = {LibraryInfo{.name = "cuBLAS",
+                                               .sonames = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"},
+                                               .resolved = {picked(cublas)},
+                                               .copies = {cublas}},
+                                   LibraryInfo{.name = "cuDNN",
+                                               .sonames = {"libcudnn.so.9"},
+                                               .resolved = {picked(system_cudnn)},
                                                .copies = {system_cudnn, wheel_cudnn}}},
                          .ld_so_cache = "read",
                          .directories_searched = 12,
@@ -72,7 +95,8 @@ inline LibrariesInfo resolution_section(const std::string& cudnn_version) {
 // and the `libraries` section that goes with it.
 inline Report example_with_resolution(const std::string& relative, const std::string& cudnn_version) {
     Report report = example_report(relative);
-    if (CheckResult* recorded = find_result(report, "libraries.resolution")) *recorded = resolution_result(cudnn_version);
+    if (CheckResult* recorded = find_result(report, "libraries.resolution"))
+        *recorded = resolution_result(cudnn_version);
     else report.checks.push_back(resolution_result(cudnn_version));
     report.libraries = resolution_section(cudnn_version);
     return report;

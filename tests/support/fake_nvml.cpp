@@ -14,9 +14,9 @@
 //                           "unsupported": NVML_ERROR_NOT_SUPPORTED)
 //   FAKE_CUDA_COMPUTE_MODE  as for the fake libcuda (NVML uses the same values)
 // and the health fields of every GPU (device.health):
-//   FAKE_NVML_ECC_ERRORS    "corrected volatile,uncorrected volatile,corrected aggregate,uncorrected aggregate" (default 0s)
-//   FAKE_NVML_RETIRED       "single-bit pages,double-bit pages,pending" (unset: not supported, as on Ampere and later)
-//   FAKE_NVML_REMAPPED      "corrected,uncorrected,pending,failure" (default 0s)
+//   FAKE_NVML_ECC_ERRORS    "corrected volatile,uncorrected volatile,corrected aggregate,uncorrected aggregate"
+//   (default 0s) FAKE_NVML_RETIRED       "single-bit pages,double-bit pages,pending" (unset: not supported, as on
+//   Ampere and later) FAKE_NVML_REMAPPED      "corrected,uncorrected,pending,failure" (default 0s)
 //   FAKE_NVML_CLOCK_EVENTS  clocks-event reasons bit mask, e.g. 0x48 (default 0x1, idle)
 //   FAKE_NVML_PCIE          "generation,max generation,width,max width" (default 5,5,16,16)
 //   FAKE_NVML_PERSISTENCE   persistence mode, 1 or 0 (default 1)
@@ -177,7 +177,9 @@ int for_each_entry(unsigned int device, const char* name, Found found) {
         char pid_text[16] = {};
         char value[32] = {};
         if (std::sscanf(entry, "%15[^:]:%31[^,]", pid_text, value) != 2) break;
-        const unsigned int pid = std::strcmp(pid_text, "self") == 0 ? static_cast<unsigned int>(getpid()) : static_cast<unsigned int>(std::strtoul(pid_text, nullptr, 10));
+        const unsigned int pid = std::strcmp(pid_text, "self") == 0
+                                     ? static_cast<unsigned int>(getpid())
+                                     : static_cast<unsigned int>(std::strtoul(pid_text, nullptr, 10));
         found(count++, pid, value);
         const char* comma = std::strchr(entry, ',');
         entry = comma != nullptr ? comma + 1 : entry + std::strlen(entry);
@@ -186,9 +188,12 @@ int for_each_entry(unsigned int device, const char* name, Found found) {
 }
 
 int running_processes(void* device, const char* name, unsigned int* count, nvmlProcessInfo_t* infos) {
-    const int found = for_each_entry(index_of(device), name, [&](unsigned int index, unsigned int pid, const char* mib) {
-        if (index < *count) infos[index] = nvmlProcessInfo_t{pid, mib[0] == '-' ? ~0ULL : std::strtoull(mib, nullptr, 10) << 20, 0, 0};
-    });
+    const int found =
+        for_each_entry(index_of(device), name, [&](unsigned int index, unsigned int pid, const char* mib) {
+            if (index < *count)
+                infos[index] =
+                    nvmlProcessInfo_t{pid, mib[0] == '-' ? ~0ULL : std::strtoull(mib, nullptr, 10) << 20, 0, 0};
+        });
     if (found < 0) return 3;  // NVML_ERROR_NOT_SUPPORTED
     const bool fits = static_cast<unsigned int>(found) <= *count;
     *count = static_cast<unsigned int>(found);
@@ -211,14 +216,19 @@ struct nvmlProcessUtilizationSample_t {
     unsigned long long timeStamp;
     unsigned int smUtil, memUtil, encUtil, decUtil;
 };
-int nvmlDeviceGetProcessUtilization(void* device, nvmlProcessUtilizationSample_t* samples, unsigned int* count, unsigned long long) {
+int nvmlDeviceGetProcessUtilization(void* device, nvmlProcessUtilizationSample_t* samples, unsigned int* count,
+                                    unsigned long long) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    const unsigned long long stamp = static_cast<unsigned long long>(now.tv_sec) * 1000000ULL + static_cast<unsigned long long>(now.tv_nsec) / 1000;
-    const int found = for_each_entry(index_of(device), "FAKE_NVML_PROCESS_UTILIZATION", [&](unsigned int index, unsigned int pid, const char* percent) {
-        if (samples != nullptr && index < *count)
-            samples[index] = nvmlProcessUtilizationSample_t{pid, stamp, static_cast<unsigned int>(std::strtoul(percent, nullptr, 10)), 0, 0, 0};
-    });
+    const unsigned long long stamp =
+        static_cast<unsigned long long>(now.tv_sec) * 1000000ULL + static_cast<unsigned long long>(now.tv_nsec) / 1000;
+    const int found =
+        for_each_entry(index_of(device), "FAKE_NVML_PROCESS_UTILIZATION",
+                       [&](unsigned int index, unsigned int pid, const char* percent) {
+                           if (samples != nullptr && index < *count)
+                               samples[index] = nvmlProcessUtilizationSample_t{
+                                   pid, stamp, static_cast<unsigned int>(std::strtoul(percent, nullptr, 10)), 0, 0, 0};
+                       });
     if (found < 0) return 3;   // NVML_ERROR_NOT_SUPPORTED
     if (found == 0) return 6;  // NVML_ERROR_NOT_FOUND: no samples since
     const bool fits = samples != nullptr && static_cast<unsigned int>(found) <= *count;
@@ -248,7 +258,8 @@ int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
     *pending = values[2] != 0 ? 1 : 0;
     return 0;
 }
-int nvmlDeviceGetRemappedRows(void* device, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending, unsigned int* failure) {
+int nvmlDeviceGetRemappedRows(void* device, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending,
+                              unsigned int* failure) {
     unsigned long long values[4] = {0, 0, 0, 0};
     read_numbers(index_of(device), "FAKE_NVML_REMAPPED", values, 4);
     *corrected = static_cast<unsigned int>(values[0]);

@@ -2,10 +2,10 @@
 // facts of two fake GPUs for the probes (ProbeSettings::collect_driver).
 #pragma once
 
-#include "report/catalog.hpp"
-#include "report/result_builder.hpp"
 #include "engine/check.hpp"
 #include "probes/driver_probe.hpp"
+#include "report/catalog.hpp"
+#include "report/result_builder.hpp"
 
 #include <memory>
 #include <string>
@@ -16,8 +16,8 @@ namespace cudacheck::test {
 
 using Body = FunctionCheck::Body;
 
-inline std::unique_ptr<Check> make_check(std::string id, Body body, std::vector<std::string> depends_on = {}, Scope scope = Scope::host,
-                                         Level level = Level::quick) {
+inline std::unique_ptr<Check> make_check(std::string id, Body body, std::vector<std::string> depends_on = {},
+                                         Scope scope = Scope::host, Level level = Level::quick) {
     return std::make_unique<FunctionCheck>(CheckInfo{.id = std::move(id),
                                                      .title = "title",
                                                      .description = "description",

@@ -5,8 +5,8 @@
 // intended change (the shape file is only rewritten when the version was bumped).
 #pragma once
 
-#include "report/report.hpp"
 #include "render/renderer.hpp"
+#include "report/report.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -26,8 +26,10 @@ inline Report golden_report() {
     report.timestamp_utc = "2026-11-30T01:40:00Z";
     report.argv = {"cudacheck", "--format", "json"};
     report.level = "standard";
-    report.host = HostInfo{"node-7", "Ubuntu 24.04.3 LTS", "6.8.0-45-generic", "x86_64", "glibc 2.39", "AMD EPYC 9654 96-Core Processor", 16,
-                           137438953472ULL, "docker", ""};
+    report.host = HostInfo{"node-7", "Ubuntu 24.04.3 LTS", "6.8.0-45-generic",
+                           "x86_64", "glibc 2.39",         "AMD EPYC 9654 96-Core Processor",
+                           16,       137438953472ULL,      "docker",
+                           ""};
     report.versions = VersionInfo{"580.159.04", "13.0", "13.0", ""};
     DeviceInfo device;
     device.name = "NVIDIA H200";
@@ -62,12 +64,17 @@ inline Report golden_report() {
     env.message = "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for completion";
     env.remediation = "`unset CUDA_LAUNCH_BLOCKING` outside debugging sessions.";
     env.findings = {{Status::warn, env.code, env.message, env.remediation, std::nullopt},
-                    {Status::warn, "CC117", "CUDA_INJECTION64_PATH=/opt/x.so is injected into every CUDA process", "`unset CUDA_INJECTION64_PATH`.", std::nullopt}};
+                    {Status::warn, "CC117", "CUDA_INJECTION64_PATH=/opt/x.so is injected into every CUDA process",
+                     "`unset CUDA_INJECTION64_PATH`.", std::nullopt}};
     env.duration_ms = 1.25;
     CheckResult devices;
     devices.check_id = "cuda.devices";
     devices.message = "1 x NVIDIA H200 (CC 9.0 Hopper, 132 SMs, 140.4 GiB)";
-    devices.metrics = {{"device0.theoretical_memory_bandwidth", 4917.1, "GB/s", "gpu_theoretical_memory_bandwidth", {{"device", "0"}},
+    devices.metrics = {{"device0.theoretical_memory_bandwidth",
+                        4917.1,
+                        "GB/s",
+                        "gpu_theoretical_memory_bandwidth",
+                        {{"device", "0"}},
                         "Theoretical memory bandwidth, from the memory clock and bus width."}};
     devices.duration_ms = 2.0;
     CheckResult kernel;
@@ -86,9 +93,11 @@ inline Report golden_report() {
     frameworks.check_id = "frameworks.builds";
     frameworks.status = Status::warn;
     frameworks.code = "CC622";
-    frameworks.message = "PyTorch 2.11.0+cu130 in /opt/torch/.venv runs on GPU 0 (NVIDIA H200, sm_90) only through compute_80 PTX";
+    frameworks.message =
+        "PyTorch 2.11.0+cu130 in /opt/torch/.venv runs on GPU 0 (NVIDIA H200, sm_90) only through compute_80 PTX";
     frameworks.remediation = "Install a build with SASS for sm_90.";
-    frameworks.findings = {{Status::warn, frameworks.code, frameworks.message, frameworks.remediation, 0, "/opt/torch/.venv: PyTorch"}};
+    frameworks.findings = {
+        {Status::warn, frameworks.code, frameworks.message, frameworks.remediation, 0, "/opt/torch/.venv: PyTorch"}};
     frameworks.duration_ms = 3.0;
     report.checks = {host, env, devices, kernel, skipped, frameworks};
     report.frameworks = std::vector<PythonEnvironmentInfo>{
@@ -105,7 +114,8 @@ inline Report golden_report() {
                          .accelerator = "cuda",
                          .cuda = "13.0",
                          .gpu_code = {"compute_80"},
-                         .libraries = {{"cuDNN", "libcudnn.so.9", "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                         .libraries = {{"cuDNN", "libcudnn.so.9",
+                                        "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
                                         "9.19.0.56", "pip_wheel", "nvidia-cudnn-cu13", "DT_RPATH of libtorch_cuda.so"}},
                          .unresolved = {},
                          .gpus = {{0, "ptx_jit", "compute_80 PTX, JIT-compiled by the driver"}},
@@ -132,7 +142,8 @@ inline Report golden_report() {
                                .package = ""},
                               {.soname = "libcudnn.so.9",
                                .path = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
-                               .real_path = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                               .real_path = "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/"
+                                            "libcudnn.so.9",
                                .version = "9.19.0.56",
                                .origin = "pip_wheel",
                                .package = "nvidia-cudnn-cu13"}}},
@@ -165,7 +176,8 @@ inline bool updating() { return std::getenv("CUDACHECK_UPDATE_GOLDEN") != nullpt
 
 inline void compare_with_golden(const std::string& name, const std::string& actual) {
     if (updating()) std::ofstream(golden_dir + name, std::ios::binary) << actual;
-    EXPECT_EQ(test::read_text(golden_dir + name), actual) << "tests/golden/" << name << " differs (CUDACHECK_UPDATE_GOLDEN=1 rewrites it)";
+    EXPECT_EQ(test::read_text(golden_dir + name), actual)
+        << "tests/golden/" << name << " differs (CUDACHECK_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 }  // namespace cudacheck::test

@@ -17,7 +17,8 @@ inline NvmlDeviceHealth healthy_h200() {
     gpu.uuid = "GPU-2a36941f-b41a-b60b-0006-61ebcd2ec0aa";
     gpu.pci_bus_id = "00000000:00:06.0";
     gpu.ecc_current = gpu.ecc_pending = true;
-    gpu.ecc_corrected_volatile = gpu.ecc_uncorrected_volatile = gpu.ecc_corrected_aggregate = gpu.ecc_uncorrected_aggregate = 0;
+    gpu.ecc_corrected_volatile = gpu.ecc_uncorrected_volatile = gpu.ecc_corrected_aggregate =
+        gpu.ecc_uncorrected_aggregate = 0;
     gpu.remapped_rows_corrected = gpu.remapped_rows_uncorrected = 0;
     gpu.remap_pending = gpu.remap_failed = false;
     gpu.clocks_event_reasons = clocks_event::gpu_idle;

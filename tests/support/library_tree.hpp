@@ -3,7 +3,6 @@
 // the tree, so the machine's own libraries never leak in.
 #pragma once
 
-
 #include "checks/checks.hpp"
 #include "cuda/library_families.hpp"
 #include "probes/library_locator.hpp"
@@ -22,7 +21,8 @@
 namespace cudacheck::test {
 
 // The bytes of a "glibc-ld.so.cache1.1" file (glibc elf/cache.h) listing `entries` (soname, path).
-inline std::string ld_so_cache(const std::vector<std::pair<std::string, std::string>>& entries, std::int32_t flags = native_ld_cache_flags()) {
+inline std::string ld_so_cache(const std::vector<std::pair<std::string, std::string>>& entries,
+                               std::int32_t flags = native_ld_cache_flags()) {
     constexpr std::size_t header_size = 48;
     constexpr std::size_t entry_size = 24;
     const std::size_t strings_at = header_size + entries.size() * entry_size;
@@ -66,7 +66,8 @@ class Machine {
 public:
     Machine() { environment_.set("PATH", ""); }
     // <directory>/<file> plus links named `links` pointing at it; returns the directory's full path.
-    std::string library(const std::string& directory, const std::string& file, std::initializer_list<std::string> links = {}) {
+    std::string library(const std::string& directory, const std::string& file,
+                        std::initializer_list<std::string> links = {}) {
         tree_.write(directory + "/" + file, minimal_shared_object());
         for (const std::string& link : links) tree_.symlink(file, directory + "/" + link);
         return tree_.path() + "/" + directory;
@@ -81,7 +82,8 @@ public:
     // The same, unversioned, as wheels ship it, with the wheel's dist-info beside `site`.
     std::string cudnn_wheel(const std::string& site, const std::string& dist_info) {
         for (const LibraryFamily& family : library_families())
-            if (family.name.starts_with("cuDNN")) library(site + "/nvidia/cudnn/lib", std::string(family.sonames.back()));
+            if (family.name.starts_with("cuDNN"))
+                library(site + "/nvidia/cudnn/lib", std::string(family.sonames.back()));
         tree_.make_dir(site + "/" + dist_info);
         return tree_.path() + "/" + site + "/nvidia/cudnn/lib";
     }

@@ -39,14 +39,18 @@ void NVTX_API name_os_thread(uint32_t thread, const char* name) { append("thread
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_export_table) {
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_export_table) {
     const auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
     if (callbacks == nullptr) return 0;
     NvtxFunctionTable table = nullptr;
     unsigned int size = 0;
     if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &table, &size) == 0 || table == nullptr) return 0;
-    if (size > NVTX_CBID_CORE_RangePushA) *table[NVTX_CBID_CORE_RangePushA] = reinterpret_cast<NvtxFunctionPointer>(&range_push);
-    if (size > NVTX_CBID_CORE_RangePop) *table[NVTX_CBID_CORE_RangePop] = reinterpret_cast<NvtxFunctionPointer>(&range_pop);
-    if (size > NVTX_CBID_CORE_NameOsThreadA) *table[NVTX_CBID_CORE_NameOsThreadA] = reinterpret_cast<NvtxFunctionPointer>(&name_os_thread);
+    if (size > NVTX_CBID_CORE_RangePushA)
+        *table[NVTX_CBID_CORE_RangePushA] = reinterpret_cast<NvtxFunctionPointer>(&range_push);
+    if (size > NVTX_CBID_CORE_RangePop)
+        *table[NVTX_CBID_CORE_RangePop] = reinterpret_cast<NvtxFunctionPointer>(&range_pop);
+    if (size > NVTX_CBID_CORE_NameOsThreadA)
+        *table[NVTX_CBID_CORE_NameOsThreadA] = reinterpret_cast<NvtxFunctionPointer>(&name_os_thread);
     return 1;
 }

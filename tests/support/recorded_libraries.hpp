@@ -15,7 +15,9 @@ namespace cudacheck::test {
 
 namespace recorded_detail {
 
-inline bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
 
 // The libraries.resolution line of one soname, as the check wrote it up to schema 1.9.0:
 // "<version> <origin>[ (<package>)] <path>[ -> <real path>][ (<rule>)]", the version maybe
@@ -46,7 +48,8 @@ inline Line read_line(std::string_view rest) {
             rest = rest.substr(0, rule);
         }
     line.path = std::string(rest.substr(0, rest.find(" -> ")));
-    line.real_path = rest.find(" -> ") == std::string_view::npos ? line.path : std::string(rest.substr(rest.find(" -> ") + 4));
+    line.real_path =
+        rest.find(" -> ") == std::string_view::npos ? line.path : std::string(rest.substr(rest.find(" -> ") + 4));
     return line;
 }
 
@@ -71,19 +74,33 @@ inline void add_recorded_libraries_section(Report& report) {
         LibraryInfo* library = nullptr;
         for (LibraryInfo& known : section.found)
             if (known.name == evidence.key) library = &known;
-        if (library == nullptr) library = &section.found.emplace_back(LibraryInfo{.name = evidence.key, .sonames = {evidence.key}, .resolved = {}, .copies = {}});
+        if (library == nullptr)
+            library = &section.found.emplace_back(
+                LibraryInfo{.name = evidence.key, .sonames = {evidence.key}, .resolved = {}, .copies = {}});
         const recorded_detail::Line line = recorded_detail::read_line(evidence.value);
         if (line.picked)
-            library->resolved.push_back({.soname = evidence.key, .path = line.path, .real_path = line.real_path, .rule = line.rule,
-                                         .version = line.version, .origin = line.origin, .package = line.package});
-        library->copies.push_back({.soname = evidence.key, .path = line.path, .real_path = line.real_path, .version = line.version,
-                                   .origin = line.origin, .package = line.package});
+            library->resolved.push_back({.soname = evidence.key,
+                                         .path = line.path,
+                                         .real_path = line.real_path,
+                                         .rule = line.rule,
+                                         .version = line.version,
+                                         .origin = line.origin,
+                                         .package = line.package});
+        library->copies.push_back({.soname = evidence.key,
+                                   .path = line.path,
+                                   .real_path = line.real_path,
+                                   .version = line.version,
+                                   .origin = line.origin,
+                                   .package = line.package});
     }
     for (const CheckResult& result : report.checks)
         for (const Evidence& evidence : result.evidence)
-            if (evidence.key.ends_with("_path") && recorded_detail::starts_with(evidence.value, "/")) section.loaded_by_cudacheck.push_back(evidence.value);
+            if (evidence.key.ends_with("_path") && recorded_detail::starts_with(evidence.value, "/"))
+                section.loaded_by_cudacheck.push_back(evidence.value);
     std::sort(section.loaded_by_cudacheck.begin(), section.loaded_by_cudacheck.end());
-    section.loaded_by_cudacheck.erase(std::unique(section.loaded_by_cudacheck.begin(), section.loaded_by_cudacheck.end()), section.loaded_by_cudacheck.end());
+    section.loaded_by_cudacheck.erase(std::unique(section.loaded_by_cudacheck.begin(),
+                                                  section.loaded_by_cudacheck.end()),
+                                      section.loaded_by_cudacheck.end());
     report.libraries = std::move(section);
 }
 

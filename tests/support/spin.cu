@@ -10,8 +10,7 @@ namespace {
 __device__ volatile int spin_release = 0;
 
 __global__ void spin_kernel() {
-    while (spin_release == 0) {
-    }
+    while (spin_release == 0) {}
 }
 
 }  // namespace

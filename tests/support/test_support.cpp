@@ -1,8 +1,8 @@
 #include "support/test_support.hpp"
-#include <fmt/format.h>
-#include <thread>
 #include <csignal>
 #include <dirent.h>
+#include <fmt/format.h>
+#include <thread>
 
 #include "engine/registry.hpp"
 #include "util/process.hpp"
@@ -13,11 +13,11 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,7 +34,8 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
     std::error_code ignored;
     // Directories made read-only by a test must become writable again before removal.
-    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored); it != std::filesystem::recursive_directory_iterator(); ++it)
+    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored);
+         it != std::filesystem::recursive_directory_iterator(); ++it)
         if (it->is_directory(ignored) && !it->is_symlink(ignored)) ::chmod(it->path().c_str(), 0755);
     ::chmod(path_.c_str(), 0755);
     std::filesystem::remove_all(path_, ignored);
@@ -67,14 +68,17 @@ std::string write_gcc_wrappers(const TempDir& dir, const std::string& relative, 
     for (const char* name : {"gcc", "g++"})
         (void)dir.write(relative + "/" + name,
                         "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gcc (GCC) " + std::to_string(major) +
-                            ".1.0'; echo 'Copyright (C) 2026 Free Software Foundation, Inc.'; exit 0; fi\nexec /usr/bin/" + name +
-                            " -U__GNUC__ -D__GNUC__=" + std::to_string(major) + " \"$@\"\n",
+                            ".1.0'; echo 'Copyright (C) 2026 Free Software Foundation, Inc.'; exit 0; fi\nexec "
+                            "/usr/bin/" +
+                            name + " -U__GNUC__ -D__GNUC__=" + std::to_string(major) + " \"$@\"\n",
                         0755);
     return dir.path() + "/" + relative;
 }
 
 namespace {
-const char* binary_path(Build build) { return build == Build::with_faults ? CUDACHECK_WITH_FAULTS_BINARY : CUDACHECK_BINARY; }
+const char* binary_path(Build build) {
+    return build == Build::with_faults ? CUDACHECK_WITH_FAULTS_BINARY : CUDACHECK_BINARY;
+}
 }  // namespace
 
 std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& overrides) {
@@ -93,8 +97,8 @@ std::vector<std::string> environment_with(const std::vector<std::pair<std::strin
     return environment;
 }
 
-BinaryRun run_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::pair<std::string, std::string>>& overrides,
-                        Build build) {
+BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
+                        const std::vector<std::pair<std::string, std::string>>& overrides, Build build) {
     std::vector<std::string> argv{binary_path(build)};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     return run_program(argv, environment_with(overrides));
@@ -172,7 +176,8 @@ std::size_t expect_codes_declared(const nlohmann::json& report) {
     std::size_t judged = 0;
     for (const nlohmann::json& check : report.at("checks")) {
         std::vector<std::string> codes;
-        for (const nlohmann::json& finding : check.at("findings")) codes.push_back(finding.at("code").get<std::string>());
+        for (const nlohmann::json& finding : check.at("findings"))
+            codes.push_back(finding.at("code").get<std::string>());
         judged += expect_codes_declared(check.at("id").get<std::string>(), codes);
     }
     return judged;
@@ -201,12 +206,14 @@ std::string unreachable_by(uid_t uid, const std::string& path) {
     const std::filesystem::path absolute = std::filesystem::absolute(path);
     std::filesystem::path walked = absolute.root_path();
     for (const auto& part : absolute.relative_path()) {
-        struct stat status {};
+        struct stat status{};
         if (::stat(walked.c_str(), &status) != 0 || !grants(status, S_IXUSR, S_IXGRP, S_IXOTH)) return walked.string();
         walked /= part;
     }
-    struct stat status {};
-    if (::stat(absolute.c_str(), &status) != 0 || !grants(status, S_IRUSR | S_IXUSR, S_IRGRP | S_IXGRP, S_IROTH | S_IXOTH)) return absolute.string();
+    struct stat status{};
+    if (::stat(absolute.c_str(), &status) != 0 ||
+        !grants(status, S_IRUSR | S_IXUSR, S_IRGRP | S_IXGRP, S_IROTH | S_IXOTH))
+        return absolute.string();
     return {};
 }
 

@@ -6,12 +6,12 @@
 
 #include "report/result.hpp"
 
-#include <nlohmann/json.hpp>
-#include <sys/types.h>
 #include <algorithm>
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -41,7 +41,9 @@ private:
 std::string write_gcc_wrappers(const TempDir& dir, const std::string& relative, int major);
 
 // Whether `part` occurs in `text`: what most assertions on a message or a remediation ask.
-[[nodiscard]] inline bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+[[nodiscard]] inline bool contains(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
+}
 // The columns a terminal shows for `text`: code points, colour escape sequences none.
 [[nodiscard]] inline std::size_t columns_of(const std::string& text) {
     std::size_t count = 0;
@@ -55,7 +57,9 @@ std::string write_gcc_wrappers(const TempDir& dir, const std::string& relative, 
     return count;
 }
 
-[[nodiscard]] inline std::size_t line_count(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+[[nodiscard]] inline std::size_t line_count(const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 struct BinaryRun {
     int exit_status = -1;
@@ -72,7 +76,8 @@ enum class Build { shipped, with_faults };
 // "\x01unset" removes the variable.
 // This process's environment with `overrides` applied (as run_cudacheck gives it), as "NAME=value"
 // entries for sys::run_command: for tests that run another program in the binary's environment.
-[[nodiscard]] std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& overrides);
+[[nodiscard]] std::vector<std::string> environment_with(
+    const std::vector<std::pair<std::string, std::string>>& overrides);
 
 // Runs `argv` (argv[0] a path) with `environment` ("NAME=value" entries), stopped after 60 s.
 [[nodiscard]] BinaryRun run_program(const std::vector<std::string>& argv, const std::vector<std::string>& environment);
@@ -81,7 +86,8 @@ enum class Build { shipped, with_faults };
 // `exec -a <marker>`; and how many are still there after waiting up to `limit` for them to go (those
 // are killed, so that a failing test leaves nothing behind either).
 [[nodiscard]] std::vector<pid_t> processes_with(const std::string& marker);
-[[nodiscard]] std::size_t left_running(const std::string& marker, std::chrono::milliseconds limit = std::chrono::seconds(3));
+[[nodiscard]] std::size_t left_running(const std::string& marker,
+                                       std::chrono::milliseconds limit = std::chrono::seconds(3));
 
 [[nodiscard]] BinaryRun run_cudacheck(const std::vector<std::string>& arguments,
                                       const std::vector<std::pair<std::string, std::string>>& overrides = {},
@@ -92,8 +98,8 @@ inline constexpr const char* unset_marker = "\x01unset";
 // ("NAME=value" entries, taking precedence), its output discarded, as the leader of its own process
 // group (as a shell starts a foreground job: kill(-pid, SIGINT) is a terminal's Ctrl-C); returns
 // its pid (-1 on failure), for tests that signal it.
-[[nodiscard]] pid_t start_cudacheck(const std::vector<std::string>& arguments, const std::vector<std::string>& extra = {},
-                                    Build build = Build::shipped);
+[[nodiscard]] pid_t start_cudacheck(const std::vector<std::string>& arguments,
+                                    const std::vector<std::string>& extra = {}, Build build = Build::shipped);
 
 // The first check result with this id in a JSON report, or nullptr.
 [[nodiscard]] const nlohmann::json* find_check(const nlohmann::json& report, std::string_view id);
@@ -114,11 +120,11 @@ std::size_t expect_codes_declared(const nlohmann::json& report);
 // and say why, rather than fail on the loader's "Permission denied".
 [[nodiscard]] std::string unreachable_by(uid_t uid, const std::string& path);
 // Skips the running test, naming the directory, where `uid` cannot reach the built cudacheck.
-#define SKIP_UNLESS_BINARY_REACHABLE_BY(uid)                                                                              \
-    do {                                                                                                                  \
-        if (const std::string blocked = ::cudacheck::test::unreachable_by((uid), CUDACHECK_BINARY); !blocked.empty())     \
-            GTEST_SKIP() << "uid " << (uid) << " cannot reach the built binary through " << blocked                        \
-                         << " (clone outside it to run this case)";                                                       \
+#define SKIP_UNLESS_BINARY_REACHABLE_BY(uid)                                                                          \
+    do {                                                                                                              \
+        if (const std::string blocked = ::cudacheck::test::unreachable_by((uid), CUDACHECK_BINARY); !blocked.empty()) \
+            GTEST_SKIP() << "uid " << (uid) << " cannot reach the built binary through " << blocked                   \
+                         << " (clone outside it to run this case)";                                                   \
     } while (false)
 
 }  // namespace cudacheck::test

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <string>
@@ -21,9 +21,8 @@ namespace {
 // `cudacheck env`) are checks and cli.
 const std::map<std::string, int>& layer_ranks() {
     static const std::map<std::string, int> ranks{
-        {"util", 0},   {"kernels", 0}, {"cuda", 1},   {"bind", 2},    {"report", 3},     {"probes", 4},
-        {"build", 5},  {"engine", 6}, {"gpu", 7},    {"checks", 8},  {"inspect", 9},   {"render", 10},    {"isolation", 11},
-        {"cli", 12},
+        {"util", 0},   {"kernels", 0}, {"cuda", 1},   {"bind", 2},    {"report", 3},  {"probes", 4},     {"build", 5},
+        {"engine", 6}, {"gpu", 7},     {"checks", 8}, {"inspect", 9}, {"render", 10}, {"isolation", 11}, {"cli", 12},
     };
     return ranks;
 }
@@ -87,7 +86,8 @@ TEST(Architecture, shipped_binary_has_no_fault_checks) {
     const test::BinaryRun shipped = test::run_cudacheck({"list"});
     ASSERT_EQ(shipped.exit_status, 0) << shipped.output;
     EXPECT_EQ(shipped.output.find("fault."), std::string::npos) << shipped.output;
-    for (const char* needle : {"Writes through a null pointer", "Launches a GPU kernel that never returns", "CUDACHECK_FAULT_CHECKS"})
+    for (const char* needle :
+         {"Writes through a null pointer", "Launches a GPU kernel that never returns", "CUDACHECK_FAULT_CHECKS"})
         EXPECT_FALSE(file_contains(CUDACHECK_BINARY, needle)) << CUDACHECK_BINARY << " contains " << needle;
     // The same questions find them where they are.
     const test::BinaryRun with_faults = test::run_cudacheck({"list"}, {}, test::Build::with_faults);

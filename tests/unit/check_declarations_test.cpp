@@ -1,8 +1,8 @@
 // Cross-cutting, so at the top level: what every check declares (CheckInfo) against the catalogue.
 // Whether a check raises only the codes it declares is held in every test that judges a check's
 // findings (test::expect_codes_declared).
-#include "report/catalog.hpp"
 #include "engine/registry.hpp"
+#include "report/catalog.hpp"
 #include "support/test_support.hpp"
 
 #include <algorithm>
@@ -41,7 +41,8 @@ TEST(CheckDeclarations, raised_by_names_exactly_the_checks_that_declare_the_code
         std::set<std::string> declaring;
         for (const auto& check : registry.checks())
             if (declares(*check, entry.code)) declaring.insert(check->info().id);
-        EXPECT_EQ(raised_by_ids(entry), declaring) << "raised_by in catalog_entries.def against CheckInfo::raises of the checks";
+        EXPECT_EQ(raised_by_ids(entry), declaring)
+            << "raised_by in catalog_entries.def against CheckInfo::raises of the checks";
     }
 }
 
@@ -63,7 +64,8 @@ TEST(CheckDeclarations, codes_outside_checks_name_policy_inspect_or_any_check) {
         } else if (number >= 800 && number < 900) {
             EXPECT_EQ(entry.raised_by, "inspect");
         } else if (number >= 900) {
-            EXPECT_TRUE(entry.raised_by == "any" || entry.raised_by == "any check (the supervisor raises it)") << entry.raised_by;
+            EXPECT_TRUE(entry.raised_by == "any" || entry.raised_by == "any check (the supervisor raises it)")
+                << entry.raised_by;
         }
     }
 }
@@ -71,7 +73,8 @@ TEST(CheckDeclarations, codes_outside_checks_name_policy_inspect_or_any_check) {
 // What the helper every judging test calls does with a code the check does not declare.
 TEST(CheckDeclarations, expect_codes_declared_fails_for_an_undeclared_code) {
     EXPECT_EQ(test::expect_codes_declared("host.os", {"CC101", "CC901"}), 2u);
-    EXPECT_NONFATAL_FAILURE((void)test::expect_codes_declared("host.os", {"CC210"}), "CC210, which its CheckInfo::raises does not list");
+    EXPECT_NONFATAL_FAILURE((void)test::expect_codes_declared("host.os", {"CC210"}),
+                            "CC210, which its CheckInfo::raises does not list");
     EXPECT_NONFATAL_FAILURE((void)test::expect_codes_declared("host.os", {"CC999"}), "not in the catalogue");
     EXPECT_EQ(test::expect_codes_declared("x.not_a_builtin_check", {"CC210"}), 0u);
 }

@@ -22,7 +22,8 @@ namespace {
 constexpr std::array<std::string_view, 5> scanned_folders{"src", "kernels", "tests", "tools", "cmake"};
 constexpr std::array<std::string_view, 2> scanned_files{"CMakeLists.txt", ".ci/run"};
 constexpr std::array<std::string_view, 3> data_folders{"tests/fixtures", "tests/golden", "tests/fuzz/regressions"};
-constexpr std::array<std::string_view, 10> source_extensions{".cpp", ".hpp", ".h", ".cu", ".cuh", ".def", ".in", ".py", ".sh", ".cmake"};
+constexpr std::array<std::string_view, 10> source_extensions{".cpp", ".hpp", ".h",  ".cu", ".cuh",
+                                                             ".def", ".in",  ".py", ".sh", ".cmake"};
 
 bool is_source(const std::filesystem::path& path) {
     if (path.filename() == "CMakeLists.txt") return true;
@@ -74,10 +75,11 @@ struct Citation {
 
 // Every line of `file` that cites an issue number: comments and docstrings alike, anywhere in a
 // script, outside string literals in C++.
-void find_citations(const std::filesystem::path& root, const std::filesystem::path& file, std::vector<Citation>& found) {
+void find_citations(const std::filesystem::path& root, const std::filesystem::path& file,
+                    std::vector<Citation>& found) {
     const std::string extension = file.extension().string();
-    const bool cxx = extension == ".cpp" || extension == ".hpp" || extension == ".h" || extension == ".cu" || extension == ".cuh" ||
-                     extension == ".def";
+    const bool cxx = extension == ".cpp" || extension == ".hpp" || extension == ".h" || extension == ".cu" ||
+                     extension == ".cuh" || extension == ".def";
     std::ifstream in(file);
     std::string line;
     int number = 0;
@@ -101,8 +103,8 @@ std::vector<Citation> issue_citations(const std::filesystem::path& root) {
     };
     for (std::string_view folder : scanned_folders) {
         if (!std::filesystem::is_directory(root / folder)) continue;
-        for (auto entry = std::filesystem::recursive_directory_iterator(root / folder); entry != std::filesystem::recursive_directory_iterator();
-             ++entry) {
+        for (auto entry = std::filesystem::recursive_directory_iterator(root / folder);
+             entry != std::filesystem::recursive_directory_iterator(); ++entry) {
             if (entry->is_directory() && is_data(entry->path())) {
                 entry.disable_recursion_pending();
                 continue;
@@ -140,10 +142,11 @@ TEST(CommentStyle, finds_each_form_of_citation_and_only_in_comments) {
     (void)tree.write("src/notes.md", "issue 8 in a file that is no source\n");
 
     std::vector<std::string> where;
-    for (const Citation& citation : issue_citations(tree.path())) where.push_back(citation.file + ":" + std::to_string(citation.line));
+    for (const Citation& citation : issue_citations(tree.path()))
+        where.push_back(citation.file + ":" + std::to_string(citation.line));
     std::sort(where.begin(), where.end());
-    EXPECT_EQ(where, (std::vector<std::string>{"CMakeLists.txt:1", "src/a.cpp:1", "src/a.cpp:2", "src/b.hpp:1", "tests/c.py:1", "tests/c.py:2",
-                                               "tools/d.sh:1"}));
+    EXPECT_EQ(where, (std::vector<std::string>{"CMakeLists.txt:1", "src/a.cpp:1", "src/a.cpp:2", "src/b.hpp:1",
+                                               "tests/c.py:1", "tests/c.py:2", "tools/d.sh:1"}));
 }
 
 }  // namespace

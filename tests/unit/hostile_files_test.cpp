@@ -11,8 +11,8 @@
 #include "cuda/library_families.hpp"
 #include "support/expected_support.hpp"
 #include "support/test_support.hpp"
-#include "util/process.hpp"
 #include "util/elf_dynamic.hpp"
+#include "util/process.hpp"
 #include "util/system.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION: the cuBLAS soname cudacheck opens
@@ -70,7 +70,8 @@ TEST(HostileFiles, a_fifo_inside_a_python_environment_given_with_python_never_ha
     const std::string root = dir.make_dir("venv");
     (void)dir.make_dir("venv/bin");
     ASSERT_EQ(::mkfifo((root + "/pyvenv.cfg").c_str(), 0600), 0);
-    const test::BinaryRun run = run_cudacheck({"--python", root, "--only", "frameworks.builds", "-q", "--timeout", "30"});
+    const test::BinaryRun run =
+        run_cudacheck({"--python", root, "--only", "frameworks.builds", "-q", "--timeout", "30"});
     EXPECT_FALSE(run.timed_out);
     EXPECT_LT(run.wall_ms, 20000.0) << run.output;
     EXPECT_FALSE(contains(run.output, "CC903")) << run.output;
@@ -108,8 +109,9 @@ TEST(HostileFiles, output_replaces_only_regular_files_and_writes_through_a_symli
     test::TempDir dir;
     const test::BinaryRun device = run_cudacheck({"--only", "host.os", "-q", "-o", "/dev/null"});
     EXPECT_EQ(device.exit_status, 2) << device.output;
-    EXPECT_TRUE(contains(device.output, "/dev/null is a character device: -o writes only regular files")) << device.output;
-    struct stat status {};
+    EXPECT_TRUE(contains(device.output, "/dev/null is a character device: -o writes only regular files"))
+        << device.output;
+    struct stat status{};
     ASSERT_EQ(::stat("/dev/null", &status), 0);
     EXPECT_TRUE(S_ISCHR(status.st_mode));
 
@@ -125,7 +127,8 @@ TEST(HostileFiles, output_replaces_only_regular_files_and_writes_through_a_symli
     EXPECT_EQ(nowhere.exit_status, 2) << nowhere.output;
     EXPECT_TRUE(contains(nowhere.output, "is a symbolic link to nothing")) << nowhere.output;
     for (const auto& entry : fs::directory_iterator(dir.path()))
-        EXPECT_FALSE(contains(entry.path().filename().string(), ".tmp.")) << "a temporary file was left: " << entry.path();
+        EXPECT_FALSE(contains(entry.path().filename().string(), ".tmp."))
+            << "a temporary file was left: " << entry.path();
 }
 
 TEST(HostileFiles, an_output_name_at_the_filesystems_limit_works) {
@@ -139,7 +142,8 @@ TEST(HostileFiles, an_output_name_at_the_filesystems_limit_works) {
 TEST(HostileFiles, a_full_stdout_is_an_error_with_a_message) {
     if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
     const sys::CommandResult run =
-        sys::run_command({"/bin/sh", "-c", std::string("exec '") + CUDACHECK_BINARY + "' list > /dev/full"}, std::chrono::seconds(30));
+        sys::run_command({"/bin/sh", "-c", std::string("exec '") + CUDACHECK_BINARY + "' list > /dev/full"},
+                         std::chrono::seconds(30));
     ASSERT_TRUE(run.started) << run.error;
     EXPECT_EQ(run.exit_status, 2) << run.output;
     EXPECT_TRUE(contains(run.output, "cannot write to standard output: No space left on device")) << run.output;
@@ -152,7 +156,8 @@ TEST(HostileFiles, a_damaged_cuda_library_first_on_ld_library_path_fails_only_th
     std::string other_machine = whole;
     const std::uint16_t machine = native_elf_machine() == 62 ? 183 : 62;  // AArch64 on x86-64, and back
     other_machine[0x12] = static_cast<char>(machine & 0xff), other_machine[0x13] = static_cast<char>(machine >> 8);
-    const std::vector<std::pair<std::string, std::string>> copies = {{"truncated: its headers describe", whole.substr(0, whole.size() / 2)},
+    const std::vector<std::pair<std::string, std::string>> copies = {{"truncated: its headers describe",
+                                                                      whole.substr(0, whole.size() / 2)},
                                                                      {"empty", ""},
                                                                      {"built for", other_machine},
                                                                      {"not an ELF file", "INPUT(-lcublas_real)\n"}};
@@ -163,7 +168,8 @@ TEST(HostileFiles, a_damaged_cuda_library_first_on_ld_library_path_fails_only_th
         const std::string damaged = dir.write("lib/" + soname, bytes);
         const std::string report_path = dir.path() + "/report.json";
         const test::BinaryRun run =
-            run_cudacheck({"--only", "host.os,env.variables,driver.libcuda,libraries.resolution,cublas.gemm", "-o", report_path, "-q"},
+            run_cudacheck({"--only", "host.os,env.variables,driver.libcuda,libraries.resolution,cublas.gemm", "-o",
+                           report_path, "-q"},
                           {{"LD_LIBRARY_PATH", dir.path() + "/lib:" + fake_driver_dir}});
         EXPECT_EQ(run.exit_status, 1) << run.output;
         const auto report = nlohmann::json::parse(test::read_text(report_path));
@@ -197,9 +203,9 @@ TEST(HostileFiles, a_file_name_with_a_newline_and_an_escape_sequence_stays_one_h
 
 TEST(HostileFiles, a_threshold_that_is_not_a_finite_number_is_refused) {
     for (const char* command : {"diff", "fleet"}) {
-        const std::vector<std::string> arguments = std::string(command) == "diff"
-                                                       ? std::vector<std::string>{"diff", report, report, "--threshold", "nan"}
-                                                       : std::vector<std::string>{"fleet", report, "--threshold", "nan"};
+        const std::vector<std::string> arguments =
+            std::string(command) == "diff" ? std::vector<std::string>{"diff", report, report, "--threshold", "nan"}
+                                           : std::vector<std::string>{"fleet", report, "--threshold", "nan"};
         const test::BinaryRun run = run_cudacheck(arguments);
         EXPECT_EQ(run.exit_status, 2) << command << "\n" << run.output;
         EXPECT_TRUE(contains(run.output, "'nan' is not a finite number")) << command << "\n" << run.output;
@@ -218,7 +224,9 @@ std::vector<std::string> temporary_files(const std::string& directory) {
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 // Runs a shell line (for `ulimit`, `trap` and redirections), stdout and stderr captured together.
-sys::CommandResult run_shell(const std::string& line) { return sys::run_command({"/bin/sh", "-c", line}, std::chrono::seconds(60)); }
+sys::CommandResult run_shell(const std::string& line) {
+    return sys::run_command({"/bin/sh", "-c", line}, std::chrono::seconds(60));
+}
 
 TEST(HostileFiles, a_signal_at_any_early_moment_leaves_no_temporary_file_and_the_documented_exit_code) {
     // 300 runs of `-o report.json`, each sent SIGINT, SIGTERM or SIGHUP at a random moment in its
@@ -251,7 +259,8 @@ TEST(HostileFiles, a_signal_at_any_early_moment_leaves_no_temporary_file_and_the
         }
         std::vector<Trial*> by_moment;
         for (Trial& trial : batch) by_moment.push_back(&trial);
-        std::sort(by_moment.begin(), by_moment.end(), [](const Trial* a, const Trial* b) { return a->send_at < b->send_at; });
+        std::sort(by_moment.begin(), by_moment.end(),
+                  [](const Trial* a, const Trial* b) { return a->send_at < b->send_at; });
         for (Trial* trial : by_moment) {
             std::this_thread::sleep_until(trial->send_at);
             ::kill(trial->pid, trial->signal);  // may find it already gone (ESRCH is fine: it finished)
@@ -259,7 +268,8 @@ TEST(HostileFiles, a_signal_at_any_early_moment_leaves_no_temporary_file_and_the
         for (Trial& trial : batch) {
             int status = 0;
             ASSERT_EQ(::waitpid(trial.pid, &status, 0), trial.pid);
-            const std::string name = "trial " + std::to_string(trial.number) + " (" + sys::signal_name(trial.signal) + ")";
+            const std::string name =
+                "trial " + std::to_string(trial.number) + " (" + sys::signal_name(trial.signal) + ")";
             EXPECT_EQ(temporary_files(trial.directory), std::vector<std::string>{}) << name << " left a temporary file";
             const std::string report_path = trial.directory + "/report.json";
             if (WIFSIGNALED(status)) {
@@ -289,14 +299,16 @@ TEST(HostileFiles, a_signal_at_any_early_moment_leaves_no_temporary_file_and_the
     std::string summary;
     for (const auto& [outcome, count] : outcomes) summary += fmt::format("{}: {}; ", outcome, count);
     std::cout << "[          ] " << summary << '\n';
-    EXPECT_GT(outcomes["interrupted, exit 128 + signal"], 0) << "no trial was interrupted mid-run, so the handlers went untested: " << summary;
+    EXPECT_GT(outcomes["interrupted, exit 128 + signal"], 0)
+        << "no trial was interrupted mid-run, so the handlers went untested: " << summary;
 }
 
 TEST(HostileFiles, a_signal_with_no_isolation_removes_the_temporary_file_and_exits_128_plus_the_signal) {
     // Nothing polls for the signal when the checks run in cudacheck's own process: it ends at once.
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const pid_t pid = test::start_cudacheck({"--no-isolation", "--only", "host.os,fault.hang", "-q", "-o", path}, {}, test::Build::with_faults);
+    const pid_t pid = test::start_cudacheck({"--no-isolation", "--only", "host.os,fault.hang", "-q", "-o", path}, {},
+                                            test::Build::with_faults);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // fault.hang hanging, the temporary file there
     ASSERT_EQ(temporary_files(dir.path()).size(), 1u) << "the temporary file exists while the checks run";
@@ -315,7 +327,8 @@ TEST(HostileFiles, an_ignored_sighup_stays_ignored) {
     const std::string path = dir.path() + "/report.json";
     sys::SpawnRequest request;
     request.argv = {"/bin/sh", "-c",
-                    "trap '' HUP; exec " + quoted(CUDACHECK_WITH_FAULTS_BINARY) + " --only host.os,fault.hang --timeout 1 -q -o " + quoted(path)};
+                    "trap '' HUP; exec " + quoted(CUDACHECK_WITH_FAULTS_BINARY) +
+                        " --only host.os,fault.hang --timeout 1 -q -o " + quoted(path)};
     request.fds = {sys::ChildFd::open("/dev/null", O_WRONLY, 1), sys::ChildFd::open("/dev/null", O_WRONLY, 2)};
     request.own_process_group = true;
     const Expected<pid_t> pid = sys::spawn(request);
@@ -334,28 +347,34 @@ TEST(HostileFiles, a_write_past_the_file_size_limit_is_exit_2_naming_the_limit) 
     // `ulimit -f` used to kill the run with SIGXFSZ and leave half a temporary file.
     test::TempDir dir;
     const std::string target = dir.write("report.json", "the old report");
-    const sys::CommandResult file = run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) + " --only host.os -q -o " + quoted(target));
+    const sys::CommandResult file =
+        run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) + " --only host.os -q -o " + quoted(target));
     ASSERT_TRUE(file.started) << file.error;
     EXPECT_EQ(file.exit_status, 2) << file.output;
     // /bin/sh counts 512-byte blocks (dash) or 1024-byte ones (bash).
-    EXPECT_TRUE(contains(file.output, "cannot write " + target + ": File too large (the file-size limit, ulimit -f, is ")) << file.output;
+    EXPECT_TRUE(
+        contains(file.output, "cannot write " + target + ": File too large (the file-size limit, ulimit -f, is "))
+        << file.output;
     EXPECT_TRUE(contains(file.output, "512 bytes)") || contains(file.output, "1 KiB)")) << file.output;
     EXPECT_EQ(test::read_text(target), "the old report");
     EXPECT_EQ(temporary_files(dir.path()), std::vector<std::string>{});
 
     const std::string printed = dir.path() + "/printed.json";
-    const sys::CommandResult stdout_run =
-        run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) + " --only host.os --format json > " + quoted(printed));
+    const sys::CommandResult stdout_run = run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) +
+                                                    " --only host.os --format json > " + quoted(printed));
     ASSERT_TRUE(stdout_run.started) << stdout_run.error;
     EXPECT_EQ(stdout_run.exit_status, 2) << stdout_run.output;
-    EXPECT_TRUE(contains(stdout_run.output, "cannot write to standard output: File too large (the file-size limit, ulimit -f, is "))
+    EXPECT_TRUE(contains(stdout_run.output,
+                         "cannot write to standard output: File too large (the file-size limit, ulimit -f, is "))
         << stdout_run.output;
 
     // The other subcommands too: `list` printing past the limit.
-    const sys::CommandResult listing = run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) + " list > " + quoted(dir.path() + "/list.txt"));
+    const sys::CommandResult listing =
+        run_shell("ulimit -f 1 && exec " + quoted(CUDACHECK_BINARY) + " list > " + quoted(dir.path() + "/list.txt"));
     ASSERT_TRUE(listing.started) << listing.error;
     EXPECT_EQ(listing.exit_status, 2) << listing.output;
-    EXPECT_TRUE(contains(listing.output, "cannot write to standard output: File too large (the file-size limit, ulimit -f, is "))
+    EXPECT_TRUE(contains(listing.output,
+                         "cannot write to standard output: File too large (the file-size limit, ulimit -f, is "))
         << listing.output;
 }
 
@@ -363,7 +382,8 @@ TEST(HostileFiles, output_onto_a_full_filesystem_is_exit_2_and_keeps_the_old_rep
     if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
     test::TempDir dir;
     const std::string full = dir.make_dir("full");
-    if (::mount("tmpfs", full.c_str(), "tmpfs", 0, "size=64k") != 0) GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+    if (::mount("tmpfs", full.c_str(), "tmpfs", 0, "size=64k") != 0)
+        GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
     struct Unmount {
         std::string path;
         ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
@@ -375,8 +395,7 @@ TEST(HostileFiles, output_onto_a_full_filesystem_is_exit_2_and_keeps_the_old_rep
         const int filler = ::open((full + "/filler").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
         ASSERT_GE(filler, 0);
         const std::string page(4096, 'x');
-        while (::write(filler, page.data(), page.size()) > 0) {
-        }
+        while (::write(filler, page.data(), page.size()) > 0) {}
         EXPECT_EQ(errno, ENOSPC);
         ::close(filler);
     }
@@ -386,7 +405,8 @@ TEST(HostileFiles, output_onto_a_full_filesystem_is_exit_2_and_keeps_the_old_rep
     EXPECT_EQ(test::read_text(target), "the old report");
     EXPECT_EQ(temporary_files(full), std::vector<std::string>{});
 
-    const sys::CommandResult printed = run_shell("exec " + quoted(CUDACHECK_BINARY) + " --only host.os --format json > " + quoted(full + "/printed.json"));
+    const sys::CommandResult printed = run_shell("exec " + quoted(CUDACHECK_BINARY) +
+                                                 " --only host.os --format json > " + quoted(full + "/printed.json"));
     ASSERT_TRUE(printed.started) << printed.error;
     EXPECT_EQ(printed.exit_status, 2) << printed.output;
     EXPECT_TRUE(contains(printed.output, "cannot write to standard output: No space left on device")) << printed.output;
@@ -407,15 +427,19 @@ TEST(HostileFiles, fleet_names_dangling_and_looping_links_as_unreadable_nodes) {
     const auto document = nlohmann::json::parse(json.output);
     std::map<std::string, std::string> errors;
     for (const auto& node : document.at("nodes"))
-        if (!node.at("error").is_null()) errors[node.at("node").get<std::string>()] = node.at("error").get<std::string>();
+        if (!node.at("error").is_null())
+            errors[node.at("node").get<std::string>()] = node.at("error").get<std::string>();
     ASSERT_EQ(errors.size(), 3u) << json.output;
-    EXPECT_TRUE(contains(errors["dangling"], "a symbolic link to nothing (it points to " + dir.path() + "/gone.json)")) << errors["dangling"];
-    for (const char* loop : {"loop-a", "loop-b"}) EXPECT_TRUE(contains(errors[loop], "too many levels of symbolic links")) << errors[loop];
+    EXPECT_TRUE(contains(errors["dangling"], "a symbolic link to nothing (it points to " + dir.path() + "/gone.json)"))
+        << errors["dangling"];
+    for (const char* loop : {"loop-a", "loop-b"})
+        EXPECT_TRUE(contains(errors[loop], "too many levels of symbolic links")) << errors[loop];
 
     // Named on the command line, a dangling link is an unreadable node too, not "no such file".
     const test::BinaryRun named = run_cudacheck({"fleet", report, dir.path() + "/dangling.json"});
     EXPECT_EQ(named.exit_status, 1) << named.output;
-    EXPECT_TRUE(contains(named.output, "UNREADABLE") && contains(named.output, "a symbolic link to nothing")) << named.output;
+    EXPECT_TRUE(contains(named.output, "UNREADABLE") && contains(named.output, "a symbolic link to nothing"))
+        << named.output;
 }
 
 }  // namespace

@@ -34,7 +34,9 @@ using test::TempDir;
 
 namespace fs = std::filesystem;
 
-std::string example(const std::string& relative) { return test::read_text(CUDACHECK_SOURCE_DIR "/docs/examples/" + relative); }
+std::string example(const std::string& relative) {
+    return test::read_text(CUDACHECK_SOURCE_DIR "/docs/examples/" + relative);
+}
 
 // The example report with `keys` more members at its top level ("x0000000": 0, ...): unknown to
 // the reader, which must still get through them. 1,000,000 keys make 14 MB, under the 64 MiB cap.
@@ -80,7 +82,8 @@ MeasuredRun run_measured(const std::vector<std::string>& arguments, double limit
     int status = 0;
     rusage usage{};
     while (::wait4(pid, &status, WNOHANG, &usage) == 0) {
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s && !run.timed_out) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s &&
+            !run.timed_out) {
             run.timed_out = true;
             ::kill(pid, SIGKILL);
         }
@@ -137,7 +140,8 @@ TEST(HostileInputs, errors_and_depth_are_reported_as_before) {
     EXPECT_TRUE(contains(error, "trail.json: not valid JSON")) << error;
     const std::string deep = std::string(max_json_depth + 1, '[') + std::string(max_json_depth + 1, ']');
     EXPECT_EQ(test::error_of(parse_json_text(deep, "deep.json")),
-              fmt::format("deep.json: nested deeper than {} levels (at byte {}): not a cudacheck document", max_json_depth, max_json_depth));
+              fmt::format("deep.json: nested deeper than {} levels (at byte {}): not a cudacheck document",
+                          max_json_depth, max_json_depth));
     const std::string deepest_allowed = std::string(max_json_depth, '[') + std::string(max_json_depth, ']');
     EXPECT_EQ(test::error_of(parse_json_text(deepest_allowed, "ok.json")), "");
 }
@@ -173,7 +177,8 @@ TEST(HostileInputs, render_diff_and_fleet_read_a_million_key_report_in_seconds) 
 TEST(HostileInputs, a_policy_of_a_million_libraries_is_read_and_judged_in_seconds) {
     TempDir dir;
     std::string policy = R"({"schema_version":"1.0.0","libraries":{)";
-    for (std::size_t i = 0; i < 1'000'000; ++i) policy += fmt::format("{}\"libx{:07}.so.1\":{{}}", i == 0 ? "" : ",", i);
+    for (std::size_t i = 0; i < 1'000'000; ++i)
+        policy += fmt::format("{}\"libx{:07}.so.1\":{{}}", i == 0 ? "" : ",", i);
     policy += "}}";
     const std::string policy_path = dir.write("policy.json", policy);
     const std::string report = dir.write("node.json", example("h200/cudacheck.json"));
@@ -182,7 +187,8 @@ TEST(HostileInputs, a_policy_of_a_million_libraries_is_read_and_judged_in_second
     EXPECT_TRUE(contains(run.output, "expect.libraries CC707")) << run.output.substr(0, 500);
     EXPECT_LT(run.wall_s, 30.0);
     // A wrong range deep in it is still named by its place.
-    const std::string bad = dir.write("bad.json", R"({"schema_version":"1.0.0","libraries":{"a.so":{},"b/c.so":{"min":"x"}}})");
+    const std::string bad =
+        dir.write("bad.json", R"({"schema_version":"1.0.0","libraries":{"a.so":{},"b/c.so":{"min":"x"}}})");
     const MeasuredRun rejected = run_measured({"fleet", "--expect", bad, report});
     EXPECT_EQ(rejected.exit_status, 2);
     EXPECT_TRUE(contains(rejected.output, "at /libraries/b~1c.so/min: 'x' is not a version")) << rejected.output;
@@ -212,7 +218,8 @@ TEST(HostileInputs, fleet_of_ten_thousand_reports_is_linear_in_time_and_memory) 
     ASSERT_FALSE(run.timed_out);
     EXPECT_EQ(run.exit_status, 1) << run.output.substr(0, 500);  // odd-node stands out
     EXPECT_TRUE(contains(run.output, "10000 node(s)"));
-    EXPECT_TRUE(contains(run.output, "odd-node: runtime 99.1 differs from the fleet's 13.0 (9999 of 10000 nodes)")) << run.output.substr(run.output.size() - 2000);
+    EXPECT_TRUE(contains(run.output, "odd-node: runtime 99.1 differs from the fleet's 13.0 (9999 of 10000 nodes)"))
+        << run.output.substr(run.output.size() - 2000);
     EXPECT_LT(run.wall_s, 20.0);               // the target is 5 s; a loaded 2-core machine gets room
     EXPECT_LT(run.peak_rss_kib, 400L * 1024);  // 114 MiB measured
 

@@ -45,7 +45,7 @@ constexpr uid_t user_c = 54322;      // a third user, whose file user_b must not
 const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
 
 struct stat status_of(const std::string& path) {
-    struct stat status {};
+    struct stat status{};
     if (::lstat(path.c_str(), &status) != 0) ADD_FAILURE() << "lstat " << path << ": " << std::strerror(errno);
     return status;
 }
@@ -54,14 +54,15 @@ mode_t mode_of(const std::string& path) { return status_of(path).st_mode & 07777
 // Gives `path` (not what a link names) to `uid`; false where this process may not.
 bool give_to(const std::string& path, uid_t uid) { return ::lchown(path.c_str(), uid, uid) == 0; }
 
-#define SKIP_UNLESS_ROOT()                                                                                  \
-    do {                                                                                                    \
-        if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give files to another user (chown)";          \
+#define SKIP_UNLESS_ROOT()                                                                         \
+    do {                                                                                           \
+        if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give files to another user (chown)"; \
     } while (false)
 
 std::size_t temporary_files(const std::string& directory) {
     std::size_t count = 0;
-    for (const auto& entry : fs::directory_iterator(directory)) count += contains(entry.path().filename().string(), ".tmp") ? 1 : 0;
+    for (const auto& entry : fs::directory_iterator(directory))
+        count += contains(entry.path().filename().string(), ".tmp") ? 1 : 0;
     return count;
 }
 
@@ -87,10 +88,11 @@ void expect_secret_untouched(const std::string& path) {
 
 // The built cudacheck run as `uid` (and gid), with no supplementary groups, through setpriv(1).
 test::BinaryRun run_as(uid_t uid, const std::vector<std::string>& arguments) {
-    std::vector<std::string> argv{"/usr/bin/setpriv", fmt::format("--reuid={}", uid), fmt::format("--regid={}", uid), "--clear-groups",
-                                  CUDACHECK_BINARY};
+    std::vector<std::string> argv{"/usr/bin/setpriv", fmt::format("--reuid={}", uid), fmt::format("--regid={}", uid),
+                                  "--clear-groups", CUDACHECK_BINARY};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
-    const std::vector<std::string> environment = test::environment_with({{"HOME", "/nonexistent"}, {"CUDACHECK_CACHE_DIR", "off"}});
+    const std::vector<std::string> environment =
+        test::environment_with({{"HOME", "/nonexistent"}, {"CUDACHECK_CACHE_DIR", "off"}});
     return test::run_program(argv, environment);
 }
 
@@ -109,7 +111,9 @@ TEST(HostileOutputs, root_never_writes_through_another_users_link_in_a_sticky_wo
     const test::BinaryRun run = run_cudacheck({"--only", "host.os", "-q", "-o", link});
     EXPECT_EQ(run.exit_status, 2) << run.output;
     EXPECT_LT(run.wall_ms, 10000.0);
-    EXPECT_TRUE(contains(run.output, fmt::format("cannot write {}: {} is a symbolic link of uid {}", link, link, user_b))) << run.output;
+    EXPECT_TRUE(
+        contains(run.output, fmt::format("cannot write {}: {} is a symbolic link of uid {}", link, link, user_b)))
+        << run.output;
     EXPECT_TRUE(contains(run.output, "(fs.protected_symlinks); remove the link or name another file")) << run.output;
     EXPECT_EQ(test::line_count(run.output), 1u) << "one line, and no check ran:\n" << run.output;
     expect_secret_untouched(victim);
@@ -120,9 +124,12 @@ TEST(HostileOutputs, root_never_writes_through_another_users_link_in_a_sticky_wo
     // follows, not only the last.
     const std::string directory_link = dir.symlink(dir.path() + "/private", "tmp/reports");
     ASSERT_TRUE(give_to(directory_link, user_b));
-    const test::BinaryRun through_directory = run_cudacheck({"--only", "host.os", "-q", "-o", directory_link + "/secret"});
+    const test::BinaryRun through_directory =
+        run_cudacheck({"--only", "host.os", "-q", "-o", directory_link + "/secret"});
     EXPECT_EQ(through_directory.exit_status, 2) << through_directory.output;
-    EXPECT_TRUE(contains(through_directory.output, fmt::format("{} is a symbolic link of uid {}", directory_link, user_b))) << through_directory.output;
+    EXPECT_TRUE(
+        contains(through_directory.output, fmt::format("{} is a symbolic link of uid {}", directory_link, user_b)))
+        << through_directory.output;
     expect_secret_untouched(victim);
 }
 
@@ -179,7 +186,8 @@ TEST(HostileOutputs, root_does_not_replace_another_users_file_in_a_sticky_world_
     if (!give_to(theirs, user_b)) GTEST_SKIP() << "chown to uid " << user_b << " refused here";
     const test::BinaryRun run = run_cudacheck({"--only", "host.os", "-q", "-o", theirs});
     EXPECT_EQ(run.exit_status, 2) << run.output;
-    EXPECT_TRUE(contains(run.output, fmt::format("cannot write {}: {} belongs to uid {} in the sticky directory {}", theirs, theirs, user_b, shared)))
+    EXPECT_TRUE(contains(run.output, fmt::format("cannot write {}: {} belongs to uid {} in the sticky directory {}",
+                                                 theirs, theirs, user_b, shared)))
         << run.output;
     EXPECT_TRUE(contains(run.output, "fs.protected_regular")) << run.output;
     EXPECT_EQ(test::line_count(run.output), 1u) << run.output;
@@ -199,7 +207,8 @@ TEST(HostileOutputs, root_does_not_replace_another_users_file_in_a_sticky_world_
     EXPECT_TRUE(contains(test::read_text(own), "\"schema_version\""));
 }
 
-TEST(HostileOutputs, an_ordinary_user_writing_over_another_users_file_in_a_sticky_directory_is_refused_before_any_check) {
+TEST(HostileOutputs,
+     an_ordinary_user_writing_over_another_users_file_in_a_sticky_directory_is_refused_before_any_check) {
     SKIP_UNLESS_ROOT();
     if (!fs::exists("/usr/bin/setpriv")) GTEST_SKIP() << "no setpriv to run as another user";
     SKIP_UNLESS_BINARY_REACHABLE_BY(user_b);
@@ -217,7 +226,8 @@ TEST(HostileOutputs, an_ordinary_user_writing_over_another_users_file_in_a_stick
 
     const test::BinaryRun run = run_as(user_b, {"--only", "host.os", "-q", "-o", theirs});
     EXPECT_EQ(run.exit_status, 2) << run.output;
-    EXPECT_TRUE(contains(run.output, fmt::format("cannot write {}: {} belongs to uid {}", theirs, theirs, user_c))) << run.output;
+    EXPECT_TRUE(contains(run.output, fmt::format("cannot write {}: {} belongs to uid {}", theirs, theirs, user_c)))
+        << run.output;
     EXPECT_FALSE(contains(run.output, "cannot rename")) << "found only after the checks:\n" << run.output;
     EXPECT_EQ(test::line_count(run.output), 1u) << "no check ran, so no table follows:\n" << run.output;
     EXPECT_EQ(test::read_text(theirs), "C's report\n");
@@ -227,7 +237,8 @@ TEST(HostileOutputs, an_ordinary_user_writing_over_another_users_file_in_a_stick
     ASSERT_TRUE(give_to(link, user_b));
     const test::BinaryRun through = run_as(user_b, {"--only", "host.os", "-q", "-o", link});
     EXPECT_EQ(through.exit_status, 2) << through.output;
-    EXPECT_TRUE(contains(through.output, fmt::format("cannot write {}: {} belongs to uid {}", link, theirs, user_c))) << through.output;
+    EXPECT_TRUE(contains(through.output, fmt::format("cannot write {}: {} belongs to uid {}", link, theirs, user_c)))
+        << through.output;
     EXPECT_EQ(test::read_text(theirs), "C's report\n");
 }
 
@@ -277,7 +288,9 @@ TEST(HostileOutputs, an_immutable_output_is_refused_when_it_is_created) {
     ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
     ::close(fd);
     EXPECT_EQ(run.exit_status, 2) << run.output;
-    EXPECT_TRUE(contains(run.output, fmt::format("cannot write {}: {} is immutable, so it cannot be replaced", fixed, fixed))) << run.output;
+    EXPECT_TRUE(
+        contains(run.output, fmt::format("cannot write {}: {} is immutable, so it cannot be replaced", fixed, fixed)))
+        << run.output;
     EXPECT_EQ(test::line_count(run.output), 1u) << run.output;
     EXPECT_EQ(test::read_text(fixed), "kept\n");
     EXPECT_EQ(temporary_files(dir.path()), 0u);
@@ -314,7 +327,8 @@ TEST(HostileOutputs, relative_paths_and_dot_dot_resolve_as_the_kernel_resolves_t
 // ---------------------------------------------------------------------------------------------
 // The GPU code cache
 
-const std::string gpu_code_fixture = std::string(CUDACHECK_GPU_CODE_FIXTURES) + "/multi.o";  // sm_75 sm_90a sm_100f SASS
+const std::string gpu_code_fixture =
+    std::string(CUDACHECK_GPU_CODE_FIXTURES) + "/multi.o";  // sm_75 sm_90a sm_100f SASS
 
 // A cache of `binary` written by this process, then changed to claim sm_86 SASS: what user B
 // plants in a shared cache to turn user A's CC621 into a PASS.
@@ -358,7 +372,8 @@ TEST(HostileOutputs, a_gpu_code_cache_of_another_user_is_neither_read_nor_writte
         EXPECT_EQ(sass_names(summary), std::vector<std::string>{"sm_86"});
         EXPECT_EQ(own.refusal(), std::nullopt);
     }
-    if (!give_to(cache_dir, user_b) || !give_to(file, user_b)) GTEST_SKIP() << "chown to uid " << user_b << " refused here";
+    if (!give_to(cache_dir, user_b) || !give_to(file, user_b))
+        GTEST_SKIP() << "chown to uid " << user_b << " refused here";
     const std::string planted = test::read_text(file);
     GpuCodeCache cache(cache_dir);
     const GpuCodeSummary summary = cache.summary_of(binary);
@@ -371,8 +386,9 @@ TEST(HostileOutputs, a_gpu_code_cache_of_another_user_is_neither_read_nor_writte
     ASSERT_TRUE(refusal);
     EXPECT_FALSE(refusal->not_a_file);
     EXPECT_EQ(refusal->path, cache_dir);
-    EXPECT_TRUE(contains(refusal->message, fmt::format("the GPU code cache directory {} belongs to uid {} (mode 0700), not to uid 0", cache_dir,
-                                                       user_b)))
+    EXPECT_TRUE(contains(refusal->message,
+                         fmt::format("the GPU code cache directory {} belongs to uid {} (mode 0700), not to uid 0",
+                                     cache_dir, user_b)))
         << refusal->message;
     EXPECT_TRUE(contains(refusal->message, "neither read nor written")) << refusal->message;
     EXPECT_TRUE(contains(refusal->remediation, "CUDACHECK_CACHE_DIR")) << refusal->remediation;
@@ -383,7 +399,8 @@ TEST(HostileOutputs, a_gpu_code_cache_of_another_user_is_neither_read_nor_writte
     EXPECT_FALSE(file_of_b.summary_of(binary).from_cache);
     ASSERT_TRUE(file_of_b.refusal());
     EXPECT_EQ(file_of_b.refusal()->path, file);
-    EXPECT_TRUE(contains(file_of_b.refusal()->message, fmt::format("file {} belongs to uid {}", file, user_b))) << file_of_b.refusal()->message;
+    EXPECT_TRUE(contains(file_of_b.refusal()->message, fmt::format("file {} belongs to uid {}", file, user_b)))
+        << file_of_b.refusal()->message;
     EXPECT_TRUE(contains(file_of_b.refusal()->remediation, "rm -f " + file)) << file_of_b.refusal()->remediation;
 }
 
@@ -399,7 +416,9 @@ TEST(HostileOutputs, a_gpu_code_cache_writable_by_others_is_refused) {
         GpuCodeCache cache(cache_dir);
         EXPECT_EQ(sass_names(cache.summary_of(binary)), real_sass);
         ASSERT_TRUE(cache.refusal());
-        EXPECT_TRUE(contains(cache.refusal()->message, "directory " + cache_dir + " is writable by every user (mode 0777)")) << cache.refusal()->message;
+        EXPECT_TRUE(
+            contains(cache.refusal()->message, "directory " + cache_dir + " is writable by every user (mode 0777)"))
+            << cache.refusal()->message;
         EXPECT_TRUE(contains(cache.refusal()->remediation, "chmod 700 " + cache_dir)) << cache.refusal()->remediation;
     }
     // The directory private, the file group-writable.
@@ -408,7 +427,8 @@ TEST(HostileOutputs, a_gpu_code_cache_writable_by_others_is_refused) {
     GpuCodeCache cache(cache_dir);
     EXPECT_EQ(sass_names(cache.summary_of(binary)), real_sass);
     ASSERT_TRUE(cache.refusal());
-    EXPECT_TRUE(contains(cache.refusal()->message, "file " + file + " is writable by its group (mode 0660)")) << cache.refusal()->message;
+    EXPECT_TRUE(contains(cache.refusal()->message, "file " + file + " is writable by its group (mode 0660)"))
+        << cache.refusal()->message;
     EXPECT_EQ(test::error_of(cache.save()), "");
     EXPECT_EQ(mode_of(file), 0660u) << "a refused cache is not written";
 }
@@ -428,7 +448,9 @@ TEST(HostileOutputs, a_fifo_or_a_link_as_the_gpu_code_cache_file_has_its_own_wor
         EXPECT_EQ(test::error_of(cache.save()), "");
         ASSERT_TRUE(cache.refusal());
         EXPECT_TRUE(cache.refusal()->not_a_file);
-        EXPECT_TRUE(contains(cache.refusal()->message, "the GPU code cache file " + file + " is a FIFO, not a regular file")) << cache.refusal()->message;
+        EXPECT_TRUE(
+            contains(cache.refusal()->message, "the GPU code cache file " + file + " is a FIFO, not a regular file"))
+            << cache.refusal()->message;
         // " -o": the temporary directory's random name may hold "-o" itself.
         EXPECT_FALSE(contains(cache.refusal()->message, " -o")) << "item 8k: the -o message";
         EXPECT_TRUE(contains(cache.refusal()->remediation, "rm " + file)) << cache.refusal()->remediation;
@@ -445,7 +467,9 @@ TEST(HostileOutputs, a_fifo_or_a_link_as_the_gpu_code_cache_file_has_its_own_wor
     EXPECT_EQ(test::error_of(cache.save()), "");
     ASSERT_TRUE(cache.refusal());
     EXPECT_TRUE(cache.refusal()->not_a_file);
-    EXPECT_TRUE(contains(cache.refusal()->message, "is a symbolic link, not a regular file (a link is never followed there")) << cache.refusal()->message;
+    EXPECT_TRUE(
+        contains(cache.refusal()->message, "is a symbolic link, not a regular file (a link is never followed there"))
+        << cache.refusal()->message;
     EXPECT_EQ(test::read_text(victim), "the victim\n");
     EXPECT_EQ(mode_of(victim), 0644u);
     EXPECT_TRUE(fs::is_symlink(file));
@@ -456,7 +480,9 @@ TEST(HostileOutputs, a_fifo_or_a_link_as_the_gpu_code_cache_file_has_its_own_wor
     (void)wrong.summary_of(binary);
     EXPECT_EQ(test::error_of(wrong.save()), "");
     ASSERT_TRUE(wrong.refusal());
-    EXPECT_TRUE(contains(wrong.refusal()->message, "directory " + not_directory + " is a regular file, not a directory")) << wrong.refusal()->message;
+    EXPECT_TRUE(
+        contains(wrong.refusal()->message, "directory " + not_directory + " is a regular file, not a directory"))
+        << wrong.refusal()->message;
 }
 
 TEST(HostileOutputs, a_new_gpu_code_cache_is_0700_and_0600_whatever_the_umask) {
@@ -542,8 +568,11 @@ struct TorchWithoutSm86 {
     }
     [[nodiscard]] test::BinaryRun run(const std::string& cache_dir, const std::string& report) const {
         return run_cudacheck({"--python", prefix, "--only", "frameworks.builds", "-q", "-o", report},
-                             {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_CC", "8.6"}, {"FAKE_CUDA_DRIVER_VERSION", "13000"},
-                              {"CUDACHECK_CACHE_DIR", cache_dir}, {"PATH", "/nonexistent"}});
+                             {{"LD_LIBRARY_PATH", fake_driver_dir},
+                              {"FAKE_CUDA_CC", "8.6"},
+                              {"FAKE_CUDA_DRIVER_VERSION", "13000"},
+                              {"CUDACHECK_CACHE_DIR", cache_dir},
+                              {"PATH", "/nonexistent"}});
     }
 };
 
@@ -551,11 +580,14 @@ std::vector<std::string> codes_in(const std::string& report_path) {
     std::vector<std::string> codes;
     const nlohmann::json report = nlohmann::json::parse(test::read_text(report_path));
     if (const nlohmann::json* check = test::find_check(report, "frameworks.builds"))
-        for (const nlohmann::json& finding : check->at("findings")) codes.push_back(finding.at("code").get<std::string>());
+        for (const nlohmann::json& finding : check->at("findings"))
+            codes.push_back(finding.at("code").get<std::string>());
     (void)test::expect_codes_declared(report);
     return codes;
 }
-bool has(const std::vector<std::string>& codes, const std::string& code) { return std::find(codes.begin(), codes.end(), code) != codes.end(); }
+bool has(const std::vector<std::string>& codes, const std::string& code) {
+    return std::find(codes.begin(), codes.end(), code) != codes.end();
+}
 
 TEST(HostileOutputs, another_users_planted_cache_entry_does_not_change_the_verdict) {
     SKIP_UNLESS_ROOT();
@@ -571,8 +603,10 @@ TEST(HostileOutputs, another_users_planted_cache_entry_does_not_change_the_verdi
     // forgery would work), then the same file given to B is refused.
     const std::string file = forged_cache(cache_dir, venv.binary);
     const test::BinaryRun believed = venv.run(cache_dir, report);
-    EXPECT_FALSE(has(codes_in(report), "CC621")) << "the forged entry does not claim what the test means:\n" << test::read_text(report);
-    if (!give_to(cache_dir, user_b) || !give_to(file, user_b)) GTEST_SKIP() << "chown to uid " << user_b << " refused here";
+    EXPECT_FALSE(has(codes_in(report), "CC621")) << "the forged entry does not claim what the test means:\n"
+                                                 << test::read_text(report);
+    if (!give_to(cache_dir, user_b) || !give_to(file, user_b))
+        GTEST_SKIP() << "chown to uid " << user_b << " refused here";
     const std::string planted = test::read_text(file);
     const test::BinaryRun run = venv.run(cache_dir, report);
     EXPECT_EQ(run.exit_status, 1) << run.output;

@@ -47,7 +47,8 @@ struct Measured {
     [[nodiscard]] bool exited() const { return WIFEXITED(status); }
     [[nodiscard]] int exit_code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
     [[nodiscard]] std::string how() const {
-        return WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status)) : fmt::format("exit {}", exit_code());
+        return WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
+                                   : fmt::format("exit {}", exit_code());
     }
 };
 
@@ -55,8 +56,7 @@ struct Measured {
 Measured wait_for(pid_t pid, std::chrono::steady_clock::time_point start) {
     Measured measured;
     rusage usage{};
-    while (::wait4(pid, &measured.status, 0, &usage) < 0 && errno == EINTR) {
-    }
+    while (::wait4(pid, &measured.status, 0, &usage) < 0 && errno == EINTR) {}
     measured.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     measured.max_rss_kb = usage.ru_maxrss;
     return measured;
@@ -141,7 +141,8 @@ void expect_bounded(const Measured& run, const char* wrong, const std::string& w
 }
 
 nlohmann::json example_report() {
-    return nlohmann::json::parse(test::read_text(std::string(CUDACHECK_SOURCE_DIR) + "/docs/examples/h200/cudacheck.json"));
+    return nlohmann::json::parse(
+        test::read_text(std::string(CUDACHECK_SOURCE_DIR) + "/docs/examples/h200/cudacheck.json"));
 }
 
 nlohmann::json* check_named(nlohmann::json& report, std::string_view id) {
@@ -171,22 +172,27 @@ TEST(HostileText, prometheus_renders_50_kb_metric_names) {
     EXPECT_EQ(run.exit_code(), 0) << run.output.substr(0, 2000);
     EXPECT_LT(run.wall_ms, generous_ms);
     EXPECT_LT(run.max_rss_kb, 512 * mib);
-    EXPECT_TRUE(contains(run.output, "precision=\"" + precision + "\",size=\"8192\"")) << "the long precision is a label, as a short one is";
+    EXPECT_TRUE(contains(run.output, "precision=\"" + precision + "\",size=\"8192\""))
+        << "the long precision is a label, as a short one is";
     // A name no family is known for is read as nothing but a name: its family is the whole of it.
-    EXPECT_TRUE(contains(run.output, "cudacheck_cuda_devices_device0_" + tail + "_bytes_per_second{check=\"cuda.devices\",hostname="))
+    EXPECT_TRUE(contains(run.output, "cudacheck_cuda_devices_device0_" + tail +
+                                         "_bytes_per_second{check=\"cuda.devices\",hostname="))
         << "a name no family is known for keeps its device0 in the family";
     EXPECT_TRUE(contains(run.output, "cudacheck_cuda_devices_" + std::string(50'000, '7') + "_seconds{"));
     // The metrics of the report itself come out as before.
     EXPECT_TRUE(contains(run.output, "cudacheck_gemm_tflops{check=\"cublas.gemm\""));
-    std::printf("render --format prometheus, three 50 KB metric names: %.0f ms, %ld MiB\n", run.wall_ms, run.max_rss_kb / mib);
+    std::printf("render --format prometheus, three 50 KB metric names: %.0f ms, %ld MiB\n", run.wall_ms,
+                run.max_rss_kb / mib);
 }
 
 TEST(HostileText, env_variables_judges_a_35_kb_cublas_workspace_config) {
     test::TempDir dir;
     std::string valid;
     while (valid.size() < 35'000) valid += ":4096:8";
-    for (const auto& [value, well_formed] : {std::pair{valid, true}, std::pair{valid + ":4096", false}, std::pair{valid + ":4096:x", false}}) {
-        const Measured run = run_binary(dir, {"--only", "env.variables", "--format", "json"}, {{"CUBLAS_WORKSPACE_CONFIG", value}});
+    for (const auto& [value, well_formed] :
+         {std::pair{valid, true}, std::pair{valid + ":4096", false}, std::pair{valid + ":4096:x", false}}) {
+        const Measured run =
+            run_binary(dir, {"--only", "env.variables", "--format", "json"}, {{"CUBLAS_WORKSPACE_CONFIG", value}});
         ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV with a recursive matcher
         EXPECT_LT(run.wall_ms, generous_ms);
         EXPECT_LT(run.max_rss_kb, 512 * mib);
@@ -203,7 +209,8 @@ TEST(HostileText, env_variables_judges_a_35_kb_cublas_workspace_config) {
                 EXPECT_TRUE(contains(finding["message"].get<std::string>(), "is not of the form :SIZE:COUNT"));
             }
         EXPECT_EQ(invalid, !well_formed) << value.substr(value.size() - 20);
-        std::printf("env.variables, CUBLAS_WORKSPACE_CONFIG of %zu bytes: %.0f ms, %ld MiB\n", value.size(), run.wall_ms, run.max_rss_kb / mib);
+        std::printf("env.variables, CUBLAS_WORKSPACE_CONFIG of %zu bytes: %.0f ms, %ld MiB\n", value.size(),
+                    run.wall_ms, run.max_rss_kb / mib);
     }
 }
 
@@ -218,18 +225,49 @@ TEST(HostileText, the_scanners_read_short_texts_as_the_patterns_did) {
         return text;
     };
     const std::regex nvcc(R"(release (\d+\.\d+), V(\d+\.\d+\.\d+))"), legacy(R"(CUDA Version (\d+(?:\.\d+)*))");
-    const std::regex compiler_tools(R"(Cuda compilation tools, release [0-9.]+, V([0-9][0-9.]*))"), cuda_gdb(R"(NVIDIA \(R\) cuda-gdb ([0-9][0-9.]*))"),
-        nsight(R"([Vv]ersion ([0-9][0-9A-Za-z.\-]*))");
-    const std::regex module(R"(NVRM version:.*?Kernel Module(?: for (\S+))?\s+(\d+(?:\.\d+)+))"), proprietary(R"(NVIDIA UNIX (\S+) Kernel Module)");
+    const std::regex compiler_tools(R"(Cuda compilation tools, release [0-9.]+, V([0-9][0-9.]*))"),
+        cuda_gdb(R"(NVIDIA \(R\) cuda-gdb ([0-9][0-9.]*))"), nsight(R"([Vv]ersion ([0-9][0-9A-Za-z.\-]*))");
+    const std::regex module(R"(NVRM version:.*?Kernel Module(?: for (\S+))?\s+(\d+(?:\.\d+)+))"),
+        proprietary(R"(NVIDIA UNIX (\S+) Kernel Module)");
     // Pieces of matches and of near misses, so that texts match often enough and differ at the edges.
-    const std::vector<std::string> version_pieces = {"release ", "release 13.0", ", V", ", V13.0.88", "1", "13", ".", "0", ".0", "x", " ",
-                                                     "V", ",", "CUDA Version ", "CUDA Version 10", "\n"};
-    const std::vector<std::string> tool_pieces = {"Cuda compilation tools, release ", "Cuda compilation tools, release 13.0", ", V", ", V13",
-                                                  "NVIDIA (R) cuda-gdb ", "NVIDIA (R) cuda-gdb 1", "Version ", "version ", "version 2", "V",
-                                                  "1", "2.", ".", "-", "a", "Z", " ", "_"};
-    const std::vector<std::string> module_pieces = {"NVRM version:", "NVRM version: NVIDIA UNIX ", "NVIDIA UNIX ", " ", "  ", "\t", "\r",
-                                                    "Kernel Module", "Kernel Module  580.1", " for ", " for x86_64 ", "Open ", "x86_64", "580",
-                                                    ".", "1", "a"};
+    const std::vector<std::string> version_pieces = {
+        "release ",      "release 13.0",    ", V", ", V13.0.88", "1", "13", ".", "0", ".0", "x", " ", "V", ",",
+        "CUDA Version ", "CUDA Version 10", "\n"};
+    const std::vector<std::string> tool_pieces = {"Cuda compilation tools, release ",
+                                                  "Cuda compilation tools, release 13.0",
+                                                  ", V",
+                                                  ", V13",
+                                                  "NVIDIA (R) cuda-gdb ",
+                                                  "NVIDIA (R) cuda-gdb 1",
+                                                  "Version ",
+                                                  "version ",
+                                                  "version 2",
+                                                  "V",
+                                                  "1",
+                                                  "2.",
+                                                  ".",
+                                                  "-",
+                                                  "a",
+                                                  "Z",
+                                                  " ",
+                                                  "_"};
+    const std::vector<std::string> module_pieces = {"NVRM version:",
+                                                    "NVRM version: NVIDIA UNIX ",
+                                                    "NVIDIA UNIX ",
+                                                    " ",
+                                                    "  ",
+                                                    "\t",
+                                                    "\r",
+                                                    "Kernel Module",
+                                                    "Kernel Module  580.1",
+                                                    " for ",
+                                                    " for x86_64 ",
+                                                    "Open ",
+                                                    "x86_64",
+                                                    "580",
+                                                    ".",
+                                                    "1",
+                                                    "a"};
     std::size_t nvcc_found = 0, legacy_found = 0, tool_found = 0, module_found = 0;
     for (int trial = 0; trial < 20'000; ++trial) {
         const std::string text = text_of(version_pieces);
@@ -264,7 +302,9 @@ TEST(HostileText, the_scanners_read_short_texts_as_the_patterns_did) {
             ASSERT_TRUE(driver) << line;
             EXPECT_EQ(driver->version, match[2].str()) << line;
             std::smatch arch;
-            const std::string architecture = match[1].matched ? match[1].str() : std::regex_search(line, arch, proprietary) ? arch[1].str() : "";
+            const std::string architecture = match[1].matched                             ? match[1].str()
+                                             : std::regex_search(line, arch, proprietary) ? arch[1].str()
+                                                                                          : "";
             EXPECT_EQ(driver->architecture, architecture) << line;
         } else {
             EXPECT_FALSE(driver) << line;
@@ -273,8 +313,8 @@ TEST(HostileText, the_scanners_read_short_texts_as_the_patterns_did) {
     }
     // Enough matches of each to compare something (and enough misses: the texts are random).
     for (const std::size_t found : {nvcc_found, legacy_found, tool_found, module_found}) EXPECT_GT(found, 200u);
-    std::printf("matched: nvcc %zu, version.txt %zu, tools %zu, driver %zu of 20,000 texts each\n", nvcc_found, legacy_found, tool_found,
-                module_found);
+    std::printf("matched: nvcc %zu, version.txt %zu, tools %zu, driver %zu of 20,000 texts each\n", nvcc_found,
+                legacy_found, tool_found, module_found);
 }
 
 // What the toolkit probe reads, a megabyte long: version.txt, and what `nvcc --version` prints.
@@ -285,17 +325,20 @@ TEST(HostileText, toolkit_version_readers_take_a_megabyte) {
     const Measured run = run_forked([&] {
         bool ok = parse_toolkit_version_file("CUDA Version " + dotted + "\n") == dotted;
         ok = parse_toolkit_version_file("CUDA Version " + digits) == digits && ok;
-        const std::optional<NvccVersion> nvcc = parse_nvcc_version("Cuda compilation tools, release 13.0, V13.0." + digits + "\n");
+        const std::optional<NvccVersion> nvcc =
+            parse_nvcc_version("Cuda compilation tools, release 13.0, V13.0." + digits + "\n");
         ok = nvcc && nvcc->release == "13.0" && nvcc->full == "13.0." + digits && ok;
         // The V number is the first three numbers after ", V", as the pattern's V(\d+\.\d+\.\d+) took them.
-        const std::optional<NvccVersion> long_release = parse_nvcc_version("release " + digits + "." + digits + ", V1." + dotted);
+        const std::optional<NvccVersion> long_release =
+            parse_nvcc_version("release " + digits + "." + digits + ", V1." + dotted);
         ok = long_release && long_release->release == digits + "." + digits && long_release->full == "1.1.1" && ok;
         ok = parse_tool_version("Cuda compilation tools, release " + dotted + ", V" + dotted) == dotted && ok;
         ok = parse_tool_version("NVIDIA Nsight Compute version " + digits + "-x") == digits + "-x" && ok;
-        const std::optional<ModuleVersion> module =
-            parse_proc_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  " + dotted + "  Release Build\n");
+        const std::optional<ModuleVersion> module = parse_proc_driver_version(
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  " + dotted + "  Release Build\n");
         ok = module && module->version == dotted && module->architecture == "x86_64" && ok;
-        ok = !parse_proc_driver_version("NVRM version: " + std::string(1u << 20, ' ') + "Kernel Module " + digits) && ok;  // one number only
+        ok = !parse_proc_driver_version("NVRM version: " + std::string(1u << 20, ' ') + "Kernel Module " + digits) &&
+             ok;  // one number only
         return ok;
     });
     expect_bounded(run, "a reader gave another answer", "toolkit, tool and driver version readers on 1 MiB texts");
@@ -307,14 +350,16 @@ TEST(HostileText, toolkit_nvcc_runs_with_a_megabyte_long_version) {
     test::TempDir dir;
     std::string dotted = "13";
     while (dotted.size() < 1'000'000) dotted += ".0";
-    const std::string banner = dir.write("banner.txt", "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0." +
-                                                           std::string(1'000'000, '8') + "\n");
+    const std::string banner =
+        dir.write("banner.txt", "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0." +
+                                    std::string(1'000'000, '8') + "\n");
     dir.write("cuda/bin/nvcc", "#!/bin/sh\nexec cat '" + banner + "'\n", 0755);
     dir.write("cuda/bin/nvcc.profile", "");  // its root is the directory above bin: no --dryrun
     dir.write("cuda/version.txt", "CUDA Version " + dotted + "\n");
     dir.write("home/version.txt", "CUDA Version " + dotted + "\n");
-    const Measured run = run_binary(dir, {"--only", "toolkit.nvcc", "--format", "json"},
-                                    {{"PATH", dir.path() + "/cuda/bin:/usr/bin:/bin"}, {"CUDA_HOME", dir.path() + "/home"}});
+    const Measured run =
+        run_binary(dir, {"--only", "toolkit.nvcc", "--format", "json"},
+                   {{"PATH", dir.path() + "/cuda/bin:/usr/bin:/bin"}, {"CUDA_HOME", dir.path() + "/home"}});
     ASSERT_TRUE(run.exited()) << run.how();  // SIGSEGV with a recursive matcher
     EXPECT_LT(run.wall_ms, generous_ms);
     EXPECT_LT(run.max_rss_kb, 512 * mib);
@@ -327,19 +372,22 @@ TEST(HostileText, toolkit_nvcc_runs_with_a_megabyte_long_version) {
     for (const nlohmann::json& evidence : (*check)["evidence"])
         if (evidence["key"] == "nvcc_version") nvcc_version = evidence["value"];
     EXPECT_EQ(nvcc_version, "13.0." + std::string(1'000'000, '8')) << "the whole V number, as the pattern read it";
-    std::printf("toolkit.nvcc with a 1 MB nvcc --version and version.txt: %.0f ms, %ld MiB\n", run.wall_ms, run.max_rss_kb / mib);
+    std::printf("toolkit.nvcc with a 1 MB nvcc --version and version.txt: %.0f ms, %ld MiB\n", run.wall_ms,
+                run.max_rss_kb / mib);
 }
 
 // --- $ORIGIN in a long DT_RPATH ---------------------------------------------------------------
 
 void put(std::vector<std::uint8_t>& bytes, std::size_t at, std::uint64_t value, int size) {
-    for (int i = 0; i < size; ++i) bytes[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
+    for (int i = 0; i < size; ++i)
+        bytes[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
 }
 
 // A 64-bit shared library of headers only: one PT_LOAD of the whole file and a PT_DYNAMIC with
 // DT_NEEDED `needed`, DT_SONAME and DT_RPATH `rpath` (System V gABI), what the loader and
 // read_elf_dynamic read. Nothing else: it is never loaded.
-std::vector<std::uint8_t> library_with_rpath(const std::string& soname, const std::vector<std::string>& needed, const std::string& rpath) {
+std::vector<std::uint8_t> library_with_rpath(const std::string& soname, const std::vector<std::string>& needed,
+                                             const std::string& rpath) {
     std::string strings(1, '\0');
     std::vector<std::pair<std::uint64_t, std::uint64_t>> entries;
     const auto add_string = [&](std::uint64_t tag, const std::string& text) {
@@ -401,16 +449,20 @@ TEST(HostileRpath, expansion_is_linear_and_bounded) {
     const std::string origin = "/opt/venv/lib/python3.12/site-packages/torch/lib";
     const Measured run = run_forked([&] {
         std::size_t left_out = 0;
-        const std::vector<std::string> one = expand_search_path("$ORIGIN/../../nvidia/cudnn/lib:" + tokens + ":${ORIGIN}", origin, &left_out);
+        const std::vector<std::string> one =
+            expand_search_path("$ORIGIN/../../nvidia/cudnn/lib:" + tokens + ":${ORIGIN}", origin, &left_out);
         // The long entry is over PATH_MAX: the loader finds nothing there, and it is left out.
-        bool ok = one == std::vector<std::string>{"/opt/venv/lib/python3.12/site-packages/nvidia/cudnn/lib", origin} && left_out == 1;
+        bool ok = one == std::vector<std::string>{"/opt/venv/lib/python3.12/site-packages/nvidia/cudnn/lib", origin} &&
+                  left_out == 1;
         const std::vector<std::string> many = expand_search_path(distinct + distinct, origin, &left_out);
-        ok = many.size() == search_path_directory_limit && many.front() == origin + "/d0" && many.back() == origin + "/d1023" &&
-             left_out == 2 * (600'000 - search_path_directory_limit) && ok;  // a directory kept, listed again, is no loss
+        ok = many.size() == search_path_directory_limit && many.front() == origin + "/d0" &&
+             many.back() == origin + "/d1023" && left_out == 2 * (600'000 - search_path_directory_limit) &&
+             ok;  // a directory kept, listed again, is no loss
         // One directory written 1,000,000 times (15 MB): kept once, nothing left out.
         std::string same;
         for (int i = 0; i < 1'000'000; ++i) same += "$ORIGIN/../cuda/lib:";
-        ok = expand_search_path(same, origin, &left_out) == std::vector<std::string>{"/opt/venv/lib/python3.12/site-packages/torch/cuda/lib"} &&
+        ok = expand_search_path(same, origin, &left_out) ==
+                 std::vector<std::string>{"/opt/venv/lib/python3.12/site-packages/torch/cuda/lib"} &&
              left_out == 0 && ok;
         // Normal paths as before: in order, normalised, listed once.
         ok = expand_search_path("$ORIGIN/../lib:/usr/lib/:$ORIGIN/../lib:${ORIGIN}", "/a/b", &left_out) ==
@@ -418,7 +470,8 @@ TEST(HostileRpath, expansion_is_linear_and_bounded) {
              left_out == 0 && ok;
         return ok;
     });
-    expect_bounded(run, "expand_search_path gave other directories", "expand_search_path of 9.8 MB, 2 x 6 MB and 15 MB DT_RPATHs");
+    expect_bounded(run, "expand_search_path gave other directories",
+                   "expand_search_path of 9.8 MB, 2 x 6 MB and 15 MB DT_RPATHs");
 }
 
 // A 10 MB DT_RPATH on a torch-like library, followed by the loader simulation: the first
@@ -433,24 +486,30 @@ TEST(HostileRpath, a_ten_megabyte_dt_rpath_is_followed_in_bounded_time_and_memor
     for (int i = 0; i < 300'000; ++i) rpath += "$ORIGIN";
     rpath += ":$ORIGIN/../../nvidia/cu13/lib";  // beyond the bound: not searched
     ASSERT_GT(rpath.size(), 10'000'000u);
-    const std::string torch = write_bytes(dir, "venv/site-packages/torch/lib/libtorch_cuda.so",
-                                          library_with_rpath("libtorch_cuda.so", {"libcudnn.so.9", "libcudart.so.13", "libc.so.6"}, rpath));
-    write_bytes(dir, "venv/site-packages/nvidia/cudnn/lib/libcudnn.so.9", library_with_rpath("libcudnn.so.9", {"libc.so.6"}, "$ORIGIN"));
-    write_bytes(dir, "venv/site-packages/nvidia/cu13/lib/libcudart.so.13", library_with_rpath("libcudart.so.13", {"libc.so.6"}, "$ORIGIN"));
+    const std::string torch =
+        write_bytes(dir, "venv/site-packages/torch/lib/libtorch_cuda.so",
+                    library_with_rpath("libtorch_cuda.so", {"libcudnn.so.9", "libcudart.so.13", "libc.so.6"}, rpath));
+    write_bytes(dir, "venv/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                library_with_rpath("libcudnn.so.9", {"libc.so.6"}, "$ORIGIN"));
+    write_bytes(dir, "venv/site-packages/nvidia/cu13/lib/libcudart.so.13",
+                library_with_rpath("libcudart.so.13", {"libc.so.6"}, "$ORIGIN"));
     const Measured run = run_forked([&] {
         DirectoryListings listings;
         const LoadClosure closure = load_closure(torch, LoaderSearch{}, listings);
         const LoadedObject* cudnn = closure.find("libcudnn.so.9");
         const LoadedObject* cudart = closure.find("libcudart.so.13");
-        bool ok = cudnn != nullptr && cudnn->resolution.path == dir.path() + "/venv/site-packages/nvidia/cudnn/lib/libcudnn.so.9";
+        bool ok = cudnn != nullptr &&
+                  cudnn->resolution.path == dir.path() + "/venv/site-packages/nvidia/cudnn/lib/libcudnn.so.9";
         ok = cudart != nullptr && !cudart->resolution.found() && ok;
         ok = closure.problems.size() == 1 && contains(closure.problems[0], torch + ": its DT_RPATH is longer than") &&
              contains(closure.problems[0], "entries left out") && ok;
         if (!ok)
-            for (const std::string& problem : closure.problems) std::fprintf(stderr, "problem: %.300s\n", problem.c_str());
+            for (const std::string& problem : closure.problems)
+                std::fprintf(stderr, "problem: %.300s\n", problem.c_str());
         return ok;
     });
-    expect_bounded(run, "the closure resolved otherwise, or said nothing of what it left out", fmt::format("load_closure of a library with a {}-byte DT_RPATH", rpath.size()));
+    expect_bounded(run, "the closure resolved otherwise, or said nothing of what it left out",
+                   fmt::format("load_closure of a library with a {}-byte DT_RPATH", rpath.size()));
 }
 
 // The same library as PyTorch's libtorch_cuda.so in a venv (the GPU machine's metadata), through
@@ -459,7 +518,8 @@ TEST(HostileRpath, a_ten_megabyte_dt_rpath_is_followed_in_bounded_time_and_memor
 TEST(HostileRpath, cudacheck_env_reads_a_venv_whose_torch_has_a_ten_megabyte_dt_rpath) {
     test::TempDir dir;
     const std::string venv = dir.path() + "/venv";
-    std::filesystem::copy(std::string(CUDACHECK_SOURCE_DIR) + "/tests/fixtures/frameworks/h200-venv", venv, std::filesystem::copy_options::recursive);
+    std::filesystem::copy(std::string(CUDACHECK_SOURCE_DIR) + "/tests/fixtures/frameworks/h200-venv", venv,
+                          std::filesystem::copy_options::recursive);
     std::string rpath = "$ORIGIN/../../nvidia/cudnn/lib:";
     for (int i = 0; i < 1'400'000; ++i) rpath += "$ORIGIN";
     for (int i = 0; i < 100'000; ++i) rpath += fmt::format(":$ORIGIN/d{:07}", i);
@@ -467,14 +527,17 @@ TEST(HostileRpath, cudacheck_env_reads_a_venv_whose_torch_has_a_ten_megabyte_dt_
     write_bytes(dir, "venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so",
                 library_with_rpath("libtorch_cuda.so", {"libcudnn.so.9", "libcudart.so.13", "libc.so.6"}, rpath));
     const Measured run = run_binary(dir, {"env"},
-                                    {{"VIRTUAL_ENV", venv}, {"PATH", venv + "/bin:/usr/bin:/bin"}, {"HOME", dir.path()}, {"XDG_CACHE_HOME", dir.path() + "/cache"}});
+                                    {{"VIRTUAL_ENV", venv},
+                                     {"PATH", venv + "/bin:/usr/bin:/bin"},
+                                     {"HOME", dir.path()},
+                                     {"XDG_CACHE_HOME", dir.path() + "/cache"}});
     ASSERT_TRUE(run.exited()) << run.how();
     EXPECT_TRUE(run.exit_code() == 0 || run.exit_code() == 1) << run.output.substr(0, 2000);  // 1: no CUDA toolkit here
     EXPECT_TRUE(contains(run.output, "# this machine's CUDA environment")) << run.output.substr(0, 2000);
     EXPECT_LT(run.wall_ms, generous_ms);
     EXPECT_LT(run.max_rss_kb, 512 * mib);
-    std::printf("cudacheck env, a venv whose libtorch_cuda.so has a %zu-byte DT_RPATH: %.0f ms, %ld MiB\n", rpath.size(), run.wall_ms,
-                run.max_rss_kb / mib);
+    std::printf("cudacheck env, a venv whose libtorch_cuda.so has a %zu-byte DT_RPATH: %.0f ms, %ld MiB\n",
+                rpath.size(), run.wall_ms, run.max_rss_kb / mib);
 }
 
 }  // namespace

@@ -48,11 +48,18 @@ json value_of_another_kind(std::mt19937& random) {
 
 // Numbers at and past the edges of every field's type: beyond double's range both ways, past 64
 // bits, minus zero, 400 digits.
-const char* const huge_numbers[] = {"1e400", "-1e400", "1e-400", "-0", "18446744073709551616", "-9223372036854775809",
-                                    "123456789012345678901234567890.5", "1000000000000000000000000000000000000000000000000000000000000000000000000"
-                                    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-                                    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-                                    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"};
+const char* const huge_numbers[] = {
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "-0",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "123456789012345678901234567890.5",
+    "1000000000000000000000000000000000000000000000000000000000000000000000000"
+    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"};
 
 // The document with the value at `target` replaced by raw JSON text (which json values cannot
 // hold: numbers beyond any type, nesting beyond the reader's limit).
@@ -68,7 +75,8 @@ std::string mutate(const std::string& text, std::mt19937& random) {
     switch (random() % 6) {
         case 0: return mutated.substr(0, random() % (mutated.size() + 1));  // truncated
         case 1:                                                              // random bytes
-            for (int i = 0, count = 1 + static_cast<int>(random() % 8); i < count; ++i) mutated[random() % mutated.size()] = static_cast<char>(random());
+            for (int i = 0, count = 1 + static_cast<int>(random() % 8); i < count; ++i)
+                mutated[random() % mutated.size()] = static_cast<char>(random());
             return mutated;
         case 2:    // a value of another type, or a key removed
         case 3: {
@@ -77,7 +85,8 @@ std::string mutate(const std::string& text, std::mt19937& random) {
             collect_pointers(document, json::json_pointer(), pointers);
             const json::json_pointer& target = pointers[random() % pointers.size()];
             if (random() % 2 == 0 || target.empty()) document[target] = value_of_another_kind(random);
-            else if (document[target.parent_pointer()].is_object()) document[target.parent_pointer()].erase(target.back());
+            else if (document[target.parent_pointer()].is_object())
+                document[target.parent_pointer()].erase(target.back());
             return document.dump();
         }
         default: {  // a value nested around the reader's limit of 1,000 levels and beyond, or a huge number
@@ -85,7 +94,8 @@ std::string mutate(const std::string& text, std::mt19937& random) {
             std::vector<json::json_pointer> pointers;
             collect_pointers(document, json::json_pointer(), pointers);
             const json::json_pointer& target = pointers[random() % pointers.size()];
-            if (random() % 2 == 0) return with_raw_value(document, target, huge_numbers[random() % std::size(huge_numbers)]);
+            if (random() % 2 == 0)
+                return with_raw_value(document, target, huge_numbers[random() % std::size(huge_numbers)]);
             const std::size_t depths[] = {999, 1000, 1001, 100000};
             const std::size_t depth = depths[random() % std::size(depths)];
             return with_raw_value(document, target, std::string(depth, '[') + std::string(depth, ']'));
@@ -114,7 +124,8 @@ int fuzz(const std::string& original, const std::function<bool(const std::string
 // Found by the mutation test on a slower machine: a key with a newline in it (a random byte)
 // broke the "one line" promise of the error message.
 TEST(InputFuzz, shows_control_characters_in_keys_as_escapes) {
-    const Expected<Policy> policy = parse_policy("{\"schema_version\": \"1.0.0\", \"device_count\": {\"m\\nx\\u0001\": 1}}", "input.json");
+    const Expected<Policy> policy =
+        parse_policy("{\"schema_version\": \"1.0.0\", \"device_count\": {\"m\\nx\\u0001\": 1}}", "input.json");
     EXPECT_FALSE(policy.has_value());
     const std::string error = test::error_of(policy);
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
@@ -122,7 +133,8 @@ TEST(InputFuzz, shows_control_characters_in_keys_as_escapes) {
 }
 
 TEST(InputFuzz, report_reader_survives_mutated_real_reports) {
-    for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json", "/tests/golden/report.json"}) {
+    for (const char* path : {"/docs/examples/h200/cudacheck.json", "/docs/examples/no-driver/cudacheck.json",
+                             "/tests/golden/report.json"}) {
         const std::string original = test::read_text(CUDACHECK_SOURCE_DIR + std::string(path));
         ASSERT_FALSE(original.empty()) << path;
         const int tried = fuzz(original, [](const std::string& input, std::string& error) {

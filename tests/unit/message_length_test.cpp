@@ -10,9 +10,9 @@
 #include "checks/checks.hpp"
 #include "checks/frameworks_builds.hpp"
 #include "cuda/library_families.hpp"
-#include "report/catalog.hpp"
 #include "probes/python/frameworks_probe.hpp"
 #include "render/renderer.hpp"
+#include "report/catalog.hpp"
 #include "report/report_json.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
@@ -125,10 +125,12 @@ TEST(MessageLength, explain_and_the_errors_page_show_the_detail) {
 // "check (code): message [n]" for each message longer than a headline.
 std::vector<std::string> long_messages(const CheckResult& result) {
     std::vector<std::string> found;
-    if (characters(result.message) > sys::max_headline) found.push_back(fmt::format("{}: {} [{}]", result.check_id, result.message, characters(result.message)));
+    if (characters(result.message) > sys::max_headline)
+        found.push_back(fmt::format("{}: {} [{}]", result.check_id, result.message, characters(result.message)));
     for (const Finding& finding : result.findings)
         if (characters(finding.message) > sys::max_headline)
-            found.push_back(fmt::format("{} ({}): {} [{}]", result.check_id, finding.code, finding.message, characters(finding.message)));
+            found.push_back(fmt::format("{} ({}): {} [{}]", result.check_id, finding.code, finding.message,
+                                        characters(finding.message)));
     return found;
 }
 
@@ -137,13 +139,15 @@ std::vector<std::string> long_messages(const nlohmann::json& report) {
     if (!report.contains("checks") || !report["checks"].is_array()) return found;
     for (const nlohmann::json& check : report["checks"]) {
         const std::string id = check.value("id", "?");
-        if (check.contains("message") && check["message"].is_string() && characters(check["message"].get<std::string>()) > sys::max_headline)
+        if (check.contains("message") && check["message"].is_string() &&
+            characters(check["message"].get<std::string>()) > sys::max_headline)
             found.push_back(fmt::format("{}: {}", id, check["message"].get<std::string>()));
         if (!check.contains("findings") || !check["findings"].is_array()) continue;
         for (const nlohmann::json& finding : check["findings"])
             if (finding.contains("message") && finding["message"].is_string() &&
                 characters(finding["message"].get<std::string>()) > sys::max_headline)
-                found.push_back(fmt::format("{} ({}): {}", id, finding.value("code", "?"), finding["message"].get<std::string>()));
+                found.push_back(
+                    fmt::format("{} ({}): {}", id, finding.value("code", "?"), finding["message"].get<std::string>()));
     }
     return found;
 }
@@ -155,12 +159,13 @@ std::string lines(const std::vector<std::string>& items) {
 }
 
 // A directory of 200 characters and more, as deep trees of users and job schedulers have.
-const std::string long_directory = "/scratch/" + std::string(60, 'a') + "/" + std::string(60, 'b') + "/" + std::string(60, 'c') + "/job";
+const std::string long_directory =
+    "/scratch/" + std::string(60, 'a') + "/" + std::string(60, 'b') + "/" + std::string(60, 'c') + "/job";
 
 // --- the judges, on the worst inputs -------------------------------------------------------------
 
-FrameworkLibrary library(std::string family, std::string soname, const std::string& directory, std::string version, LibraryOrigin origin,
-                         std::string rule) {
+FrameworkLibrary library(std::string family, std::string soname, const std::string& directory, std::string version,
+                         LibraryOrigin origin, std::string rule) {
     FrameworkLibrary loaded{.family = std::move(family), .version = std::move(version), .origin = origin};
     loaded.object.soname = soname;
     const std::string path = directory + "/" + soname;
@@ -172,18 +177,22 @@ FrameworkLibrary library(std::string family, std::string soname, const std::stri
 // wheel and all seven sub-libraries from a system directory of 200 characters, one library that
 // resolves nowhere and a cuDNN older than the wheel it pins.
 FrameworkFacts worst_torch(const std::string& prefix) {
-    FrameworkFacts torch = framework_from(test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages"), "PyTorch");
+    FrameworkFacts torch =
+        framework_from(test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages"), "PyTorch");
     GpuCodeSummary code{.path = prefix + "/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
     for (int number : {75, 80, 86, 90, 100, 120}) code.targets.sass.push_back({number, ArchVariant::generic});
     torch.gpu_code = code;
     const std::string wheel = prefix + "/lib/python3.12/site-packages/nvidia/cudnn/lib";
-    torch.libraries.push_back(library("cuDNN", "libcudnn.so.9", long_directory + "/lib", "9.14.0", LibraryOrigin::system,
-                                      "LD_LIBRARY_PATH entry " + long_directory + "/lib"));
-    for (const char* part : {"graph", "ops", "cnn", "adv", "engines_precompiled", "engines_runtime_compiled", "heuristic"})
-        torch.libraries.push_back(library(fmt::format("cuDNN {}", part), fmt::format("libcudnn_{}.so.9", part), long_directory + "/other/lib", "9.13.0",
-                                          LibraryOrigin::system, "LD_LIBRARY_PATH entry " + long_directory + "/other/lib"));
+    torch.libraries.push_back(library("cuDNN", "libcudnn.so.9", long_directory + "/lib", "9.14.0",
+                                      LibraryOrigin::system, "LD_LIBRARY_PATH entry " + long_directory + "/lib"));
+    for (const char* part :
+         {"graph", "ops", "cnn", "adv", "engines_precompiled", "engines_runtime_compiled", "heuristic"})
+        torch.libraries.push_back(library(fmt::format("cuDNN {}", part), fmt::format("libcudnn_{}.so.9", part),
+                                          long_directory + "/other/lib", "9.13.0", LibraryOrigin::system,
+                                          "LD_LIBRARY_PATH entry " + long_directory + "/other/lib"));
     torch.unresolved = {"libnccl.so.2", "libcusparseLt.so.0", "libnvshmem_host.so.3"};
-    torch.build.problems.push_back(long_directory + "/torch/version.py: line 3 is not of the form `name = 'value'` that a version file has");
+    torch.build.problems.push_back(
+        long_directory + "/torch/version.py: line 3 is not of the form `name = 'value'` that a version file has");
     return torch;
 }
 
@@ -192,18 +201,23 @@ EnvironmentFacts worst_environment(const std::string& prefix) {
     environment.environment.prefix = prefix;
     environment.environment.interpreter = prefix + "/bin/python3";
     environment.environment.found_by = {"--python " + prefix};
-    environment.environment.home_loop = fmt::format("home = {0}/bin in {0}/pyvenv.cfg leads back to {0}, an environment already on its home chain", prefix);
+    environment.environment.home_loop =
+        fmt::format("home = {0}/bin in {0}/pyvenv.cfg leads back to {0}, an environment already on its home chain",
+                    prefix);
     environment.environment.home_loop_file = prefix + "/pyvenv.cfg";
-    environment.environment.unreadable.push_back(UnreadablePath{
-        .path = prefix + "/lib/python3.12/site-packages",
-        .message = fmt::format("cannot read {}/lib/python3.12/site-packages: Permission denied (mode 000, owner uid 1000 (someone))", prefix),
-        .remediation = "chmod 755"});
+    environment.environment.unreadable.push_back(
+        UnreadablePath{.path = prefix + "/lib/python3.12/site-packages",
+                       .message = fmt::format("cannot read {}/lib/python3.12/site-packages: Permission denied (mode "
+                                              "000, owner uid 1000 (someone))",
+                                              prefix),
+                       .remediation = "chmod 755"});
     environment.path.fatal = fmt::format("PYTHONHOME={} holds no Python 3.12 standard library", long_directory);
-    environment.path.pth_problems.push_back(PthProblem{.file = prefix + "/lib/python3.12/site-packages/__editable__.a_very_long_project_name-1.0.pth",
-                                                       .line = 1,
-                                                       .text = "import __editable___a_very_long_project_name_1_0_finder; __editable___finder.install()",
-                                                       .missing_path = false,
-                                                       .why = "module __editable___a_very_long_project_name_1_0_finder is not on the path"});
+    environment.path.pth_problems.push_back(
+        PthProblem{.file = prefix + "/lib/python3.12/site-packages/__editable__.a_very_long_project_name-1.0.pth",
+                   .line = 1,
+                   .text = "import __editable___a_very_long_project_name_1_0_finder; __editable___finder.install()",
+                   .missing_path = false,
+                   .why = "module __editable___a_very_long_project_name_1_0_finder is not on the path"});
     environment.path.pth_problems.push_back(PthProblem{.file = prefix + "/lib/python3.12/site-packages/project.pth",
                                                        .line = 2,
                                                        .text = long_directory + "/src",
@@ -214,7 +228,9 @@ EnvironmentFacts worst_environment(const std::string& prefix) {
                                .kind = ImportKind::package,
                                .file = long_directory + "/checkout/torch/__init__.py",
                                .location = long_directory + "/checkout/torch",
-                               .entry = SysPathEntry{.path = long_directory + "/checkout", .origin = PathOrigin::pythonpath, .source = ""},
+                               .entry = SysPathEntry{.path = long_directory + "/checkout",
+                                                     .origin = PathOrigin::pythonpath,
+                                                     .source = ""},
                                .own_copy = false,
                                .other_install = false,
                                .other_version = "2.5.1+cu124"};
@@ -225,12 +241,15 @@ EnvironmentFacts worst_environment(const std::string& prefix) {
     return environment;
 }
 
-CheckResult judge_frameworks_on(const std::vector<EnvironmentFacts>& environments, CudaVersion driver, std::vector<DeviceInfo> devices,
-                                std::vector<PipMismatch> pips = {}) {
+CheckResult judge_frameworks_on(const std::vector<EnvironmentFacts>& environments, CudaVersion driver,
+                                std::vector<DeviceInfo> devices, std::vector<PipMismatch> pips = {}) {
     PythonFacts python{.environments = environments};
     python.pip_mismatches = std::move(pips);
-    const FrameworkJudgeInput input{
-        .python = python, .driver_cuda = driver, .driver_version = "570.86.15", .devices = devices, .gpu_present = !devices.empty()};
+    const FrameworkJudgeInput input{.python = python,
+                                    .driver_cuda = driver,
+                                    .driver_version = "570.86.15",
+                                    .devices = devices,
+                                    .gpu_present = !devices.empty()};
     return test::judge("frameworks.builds", [&](ResultBuilder& result) { judge_frameworks(input, result); });
 }
 
@@ -251,10 +270,13 @@ TEST(MessageLength, frameworks_builds_headlines_fit_with_long_paths_and_long_lis
         EXPECT_EQ(long_messages(result), std::vector<std::string>{}) << lines(long_messages(result));
         // What the headlines leave out is evidence: the seven sub-libraries and their directory.
         const std::string account = test::account(result);
-        EXPECT_TRUE(contains(account, "libcudnn_heuristic.so.9 9.13.0 from " + long_directory + "/other/lib/libcudnn_heuristic.so.9")) << account;
+        EXPECT_TRUE(contains(account, "libcudnn_heuristic.so.9 9.13.0 from " + long_directory +
+                                          "/other/lib/libcudnn_heuristic.so.9"))
+            << account;
         EXPECT_TRUE(contains(account, long_directory + "/checkout/torch/__init__.py")) << account;
     }
-    const Finding* mixed = test::finding_with(judge_frameworks_on({worst_environment(prefix)}, CudaVersion{13, 0}, {future}), "CC626");
+    const Finding* mixed =
+        test::finding_with(judge_frameworks_on({worst_environment(prefix)}, CudaVersion{13, 0}, {future}), "CC626");
     ASSERT_NE(mixed, nullptr);
     EXPECT_TRUE(contains(mixed->message, "7 cuDNN sub-libraries")) << mixed->message;
 }
@@ -264,24 +286,30 @@ TEST(MessageLength, a_dozen_environments_pass_with_a_headline) {
     for (int i = 0; i < 12; ++i) {
         EnvironmentFacts environment;
         environment.environment.prefix = fmt::format("{}/venv-{}", long_directory, i);
-        environment.frameworks.push_back(framework_from(test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages"), "PyTorch"));
-        environment.frameworks.push_back(framework_from(test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages"), "JAX"));
+        environment.frameworks.push_back(
+            framework_from(test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages"), "PyTorch"));
+        environment.frameworks.push_back(
+            framework_from(test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages"), "JAX"));
         environments.push_back(std::move(environment));
     }
     const CheckResult result = judge_frameworks_on(environments, CudaVersion{13, 0}, {gpu(0, "NVIDIA H200", 9, 0)});
     EXPECT_EQ(result.status, Status::pass) << test::account(result);
     EXPECT_LE(characters(result.message), sys::max_headline) << result.message;
     EXPECT_TRUE(contains(result.message, "24 frameworks in 12 environments: PyTorch 2.11.0+cu130")) << result.message;
-    EXPECT_TRUE(contains(test::account(result), long_directory + "/venv-11")) << "each environment's frameworks are evidence";
+    EXPECT_TRUE(contains(test::account(result), long_directory + "/venv-11"))
+        << "each environment's frameworks are evidence";
 }
 
 TEST(MessageLength, libraries_resolution_headlines_fit_with_long_paths_and_all_sub_libraries) {
     const std::string deep = long_directory.substr(1);
     test::Machine machine;
     machine.cudnn(test::system_directory, "9.14.0");
-    machine.cache(test::system_directory, {"libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_adv.so.9",
-                                           "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9"});
-    const std::string wheel = machine.cudnn_wheel(deep + "/venv/lib/python3.12/site-packages", "nvidia_cudnn_cu13-9.19.0.56.dist-info");
+    machine.cache(test::system_directory,
+                  {"libcudnn.so.9", "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9",
+                   "libcudnn_adv.so.9", "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9",
+                   "libcudnn_heuristic.so.9"});
+    const std::string wheel =
+        machine.cudnn_wheel(deep + "/venv/lib/python3.12/site-packages", "nvidia_cudnn_cu13-9.19.0.56.dist-info");
     for (const fs::directory_entry& entry : fs::directory_iterator(wheel))
         if (entry.path().filename() != "libcudnn.so.9") fs::remove(entry.path());
     const std::string stubs = machine.library(deep + "/cuda-13.0/lib64/stubs", "libcuda.so", {"libcuda.so.1"});
@@ -294,7 +322,8 @@ TEST(MessageLength, libraries_resolution_headlines_fit_with_long_paths_and_all_s
     machine.cache(test::system_directory, {"libcublas.so.13", "libcudart.so.13", "libcufft.so.11"});
     // A real shared library of another SONAME where programs look for cuFFT: damaged (CC605).
     const std::string damaged_directory = machine.library(deep + "/damaged", "placeholder.so");
-    const std::string damaged = damaged_directory + "/" + std::string(cuda_library::cufft.soname_for(CUDART_VERSION / 1000));
+    const std::string damaged =
+        damaged_directory + "/" + std::string(cuda_library::cufft.soname_for(CUDART_VERSION / 1000));
     fs::copy_file(CUDACHECK_CRASHING_CUBLAS, damaged);
     machine.set("LD_LIBRARY_PATH", wheel + ":" + stubs + ":" + damaged_directory);
 
@@ -323,15 +352,20 @@ TEST(MessageLength, host_limits_headlines_fit_with_every_limit_at_its_worst) {
     limits.processes = {.soft = 1'000'000, .hard = 1'000'000};
     limits.user_tasks = 999'999;
     limits.rdma_devices = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7", "mlx5_8"};
-    limits.cgroup_memory = CgroupMemory{.path = long_directory, .limit_bytes = 2ULL << 30, .used_bytes = 1ULL << 30, .version = 2};
+    limits.cgroup_memory =
+        CgroupMemory{.path = long_directory, .limit_bytes = 2ULL << 30, .used_bytes = 1ULL << 30, .version = 2};
     HostInfo host;
     host.memory_bytes = 1ULL << 40;
-    const CheckResult result = test::judge("host.limits", [&](ResultBuilder& builder) { judge_limits(limits, host, builder); });
+    const CheckResult result =
+        test::judge("host.limits", [&](ResultBuilder& builder) { judge_limits(limits, host, builder); });
     EXPECT_GE(result.findings.size(), 7U) << test::account(result);
     EXPECT_EQ(long_messages(result), std::vector<std::string>{}) << lines(long_messages(result));
-    const CheckResult init = test::judge("driver.libcuda", [&](ResultBuilder& builder) { (void)explain_out_of_memory_init(limits, builder); });
+    const CheckResult init = test::judge("driver.libcuda", [&](ResultBuilder& builder) {
+        (void)explain_out_of_memory_init(limits, builder);
+    });
     EXPECT_EQ(long_messages(init), std::vector<std::string>{}) << lines(long_messages(init));
-    const CheckResult none = test::judge("host.limits", [&](ResultBuilder& builder) { judge_limits(ProcessLimits{}, host, builder); });
+    const CheckResult none =
+        test::judge("host.limits", [&](ResultBuilder& builder) { judge_limits(ProcessLimits{}, host, builder); });
     EXPECT_LE(characters(none.message), sys::max_headline) << none.message;
 }
 
@@ -349,15 +383,19 @@ nlohmann::json read_report(const std::string& path) {
 TEST(MessageLength, every_message_of_a_full_run_here_is_a_headline) {
     test::TempDir dir;
     const std::string venv = dir.make_dir(long_directory.substr(1) + "/venv");
-    fs::copy(test::fixture_path("frameworks/h200-venv"), venv, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    fs::copy(test::fixture_path("frameworks/h200-venv"), venv,
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
     const std::string site = venv + "/lib/python3.12/site-packages";
-    (void)dir.write(site.substr(dir.path().size() + 1) + "/broken_project_with_a_long_name.pth", "import a_module_that_is_not_installed_anywhere\n");
-    (void)dir.write(site.substr(dir.path().size() + 1) + "/gone.pth", dir.path() + "/" + std::string(120, 'g') + "/src\n");
+    (void)dir.write(site.substr(dir.path().size() + 1) + "/broken_project_with_a_long_name.pth",
+                    "import a_module_that_is_not_installed_anywhere\n");
+    (void)dir.write(site.substr(dir.path().size() + 1) + "/gone.pth",
+                    dir.path() + "/" + std::string(120, 'g') + "/src\n");
     const char* path = std::getenv("PATH");
     const std::string python = sys::find_in_path("python3", path != nullptr ? path : "");
     if (!python.empty()) (void)dir.symlink(python, venv.substr(dir.path().size() + 1) + "/bin/python3");
 
-    for (const std::vector<std::string>& level : {std::vector<std::string>{}, std::vector<std::string>{"--level", "full"}}) {
+    for (const std::vector<std::string>& level :
+         {std::vector<std::string>{}, std::vector<std::string>{"--level", "full"}}) {
         const std::string report = dir.path() + "/report.json";
         std::vector<std::string> arguments = level;
         arguments.insert(arguments.end(), {"--python", venv, "--timeout", "120", "-q", "-o", report});
@@ -369,7 +407,8 @@ TEST(MessageLength, every_message_of_a_full_run_here_is_a_headline) {
         EXPECT_EQ(long_messages(parsed), std::vector<std::string>{}) << lines(long_messages(parsed));
         const nlohmann::json* frameworks = test::find_check(parsed, "frameworks.builds");
         ASSERT_NE(frameworks, nullptr);
-        EXPECT_FALSE((*frameworks)["findings"].empty()) << frameworks->dump(2) << "\nthe fixture environment gives findings to size";
+        EXPECT_FALSE((*frameworks)["findings"].empty())
+            << frameworks->dump(2) << "\nthe fixture environment gives findings to size";
     }
 }
 
@@ -394,7 +433,8 @@ TEST(MessageLength, every_recorded_report_of_the_current_schema_has_headlines) {
         }
     }
     EXPECT_GT(reports, 10U) << "the recorded reports were not found";
-    EXPECT_EQ(found, std::vector<std::string>{}) << current << " reports of schema " << json_schema_version << ":\n" << lines(found);
+    EXPECT_EQ(found, std::vector<std::string>{}) << current << " reports of schema " << json_schema_version << ":\n"
+                                                 << lines(found);
 }
 
 }  // namespace

@@ -7,7 +7,8 @@ std::size_t ConvShape::filter_count() const { return static_cast<std::size_t>(k)
 std::size_t ConvShape::output_count() const { return static_cast<std::size_t>(n) * k * out_h() * out_w(); }
 double ConvShape::multiply_adds() const { return static_cast<double>(output_count()) * c * r * s; }
 
-std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input, std::span<const float> filter) {
+std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input,
+                                          std::span<const float> filter) {
     const int p_size = shape.out_h();
     const int q_size = shape.out_w();
     std::vector<double> output(shape.output_count(), 0.0);
@@ -25,8 +26,10 @@ std::vector<double> reference_convolution(const ConvShape& shape, std::span<cons
                             for (int s = 0; s < shape.s; ++s) {
                                 const int x = q * shape.stride - shape.pad + s;
                                 if (x < 0 || x >= shape.w) continue;
-                                const std::size_t in_index = ((static_cast<std::size_t>(n) * shape.c + c) * shape.h + y) * shape.w + x;
-                                const std::size_t f_index = ((static_cast<std::size_t>(k) * shape.c + c) * shape.r + r) * shape.s + s;
+                                const std::size_t in_index =
+                                    ((static_cast<std::size_t>(n) * shape.c + c) * shape.h + y) * shape.w + x;
+                                const std::size_t f_index =
+                                    ((static_cast<std::size_t>(k) * shape.c + c) * shape.r + r) * shape.s + s;
                                 sum += static_cast<double>(input[in_index]) * static_cast<double>(filter[f_index]);
                             }
                         }

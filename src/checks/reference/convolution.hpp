@@ -24,6 +24,7 @@ struct ConvShape {
 
 // Every output of the convolution, accumulated in float64 (exact products of floats, one rounding
 // per addition at 53 bits): the reference the GPU's float32 result is measured against.
-[[nodiscard]] std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input, std::span<const float> filter);
+[[nodiscard]] std::vector<double> reference_convolution(const ConvShape& shape, std::span<const float> input,
+                                                        std::span<const float> filter);
 
 }  // namespace cudacheck::reference

@@ -33,7 +33,8 @@ std::vector<Complex> ReferenceFft::operator()(std::span<const Complex> input) co
     return output;
 }
 
-void ReferenceFft::transform(const Complex* in, std::size_t stride, Complex* out, Complex* scratch, std::size_t m) const {
+void ReferenceFft::transform(const Complex* in, std::size_t stride, Complex* out, Complex* scratch,
+                             std::size_t m) const {
     const std::size_t step = n_ / m;  // root of unity of order m: roots_[step]
     if (m == 1) {
         out[0] = in[0];

@@ -30,7 +30,9 @@ SampleMoments sample_moments(std::span<const float> samples) {
 
 bool StatTest::passed() const { return std::isfinite(observed) && observed >= low && observed <= high; }
 
-std::string StatTest::bounds_text() const { return fmt::format("{:.6g} (allowed {:.6g} to {:.6g})", observed, low, high); }
+std::string StatTest::bounds_text() const {
+    return fmt::format("{:.6g} (allowed {:.6g} to {:.6g})", observed, low, high);
+}
 
 std::string StatTest::key() const {
     std::string key;
@@ -51,7 +53,8 @@ StatTest within_standard_errors(std::string name, double observed, double expect
 std::vector<StatTest> uniform_moment_tests(const SampleMoments& moments) {
     const auto n = static_cast<double>(moments.count);
     return {within_standard_errors("uniform mean", moments.mean, 0.5, std::sqrt(1.0 / 12.0 / n)),
-            within_standard_errors("uniform variance", moments.variance, 1.0 / 12.0, std::sqrt((1.0 / 80.0 - 1.0 / 144.0) / n))};
+            within_standard_errors("uniform variance", moments.variance, 1.0 / 12.0,
+                                   std::sqrt((1.0 / 80.0 - 1.0 / 144.0) / n))};
 }
 
 std::vector<StatTest> normal_moment_tests(const SampleMoments& moments) {
@@ -68,14 +71,16 @@ std::size_t count_outside_unit_interval(std::span<const float> samples) {
 }
 
 std::size_t count_non_finite(std::span<const float> samples) {
-    return static_cast<std::size_t>(std::count_if(samples.begin(), samples.end(), [](float value) { return !std::isfinite(value); }));
+    return static_cast<std::size_t>(
+        std::count_if(samples.begin(), samples.end(), [](float value) { return !std::isfinite(value); }));
 }
 
 std::vector<std::uint64_t> uniform_bin_counts(std::span<const float> samples, std::size_t bins) {
     std::vector<std::uint64_t> counts(bins, 0);
     for (const float value : samples) {
         if (!(value > 0.0f && value <= 1.0f)) continue;
-        const auto bin = std::min(static_cast<std::size_t>(static_cast<double>(value) * static_cast<double>(bins)), bins - 1);
+        const auto bin =
+            std::min(static_cast<std::size_t>(static_cast<double>(value) * static_cast<double>(bins)), bins - 1);
         ++counts[bin];
     }
     return counts;
@@ -120,7 +125,8 @@ std::vector<std::uint64_t> normal_bin_counts(std::span<const float> samples, std
         const double x = value;
         // The cell whose start is at or below x: floor(x * 256) is exact (x + 8 would round tiny
         // values); below the table cell 0 (no edge at or below -8 is passed), above it the last.
-        const double cell = std::clamp(std::floor(x * cells_per_unit) - lowest * cells_per_unit, 0.0, static_cast<double>(cells - 1));
+        const double cell =
+            std::clamp(std::floor(x * cells_per_unit) - lowest * cells_per_unit, 0.0, static_cast<double>(cells - 1));
         std::size_t bin = edges_below[static_cast<std::size_t>(cell)];
         while (bin < edges.size() && edges[bin] <= x) ++bin;
         ++counts[bin];
@@ -134,7 +140,8 @@ double chi_square(std::span<const std::uint64_t> counts) {
     if (counts.empty() || total == 0.0) return std::numeric_limits<double>::quiet_NaN();
     const double expected = total / static_cast<double>(counts.size());
     double statistic = 0.0;
-    for (const std::uint64_t count : counts) statistic += (static_cast<double>(count) - expected) * (static_cast<double>(count) - expected) / expected;
+    for (const std::uint64_t count : counts)
+        statistic += (static_cast<double>(count) - expected) * (static_cast<double>(count) - expected) / expected;
     return statistic;
 }
 

@@ -78,6 +78,7 @@ inline constexpr double standard_errors_allowed = 6.0;
 // and z = 6: [36.0, 208.6], whose exact tail probabilities (incomplete gamma function) are 7.2e-10
 // below and 8.3e-10 above. Too large: the counts are not uniform. Too small: the samples are more
 // even than chance allows (a stratified or low-entropy sequence), also a defect.
-[[nodiscard]] StatTest chi_square_test(std::string name, double statistic, std::size_t degrees, double z = standard_errors_allowed);
+[[nodiscard]] StatTest chi_square_test(std::string name, double statistic, std::size_t degrees,
+                                       double z = standard_errors_allowed);
 
 }  // namespace cudacheck::reference

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <future>
@@ -45,8 +45,9 @@ void ask_compiler(HostCompilerPick& pick, const Environment& environment) {
     if (sys::is_directory(program)) program += "/gcc";
     const std::string found = locate(program, environment);
     if (found.empty()) {
-        pick.failure = program.find('/') != std::string::npos ? fmt::format("{} does not exist or is not executable", program)
-                                                              : fmt::format("{} is not on PATH", program);
+        pick.failure = program.find('/') != std::string::npos
+                           ? fmt::format("{} does not exist or is not executable", program)
+                           : fmt::format("{} is not on PATH", program);
         return;
     }
     pick.path = found;
@@ -57,35 +58,45 @@ void ask_compiler(HostCompilerPick& pick, const Environment& environment) {
     }
     if (version.timed_out) {
         // A build would wait on it the same way: no second question.
-        pick.failure = pick.unusable = fmt::format("`{} --version` did not finish within 10 s and was killed: a build would wait on it too", found);
+        pick.failure = pick.unusable =
+            fmt::format("`{} --version` did not finish within 10 s and was killed: a build would wait on it too",
+                        found);
         return;
     }
     pick.version_line = first_line(version.output);
     pick.identity = identify_compiler(version.output);
     const sys::CommandResult dump = sys::run_command({found, "-dM", "-E", "-x", "c++", "/dev/null"}, 10s);
-    const std::string printed = fmt::format("`--version` printed {}{}", quoted_output(version),
-                                            version.exit_status == 0 ? std::string() : fmt::format(" and exited with status {}", version.exit_status));
+    const std::string printed =
+        fmt::format("`--version` printed {}{}", quoted_output(version),
+                    version.exit_status == 0 ? std::string()
+                                             : fmt::format(" and exited with status {}", version.exit_status));
     if (!dump.started) {
         pick.failure = pick.unusable = fmt::format("it cannot be executed: {}", dump.error);
     } else if (dump.timed_out) {
-        pick.failure = pick.unusable = fmt::format("`{} -dM -E -x c++ /dev/null` did not finish within 10 s and was killed: a build would wait on it too", found);
+        pick.failure = pick.unusable = fmt::format(
+            "`{} -dM -E -x c++ /dev/null` did not finish within 10 s and was killed: a build would wait on it too",
+            found);
     } else if (dump.exit_status != 0) {
         pick.failure = fmt::format("`{} -dM -E -x c++ /dev/null` failed: {}", found, first_line(dump.output));
         // A compiler that cannot preprocess C++ (a gcc without cc1plus) stops nvcc as surely.
-        pick.unusable = pick.identity.empty()
-                            ? fmt::format("it is no C++ compiler: {}, and `-dM -E -x c++ /dev/null` exited with status {} ({})", printed,
-                                          dump.exit_status, quoted_output(dump))
-                            : fmt::format("this {} cannot preprocess C++: `-dM -E -x c++ /dev/null` exited with status {} ({})", pick.identity,
-                                          dump.exit_status, quoted_output(dump));
+        pick.unusable =
+            pick.identity.empty()
+                ? fmt::format("it is no C++ compiler: {}, and `-dM -E -x c++ /dev/null` exited with status {} ({})",
+                              printed, dump.exit_status, quoted_output(dump))
+                : fmt::format("this {} cannot preprocess C++: `-dM -E -x c++ /dev/null` exited with status {} ({})",
+                              pick.identity, dump.exit_status, quoted_output(dump));
     } else {
         const MacroValues macros = parse_predefined_macros(dump.output);
         if (!(pick.version = version_from_macros(macros))) {
             pick.failure = fmt::format("{} predefines neither __GNUC__ nor __clang_major__: not a gcc or clang", found);
             // Every C++ compiler predefines __cplusplus when asked for C++ (the C++ standard, [cpp.predefined]):
-            // what `--version` says (coreutils' /bin/true names the Free Software Foundation too) does not outweigh that.
+            // what `--version` says (coreutils' /bin/true names the Free Software Foundation too) does not outweigh
+            // that.
             if (!macros.contains("__cplusplus"))
-                pick.unusable = fmt::format("it is no C++ compiler: {}, and `-dM -E -x c++ /dev/null` printed {} with no compiler macro (not even __cplusplus)",
-                                            printed, quoted_output(dump));
+                pick.unusable = fmt::format(
+                    "it is no C++ compiler: {}, and `-dM -E -x c++ /dev/null` printed {} with no compiler macro (not "
+                    "even __cplusplus)",
+                    printed, quoted_output(dump));
         }
     }
 }
@@ -111,8 +122,9 @@ ToolkitCompilerLimits limits_of(const std::string& root, std::string version, co
     limits.host_config = header;
     const bool allow = setup.nvcc_flags.allow_unsupported_compiler;
     for (const HostCompiler& compiler : setup.compilers)
-        limits.compilers.push_back(compiler.version ? judge_host_compiler(*text, *compiler.version, setup.machine, allow)
-                                                    : CompilerAcceptance{.accepted = false, .error = {}, .unreadable = "version unknown"});
+        limits.compilers.push_back(
+            compiler.version ? judge_host_compiler(*text, *compiler.version, setup.machine, allow)
+                             : CompilerAcceptance{.accepted = false, .error = {}, .unreadable = "version unknown"});
     const auto judge_pick = [&](const HostCompilerPick& pick) {
         return pick.version ? judge_host_compiler(*text, *pick.version, setup.machine, allow)
                             : CompilerAcceptance{.accepted = false, .error = {}, .unreadable = "version unknown"};
@@ -123,7 +135,8 @@ ToolkitCompilerLimits limits_of(const std::string& root, std::string version, co
     limits.gcc_newest = newest_accepted_major(*text, HostCompilerKind::gcc, setup.machine);
     limits.clang_newest = newest_accepted_major(*text, HostCompilerKind::clang, setup.machine);
     for (const CompilerAcceptance& acceptance : limits.compilers)
-        if (!acceptance.unreadable.empty() && acceptance.unreadable != "version unknown") limits.unreadable = acceptance.unreadable;
+        if (!acceptance.unreadable.empty() && acceptance.unreadable != "version unknown")
+            limits.unreadable = acceptance.unreadable;
     return limits;
 }
 
@@ -132,12 +145,14 @@ NvccAnswers ask_nvcc(const std::string& nvcc, const ToolkitFacts& toolkits, cons
     const std::optional<std::vector<std::string>> child_environment = environment_for_nvcc(environment);
     const std::vector<std::string>* child = child_environment ? &*child_environment : nullptr;
     // toolkit.nvcc's probe asked this nvcc already when it is the one on PATH (the usual case).
-    if (toolkits.nvcc_version && !toolkits.used_nvcc.empty() && sys::real_path(toolkits.used_nvcc) == sys::real_path(nvcc)) {
+    if (toolkits.nvcc_version && !toolkits.used_nvcc.empty() &&
+        sys::real_path(toolkits.used_nvcc) == sys::real_path(nvcc)) {
         answers.version = toolkits.nvcc_version;
     } else {
         const sys::CommandResult version = sys::run_command({nvcc, "--version"}, 20s, child);
         if (!version.started) answers.failure = version.error;
-        else if (version.timed_out) answers.failure = "did not finish within 20 s and was killed: a build would wait on it too";
+        else if (version.timed_out)
+            answers.failure = "did not finish within 20 s and was killed: a build would wait on it too";
         else if (!(answers.version = parse_nvcc_version(version.output)))
             answers.failure = fmt::format("printed no version: {}", first_line(version.output));
         answers.timed_out = version.timed_out;
@@ -146,7 +161,8 @@ NvccAnswers ask_nvcc(const std::string& nvcc, const ToolkitFacts& toolkits, cons
     const sys::CommandResult list = sys::run_command({nvcc, "--list-gpu-arch"}, 20s, child);
     if (list.started && !list.timed_out && list.exit_status == 0)
         for (const std::string& word : sys::split(list.output, '\n'))
-            if (std::string_view item = sys::trim(word); item.starts_with("compute_")) answers.architectures.emplace_back(item);
+            if (std::string_view item = sys::trim(word); item.starts_with("compute_"))
+                answers.architectures.emplace_back(item);
     return answers;
 }
 
@@ -160,8 +176,10 @@ void read_cmake_variables(CMakeCudaSetup& cmake, const Environment& environment)
         cmake.compiler_without_cudacxx = cmake_cuda_compiler(without);
     }
     if (!cmake.compiler.path.empty()) cmake.toolkit_root = toolkit_root_of_nvcc(cmake.compiler.path);
-    if (const auto host = environment.get("CUDAHOSTCXX"); host && !host->empty()) cmake.host_compiler = HostCompilerPick{program_word(*host), "CUDAHOSTCXX"};
-    if (const auto architectures = environment.get("CUDAARCHS"); architectures && !architectures->empty()) cmake.architectures = *architectures;
+    if (const auto host = environment.get("CUDAHOSTCXX"); host && !host->empty())
+        cmake.host_compiler = HostCompilerPick{program_word(*host), "CUDAHOSTCXX"};
+    if (const auto architectures = environment.get("CUDAARCHS"); architectures && !architectures->empty())
+        cmake.architectures = *architectures;
 }
 
 // CMake's toolkit among those judged (adding it when no other rule found it), and its nvcc's answers.
@@ -172,7 +190,8 @@ void resolve_cmake_toolkit(BuildSetup& setup, const ToolkitFacts& toolkits, cons
     if (cmake.same_toolkit) {
         cmake.toolkit = 0;
         cmake.files = setup.files;
-        cmake.nvcc = NvccAnswers{setup.nvcc_version, setup.nvcc_failure, setup.nvcc_architectures, setup.nvcc_timed_out};
+        cmake.nvcc =
+            NvccAnswers{setup.nvcc_version, setup.nvcc_failure, setup.nvcc_architectures, setup.nvcc_timed_out};
         return;
     }
     cmake.files = development_files(cmake.toolkit_root);
@@ -180,7 +199,9 @@ void resolve_cmake_toolkit(BuildSetup& setup, const ToolkitFacts& toolkits, cons
     for (std::size_t i = 0; i < setup.toolkits.size(); ++i)
         if (sys::real_path(setup.toolkits[i].root) == cmake.toolkit_root) cmake.toolkit = i;
     if (!cmake.toolkit) {
-        setup.toolkits.push_back(limits_of(cmake.toolkit_root, cmake.nvcc.version ? cmake.nvcc.version->full : toolkit_version_of(cmake.toolkit_root), setup));
+        setup.toolkits.push_back(
+            limits_of(cmake.toolkit_root,
+                      cmake.nvcc.version ? cmake.nvcc.version->full : toolkit_version_of(cmake.toolkit_root), setup));
         cmake.toolkit = setup.toolkits.size() - 1;
     }
 }
@@ -204,7 +225,8 @@ MacroValues parse_predefined_macros(std::string_view dump) {
         const std::string_view name = line.substr(0, space);
         if (name.find('(') != std::string_view::npos) continue;  // function-like
         std::string_view value = sys::trim(line.substr(space + 1));
-        while (!value.empty() && (value.back() == 'L' || value.back() == 'U' || value.back() == 'l' || value.back() == 'u'))
+        while (!value.empty() &&
+               (value.back() == 'L' || value.back() == 'U' || value.back() == 'l' || value.back() == 'u'))
             value.remove_suffix(1);  // 201703L, 4294967295U
         long long number = 0;
         const auto [stop, error] = std::from_chars(value.data(), value.data() + value.size(), number);
@@ -219,9 +241,11 @@ std::optional<HostCompilerVersion> version_from_macros(const MacroValues& macros
         return it == macros.end() ? 0 : static_cast<int>(it->second);
     };
     if (macros.contains("__clang_major__"))
-        return HostCompilerVersion{HostCompilerKind::clang, value("__clang_major__"), value("__clang_minor__"), value("__clang_patchlevel__")};
+        return HostCompilerVersion{HostCompilerKind::clang, value("__clang_major__"), value("__clang_minor__"),
+                                   value("__clang_patchlevel__")};
     if (macros.contains("__GNUC__"))
-        return HostCompilerVersion{HostCompilerKind::gcc, value("__GNUC__"), value("__GNUC_MINOR__"), value("__GNUC_PATCHLEVEL__")};
+        return HostCompilerVersion{HostCompilerKind::gcc, value("__GNUC__"), value("__GNUC_MINOR__"),
+                                   value("__GNUC_PATCHLEVEL__")};
     return std::nullopt;
 }
 
@@ -235,7 +259,8 @@ std::optional<NvccModeFlag> nvcc_mode_flag(std::string_view word) {
         {"--version", "-V", "prints nvcc's version and builds nothing", true},
         {"--help", "-h", "prints nvcc's help and builds nothing", true},
         {"--dryrun", "-dryrun", "lists the commands of a build without running them", true},
-        {"--preprocess", "-E", "only preprocesses, and writes the preprocessed source where the program would go", true},
+        {"--preprocess", "-E", "only preprocesses, and writes the preprocessed source where the program would go",
+         true},
         {"--generate-dependencies", "-M", "only writes the build's dependencies", true},
         {"--generate-nonsystem-dependencies", "-MM", "only writes the build's dependencies", true},
         {"--list-gpu-arch", "-arch-ls", "lists GPU architectures and builds nothing", true},
@@ -272,21 +297,23 @@ NvccFlagSettings nvcc_flag_settings(const Environment& environment) {
                 mode->variable = variable;
                 settings.mode_flags.push_back(std::move(*mode));
             }
-            if (word == "-allow-unsupported-compiler" || word == "--allow-unsupported-compiler") settings.allow_unsupported_compiler = true;
-            std::optional<std::string> value;
-            if ((word == "-ccbin" || word == "--compiler-bindir") && i + 1 < words.size()) value = words[++i];
-            else if (word.starts_with("-ccbin=")) value = word.substr(7);
-            else if (word.starts_with("--compiler-bindir=")) value = word.substr(18);
+            if (word == "-allow-unsupported-compiler" || word == "--allow-unsupported-compiler")
+                settings.allow_unsupported_compiler = true;
+            std::optional<std::string> ccbin;
+            if ((word == "-ccbin" || word == "--compiler-bindir") && i + 1 < words.size()) ccbin = words[++i];
+            else if (word.starts_with("-ccbin=")) ccbin = word.substr(7);
+            else if (word.starts_with("--compiler-bindir=")) ccbin = word.substr(18);
             // NVCC_APPEND_FLAGS come last on the command line; the last -ccbin wins.
-            if (value && !value->empty()) settings.ccbin = *value, settings.ccbin_variable = variable;
+            if (ccbin && !ccbin->empty()) settings.ccbin = *ccbin, settings.ccbin_variable = variable;
         }
     }
     return settings;
 }
 
-CompilerAcceptance judge_host_compiler(std::string_view host_config, const HostCompilerVersion& version, std::string_view machine,
-                                       bool allow_unsupported) {
-    const HostConfigVerdict verdict = evaluate_host_config(host_config, host_compiler_macros(version, machine, allow_unsupported));
+CompilerAcceptance judge_host_compiler(std::string_view host_config, const HostCompilerVersion& version,
+                                       std::string_view machine, bool allow_unsupported) {
+    const HostConfigVerdict verdict =
+        evaluate_host_config(host_config, host_compiler_macros(version, machine, allow_unsupported));
     CompilerAcceptance acceptance;
     if (verdict.unreadable) acceptance.unreadable = *verdict.unreadable;
     acceptance.accepted = verdict.errors.empty() && !verdict.unreadable;
@@ -294,7 +321,8 @@ CompilerAcceptance judge_host_compiler(std::string_view host_config, const HostC
     return acceptance;
 }
 
-std::optional<int> newest_accepted_major(std::string_view host_config, HostCompilerKind kind, std::string_view machine) {
+std::optional<int> newest_accepted_major(std::string_view host_config, HostCompilerKind kind,
+                                         std::string_view machine) {
     // From a major far above any toolkit's limit down: the first one accepted is the newest.
     for (int major = 40; major >= 1; --major) {
         const CompilerAcceptance acceptance = judge_host_compiler(host_config, {kind, major, 0, 0}, machine, false);
@@ -305,7 +333,7 @@ std::optional<int> newest_accepted_major(std::string_view host_config, HostCompi
 }
 
 std::string temporary_directory_problem(const std::string& path, std::uint64_t minimum_free) {
-    struct stat status {};
+    struct stat status{};
     if (::stat(path.c_str(), &status) != 0) return fmt::format("it cannot be used: {}", std::strerror(errno));
     if (!S_ISDIR(status.st_mode)) return "it is not a directory";
     // Creating a file is the test that counts: permission bits (which root passes), a read-only
@@ -315,12 +343,15 @@ std::string temporary_directory_problem(const std::string& path, std::uint64_t m
     if (descriptor < 0) return fmt::format("a file cannot be created in it: {}", std::strerror(errno));
     ::close(descriptor);
     ::unlink(probe.c_str());
-    struct statvfs space {};
+    struct statvfs space{};
     if (::statvfs(path.c_str(), &space) == 0) {
         // What this user may fill: root also has the blocks reserved for it.
-        const std::uint64_t free = static_cast<std::uint64_t>(::geteuid() == 0 ? space.f_bfree : space.f_bavail) * space.f_frsize;
+        const std::uint64_t free =
+            static_cast<std::uint64_t>(::geteuid() == 0 ? space.f_bfree : space.f_bavail) * space.f_frsize;
         if (free < minimum_free)
-            return fmt::format("its file system has {} MiB free, and nvcc's intermediate files for one source file take several MiB", free >> 20);
+            return fmt::format(
+                "its file system has {} MiB free, and nvcc's intermediate files for one source file take several MiB",
+                free >> 20);
     }
     return {};
 }
@@ -330,7 +361,8 @@ TemporaryDirectory nvcc_temporary_directory(const Environment& environment) {
     if (!tmpdir) return {"/tmp", "/tmp (TMPDIR unset)", temporary_directory_problem("/tmp")};
     if (tmpdir->empty())
         // nvcc 13.0 then names its files "/tmpxft_..." (at the root); cc1plus fails to open them.
-        return {"", "TMPDIR", "it is set but empty: nvcc then writes its intermediate files at the file system's root (/tmpxft_*)"};
+        return {"", "TMPDIR",
+                "it is set but empty: nvcc then writes its intermediate files at the file system's root (/tmpxft_*)"};
     return {*tmpdir, "TMPDIR", temporary_directory_problem(*tmpdir)};
 }
 
@@ -345,27 +377,35 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     without.unset("CUDA_HOME");
     without.unset("CUDA_PATH");
     setup.choice_without_variables = torch_cuda_home(without, root);
-    setup.choice_without_variables_exists = !setup.choice_without_variables.root.empty() && sys::is_directory(setup.choice_without_variables.root);
+    setup.choice_without_variables_exists =
+        !setup.choice_without_variables.root.empty() && sys::is_directory(setup.choice_without_variables.root);
     setup.nvcc_flags = nvcc_flag_settings(environment);
     setup.temporary = nvcc_temporary_directory(environment);
 
     // The programs to ask, all at once.
-    std::future<std::vector<HostCompiler>> compilers = std::async(std::launch::async, [&] { return collect_host_compilers(environment); });
-    if (setup.nvcc_flags.ccbin) setup.nvcc_host_compiler = {*setup.nvcc_flags.ccbin, "-ccbin in " + setup.nvcc_flags.ccbin_variable};
-    else if (const auto ccbin = environment.get("NVCC_CCBIN"); ccbin && !ccbin->empty()) setup.nvcc_host_compiler = {program_word(*ccbin), "NVCC_CCBIN"};
+    std::future<std::vector<HostCompiler>> compilers =
+        std::async(std::launch::async, [&] { return collect_host_compilers(environment); });
+    if (setup.nvcc_flags.ccbin)
+        setup.nvcc_host_compiler = {*setup.nvcc_flags.ccbin, "-ccbin in " + setup.nvcc_flags.ccbin_variable};
+    else if (const auto ccbin = environment.get("NVCC_CCBIN"); ccbin && !ccbin->empty())
+        setup.nvcc_host_compiler = {program_word(*ccbin), "NVCC_CCBIN"};
     else setup.nvcc_host_compiler = {"gcc", "nvcc's default (gcc on PATH)"};
-    std::future<void> nvcc_pick = std::async(std::launch::async, [&] { ask_compiler(setup.nvcc_host_compiler, environment); });
+    std::future<void> nvcc_pick =
+        std::async(std::launch::async, [&] { ask_compiler(setup.nvcc_host_compiler, environment); });
     std::future<void> torch_pick;
     if (const auto cc = environment.get("CC"); cc && !cc->empty()) {
         // cpp_extension passes the whole value after -ccbin, and nvcc takes it as one path.
-        setup.torch_host_compiler = HostCompilerPick{std::string(sys::trim(*cc)), "CC (PyTorch extension builds pass -ccbin $CC)"};
+        setup.torch_host_compiler =
+            HostCompilerPick{std::string(sys::trim(*cc)), "CC (PyTorch extension builds pass -ccbin $CC)"};
         torch_pick = std::async(std::launch::async, [&] { ask_compiler(*setup.torch_host_compiler, environment); });
     }
     read_cmake_variables(setup.cmake, environment);
     std::future<void> cmake_pick;
-    if (setup.cmake.host_compiler) cmake_pick = std::async(std::launch::async, [&] { ask_compiler(*setup.cmake.host_compiler, environment); });
+    if (setup.cmake.host_compiler)
+        cmake_pick = std::async(std::launch::async, [&] { ask_compiler(*setup.cmake.host_compiler, environment); });
     const auto cxx = environment.get("CXX");
-    setup.torch_cxx = {cxx && !cxx->empty() ? program_word(*cxx) : "c++", cxx && !cxx->empty() ? "CXX" : "c++ on PATH (PyTorch's default)"};
+    setup.torch_cxx = {cxx && !cxx->empty() ? program_word(*cxx) : "c++",
+                       cxx && !cxx->empty() ? "CXX" : "c++ on PATH (PyTorch's default)"};
     setup.torch_cxx.path = locate(setup.torch_cxx.program, environment);
     if (setup.torch_cxx.path.empty()) setup.torch_cxx.failure = fmt::format("{} is not found", setup.torch_cxx.program);
 
@@ -385,7 +425,8 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
         setup.ninja = sys::find_in_path("ninja", environment.get("PATH").value_or(""));
         if (setup.ninja.empty()) return;
         const sys::CommandResult version = sys::run_command({setup.ninja, "--version"}, 10s);
-        if (version.started && !version.timed_out && version.exit_status == 0) setup.ninja_version = first_line(version.output);
+        if (version.started && !version.timed_out && version.exit_status == 0)
+            setup.ninja_version = first_line(version.output);
     });
     setup.compilers = compilers.get();
     nvcc_pick.get();
@@ -395,8 +436,9 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     ninja.get();
 
     if (setup.choice_exists)
-        setup.toolkits.push_back(limits_of(setup.choice.root, setup.nvcc_version ? setup.nvcc_version->full : toolkit_version_of(setup.choice.root),
-                                           setup));
+        setup.toolkits.push_back(
+            limits_of(setup.choice.root,
+                      setup.nvcc_version ? setup.nvcc_version->full : toolkit_version_of(setup.choice.root), setup));
     const std::string chosen_real = setup.choice_exists ? sys::real_path(setup.choice.root) : std::string();
     for (const Toolkit& toolkit : toolkits.toolkits)
         if (toolkit.root != chosen_real) setup.toolkits.push_back(limits_of(toolkit.root, toolkit.version, setup));

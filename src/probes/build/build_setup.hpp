@@ -29,7 +29,8 @@ namespace cudacheck {
 // `-ccbin $CC` in front when CC is set.
 struct HostCompilerPick {
     std::string program = {};  // as given: "gcc", "g++-13", "/opt/rh/gcc-toolset-12/root/usr/bin/gcc"
-    std::string rule = {};     // "nvcc's default (gcc on PATH)", "NVCC_CCBIN", "-ccbin in NVCC_PREPEND_FLAGS", "CC (PyTorch passes -ccbin $CC)"
+    std::string rule = {};     // "nvcc's default (gcc on PATH)", "NVCC_CCBIN", "-ccbin in NVCC_PREPEND_FLAGS", "CC
+                               // (PyTorch passes -ccbin $CC)"
     std::string path = {};     // what runs; empty when not found
     std::optional<HostCompilerVersion> version = {};  // from its predefined macros (what host_config.h sees)
     std::string version_line = {};  // its `--version` first line
@@ -80,12 +81,14 @@ struct NvccFlagSettings {
 struct TemporaryDirectory {
     std::string path = {};
     std::string source = {};   // "TMPDIR", or "/tmp (TMPDIR unset)"
-    std::string problem = {};  // why nvcc cannot write there ("does not exist", "Read-only file system", "12 MiB free"); "" when it can
+    std::string problem = {};  // why nvcc cannot write there ("does not exist", "Read-only file system", "12 MiB
+                               // free"); "" when it can
 };
 // `path` judged as nvcc's temporary directory: it exists, is a directory, a file can be created in
 // it (O_CREAT|O_EXCL, then removed; root passes permission bits, not a read-only file system or
 // /proc), and its file system has at least `minimum_free` bytes for this user.
-[[nodiscard]] std::string temporary_directory_problem(const std::string& path, std::uint64_t minimum_free = 64ull << 20);
+[[nodiscard]] std::string temporary_directory_problem(const std::string& path,
+                                                      std::uint64_t minimum_free = 64ull << 20);
 [[nodiscard]] TemporaryDirectory nvcc_temporary_directory(const Environment& environment);
 [[nodiscard]] NvccFlagSettings nvcc_flag_settings(const Environment& environment);
 
@@ -123,49 +126,53 @@ struct NvccAnswers {
 struct CMakeCudaSetup {
     std::string cmake = {};                // cmake on PATH; "" when none
     CMakeCudaCompiler compiler = {};       // its nvcc: CUDACXX, else CMake's search
-    CMakeCudaCompiler compiler_without_cudacxx = {};  // what CMake's search gives when CUDACXX is set (for "unset CUDACXX")
-    std::string toolkit_root = {};         // above that nvcc's bin/, links resolved; "" without one
+    CMakeCudaCompiler compiler_without_cudacxx = {};  // what CMake's search gives when CUDACXX is set (for "unset
+                                                      // CUDACXX")
+    std::string toolkit_root = {};  // above that nvcc's bin/, links resolved; "" without one
     std::optional<std::size_t> toolkit = {};  // that toolkit's entry in BuildSetup::toolkits
-    bool same_toolkit = false;             // it is the toolkit `choice` gives (BuildSetup::toolkits' first)
-    DevelopmentFiles files = {};           // of toolkit_root
-    NvccAnswers nvcc = {};                 // of compiler.path (the build toolkit's answers when same_toolkit)
+    bool same_toolkit = false;  // it is the toolkit `choice` gives (BuildSetup::toolkits' first)
+    DevelopmentFiles files = {};  // of toolkit_root
+    NvccAnswers nvcc = {};  // of compiler.path (the build toolkit's answers when same_toolkit)
     std::optional<HostCompilerPick> host_compiler = {};  // CUDAHOSTCXX, when set
-    std::optional<std::string> architectures = {};       // CUDAARCHS, when set and not empty
+    std::optional<std::string> architectures = {};  // CUDAARCHS, when set and not empty
 };
 
 struct BuildSetup {
-    BuildToolkitChoice choice = {};        // the toolkit PyTorch extension builds (and most scripts) take
-    bool choice_exists = false;       // choice.root is a directory
+    BuildToolkitChoice choice = {};  // the toolkit PyTorch extension builds (and most scripts) take
+    bool choice_exists = false;  // choice.root is a directory
     // What the rule gives when CUDA_HOME/CUDA_PATH are unset (for "unset CUDA_HOME" fixes).
     BuildToolkitChoice choice_without_variables = {};
     bool choice_without_variables_exists = false;
-    DevelopmentFiles files = {};           // of choice.root
+    DevelopmentFiles files = {};  // of choice.root
     std::optional<NvccVersion> nvcc_version = {};  // of choice.root's bin/nvcc
     std::string nvcc_failure = {};
-    std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`: "compute_75", ...; empty when not asked or failed
+    std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`: "compute_75", ...; empty when not
+                                                       // asked or failed
     bool nvcc_timed_out = false;  // nvcc did not answer `--version` within its limit: a build would hang too
     TemporaryDirectory temporary = {};  // where nvcc writes its intermediate files
-    std::vector<HostCompiler> compilers = {};           // every one found (host_compilers)
+    std::vector<HostCompiler> compilers = {};  // every one found (host_compilers)
     NvccFlagSettings nvcc_flags = {};
-    HostCompilerPick nvcc_host_compiler = {};           // what a plain nvcc command runs
+    HostCompilerPick nvcc_host_compiler = {};  // what a plain nvcc command runs
     std::optional<HostCompilerPick> torch_host_compiler = {};  // -ccbin $CC, when CC is set
-    HostCompilerPick torch_cxx = {};                    // CXX, else c++: what PyTorch compiles .cpp files with
+    HostCompilerPick torch_cxx = {};  // CXX, else c++: what PyTorch compiles .cpp files with
     CMakeCudaSetup cmake = {};
     // The build toolkit first (when it exists), then every other installed toolkit.
     std::vector<ToolkitCompilerLimits> toolkits = {};
-    std::string ninja = {};          // on PATH; "" when none
+    std::string ninja = {};  // on PATH; "" when none
     std::string ninja_version = {};  // `ninja --version`
-    std::string machine = {};        // uname's machine, for the compilers' macros
+    std::string machine = {};  // uname's machine, for the compilers' macros
     double gather_ms = 0.0;
 };
 
 // `root` prefixes fixed paths (/usr/local/cuda) for tests; "" is the real system.
-[[nodiscard]] BuildSetup collect_build_setup(const Environment& environment, const ToolkitFacts& toolkits, const std::string& root = "");
+[[nodiscard]] BuildSetup collect_build_setup(const Environment& environment, const ToolkitFacts& toolkits,
+                                             const std::string& root = "");
 
 // Judges one compiler version by a host_config.h's text (with the NVCC flags' -allow-unsupported-compiler).
 [[nodiscard]] CompilerAcceptance judge_host_compiler(std::string_view host_config, const HostCompilerVersion& version,
                                                      std::string_view machine, bool allow_unsupported);
 // The newest major of `kind` the header accepts, asking it for each major from 60 down to 1.
-[[nodiscard]] std::optional<int> newest_accepted_major(std::string_view host_config, HostCompilerKind kind, std::string_view machine);
+[[nodiscard]] std::optional<int> newest_accepted_major(std::string_view host_config, HostCompilerKind kind,
+                                                       std::string_view machine);
 
 }  // namespace cudacheck

@@ -14,7 +14,8 @@ BuildToolkitChoice torch_cuda_home(const Environment& environment, const std::st
         // os.path.dirname twice, without resolving links.
         const std::string bin = nvcc.substr(0, nvcc.find_last_of('/'));
         const std::size_t slash = bin.find_last_of('/');
-        return {slash == 0 ? "/" : bin.substr(0, slash == std::string::npos ? 0 : slash), fmt::format("nvcc on PATH ({})", nvcc)};
+        return {slash == 0 ? "/" : bin.substr(0, slash == std::string::npos ? 0 : slash),
+                fmt::format("nvcc on PATH ({})", nvcc)};
     }
     if (sys::exists(root + "/usr/local/cuda")) return {root + "/usr/local/cuda", "/usr/local/cuda"};
     return {};
@@ -32,7 +33,8 @@ DevelopmentFiles development_files(const std::string& toolkit_root) {
     present(toolkit_root + "/include/cuda_runtime.h", files.runtime_header);
     present(toolkit_root + "/include/crt/host_config.h", files.host_config);
     files.library_directory = toolkit_root + "/lib64";
-    if (!sys::is_directory(files.library_directory) && sys::is_directory(toolkit_root + "/lib")) files.library_directory = toolkit_root + "/lib";
+    if (!sys::is_directory(files.library_directory) && sys::is_directory(toolkit_root + "/lib"))
+        files.library_directory = toolkit_root + "/lib";
     present(files.library_directory + "/libcudart.so", files.cudart_shared);
     present(files.library_directory + "/libcudart_static.a", files.cudart_static);
     return files;

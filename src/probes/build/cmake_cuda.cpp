@@ -26,7 +26,8 @@ std::vector<std::pair<std::string, std::string>> find_program_directories(const 
     };
     for (const std::string& prefix : entries("CMAKE_PREFIX_PATH"))
         for (const char* sub : {"/bin", "/sbin"}) directories.emplace_back(prefix + sub, "CMAKE_PREFIX_PATH");
-    for (const std::string& entry : entries("CMAKE_PROGRAM_PATH")) directories.emplace_back(entry, "CMAKE_PROGRAM_PATH");
+    for (const std::string& entry : entries("CMAKE_PROGRAM_PATH"))
+        directories.emplace_back(entry, "CMAKE_PROGRAM_PATH");
     for (const std::string& entry : entries("PATH")) directories.emplace_back(entry, "nvcc on PATH");
     return directories;
 }
@@ -55,7 +56,8 @@ CMakeCudaCompiler cmake_cuda_compiler(const Environment& environment) {
             return compiler;
         }
     // The last fall-back: _CMAKE_CUDA_COMPILER_PATHS, "$ENV{CUDA_PATH}/bin".
-    if (const auto cuda_path = environment.get("CUDA_PATH"); cuda_path && !cuda_path->empty() && sys::is_executable_file(*cuda_path + "/bin/nvcc")) {
+    if (const auto cuda_path = environment.get("CUDA_PATH");
+        cuda_path && !cuda_path->empty() && sys::is_executable_file(*cuda_path + "/bin/nvcc")) {
         compiler.path = *cuda_path + "/bin/nvcc";
         compiler.rule = "CUDA_PATH";
         return compiler;
@@ -94,7 +96,8 @@ CMakeArchitecturesKind cmake_architectures_kind(std::string_view value) {
     std::size_t start = 0;
     for (bool first = true;; first = false) {
         const std::size_t end = value.find(';', start);
-        const std::string_view item = value.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        const std::string_view item =
+            value.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
         if (!(item.empty() && !first) && !entry(item)) return CMakeArchitecturesKind::invalid;
         if (end == std::string_view::npos) return CMakeArchitecturesKind::list;
         start = end + 1;

@@ -42,11 +42,14 @@ bool is_versioned_compiler_name(std::string_view name) {
     }
     if (words.size() != 2 && words.size() != 5) return false;
     const std::string_view version = words.back();
-    if (version.empty() || !std::all_of(version.begin(), version.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    if (version.empty() || !std::all_of(version.begin(), version.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return false;
     const std::string_view program = words[words.size() - 2];
     if (program != "gcc" && program != "g++" && program != "clang" && program != "clang++") return false;
     for (std::size_t i = 0; i + 2 < words.size(); ++i)
-        if (words[i].empty() || !std::all_of(words[i].begin(), words[i].end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }))
+        if (words[i].empty() || !std::all_of(words[i].begin(), words[i].end(), [](char c) {
+                return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+            }))
             return false;
     return true;
 }
@@ -60,7 +63,8 @@ bool gcc_banner(std::string_view output) {
     const std::string_view line = output.substr(0, output.find('\n'));
     const std::size_t open = line.find(" (");
     const std::size_t close = line.find(')');
-    return open != std::string_view::npos && close != std::string_view::npos && close > open && !line.substr(open + 2).starts_with("GNU ");
+    return open != std::string_view::npos && close != std::string_view::npos && close > open &&
+           !line.substr(open + 2).starts_with("GNU ");
 }
 
 }  // namespace
@@ -114,11 +118,12 @@ std::vector<HostCompiler> collect_host_compilers(const Environment& environment)
         HostCompiler compiler{std::move(name), std::move(source), {}, {}, std::nullopt, {}};
         // A variable may hold a path or a name to look up, with flags after it ("gcc -m64"): the first word runs.
         const std::string program = compiler.name.substr(0, compiler.name.find(' '));
-        const std::string found = program.find('/') != std::string::npos ? program : sys::find_in_path(program, path_list);
+        const std::string found =
+            program.find('/') != std::string::npos ? program : sys::find_in_path(program, path_list);
         compiler.path = found.empty() ? std::string() : sys::real_path(found);
         if (compiler.path.empty()) {
             compiler.failure = program.find('/') != std::string::npos ? fmt::format("{} does not exist", program)
-                                                                        : fmt::format("{} is not on PATH", program);
+                                                                      : fmt::format("{} is not on PATH", program);
         } else if (!asked.insert(compiler.path + "\n" + compiler.source).second) {
             return;
         }
@@ -147,13 +152,15 @@ std::vector<HostCompiler> collect_host_compilers(const Environment& environment)
         if (runs[i].empty()) continue;
         HostCompiler& compiler = compilers[i];
         if (!answer.started) compiler.failure = answer.error;
-        else if (answer.timed_out) compiler.failure = fmt::format("`{} --version` did not finish within 10 s and was killed", runs[i]);
+        else if (answer.timed_out)
+            compiler.failure = fmt::format("`{} --version` did not finish within 10 s and was killed", runs[i]);
         compiler.version_line = std::string(sys::trim(answer.output.substr(0, answer.output.find('\n'))));
         compiler.version = parse_compiler_version(answer.output);
         compiler.identity = identify_compiler(answer.output);
         if (compiler.failure.empty() && compiler.identity.empty())
             compiler.failure = compiler.version_line.empty() ? "`--version` printed nothing: not a compiler"
-                                                             : fmt::format("`--version` names no compiler (\"{}\")", sys::printable(compiler.version_line));
+                                                             : fmt::format("`--version` names no compiler (\"{}\")",
+                                                                           sys::printable(compiler.version_line));
     }
     return compilers;
 }

@@ -12,13 +12,15 @@
 namespace cudacheck {
 
 struct ToolkitRuntime {
-    std::string library_directory = {};  // the toolkit's lib64 (lib where only that exists), as development_files gives it
-    std::string soname = {};             // "libcudart.so.13"; empty when the toolkit's CUDA major is not known
-    std::string real_path = {};          // of <library_directory>/<soname>, symlinks resolved; empty when there is none
-    Resolution found = {};               // what the loader opens for the soname; asked only when the toolkit has one
+    std::string library_directory = {};  // the toolkit's lib64 (lib where only that exists), as development_files gives
+                                         // it
+    std::string soname = {};  // "libcudart.so.13"; empty when the toolkit's CUDA major is not known
+    std::string real_path = {};  // of <library_directory>/<soname>, symlinks resolved; empty when there is none
+    Resolution found = {};  // what the loader opens for the soname; asked only when the toolkit has one
 };
 
 // `root` as builds name it (its links kept); `cuda_major` from its version.
-[[nodiscard]] ToolkitRuntime toolkit_runtime(const std::string& root, std::optional<int> cuda_major, const LoaderSearch& loader);
+[[nodiscard]] ToolkitRuntime toolkit_runtime(const std::string& root, std::optional<int> cuda_major,
+                                             const LoaderSearch& loader);
 
 }  // namespace cudacheck

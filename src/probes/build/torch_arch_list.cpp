@@ -70,14 +70,18 @@ TorchArchList parse_torch_cuda_arch_list(std::string_view value, const TorchArch
     TorchArchList list;
     std::string text(value.substr(0, expanded_limit));
     bool expanded = value.size() <= expanded_limit && replace_all(text, " ", ";");
-    for (const auto& [name, architectures] : tables.named) expanded = expanded && replace_all(text, name, architectures);
+    for (const auto& [name, architectures] : tables.named)
+        expanded = expanded && replace_all(text, name, architectures);
     if (!expanded) {
-        list.error = fmt::format("TORCH_CUDA_ARCH_LIST expands past {} KiB with the names of this torch's cpp_extension.py", expanded_limit / 1024);
+        list.error =
+            fmt::format("TORCH_CUDA_ARCH_LIST expands past {} KiB with the names of this torch's cpp_extension.py",
+                        expanded_limit / 1024);
         return list;
     }
     for (std::size_t start = 0;;) {
         const std::size_t semicolon = text.find(';', start);
-        list.entries.push_back(text.substr(start, semicolon == std::string::npos ? std::string::npos : semicolon - start));
+        list.entries.push_back(
+            text.substr(start, semicolon == std::string::npos ? std::string::npos : semicolon - start));
         if (semicolon == std::string::npos) break;
         start = semicolon + 1;
     }
@@ -86,7 +90,8 @@ TorchArchList parse_torch_cuda_arch_list(std::string_view value, const TorchArch
         const bool ptx = entry.ends_with("+PTX");
         const std::string architecture = ptx ? entry.substr(0, entry.size() - 4) : entry;
         const std::size_t dot = architecture.find('.');
-        if (std::find(tables.supported.begin(), tables.supported.end(), architecture) == tables.supported.end() || dot == std::string::npos) {
+        if (std::find(tables.supported.begin(), tables.supported.end(), architecture) == tables.supported.end() ||
+            dot == std::string::npos) {
             list.error = fmt::format("Unknown CUDA arch ({}) or GPU not supported", entry);
             list.gencode_flags.clear();
             return list;
@@ -107,7 +112,9 @@ InstalledTorchArchTables read_installed_torch_arch_tables(const std::vector<std:
         const std::string cpp_extension = file.substr(0, at) + "/torch/utils/cpp_extension.py";
         if (const auto text = sys::read_file(cpp_extension, 4 << 20)) {
             installed.tables = read_torch_arch_tables(*text);
-            if (!installed.tables) installed.problem = cpp_extension + " has no named_arches/supported_arches in the form PyTorch writes them";
+            if (!installed.tables)
+                installed.problem =
+                    cpp_extension + " has no named_arches/supported_arches in the form PyTorch writes them";
         } else {
             installed.problem = cpp_extension + " cannot be read";
         }

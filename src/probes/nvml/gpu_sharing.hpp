@@ -10,9 +10,9 @@
 // answers NVML_ERROR_NOT_FOUND when there are none at all.
 #pragma once
 
-#include "report/result.hpp"
 #include "probes/nvml/nvml_probe.hpp"
 #include "report/report_query.hpp"  // describe_sharing
+#include "report/result.hpp"
 #include "util/timed_windows.hpp"
 
 #include <cstdint>
@@ -50,7 +50,8 @@ inline constexpr std::int64_t utilization_sample_period_us = 1'000'000;
 // if NVML's pids are not this PID namespace's (none of cudacheck's own is listed although it
 // holds a context), two or more busy pids in a window mean another process besides cudacheck.
 // Without it: the other processes NVML lists, busy or not.
-[[nodiscard]] std::optional<GpuSharing> judge_sharing(int device, const SharingSnapshot& snapshot, const std::vector<TimedSpan>& spans,
+[[nodiscard]] std::optional<GpuSharing> judge_sharing(int device, const SharingSnapshot& snapshot,
+                                                      const std::vector<TimedSpan>& spans,
                                                       const std::vector<unsigned int>& own_pids);
 
 // Reads SharingSnapshots through the run's NVML (opened by the NVML probe).

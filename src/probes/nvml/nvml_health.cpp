@@ -74,9 +74,12 @@ std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml) {
             entry.ecc_corrected_aggregate = errors(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC);
             entry.ecc_uncorrected_aggregate = errors(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC);
         }
-        entry.retired_pages_single_bit = retired_page_count(api, device, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
-        entry.retired_pages_double_bit = retired_page_count(api, device, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-        if (auto value = nvml_query<int>(api.device_get_retired_pages_pending, device)) entry.retirement_pending = *value != 0;
+        entry.retired_pages_single_bit =
+            retired_page_count(api, device, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+        entry.retired_pages_double_bit =
+            retired_page_count(api, device, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+        if (auto value = nvml_query<int>(api.device_get_retired_pages_pending, device))
+            entry.retirement_pending = *value != 0;
         unsigned int corrected = 0, uncorrected = 0, is_pending = 0, failure = 0;
         if (api.device_get_remapped_rows != nullptr &&
             api.device_get_remapped_rows(device, &corrected, &uncorrected, &is_pending, &failure) == NVML_SUCCESS) {
@@ -95,7 +98,8 @@ std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml) {
         entry.pcie_max_width = nvml_query<unsigned int>(api.device_get_pcie_max_width, device);
         if (auto value = nvml_query<int>(api.device_get_persistence_mode, device)) entry.persistence_mode = *value != 0;
         unsigned int mig_current = 0, mig_pending = 0;
-        if (api.device_get_mig_mode != nullptr && api.device_get_mig_mode(device, &mig_current, &mig_pending) == NVML_SUCCESS) {
+        if (api.device_get_mig_mode != nullptr &&
+            api.device_get_mig_mode(device, &mig_current, &mig_pending) == NVML_SUCCESS) {
             entry.mig_current = mig_current != 0;
             entry.mig_pending = mig_pending != 0;
         }

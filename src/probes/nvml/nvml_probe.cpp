@@ -1,10 +1,10 @@
 #include "probes/nvml/nvml_probe.hpp"
 
 #include "cuda/cuda_facts.hpp"
+#include "probes/driver_probe.hpp"
 #include "util/system.hpp"
 #include "util/trace.hpp"
 #include "util/units.hpp"
-#include "probes/driver_probe.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -46,9 +46,11 @@ DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<s
     if (nvmlReturn_t result = api.device_get_uuid(device, text, sizeof text); result == NVML_SUCCESS) info.uuid = text;
     else failed("nvmlDeviceGetUUID", result);
     nvmlPciInfo_t pci{};
-    if (nvmlReturn_t result = api.device_get_pci_info(device, &pci); result == NVML_SUCCESS) info.pci_bus_id = normalize_pci_bus_id(pci.busId);
+    if (nvmlReturn_t result = api.device_get_pci_info(device, &pci); result == NVML_SUCCESS)
+        info.pci_bus_id = normalize_pci_bus_id(pci.busId);
     else failed("nvmlDeviceGetPciInfo_v3", result);
-    if (nvmlReturn_t result = api.device_get_cuda_compute_capability(device, &info.cc_major, &info.cc_minor); result != NVML_SUCCESS)
+    if (nvmlReturn_t result = api.device_get_cuda_compute_capability(device, &info.cc_major, &info.cc_minor);
+        result != NVML_SUCCESS)
         failed("nvmlDeviceGetCudaComputeCapability", result);
     info.architecture = std::string(architecture_name(info.cc_major, info.cc_minor));
     nvmlMemory_t memory{};
@@ -56,13 +58,16 @@ DeviceInfo describe_device(const NvmlApi& api, unsigned int index, std::vector<s
         info.total_memory_bytes = *(info.framebuffer_bytes = memory.total);
     else failed("nvmlDeviceGetMemoryInfo", result);
     unsigned int value = 0;
-    if (api.device_get_max_clock_info(device, NVML_CLOCK_SM, &value) == NVML_SUCCESS) info.sm_clock_khz = static_cast<int>(value) * 1000;
-    if (api.device_get_max_clock_info(device, NVML_CLOCK_MEM, &value) == NVML_SUCCESS) info.memory_clock_khz = static_cast<int>(value) * 1000;
+    if (api.device_get_max_clock_info(device, NVML_CLOCK_SM, &value) == NVML_SUCCESS)
+        info.sm_clock_khz = static_cast<int>(value) * 1000;
+    if (api.device_get_max_clock_info(device, NVML_CLOCK_MEM, &value) == NVML_SUCCESS)
+        info.memory_clock_khz = static_cast<int>(value) * 1000;
     // Optional entry points (newer drivers): absent or unsupported leaves the field unknown (0).
     if (api.device_get_memory_bus_width != nullptr && api.device_get_memory_bus_width(device, &value) == NVML_SUCCESS)
         info.memory_bus_width_bits = static_cast<int>(value);
     const auto lanes = fp32_lanes_per_sm(info.cc_major, info.cc_minor);
-    if (api.device_get_num_gpu_cores != nullptr && lanes && api.device_get_num_gpu_cores(device, &value) == NVML_SUCCESS)
+    if (api.device_get_num_gpu_cores != nullptr && lanes &&
+        api.device_get_num_gpu_cores(device, &value) == NVML_SUCCESS)
         info.multiprocessors = static_cast<int>(value) / *lanes;
     int current = 0;
     int pending = 0;
@@ -128,15 +133,17 @@ bool append_nvml_processes(NvmlProcessList list, nvmlDevice_t device, std::vecto
         GpuProcess process;
         process.pid = infos[i].pid;
         if (infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE) process.used_bytes = infos[i].usedGpuMemory;
-        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64)) process.name = std::string(sys::trim(*comm));
+        if (auto comm = sys::read_file(fmt::format("/proc/{}/comm", process.pid), 64))
+            process.name = std::string(sys::trim(*comm));
         processes.push_back(std::move(process));
     }
     return true;
 }
 
 std::string describe_processes(std::vector<GpuProcess> processes) {
-    std::sort(processes.begin(), processes.end(),
-              [](const GpuProcess& a, const GpuProcess& b) { return a.used_bytes.value_or(0) > b.used_bytes.value_or(0); });
+    std::sort(processes.begin(), processes.end(), [](const GpuProcess& a, const GpuProcess& b) {
+        return a.used_bytes.value_or(0) > b.used_bytes.value_or(0);
+    });
     constexpr std::size_t shown = 3;
     std::vector<std::string> parts;
     for (std::size_t i = 0; i < processes.size() && i < shown; ++i) {
@@ -171,13 +178,17 @@ void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml) 
             }
 }
 
-nvmlDevice_t nvml_handle_of_pci_bus_id(const NvmlApi& api, const std::vector<DeviceInfo>& listed, std::string_view pci_bus_id) {
+nvmlDevice_t nvml_handle_of_pci_bus_id(const NvmlApi& api, const std::vector<DeviceInfo>& listed,
+                                       std::string_view pci_bus_id) {
     if (pci_bus_id.empty() || api.device_get_handle_by_index == nullptr) return nullptr;
-    const auto gpu = std::find_if(listed.begin(), listed.end(), [&](const DeviceInfo& device) { return device.pci_bus_id == pci_bus_id; });
+    const auto gpu = std::find_if(listed.begin(), listed.end(),
+                                  [&](const DeviceInfo& device) { return device.pci_bus_id == pci_bus_id; });
     if (gpu == listed.end()) return nullptr;
     // NVML's devices are numbered by their NVML index (describe_device sets both).
     nvmlDevice_t handle = nullptr;
-    if (api.device_get_handle_by_index(static_cast<unsigned int>(gpu->nvml_index.value_or(gpu->ordinal)), &handle) != NVML_SUCCESS) return nullptr;
+    if (api.device_get_handle_by_index(static_cast<unsigned int>(gpu->nvml_index.value_or(gpu->ordinal)), &handle) !=
+        NVML_SUCCESS)
+        return nullptr;
     return handle;
 }
 
@@ -191,7 +202,8 @@ NvmlFacts collect_nvml() {
         if (const actions::Failure* failure = actions::failed(*step)) {
             facts.step_failure = *failure;
             facts.failed_step = actions::describe(*step);
-            facts.library = DynamicLibrary::refused("libnvidia-ml.so.1", fmt::format("{} {}", facts.failed_step, failure->how));
+            facts.library =
+                DynamicLibrary::refused("libnvidia-ml.so.1", fmt::format("{} {}", facts.failed_step, failure->how));
             return facts;
         }
     {
@@ -215,7 +227,8 @@ NvmlFacts collect_nvml() {
         // The toolkit's stub answers every call with NVML_ERROR_DRIVER_NOT_LOADED and, as its error
         // string, a banner ("... libnvidia-ml.so in GDK package is a stub library that is attached
         // only for build purposes ..."): evidence, not a message.
-        facts.stub = facts.library.loaded_path().find("/stubs/") != std::string::npos || said.find("stub library") != std::string_view::npos;
+        facts.stub = facts.library.loaded_path().find("/stubs/") != std::string::npos ||
+                     said.find("stub library") != std::string_view::npos;
         if (facts.stub) {
             facts.stub_banner = sys::printable(collapse_whitespace(said));
             facts.init_error = nvml_return_name(init);

@@ -5,8 +5,8 @@
 
 #include "bind/dynamic_library.hpp"
 #include "bind/nvml.hpp"
-#include "util/actions.hpp"
 #include "report/report.hpp"
+#include "util/actions.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -72,6 +72,7 @@ void attach_nvml_facts(std::vector<DeviceInfo>& devices, const NvmlFacts& nvml);
 // `pci_bus_id`, the one name of a GPU that CUDA and NVML share (CUDA orders devices fastest
 // first, NVML in PCI order). nullptr when no GPU is listed there, the id is empty or NVML does
 // not answer.
-[[nodiscard]] nvml::nvmlDevice_t nvml_handle_of_pci_bus_id(const NvmlApi& api, const std::vector<DeviceInfo>& listed, std::string_view pci_bus_id);
+[[nodiscard]] nvml::nvmlDevice_t nvml_handle_of_pci_bus_id(const NvmlApi& api, const std::vector<DeviceInfo>& listed,
+                                                           std::string_view pci_bus_id);
 
 }  // namespace cudacheck

@@ -13,18 +13,21 @@ using namespace nvml;
 
 // Active NVLinks of `device` leading to `peer`: those whose far end is the peer itself or, on
 // NVSwitch systems (HGX), a switch (a far end that is none of NVML's GPUs); direct links win.
-std::optional<int> active_nvlinks(const NvmlApi& api, nvmlDevice_t device, const std::string& peer_bus_id, const NvmlFacts& nvml) {
+std::optional<int> active_nvlinks(const NvmlApi& api, nvmlDevice_t device, const std::string& peer_bus_id,
+                                  const NvmlFacts& nvml) {
     if (api.device_get_nvlink_state == nullptr || api.device_get_nvlink_remote_pci == nullptr) return std::nullopt;
     int direct = 0;
     int through_switches = 0;
     for (unsigned int link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
         int state = 0;
-        if (api.device_get_nvlink_state(device, link, &state) != NVML_SUCCESS || state != NVML_FEATURE_ENABLED) continue;
+        if (api.device_get_nvlink_state(device, link, &state) != NVML_SUCCESS || state != NVML_FEATURE_ENABLED)
+            continue;
         nvmlPciInfo_t remote{};
         if (api.device_get_nvlink_remote_pci(device, link, &remote) != NVML_SUCCESS) continue;
         const std::string remote_bus_id = normalize_pci_bus_id(remote.busId);
         if (remote_bus_id == peer_bus_id) ++direct;
-        else if (std::none_of(nvml.devices.begin(), nvml.devices.end(), [&](const DeviceInfo& gpu) { return gpu.pci_bus_id == remote_bus_id; }))
+        else if (std::none_of(nvml.devices.begin(), nvml.devices.end(),
+                              [&](const DeviceInfo& gpu) { return gpu.pci_bus_id == remote_bus_id; }))
             ++through_switches;
     }
     return direct > 0 ? direct : through_switches;
@@ -32,26 +35,34 @@ std::optional<int> active_nvlinks(const NvmlApi& api, nvmlDevice_t device, const
 
 }  // namespace
 
-std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(const NvmlFacts& nvml, const std::vector<std::string>& pci_bus_ids) {
-    std::vector<std::vector<std::optional<NvmlPeerLink>>> links(pci_bus_ids.size(), std::vector<std::optional<NvmlPeerLink>>(pci_bus_ids.size()));
+std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(
+    const NvmlFacts& nvml, const std::vector<std::string>& pci_bus_ids) {
+    std::vector<std::vector<std::optional<NvmlPeerLink>>> links(pci_bus_ids.size(),
+                                                                std::vector<std::optional<NvmlPeerLink>>(
+                                                                    pci_bus_ids.size()));
     if (!nvml.initialised()) return links;
     const NvmlApi& api = nvml.api;
     std::vector<nvmlDevice_t> handles(pci_bus_ids.size(), nullptr);
-    for (std::size_t i = 0; i < pci_bus_ids.size(); ++i) handles[i] = nvml_handle_of_pci_bus_id(api, nvml.devices, pci_bus_ids[i]);
+    for (std::size_t i = 0; i < pci_bus_ids.size(); ++i)
+        handles[i] = nvml_handle_of_pci_bus_id(api, nvml.devices, pci_bus_ids[i]);
     for (std::size_t i = 0; i < handles.size(); ++i)
         for (std::size_t j = 0; j < handles.size(); ++j) {
             if (i == j || handles[i] == nullptr || handles[j] == nullptr) continue;
             NvmlPeerLink link;
             int status = 0;
-            if (api.device_get_p2p_status != nullptr && api.device_get_p2p_status(handles[i], handles[j], NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS)
+            if (api.device_get_p2p_status != nullptr &&
+                api.device_get_p2p_status(handles[i], handles[j], NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS)
                 link.nvlink = status == NVML_P2P_STATUS_OK;
-            if (api.device_get_p2p_status != nullptr && api.device_get_p2p_status(handles[i], handles[j], NVML_P2P_CAPS_INDEX_READ, &status) == NVML_SUCCESS) {
+            if (api.device_get_p2p_status != nullptr &&
+                api.device_get_p2p_status(handles[i], handles[j], NVML_P2P_CAPS_INDEX_READ, &status) == NVML_SUCCESS) {
                 link.p2p_read = status == NVML_P2P_STATUS_OK;
                 if (status != NVML_P2P_STATUS_OK) link.p2p_read_status = status;
             }
-            if (link.nvlink.value_or(false)) link.active_nvlinks = active_nvlinks(api, handles[i], pci_bus_ids[j], nvml);
+            if (link.nvlink.value_or(false))
+                link.active_nvlinks = active_nvlinks(api, handles[i], pci_bus_ids[j], nvml);
             int level = 0;
-            if (api.device_get_topology_common_ancestor != nullptr && api.device_get_topology_common_ancestor(handles[i], handles[j], &level) == NVML_SUCCESS)
+            if (api.device_get_topology_common_ancestor != nullptr &&
+                api.device_get_topology_common_ancestor(handles[i], handles[j], &level) == NVML_SUCCESS)
                 link.pcie_path = static_cast<PciePath>(level);
             const auto generation_i = nvml_query<unsigned int>(api.device_get_pcie_max_generation, handles[i]);
             const auto generation_j = nvml_query<unsigned int>(api.device_get_pcie_max_generation, handles[j]);
@@ -79,9 +90,12 @@ std::string describe_pcie_path(PciePath path) {
 std::string describe_link(const std::optional<NvmlPeerLink>& link) {
     if (!link || (!link->nvlink && !link->pcie_path)) return "unknown (NVML did not answer)";
     if (link->nvlink.value_or(false))
-        return link->active_nvlinks && *link->active_nvlinks > 0 ? fmt::format("NVLink ({} links)", *link->active_nvlinks) : "NVLink";
+        return link->active_nvlinks && *link->active_nvlinks > 0
+                   ? fmt::format("NVLink ({} links)", *link->active_nvlinks)
+                   : "NVLink";
     std::string text = "PCIe";
-    if (link->pcie_generation && link->pcie_width) text += fmt::format(" gen{} x{}", *link->pcie_generation, *link->pcie_width);
+    if (link->pcie_generation && link->pcie_width)
+        text += fmt::format(" gen{} x{}", *link->pcie_generation, *link->pcie_width);
     if (link->pcie_path) text += ", " + describe_pcie_path(*link->pcie_path);
     return text;
 }

@@ -15,13 +15,20 @@
 namespace cudacheck {
 
 // nvmlGpuTopologyLevel_t (nvml.h): the closest common ancestor of two GPUs on the PCIe tree.
-enum class PciePath { same_board = 0, single_switch = 10, multiple_switches = 20, host_bridge = 30, numa_node = 40, system = 50 };
+enum class PciePath {
+    same_board = 0,
+    single_switch = 10,
+    multiple_switches = 20,
+    host_bridge = 30,
+    numa_node = 40,
+    system = 50
+};
 
 struct NvmlPeerLink {
     std::optional<bool> nvlink;          // NVML_P2P_CAPS_INDEX_NVLINK answers NVML_P2P_STATUS_OK
-    std::optional<int> active_nvlinks;   // active links of the source GPU to the peer, directly or through NVSwitches
+    std::optional<int> active_nvlinks;  // active links of the source GPU to the peer, directly or through NVSwitches
     std::optional<PciePath> pcie_path;
-    std::optional<bool> p2p_read;        // NVML_P2P_CAPS_INDEX_READ answers NVML_P2P_STATUS_OK
+    std::optional<bool> p2p_read;  // NVML_P2P_CAPS_INDEX_READ answers NVML_P2P_STATUS_OK
     std::optional<int> p2p_read_status;  // nvmlGpuP2PStatus_t when it is not OK (e.g. 4: disabled by registry key)
     // The narrower of the two GPUs' maximum PCIe links (nvmlDeviceGetMaxPcieLinkGeneration/Width:
     // the most the GPU and its slot allow).
@@ -33,8 +40,8 @@ struct NvmlPeerLink {
 // The links between every ordered pair of the GPUs with these PCI bus ids ("00000000:18:00.0"):
 // links[i][j] from GPU i towards GPU j; nullopt on the diagonal, for GPUs NVML does not list, and
 // everywhere when NVML did not initialise.
-[[nodiscard]] std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(const NvmlFacts& nvml,
-                                                                                            const std::vector<std::string>& pci_bus_ids);
+[[nodiscard]] std::vector<std::vector<std::optional<NvmlPeerLink>>> collect_nvml_peer_links(
+    const NvmlFacts& nvml, const std::vector<std::string>& pci_bus_ids);
 
 // "PIX (one PCIe switch)", "SYS (across CPU sockets)": nvidia-smi's abbreviation and its meaning.
 [[nodiscard]] std::string describe_pcie_path(PciePath path);

@@ -24,7 +24,8 @@ std::optional<std::string> cuda_of_local_version(std::string_view version) {
     if (plus == std::string_view::npos) return std::nullopt;
     const std::string_view digits = version.substr(plus + 3);
     // cu118 -> 11.8, cu130 -> 13.0: the last digit is the minor (PyTorch's wheel index names).
-    if (digits.size() < 3 || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return std::nullopt;
+    if (digits.size() < 3 || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+        return std::nullopt;
     return fmt::format("{}.{}", digits.substr(0, digits.size() - 1), digits.substr(digits.size() - 1));
 }
 
@@ -39,12 +40,14 @@ std::optional<int> major_of(std::string_view version) {
 }
 
 const InstalledDistribution* find(const std::vector<InstalledDistribution>& installed, std::string_view name) {
-    const auto found = std::find_if(installed.begin(), installed.end(), [&](const InstalledDistribution& d) { return d.name == name; });
+    const auto found = std::find_if(installed.begin(), installed.end(),
+                                    [&](const InstalledDistribution& d) { return d.name == name; });
     return found == installed.end() ? nullptr : &*found;
 }
 
 // Reads `relative` under site-packages, noting it as read or as a problem.
-std::optional<std::string> read_noted(const std::string& site_packages, const std::string& relative, FrameworkBuild& build) {
+std::optional<std::string> read_noted(const std::string& site_packages, const std::string& relative,
+                                      FrameworkBuild& build) {
     const std::string path = site_packages + "/" + relative;
     std::optional<std::string> text = sys::read_file(path, 1 << 20);
     if (text) build.files.push_back(path);
@@ -61,7 +64,8 @@ std::optional<DistributionMetadata> metadata_noted(const InstalledDistribution& 
     }
     build.files.push_back(path);
     std::optional<DistributionMetadata> metadata = parse_metadata(*text);
-    if (!metadata) build.problems.push_back(fmt::format("{}: no Name and Version header: not a distribution's metadata", path));
+    if (!metadata)
+        build.problems.push_back(fmt::format("{}: no Name and Version header: not a distribution's metadata", path));
     return metadata;
 }
 
@@ -74,13 +78,15 @@ void note_required_torch(const InstalledDistribution& distribution, FrameworkBui
 
 // nvidia-* and cuda-toolkit requirements: the CUDA wheels a framework pins or needs, those under
 // `extra` included ("with-cuda" for the JAX plugin) and those of other extras left out.
-std::vector<Requirement> cuda_wheels_of(const DistributionMetadata& metadata, std::optional<std::string_view> extra = std::nullopt) {
+std::vector<Requirement> cuda_wheels_of(const DistributionMetadata& metadata,
+                                        std::optional<std::string_view> extra = std::nullopt) {
     std::vector<Requirement> wheels;
     for (const Requirement& requirement : metadata.requires_dist) {
         if (!sys::starts_with(requirement.name, "nvidia-") && requirement.name != "cuda-toolkit") continue;
         // Extras compare normalised (PEP 685): jax-cuda12-plugin 0.4.30 says 'with_cuda', 0.11 "with-cuda".
         const std::optional<std::string> needs_extra = requirement.extra();
-        if (needs_extra && (!extra || normalise_distribution_name(*needs_extra) != normalise_distribution_name(*extra))) continue;
+        if (needs_extra && (!extra || normalise_distribution_name(*needs_extra) != normalise_distribution_name(*extra)))
+            continue;
         wheels.push_back(requirement);
     }
     return wheels;
@@ -98,30 +104,38 @@ std::optional<FrameworkBuild> read_torch(const std::string& site, const std::vec
         };
         if (const auto version = value("__version__")) build.version = *version;
         else build.problems.push_back(fmt::format("{}/torch/version.py: no __version__ literal", site));
-        if (!literals.contains("cuda")) build.problems.push_back(fmt::format("{}/torch/version.py: no cuda assignment", site));
+        if (!literals.contains("cuda"))
+            build.problems.push_back(fmt::format("{}/torch/version.py: no cuda assignment", site));
         build.cuda = value("cuda");
         build.rocm = value("hip");
         if (build.cuda) build.cuda_major = major_of(*build.cuda);
-        build.accelerator = build.cuda ? Accelerator::cuda : build.rocm ? Accelerator::rocm : literals.contains("cuda") ? Accelerator::cpu : Accelerator::unknown;
+        build.accelerator = build.cuda                  ? Accelerator::cuda
+                            : build.rocm                ? Accelerator::rocm
+                            : literals.contains("cuda") ? Accelerator::cpu
+                                                        : Accelerator::unknown;
     }
     if (const auto metadata = metadata_noted(*torch, build)) build.cuda_wheels = cuda_wheels_of(*metadata);
     return build;
 }
 
 // torchvision and torchaudio: version.py's local version names the CUDA build; METADATA the torch.
-std::optional<FrameworkBuild> read_torch_extension(const std::string& site, const std::vector<InstalledDistribution>& installed,
+std::optional<FrameworkBuild> read_torch_extension(const std::string& site,
+                                                   const std::vector<InstalledDistribution>& installed,
                                                    std::string_view name) {
     const InstalledDistribution* distribution = find(installed, name);
     if (distribution == nullptr) return std::nullopt;
-    FrameworkBuild build{.framework = std::string(name), .distribution = std::string(name), .version = distribution->version};
+    FrameworkBuild build{.framework = std::string(name),
+                         .distribution = std::string(name),
+                         .version = distribution->version};
     if (const std::optional<std::string> text = read_noted(site, std::string(name) + "/version.py", build)) {
         const PythonLiterals literals = parse_python_literals(*text);
-        if (const auto found = literals.find("__version__"); found != literals.end() && found->second) build.version = *found->second;
+        if (const auto found = literals.find("__version__"); found != literals.end() && found->second)
+            build.version = *found->second;
     }
     build.cuda = cuda_of_local_version(build.version);
     if (build.cuda) build.cuda_major = major_of(*build.cuda);
-    build.accelerator = build.cuda ? Accelerator::cuda
-                        : build.version.find("+cpu") != std::string::npos ? Accelerator::cpu
+    build.accelerator = build.cuda                                         ? Accelerator::cuda
+                        : build.version.find("+cpu") != std::string::npos  ? Accelerator::cpu
                         : build.version.find("+rocm") != std::string::npos ? Accelerator::rocm
                                                                            : Accelerator::unknown;
     note_required_torch(*distribution, build);
@@ -154,9 +168,11 @@ std::optional<FrameworkBuild> read_jax(const std::string& site, const std::vecto
         const PythonLiterals literals = parse_python_literals(*text);
         const auto found = literals.find("_version");
         if (found != literals.end() && found->second && jaxlib != nullptr && *found->second != jaxlib->version)
-            build.problems.push_back(fmt::format("{}/{}: plugin version {} differs from jaxlib {}", site, module, *found->second, jaxlib->version));
+            build.problems.push_back(fmt::format("{}/{}: plugin version {} differs from jaxlib {}", site, module,
+                                                 *found->second, jaxlib->version));
     }
-    if (const auto metadata = metadata_noted(*plugin, build)) build.cuda_wheels = cuda_wheels_of(*metadata, "with-cuda");
+    if (const auto metadata = metadata_noted(*plugin, build))
+        build.cuda_wheels = cuda_wheels_of(*metadata, "with-cuda");
     return build;
 }
 
@@ -164,7 +180,8 @@ std::optional<FrameworkBuild> read_jax(const std::string& site, const std::vecto
 std::optional<FrameworkBuild> read_cupy(const std::string& site, const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* cupy = nullptr;
     for (const InstalledDistribution& distribution : installed)
-        if (distribution.name == "cupy" || sys::starts_with(distribution.name, "cupy-cuda") || sys::starts_with(distribution.name, "cupy-rocm"))
+        if (distribution.name == "cupy" || sys::starts_with(distribution.name, "cupy-cuda") ||
+            sys::starts_with(distribution.name, "cupy-rocm"))
             cupy = &distribution;
     if (cupy == nullptr) return std::nullopt;
     FrameworkBuild build{.framework = "CuPy", .distribution = cupy->name, .version = cupy->version};
@@ -177,10 +194,12 @@ std::optional<FrameworkBuild> read_cupy(const std::string& site, const std::vect
     const std::string path = site + "/cupy/.data/_wheel.json";
     if (const Expected<ordered_json> wheel = read_json_file(path)) {
         build.files.push_back(path);
-        if (wheel->is_object() && wheel->contains("cuda") && (*wheel)["cuda"].is_string()) build.cuda = (*wheel)["cuda"].get<std::string>();
+        if (wheel->is_object() && wheel->contains("cuda") && (*wheel)["cuda"].is_string())
+            build.cuda = (*wheel)["cuda"].get<std::string>();
         else build.problems.push_back(fmt::format("{}: no \"cuda\" string", path));
         if (build.cuda && build.cuda_major && major_of(*build.cuda) != build.cuda_major)
-            build.problems.push_back(fmt::format("{}: says CUDA {} but the package is {}", path, *build.cuda, cupy->name));
+            build.problems.push_back(
+                fmt::format("{}: says CUDA {} but the package is {}", path, *build.cuda, cupy->name));
     } else {
         build.problems.push_back(fmt::format("{}: {}", path, wheel.error().message));
     }
@@ -189,7 +208,8 @@ std::optional<FrameworkBuild> read_cupy(const std::string& site, const std::vect
 
 // TensorFlow: its build writes tensorflow/python/platform/build_info.py; the CUDA wheels it needs
 // are under its "and-cuda" extra.
-std::optional<FrameworkBuild> read_tensorflow(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+std::optional<FrameworkBuild> read_tensorflow(const std::string& site,
+                                              const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* tensorflow = nullptr;
     for (const char* name : {"tensorflow", "tensorflow-cpu", "tf-nightly"})
         if (tensorflow == nullptr) tensorflow = find(installed, name);
@@ -199,9 +219,12 @@ std::optional<FrameworkBuild> read_tensorflow(const std::string& site, const std
         const std::map<std::string, std::string> info = parse_tensorflow_build_info(*text);
         const auto value = [&](const char* key) -> std::optional<std::string> {
             const auto found = info.find(key);
-            return found == info.end() || found->second == "None" ? std::nullopt : std::optional<std::string>(found->second);
+            return found == info.end() || found->second == "None" ? std::nullopt
+                                                                  : std::optional<std::string>(found->second);
         };
-        if (info.empty()) build.problems.push_back(fmt::format("{}/tensorflow/python/platform/build_info.py: no build_info entries", site));
+        if (info.empty())
+            build.problems.push_back(
+                fmt::format("{}/tensorflow/python/platform/build_info.py: no build_info entries", site));
         build.accelerator = value("is_cuda_build") == "True"   ? Accelerator::cuda
                             : value("is_rocm_build") == "True" ? Accelerator::rocm
                             : info.empty()                     ? Accelerator::unknown
@@ -210,17 +233,20 @@ std::optional<FrameworkBuild> read_tensorflow(const std::string& site, const std
             build.cuda = value("cuda_version");
             if (build.cuda) build.cuda_major = major_of(*build.cuda);
             build.cudnn = value("cudnn_version");
-            if (const auto capabilities = value("cuda_compute_capabilities")) build.architectures = sys::split(*capabilities, ',');
+            if (const auto capabilities = value("cuda_compute_capabilities"))
+                build.architectures = sys::split(*capabilities, ',');
         }
     }
-    if (const auto metadata = metadata_noted(*tensorflow, build)) build.cuda_wheels = cuda_wheels_of(*metadata, "and-cuda");
+    if (const auto metadata = metadata_noted(*tensorflow, build))
+        build.cuda_wheels = cuda_wheels_of(*metadata, "and-cuda");
     return build;
 }
 
 // xformers: its build writes xformers/cpp_lib.json with the CUDA (1206 for 12.6), the torch and the
 // TORCH_CUDA_ARCH_LIST it was compiled with; it refuses to load its C++/CUDA part under another
 // torch ("xFormers was built for: PyTorch ... with CUDA ...").
-std::optional<FrameworkBuild> read_xformers(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+std::optional<FrameworkBuild> read_xformers(const std::string& site,
+                                            const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* xformers = find(installed, "xformers");
     if (xformers == nullptr) return std::nullopt;
     FrameworkBuild build{.framework = "xformers", .distribution = "xformers", .version = xformers->version};
@@ -238,12 +264,13 @@ std::optional<FrameworkBuild> read_xformers(const std::string& site, const std::
                 build.accelerator = Accelerator::rocm;
                 build.rocm = (*version)["hip"].get<std::string>();
             }
-            if (version->contains("torch") && (*version)["torch"].is_string()) build.built_with_torch = (*version)["torch"].get<std::string>();
+            if (version->contains("torch") && (*version)["torch"].is_string())
+                build.built_with_torch = (*version)["torch"].get<std::string>();
         } else {
             build.problems.push_back(fmt::format("{}: no \"version\" object", path));
         }
-        if (lib->is_object() && lib->contains("env") && (*lib)["env"].is_object() && (*lib)["env"].contains("TORCH_CUDA_ARCH_LIST") &&
-            (*lib)["env"]["TORCH_CUDA_ARCH_LIST"].is_string())
+        if (lib->is_object() && lib->contains("env") && (*lib)["env"].is_object() &&
+            (*lib)["env"].contains("TORCH_CUDA_ARCH_LIST") && (*lib)["env"]["TORCH_CUDA_ARCH_LIST"].is_string())
             for (const std::string& arch : sys::split((*lib)["env"]["TORCH_CUDA_ARCH_LIST"].get<std::string>(), ' '))
                 if (!arch.empty()) build.architectures.push_back(arch);
     } else {
@@ -275,10 +302,14 @@ std::optional<FrameworkBuild> read_vllm(const std::vector<InstalledDistribution>
 // flash-attn's wheels are named "+cu{major}torch{M.m}cxx11abi{TRUE|FALSE}" (its setup.py,
 // get_wheel_url), and PyPI carries only its source: pip records the wheel's URL in the
 // distribution's direct_url.json (PEP 610), from which the torch and CUDA it was built for are read.
-std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+std::optional<FrameworkBuild> read_flash_attn(const std::string& site,
+                                              const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* flash = find(installed, "flash-attn");
     if (flash == nullptr) return std::nullopt;
-    FrameworkBuild build{.framework = "flash-attn", .distribution = "flash-attn", .version = flash->version, .accelerator = Accelerator::cuda};
+    FrameworkBuild build{.framework = "flash-attn",
+                         .distribution = "flash-attn",
+                         .version = flash->version,
+                         .accelerator = Accelerator::cuda};
     build.gpu_binary = extension_module(site, "flash_attn_2_cuda");
     const std::string path = flash->dist_info + "/direct_url.json";
     if (!sys::exists(path)) return build;  // built here from source: nothing says for which torch
@@ -295,7 +326,8 @@ std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std
     const std::string cuda_digits = url.substr(cu + 3, torch - cu - 3);
     if (!cuda_digits.empty() && cuda_digits.find_first_not_of("0123456789") == std::string::npos) {
         build.cuda_major = static_cast<int>(decimal_number(std::string_view(cuda_digits).substr(0, 2)).value_or(0));
-        build.cuda = cuda_digits.size() > 2 ? fmt::format("{}.{}", cuda_digits.substr(0, 2), cuda_digits.substr(2)) : cuda_digits;
+        build.cuda = cuda_digits.size() > 2 ? fmt::format("{}.{}", cuda_digits.substr(0, 2), cuda_digits.substr(2))
+                                            : cuda_digits;
     }
     const std::size_t abi = url.find("cxx11abi", torch);
     if (abi != std::string::npos) build.built_with_torch = url.substr(torch + 5, abi - torch - 5);
@@ -304,7 +336,8 @@ std::optional<FrameworkBuild> read_flash_attn(const std::string& site, const std
 
 // bitsandbytes carries one library per CUDA release and loads the one for torch.version.cuda
 // (BNB_CUDA_VERSION overrides it): bitsandbytes/cextension.py, get_cuda_bnb_library_path.
-std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site, const std::vector<InstalledDistribution>& installed) {
+std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site,
+                                                const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* bnb = find(installed, "bitsandbytes");
     if (bnb == nullptr) return std::nullopt;
     FrameworkBuild build{.framework = "bitsandbytes", .distribution = "bitsandbytes", .version = bnb->version};
@@ -313,11 +346,11 @@ std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site, const s
         if (!sys::starts_with(name, prefix)) continue;
         const std::string digits = name.substr(prefix.size(), name.find('.') - prefix.size());
         if (digits.size() < 3 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-        build.cuda_libraries.push_back(fmt::format("{}.{}", digits.substr(0, digits.size() - 1), digits.substr(digits.size() - 1)));
+        build.cuda_libraries.push_back(
+            fmt::format("{}.{}", digits.substr(0, digits.size() - 1), digits.substr(digits.size() - 1)));
     }
-    std::sort(build.cuda_libraries.begin(), build.cuda_libraries.end(), [](const std::string& a, const std::string& b) {
-        return satisfies(b, ">" + a);
-    });
+    std::sort(build.cuda_libraries.begin(), build.cuda_libraries.end(),
+              [](const std::string& a, const std::string& b) { return satisfies(b, ">" + a); });
     build.accelerator = build.cuda_libraries.empty() ? Accelerator::cpu : Accelerator::cuda;
     return build;
 }
@@ -396,7 +429,8 @@ std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view 
     return info;
 }
 
-std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packages, const std::vector<InstalledDistribution>& installed) {
+std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packages,
+                                                  const std::vector<InstalledDistribution>& installed) {
     std::vector<FrameworkBuild> builds;
     const auto add = [&](std::optional<FrameworkBuild> build) {
         if (build) builds.push_back(std::move(*build));

@@ -21,13 +21,15 @@
 namespace cudacheck {
 
 enum class Accelerator { cuda, rocm, cpu, unknown };
-[[nodiscard]] std::string_view to_string(Accelerator accelerator);  // "cuda", "rocm", "cpu", "unknown" (the report's words)
+[[nodiscard]] std::string_view to_string(Accelerator accelerator);  // "cuda", "rocm", "cpu", "unknown" (the report's
+                                                                    // words)
 
 struct FrameworkBuild {
-    std::string framework = {};     // "PyTorch", "torchvision", "torchaudio", "JAX", "CuPy", "TensorFlow", "xformers", "triton",
-                                    // "vLLM", "flash-attn", "bitsandbytes"
-    std::string distribution = {};  // the distribution that carries the CUDA build: "torch", "jax-cuda13-plugin", "cupy-cuda13x"
-    std::string version = {};       // the framework's own version: "2.11.0+cu130"
+    std::string framework = {};  // "PyTorch", "torchvision", "torchaudio", "JAX", "CuPy", "TensorFlow", "xformers",
+                                 // "triton", "vLLM", "flash-attn", "bitsandbytes"
+    std::string distribution = {};  // the distribution that carries the CUDA build: "torch", "jax-cuda13-plugin",
+                                    // "cupy-cuda13x"
+    std::string version = {};  // the framework's own version: "2.11.0+cu130"
     Accelerator accelerator = Accelerator::unknown;
     std::optional<std::string> cuda = {};  // as the framework states it: "13.0" (torch), "13.x" (CuPy's _wheel.json)
     std::optional<int> cuda_major = {};
@@ -36,7 +38,8 @@ struct FrameworkBuild {
     // plugin's with-cuda extra: nvidia-cudnn-cu13>=9.12.0.46).
     std::vector<Requirement> cuda_wheels = {};
     std::optional<std::string> requires_torch = {};  // torchvision/torchaudio/xformers: the torch specifier, "==2.11.0"
-    std::optional<std::string> built_with_torch = {};  // xformers' cpp_lib.json: the torch it was compiled against, "2.7.0+cu126"
+    std::optional<std::string> built_with_torch = {};  // xformers' cpp_lib.json: the torch it was compiled against,
+                                                       // "2.7.0+cu126"
     // The GPU code it says it carries: TensorFlow's cuda_compute_capabilities ("sm_80",
     // "compute_90"), xformers' TORCH_CUDA_ARCH_LIST ("8.0+PTX", "9.0a"); empty when it says nothing.
     std::vector<std::string> architectures = {};
@@ -46,7 +49,7 @@ struct FrameworkBuild {
     // A binary of its own whose GPU code decides where it runs (flash-attn's flash_attn_2_cuda*.so);
     // "" when none or when the framework's loading model names it (PyTorch, JAX).
     std::string gpu_binary = {};
-    std::vector<std::string> files = {};     // what was read, for evidence
+    std::vector<std::string> files = {};  // what was read, for evidence
     std::vector<std::string> problems = {};  // "<file>: <what is wrong>"
 };
 

@@ -22,7 +22,9 @@ namespace cudacheck {
 
 namespace {
 
-bool same_isa_or_newer(const PtxIsa& a, const PtxIsa& b) { return a.major > b.major || (a.major == b.major && a.minor >= b.minor); }
+bool same_isa_or_newer(const PtxIsa& a, const PtxIsa& b) {
+    return a.major > b.major || (a.major == b.major && a.minor >= b.minor);
+}
 
 void add_unique(std::vector<GpuArch>& archs, const GpuArch& arch) {
     if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
@@ -33,11 +35,13 @@ void add_unique(std::vector<GpuArch>& archs, const GpuArch& arch) {
 // `touch -d`) has another inode and change time, and no user can set a change time (stat(2),
 // inode(7)). The real path comes last: it may hold a line break.
 std::optional<std::string> cache_key(const std::string& path) {
-    struct stat status {};
+    struct stat status{};
     if (::stat(path.c_str(), &status) != 0) return std::nullopt;
     const std::string real = sys::real_path(path);
     if (real.empty()) return std::nullopt;
-    const auto nanoseconds = [](const timespec& time) { return static_cast<long long>(time.tv_sec) * 1'000'000'000LL + time.tv_nsec; };
+    const auto nanoseconds = [](const timespec& time) {
+        return static_cast<long long>(time.tv_sec) * 1'000'000'000LL + time.tv_nsec;
+    };
     return fmt::format("{}\n{}\n{}\n{}\n{}\n{}", static_cast<long long>(status.st_size), nanoseconds(status.st_mtim),
                        nanoseconds(status.st_ctim), static_cast<unsigned long long>(status.st_dev),
                        static_cast<unsigned long long>(status.st_ino), real);
@@ -101,22 +105,28 @@ std::string mode_words(mode_t mode) { return fmt::format("mode {:04o}", mode & 0
 GpuCodeCacheRefusal untrusted(const std::string& path, const struct stat& status, bool directory) {
     const bool others_own = status.st_uid != ::geteuid();
     const std::string found =
-        others_own ? fmt::format("belongs to {} ({}), not to {} who runs cudacheck", owner_words(status.st_uid), mode_words(status.st_mode),
-                                 owner_words(::geteuid()))
-                   : fmt::format("is writable by {} ({})", (status.st_mode & S_IWOTH) != 0 ? "every user" : "its group", mode_words(status.st_mode));
+        others_own ? fmt::format("belongs to {} ({}), not to {} who runs cudacheck", owner_words(status.st_uid),
+                                 mode_words(status.st_mode), owner_words(::geteuid()))
+                   : fmt::format("is writable by {} ({})", (status.st_mode & S_IWOTH) != 0 ? "every user" : "its group",
+                                 mode_words(status.st_mode));
     GpuCodeCacheRefusal refusal{.not_a_file = false, .path = path};
-    refusal.message = fmt::format("the GPU code cache {} {} {}: another user could change what it says the frameworks' binaries carry, so it "
-                                  "was neither read nor written (the binaries were read instead)",
-                                  directory ? "directory" : "file", path, found);
+    refusal.message = fmt::format(
+        "the GPU code cache {} {} {}: another user could change what it says the frameworks' binaries carry, so it "
+        "was neither read nor written (the binaries were read instead)",
+        directory ? "directory" : "file", path, found);
     if (!directory)
-        refusal.remediation = fmt::format("Remove it (`rm -f {}`): cudacheck writes a new one, mode 0600, on its next run.", path);
+        refusal.remediation =
+            fmt::format("Remove it (`rm -f {}`): cudacheck writes a new one, mode 0600, on its next run.", path);
     else if (others_own)
-        refusal.remediation = fmt::format("Point CUDACHECK_CACHE_DIR at a directory of your own (e.g. `export CUDACHECK_CACHE_DIR=\"$HOME/.cache/cudacheck\"`; "
-                                          "cudacheck creates it 0700), or have its owner remove {}; CUDACHECK_CACHE_DIR=off turns the cache off.",
-                                          path);
+        refusal.remediation = fmt::format(
+            "Point CUDACHECK_CACHE_DIR at a directory of your own (e.g. `export "
+            "CUDACHECK_CACHE_DIR=\"$HOME/.cache/cudacheck\"`; "
+            "cudacheck creates it 0700), or have its owner remove {}; CUDACHECK_CACHE_DIR=off turns the cache off.",
+            path);
     else
-        refusal.remediation = fmt::format("Make it yours alone and drop what others may have written: `chmod 700 {} && rm -f {}/{}`.", path, path,
-                                          cache_file_name);
+        refusal.remediation =
+            fmt::format("Make it yours alone and drop what others may have written: `chmod 700 {} && rm -f {}/{}`.",
+                        path, path, cache_file_name);
     return refusal;
 }
 
@@ -124,15 +134,21 @@ GpuCodeCacheRefusal untrusted(const std::string& path, const struct stat& status
 GpuCodeCacheRefusal not_a_file(const std::string& path, const struct stat& status, bool directory) {
     GpuCodeCacheRefusal refusal{.not_a_file = true, .path = path};
     if (directory) {
-        refusal.message = fmt::format("the GPU code cache directory {} is {}, not a directory: the cache was neither read nor written", path,
-                                      sys::file_type_words(status.st_mode));
-        refusal.remediation = "Remove it, or point CUDACHECK_CACHE_DIR at a directory of your own; CUDACHECK_CACHE_DIR=off turns the cache off.";
+        refusal.message = fmt::format(
+            "the GPU code cache directory {} is {}, not a directory: the cache was neither read nor written", path,
+            sys::file_type_words(status.st_mode));
+        refusal.remediation =
+            "Remove it, or point CUDACHECK_CACHE_DIR at a directory of your own; CUDACHECK_CACHE_DIR=off turns the "
+            "cache off.";
     } else {
-        refusal.message = fmt::format("the GPU code cache file {} is {}, not a regular file{}: it was neither read nor written (the frameworks' "
-                                      "binaries were read instead)",
-                                      path, sys::file_type_words(status.st_mode),
-                                      S_ISLNK(status.st_mode) ? " (a link is never followed there: it could name any file)" : "");
-        refusal.remediation = fmt::format("Remove it (`rm {}`): cudacheck writes a new cache file there, mode 0600, on its next run.", path);
+        refusal.message = fmt::format(
+            "the GPU code cache file {} is {}, not a regular file{}: it was neither read nor written (the frameworks' "
+            "binaries were read instead)",
+            path, sys::file_type_words(status.st_mode),
+            S_ISLNK(status.st_mode) ? " (a link is never followed there: it could name any file)" : "");
+        refusal.remediation =
+            fmt::format("Remove it (`rm {}`): cudacheck writes a new cache file there, mode 0600, on its next run.",
+                        path);
     }
     return refusal;
 }
@@ -169,7 +185,8 @@ GpuCodeSummary summarize_gpu_code(const std::string& path, const GpuCodeScan& sc
         carriers[key].insert(unit);
         any[kind].insert(unit);
         archs.emplace(key, object.arch);
-        if (object.kind == CodeKind::ptx && object.ptx_isa && (!summary.newest_ptx_isa || !same_isa_or_newer(*summary.newest_ptx_isa, *object.ptx_isa)))
+        if (object.kind == CodeKind::ptx && object.ptx_isa &&
+            (!summary.newest_ptx_isa || !same_isa_or_newer(*summary.newest_ptx_isa, *object.ptx_isa)))
             summary.newest_ptx_isa = object.ptx_isa;
     }
     for (const auto& [key, units] : carriers) {  // ordered by kind, then arch
@@ -197,7 +214,7 @@ std::optional<GpuCodeCacheRefusal> GpuCodeCache::refusal() {
 
 int GpuCodeCache::open_directory(bool create) {
     if (create) {
-        struct stat status {};
+        struct stat status{};
         if (::lstat(directory_.c_str(), &status) != 0 && errno == ENOENT) {
             // The cache directory and, for ~/.cache/cudacheck, its parent: the user's own, 0700.
             ::mkdir(sys::directory_of(directory_).c_str(), 0700);
@@ -208,12 +225,13 @@ int GpuCodeCache::open_directory(bool create) {
     const int fd = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         const int error_number = errno;
-        struct stat status {};
-        if (error_number == ENOTDIR && ::stat(directory_.c_str(), &status) == 0) refuse(not_a_file(directory_, status, true));
+        struct stat status{};
+        if (error_number == ENOTDIR && ::stat(directory_.c_str(), &status) == 0)
+            refuse(not_a_file(directory_, status, true));
         errno = error_number;
         return -1;
     }
-    struct stat status {};
+    struct stat status{};
     if (::fstat(fd, &status) != 0 || !S_ISDIR(status.st_mode)) {
         ::close(fd);
         return -1;
@@ -228,12 +246,13 @@ int GpuCodeCache::open_directory(bool create) {
 
 bool GpuCodeCache::file_acceptable(int directory, bool& exists) {
     exists = false;
-    struct stat status {};
+    struct stat status{};
     if (::fstatat(directory, cache_file_name, &status, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
     exists = true;
     const std::string path = directory_ + "/" + cache_file_name;
     if (!S_ISREG(status.st_mode)) return refuse(not_a_file(path, status, false));
-    if (status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)) != 0) return refuse(untrusted(path, status, false));
+    if (status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        return refuse(untrusted(path, status, false));
     return true;
 }
 
@@ -252,10 +271,10 @@ void GpuCodeCache::load() {
     const int fd = ::openat(directory, cache_file_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     ::close(directory);
     if (fd < 0) return;
-    struct stat status {};
+    struct stat status{};
     std::string text;
-    if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_uid == ::geteuid() && (status.st_mode & (S_IWGRP | S_IWOTH)) == 0 &&
-        static_cast<std::uint64_t>(status.st_size) <= cache_size_limit) {
+    if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && status.st_uid == ::geteuid() &&
+        (status.st_mode & (S_IWGRP | S_IWOTH)) == 0 && static_cast<std::uint64_t>(status.st_size) <= cache_size_limit) {
         char buffer[65536];
         for (;;) {
             const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -270,22 +289,25 @@ void GpuCodeCache::load() {
     }
     ::close(fd);
     const Expected<ordered_json> document = parse_json_text(text, directory_ + "/" + cache_file_name);
-    if (!document || !document->is_object() || !document->contains("entries") || !(*document)["entries"].is_array()) return;
+    if (!document || !document->is_object() || !document->contains("entries") || !(*document)["entries"].is_array())
+        return;
     for (const ordered_json& entry : (*document)["entries"]) {
         if (!entry.is_object()) continue;
         std::optional<std::string> key;
         if (entry.contains("key") && entry["key"].is_string()) key = entry["key"].get<std::string>();
-        else if (entry.contains("key_hex") && entry["key_hex"].is_string()) key = from_hex(entry["key_hex"].get<std::string>());
+        else if (entry.contains("key_hex") && entry["key_hex"].is_string())
+            key = from_hex(entry["key_hex"].get<std::string>());
         if (!key) continue;
         GpuCodeSummary summary{.path = path_of_key(*key), .from_cache = true};
         if (entry.contains("sass")) summary.targets.sass = parse_archs(entry["sass"]);
         if (entry.contains("ptx")) summary.targets.ptx = parse_archs(entry["ptx"]);
         if (entry.contains("partial_sass")) summary.partial.sass = parse_archs(entry["partial_sass"]);
         if (entry.contains("partial_ptx")) summary.partial.ptx = parse_archs(entry["partial_ptx"]);
-        if (entry.contains("ptx_isa") && entry["ptx_isa"].is_array() && entry["ptx_isa"].size() == 2 && entry["ptx_isa"][0].is_number_integer() &&
-            entry["ptx_isa"][1].is_number_integer())
+        if (entry.contains("ptx_isa") && entry["ptx_isa"].is_array() && entry["ptx_isa"].size() == 2 &&
+            entry["ptx_isa"][0].is_number_integer() && entry["ptx_isa"][1].is_number_integer())
             summary.newest_ptx_isa = PtxIsa{entry["ptx_isa"][0].get<int>(), entry["ptx_isa"][1].get<int>()};
-        if (entry.contains("fatbins") && entry["fatbins"].is_number_unsigned()) summary.fatbins = entry["fatbins"].get<std::size_t>();
+        if (entry.contains("fatbins") && entry["fatbins"].is_number_unsigned())
+            summary.fatbins = entry["fatbins"].get<std::size_t>();
         entries_.emplace(std::move(*key), std::move(summary));
     }
 }
@@ -353,8 +375,8 @@ Expected<void> GpuCodeCache::save() {
     }
     ::fchmod(fd, 0600);
     const std::string text =
-        ordered_json{{"format", "cudacheck GPU code cache"}, {"version", 1}, {"entries", std::move(entries)}}.dump(-1, ' ', false,
-                                                                                                                  nlohmann::json::error_handler_t::replace) +
+        ordered_json{{"format", "cudacheck GPU code cache"}, {"version", 1}, {"entries", std::move(entries)}}.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace) +
         "\n";
     std::optional<std::string> why;  // the first step that failed
     if (const Expected<void> written = write_whole(fd, text); !written) why = written.error().message;
@@ -368,7 +390,8 @@ Expected<void> GpuCodeCache::save() {
 }
 
 std::string cache_directory(const Environment& environment) {
-    if (auto chosen = environment.get("CUDACHECK_CACHE_DIR"); chosen && !chosen->empty()) return *chosen == "off" ? std::string() : *chosen;
+    if (auto chosen = environment.get("CUDACHECK_CACHE_DIR"); chosen && !chosen->empty())
+        return *chosen == "off" ? std::string() : *chosen;
     if (auto xdg = environment.get("XDG_CACHE_HOME"); xdg && sys::starts_with(*xdg, "/")) return *xdg + "/cudacheck";
     if (auto home = environment.get("HOME"); home && sys::starts_with(*home, "/")) return *home + "/.cache/cudacheck";
     return {};
@@ -400,7 +423,8 @@ std::vector<std::string> sonames_for(int cuda_major, std::initializer_list<std::
     std::vector<std::string> sonames;
     for (const std::string_view name : families)
         if (const LibraryFamily* family = find_library_family(name))
-            if (const std::string_view soname = family->soname_for(cuda_major); !soname.empty()) sonames.emplace_back(soname);
+            if (const std::string_view soname = family->soname_for(cuda_major); !soname.empty())
+                sonames.emplace_back(soname);
     return sonames;
 }
 
@@ -413,18 +437,22 @@ std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std
         // docs/examples/h200/frameworks/readelf-dynamic.txt); torch/__init__.py's _load_global_deps
         // preloads the wheels only after that load has failed.
         const std::string root = site + "/torch/lib/libtorch_cuda.so";
-        LoadingModel model{.root = root, .gpu_code = root,
-                           .description = "libtorch_cuda.so's DT_NEEDED through its DT_RPATH, then the loader's search"};
+        LoadingModel model{.root = root,
+                           .gpu_code = root,
+                           .description =
+                               "libtorch_cuda.so's DT_NEEDED through its DT_RPATH, then the loader's search"};
         // Newer releases (2.11 on the GPU machine) preload the wheels every time, once
         // libtorch_global_deps.so has brought libcudart in: `if "libcudart.so" not in _maps:
         // return` then `_preload_cuda_deps()`, which loads each library of its list by path from
         // site-packages (docs/examples/h200/frameworks/torch-preload-cuda-deps.py).
         if (const std::optional<std::string> init = sys::read_file(site + "/torch/__init__.py", 1 << 20);
             init && init->find("\"libcudart.so\" not in _maps") != std::string::npos) {
-            model.wheel_first = sonames_for(major, {"cuBLASLt", "cuBLAS", "cuDNN", "NVRTC", "cudart", "cuFFT", "cuRAND", "nvJitLink", "cuSPARSE",
-                                                    "cuSOLVER", "NCCL"});
+            model.wheel_first = sonames_for(major, {"cuBLASLt", "cuBLAS", "cuDNN", "NVRTC", "cudart", "cuFFT", "cuRAND",
+                                                    "nvJitLink", "cuSPARSE", "cuSOLVER", "NCCL"});
             model.preload_rule = "preloaded by torch (_preload_cuda_deps)";
-            model.description = "torch's _preload_cuda_deps loads the wheels by path, then libtorch_cuda.so's DT_NEEDED through its DT_RPATH";
+            model.description =
+                "torch's _preload_cuda_deps loads the wheels by path, then libtorch_cuda.so's DT_NEEDED through its "
+                "DT_RPATH";
         }
         return model;
     }
@@ -434,7 +462,8 @@ std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std
         // .../nccl/lib).
         const std::string root = fmt::format("{}/jax_plugins/xla_cuda{}/xla_cuda_plugin.so", site, major);
         return LoadingModel{.root = root,
-                            .dlopens = sonames_for(major, {"cudart", "cuBLAS", "cuBLASLt", "cuFFT", "cuSOLVER", "cuSPARSE", "cuDNN", "NCCL"}),
+                            .dlopens = sonames_for(major, {"cudart", "cuBLAS", "cuBLASLt", "cuFFT", "cuSOLVER",
+                                                           "cuSPARSE", "cuDNN", "NCCL"}),
                             .gpu_code = root,
                             .description = "xla_cuda_plugin.so dlopen()s the CUDA libraries through its DT_RPATH"};
     }
@@ -445,9 +474,14 @@ std::optional<LoadingModel> loading_model(const FrameworkBuild& build, const std
         // compiled at run time by NVRTC, so no embedded GPU code decides where it runs.
         const std::string root = extension_module(site + "/cupy_backends/cuda/api", "runtime.");
         if (root.empty()) return std::nullopt;
-        std::vector<std::string> dlopens = sonames_for(major, {"NVRTC", "cuBLAS", "cuBLASLt", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER"});
-        return LoadingModel{.root = root, .dlopens = dlopens, .wheel_first = dlopens, .preload_rule = "NVIDIA wheel (cuda.pathfinder)",
-                            .description = "cuda.pathfinder: the NVIDIA wheels in site-packages, then the loader's search"};
+        std::vector<std::string> dlopens =
+            sonames_for(major, {"NVRTC", "cuBLAS", "cuBLASLt", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER"});
+        return LoadingModel{.root = root,
+                            .dlopens = dlopens,
+                            .wheel_first = dlopens,
+                            .preload_rule = "NVIDIA wheel (cuda.pathfinder)",
+                            .description =
+                                "cuda.pathfinder: the NVIDIA wheels in site-packages, then the loader's search"};
     }
     return std::nullopt;
 }
@@ -465,8 +499,9 @@ std::string wheel_file(const std::string& site, std::string_view soname, Directo
 
 }  // namespace
 
-FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search, DirectoryListings& listings,
-                                GpuCodeCache& cache, const Environment& environment, const std::string& root) {
+FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search,
+                                DirectoryListings& listings, GpuCodeCache& cache, const Environment& environment,
+                                const std::string& root) {
     FrameworkFacts facts{.build = std::move(build)};
     if (!facts.build.gpu_binary.empty()) facts.gpu_code = cache.summary_of(facts.build.gpu_binary);
     const std::optional<LoadingModel> model = loading_model(facts.build, site_packages);
@@ -474,12 +509,14 @@ FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_pa
     facts.loader_root = model->root;
     facts.loader_model = model->description;
     if (!sys::exists(model->root)) {
-        facts.load_problems.push_back(fmt::format("{}: missing, though the {} build is for CUDA", model->root, facts.build.framework));
+        facts.load_problems.push_back(
+            fmt::format("{}: missing, though the {} build is for CUDA", model->root, facts.build.framework));
         return facts;
     }
     std::vector<Preloaded> preloaded;
     for (const std::string& soname : model->wheel_first)
-        if (std::string path = wheel_file(site_packages, soname, listings); !path.empty()) preloaded.push_back({soname, std::move(path), model->preload_rule});
+        if (std::string path = wheel_file(site_packages, soname, listings); !path.empty())
+            preloaded.push_back({soname, std::move(path), model->preload_rule});
     const LoadClosure closure = load_closure(model->root, search, listings, preloaded, model->dlopens);
     facts.load_problems = closure.problems;
     for (const LoadedObject& object : closure.objects) {
@@ -490,7 +527,8 @@ FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_pa
             continue;
         }
         FrameworkLibrary library{.family = std::string(family->name), .object = object};
-        if (const std::optional<LibraryCopy> copy = describe_copy(object.resolution.path, *family, listings, environment, root)) {
+        if (const std::optional<LibraryCopy> copy =
+                describe_copy(object.resolution.path, *family, listings, environment, root)) {
             library.version = copy->version;
             library.origin = copy->origin;
             library.package = copy->package;
@@ -546,7 +584,8 @@ std::vector<std::string> framework_gpu_targets(const FrameworkFacts& framework) 
     return names;
 }
 
-GpuCoverage framework_gpu_coverage(const FrameworkFacts& framework, int cc_major, int cc_minor, std::optional<CudaVersion> driver_cuda) {
+GpuCoverage framework_gpu_coverage(const FrameworkFacts& framework, int cc_major, int cc_minor,
+                                   std::optional<CudaVersion> driver_cuda) {
     std::optional<EmbeddedTargets> targets;
     std::optional<PtxIsa> isa;
     if (framework.gpu_code && framework.gpu_code->problem.empty() &&
@@ -572,21 +611,26 @@ GpuCoverage framework_gpu_coverage(const FrameworkFacts& framework, int cc_major
     if (image.kind == ImageKind::none) {
         std::vector<std::string> names = arch_names(targets->sass, true);
         for (std::string& name : arch_names(targets->ptx, false)) names.push_back(std::move(name));
-        return {Coverage::none, fmt::format("no SASS for sm_{}{} and no PTX at or below it (carries {})", cc_major, cc_minor, fmt::join(names, " "))};
+        return {Coverage::none, fmt::format("no SASS for sm_{}{} and no PTX at or below it (carries {})", cc_major,
+                                            cc_minor, fmt::join(names, " "))};
     }
-    GpuCoverage coverage{Coverage::ptx_jit, fmt::format("{} PTX, JIT-compiled by the driver", image.target.virtual_name())};
+    GpuCoverage coverage{Coverage::ptx_jit,
+                         fmt::format("{} PTX, JIT-compiled by the driver", image.target.virtual_name())};
     if (isa) {
         coverage.ptx_needs = minimum_cuda_for_ptx_isa(isa->major, isa->minor);
-        if (coverage.ptx_needs) coverage.how += fmt::format(" (PTX ISA {}.{}: needs a CUDA {} driver)", isa->major, isa->minor, coverage.ptx_needs->to_string());
-        if (coverage.ptx_needs && driver_cuda && !driver_can_jit(*coverage.ptx_needs, *driver_cuda)) coverage.coverage = Coverage::ptx_too_new;
+        if (coverage.ptx_needs)
+            coverage.how += fmt::format(" (PTX ISA {}.{}: needs a CUDA {} driver)", isa->major, isa->minor,
+                                        coverage.ptx_needs->to_string());
+        if (coverage.ptx_needs && driver_cuda && !driver_can_jit(*coverage.ptx_needs, *driver_cuda))
+            coverage.coverage = Coverage::ptx_too_new;
     }
     return coverage;
 }
 
 std::string import_module_of(std::string_view framework) {
     static const std::map<std::string_view, std::string_view> modules{
-        {"PyTorch", "torch"}, {"JAX", "jax"},         {"CuPy", "cupy"},       {"TensorFlow", "tensorflow"},
-        {"vLLM", "vllm"},     {"flash-attn", "flash_attn"}};
+        {"PyTorch", "torch"},         {"JAX", "jax"},   {"CuPy", "cupy"},
+        {"TensorFlow", "tensorflow"}, {"vLLM", "vllm"}, {"flash-attn", "flash_attn"}};
     if (const auto found = modules.find(framework); found != modules.end()) return std::string(found->second);
     return std::string(framework);  // torchvision, torchaudio, xformers, triton, bitsandbytes
 }
@@ -594,7 +638,9 @@ std::string import_module_of(std::string_view framework) {
 namespace {
 
 // The frameworks' modules whose import the report states for every environment.
-constexpr std::array framework_modules{"torch", "torchvision", "torchaudio", "jax", "cupy", "tensorflow", "xformers", "triton", "vllm", "flash_attn", "bitsandbytes"};
+constexpr std::array framework_modules{"torch", "torchvision", "torchaudio",  "jax",
+                                       "cupy",  "tensorflow",  "xformers",    "triton",
+                                       "vllm",  "flash_attn",  "bitsandbytes"};
 
 // The source directory of an editable install (PEP 610 direct_url.json: `"dir_info": {"editable":
 // true}` and a file:// URL); "" when the distribution is not editable.
@@ -609,7 +655,9 @@ std::string editable_source(const std::string& dist_info) {
     for (std::size_t at = 7; at < url.size(); ++at) {
         if (url[at] == '%' && at + 2 < url.size() && std::isxdigit(static_cast<unsigned char>(url[at + 1])) &&
             std::isxdigit(static_cast<unsigned char>(url[at + 2]))) {
-            const auto nibble = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10; };
+            const auto nibble = [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10;
+            };
             path += static_cast<char>(nibble(url[at + 1]) * 16 + nibble(url[at + 2]));
             at += 2;
         } else {
@@ -624,7 +672,8 @@ bool is_under(const std::string& path, const std::string& directory) {
 }
 
 // The distribution of `module` among a directory's installs ("cupy" -> cupy-cuda13x).
-const InstalledDistribution* distribution_of_module(const std::vector<InstalledDistribution>& installed, const std::string& module) {
+const InstalledDistribution* distribution_of_module(const std::vector<InstalledDistribution>& installed,
+                                                    const std::string& module) {
     const std::string name = normalise_distribution_name(module);
     for (const InstalledDistribution& distribution : installed)
         if (distribution.name == name || sys::starts_with(distribution.name, name + "-")) return &distribution;
@@ -638,14 +687,18 @@ std::string version_of_copy(const std::string& location) {
         if (const std::optional<std::string> text = sys::read_file(location + file, 1 << 16)) {
             const PythonLiterals literals = parse_python_literals(*text);
             for (const char* name : {"__version__", "_version", "version"})
-                if (const auto found = literals.find(name); found != literals.end() && found->second) return *found->second;
+                if (const auto found = literals.find(name); found != literals.end() && found->second)
+                    return *found->second;
         }
     return {};
 }
 
 ImportFacts import_facts(const ImportModel& model, const std::string& module, DirectoryListings& listings) {
     const ImportResolution resolution = resolve_import(model, module, &listings);
-    ImportFacts facts{.module = module, .kind = resolution.kind, .file = resolution.file, .location = resolution.location};
+    ImportFacts facts{.module = module,
+                      .kind = resolution.kind,
+                      .file = resolution.file,
+                      .location = resolution.location};
     if (resolution.entry) facts.entry = model.sys_path[*resolution.entry];
     if (resolution.finder != nullptr) facts.finder_pth = resolution.finder->pth;
     return facts;
@@ -667,15 +720,18 @@ bool is_own_copy(const ImportFacts& imported, const FoundInstall& install) {
 
 // The frameworks of one environment: every install on its path, in path order; the one judged is
 // the one `import` gets where that is an install, else the first.
-void gather_environment(EnvironmentFacts& facts, const std::vector<std::string>& directories, const LoaderSearch& search, DirectoryListings& listings,
-                        GpuCodeCache& cache, const Environment& environment, const std::string& root) {
+void gather_environment(EnvironmentFacts& facts, const std::vector<std::string>& directories,
+                        const LoaderSearch& search, DirectoryListings& listings, GpuCodeCache& cache,
+                        const Environment& environment, const std::string& root) {
     std::vector<std::pair<std::string, std::vector<FoundInstall>>> installs;  // framework -> installs, first seen first
     for (const std::string& site : directories) {
         const std::vector<InstalledDistribution> installed = installed_distributions(site);
         for (FrameworkBuild& build : read_framework_builds(site, installed)) {
-            auto entry = std::find_if(installs.begin(), installs.end(), [&](const auto& pair) { return pair.first == build.framework; });
+            auto entry = std::find_if(installs.begin(), installs.end(),
+                                      [&](const auto& pair) { return pair.first == build.framework; });
             if (entry == installs.end()) entry = installs.insert(installs.end(), {build.framework, {}});
-            const InstalledDistribution* distribution = distribution_of_module(installed, import_module_of(build.framework));
+            const InstalledDistribution* distribution =
+                distribution_of_module(installed, import_module_of(build.framework));
             std::string editable = distribution != nullptr ? editable_source(distribution->dist_info) : std::string();
             entry->second.push_back({site, std::move(build), std::move(editable)});
         }
@@ -694,34 +750,44 @@ void gather_environment(EnvironmentFacts& facts, const std::vector<std::string>&
                     break;
                 }
             imported->own_copy = is_own_copy(*imported, found[chosen]);
-            if (!imported->own_copy && imported->kind != ImportKind::not_found && imported->kind != ImportKind::namespace_package) {
-                const std::string directory = imported->kind == ImportKind::package ? sys::directory_of(imported->location) : std::string();
+            if (!imported->own_copy && imported->kind != ImportKind::not_found &&
+                imported->kind != ImportKind::namespace_package) {
+                const std::string directory =
+                    imported->kind == ImportKind::package ? sys::directory_of(imported->location) : std::string();
                 const InstalledDistribution* other =
-                    directory.empty() ? nullptr : distribution_of_module(installed_distributions(directory), imported->module);
+                    directory.empty() ? nullptr
+                                      : distribution_of_module(installed_distributions(directory), imported->module);
                 imported->other_install = other != nullptr;
                 imported->other_version = other != nullptr ? other->version : version_of_copy(imported->location);
             }
         }
-        FrameworkFacts gathered = gather_framework(std::move(found[chosen].build), found[chosen].site, search, listings, cache, environment, root);
+        FrameworkFacts gathered = gather_framework(std::move(found[chosen].build), found[chosen].site, search, listings,
+                                                   cache, environment, root);
         gathered.site_packages = found[chosen].site;
         gathered.import = std::move(imported);
         for (std::size_t index = 0; index < found.size(); ++index)
-            if (index != chosen) gathered.shadowed_installs.push_back(fmt::format("{} ({})", found[index].site, found[index].build.version));
+            if (index != chosen)
+                gathered.shadowed_installs.push_back(
+                    fmt::format("{} ({})", found[index].site, found[index].build.version));
         facts.frameworks.push_back(std::move(gathered));
     }
     if (!facts.path.modelled) return;
     for (const char* module : framework_modules) {
         ImportFacts imported = starts ? import_facts(facts.path, module, listings) : ImportFacts{.module = module};
-        const bool installed = std::any_of(facts.frameworks.begin(), facts.frameworks.end(),
-                                           [&](const FrameworkFacts& framework) { return import_module_of(framework.build.framework) == module; });
+        const bool installed =
+            std::any_of(facts.frameworks.begin(), facts.frameworks.end(), [&](const FrameworkFacts& framework) {
+                return import_module_of(framework.build.framework) == module;
+            });
         if (imported.kind != ImportKind::not_found || installed) facts.imports.push_back(std::move(imported));
     }
 }
 
 // The environment a pip script on PATH installs into, against the python3 first on PATH.
-std::vector<PipMismatch> pip_mismatches(const Environment& environment, const PythonFacts& facts, const std::string& root) {
+std::vector<PipMismatch> pip_mismatches(const Environment& environment, const PythonFacts& facts,
+                                        const std::string& root) {
     std::vector<PipMismatch> mismatches;
-    const auto python3 = std::find_if(facts.environments.begin(), facts.environments.end(), [](const EnvironmentFacts& found) { return found.bare_python3; });
+    const auto python3 = std::find_if(facts.environments.begin(), facts.environments.end(),
+                                      [](const EnvironmentFacts& found) { return found.bare_python3; });
     if (python3 == facts.environments.end() || python3->environment.interpreter.empty()) return mismatches;
     const std::string path = environment.get("PATH").value_or("");
     for (const char* name : {"pip", "pip3"}) {
@@ -736,41 +802,51 @@ std::vector<PipMismatch> pip_mismatches(const Environment& environment, const Py
         const PythonEnvironments owner = find_python_environments(Environment(), names, root);
         if (owner.environments.empty() || !owner.environments.front().problem.empty()) continue;
         const PythonEnvironment& pip_environment = owner.environments.front();
-        const auto real = [](const std::string& prefix) { return sys::real_path(prefix).empty() ? prefix : sys::real_path(prefix); };
+        const auto real = [](const std::string& prefix) {
+            return sys::real_path(prefix).empty() ? prefix : sys::real_path(prefix);
+        };
         if (real(pip_environment.prefix) == real(python3->environment.prefix)) continue;
         // Installing where python3 looks anyway (a venv with system site-packages) is not a mismatch.
-        const bool seen = std::any_of(pip_environment.site_packages.begin(), pip_environment.site_packages.end(), [&](const std::string& site) {
-            return std::any_of(python3->path.sys_path.begin(), python3->path.sys_path.end(),
-                               [&](const SysPathEntry& entry) { return real(entry.path) == real(site); });
-        });
+        const bool seen = std::any_of(
+            pip_environment.site_packages.begin(), pip_environment.site_packages.end(), [&](const std::string& site) {
+                return std::any_of(python3->path.sys_path.begin(), python3->path.sys_path.end(),
+                                   [&](const SysPathEntry& entry) { return real(entry.path) == real(site); });
+            });
         if (seen) continue;
         // pip and pip3 of one installation are one finding.
-        const auto same = std::find_if(mismatches.begin(), mismatches.end(), [&](const PipMismatch& other) { return other.interpreter == interpreter; });
+        const auto same = std::find_if(mismatches.begin(), mismatches.end(),
+                                       [&](const PipMismatch& other) { return other.interpreter == interpreter; });
         if (same != mismatches.end()) same->pip += " and " + pip;
-        else mismatches.push_back({pip, interpreter, pip_environment.prefix, python3->environment.interpreter, python3->environment.prefix});
+        else
+            mismatches.push_back({pip, interpreter, pip_environment.prefix, python3->environment.interpreter,
+                                  python3->environment.prefix});
     }
     return mismatches;
 }
 
 }  // namespace
 
-PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra, const std::string& root,
-                                 const std::string& cache_dir) {
+PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra,
+                                 const std::string& root, const std::string& cache_dir) {
     PythonFacts facts;
     PythonEnvironments found = find_python_environments(environment, extra, root);
     facts.notes = std::move(found.notes);
     const LoaderSearch search = loader_search(environment, root);
     DirectoryListings listings;
     GpuCodeCache cache(cache_dir);
-    const ImportContext context{.environment = environment, .current_directory = sys::current_directory(),
-                                .set_uid = ::getuid() != ::geteuid() || ::getgid() != ::getegid(), .root = root};
+    const ImportContext context{.environment = environment,
+                                .current_directory = sys::current_directory(),
+                                .set_uid = ::getuid() != ::geteuid() || ::getgid() != ::getegid(),
+                                .root = root};
     for (std::size_t index = 0; index < found.environments.size(); ++index) {
-        EnvironmentFacts environment_facts{.environment = std::move(found.environments[index]), .bare_python3 = found.bare_python3 == index};
+        EnvironmentFacts environment_facts{.environment = std::move(found.environments[index]),
+                                           .bare_python3 = found.bare_python3 == index};
         environment_facts.path = model_imports(environment_facts.environment, context);
         // Where importlib.metadata finds distributions: every sys.path entry, in order (the
         // site-packages alone when the path cannot be modelled).
-        const std::vector<std::string> directories =
-            environment_facts.path.modelled ? distribution_directories(environment_facts.path) : environment_facts.environment.site_packages;
+        const std::vector<std::string> directories = environment_facts.path.modelled
+                                                         ? distribution_directories(environment_facts.path)
+                                                         : environment_facts.environment.site_packages;
         gather_environment(environment_facts, directories, search, listings, cache, environment, root);
         facts.environments.push_back(std::move(environment_facts));
     }

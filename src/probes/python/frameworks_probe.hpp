@@ -14,9 +14,9 @@
 #include "cuda/arch_coverage.hpp"
 #include "cuda/cuda_facts.hpp"
 #include "cuda/gpu_code.hpp"
-#include "probes/python/build_info.hpp"
 #include "probes/library_locator.hpp"
 #include "probes/load_closure.hpp"
+#include "probes/python/build_info.hpp"
 #include "probes/python/python_environments.hpp"
 #include "probes/python/python_imports.hpp"
 #include "util/expected.hpp"
@@ -182,12 +182,13 @@ struct PythonFacts {
 
 // What a framework's process loads, for one framework build in `site_packages`: the loading rules
 // of each framework (see frameworks_probe.cpp) applied with the loader's search.
-[[nodiscard]] FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search,
-                                              DirectoryListings& listings, GpuCodeCache& cache, const Environment& environment,
+[[nodiscard]] FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages,
+                                              const LoaderSearch& search, DirectoryListings& listings,
+                                              GpuCodeCache& cache, const Environment& environment,
                                               const std::string& root = "");
 
 // Everything, for every environment found (`extra`: the --python arguments).
-[[nodiscard]] PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra, const std::string& root,
-                                               const std::string& cache_directory);
+[[nodiscard]] PythonFacts collect_python_facts(const Environment& environment, std::span<const std::string> extra,
+                                               const std::string& root, const std::string& cache_directory);
 
 }  // namespace cudacheck

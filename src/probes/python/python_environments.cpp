@@ -10,8 +10,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
-#include <set>
 #include <pwd.h>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,7 +45,8 @@ PyvenvConfig parse_pyvenv_cfg(std::string_view text) {
         const std::string value(sys::trim(line.substr(equals + 1)));
         if (key == "home") config.home = value;
         else if (key == "version_info" || (key == "version" && !config.version)) config.version = value;
-        else if (key == "include-system-site-packages") config.include_system_site_packages = sys::to_lower(value) == "true";
+        else if (key == "include-system-site-packages")
+            config.include_system_site_packages = sys::to_lower(value) == "true";
     }
     return config;
 }
@@ -68,38 +69,43 @@ std::optional<int> python_minor_of(std::string_view major_minor) {
 namespace {
 
 std::string owner_of(uid_t uid) {
-    struct passwd entry {};
+    struct passwd entry{};
     struct passwd* found = nullptr;
     std::vector<char> buffer(16384);
-    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr && found->pw_name != nullptr)
+    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+        found->pw_name != nullptr)
         return fmt::format("uid {} ({})", uid, sys::printable(found->pw_name));
     return fmt::format("uid {}", uid);
 }
 
-UnreadablePath describe_unreadable(const std::string& path, int error, const struct stat* status, std::string_view verb = "read") {
+UnreadablePath describe_unreadable(const std::string& path, int error, const struct stat* status,
+                                   std::string_view verb = "read") {
     UnreadablePath unreadable{.path = path, .message = {}, .remediation = {}};
     const std::string shown = sys::printable(path);
     if (status == nullptr) {
         unreadable.message = fmt::format("cannot {} {}: {}", verb, shown, std::strerror(error));
-        unreadable.remediation = fmt::format("Give the user who runs Python (and cudacheck) access to {} and the directories above it.", shown);
+        unreadable.remediation =
+            fmt::format("Give the user who runs Python (and cudacheck) access to {} and the directories above it.",
+                        shown);
         return unreadable;
     }
     const bool directory = S_ISDIR(status->st_mode);
-    unreadable.message = fmt::format("cannot {} {}: {} (mode {:03o}, owner {})", verb, shown, std::strerror(error), status->st_mode & 07777,
-                                     owner_of(status->st_uid));
+    unreadable.message = fmt::format("cannot {} {}: {} (mode {:03o}, owner {})", verb, shown, std::strerror(error),
+                                     status->st_mode & 07777, owner_of(status->st_uid));
     // pip and venv create directories 0755 and files 0644 (under the usual umask 022).
     const std::string command = fmt::format("`chmod {} {}`", directory ? "755" : "644", shown);
     unreadable.remediation =
         status->st_uid == ::geteuid()
             ? fmt::format("Give it back the usual permissions: {}.", command)
-            : fmt::format("As its owner ({}) or root: {}; or run cudacheck as a user who can read it.", owner_of(status->st_uid), command);
+            : fmt::format("As its owner ({}) or root: {}; or run cudacheck as a user who can read it.",
+                          owner_of(status->st_uid), command);
     return unreadable;
 }
 
 }  // namespace
 
 std::optional<UnreadablePath> unreadable_path(const std::string& path) {
-    struct stat status {};
+    struct stat status{};
     if (::stat(path.c_str(), &status) != 0) {
         // Absent is not unreadable; a directory above that cannot be searched is.
         if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
@@ -111,15 +117,17 @@ std::optional<UnreadablePath> unreadable_path(const std::string& path) {
         ::close(fd);
         // Listing needs read permission, reaching what is listed needs search permission:
         // "<dir>/." resolves only through a searchable directory (path_resolution(7)).
-        struct stat inside {};
+        struct stat inside{};
         if (::stat((path + "/.").c_str(), &inside) != 0) return describe_unreadable(path, errno, &status, "search");
         return std::nullopt;
     }
     if (!S_ISREG(status.st_mode)) {
         const std::string shown = sys::printable(path);
         return UnreadablePath{.path = path,
-                              .message = fmt::format("cannot read {}: it is {}, not a regular file", shown, sys::file_type_words(status.st_mode)),
-                              .remediation = fmt::format("Remove it (`rm {}`), or put back the file that belongs there.", shown)};
+                              .message = fmt::format("cannot read {}: it is {}, not a regular file", shown,
+                                                     sys::file_type_words(status.st_mode)),
+                              .remediation =
+                                  fmt::format("Remove it (`rm {}`), or put back the file that belongs there.", shown)};
     }
     // O_NONBLOCK: nothing here may wait (the file may have become a FIFO since the stat).
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -141,23 +149,28 @@ std::string version_of_interpreter_name(std::string_view name) {
 std::vector<std::string> versions_under(const std::string& prefix) {
     std::vector<std::string> versions;
     for (const std::string& name : sys::list_directory(prefix + "/lib"))
-        if (const std::string version = version_of_interpreter_name(name); !version.empty()) versions.push_back(version);
+        if (const std::string version = version_of_interpreter_name(name); !version.empty())
+            versions.push_back(version);
     std::sort(versions.begin(), versions.end(), [](const std::string& a, const std::string& b) {
         // python_major_minor made both "3.<at most 999>".
-        return decimal_number(std::string_view(a).substr(2)).value_or(0) > decimal_number(std::string_view(b).substr(2)).value_or(0);
+        return decimal_number(std::string_view(a).substr(2)).value_or(0) >
+               decimal_number(std::string_view(b).substr(2)).value_or(0);
     });
     return versions;
 }
 
 void add_unreadable(PythonEnvironment& found, UnreadablePath unreadable) {
-    const bool known = std::any_of(found.unreadable.begin(), found.unreadable.end(), [&](const UnreadablePath& other) { return other.path == unreadable.path; });
+    const bool known = std::any_of(found.unreadable.begin(), found.unreadable.end(),
+                                   [&](const UnreadablePath& other) { return other.path == unreadable.path; });
     if (!known) found.unreadable.push_back(std::move(unreadable));
 }
 
 // A site directory, when it exists: added when it can be read, noted as unreadable otherwise
 // (a `chmod 000` site-packages would make its frameworks silently disappear).
 void add_if_directory(PythonEnvironment& found, const std::string& path) {
-    if (!sys::is_directory(path) || std::find(found.site_packages.begin(), found.site_packages.end(), path) != found.site_packages.end()) return;
+    if (!sys::is_directory(path) ||
+        std::find(found.site_packages.begin(), found.site_packages.end(), path) != found.site_packages.end())
+        return;
     if (std::optional<UnreadablePath> unreadable = unreadable_path(path)) {
         add_unreadable(found, std::move(*unreadable));
         return;
@@ -195,7 +208,8 @@ public:
     // `chain`: the real prefixes of the environments whose `home` led here, first first. A home
     // that leads back onto it, or a chain of max_home_chain, is not followed (a venv whose
     // home is its own bin/ would recurse here until SIGSEGV).
-    PythonEnvironment from_prefix(const std::string& prefix, std::string found_by, std::string version, std::vector<std::string>& chain) const {
+    PythonEnvironment from_prefix(const std::string& prefix, std::string found_by, std::string version,
+                                  std::vector<std::string>& chain) const {
         PythonEnvironment found;
         found.prefix = prefix;
         found.found_by.push_back(std::move(found_by));
@@ -220,7 +234,8 @@ public:
                 if (!unreadable)
                     unreadable = UnreadablePath{.path = cfg,
                                                 .message = fmt::format("cannot read {}", sys::printable(cfg)),
-                                                .remediation = fmt::format("Check {} and the disk it is on.", sys::printable(cfg))};
+                                                .remediation = fmt::format("Check {} and the disk it is on.",
+                                                                           sys::printable(cfg))};
                 found.problem = unreadable->message;
                 add_unreadable(found, std::move(*unreadable));
                 return found;
@@ -253,20 +268,27 @@ public:
                 for (const std::string& link : chain) names += (names.empty() ? "" : " -> ") + sys::printable(link);
                 names += " -> " + sys::printable(base);
                 found.home_loop =
-                    loops ? fmt::format("home = {} in {} leads back to {}, an environment already on its home chain ({})",
-                                        sys::printable(*config.home), sys::printable(cfg), sys::printable(base), names)
-                          : fmt::format("home = {} in {} continues a chain of {} virtual environments, each the home of the one before ({}), and "
-                                        "is not followed further",
-                                        sys::printable(*config.home), sys::printable(cfg), chain.size(), names);
+                    loops
+                        ? fmt::format("home = {} in {} leads back to {}, an environment already on its home chain ({})",
+                                      sys::printable(*config.home), sys::printable(cfg), sys::printable(base), names)
+                        : fmt::format(
+                              "home = {} in {} continues a chain of {} virtual environments, each the home of the one "
+                              "before ({}), and "
+                              "is not followed further",
+                              sys::printable(*config.home), sys::printable(cfg), chain.size(), names);
                 found.home_loop_file = cfg;
                 follow.reset();
                 found.base_prefix.reset();
-                const std::string linked = found.interpreter.empty() ? std::string() : sys::real_path(found.interpreter);
+                const std::string linked =
+                    found.interpreter.empty() ? std::string() : sys::real_path(found.interpreter);
                 const std::string installation = linked.empty() ? std::string() : directory_of(directory_of(linked));
                 // (Past the bound no fallback either: every path here ends within 2 * max_home_chain.)
-                if (!installation.empty() && chain.size() <= max_home_chain && std::find(chain.begin(), chain.end(), real(installation)) == chain.end()) {
-                    found.home_loop += fmt::format("; cudacheck takes {}, where {} links to ({}), as its base installation instead",
-                                                   sys::printable(installation), sys::printable(found.interpreter), sys::printable(linked));
+                if (!installation.empty() && chain.size() <= max_home_chain &&
+                    std::find(chain.begin(), chain.end(), real(installation)) == chain.end()) {
+                    found.home_loop +=
+                        fmt::format("; cudacheck takes {}, where {} links to ({}), as its base installation instead",
+                                    sys::printable(installation), sys::printable(found.interpreter),
+                                    sys::printable(linked));
                     found.base_prefix = installation;
                     follow = installation;
                 } else {
@@ -285,10 +307,10 @@ public:
             chain.pop_back();
             return found;
         }
-        found.kind = sys::is_directory(prefix + "/conda-meta")                                  ? PythonKind::conda
-                     : prefix.find("/.pyenv/versions/") != std::string::npos                       ? PythonKind::pyenv
-                     : prefix == root_ + "/usr" || prefix == root_ + "/usr/local"                 ? PythonKind::system
-                                                                                                    : PythonKind::other;
+        found.kind = sys::is_directory(prefix + "/conda-meta")                    ? PythonKind::conda
+                     : prefix.find("/.pyenv/versions/") != std::string::npos      ? PythonKind::pyenv
+                     : prefix == root_ + "/usr" || prefix == root_ + "/usr/local" ? PythonKind::system
+                                                                                  : PythonKind::other;
         if (version.empty()) {
             const std::vector<std::string> versions = versions_under(prefix);
             if (!versions.empty()) version = versions.front();
@@ -319,7 +341,8 @@ public:
             broken.problem = fmt::format("{} is a broken link or cannot be resolved", interpreter);
             return broken;
         }
-        PythonEnvironment found = from_prefix(directory_of(directory_of(real)), std::move(found_by), version_of_interpreter_name(file_name_of(real)));
+        PythonEnvironment found = from_prefix(directory_of(directory_of(real)), std::move(found_by),
+                                              version_of_interpreter_name(file_name_of(real)));
         found.interpreter = interpreter;
         return found;
     }
@@ -331,7 +354,8 @@ public:
         for (const std::string& directory : sys::split(environment_.get("PATH").value_or(""), ':')) {
             if (directory.empty()) continue;
             const std::string candidate = directory + "/python3";
-            if (sys::is_executable_file(candidate) && std::find(found.begin(), found.end(), candidate) == found.end()) found.push_back(candidate);
+            if (sys::is_executable_file(candidate) && std::find(found.begin(), found.end(), candidate) == found.end())
+                found.push_back(candidate);
         }
         return found;
     }
@@ -358,32 +382,42 @@ public:
                 const std::string pyenv_root = directory_of(bin);
                 std::string version = environment_.get("PYENV_VERSION").value_or("");
                 if (version.empty())
-                    if (const auto file = sys::read_file(pyenv_root + "/version", 4096); file) version = std::string(sys::trim(file->substr(0, file->find('\n'))));
+                    if (const auto file = sys::read_file(pyenv_root + "/version", 4096); file)
+                        version = std::string(sys::trim(file->substr(0, file->find('\n'))));
                 if (version.empty() || version == "system") {
-                    result_.notes.push_back(fmt::format("{} is a pyenv shim selecting the system Python: the next python3 on PATH", interpreter));
+                    result_.notes.push_back(
+                        fmt::format("{} is a pyenv shim selecting the system Python: the next python3 on PATH",
+                                    interpreter));
                     continue;
                 }
-                const std::size_t index = add(from_prefix(pyenv_root + "/versions/" + version, "python3 on PATH (pyenv shim)"));
-                result_.notes.push_back(fmt::format("{} is a pyenv shim; it runs version {} unless a .python-version file says otherwise", interpreter, version));
+                const std::size_t index =
+                    add(from_prefix(pyenv_root + "/versions/" + version, "python3 on PATH (pyenv shim)"));
+                result_.notes.push_back(
+                    fmt::format("{} is a pyenv shim; it runs version {} unless a .python-version file says otherwise",
+                                interpreter, version));
                 if (!bare_decided) result_.bare_python3 = index, bare_decided = true;
                 continue;
             }
-            const std::size_t index = add(from_interpreter(interpreter, bare_decided ? "python3 later on PATH" : "python3 on PATH"));
+            const std::size_t index =
+                add(from_interpreter(interpreter, bare_decided ? "python3 later on PATH" : "python3 on PATH"));
             if (!bare_decided) result_.bare_python3 = index, bare_decided = true;
         }
         if (auto venv = environment_.get("VIRTUAL_ENV"); venv && !venv->empty()) add(from_prefix(*venv, "VIRTUAL_ENV"));
-        if (auto conda = environment_.get("CONDA_PREFIX"); conda && !conda->empty()) add(from_prefix(*conda, "CONDA_PREFIX"));
+        if (auto conda = environment_.get("CONDA_PREFIX"); conda && !conda->empty())
+            add(from_prefix(*conda, "CONDA_PREFIX"));
         // conda's own list of environments, and each conda installation's envs/.
         if (!home_.empty())
             if (const auto listed = sys::read_file(home_ + "/.conda/environments.txt", 1 << 20); listed) {
                 // Each line once: a megabyte of one repeated line is one environment, read once.
                 std::set<std::string, std::less<>> seen;
                 for (const std::string& line : sys::split(*listed, '\n'))
-                    if (const std::string prefix(sys::trim(line)); !prefix.empty() && seen.insert(prefix).second && sys::is_directory(prefix))
+                    if (const std::string prefix(sys::trim(line));
+                        !prefix.empty() && seen.insert(prefix).second && sys::is_directory(prefix))
                         add(from_prefix(prefix, "~/.conda/environments.txt"));
             }
         std::vector<std::string> conda_roots;
-        if (auto exe = environment_.get("CONDA_EXE"); exe && !exe->empty()) conda_roots.push_back(directory_of(directory_of(*exe)));
+        if (auto exe = environment_.get("CONDA_EXE"); exe && !exe->empty())
+            conda_roots.push_back(directory_of(directory_of(*exe)));
         conda_roots.push_back(root_ + "/opt/conda");
         if (!home_.empty())
             for (const char* name : {"/miniconda3", "/anaconda3", "/miniforge3"}) conda_roots.push_back(home_ + name);
@@ -391,13 +425,15 @@ public:
             if (!sys::is_directory(conda_root + "/conda-meta")) continue;
             add(from_prefix(conda_root, "conda installation"));
             for (const std::string& name : sys::list_directory(conda_root + "/envs"))
-                if (sys::is_directory(conda_root + "/envs/" + name)) add(from_prefix(conda_root + "/envs/" + name, "conda installation"));
+                if (sys::is_directory(conda_root + "/envs/" + name))
+                    add(from_prefix(conda_root + "/envs/" + name, "conda installation"));
         }
         // pipx keeps one virtual environment per tool.
         std::string pipx = environment_.get("PIPX_HOME").value_or("");
         if (pipx.empty() && !home_.empty()) pipx = home_ + "/.local/share/pipx";
         if (!pipx.empty())
-            for (const std::string& name : sys::list_directory(pipx + "/venvs")) add(from_prefix(pipx + "/venvs/" + name, "pipx"));
+            for (const std::string& name : sys::list_directory(pipx + "/venvs"))
+                add(from_prefix(pipx + "/venvs/" + name, "pipx"));
     }
 
     PythonEnvironments take() && { return std::move(result_); }
@@ -433,7 +469,8 @@ private:
 
 }  // namespace
 
-PythonEnvironments find_python_environments(const Environment& environment, std::span<const std::string> extra, const std::string& root) {
+PythonEnvironments find_python_environments(const Environment& environment, std::span<const std::string> extra,
+                                            const std::string& root) {
     Finder finder(environment, root);
     finder.find(extra);
     return std::move(finder).take();
@@ -445,7 +482,8 @@ std::vector<std::string> user_site_packages(const Environment& environment) {
     if (!home || home->empty()) return sites;
     const std::string lib = *home + "/.local/lib";
     for (const std::string& name : sys::list_directory(lib))
-        if (sys::starts_with(name, "python3") && sys::is_directory(lib + "/" + name + "/site-packages")) sites.push_back(lib + "/" + name + "/site-packages");
+        if (sys::starts_with(name, "python3") && sys::is_directory(lib + "/" + name + "/site-packages"))
+            sites.push_back(lib + "/" + name + "/site-packages");
     std::sort(sites.begin(), sites.end());
     return sites;
 }

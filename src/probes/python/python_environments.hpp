@@ -87,7 +87,8 @@ struct PythonEnvironments {
 // `extra` are `--python` arguments: an interpreter or an environment's root. Fixed paths (/usr,
 // /opt/conda, ...) are looked up under `root` (tests); paths from the environment are used as they
 // are. Never runs a program.
-[[nodiscard]] PythonEnvironments find_python_environments(const Environment& environment, std::span<const std::string> extra = {},
+[[nodiscard]] PythonEnvironments find_python_environments(const Environment& environment,
+                                                          std::span<const std::string> extra = {},
                                                           const std::string& root = "");
 
 // Every user site-packages (~/.local/lib/python3.X/site-packages) that exists, whichever

@@ -42,10 +42,9 @@ std::string_view to_string(ImportKind kind) {
 namespace {
 
 bool is_regular_file(const std::string& path) {
-    struct stat status {};
+    struct stat status{};
     return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode);
 }
-
 
 // The multiarch part of CPython's extension-module suffix on this machine (sysconfig's
 // MULTIARCH, in EXTENSION_SUFFIXES: ".cpython-312-x86_64-linux-gnu.so").
@@ -120,9 +119,11 @@ std::string first_imported_module(std::string_view line) {
 // Modules built into the interpreter (sys.builtin_module_names of a Linux CPython 3.8-3.13 that a
 // .pth line is likely to name): found without any sys.path entry.
 bool is_builtin_module(std::string_view name) {
-    static const std::set<std::string_view> builtins{"sys", "builtins", "marshal", "posix", "time", "errno", "itertools", "gc", "atexit",
-                                                     "pwd", "_imp", "_io", "_thread", "_weakref", "_warnings", "_signal", "_abc",
-                                                     "_codecs", "_collections", "_functools", "_operator", "_sre", "_stat", "_string"};
+    static const std::set<std::string_view> builtins{"sys",       "builtins",  "marshal", "posix",        "time",
+                                                     "errno",     "itertools", "gc",      "atexit",       "pwd",
+                                                     "_imp",      "_io",       "_thread", "_weakref",     "_warnings",
+                                                     "_signal",   "_abc",      "_codecs", "_collections", "_functools",
+                                                     "_operator", "_sre",      "_stat",   "_string"};
     return builtins.contains(name);
 }
 
@@ -148,7 +149,8 @@ public:
         bool system_site = true;
         if (venv) {
             system_site = include_system_site_packages();
-            for (const std::string& directory : site_packages_of(model_.prefix, true)) add_site_directory(directory, PathOrigin::venv_site);
+            for (const std::string& directory : site_packages_of(model_.prefix, true))
+                add_site_directory(directory, PathOrigin::venv_site);
         }
         user_site(venv && !system_site);
         std::vector<std::string> prefixes;
@@ -160,7 +162,8 @@ public:
         std::set<std::string> seen;
         for (const std::string& prefix : prefixes)
             if (seen.insert(prefix).second)
-                for (const std::string& directory : site_packages_of(prefix, venv)) add_site_directory(directory, PathOrigin::site_packages);
+                for (const std::string& directory : site_packages_of(prefix, venv))
+                    add_site_directory(directory, PathOrigin::site_packages);
         customize_modules();
         return std::move(model_);
     }
@@ -187,8 +190,9 @@ private:
     bool within_pth_bounds(const std::string& file, int number) {
         if (pth_paths_ < max_pth_paths && pth_imports_ < max_pth_imports) return true;
         if (!pth_bounded_)
-            model_.unmodelled.push_back(fmt::format("{} line {} and the .pth lines after it: not followed, past {} paths or {} import lines", file,
-                                                    number, max_pth_paths, max_pth_imports));
+            model_.unmodelled.push_back(
+                fmt::format("{} line {} and the .pth lines after it: not followed, past {} paths or {} import lines",
+                            file, number, max_pth_paths, max_pth_imports));
         pth_bounded_ = true;
         return false;
     }
@@ -212,12 +216,16 @@ private:
         if (!home.empty()) {
             const std::size_t colon = home.find(':');
             model_.base_prefix = sys::absolute_path(home.substr(0, colon), context_.current_directory);
-            exec_prefix_ = colon == std::string::npos ? model_.base_prefix : sys::absolute_path(home.substr(colon + 1), context_.current_directory);
+            exec_prefix_ = colon == std::string::npos
+                               ? model_.base_prefix
+                               : sys::absolute_path(home.substr(colon + 1), context_.current_directory);
             model_.variables.push_back("PYTHONHOME=" + home);
             if (!model_.python_version.empty() && !sys::exists(stdlib(model_.base_prefix, "lib") + "/os.py") &&
-                !sys::exists(fmt::format("{}/lib/python{}.zip", model_.base_prefix, model_.python_version.substr(0, 1) + model_.python_version.substr(2))))
+                !sys::exists(fmt::format("{}/lib/python{}.zip", model_.base_prefix,
+                                         model_.python_version.substr(0, 1) + model_.python_version.substr(2))))
                 model_.fatal = fmt::format(
-                    "PYTHONHOME={} holds no Python {} standard library ({}/os.py): the interpreter stops at start-up with \"Fatal Python "
+                    "PYTHONHOME={} holds no Python {} standard library ({}/os.py): the interpreter stops at start-up "
+                    "with \"Fatal Python "
                     "error: init_fs_encoding: failed to get the Python codec of the filesystem encoding\"",
                     home, model_.python_version, stdlib(model_.base_prefix, "lib"));
         } else if (venv && python_.base_prefix) {
@@ -263,25 +271,30 @@ private:
     // repeats (sys.path[0] is inserted after site has run, so it is not among them).
     void initial_path() {
         const std::string& cwd = context_.current_directory;  // "" when it cannot be named (removed)
-        if (!variable("PYTHONSAFEPATH").empty() && decimal_number(std::string_view(model_.python_version).substr(2)).value_or(0) >= 11)
+        if (!variable("PYTHONSAFEPATH").empty() &&
+            decimal_number(std::string_view(model_.python_version).substr(2)).value_or(0) >= 11)
             model_.variables.push_back("PYTHONSAFEPATH=" + variable("PYTHONSAFEPATH"));
-        else if (!cwd.empty())
-            model_.sys_path.push_back({cwd, PathOrigin::current_directory, {}});
-        if (const std::optional<std::string> pythonpath = context_.environment.get("PYTHONPATH"); pythonpath && !pythonpath->empty()) {
+        else if (!cwd.empty()) model_.sys_path.push_back({cwd, PathOrigin::current_directory, {}});
+        if (const std::optional<std::string> pythonpath = context_.environment.get("PYTHONPATH");
+            pythonpath && !pythonpath->empty()) {
             model_.variables.push_back("PYTHONPATH=" + *pythonpath);
             for (const std::string& entry : sys::split(*pythonpath, ':'))
                 if (cwd.empty() && (entry.empty() || entry.front() != '/')) continue;
-                else if (const std::string path = sys::absolute_path(entry, context_.current_directory); !known_.contains(path)) append(path, PathOrigin::pythonpath);
+                else if (const std::string path = sys::absolute_path(entry, context_.current_directory);
+                         !known_.contains(path))
+                    append(path, PathOrigin::pythonpath);
         }
         const std::string digits = model_.python_version.substr(0, 1) + model_.python_version.substr(2);
-        for (std::string path : {fmt::format("{}/{}/python{}.zip", model_.base_prefix, platlibdir_, digits), stdlib(model_.base_prefix, platlibdir_),
-                                 stdlib(exec_prefix_, platlibdir_) + "/lib-dynload"})
+        for (std::string path :
+             {fmt::format("{}/{}/python{}.zip", model_.base_prefix, platlibdir_, digits),
+              stdlib(model_.base_prefix, platlibdir_), stdlib(exec_prefix_, platlibdir_) + "/lib-dynload"})
             if (!known_.contains(path)) append(std::move(path), PathOrigin::standard_library);
     }
 
     bool include_system_site_packages() const {
         // site.venv(): the pyvenv.cfg beside the interpreter's directory or in it, as invoked.
-        const std::string directory = directory_of(python_.interpreter.empty() ? python_.prefix + "/bin/python3" : python_.interpreter);
+        const std::string directory =
+            directory_of(python_.interpreter.empty() ? python_.prefix + "/bin/python3" : python_.interpreter);
         for (const std::string& candidate : {directory + "/pyvenv.cfg", directory_of(directory) + "/pyvenv.cfg"})
             if (is_regular_file(candidate)) {
                 const std::optional<std::string> text = sys::read_file(candidate, 1 << 16);
@@ -300,10 +313,12 @@ private:
             if (in_venv) directories.push_back(fmt::format("{}/lib/python{}/site-packages", prefix, version));
             directories.push_back(fmt::format("{}/local/lib/python{}/dist-packages", prefix, version));
             directories.push_back(prefix + "/lib/python3/dist-packages");
-            for (const std::string& libdir : libdirs) directories.push_back(fmt::format("{}/{}/python{}/dist-packages", prefix, libdir, version));
+            for (const std::string& libdir : libdirs)
+                directories.push_back(fmt::format("{}/{}/python{}/dist-packages", prefix, libdir, version));
             return directories;
         }
-        for (const std::string& libdir : libdirs) directories.push_back(fmt::format("{}/{}/python{}/site-packages", prefix, libdir, version));
+        for (const std::string& libdir : libdirs)
+            directories.push_back(fmt::format("{}/{}/python{}/site-packages", prefix, libdir, version));
         return directories;
     }
 
@@ -311,11 +326,13 @@ private:
         std::string base = variable("PYTHONUSERBASE");
         if (!base.empty()) model_.variables.push_back("PYTHONUSERBASE=" + base);
         else if (const std::string home = variable("HOME"); !home.empty()) base = home + "/.local";
-        if (!variable("PYTHONNOUSERSITE").empty()) model_.variables.push_back("PYTHONNOUSERSITE=" + variable("PYTHONNOUSERSITE"));
+        if (!variable("PYTHONNOUSERSITE").empty())
+            model_.variables.push_back("PYTHONNOUSERSITE=" + variable("PYTHONNOUSERSITE"));
         if (base.empty()) return;
         model_.user_site = fmt::format("{}/lib/python{}/site-packages", base, model_.python_version);
         model_.user_site_enabled = !excluded_by_venv && variable("PYTHONNOUSERSITE").empty() && !context_.set_uid;
-        if (model_.user_site_enabled && sys::is_directory(model_.user_site)) add_site_directory(model_.user_site, PathOrigin::user_site);
+        if (model_.user_site_enabled && sys::is_directory(model_.user_site))
+            add_site_directory(model_.user_site, PathOrigin::user_site);
     }
 
     // site.addsitedir(): the directory, then its .pth files in sorted order.
@@ -349,7 +366,8 @@ private:
             const std::string path = sys::absolute_path(line, directory);
             if (known_.contains(path)) continue;
             if (!sys::exists(path)) {
-                model_.pth_problems.push_back({file, number, sys::printable(line), true, fmt::format("{} does not exist", path)});
+                model_.pth_problems.push_back(
+                    {file, number, sys::printable(line), true, fmt::format("{} does not exist", path)});
                 continue;
             }
             append(path, PathOrigin::pth_file, fmt::format("{} line {}", file, number));
@@ -361,22 +379,27 @@ private:
     // the model cannot follow.
     bool import_line(const std::string& file, int number, const std::string& line) {
         const std::string module = first_imported_module(line);
-        const ImportResolution found = module.empty() || is_builtin_module(module) ? ImportResolution{} : resolve(module);
+        const ImportResolution found =
+            module.empty() || is_builtin_module(module) ? ImportResolution{} : resolve(module);
         if (!module.empty() && !is_builtin_module(module) && found.kind == ImportKind::not_found) {
-            model_.pth_problems.push_back({file, number, sys::printable(line), false,
-                                           fmt::format("module {} is not on the path: site prints \"Error processing line {} of {}\" at every "
-                                                       "start-up and ignores the rest of the file",
-                                                       module, number, file)});
+            model_.pth_problems.push_back(
+                {file, number, sys::printable(line), false,
+                 fmt::format("module {} is not on the path: site prints \"Error processing line {} of {}\" at every "
+                             "start-up and ignores the rest of the file",
+                             module, number, file)});
             return false;
         }
         if (sys::starts_with(module, "__editable__") && found.kind == ImportKind::module) {
             if (const std::optional<std::string> text = sys::read_file(found.file, 1 << 20)) {
                 EditableFinder finder{file, found.file, parse_editable_mapping(*text)};
-                const bool installed = std::any_of(model_.finders.begin(), model_.finders.end(), [&](const EditableFinder& other) { return other.module == finder.module; });
+                const bool installed =
+                    std::any_of(model_.finders.begin(), model_.finders.end(),
+                                [&](const EditableFinder& other) { return other.module == finder.module; });
                 if (!installed) {
                     for (const auto& [name, path] : finder.mapping)
                         if (!sys::exists(path) && !sys::exists(path + ".py"))
-                            model_.pth_problems.push_back({file, number, sys::printable(line), true, fmt::format("{} (editable {}) does not exist", path, name)});
+                            model_.pth_problems.push_back({file, number, sys::printable(line), true,
+                                                           fmt::format("{} (editable {}) does not exist", path, name)});
                     model_.finders.push_back(std::move(finder));
                 }
                 return true;
@@ -384,7 +407,8 @@ private:
         }
         // setuptools' distutils-precedence.pth and virtualenv's _virtualenv.pth only touch distutils.
         if (line.find("_distutils_hack") != std::string::npos || module == "_virtualenv") return true;
-        model_.unmodelled.push_back(fmt::format("{} line {} runs code at start-up (`{}`)", file, number, sys::printable(line.substr(0, 120))));
+        model_.unmodelled.push_back(
+            fmt::format("{} line {} runs code at start-up (`{}`)", file, number, sys::printable(line.substr(0, 120))));
         return true;
     }
 
@@ -401,7 +425,8 @@ private:
             if (std::string_view(module) == "usercustomize" && !model_.user_site_enabled) continue;
             const ImportResolution found = resolve(module);
             if (found.kind != ImportKind::not_found)
-                model_.unmodelled.push_back(fmt::format("{} runs at start-up and may change sys.path", found.file.empty() ? found.location : found.file));
+                model_.unmodelled.push_back(fmt::format("{} runs at start-up and may change sys.path",
+                                                        found.file.empty() ? found.location : found.file));
         }
     }
 };
@@ -427,9 +452,10 @@ ImportResolution resolve_import(const ImportModel& model, std::string_view name,
     for (std::size_t index = 0; index < model.sys_path.size(); ++index) {
         const std::string& entry = model.sys_path[index].path;
         if (listings != nullptr) {
-            const bool candidate = listings->contains(entry, module) || std::any_of(suffixes.begin(), suffixes.end(), [&](const std::string& suffix) {
-                return listings->contains(entry, module + suffix);
-            });
+            const bool candidate = listings->contains(entry, module) ||
+                                   std::any_of(suffixes.begin(), suffixes.end(), [&](const std::string& suffix) {
+                                       return listings->contains(entry, module + suffix);
+                                   });
             if (!candidate) continue;
         } else if (!sys::is_directory(entry)) {
             continue;
@@ -441,7 +467,8 @@ ImportResolution resolve_import(const ImportModel& model, std::string_view name,
                     return {ImportKind::package, base + "/__init__" + suffix, base, index, {}, nullptr};
         }
         for (const std::string& suffix : suffixes)
-            if (is_regular_file(base + suffix)) return {ImportKind::module, base + suffix, base + suffix, index, {}, nullptr};
+            if (is_regular_file(base + suffix))
+                return {ImportKind::module, base + suffix, base + suffix, index, {}, nullptr};
         if (sys::is_directory(base)) {
             if (resolution.portions.empty()) resolution.entry = index, resolution.location = base;
             resolution.portions.push_back(base);
@@ -457,9 +484,11 @@ ImportResolution resolve_import(const ImportModel& model, std::string_view name,
         if (mapped == finder.mapping.end()) continue;
         // setuptools' _EditableFinder._find_spec: <path>/__init__.py, then <path> + each suffix.
         const std::string& path = mapped->second;
-        if (sys::exists(path + "/__init__.py")) return {ImportKind::editable, path + "/__init__.py", path, std::nullopt, {}, &finder};
+        if (sys::exists(path + "/__init__.py"))
+            return {ImportKind::editable, path + "/__init__.py", path, std::nullopt, {}, &finder};
         for (const std::string& suffix : suffixes)
-            if (sys::exists(path + suffix)) return {ImportKind::editable, path + suffix, path + suffix, std::nullopt, {}, &finder};
+            if (sys::exists(path + suffix))
+                return {ImportKind::editable, path + suffix, path + suffix, std::nullopt, {}, &finder};
         return {};
     }
     return {};

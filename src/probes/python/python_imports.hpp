@@ -43,7 +43,16 @@
 namespace cudacheck {
 
 // Why an entry is on sys.path.
-enum class PathOrigin { current_directory, pythonpath, standard_library, venv_site, user_site, site_packages, pth_file, editable_finder };
+enum class PathOrigin {
+    current_directory,
+    pythonpath,
+    standard_library,
+    venv_site,
+    user_site,
+    site_packages,
+    pth_file,
+    editable_finder
+};
 [[nodiscard]] std::string_view to_string(PathOrigin origin);  // "current directory", "PYTHONPATH", ...
 
 struct SysPathEntry {
@@ -114,7 +123,8 @@ struct ImportResolution {
 // `listings`, when given, are the directory listings shared by the look-ups of one run, as the
 // import system's FileFinder caches each directory's names: a name absent from its entry's listing
 // costs no further system call.
-[[nodiscard]] ImportResolution resolve_import(const ImportModel& model, std::string_view name, DirectoryListings* listings = nullptr);
+[[nodiscard]] ImportResolution resolve_import(const ImportModel& model, std::string_view name,
+                                              DirectoryListings* listings = nullptr);
 
 // The distribution metadata directories (*.dist-info) on the path, in sys.path order: where
 // importlib.metadata finds installed distributions. Standard-library entries are not searched.

@@ -9,7 +9,8 @@
 namespace cudacheck {
 
 std::optional<long> decimal_number(std::string_view digits, long limit) {
-    if (digits.empty() || digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return std::nullopt;
     long value = 0;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
@@ -32,12 +33,16 @@ std::string normalise_distribution_name(std::string_view name) {
 
 std::optional<InstalledDistribution> parse_dist_info_name(std::string_view directory_name) {
     constexpr std::string_view suffix = ".dist-info";
-    if (directory_name.size() <= suffix.size() || directory_name.substr(directory_name.size() - suffix.size()) != suffix) return std::nullopt;
+    if (directory_name.size() <= suffix.size() ||
+        directory_name.substr(directory_name.size() - suffix.size()) != suffix)
+        return std::nullopt;
     const std::string_view base = directory_name.substr(0, directory_name.size() - suffix.size());
     // PEP 427 escapes "-" in both parts to "_", so the first "-" separates them.
     const std::size_t dash = base.find('-');
     if (dash == 0 || dash == std::string_view::npos || dash + 1 == base.size()) return std::nullopt;
-    return InstalledDistribution{normalise_distribution_name(base.substr(0, dash)), std::string(base.substr(dash + 1)), {}};
+    return InstalledDistribution{normalise_distribution_name(base.substr(0, dash)),
+                                 std::string(base.substr(dash + 1)),
+                                 {}};
 }
 
 std::vector<InstalledDistribution> installed_distributions(const std::string& site_packages) {
@@ -70,8 +75,8 @@ std::optional<Requirement> parse_requirement(std::string_view text) {
     if (semicolon != std::string_view::npos) requirement.marker = std::string(sys::trim(text.substr(semicolon + 1)));
     std::string_view head = sys::trim(text.substr(0, semicolon));
     std::size_t name_end = 0;
-    while (name_end < head.size() && (std::isalnum(static_cast<unsigned char>(head[name_end])) || head[name_end] == '-' || head[name_end] == '_' ||
-                                      head[name_end] == '.'))
+    while (name_end < head.size() && (std::isalnum(static_cast<unsigned char>(head[name_end])) ||
+                                      head[name_end] == '-' || head[name_end] == '_' || head[name_end] == '.'))
         ++name_end;
     if (name_end == 0) return std::nullopt;
     requirement.name = normalise_distribution_name(head.substr(0, name_end));
@@ -105,7 +110,8 @@ std::optional<DistributionMetadata> parse_metadata(std::string_view text) {
         if (key == "name") metadata.name = std::string(value);
         else if (key == "version") metadata.version = std::string(value);
         else if (key == "requires-dist") {
-            if (std::optional<Requirement> requirement = parse_requirement(value)) metadata.requires_dist.push_back(std::move(*requirement));
+            if (std::optional<Requirement> requirement = parse_requirement(value))
+                metadata.requires_dist.push_back(std::move(*requirement));
             else ++metadata.unreadable_requirements;
         }
     }
@@ -118,7 +124,8 @@ namespace {
 // A Python string literal's value ('...' or "...", with \' and \" and \\ escapes); nullopt when the
 // text is not exactly one.
 std::optional<std::string> string_literal(std::string_view text) {
-    if (text.size() < 2 || (text.front() != '\'' && text.front() != '"') || text.back() != text.front()) return std::nullopt;
+    if (text.size() < 2 || (text.front() != '\'' && text.front() != '"') || text.back() != text.front())
+        return std::nullopt;
     std::string value;
     for (std::size_t i = 1; i + 1 < text.size(); ++i) {
         char c = text[i];
@@ -131,7 +138,8 @@ std::optional<std::string> string_literal(std::string_view text) {
 
 bool is_identifier(std::string_view text) {
     if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front()))) return false;
-    return std::all_of(text.begin(), text.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 }  // namespace
@@ -145,15 +153,20 @@ PythonLiterals parse_python_literals(std::string_view text) {
         const std::size_t equals = line.find('=');
         if (equals == std::string_view::npos || equals + 1 >= line.size() || line[equals + 1] == '=') continue;
         std::string_view target = sys::trim(line.substr(0, equals));
-        if (const std::size_t colon = target.find(':'); colon != std::string_view::npos) target = sys::trim(target.substr(0, colon));
+        if (const std::size_t colon = target.find(':'); colon != std::string_view::npos)
+            target = sys::trim(target.substr(0, colon));
         if (!is_identifier(target)) continue;
         std::string_view value = sys::trim(line.substr(equals + 1));
-        if (const std::size_t hash = value.find(" #"); hash != std::string_view::npos && value.front() != '\'' && value.front() != '"')
+        if (const std::size_t hash = value.find(" #");
+            hash != std::string_view::npos && value.front() != '\'' && value.front() != '"')
             value = sys::trim(value.substr(0, hash));
         if (value == "None") literals[std::string(target)] = std::nullopt;
-        else if (std::optional<std::string> string = string_literal(value)) literals[std::string(target)] = std::move(*string);
+        else if (std::optional<std::string> string = string_literal(value))
+            literals[std::string(target)] = std::move(*string);
         else if (value == "True" || value == "False" ||
-                 (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })))
+                 (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+                     return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+                 })))
             literals[std::string(target)] = std::string(value);
     }
     return literals;
@@ -199,7 +212,8 @@ bool satisfies(std::string_view version, std::string_view specifier) {
         const std::string clause(sys::trim(raw));
         if (clause.empty()) continue;
         std::size_t op_length = 0;
-        while (op_length < clause.size() && std::string_view("<>=!~").find(clause[op_length]) != std::string_view::npos) ++op_length;
+        while (op_length < clause.size() && std::string_view("<>=!~").find(clause[op_length]) != std::string_view::npos)
+            ++op_length;
         const std::string op = clause.substr(0, op_length);
         std::string operand = clause.substr(op_length);
         const bool prefix = operand.size() > 2 && operand.substr(operand.size() - 2) == ".*";
@@ -230,7 +244,8 @@ bool satisfies(std::string_view version, std::string_view specifier) {
 
 std::string extension_module(const std::string& directory, std::string_view prefix) {
     for (const std::string& name : sys::list_directory(directory))
-        if (sys::starts_with(name, prefix) && name.size() > 3 && name.substr(name.size() - 3) == ".so") return directory + "/" + name;
+        if (sys::starts_with(name, prefix) && name.size() > 3 && name.substr(name.size() - 3) == ".so")
+            return directory + "/" + name;
     return {};
 }
 

@@ -55,7 +55,8 @@ std::string driver_without(const test::TempDir& dir, const std::string& library,
     return directory;
 }
 
-nlohmann::json run_report(const test::TempDir& dir, const std::string& driver_directory, std::vector<std::string> arguments) {
+nlohmann::json run_report(const test::TempDir& dir, const std::string& driver_directory,
+                          std::vector<std::string> arguments) {
     const std::string path = dir.path() + "/report.json";
     arguments.insert(arguments.end(), {"-o", path, "-q"});
     const test::BinaryRun run = test::run_cudacheck(arguments, {{"LD_LIBRARY_PATH", driver_directory}});
@@ -112,9 +113,11 @@ TEST(NvmlBinding, a_missing_required_entry_point_is_one_finding_of_driver_nvml_n
 TEST(NvmlBinding, a_missing_optional_entry_point_leaves_only_its_fact_unknown) {
     test::TempDir whole_dir;
     test::TempDir older_dir;
-    const auto whole = run_report(whole_dir, fake_driver_dir, {"--level", "quick", "--only", "driver.nvml,cuda.devices"});
-    const auto older = run_report(older_dir, driver_without(older_dir, "libnvidia-ml.so.1", "nvmlDeviceGetMemoryBusWidth"),
-                                  {"--level", "quick", "--only", "driver.nvml,cuda.devices"});
+    const auto whole =
+        run_report(whole_dir, fake_driver_dir, {"--level", "quick", "--only", "driver.nvml,cuda.devices"});
+    const auto older =
+        run_report(older_dir, driver_without(older_dir, "libnvidia-ml.so.1", "nvmlDeviceGetMemoryBusWidth"),
+                   {"--level", "quick", "--only", "driver.nvml,cuda.devices"});
     ASSERT_EQ(whole["devices"].size(), 1u) << whole.dump(1);
     ASSERT_EQ(older["devices"].size(), 1u) << older.dump(1);
     EXPECT_EQ(whole["devices"][0]["memory_bus_width_bits"], 6144);
@@ -173,7 +176,8 @@ TEST(CudaDriverBinding, binds_every_required_entry_point_of_the_fake_and_leaves_
     EXPECT_EQ(api.module_load_data, nullptr);
     // ...required for loading code, each named in table order.
     EXPECT_EQ(bind_symbols(library, cuda_module_symbols, api),
-              (std::vector<std::string>{"cuModuleLoadData", "cuModuleGetFunction", "cuModuleUnload", "cuLaunchKernel"}));
+              (std::vector<std::string>{"cuModuleLoadData", "cuModuleGetFunction", "cuModuleUnload",
+                                        "cuLaunchKernel"}));
     EXPECT_NE(api.get_error_name, nullptr);
 }
 
@@ -189,7 +193,8 @@ TEST(CudaDriverBinding, names_the_one_required_entry_point_a_library_lacks) {
 
 TEST(CudaDriverBinding, a_missing_required_entry_point_is_one_finding_of_driver_libcuda_naming_it) {
     test::TempDir dir;
-    const auto report = run_report(dir, driver_without(dir, "libcuda.so.1", "cuDeviceTotalMem_v2"), {"--only", "driver.libcuda"});
+    const auto report =
+        run_report(dir, driver_without(dir, "libcuda.so.1", "cuDeviceTotalMem_v2"), {"--only", "driver.libcuda"});
     const nlohmann::json* libcuda = test::find_check(report, "driver.libcuda");
     ASSERT_NE(libcuda, nullptr) << report.dump(1);
     EXPECT_EQ((*libcuda)["code"], "CC214") << libcuda->dump();
@@ -203,7 +208,8 @@ TEST(CudaDriverBinding, a_missing_optional_entry_point_leaves_only_its_fact_unkn
     test::TempDir whole_dir;
     test::TempDir older_dir;
     const auto whole = run_report(whole_dir, fake_driver_dir, {"--only", "driver.libcuda,cuda.devices"});
-    const auto older = run_report(older_dir, driver_without(older_dir, "libcuda.so.1", "cuDeviceGetUuid_v2"), {"--only", "driver.libcuda,cuda.devices"});
+    const auto older = run_report(older_dir, driver_without(older_dir, "libcuda.so.1", "cuDeviceGetUuid_v2"),
+                                  {"--only", "driver.libcuda,cuda.devices"});
     ASSERT_EQ(whole["devices"].size(), 1u) << whole.dump(1);
     ASSERT_EQ(older["devices"].size(), 1u) << older.dump(1);
     EXPECT_EQ(whole["devices"][0]["uuid"], "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
@@ -225,11 +231,13 @@ TEST(CuResultName, names_known_codes_as_cuda_h_does_and_numbers_others) {
 
 TEST(CudaDriverFailure, names_the_call_and_status_and_gives_the_fix_for_it) {
     const CudaDriverFailure failure(CUDA_ERROR_JIT_COMPILER_NOT_FOUND, "cuModuleLoadData",
-                                    describe_status("CUDA_ERROR_JIT_COMPILER_NOT_FOUND", CUDA_ERROR_JIT_COMPILER_NOT_FOUND));
+                                    describe_status("CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
+                                                    CUDA_ERROR_JIT_COMPILER_NOT_FOUND));
     EXPECT_STREQ(failure.what(), "cuModuleLoadData failed: CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)");
     EXPECT_EQ(failure.status(), CUDA_ERROR_JIT_COMPILER_NOT_FOUND);
     EXPECT_TRUE(contains(failure.remediation(), "libnvidia-ptxjitcompiler.so.1")) << failure.remediation();
-    EXPECT_TRUE(contains(CudaDriver::remediation(CUDA_ERROR_LAUNCH_FAILED), "cuda.pairing")) << "a status with no fix of its own";
+    EXPECT_TRUE(contains(CudaDriver::remediation(CUDA_ERROR_LAUNCH_FAILED), "cuda.pairing"))
+        << "a status with no fix of its own";
 }
 
 }  // namespace

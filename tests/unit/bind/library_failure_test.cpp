@@ -1,8 +1,8 @@
 // LibraryFailure (bind/library_failure.hpp): the call, the status, and the status's remediation.
 #include "bind/library_failure.hpp"
+#include "gpu/library_support.hpp"
 #include "report/catalog.hpp"
 #include "report/result_builder.hpp"
-#include "gpu/library_support.hpp"
 
 #include <gtest/gtest.h>
 

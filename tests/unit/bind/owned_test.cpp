@@ -36,7 +36,9 @@ TEST(Owned, destroys_its_handle_once_however_it_was_moved) {
 
 TEST(Owned, passes_the_handle_by_address_to_a_destroy_that_takes_a_pointer) {
     destroyed.clear();
-    { const Owned<int, int (*)(int*)> program(0, destroy_through_pointer); }  // a handle of 0 is still owned (cuFFT plans start at 0)
+    {
+        const Owned<int, int (*)(int*)> program(0, destroy_through_pointer);
+    }  // a handle of 0 is still owned (cuFFT plans start at 0)
     EXPECT_EQ(destroyed, std::vector<int>{0});
 }
 

@@ -1,6 +1,6 @@
 // Binding a library's symbol table (bind/symbols.hpp), against the C library every machine has.
-#include "bind/dynamic_library.hpp"
 #include "bind/symbols.hpp"
+#include "bind/dynamic_library.hpp"
 
 #include <gtest/gtest.h>
 

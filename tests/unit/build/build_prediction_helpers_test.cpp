@@ -32,10 +32,11 @@ HostCompiler compiler(std::string name, HostCompilerKind kind, int major, std::s
 TEST(BuildPredictionHelpers, the_alternative_is_the_newest_accepted_gcc_on_path_then_clang) {
     BuildSetup setup;
     setup.compilers = {compiler("g++-12", HostCompilerKind::gcc, 12), compiler("g++-14", HostCompilerKind::gcc, 14),
-                       compiler("clang++-19", HostCompilerKind::clang, 19), compiler("g++-15", HostCompilerKind::gcc, 15, "CXX")};
+                       compiler("clang++-19", HostCompilerKind::clang, 19),
+                       compiler("g++-15", HostCompilerKind::gcc, 15, "CXX")};
     ToolkitCompilerLimits toolkit;
-    toolkit.compilers = {CompilerAcceptance{true, {}, {}}, CompilerAcceptance{true, {}, {}}, CompilerAcceptance{true, {}, {}},
-                         CompilerAcceptance{true, {}, {}}};
+    toolkit.compilers = {CompilerAcceptance{true, {}, {}}, CompilerAcceptance{true, {}, {}},
+                         CompilerAcceptance{true, {}, {}}, CompilerAcceptance{true, {}, {}}};
     const HostCompiler* chosen = accepted_alternative(setup, toolkit);
     ASSERT_NE(chosen, nullptr);
     EXPECT_EQ(chosen->name, "g++-14") << "gcc before clang; g++-15 is CXX's, not one on PATH";

@@ -42,13 +42,18 @@ struct Facts {
         setup.choice = {"/nonexistent/cuda", "CUDA_HOME"};
         setup.choice_exists = true;
         setup.toolkits = {toolkit("/nonexistent/cuda-13.0", "13.0.88")};
-        setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "/usr/bin/gcc",
-                                                    HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0}, "gcc 13.3.0", ""};
+        setup.nvcc_host_compiler =
+            HostCompilerPick{"gcc",          "nvcc's default (gcc on PATH)",
+                             "/usr/bin/gcc", HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0},
+                             "gcc 13.3.0",   ""};
         setup.ninja = "/usr/bin/ninja";
-        files.real_paths = {{"/nonexistent/cuda", "/nonexistent/cuda-13.0"}, {"/nonexistent/cuda-13.0", "/nonexistent/cuda-13.0"}};
+        files.real_paths = {{"/nonexistent/cuda", "/nonexistent/cuda-13.0"},
+                            {"/nonexistent/cuda-13.0", "/nonexistent/cuda-13.0"}};
     }
     [[nodiscard]] EnvInputs inputs() const { return EnvInputs{setup, torch, devices, CudaVersion{13, 0}, loader}; }
-    [[nodiscard]] EnvScript plan(const Environment& environment) const { return plan_environment(inputs(), files, environment, Profile::none); }
+    [[nodiscard]] EnvScript plan(const Environment& environment) const {
+        return plan_environment(inputs(), files, environment, Profile::none);
+    }
 };
 
 std::string value_of(const EnvScript& script, const std::string& name) {
@@ -80,12 +85,16 @@ TEST(EnvironmentPlan, names_the_toolkit_as_builds_do_when_the_real_paths_say_it_
 TEST(EnvironmentPlan, asks_for_the_real_paths_it_compares_each_once) {
     Facts facts;
     facts.setup.choice_without_variables = {"/nonexistent/usr-local-cuda", "/usr/local/cuda"};
-    const Environment environment(Variables{{"PATH", "/nonexistent/cuda/bin:/usr/bin"}, {"CUDA_PATH", "/nonexistent/cuda"}});
+    const Environment environment(
+        Variables{{"PATH", "/nonexistent/cuda/bin:/usr/bin"}, {"CUDA_PATH", "/nonexistent/cuda"}});
     const std::vector<std::string> paths = environment_paths_compared(facts.inputs(), environment);
-    const std::vector<std::string> expected{"/nonexistent/cuda-13.0", "/nonexistent/cuda-13.0/bin", "/nonexistent/cuda", "/nonexistent/cuda/bin",
+    const std::vector<std::string> expected{"/nonexistent/cuda-13.0",      "/nonexistent/cuda-13.0/bin",
+                                            "/nonexistent/cuda",           "/nonexistent/cuda/bin",
                                             "/nonexistent/usr-local-cuda", "/nonexistent/usr-local-cuda/bin"};
     EXPECT_EQ(paths, expected) << "CUDA_PATH and PATH's first entry are among those already asked";
-    const std::vector<std::string> more = environment_paths_compared(facts.inputs(), Environment(Variables{{"PATH", "/opt/x/bin:/usr/bin"}, {"CUDA_PATH", "/opt/y"}}));
+    const std::vector<std::string> more =
+        environment_paths_compared(facts.inputs(),
+                                   Environment(Variables{{"PATH", "/opt/x/bin:/usr/bin"}, {"CUDA_PATH", "/opt/y"}}));
     EXPECT_NE(std::find(more.begin(), more.end(), "/opt/x/bin"), more.end());
     EXPECT_NE(std::find(more.begin(), more.end(), "/opt/y"), more.end());
 }
@@ -109,22 +118,26 @@ TEST(EnvironmentPlan, ld_library_path_follows_the_runtime_facts) {
     // The toolkit has no libcudart.so.13: said, nothing set.
     EnvScript script = facts.plan(plain);
     EXPECT_EQ(value_of(script, "LD_LIBRARY_PATH"), "<none>");
-    EXPECT_TRUE(contains(comments(script), "LD_LIBRARY_PATH: /nonexistent/cuda/lib64 has no libcudart.so.13")) << comments(script);
+    EXPECT_TRUE(contains(comments(script), "LD_LIBRARY_PATH: /nonexistent/cuda/lib64 has no libcudart.so.13"))
+        << comments(script);
     // It has one and the loader finds none: its directory first.
     runtime.real_path = "/nonexistent/cuda-13.0/lib64/libcudart.so.13.0.96";
     script = facts.plan(plain);
     EXPECT_EQ(value_of(script, "LD_LIBRARY_PATH"), "/nonexistent/cuda/lib64");
     EXPECT_TRUE(contains(comments(script), "the loader finds no libcudart.so.13")) << comments(script);
     // The loader takes another copy: still first, the other named.
-    runtime.found = Resolution{"libcudart.so.13", "ld.so.cache", "/nonexistent/other/libcudart.so.13", "/nonexistent/other/libcudart.so.13.0.0"};
+    runtime.found = Resolution{"libcudart.so.13", "ld.so.cache", "/nonexistent/other/libcudart.so.13",
+                               "/nonexistent/other/libcudart.so.13.0.0"};
     script = facts.plan(plain);
     EXPECT_EQ(value_of(script, "LD_LIBRARY_PATH"), "/nonexistent/cuda/lib64");
-    EXPECT_TRUE(contains(comments(script), "the loader would take /nonexistent/other/libcudart.so.13 (ld.so.cache)")) << comments(script);
+    EXPECT_TRUE(contains(comments(script), "the loader would take /nonexistent/other/libcudart.so.13 (ld.so.cache)"))
+        << comments(script);
     // The loader takes this one: nothing to set.
     runtime.found.real_path = runtime.real_path;
     script = facts.plan(plain);
     EXPECT_EQ(value_of(script, "LD_LIBRARY_PATH"), "<none>");
-    EXPECT_TRUE(contains(comments(script), "unchanged, the loader finds this toolkit's libcudart.so.13 already")) << comments(script);
+    EXPECT_TRUE(contains(comments(script), "unchanged, the loader finds this toolkit's libcudart.so.13 already"))
+        << comments(script);
     // No soname known (the toolkit's version is not): no LD_LIBRARY_PATH line at all.
     runtime.soname.clear();
     EXPECT_FALSE(contains(comments(facts.plan(plain)), "LD_LIBRARY_PATH"));

@@ -33,7 +33,8 @@ GemmOutcome correct_run() {
     outcome.samples = 32;
     const double tflops[] = {50.0, 380.0, 700.0, 720.0};
     for (std::size_t i = 0; i < gemm_precisions.size(); ++i)
-        outcome.throughput.push_back({&gemm_precisions[i], gemm_precisions[i].size, tflops[i], accurate(gemm_precisions[i].tolerance / 10)});
+        outcome.throughput.push_back(
+            {&gemm_precisions[i], gemm_precisions[i].size, tflops[i], accurate(gemm_precisions[i].tolerance / 10)});
     outcome.phases = "handle 120 ms, SGEMM/DGEMM with references 30 ms";
     return outcome;
 }
@@ -43,7 +44,9 @@ CheckResult judged(const GemmOutcome& outcome) { return test::judged("cublas.gem
 TEST(JudgeGemm, passes_with_each_rate_against_the_datasheet_peak_when_every_product_matches) {
     const CheckResult result = judged(correct_run());
     EXPECT_EQ(result.status, Status::pass) << result.message;
-    EXPECT_NE(result.message.find("TFLOP/s: FP32 50, TF32 380 at 4096^3, FP16 700, BF16 720 at 8192^3"), std::string::npos) << result.message;
+    EXPECT_NE(result.message.find("TFLOP/s: FP32 50, TF32 380 at 4096^3, FP16 700, BF16 720 at 8192^3"),
+              std::string::npos)
+        << result.message;
     const Metric* fp16 = test::metric(result, "gemm_fp16_8192");
     ASSERT_NE(fp16, nullptr);
     EXPECT_DOUBLE_EQ(fp16->value, 700.0);
@@ -101,7 +104,8 @@ TEST(JudgeGemm, reports_what_was_measured_without_a_summary_when_stopped_part_wa
 TEST(GemmSizes, each_precision_keeps_its_size_on_a_large_gpu_and_halves_on_a_small_one) {
     constexpr std::size_t gib = std::size_t{1} << 30;
     EXPECT_EQ(gemm_sizes(140 * gib), (std::array<std::size_t, 4>{4096, 4096, 8192, 8192}));
-    EXPECT_EQ(gemm_sizes(3 * gib), (std::array<std::size_t, 4>{4096, 4096, 8192, 8192})) << "3 x 256 MiB is a quarter of 3 GiB";
+    EXPECT_EQ(gemm_sizes(3 * gib), (std::array<std::size_t, 4>{4096, 4096, 8192, 8192}))
+        << "3 x 256 MiB is a quarter of 3 GiB";
     EXPECT_EQ(gemm_sizes(3 * gib - 1), (std::array<std::size_t, 4>{4096, 4096, 4096, 4096}));
     EXPECT_EQ(gemm_sizes(gib / 2), (std::array<std::size_t, 4>{2048, 2048, 2048, 2048})) << "never below 2048";
 }

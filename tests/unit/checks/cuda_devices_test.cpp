@@ -17,7 +17,9 @@ struct DevicesFixture {
     VisibleDevicesSpec visible;
     NvmlFacts nvml;
     CheckResult run(const DriverFacts& driver, int runtime = 13000) {
-        return judge("cuda.devices", [&](ResultBuilder& r) { judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime, &nvml}, r); });
+        return judge("cuda.devices", [&](ResultBuilder& r) {
+            judge_devices(listing_from_driver(driver), DevicesContext{kernel_module, visible, runtime, &nvml}, r);
+        });
     }
 };
 
@@ -97,7 +99,8 @@ TEST(DevicesCheck, fails_for_prohibited_compute_mode) {
 }
 
 // One H200 (NVML index 0) in `compute_mode`, with NVML reporting `free_gib` free and `processes`.
-CheckResult judge_h200_in_use(std::string compute_mode, double free_gib, std::optional<std::vector<GpuProcess>> processes) {
+CheckResult judge_h200_in_use(std::string compute_mode, double free_gib,
+                              std::optional<std::vector<GpuProcess>> processes) {
     DevicesFixture fixture;
     DriverFacts driver;
     driver.device_count = 1;
@@ -114,36 +117,45 @@ CheckResult judge_h200_in_use(std::string compute_mode, double free_gib, std::op
 }
 
 TEST(DevicesCheck, fails_when_exclusive_mode_gpu_is_held_by_another_process) {
-    const CheckResult result = judge_h200_in_use("exclusive_process", 130.0, std::vector<GpuProcess>{{4242, 2ULL << 30, "python3"}});
+    const CheckResult result =
+        judge_h200_in_use("exclusive_process", 130.0, std::vector<GpuProcess>{{4242, 2ULL << 30, "python3"}});
     EXPECT_EQ(result.code, "CC416");
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_TRUE(contains(result.message, "pid 4242 python3 (2.0 GiB)")) << result.message;
     EXPECT_TRUE(contains(result.remediation, "kill 4242")) << result.remediation;
     EXPECT_TRUE(contains(result.remediation, "-c DEFAULT")) << result.remediation;
-    EXPECT_EQ(judge_h200_in_use("exclusive_process", 139.0, std::vector<GpuProcess>{}).status, Status::pass) << "exclusive but idle";
+    EXPECT_EQ(judge_h200_in_use("exclusive_process", 139.0, std::vector<GpuProcess>{}).status, Status::pass)
+        << "exclusive but idle";
 }
 
 TEST(DevicesCheck, warns_when_other_processes_leave_under_a_quarter_of_memory_free) {
-    const CheckResult result = judge_h200_in_use(
-        "default", 10.0, std::vector<GpuProcess>{{77, std::nullopt, ""}, {4242, 120ULL << 30, "python3"}, {5, 1ULL << 30, "a"}, {6, 1ULL << 30, "b"}});
+    const CheckResult result = judge_h200_in_use("default", 10.0,
+                                                 std::vector<GpuProcess>{{77, std::nullopt, ""},
+                                                                         {4242, 120ULL << 30, "python3"},
+                                                                         {5, 1ULL << 30, "a"},
+                                                                         {6, 1ULL << 30, "b"}});
     EXPECT_EQ(result.code, "CC417");
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_TRUE(contains(result.message, "10.0 GiB free of 140.4 GiB")) << result.message;
-    EXPECT_TRUE(contains(result.message, "held by pid 4242 python3 (120.0 GiB),")) << "largest first: " << result.message;
+    EXPECT_TRUE(contains(result.message, "held by pid 4242 python3 (120.0 GiB),"))
+        << "largest first: " << result.message;
     EXPECT_TRUE(contains(result.message, "and 1 more")) << result.message;
     EXPECT_TRUE(contains(result.remediation, "4242")) << result.remediation;
 }
 
 TEST(DevicesCheck, only_lists_other_processes_when_enough_memory_is_free_or_they_are_unknown) {
-    const CheckResult shared = judge_h200_in_use("default", 100.0, std::vector<GpuProcess>{{4242, 40ULL << 30, "python3"}});
+    const CheckResult shared =
+        judge_h200_in_use("default", 100.0, std::vector<GpuProcess>{{4242, 40ULL << 30, "python3"}});
     EXPECT_EQ(shared.status, Status::pass);
     bool listed = false;
-    for (const Evidence& evidence : shared.evidence) listed |= evidence.key == "device0_processes" && contains(evidence.value, "pid 4242");
+    for (const Evidence& evidence : shared.evidence)
+        listed |= evidence.key == "device0_processes" && contains(evidence.value, "pid 4242");
     EXPECT_TRUE(listed);
     const CheckResult unknown = judge_h200_in_use("default", 1.0, std::nullopt);
     EXPECT_EQ(unknown.status, Status::pass) << "no process list: low free memory alone is not blamed on anyone";
     bool noted = false;
-    for (const Evidence& evidence : unknown.evidence) noted |= evidence.key == "device0_processes" && contains(evidence.value, "unknown");
+    for (const Evidence& evidence : unknown.evidence)
+        noted |= evidence.key == "device0_processes" && contains(evidence.value, "unknown");
     EXPECT_TRUE(noted);
 }
 

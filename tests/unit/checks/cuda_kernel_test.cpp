@@ -1,8 +1,8 @@
 // cuda.kernel's judge from hand-built outcomes: an exact vector add passes, a wrong sum fails with
 // where it was wrong, and the image verdicts (no image, PTX too new) come without a launch; CC511's
 // text (add_ptx_too_new).
-#include "checks/checks.hpp"
 #include "checks/cuda_kernel.hpp"
+#include "checks/checks.hpp"
 #include "support/check_judging.hpp"
 
 #include <cuda_runtime_api.h>
@@ -84,13 +84,15 @@ TEST(JudgeKernel, keeps_the_image_evidence_when_the_measurement_stopped_early) {
 // add_ptx_too_new, which nvrtc.compile uses too.
 TEST(PtxJit, names_both_versions_and_the_minimum_driver_when_too_new) {
     const CheckResult result = test::judge("nvrtc.compile", [](ResultBuilder& builder) {
-        add_ptx_too_new(builder, "the kernel NVRTC 12.4 compiled for compute_90", {12, 4}, {12, 2}, "use the NVRTC of the driver's CUDA version");
+        add_ptx_too_new(builder, "the kernel NVRTC 12.4 compiled for compute_90", {12, 4}, {12, 2},
+                        "use the NVRTC of the driver's CUDA version");
     });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC511");
     EXPECT_TRUE(test::contains(result.message, "CUDA 12.4")) << result.message;
     EXPECT_TRUE(test::contains(result.message, "(CUDA 12.2)")) << result.message;
-    EXPECT_TRUE(test::contains(result.remediation, "550.54.14")) << "CUDA 12.4's minimum driver: " << result.remediation;
+    EXPECT_TRUE(test::contains(result.remediation, "550.54.14"))
+        << "CUDA 12.4's minimum driver: " << result.remediation;
     EXPECT_TRUE(test::contains(result.remediation, "use the NVRTC of the driver's CUDA version")) << result.remediation;
 }
 

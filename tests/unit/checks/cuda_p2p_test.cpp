@@ -1,7 +1,7 @@
 // cuda.p2p without a GPU: judging of peer access, copies and bandwidth against NVML's link facts,
 // the link rates, and the skip of both multi-GPU checks with fewer than two GPUs.
-#include "checks/checks.hpp"
 #include "checks/cuda_p2p.hpp"
+#include "checks/checks.hpp"
 #include "checks/nccl_allreduce.hpp"
 #include "engine/registry.hpp"
 #include "support/check_judging.hpp"
@@ -13,7 +13,6 @@
 
 namespace cudacheck {
 namespace {
-
 
 NvmlPeerLink nvlink(int links) {
     NvmlPeerLink link;
@@ -34,7 +33,8 @@ NvmlPeerLink pcie(unsigned int generation, unsigned int width, PciePath path, bo
     return link;
 }
 
-PeerCopy copy(int source, int destination, bool access, double rate, std::optional<NvmlPeerLink> link, std::uint64_t wrong = 0) {
+PeerCopy copy(int source, int destination, bool access, double rate, std::optional<NvmlPeerLink> link,
+              std::uint64_t wrong = 0) {
     PeerCopy result;
     result.source = source;
     result.destination = destination;
@@ -68,7 +68,8 @@ TEST(JudgeP2p, passes_symmetric_access_with_verified_fast_copies) {
     EXPECT_EQ(result.status, Status::pass) << result.message;
     EXPECT_NE(result.message.find("every copy verified"), std::string::npos) << result.message;
     EXPECT_NE(result.message.find("NVLink (18 links)"), std::string::npos) << result.message;
-    const auto minimum = std::find_if(result.metrics.begin(), result.metrics.end(), [](const Metric& m) { return m.name == "min_peer_bandwidth"; });
+    const auto minimum = std::find_if(result.metrics.begin(), result.metrics.end(),
+                                      [](const Metric& m) { return m.name == "min_peer_bandwidth"; });
     ASSERT_NE(minimum, result.metrics.end());
     EXPECT_DOUBLE_EQ(minimum->value, 365.0);
 }
@@ -105,7 +106,9 @@ TEST(JudgeP2p, warns_only_far_below_the_link_rate) {
     const CheckResult slow = judged({copy(0, 1, true, 80, nvlink(18)), copy(1, 0, true, 100, nvlink(18))});
     EXPECT_EQ(slow.status, Status::warn);
     EXPECT_EQ(slow.code, "CC514");
-    EXPECT_EQ(std::count_if(slow.findings.begin(), slow.findings.end(), [](const Finding& f) { return f.code == "CC514"; }), 1);
+    EXPECT_EQ(std::count_if(slow.findings.begin(), slow.findings.end(),
+                            [](const Finding& f) { return f.code == "CC514"; }),
+              1);
     // Unknown link: no expectation, no warning.
     EXPECT_EQ(judged({copy(0, 1, true, 1, std::nullopt), copy(1, 0, true, 1, std::nullopt)}).status, Status::pass);
 }

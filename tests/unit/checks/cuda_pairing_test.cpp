@@ -62,7 +62,8 @@ TEST(PairingCheck, notes_newer_nvcc_minor_without_warning) {
     const CheckResult result = judge("cuda.pairing", [&](ResultBuilder& r) { judge_pairing(facts, r); });
     EXPECT_EQ(result.status, Status::pass);
     bool noted = false;
-    for (const Evidence& evidence : result.evidence) noted |= evidence.key == "nvcc_note" && contains(evidence.value, "JIT");
+    for (const Evidence& evidence : result.evidence)
+        noted |= evidence.key == "nvcc_note" && contains(evidence.value, "JIT");
     EXPECT_TRUE(noted);
 }
 

@@ -2,17 +2,17 @@
 // convolution, a wrong output shape), cuDNN statuses as codes, the sub-library judgement, and a broken
 // libcudnn.so.9 end to end.
 #include "checks/cudnn_conv.hpp"
-#include "support/headlines.hpp"
-#include "support/check_judging.hpp"
 #include "bind/dynamic_library.hpp"
 #include "checks/reference/convolution.hpp"
 #include "probes/cuda_libraries.hpp"
+#include "support/check_judging.hpp"
+#include "support/headlines.hpp"
 #include "support/test_support.hpp"
 
 #include <cuda_runtime_api.h>  // CUDART_VERSION
 #include <filesystem>
-#include <limits>
 #include <gtest/gtest.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -71,9 +71,11 @@ CheckResult judged(const ConvolutionOutcome& outcome) { return test::judged("cud
 
 TEST(JudgeConvolution, passes_the_float_rounded_cross_correlation_with_its_median_time) {
     const ConvolutionInputs inputs = seeded_convolution_inputs(standard_shape);
-    const CheckResult result = judged(measured(as_floats(reference_convolution(standard_shape, inputs.input, inputs.filter))));
+    const CheckResult result =
+        judged(measured(as_floats(reference_convolution(standard_shape, inputs.input, inputs.filter))));
     EXPECT_EQ(result.status, Status::pass) << result.message;
-    EXPECT_TRUE(contains(test::account(result), "problem: 2x3x32x32 * 64x3x3x3 (NCHW float, pad 1, stride 1)")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "problem: 2x3x32x32 * 64x3x3x3 (NCHW float, pad 1, stride 1)"))
+        << test::account(result);
     EXPECT_TRUE(contains(result.message, "convolution 2x3x32x32 * 64x3x3x3 correct (IMPLICIT_PRECOMP_GEMM"))
         << result.message;
     EXPECT_TRUE(contains(result.message, "0.010 ms")) << result.message;
@@ -87,7 +89,8 @@ TEST(JudgeConvolution, fails_a_true_convolution_that_flips_the_filter) {
     const auto rs = static_cast<std::size_t>(standard_shape.r * standard_shape.s);
     for (std::size_t plane = 0; plane < inputs.filter.size() / rs; ++plane)
         for (std::size_t i = 0; i < rs; ++i) flipped[plane * rs + i] = inputs.filter[plane * rs + rs - 1 - i];
-    const CheckResult result = judged(measured(as_floats(reference_convolution(standard_shape, inputs.input, flipped))));
+    const CheckResult result =
+        judged(measured(as_floats(reference_convolution(standard_shape, inputs.input, flipped))));
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC504");
     EXPECT_TRUE(contains(result.message, "cuDNN convolution 2x3x32x32 * 64x3x3x3")) << result.message;
@@ -142,7 +145,8 @@ TEST(SubLibraries, lists_seven_cudnn9_sonames) {
 }
 
 TEST(SubLibraries, passes_when_everything_comes_from_one_system_install) {
-    const SubLibraryVerdict verdict = judge_sublibraries(system_dir + "/libcudnn.so.9.14.0", "9.14.0", states(system_dir, ".14.0"));
+    const SubLibraryVerdict verdict =
+        judge_sublibraries(system_dir + "/libcudnn.so.9.14.0", "9.14.0", states(system_dir, ".14.0"));
     EXPECT_TRUE(verdict.findings.empty()) << verdict.findings.front().message;
     ASSERT_EQ(verdict.evidence.size(), 7u);
     EXPECT_EQ(verdict.evidence[2].key, "libcudnn_cnn.so.9");
@@ -179,7 +183,8 @@ TEST(SubLibraries, tolerates_an_unloaded_sublibrary_when_present_beside_the_main
 
 TEST(SubLibraries, reports_a_pip_and_system_mix_naming_both_paths_when_mixed) {
     // The pip wheel's shim first on LD_LIBRARY_PATH, its sub-libraries taken from the system.
-    const SubLibraryVerdict verdict = judge_sublibraries(pip_dir + "/libcudnn.so.9", "9.19.0", states(system_dir, ".14.0"));
+    const SubLibraryVerdict verdict =
+        judge_sublibraries(pip_dir + "/libcudnn.so.9", "9.19.0", states(system_dir, ".14.0"));
     ASSERT_EQ(verdict.findings.size(), 1u);
     const Finding& finding = verdict.findings.front();
     EXPECT_EQ(finding.code, "CC509");
@@ -197,7 +202,8 @@ TEST(SubLibraries, reports_a_version_mismatch_in_one_directory_when_file_version
     const SubLibraryVerdict verdict = judge_sublibraries(system_dir + "/libcudnn.so.9.19.0", "9.19.0", list);
     ASSERT_EQ(verdict.findings.size(), 1u);
     EXPECT_EQ(verdict.findings.front().code, "CC509");
-    EXPECT_TRUE(contains(verdict.findings.front().message, "libcudnn_ops.so.9.14.0")) << verdict.findings.front().message;
+    EXPECT_TRUE(contains(verdict.findings.front().message, "libcudnn_ops.so.9.14.0"))
+        << verdict.findings.front().message;
     EXPECT_TRUE(contains(verdict.findings.front().message, "9.19.0")) << verdict.findings.front().message;
     EXPECT_FALSE(contains(verdict.findings.front().message, "libcudnn_cnn")) << "cnn matches: not named";
 }

@@ -1,10 +1,10 @@
 // cufft.fft without a GPU: the tolerance against float rounding and real defects, the judge from
 // hand-built outcomes (a wrong transform, a NaN, a failure part-way), and a broken libcufft end to end.
 #include "checks/cufft_fft.hpp"
-#include "support/check_judging.hpp"
 #include "checks/reference/fft.hpp"
-#include "support/random_signal.hpp"
 #include "probes/cuda_libraries.hpp"
+#include "support/check_judging.hpp"
+#include "support/random_signal.hpp"
 #include "support/test_support.hpp"
 #include "util/environment.hpp"
 
@@ -139,7 +139,9 @@ TEST(JudgeFft, passes_a_float_rounded_transform_with_its_rate) {
 
 TEST(JudgeFft, fails_a_transform_with_the_wrong_sign_naming_the_worst_member) {
     // The inverse's sign where the forward's belongs: every bin but the first lands in the wrong place.
-    const auto wrong_sign = [](const std::vector<Complex>& signal, int) { return ReferenceFft(signal.size(), +1)(signal); };
+    const auto wrong_sign = [](const std::vector<Complex>& signal, int) {
+        return ReferenceFft(signal.size(), +1)(signal);
+    };
     const CheckResult result = judged(outcome_with({verdict_of(64, 4, wrong_sign)}));
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC504");
@@ -157,7 +159,8 @@ TEST(JudgeFft, names_the_one_wrong_member_of_a_batch_and_never_passes_a_nan) {
     const CheckResult result = judged(outcome_with({verdict_of(64, 4, one_nan)}));
     EXPECT_EQ(result.code, "CC504");
     EXPECT_NE(result.message.find("worst: member 2, inf"), std::string::npos) << result.message;
-    for (const Metric& metric : result.metrics) EXPECT_NE(metric.name, "max_relative_error") << "no error figure over a NaN";
+    for (const Metric& metric : result.metrics)
+        EXPECT_NE(metric.name, "max_relative_error") << "no error figure over a NaN";
 }
 
 TEST(JudgeFft, reports_the_lengths_done_without_a_summary_when_the_measurement_stopped_part_way) {
@@ -189,8 +192,9 @@ TEST(EndToEnd, broken_cufft_fails_its_check_only_and_curand_reaches_the_gpu_step
     test::TempDir dir;
     const std::string cufft_soname = std::string(cuda_library::cufft.soname_for(CUDART_VERSION / 1000));
     const std::string broken = dir.write(cufft_soname, "not an ELF file\n");
-    const auto report = run_to_json(dir, {"--only", "cufft.fft,curand.generate"},
-                                    {{"LD_LIBRARY_PATH", dir.path() + ":" + fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "1"}}, 1);
+    const auto report =
+        run_to_json(dir, {"--only", "cufft.fft,curand.generate"},
+                    {{"LD_LIBRARY_PATH", dir.path() + ":" + fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "1"}}, 1);
     const auto* cufft = test::find_check(report, "cufft.fft");
     ASSERT_NE(cufft, nullptr);
     EXPECT_EQ((*cufft)["status"], "fail");
@@ -207,7 +211,8 @@ TEST(EndToEnd, broken_cufft_fails_its_check_only_and_curand_reaches_the_gpu_step
     EXPECT_TRUE(contains((*curand)["message"].get<std::string>(), "cudaSetDevice"));
     bool version_seen = false;
     for (const auto& evidence : (*curand)["evidence"])
-        version_seen |= evidence["key"] == "curand_version" && contains(evidence["value"].get<std::string>(), "libcurand.so.");
+        version_seen |=
+            evidence["key"] == "curand_version" && contains(evidence["value"].get<std::string>(), "libcurand.so.");
     EXPECT_TRUE(version_seen) << "curandGetVersion is called before the GPU step";
 }
 

@@ -1,8 +1,8 @@
 // curand.generate's judge from hand-built outcomes: samples from a correct generator pass, a biased
 // generator fails its moment tests, and two generators of one seed that disagree fail.
 #include "checks/curand_generate.hpp"
-#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
+#include "support/headlines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,7 +74,8 @@ TEST(JudgeRandom, fails_with_wrong_result_when_the_uniform_samples_are_biased) {
     EXPECT_EQ(result.code, "CC504");
     EXPECT_NE(result.message.find("cuRAND uniform mean out of bounds"), std::string::npos) << result.message;
     // The normal samples were not touched: no finding names them.
-    for (const Finding& finding : result.findings) EXPECT_EQ(finding.message.find("normal"), std::string::npos) << finding.message;
+    for (const Finding& finding : result.findings)
+        EXPECT_EQ(finding.message.find("normal"), std::string::npos) << finding.message;
 }
 
 TEST(JudgeRandom, fails_when_two_generators_of_one_seed_differ) {
@@ -84,7 +85,8 @@ TEST(JudgeRandom, fails_when_two_generators_of_one_seed_differ) {
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, code_string(Code::wrong_result));
     ASSERT_EQ(result.findings.size(), 1u);
-    EXPECT_EQ(result.findings[0].message, "two generators with the same seed gave different output: 12 of 65536 words differ");
+    EXPECT_EQ(result.findings[0].message,
+              "two generators with the same seed gave different output: 12 of 65536 words differ");
 }
 
 TEST(JudgeRandom, fails_when_another_seed_gives_the_same_stream) {
@@ -92,7 +94,8 @@ TEST(JudgeRandom, fails_when_another_seed_gives_the_same_stream) {
     outcome.differ_other_seed = 0;
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.code, code_string(Code::wrong_result));
-    EXPECT_NE(result.message.find("gave nearly the same output: 65536 of 65536 words equal"), std::string::npos) << result.message;
+    EXPECT_NE(result.message.find("gave nearly the same output: 65536 of 65536 words equal"), std::string::npos)
+        << result.message;
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ TEST(HealthCheck, passes_a_healthy_gpu_and_names_its_cuda_ordinal) {
     EXPECT_TRUE(contains(result.message, "1 GPU(s) healthy")) << result.message;
     EXPECT_EQ(result.metrics.front().name, "gpu0.temperature");
     bool labelled = false;
-    for (const Evidence& evidence : result.evidence) labelled |= evidence.key == "gpu0" && contains(evidence.value, "CUDA device 0");
+    for (const Evidence& evidence : result.evidence)
+        labelled |= evidence.key == "gpu0" && contains(evidence.value, "CUDA device 0");
     EXPECT_TRUE(labelled);
 }
 

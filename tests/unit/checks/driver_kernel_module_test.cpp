@@ -14,7 +14,8 @@ using test::judge;
 using test::loaded_module;
 
 TEST(KernelModuleCheck, passes_with_module_gpu_and_accessible_nodes) {
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(loaded_module(), bare_host(), r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(loaded_module(), bare_host(), r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "580.159.04"));
     EXPECT_TRUE(contains(result.message, "open"));
@@ -24,7 +25,8 @@ TEST(KernelModuleCheck, fails_without_module_with_container_hint_in_container) {
     KernelModuleFacts facts;
     HostInfo host = bare_host();
     host.container = "docker";
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, "CC201");
     EXPECT_TRUE(contains(result.remediation, "--gpus all"));
@@ -35,11 +37,13 @@ TEST(KernelModuleCheck, passes_under_wsl2_with_dxg_and_no_module) {
     facts.dxg = DeviceNode{"/dev/dxg", true, true, ""};
     HostInfo host = bare_host();
     host.wsl = "WSL2";
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
     EXPECT_EQ(result.status, Status::pass);
     EXPECT_TRUE(contains(result.message, "/dev/dxg"));
     facts.dxg.reset();
-    const CheckResult missing = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
+    const CheckResult missing =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, host, r); });
     EXPECT_EQ(missing.code, "CC202");
     EXPECT_TRUE(contains(missing.remediation, "wsl --update"));
 }
@@ -47,7 +51,8 @@ TEST(KernelModuleCheck, passes_under_wsl2_with_dxg_and_no_module) {
 TEST(KernelModuleCheck, suggests_modprobe_when_gpu_present_but_module_absent) {
     KernelModuleFacts facts;
     facts.pci_devices.push_back({"0000:01:00.0", ""});
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     EXPECT_EQ(result.code, "CC201");
     EXPECT_TRUE(contains(result.remediation, "modprobe nvidia"));
     EXPECT_TRUE(contains(result.message, "1 NVIDIA GPU(s) on the PCI bus"));
@@ -57,7 +62,8 @@ TEST(KernelModuleCheck, fails_when_nouveau_drives_the_gpu) {
     KernelModuleFacts facts;
     facts.pci_devices.push_back({"0000:01:00.0", "nouveau"});
     facts.nouveau_loaded = true;
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     ASSERT_NE(finding_with(result, "CC204"), nullptr);
     EXPECT_TRUE(contains(finding_with(result, "CC204")->remediation, "blacklist nouveau"));
     EXPECT_TRUE(contains(finding_with(result, "CC204")->message, "0000:01:00.0"));
@@ -66,7 +72,8 @@ TEST(KernelModuleCheck, fails_when_nouveau_drives_the_gpu) {
 TEST(KernelModuleCheck, fails_when_device_files_missing) {
     KernelModuleFacts facts = loaded_module();
     facts.nodes = {{"/dev/nvidiactl", false, false, ""}, {"/dev/nvidia-uvm", false, false, ""}};
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     EXPECT_EQ(result.code, "CC202");
     EXPECT_TRUE(contains(result.message, "/dev/nvidiactl"));
     EXPECT_TRUE(contains(result.message, "/dev/nvidia<N>"));
@@ -77,7 +84,8 @@ TEST(KernelModuleCheck, fails_when_device_files_missing) {
 TEST(KernelModuleCheck, fails_when_device_files_not_openable) {
     KernelModuleFacts facts = loaded_module();
     facts.nodes[1] = {"/dev/nvidia0", true, false, "Permission denied"};
-    const CheckResult result = judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
+    const CheckResult result =
+        judge("driver.kernel_module", [&](ResultBuilder& r) { judge_kernel_module(facts, bare_host(), r); });
     EXPECT_EQ(result.code, "CC203");
     EXPECT_TRUE(contains(result.message, "Permission denied"));
     EXPECT_TRUE(contains(result.remediation, "usermod"));

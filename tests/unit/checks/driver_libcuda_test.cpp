@@ -1,8 +1,8 @@
 // driver.libcuda (checks/driver_libcuda.cpp): loading it, cuInit errors, stubs, WSL2, mismatches.
 #include "bind/dynamic_library.hpp"
 #include "checks/checks.hpp"
-#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
+#include "support/headlines.hpp"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -21,8 +21,9 @@ struct LibcudaFixture {
     VisibleDevicesSpec visible;
     ProcessLimits limits;
     CheckResult run(const DriverFacts& driver) {
-        return judge("driver.libcuda",
-                     [&](ResultBuilder& r) { judge_libcuda(driver, LibcudaContext{kernel_module, host, visible, nullptr, &limits}, r); });
+        return judge("driver.libcuda", [&](ResultBuilder& r) {
+            judge_libcuda(driver, LibcudaContext{kernel_module, host, visible, nullptr, &limits}, r);
+        });
     }
 };
 
@@ -30,12 +31,16 @@ TEST(LibcudaCheck, a_cuinit_that_hung_earlier_is_reported_not_retried) {
     LibcudaFixture fixture;
     DriverFacts driver;
     driver.library = DynamicLibrary::open("libc.so.6");
-    driver.step_failure = actions::Failure{{actions::Kind::driver_call, "cuInit"}, "did not finish within 20 s (--timeout) and its process was killed", true};
+    driver.step_failure = actions::Failure{{actions::Kind::driver_call, "cuInit"},
+                                           "did not finish within 20 s (--timeout) and its process was killed",
+                                           true};
     driver.failed_step = "cuInit";
     const CheckResult result = fixture.run(driver);
     EXPECT_EQ(result.status, Status::timeout);
     EXPECT_EQ(result.code, "CC905");
-    EXPECT_EQ(result.message, "cuInit did not finish within 20 s (--timeout) and its process was killed earlier in this run, so it was not tried again");
+    EXPECT_EQ(result.message,
+              "cuInit did not finish within 20 s (--timeout) and its process was killed earlier in this run, so it was "
+              "not tried again");
 }
 
 TEST(LibcudaCheck, names_an_address_space_limit_behind_cuinits_out_of_memory) {

@@ -42,8 +42,10 @@ TEST(EnvCheck, warns_for_each_risky_setting) {
 }
 
 TEST(EnvCheck, accepts_valid_workspace_config_and_module_loading) {
-    const CheckResult result = judge_env({{"CUBLAS_WORKSPACE_CONFIG", ":4096:8:16:8"}, {"CUDA_MODULE_LOADING", "EAGER"},
-                                          {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}, {"CUDA_LAUNCH_BLOCKING", "0"}});
+    const CheckResult result = judge_env({{"CUBLAS_WORKSPACE_CONFIG", ":4096:8:16:8"},
+                                          {"CUDA_MODULE_LOADING", "EAGER"},
+                                          {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                                          {"CUDA_LAUNCH_BLOCKING", "0"}});
     EXPECT_EQ(result.status, Status::pass);
 }
 
@@ -82,7 +84,8 @@ TEST(EnvCheck, warns_when_stub_directory_on_ld_library_path) {
     test::TempDir tree;
     tree.write("cuda/lib64/stubs/libcuda.so", "");
     tree.write("cuda/lib64/libcudart.so.13", "");
-    const CheckResult result = judge_env({{"LD_LIBRARY_PATH", tree.path() + "/cuda/lib64:" + tree.path() + "/cuda/lib64/stubs:/nonexistent"}});
+    const CheckResult result =
+        judge_env({{"LD_LIBRARY_PATH", tree.path() + "/cuda/lib64:" + tree.path() + "/cuda/lib64/stubs:/nonexistent"}});
     EXPECT_EQ(result.code, "CC112");
     EXPECT_TRUE(contains(result.remediation, "/cuda/lib64/stubs"));
     bool listed_runtime = false;
@@ -101,7 +104,8 @@ TEST(EnvCheck, launch_blocking_is_right_under_dev_only) {
     const CheckResult dev = judge_env(blocking, {}, Profile::dev);
     EXPECT_EQ(dev.status, Status::pass);
     EXPECT_EQ(finding_with(dev, "CC115"), nullptr);
-    const auto said = std::find_if(dev.evidence.begin(), dev.evidence.end(), [](const Evidence& e) { return e.key == "CUDA_LAUNCH_BLOCKING_profile"; });
+    const auto said = std::find_if(dev.evidence.begin(), dev.evidence.end(),
+                                   [](const Evidence& e) { return e.key == "CUDA_LAUNCH_BLOCKING_profile"; });
     ASSERT_NE(said, dev.evidence.end());
     EXPECT_TRUE(contains(said->value, "right under --profile dev"));
     for (const Profile profile : {Profile::none, Profile::prod, Profile::ci}) {
@@ -118,7 +122,8 @@ TEST(EnvCheck, ci_wants_deterministic_cublas) {
     EXPECT_EQ(unset.code, "CC123");
     EXPECT_TRUE(contains(unset.message, "CUBLAS_WORKSPACE_CONFIG is unset"));
     EXPECT_EQ(test::expect_codes_declared(unset), 1u);
-    EXPECT_EQ(judge_env({{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", ":4096:8"}}, {}, Profile::ci).status, Status::pass);
+    EXPECT_EQ(judge_env({{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", ":4096:8"}}, {}, Profile::ci).status,
+              Status::pass);
     const CheckResult invalid = judge_env({{"CUBLAS_WORKSPACE_CONFIG", "4096:8"}}, {}, Profile::ci);
     EXPECT_NE(finding_with(invalid, "CC116"), nullptr);
     EXPECT_EQ(finding_with(invalid, "CC123"), nullptr);
@@ -128,7 +133,9 @@ TEST(EnvCheck, ci_wants_deterministic_cublas) {
 
 // The variables a build reads (nvcc's, CMake's) are evidence, not findings: toolkit.build judges them.
 TEST(EnvCheck, build_variables_are_named_in_the_evidence) {
-    const CheckResult result = judge_env({{"CUDACXX", "/usr/local/cuda-12.4/bin/nvcc"}, {"CUDAHOSTCXX", "g++-12"}, {"CUDAARCHS", "90"},
+    const CheckResult result = judge_env({{"CUDACXX", "/usr/local/cuda-12.4/bin/nvcc"},
+                                          {"CUDAHOSTCXX", "g++-12"},
+                                          {"CUDAARCHS", "90"},
                                           {"NVCC_CCBIN", "g++-13"}});
     EXPECT_EQ(result.status, Status::pass);
     std::map<std::string, std::string> evidence;

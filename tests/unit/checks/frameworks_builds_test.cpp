@@ -3,10 +3,10 @@
 // the JAX CUDA 12 plugin 0.4.30, and the GPU machine's torch 2.11 cu130), with the libraries and
 // GPU code their process would load set by hand, and the driver and GPUs of each scenario.
 #include "checks/frameworks_builds.hpp"
-#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
 #include "support/framework_builds.hpp"
+#include "support/headlines.hpp"
 #include "util/path.hpp"
 
 #include <gtest/gtest.h>
@@ -34,8 +34,8 @@ GpuCodeSummary sass_of(std::initializer_list<int> numbers) {
     return code;
 }
 
-FrameworkLibrary library(std::string family, std::string soname, std::string path, std::string version, LibraryOrigin origin,
-                         std::string rule = "DT_RPATH of libtorch_cuda.so") {
+FrameworkLibrary library(std::string family, std::string soname, std::string path, std::string version,
+                         LibraryOrigin origin, std::string rule = "DT_RPATH of libtorch_cuda.so") {
     FrameworkLibrary loaded{.family = std::move(family), .version = std::move(version), .origin = origin};
     loaded.object.soname = soname;
     loaded.object.resolution = Resolution{soname, std::move(rule), path, path};
@@ -51,8 +51,8 @@ EnvironmentFacts venv(std::vector<FrameworkFacts> frameworks) {
     return environment;
 }
 
-CheckResult judged(const std::vector<EnvironmentFacts>& environments, std::optional<CudaVersion> driver, std::vector<DeviceInfo> devices,
-                   std::string driver_version = "") {
+CheckResult judged(const std::vector<EnvironmentFacts>& environments, std::optional<CudaVersion> driver,
+                   std::vector<DeviceInfo> devices, std::string driver_version = "") {
     PythonFacts python{.environments = environments};
     const FrameworkJudgeInput input{.python = python,
                                     .driver_cuda = driver,
@@ -65,9 +65,11 @@ CheckResult judged(const std::vector<EnvironmentFacts>& environments, std::optio
 FrameworkFacts h200_torch() {
     FrameworkFacts torch = framework_from(h200_site, "PyTorch");
     torch.gpu_code = sass_of({75, 80, 86, 90, 100, 120});
-    torch.libraries.push_back(library("cuDNN", "libcudnn.so.9", "/venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
+    torch.libraries.push_back(library("cuDNN", "libcudnn.so.9",
+                                      "/venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
                                       LibraryOrigin::pip_wheel));
-    torch.libraries.push_back(library("NCCL", "libnccl.so.2", "/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2", "2.28.9",
+    torch.libraries.push_back(library("NCCL", "libnccl.so.2",
+                                      "/venv/lib/python3.12/site-packages/nvidia/nccl/lib/libnccl.so.2", "2.28.9",
                                       LibraryOrigin::pip_wheel));
     return torch;
 }
@@ -75,14 +77,17 @@ FrameworkFacts h200_torch() {
 TEST(FrameworksBuilds, the_gpu_machines_torch_passes_on_its_driver_and_h200) {
     const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {h200}, "580.159.04");
     EXPECT_EQ(result.status, Status::pass) << result.message;
-    EXPECT_NE(test::account(result).find("PyTorch 2.11.0+cu130 (CUDA 13.0, cuDNN 9.19.0.56)"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("PyTorch 2.11.0+cu130 (CUDA 13.0, cuDNN 9.19.0.56)"), std::string::npos)
+        << test::account(result);
 }
 
 TEST(FrameworksBuilds, a_cuda_11_torch_runs_on_a_driver_for_12) {
     // No cu118 wheel is on PyPI; torch 2.0.1's cu117 stands for any older major.
-    const CheckResult cu117 = judged({venv({framework_from(ReleasedWheels({"torch-2.0.1"}).site, "PyTorch")})}, CudaVersion{12, 2}, {h200});
+    const CheckResult cu117 =
+        judged({venv({framework_from(ReleasedWheels({"torch-2.0.1"}).site, "PyTorch")})}, CudaVersion{12, 2}, {h200});
     EXPECT_EQ(cu117.status, Status::pass) << cu117.message;
-    const CheckResult cu126 = judged({venv({framework_from(ReleasedWheels({"torch-2.7.1"}).site, "PyTorch")})}, CudaVersion{12, 2}, {h200});
+    const CheckResult cu126 =
+        judged({venv({framework_from(ReleasedWheels({"torch-2.7.1"}).site, "PyTorch")})}, CudaVersion{12, 2}, {h200});
     EXPECT_EQ(cu126.status, Status::pass) << cu126.message;
 }
 
@@ -91,10 +96,13 @@ TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_th
     EXPECT_EQ(result.status, Status::fail);
     const Finding* finding = finding_with(result, "CC620");
     ASSERT_NE(finding, nullptr);
-    EXPECT_NE(test::account(result).find("built for CUDA 13.0; driver 570.86.15 supports CUDA <= 12.8"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("built for CUDA 13.0; driver 570.86.15 supports CUDA <= 12.8"),
+              std::string::npos)
+        << test::account(result);
     EXPECT_NE(test::account(result).find("(found version 12080)"), std::string::npos) << test::account(result);
     EXPECT_NE(finding->remediation.find("driver >= 580"), std::string::npos) << finding->remediation;
-    EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128"),
+    EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall torch --index-url "
+                                        "https://download.pytorch.org/whl/cu128"),
               std::string::npos)
         << finding->remediation;
     EXPECT_EQ(finding->subject, "/venv: PyTorch");
@@ -109,9 +117,13 @@ TEST(FrameworksBuilds, a_torch_without_code_for_the_gpu_fails_with_the_build_tha
     const Finding* finding = finding_with(result, "CC621");
     ASSERT_NE(finding, nullptr) << result.message;
     EXPECT_EQ(finding->device, 0);
-    EXPECT_NE(test::account(result).find("no SASS for sm_60 and no PTX at or below it"), std::string::npos) << test::account(result);
-    EXPECT_NE(test::account(result).find("sm_60 is not compatible with the current PyTorch installation"), std::string::npos) << test::account(result);
-    EXPECT_NE(finding->remediation.find("https://download.pytorch.org/whl/cu126"), std::string::npos) << finding->remediation;
+    EXPECT_NE(test::account(result).find("no SASS for sm_60 and no PTX at or below it"), std::string::npos)
+        << test::account(result);
+    EXPECT_NE(test::account(result).find("sm_60 is not compatible with the current PyTorch installation"),
+              std::string::npos)
+        << test::account(result);
+    EXPECT_NE(finding->remediation.find("https://download.pytorch.org/whl/cu126"), std::string::npos)
+        << finding->remediation;
     // The H200 beside it is fine: only GPU 0 is named.
     const CheckResult both = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {pascal, gpu(1, "NVIDIA H200", 9, 0)});
     std::size_t findings = 0;
@@ -136,7 +148,8 @@ TEST(FrameworksBuilds, ptx_alone_runs_through_jit_and_ptx_newer_than_the_driver_
     const CheckResult jax_too_new = judged({venv({jax})}, CudaVersion{12, 4}, {h200});
     const Finding* finding = finding_with(jax_too_new, "CC621");
     ASSERT_NE(finding, nullptr) << jax_too_new.message;
-    EXPECT_NE(test::account(jax_too_new).find("cannot compile PTX that new"), std::string::npos) << test::account(jax_too_new);
+    EXPECT_NE(test::account(jax_too_new).find("cannot compile PTX that new"), std::string::npos)
+        << test::account(jax_too_new);
 }
 
 TEST(FrameworksBuilds, a_cpu_only_torch_on_a_gpu_machine_warns_with_the_cuda_build_to_install) {
@@ -144,7 +157,8 @@ TEST(FrameworksBuilds, a_cpu_only_torch_on_a_gpu_machine_warns_with_the_cuda_bui
     const CheckResult result = judged({venv({cpu})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC623");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->remediation.find("--index-url https://download.pytorch.org/whl/cu130"), std::string::npos) << finding->remediation;
+    EXPECT_NE(finding->remediation.find("--index-url https://download.pytorch.org/whl/cu130"), std::string::npos)
+        << finding->remediation;
     // Without a GPU it is the right build.
     EXPECT_EQ(judged({venv({cpu})}, std::nullopt, {}).status, Status::pass);
 }
@@ -152,43 +166,56 @@ TEST(FrameworksBuilds, a_cpu_only_torch_on_a_gpu_machine_warns_with_the_cuda_bui
 TEST(FrameworksBuilds, a_jax_plugin_loading_a_cudnn_below_its_minimum_fails) {
     FrameworkFacts jax = framework_from(ReleasedWheels({"jax-cuda12-plugin-0.4.30"}).site, "JAX");
     // The plugin's with_cuda extra asks nvidia-cudnn-cu12 <10.0,>=9.0; an older cuDNN 9 comes first.
-    jax.libraries.push_back(library("cuDNN", "libcudnn.so.9", "/opt/cudnn/lib/libcudnn.so.9", "8.9.7", LibraryOrigin::ld_library_path,
-                                    "LD_LIBRARY_PATH entry /opt/cudnn/lib"));
+    jax.libraries.push_back(library("cuDNN", "libcudnn.so.9", "/opt/cudnn/lib/libcudnn.so.9", "8.9.7",
+                                    LibraryOrigin::ld_library_path, "LD_LIBRARY_PATH entry /opt/cudnn/lib"));
     const CheckResult result = judged({venv({jax})}, CudaVersion{12, 4}, {h200});
     const Finding* finding = finding_with(result, "CC625");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->message.find("requires nvidia-cudnn-cu12<10.0,>=9.0 but its process loads cuDNN 8.9.7"), std::string::npos)
+    EXPECT_NE(finding->message.find("requires nvidia-cudnn-cu12<10.0,>=9.0 but its process loads cuDNN 8.9.7"),
+              std::string::npos)
         << finding->message;
-    EXPECT_NE(test::account(result).find("Outdated cuDNN installation found"), std::string::npos) << test::account(result);
-    EXPECT_NE(finding->remediation.find("Take /opt/cudnn/lib off LD_LIBRARY_PATH"), std::string::npos) << finding->remediation;
+    EXPECT_NE(test::account(result).find("Outdated cuDNN installation found"), std::string::npos)
+        << test::account(result);
+    EXPECT_NE(finding->remediation.find("Take /opt/cudnn/lib off LD_LIBRARY_PATH"), std::string::npos)
+        << finding->remediation;
     // The wheel's own 9.19 satisfies it.
-    jax.libraries.back() = library("cuDNN", "libcudnn.so.9", "/venv/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56", LibraryOrigin::pip_wheel);
+    jax.libraries.back() = library("cuDNN", "libcudnn.so.9", "/venv/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
+                                   LibraryOrigin::pip_wheel);
     EXPECT_EQ(finding_with(judged({venv({jax})}, CudaVersion{12, 4}, {h200}), "CC625"), nullptr);
 }
 
 TEST(FrameworksBuilds, an_xformers_built_for_another_torch_fails) {
     const ReleasedWheels wheels({"torch-2.7.1", "xformers-0.0.30"});
     const CheckResult result =
-        judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "xformers")})}, CudaVersion{12, 8}, {h200});
+        judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "xformers")})},
+               CudaVersion{12, 8}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(test::account(result).find("was compiled against torch 2.7.0+cu126"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("was compiled against torch 2.7.0+cu126"), std::string::npos)
+        << test::account(result);
     EXPECT_NE(test::account(result).find("torch 2.7.1+cu126 is installed"), std::string::npos) << test::account(result);
     EXPECT_EQ(finding->subject, "/venv: xformers");
     // torchvision 0.22.1 is the build for torch 2.7.1: no finding about it.
     const ReleasedWheels matched({"torch-2.7.1", "torchvision-0.22.1"});
-    EXPECT_EQ(judged({venv({framework_from(matched.site, "PyTorch"), framework_from(matched.site, "torchvision")})}, CudaVersion{12, 8}, {h200}).status,
+    EXPECT_EQ(judged({venv({framework_from(matched.site, "PyTorch"), framework_from(matched.site, "torchvision")})},
+                     CudaVersion{12, 8}, {h200})
+                  .status,
               Status::pass);
 }
 
 TEST(FrameworksBuilds, vllm_pinning_another_torch_fails) {
     const ReleasedWheels wheels({"torch-2.7.1", "vllm-0.9.1"});
-    const CheckResult result = judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "vLLM")})}, CudaVersion{12, 8}, {h200});
+    const CheckResult result =
+        judged({venv({framework_from(wheels.site, "PyTorch"), framework_from(wheels.site, "vLLM")})},
+               CudaVersion{12, 8}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(test::account(result).find("vLLM 0.9.1 in /venv requires torch==2.7.0, but torch 2.7.1+cu126 is installed"), std::string::npos)
+    EXPECT_NE(test::account(result).find(
+                  "vLLM 0.9.1 in /venv requires torch==2.7.0, but torch 2.7.1+cu126 is installed"),
+              std::string::npos)
         << test::account(result);
-    EXPECT_NE(finding->remediation.find("install --force-reinstall vllm torch==2.7.1 --index-url https://download.pytorch.org/whl/cu126"),
+    EXPECT_NE(finding->remediation.find(
+                  "install --force-reinstall vllm torch==2.7.1 --index-url https://download.pytorch.org/whl/cu126"),
               std::string::npos)
         << finding->remediation;
 }
@@ -202,12 +229,15 @@ TEST(FrameworksBuilds, bitsandbytes_without_a_library_for_torchs_cuda_fails) {
     const CheckResult result = judged({venv({h200_torch(), bnb})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(test::account(result).find("but none for torch's 13.0 (libbitsandbytes_cuda130.so)"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("but none for torch's 13.0 (libbitsandbytes_cuda130.so)"), std::string::npos)
+        << test::account(result);
     // Beside a cu126 torch it has the library torch's CUDA names.
     const ReleasedWheels older({"bitsandbytes-0.45.5", "torch-2.7.1"});
-    EXPECT_EQ(finding_with(judged({venv({framework_from(older.site, "PyTorch"), framework_from(older.site, "bitsandbytes")})}, CudaVersion{12, 8}, {h200}),
-                           "CC628"),
-              nullptr);
+    EXPECT_EQ(
+        finding_with(judged({venv({framework_from(older.site, "PyTorch"), framework_from(older.site, "bitsandbytes")})},
+                            CudaVersion{12, 8}, {h200}),
+                     "CC628"),
+        nullptr);
 }
 
 // flash-attn is source-only on PyPI; its release wheels are named +cu12torch2.7cxx11abiTRUE (its
@@ -217,7 +247,8 @@ TEST(FrameworksBuilds, a_flash_attn_wheel_for_another_torch_and_cuda_fails) {
     const std::string site = tree.path() + "/site-packages";
     const std::string dist_info = site + "/flash_attn-2.7.4.post1.dist-info";
     std::filesystem::create_directories(dist_info);
-    std::ofstream(dist_info + "/METADATA") << "Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.7.4.post1\nRequires-Dist: torch\n";
+    std::ofstream(dist_info + "/METADATA")
+        << "Metadata-Version: 2.1\nName: flash_attn\nVersion: 2.7.4.post1\nRequires-Dist: torch\n";
     std::ofstream(dist_info + "/direct_url.json")
         << R"({"url": "https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4.post1/flash_attn-2.7.4.post1+cu12torch2.7cxx11abiTRUE-cp312-cp312-linux_x86_64.whl", "archive_info": {}})";
     const FrameworkFacts flash = framework_from(site, "flash-attn");
@@ -226,10 +257,14 @@ TEST(FrameworksBuilds, a_flash_attn_wheel_for_another_torch_and_cuda_fails) {
     const CheckResult result = judged({venv({h200_torch(), flash})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC628");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(test::account(result).find("was compiled against torch 2.7 and is built for CUDA 12 (torch for 13.0)"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("was compiled against torch 2.7 and is built for CUDA 12 (torch for 13.0)"),
+              std::string::npos)
+        << test::account(result);
     // Beside the torch 2.7.1 cu126 it was built for: nothing to say.
     const ReleasedWheels matched({"torch-2.7.1"});
-    EXPECT_EQ(finding_with(judged({venv({framework_from(matched.site, "PyTorch"), flash})}, CudaVersion{12, 8}, {h200}), "CC628"), nullptr);
+    EXPECT_EQ(finding_with(judged({venv({framework_from(matched.site, "PyTorch"), flash})}, CudaVersion{12, 8}, {h200}),
+                           "CC628"),
+              nullptr);
 }
 
 TEST(FrameworksBuilds, frameworks_of_different_cuda_majors_in_one_environment_warn) {
@@ -244,16 +279,20 @@ TEST(FrameworksBuilds, frameworks_of_different_cuda_majors_in_one_environment_wa
 TEST(FrameworksBuilds, a_library_that_resolves_nowhere_and_a_mixed_cudnn_fail) {
     FrameworkFacts torch = h200_torch();
     torch.unresolved.push_back("libnccl.so.2");
-    torch.libraries.push_back(library("cuDNN graph", "libcudnn_graph.so.9", "/lib/x86_64-linux-gnu/libcudnn_graph.so.9", "9.14.0", LibraryOrigin::system,
-                                      "LD_LIBRARY_PATH entry /lib/x86_64-linux-gnu"));
+    torch.libraries.push_back(library("cuDNN graph", "libcudnn_graph.so.9", "/lib/x86_64-linux-gnu/libcudnn_graph.so.9",
+                                      "9.14.0", LibraryOrigin::system, "LD_LIBRARY_PATH entry /lib/x86_64-linux-gnu"));
     const CheckResult result = judged({venv({torch})}, CudaVersion{13, 0}, {h200});
     const Finding* missing = finding_with(result, "CC624");
     ASSERT_NE(missing, nullptr);
-    EXPECT_NE(missing->remediation.find("install \"nvidia-nccl-cu13==2.28.9\""), std::string::npos) << missing->remediation;
+    EXPECT_NE(missing->remediation.find("install \"nvidia-nccl-cu13==2.28.9\""), std::string::npos)
+        << missing->remediation;
     const Finding* mixed = finding_with(result, "CC626");
     ASSERT_NE(mixed, nullptr);
-    EXPECT_NE(test::account(result).find("libcudnn_graph.so.9 9.14.0 from /lib/x86_64-linux-gnu/libcudnn_graph.so.9"), std::string::npos) << test::account(result);
-    EXPECT_NE(mixed->remediation.find("Take /lib/x86_64-linux-gnu off LD_LIBRARY_PATH"), std::string::npos) << mixed->remediation;
+    EXPECT_NE(test::account(result).find("libcudnn_graph.so.9 9.14.0 from /lib/x86_64-linux-gnu/libcudnn_graph.so.9"),
+              std::string::npos)
+        << test::account(result);
+    EXPECT_NE(mixed->remediation.find("Take /lib/x86_64-linux-gnu off LD_LIBRARY_PATH"), std::string::npos)
+        << mixed->remediation;
 }
 
 TEST(FrameworksBuilds, broken_metadata_is_a_finding_naming_the_file) {
@@ -280,8 +319,12 @@ TEST(FrameworksBuilds, no_framework_is_a_skip) {
 
 // --- what `import` gets ---------------------------------------------------------------------
 
-ImportFacts imported(std::string file, PathOrigin origin, std::string entry, bool own, std::string other_version = "", bool other_install = false) {
-    ImportFacts facts{.module = "torch", .kind = ImportKind::package, .file = file, .location = sys::directory_of(file)};
+ImportFacts imported(std::string file, PathOrigin origin, std::string entry, bool own, std::string other_version = "",
+                     bool other_install = false) {
+    ImportFacts facts{.module = "torch",
+                      .kind = ImportKind::package,
+                      .file = file,
+                      .location = sys::directory_of(file)};
     facts.entry = SysPathEntry{std::move(entry), origin, {}};
     facts.own_copy = own;
     facts.other_version = std::move(other_version);
@@ -297,40 +340,50 @@ FrameworkFacts h200_torch_imported(ImportFacts facts) {
 }
 
 TEST(FrameworksBuilds, a_stale_copy_on_pythonpath_fails_and_says_how_to_take_it_off) {
-    EnvironmentFacts environment = venv({h200_torch_imported(imported("/shared/old/torch/__init__.py", PathOrigin::pythonpath, "/shared/old", false, "2.5.1+cu124"))});
+    EnvironmentFacts environment = venv({h200_torch_imported(
+        imported("/shared/old/torch/__init__.py", PathOrigin::pythonpath, "/shared/old", false, "2.5.1+cu124"))});
     environment.path.variables = {"PYTHONPATH=/shared/old:/home/u/lib"};
     environment.path.current_directory = "/home/u";
     const CheckResult result = judged({environment}, CudaVersion{13, 0}, {h200}, "580.159.04");
     EXPECT_EQ(result.status, Status::fail);
     const Finding* shadow = finding_with(result, "CC632");
     ASSERT_NE(shadow, nullptr) << result.message;
-    EXPECT_NE(test::account(result).find("loads /shared/old/torch/__init__.py (2.5.1+cu124, no install record"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("loads /shared/old/torch/__init__.py (2.5.1+cu124, no install record"),
+              std::string::npos)
+        << test::account(result);
     EXPECT_NE(test::account(result).find("put first by PYTHONPATH"), std::string::npos) << test::account(result);
-    EXPECT_NE(test::account(result).find("not the installed PyTorch 2.11.0+cu130"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("not the installed PyTorch 2.11.0+cu130"), std::string::npos)
+        << test::account(result);
     EXPECT_NE(shadow->remediation.find("`export PYTHONPATH=/home/u/lib`"), std::string::npos) << shadow->remediation;
 }
 
 TEST(FrameworksBuilds, a_copy_in_the_working_directory_says_to_run_python_elsewhere) {
     const CheckResult result =
-        judged({venv({h200_torch_imported(imported("/src/pytorch/torch/__init__.py", PathOrigin::current_directory, "/src/pytorch", false, "2.12.0a0"))})},
+        judged({venv({h200_torch_imported(imported("/src/pytorch/torch/__init__.py", PathOrigin::current_directory,
+                                                   "/src/pytorch", false, "2.12.0a0"))})},
                CudaVersion{13, 0}, {h200});
     const Finding* shadow = finding_with(result, "CC632");
     ASSERT_NE(shadow, nullptr) << result.message;
-    EXPECT_NE(shadow->remediation.find("Run Python from another directory than /src/pytorch"), std::string::npos) << shadow->remediation;
+    EXPECT_NE(shadow->remediation.find("Run Python from another directory than /src/pytorch"), std::string::npos)
+        << shadow->remediation;
 }
 
 TEST(FrameworksBuilds, a_user_site_install_before_the_environments_own_warns) {
-    FrameworkFacts torch = h200_torch_imported(imported("/home/u/.local/lib/python3.12/site-packages/torch/__init__.py", PathOrigin::user_site,
-                                                        "/home/u/.local/lib/python3.12/site-packages", true));
+    FrameworkFacts torch =
+        h200_torch_imported(imported("/home/u/.local/lib/python3.12/site-packages/torch/__init__.py",
+                                     PathOrigin::user_site, "/home/u/.local/lib/python3.12/site-packages", true));
     torch.shadowed_installs = {"/usr/lib/python3/dist-packages (2.1.0)"};
     const CheckResult result = judged({venv({torch})}, CudaVersion{13, 0}, {h200});
     EXPECT_EQ(result.status, Status::warn) << result.message;
     const Finding* twice = finding_with(result, "CC633");
     ASSERT_NE(twice, nullptr);
-    EXPECT_NE(test::account(result).find("shadows the install in /usr/lib/python3/dist-packages (2.1.0)"), std::string::npos) << test::account(result);
+    EXPECT_NE(test::account(result).find("shadows the install in /usr/lib/python3/dist-packages (2.1.0)"),
+              std::string::npos)
+        << test::account(result);
     // The environment's own site-packages before the base's: what a venv is for, no finding.
-    FrameworkFacts own = h200_torch_imported(imported("/venv/lib/python3.12/site-packages/torch/__init__.py", PathOrigin::venv_site,
-                                                      "/venv/lib/python3.12/site-packages", true));
+    FrameworkFacts own =
+        h200_torch_imported(imported("/venv/lib/python3.12/site-packages/torch/__init__.py", PathOrigin::venv_site,
+                                     "/venv/lib/python3.12/site-packages", true));
     own.shadowed_installs = {"/usr/lib/python3/dist-packages (2.1.0)"};
     EXPECT_EQ(judged({venv({own})}, CudaVersion{13, 0}, {h200}).status, Status::pass);
 }
@@ -342,20 +395,28 @@ TEST(FrameworksBuilds, an_install_record_without_its_package_fails_to_import) {
     const Finding* fails = finding_with(result, "CC637");
     ASSERT_NE(fails, nullptr) << result.message;
     EXPECT_NE(test::account(result).find("No module named 'torch'"), std::string::npos) << test::account(result);
-    EXPECT_NE(fails->remediation.find("install --force-reinstall --no-deps torch"), std::string::npos) << fails->remediation;
+    EXPECT_NE(fails->remediation.find("install --force-reinstall --no-deps torch"), std::string::npos)
+        << fails->remediation;
 }
 
 TEST(FrameworksBuilds, path_problems_and_a_foreign_pip_are_findings_even_without_a_framework) {
     EnvironmentFacts environment = venv({});
-    environment.path.pth_problems = {PthProblem{"/venv/lib/python3.12/site-packages/broken.pth", 1, "import gone_module", false, "module gone_module is not on the path"},
-                                     PthProblem{"/venv/lib/python3.12/site-packages/__editable__.x-1.pth", 1, "/src/x", true, "/src/x does not exist"}};
+    environment.path.pth_problems = {PthProblem{"/venv/lib/python3.12/site-packages/broken.pth", 1,
+                                                "import gone_module", false, "module gone_module is not on the path"},
+                                     PthProblem{"/venv/lib/python3.12/site-packages/__editable__.x-1.pth", 1, "/src/x",
+                                                true, "/src/x does not exist"}};
     environment.path.fatal = "PYTHONHOME=/nope holds no Python 3.12 standard library";
     PythonFacts python{.environments = {environment}};
     python.pip_mismatches = {PipMismatch{"/usr/bin/pip", "/usr/bin/python3", "/usr", "/venv/bin/python3", "/venv"}};
-    const FrameworkJudgeInput input{.python = python, .driver_cuda = CudaVersion{13, 0}, .devices = {h200}, .gpu_present = true};
-    const CheckResult result = test::judge("frameworks.builds", [&](ResultBuilder& builder) { judge_frameworks(input, builder); });
+    const FrameworkJudgeInput input{.python = python,
+                                    .driver_cuda = CudaVersion{13, 0},
+                                    .devices = {h200},
+                                    .gpu_present = true};
+    const CheckResult result =
+        test::judge("frameworks.builds", [&](ResultBuilder& builder) { judge_frameworks(input, builder); });
     EXPECT_EQ(result.status, Status::fail) << "not a skip: " << result.message;
-    for (const char* code : {"CC634", "CC635", "CC636", "CC638"}) EXPECT_NE(finding_with(result, code), nullptr) << code;
+    for (const char* code : {"CC634", "CC635", "CC636", "CC638"})
+        EXPECT_NE(finding_with(result, code), nullptr) << code;
     EXPECT_NE(finding_with(result, "CC634")->remediation.find("python3 -m pip install"), std::string::npos);
 }
 

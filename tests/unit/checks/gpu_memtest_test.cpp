@@ -54,7 +54,8 @@ TEST(MemtestJudging, passes_clean_memory_with_bytes_and_bandwidth) {
     test::expect_codes_declared(result);
     EXPECT_EQ(result.status, Status::pass) << result.message;
     ASSERT_NE(metric(result, "memtest_bandwidth"), nullptr);
-    EXPECT_DOUBLE_EQ(metric(result, "memtest_bandwidth")->value, 2.0 * static_cast<double>(outcome.bytes) * 67 / 2.5 / 1e9);
+    EXPECT_DOUBLE_EQ(metric(result, "memtest_bandwidth")->value,
+                     2.0 * static_cast<double>(outcome.bytes) * 67 / 2.5 / 1e9);
     EXPECT_DOUBLE_EQ(metric(result, "memtest_bytes")->value, static_cast<double>(64ull << 30));
     EXPECT_NE(result.message.find("64.0 GiB"), std::string::npos) << result.message;
     // Per pattern as numbers (schema 1.6.0): named rows, bytes written and read, GB/s, mismatches.
@@ -64,7 +65,8 @@ TEST(MemtestJudging, passes_clean_memory_with_bytes_and_bandwidth) {
     EXPECT_EQ(patterns.rows(), 67u);
     EXPECT_EQ(patterns.labels.front(), "address");
     EXPECT_EQ(patterns.column("bytes")->values[0], 2.0 * static_cast<double>(outcome.bytes));
-    EXPECT_DOUBLE_EQ(*patterns.column("bandwidth")->values[0], 2.0 * static_cast<double>(outcome.bytes) / (2.5 / 67) / 1e9);
+    EXPECT_DOUBLE_EQ(*patterns.column("bandwidth")->values[0],
+                     2.0 * static_cast<double>(outcome.bytes) / (2.5 / 67) / 1e9);
     EXPECT_EQ(patterns.column("mismatched_words")->values[5], 0.0);
 }
 
@@ -80,9 +82,12 @@ TEST(MemtestJudging, fails_with_the_mismatched_ranges_and_says_when_time_ran_out
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, code_string(Code::gpu_memory_pattern_mismatch));
     EXPECT_NE(result.message.find("5 word read(s)"), std::string::npos) << result.message;
-    EXPECT_NE(result.message.find("offset 0x2000-0x2007 (2 word(s), bits 0x00000006 flipped, in walking ones 1)"), std::string::npos) << result.message;
+    EXPECT_NE(result.message.find("offset 0x2000-0x2007 (2 word(s), bits 0x00000006 flipped, in walking ones 1)"),
+              std::string::npos)
+        << result.message;
     bool stopped = false;
-    for (const Evidence& evidence : result.evidence) stopped |= evidence.key == "stopped" && evidence.value.find("10 of 67") != std::string::npos;
+    for (const Evidence& evidence : result.evidence)
+        stopped |= evidence.key == "stopped" && evidence.value.find("10 of 67") != std::string::npos;
     EXPECT_TRUE(stopped);
 }
 

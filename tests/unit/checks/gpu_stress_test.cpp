@@ -58,7 +58,8 @@ TEST(StressJudging, series_hold_each_second_and_each_nvml_sample) {
     (*outcome.samples)[2] = test::clock_sample(1.0, clocks_event::sw_thermal_slowdown, 71);  // second 1: 60 and 71 C
     (*outcome.samples)[3].power_mw = 610000;                                       // second 1: 650 and 610 W
     for (NvmlClockSample& reading : *outcome.samples)
-        if (reading.seconds >= 9) reading.temperature_c.reset(), reading.sm_clock_mhz.reset();  // NVML stopped answering
+        if (reading.seconds >= 9)
+            reading.temperature_c.reset(), reading.sm_clock_mhz.reset();  // NVML stopped answering
     const CheckResult result = judged(outcome);
     ASSERT_EQ(result.series.size(), 2u);
     const Series& per_second = result.series[0];
@@ -86,8 +87,11 @@ TEST(StressJudging, series_hold_each_second_and_each_nvml_sample) {
 }
 
 TEST(StressJudging, slowdown_shares_count_heat_power_brake_and_hardware_slowdown_only) {
-    std::vector<NvmlClockSample> samples{test::clock_sample(0, clocks_event::sw_power_cap), test::clock_sample(0.5, clocks_event::hw_thermal_slowdown | clocks_event::sw_power_cap),
-                                         test::clock_sample(1, clocks_event::hw_thermal_slowdown), test::clock_sample(1.5, clocks_event::gpu_idle),
+    std::vector<NvmlClockSample> samples{test::clock_sample(0, clocks_event::sw_power_cap),
+                                         test::clock_sample(0.5, clocks_event::hw_thermal_slowdown |
+                                                                     clocks_event::sw_power_cap),
+                                         test::clock_sample(1, clocks_event::hw_thermal_slowdown),
+                                         test::clock_sample(1.5, clocks_event::gpu_idle),
                                          test::clock_sample(2, clocks_event::hw_power_brake_slowdown)};
     samples.push_back(NvmlClockSample{});  // a sample where NVML did not answer: not counted
     const std::vector<ReasonShare> shares = slowdown_shares(samples);
@@ -97,12 +101,15 @@ TEST(StressJudging, slowdown_shares_count_heat_power_brake_and_hardware_slowdown
     EXPECT_EQ(shares[0].samples, 5u);
     EXPECT_EQ(shares[1].reason, clocks_event::hw_power_brake_slowdown);
     EXPECT_EQ(shares[1].samples_with, 1u);
-    EXPECT_TRUE(slowdown_shares({test::clock_sample(0, clocks_event::sw_power_cap | clocks_event::gpu_idle | clocks_event::applications_clocks_setting)}).empty());
+    EXPECT_TRUE(slowdown_shares({test::clock_sample(0, clocks_event::sw_power_cap | clocks_event::gpu_idle |
+                                                           clocks_event::applications_clocks_setting)})
+                    .empty());
 }
 
 TEST(StressJudging, warns_about_slowdowns_in_words_with_their_share_of_samples) {
     StressOutcome outcome = healthy_stress();
-    for (std::size_t i = 0; i < 10; ++i) (*outcome.samples)[i] = test::clock_sample(static_cast<double>(i) * 0.5, clocks_event::hw_slowdown, 91);
+    for (std::size_t i = 0; i < 10; ++i)
+        (*outcome.samples)[i] = test::clock_sample(static_cast<double>(i) * 0.5, clocks_event::hw_slowdown, 91);
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.status, Status::warn);
     EXPECT_EQ(result.code, code_string(Code::gpu_throttled_under_load));
@@ -145,7 +152,8 @@ TEST(StressJudging, does_not_judge_the_rate_of_a_shared_gpu) {
     EXPECT_FALSE(has_code(result, Code::gpu_rate_dropped));
     EXPECT_EQ(result.status, Status::pass) << "the engine adds the shared GPU's warning (CC907), not the judge";
     bool said = false;
-    for (const Evidence& evidence : result.evidence) said |= evidence.key == "rate_not_judged" && evidence.value.find("pid 477 python3") != std::string::npos;
+    for (const Evidence& evidence : result.evidence)
+        said |= evidence.key == "rate_not_judged" && evidence.value.find("pid 477 python3") != std::string::npos;
     EXPECT_TRUE(said);
 }
 
@@ -175,7 +183,8 @@ TEST(StressJudging, says_when_nvml_could_not_sample) {
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.status, Status::pass);
     bool said = false;
-    for (const Evidence& evidence : result.evidence) said |= evidence.key == "nvml_samples" && evidence.value.find("NVML is not available") != std::string::npos;
+    for (const Evidence& evidence : result.evidence)
+        said |= evidence.key == "nvml_samples" && evidence.value.find("NVML is not available") != std::string::npos;
     EXPECT_TRUE(said);
 }
 

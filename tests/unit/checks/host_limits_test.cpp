@@ -2,8 +2,8 @@
 // nothing is said when none is set; the address-space finding also explains cuInit's
 // CUDA_ERROR_OUT_OF_MEMORY for driver.libcuda.
 #include "checks/checks.hpp"
-#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
+#include "support/headlines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,8 @@ CheckResult judged(const ProcessLimits& limits) {
 }
 
 bool has_code(const CheckResult& result, std::string_view code) {
-    return std::any_of(result.findings.begin(), result.findings.end(), [&](const Finding& finding) { return finding.code == code; });
+    return std::any_of(result.findings.begin(), result.findings.end(),
+                       [&](const Finding& finding) { return finding.code == code; });
 }
 
 TEST(HostLimitsCheck, passes_when_nothing_is_limited) {

@@ -54,15 +54,20 @@ struct BuildRun {
 
 // The binary on toolkit.build (and toolkit.compile at --level full), the toolkit taken from PATH
 // (/usr/local/cuda/bin first) and `overrides` applied.
-BuildRun run_build_checks(std::vector<std::pair<std::string, std::string>> overrides, bool compile, const std::string& path_prefix = "") {
+BuildRun run_build_checks(std::vector<std::pair<std::string, std::string>> overrides, bool compile,
+                          const std::string& path_prefix = "") {
     test::TempDir dir;
     const std::string report = dir.path() + "/report.json";
-    std::vector<std::pair<std::string, std::string>> environment = {{"CUDA_HOME", test::unset_marker}, {"CUDA_PATH", test::unset_marker},
+    std::vector<std::pair<std::string, std::string>> environment = {{"CUDA_HOME", test::unset_marker},
+                                                                    {"CUDA_PATH", test::unset_marker},
                                                                     {"CUDACHECK_CACHE_DIR", "off"}};
     const char* path = std::getenv("PATH");
     environment.emplace_back("PATH", path_prefix + "/usr/local/cuda/bin:" + (path != nullptr ? path : "/usr/bin:/bin"));
     for (auto& entry : overrides) environment.push_back(std::move(entry));
-    std::vector<std::string> arguments = {"--only", compile ? "toolkit.build,toolkit.compile" : "toolkit.build", "-o", report, "-q", "--timeout", "50"};
+    std::vector<std::string> arguments = {"--only", compile ? "toolkit.build,toolkit.compile" : "toolkit.build",
+                                          "-o",     report,
+                                          "-q",     "--timeout",
+                                          "50"};
     if (compile) arguments.insert(arguments.begin(), {"--level", "full"});
     const test::BinaryRun binary = test::run_cudacheck(arguments, environment);
     BuildRun run;
@@ -111,7 +116,8 @@ TEST(HostileToolkit, a_prepended_compile_only_flag_leaves_an_object_that_is_no_p
     ASSERT_FALSE(run.timed_out) << run.output;
     const std::string findings = run.findings("toolkit.compile");
     EXPECT_TRUE(contains(findings, "\"CC334\"")) << findings;
-    EXPECT_TRUE(contains(findings, "probe is an object file, not an executable")) << "the cubin and PTX are there; the program is not: " << findings;
+    EXPECT_TRUE(contains(findings, "probe is an object file, not an executable"))
+        << "the cubin and PTX are there; the program is not: " << findings;
     EXPECT_TRUE(contains(findings, "NVCC_PREPEND_FLAGS=\\\"-c\\\"")) << findings;
     EXPECT_FALSE(contains(findings, "\"CC333\"")) << findings;
     // -c stops a plain nvcc build only: CMake and PyTorch compile with -c already.
@@ -119,7 +125,8 @@ TEST(HostileToolkit, a_prepended_compile_only_flag_leaves_an_object_that_is_no_p
     EXPECT_TRUE(contains(predicted, "a plain `nvcc -o program file.cu` build")) << predicted;
     if (!sys::find_in_path("cmake", std::getenv("PATH") != nullptr ? std::getenv("PATH") : "").empty()) {
         const std::string evidence = run.check("toolkit.build").at("evidence").dump();
-        EXPECT_TRUE(contains(evidence, "configure and build would succeed")) << "CMake compiles with -c already: " << evidence;
+        EXPECT_TRUE(contains(evidence, "configure and build would succeed"))
+            << "CMake compiles with -c already: " << evidence;
     }
     EXPECT_EQ(run.exit_status, 1);
 }
@@ -132,7 +139,8 @@ TEST(HostileToolkit, the_mode_flags_are_known_by_both_names_and_others_are_not_m
     EXPECT_TRUE(nvcc_mode_flag("-dryrun").has_value());
     EXPECT_FALSE(nvcc_mode_flag("-c")->stops_every_build);
     EXPECT_TRUE(nvcc_mode_flag("-E")->stops_every_build);
-    for (const char* tuning : {"-MD", "-MMD", "-run", "-ccbin", "-allow-unsupported-compiler", "--compress-mode=size", "-O3", "-lineinfo"})
+    for (const char* tuning :
+         {"-MD", "-MMD", "-run", "-ccbin", "-allow-unsupported-compiler", "--compress-mode=size", "-O3", "-lineinfo"})
         EXPECT_FALSE(nvcc_mode_flag(tuning).has_value()) << tuning;
     Environment environment;
     environment.set("NVCC_APPEND_FLAGS", "--compress-mode=size -E -ccbin g++-12");
@@ -148,7 +156,8 @@ TEST(HostileToolkit, missing_code_reads_back_cubins_ptx_and_the_executable) {
     const std::string keep = dir.make_dir("keep");
     // Empty or wrong files of the right names are not code.
     (void)dir.write("keep/probe.sm_75.cubin", "");
-    (void)dir.write("keep/probe.ptx", "//\n.version 9.0\n.target sm_75\n.address_size 64\n.visible .entry other_kernel(\n)\n{\n}\n");
+    (void)dir.write("keep/probe.ptx",
+                    "//\n.version 9.0\n.target sm_75\n.address_size 64\n.visible .entry other_kernel(\n)\n{\n}\n");
     (void)dir.write("probe", "# 1 \"probe.cu\"\nint main() {}\n");
     const std::vector<std::string> problems = missing_code(keep, dir.path() + "/probe", {75}, 75, "scale_add");
     const std::string all = fmt::format("{}", fmt::join(problems, "\n"));
@@ -158,8 +167,10 @@ TEST(HostileToolkit, missing_code_reads_back_cubins_ptx_and_the_executable) {
     EXPECT_TRUE(contains(all, "probe is not an executable")) << all;
     // Nothing at all.
     test::TempDir empty;
-    const std::vector<std::string> none = missing_code(empty.make_dir("keep"), empty.path() + "/probe", {75, 90}, 90, "scale_add");
-    EXPECT_EQ(none, (std::vector<std::string>{"no sm_75 cubin", "no sm_90 cubin", "no PTX for compute_90 with the kernel", "no executable probe"}));
+    const std::vector<std::string> none =
+        missing_code(empty.make_dir("keep"), empty.path() + "/probe", {75, 90}, 90, "scale_add");
+    EXPECT_EQ(none, (std::vector<std::string>{"no sm_75 cubin", "no sm_90 cubin",
+                                              "no PTX for compute_90 with the kernel", "no executable probe"}));
 }
 
 TEST(HostileToolkit, the_judge_believes_no_success_it_could_not_read_back) {
@@ -169,22 +180,31 @@ TEST(HostileToolkit, the_judge_believes_no_success_it_could_not_read_back) {
     outcome.exit_status = 0;
     outcome.compile_ms = 20;
     outcome.missing_code = {"no sm_75 cubin", "no PTX for compute_75 with the kernel", "no executable probe"};
-    const CheckResult unexplained =
-        test::judge("toolkit.compile", [&](ResultBuilder& builder) { judge_compile(outcome, BuildPrediction{}, builder); });
+    const CheckResult unexplained = test::judge("toolkit.compile", [&](ResultBuilder& builder) {
+        judge_compile(outcome, BuildPrediction{}, builder);
+    });
     EXPECT_EQ(unexplained.status, Status::fail);
     ASSERT_NE(test::finding_with(unexplained, "CC334"), nullptr);
-    EXPECT_TRUE(contains(test::finding_with(unexplained, "CC334")->remediation, "is not NVIDIA's compiler driver")) << "no variable to blame";
+    EXPECT_TRUE(contains(test::finding_with(unexplained, "CC334")->remediation, "is not NVIDIA's compiler driver"))
+        << "no variable to blame";
     EXPECT_NE(test::finding_with(unexplained, "CC333"), nullptr) << "nothing predicted it: the prediction was wrong";
     // PyTorch's load_inline: "imported" without a GPU is believed only with GPU code in the module.
     CompileOutcome extension;
-    extension.extension = ExtensionBuild{.attempted = true, .subject = "/venv: PyTorch", .started = true, .stage = "done", .seconds = 30};
+    extension.extension =
+        ExtensionBuild{.attempted = true, .subject = "/venv: PyTorch", .started = true, .stage = "done", .seconds = 30};
     extension.extension.module_file = "/tmp/x/cudacheck_extension_probe.so";
     extension.extension.module_problem = "/tmp/x/cudacheck_extension_probe.so has no SASS or PTX";
-    const CheckResult module = test::judge("toolkit.compile", [&](ResultBuilder& builder) { judge_compile(extension, BuildPrediction{}, builder); });
+    const CheckResult module = test::judge("toolkit.compile", [&](ResultBuilder& builder) {
+        judge_compile(extension, BuildPrediction{}, builder);
+    });
     ASSERT_NE(test::finding_with(module, "CC334"), nullptr);
-    EXPECT_TRUE(contains(test::finding_with(module, "CC334")->message, "load_inline reported success, but the module it built carries no GPU code"));
+    EXPECT_TRUE(contains(test::finding_with(module, "CC334")->message,
+                         "load_inline reported success, but the module it built carries no GPU code"));
     extension.extension.module_problem.clear();
-    EXPECT_EQ(test::judge("toolkit.compile", [&](ResultBuilder& builder) { judge_compile(extension, BuildPrediction{}, builder); }).status, Status::pass);
+    EXPECT_EQ(test::judge("toolkit.compile",
+                          [&](ResultBuilder& builder) { judge_compile(extension, BuildPrediction{}, builder); })
+                  .status,
+              Status::pass);
 }
 
 // --- 2. TMPDIR -----------------------------------------------------------------------------------
@@ -197,8 +217,8 @@ TEST(HostileToolkit, an_unusable_tmpdir_is_a_finding_about_tmpdir_predicted_by_t
         std::string tmpdir, problem;
     };
     // /proc: a directory in which no one, root included, creates a file.
-    for (const Case& c : {Case{dir.path() + "/missing", "No such file or directory"}, Case{file, "it is not a directory"},
-                          Case{"/proc", "a file cannot be created in it"}}) {
+    for (const Case& c : {Case{dir.path() + "/missing", "No such file or directory"},
+                          Case{file, "it is not a directory"}, Case{"/proc", "a file cannot be created in it"}}) {
         SCOPED_TRACE(c.tmpdir);
         const BuildRun run = run_build_checks({{"TMPDIR", c.tmpdir}}, true);
         ASSERT_FALSE(run.timed_out) << run.output;
@@ -239,11 +259,18 @@ TEST(HostileToolkit, an_empty_tmpdir_is_predicted_and_not_tried) {
 }
 
 TEST(HostileToolkit, nvcc_failing_on_its_temporary_files_is_read_as_tmpdir) {
-    EXPECT_EQ(classify_compile_error("nvcc fatal   : Could not open output file '/nonexistent/tmpxft_000027bd_0000000a'\n").code, Code::build_tmpdir_unusable);
-    EXPECT_EQ(classify_compile_error("cc1plus: fatal error: /tmpxft_00003961_00000000-6_p.cudafe1.cpp: No such file or directory\n").code,
+    EXPECT_EQ(classify_compile_error(
+                  "nvcc fatal   : Could not open output file '/nonexistent/tmpxft_000027bd_0000000a'\n")
+                  .code,
               Code::build_tmpdir_unusable);
-    EXPECT_EQ(classify_compile_error("/usr/bin/ld: final link failed: No space left on device\n").code, Code::build_tmpdir_unusable);
-    EXPECT_EQ(classify_compile_error("nvcc fatal   : Host compiler targets unsupported OS.\n").code, Code::host_compiler_unusable);
+    EXPECT_EQ(classify_compile_error(
+                  "cc1plus: fatal error: /tmpxft_00003961_00000000-6_p.cudafe1.cpp: No such file or directory\n")
+                  .code,
+              Code::build_tmpdir_unusable);
+    EXPECT_EQ(classify_compile_error("/usr/bin/ld: final link failed: No space left on device\n").code,
+              Code::build_tmpdir_unusable);
+    EXPECT_EQ(classify_compile_error("nvcc fatal   : Host compiler targets unsupported OS.\n").code,
+              Code::host_compiler_unusable);
 }
 
 TEST(HostileToolkit, the_temporary_directory_probe_judges_tmpdir_as_nvcc_uses_it) {
@@ -258,23 +285,32 @@ TEST(HostileToolkit, the_temporary_directory_probe_judges_tmpdir_as_nvcc_uses_it
     EXPECT_EQ(nvcc_temporary_directory(unset).source, "/tmp (TMPDIR unset)");
     Environment empty;
     empty.set("TMPDIR", "");
-    EXPECT_TRUE(contains(nvcc_temporary_directory(empty).problem, "set but empty")) << "nvcc 13.0 then writes /tmpxft_* at the root";
+    EXPECT_TRUE(contains(nvcc_temporary_directory(empty).problem, "set but empty"))
+        << "nvcc 13.0 then writes /tmpxft_* at the root";
 }
 
 // --- 3. A host compiler that is no compiler, or never answers -------------------------------------
 
 TEST(HostileToolkit, identify_compiler_names_compilers_by_their_banners) {
-    EXPECT_EQ(identify_compiler("gcc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc.\n"), "gcc");
+    EXPECT_EQ(identify_compiler(
+                  "gcc (Debian 12.2.0-14+deb12u1) 12.2.0\nCopyright (C) 2022 Free Software Foundation, Inc.\n"),
+              "gcc");
     EXPECT_EQ(identify_compiler("Ubuntu clang version 18.1.3 (1ubuntu1)\nTarget: x86_64-pc-linux-gnu\n"), "clang");
-    EXPECT_EQ(identify_compiler("Intel(R) oneAPI DPC++/C++ Compiler 2024.0.0 (2024.0.0.20231017)\nTarget: x86_64-unknown-linux-gnu\n"), "Intel icx/icpx");
-    EXPECT_EQ(identify_compiler("\nnvc++ 24.1-0 64-bit target on x86-64 Linux -tp skylake\nNVIDIA Compilers and Tools\n"), "NVIDIA nvc++");
+    EXPECT_EQ(identify_compiler("Intel(R) oneAPI DPC++/C++ Compiler 2024.0.0 (2024.0.0.20231017)\nTarget: "
+                                "x86_64-unknown-linux-gnu\n"),
+              "Intel icx/icpx");
+    EXPECT_EQ(identify_compiler(
+                  "\nnvc++ 24.1-0 64-bit target on x86-64 Linux -tp skylake\nNVIDIA Compilers and Tools\n"),
+              "NVIDIA nvc++");
     EXPECT_EQ(identify_compiler(""), "");
     EXPECT_EQ(identify_compiler("hello\n"), "");
-    EXPECT_EQ(identify_compiler(std::string(1 << 20, 'x') + "Free Software Foundation"), "") << "only the first 4 KiB are read";
+    EXPECT_EQ(identify_compiler(std::string(1 << 20, 'x') + "Free Software Foundation"), "")
+        << "only the first 4 KiB are read";
 }
 
 // A fake compiler: `body` as a shell script (or, with `script` false, as a text file with +x).
-std::string fake_compiler(const test::TempDir& dir, const std::string& name, const std::string& body, bool script = true) {
+std::string fake_compiler(const test::TempDir& dir, const std::string& name, const std::string& body,
+                          bool script = true) {
     return dir.write("bin/" + name, script ? "#!/bin/sh\n" + body + "\n" : body, 0755);
 }
 
@@ -285,7 +321,8 @@ TEST(HostileToolkit, an_nvcc_ccbin_that_is_no_compiler_fails_toolkit_build_namin
     };
     const std::vector<Case> cases = {
         {"/bin/true", "not even __cplusplus"},  // its `--version` names the Free Software Foundation, as GCC's does
-        {fake_compiler(dir, "says-hello", "echo hello from a script"), "`--version` printed \\\"hello from a script\\\""},
+        {fake_compiler(dir, "says-hello", "echo hello from a script"),
+         "`--version` printed \\\"hello from a script\\\""},
         {fake_compiler(dir, "fails", "echo nope >&2; exit 3"), "exited with status 3"},
         {fake_compiler(dir, "text", "this is not a program\n", false), "it cannot be executed: Exec format error"},
     };
@@ -313,7 +350,8 @@ TEST(HostileToolkit, a_gcc_on_path_that_is_no_compiler_is_named_as_gcc_on_path) 
     ASSERT_FALSE(run.timed_out) << run.output;
     const std::string findings = run.findings("toolkit.build");
     EXPECT_TRUE(contains(findings, "\"CC336\"")) << findings;
-    EXPECT_TRUE(contains(findings, "nvcc would run gcc on PATH as its host compiler (" + dir.path() + "/bin/gcc)")) << findings;
+    EXPECT_TRUE(contains(findings, "nvcc would run gcc on PATH as its host compiler (" + dir.path() + "/bin/gcc)"))
+        << findings;
     EXPECT_TRUE(contains(findings, "Remove " + dir.path() + "/bin/gcc from PATH")) << findings;
 }
 
@@ -343,7 +381,8 @@ TEST(HostileToolkit, a_host_compiler_that_never_answers_is_named_at_its_limit) {
     if (have_nvcc()) {
         const nlohmann::json& compile = run.check("toolkit.compile");
         ASSERT_FALSE(compile.is_null());
-        EXPECT_TRUE(contains(compile.at("evidence").dump(), "its host compiler " + silent + " did not answer")) << compile.dump(1);
+        EXPECT_TRUE(contains(compile.at("evidence").dump(), "its host compiler " + silent + " did not answer"))
+            << compile.dump(1);
     }
 }
 
@@ -359,8 +398,11 @@ TEST(HostileToolkit, toolkit_and_compiler_paths_that_are_not_utf8_work_end_to_en
         fs::create_symlink(entry.path(), toolkit + "/" + entry.path().filename().string());
     const std::string compilers = dir.make_dir("gcc-\xfe");
     fs::create_symlink("/usr/bin/g++", compilers + "/g++");
-    for (const auto& overrides : std::vector<std::vector<std::pair<std::string, std::string>>>{
-             {{"CUDA_HOME", toolkit}}, {{"NVCC_CCBIN", compilers + "/g++"}}, {{"CUDAHOSTCXX", compilers + "/g++"}}, {{"CUDACXX", toolkit + "/bin/nvcc"}}}) {
+    for (const auto& overrides :
+         std::vector<std::vector<std::pair<std::string, std::string>>>{{{"CUDA_HOME", toolkit}},
+                                                                       {{"NVCC_CCBIN", compilers + "/g++"}},
+                                                                       {{"CUDAHOSTCXX", compilers + "/g++"}},
+                                                                       {{"CUDACXX", toolkit + "/bin/nvcc"}}}) {
         SCOPED_TRACE(overrides.front().first);
         const BuildRun run = run_build_checks(overrides, false, compilers + ":");
         ASSERT_TRUE(run.report.is_object()) << run.output;
@@ -385,11 +427,13 @@ TEST(HostileToolkit, a_framework_library_under_a_non_utf8_path_leaves_toolkit_bu
     fs::create_symlink("/usr/bin/python3", venv + "/bin/python3");
     const std::string libraries = dir.make_dir("torch-lib-\xff");
     const test::ByteVector library = test::make_elf(3, {{".nv_fatbin", test::make_fatbin({test::Entry{}})}});
-    std::ofstream(libraries + "/libtorch_cuda.so", std::ios::binary).write(reinterpret_cast<const char*>(library.data()), static_cast<std::streamsize>(library.size()));
+    std::ofstream(libraries + "/libtorch_cuda.so", std::ios::binary)
+        .write(reinterpret_cast<const char*>(library.data()), static_cast<std::streamsize>(library.size()));
     fs::create_directory_symlink(libraries, venv + "/lib/python3.12/site-packages/torch/lib");
     const std::string report = dir.path() + "/report.json";
-    const test::BinaryRun run = test::run_cudacheck({"--only", "toolkit.build,frameworks.builds", "--python", venv, "-q", "-o", report},
-                                                    {{"CUDACHECK_CACHE_DIR", dir.path() + "/cache"}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "toolkit.build,frameworks.builds", "--python", venv, "-q", "-o", report},
+                            {{"CUDACHECK_CACHE_DIR", dir.path() + "/cache"}});
     ASSERT_FALSE(run.timed_out) << run.output;
     const nlohmann::json document = nlohmann::json::parse(test::read_text(report), nullptr, false);
     ASSERT_TRUE(document.is_object()) << run.output;
@@ -402,9 +446,12 @@ TEST(HostileToolkit, a_framework_library_under_a_non_utf8_path_leaves_toolkit_bu
 // --- 5. Hand-written readers instead of std::regex ------------------------------------------------
 
 TEST(HostileToolkit, versioned_compiler_names_read_as_the_pattern_did) {
-    EXPECT_EQ(versioned_compiler_names({"gcc", "g++-13", "clang-18", "clang++-18", "x86_64-linux-gnu-g++-12", "x86_64-linux-gnu-gcc-12", "gcc-ar-12",
-                                        "g++-", "-g++-13", "gcc-13a", "a-b-g++-13", "a-b-c-d-gcc-12", "X86-linux-gnu-gcc-12", "a--c-gcc-1", "clang-format-18"}),
-              (std::vector<std::string>{"clang++-18", "clang-18", "g++-13", "x86_64-linux-gnu-g++-12", "x86_64-linux-gnu-gcc-12"}));
+    EXPECT_EQ(versioned_compiler_names({"gcc", "g++-13", "clang-18", "clang++-18", "x86_64-linux-gnu-g++-12",
+                                        "x86_64-linux-gnu-gcc-12", "gcc-ar-12", "g++-", "-g++-13", "gcc-13a",
+                                        "a-b-g++-13", "a-b-c-d-gcc-12", "X86-linux-gnu-gcc-12", "a--c-gcc-1",
+                                        "clang-format-18"}),
+              (std::vector<std::string>{"clang++-18", "clang-18", "g++-13", "x86_64-linux-gnu-g++-12",
+                                        "x86_64-linux-gnu-gcc-12"}));
     const std::string long_name = "gcc-" + std::string(1 << 20, '1');
     const auto start = std::chrono::steady_clock::now();
     EXPECT_EQ(versioned_compiler_names({long_name, std::string(1 << 20, '-')}).size(), 1u);
@@ -414,7 +461,8 @@ TEST(HostileToolkit, versioned_compiler_names_read_as_the_pattern_did) {
 TEST(HostileToolkit, cmake_architectures_read_as_the_pattern_did) {
     for (const char* valid : {"90", "90a", "100f", "75;90", "75-real;90-virtual", "90;", "90;;80", "80a-real"})
         EXPECT_EQ(cmake_architectures_kind(valid), CMakeArchitecturesKind::list) << valid;
-    for (const char* invalid : {"", ";90", "sm_90", "9.0", "8.6+PTX", "90-real-virtual", "90b", "90;sm_80", "90 ", "-real", "90aa"})
+    for (const char* invalid :
+         {"", ";90", "sm_90", "9.0", "8.6+PTX", "90-real-virtual", "90b", "90;sm_80", "90 ", "-real", "90aa"})
         EXPECT_EQ(cmake_architectures_kind(invalid), CMakeArchitecturesKind::invalid) << invalid;
     // 35 KB and 1 MB: once a stack overflow in std::regex's recursion.
     std::string list = "90";

@@ -1,7 +1,7 @@
 // nccl.allreduce without NCCL or GPUs: the skip without NCCL, a failing NCCL (a stub library),
 // nccl-tests' bandwidth and NCCL's version and result names, and the judge from hand-built outcomes.
-#include "bind/nccl.hpp"
 #include "checks/nccl_allreduce.hpp"
+#include "bind/nccl.hpp"
 #include "engine/registry.hpp"
 #include "support/check_judging.hpp"
 #include "support/test_support.hpp"
@@ -33,7 +33,8 @@ TEST(NcclAllreduce, failed_nccl_call_before_the_gpu_work_is_an_nccl_finding) {
     const CheckResult result = std::move(builder).finish("nccl.allreduce", std::nullopt);
     ASSERT_EQ(result.findings.size(), 1u);
     EXPECT_EQ(result.findings[0].code, code_string(Code::nccl_call_failed));
-    EXPECT_NE(result.findings[0].message.find("ncclGetVersion failed: ncclSystemError (unhandled system error (stub))"), std::string::npos)
+    EXPECT_NE(result.findings[0].message.find("ncclGetVersion failed: ncclSystemError (unhandled system error (stub))"),
+              std::string::npos)
         << result.findings[0].message;
 }
 

@@ -46,10 +46,11 @@ TEST(JudgeNvrtc, reports_the_first_log_lines_when_the_compile_failed) {
     NvrtcOutcome outcome = exact_saxpy();
     outcome.compile_status = NVRTC_ERROR_COMPILATION;
     outcome.compile_error = "NVRTC_ERROR_COMPILATION";
-    outcome.log = "cudacheck_saxpy.cu(3): error: identifier \"__fmaf_rn\" is undefined\n\n"
-                  "cudacheck_saxpy.cu(3): error: expected a \";\"\n"
-                  "  detected during compilation\n"
-                  "2 errors detected in the compilation of \"cudacheck_saxpy.cu\".\n";
+    outcome.log =
+        "cudacheck_saxpy.cu(3): error: identifier \"__fmaf_rn\" is undefined\n\n"
+        "cudacheck_saxpy.cu(3): error: expected a \";\"\n"
+        "  detected during compilation\n"
+        "2 errors detected in the compilation of \"cudacheck_saxpy.cu\".\n";
     outcome.nvrtc_dir = "/usr/local/cuda/lib64";
     outcome.builtins_beside = true;
     outcome.builtins_path.reset();
@@ -62,11 +63,14 @@ TEST(JudgeNvrtc, reports_the_first_log_lines_when_the_compile_failed) {
     EXPECT_EQ(result.code, "CC510");
     EXPECT_EQ(result.message, "nvrtcCompileProgram(--gpu-architecture=sm_90) failed: NVRTC_ERROR_COMPILATION");
     EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(),
-                        Evidence{"nvrtc_log", "cudacheck_saxpy.cu(3): error: identifier \"__fmaf_rn\" is undefined | cudacheck_saxpy.cu(3): error: "
-                                              "expected a \";\" | detected during compilation | ..."}),
+                        Evidence{"nvrtc_log",
+                                 "cudacheck_saxpy.cu(3): error: identifier \"__fmaf_rn\" is undefined | "
+                                 "cudacheck_saxpy.cu(3): error: "
+                                 "expected a \";\" | detected during compilation | ..."}),
               result.evidence.end());
     // The builtins library is beside NVRTC and the compile did not fail in it: the kernel is the suspect.
-    EXPECT_NE(result.remediation.find("A correct kernel failed to compile with --gpu-architecture=sm_90"), std::string::npos)
+    EXPECT_NE(result.remediation.find("A correct kernel failed to compile with --gpu-architecture=sm_90"),
+              std::string::npos)
         << result.remediation;
     EXPECT_TRUE(result.metrics.empty());
 }
@@ -79,8 +83,10 @@ TEST(JudgeNvrtc, names_the_missing_builtins_when_the_compile_failed_without_them
     outcome.builtins_beside = false;
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.code, code_string(Code::nvrtc_compile_failed));
-    EXPECT_EQ(result.message, "nvrtcCompileProgram(--gpu-architecture=sm_90) failed: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE");
-    EXPECT_NE(result.remediation.find("needs libnvrtc-builtins.so.13.0 from the same toolkit beside it (absent from /opt/nvrtc/lib)"),
+    EXPECT_EQ(result.message,
+              "nvrtcCompileProgram(--gpu-architecture=sm_90) failed: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE");
+    EXPECT_NE(result.remediation.find(
+                  "needs libnvrtc-builtins.so.13.0 from the same toolkit beside it (absent from /opt/nvrtc/lib)"),
               std::string::npos)
         << result.remediation;
 }
@@ -92,7 +98,8 @@ TEST(JudgeNvrtc, fails_with_the_first_wrong_element_when_the_result_is_wrong) {
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_EQ(result.code, code_string(Code::wrong_result));
-    EXPECT_NE(result.message.find("(--gpu-architecture=sm_90): 2 of 1000 elements differ from the host's fma (first at 500:"),
+    EXPECT_NE(result.message.find(
+                  "(--gpu-architecture=sm_90): 2 of 1000 elements differ from the host's fma (first at 500:"),
               std::string::npos)
         << result.message;
 }
@@ -102,7 +109,8 @@ TEST(JudgeNvrtc, reports_ptx_too_new_when_the_driver_rejects_the_ptx_version) {
     outcome.major = 12;
     outcome.minor = 1;  // not listed: PTX for compute_120, JIT-compiled
     outcome.module_load_ms.reset();
-    outcome.driver_failure = DriverCallFailure{CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "cuModuleLoadData: CUDA_ERROR_UNSUPPORTED_PTX_VERSION", ""};
+    outcome.driver_failure = DriverCallFailure{CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+                                               "cuModuleLoadData: CUDA_ERROR_UNSUPPORTED_PTX_VERSION", ""};
     outcome.driver = CudaVersion{12, 8};
     outcome.out.clear();
     const CheckResult result = judged(outcome);
@@ -114,11 +122,13 @@ TEST(JudgeNvrtc, reports_ptx_too_new_when_the_driver_rejects_the_ptx_version) {
 TEST(JudgeNvrtc, reports_the_failed_driver_call_when_the_cubin_does_not_load) {
     NvrtcOutcome outcome = exact_saxpy();
     outcome.module_load_ms.reset();
-    outcome.driver_failure = DriverCallFailure{CUDA_ERROR_NO_BINARY_FOR_GPU, "cuModuleLoadData: CUDA_ERROR_NO_BINARY_FOR_GPU", "reinstall"};
+    outcome.driver_failure =
+        DriverCallFailure{CUDA_ERROR_NO_BINARY_FOR_GPU, "cuModuleLoadData: CUDA_ERROR_NO_BINARY_FOR_GPU", "reinstall"};
     outcome.out.clear();
     const CheckResult result = judged(outcome);
     EXPECT_EQ(result.code, code_string(Code::cuda_call_failed));
-    EXPECT_EQ(result.message, "cuModuleLoadData: CUDA_ERROR_NO_BINARY_FOR_GPU (loading/launching the CUBIN NVRTC produced)");
+    EXPECT_EQ(result.message,
+              "cuModuleLoadData: CUDA_ERROR_NO_BINARY_FOR_GPU (loading/launching the CUBIN NVRTC produced)");
     ASSERT_EQ(result.metrics.size(), 1u);
     EXPECT_EQ(result.metrics[0].name, "compile_time");
 }

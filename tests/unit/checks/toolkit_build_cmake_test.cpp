@@ -48,9 +48,13 @@ const std::vector<CMakeCase>& cases() {
         {"cudahostcxx_an_accepted_gxx", {{"CUDAHOSTCXX", "/usr/bin/g++"}}, true},
         {"cudahostcxx_a_gcc16_nvcc_rejects", {{"CUDAHOSTCXX", "{wrappers}/g++"}}, false},
         // -ccbin=$CUDAHOSTCXX on the command line beats NVCC_CCBIN ...
-        {"nvcc_ccbin_rejected_but_cudahostcxx_accepted", {{"NVCC_CCBIN", "{wrappers}/g++"}, {"CUDAHOSTCXX", "/usr/bin/g++"}}, true},
+        {"nvcc_ccbin_rejected_but_cudahostcxx_accepted",
+         {{"NVCC_CCBIN", "{wrappers}/g++"}, {"CUDAHOSTCXX", "/usr/bin/g++"}},
+         true},
         // ... and the -ccbin of NVCC_APPEND_FLAGS, which comes after it, beats CUDAHOSTCXX.
-        {"nvcc_append_flags_ccbin_beats_cudahostcxx", {{"NVCC_APPEND_FLAGS", "-ccbin {wrappers}/g++"}, {"CUDAHOSTCXX", "/usr/bin/g++"}}, false},
+        {"nvcc_append_flags_ccbin_beats_cudahostcxx",
+         {{"NVCC_APPEND_FLAGS", "-ccbin {wrappers}/g++"}, {"CUDAHOSTCXX", "/usr/bin/g++"}},
+         false},
         {"cudaarchs_90", {{"CUDAARCHS", "90"}}, true},
         {"cudaarchs_50_gone_in_cuda_13", {{"CUDAARCHS", "50"}}, std::nullopt},
         {"cudaarchs_sm_90_not_cmakes_syntax", {{"CUDAARCHS", "sm_90"}}, false},
@@ -62,11 +66,13 @@ const std::vector<CMakeCase>& cases() {
 }
 
 // The variables a case may set, unset unless it does: the test's own environment must not leak in.
-constexpr const char* cleared[] = {"CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "NVCC_CCBIN", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
-                                   "CUDA_PATH", "CUDA_HOME", "CMAKE_PREFIX_PATH", "CMAKE_PROGRAM_PATH", "CMAKE_GENERATOR"};
+constexpr const char* cleared[] = {
+    "CUDACXX",   "CUDAHOSTCXX", "CUDAARCHS",         "NVCC_CCBIN",         "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
+    "CUDA_PATH", "CUDA_HOME",   "CMAKE_PREFIX_PATH", "CMAKE_PROGRAM_PATH", "CMAKE_GENERATOR"};
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
     return text;
 }
 
@@ -80,13 +86,15 @@ struct Machine {
 std::optional<Machine> this_machine() {
     const std::string path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "";
     Machine machine{sys::find_in_path("nvcc", path), "", sys::find_in_path("cmake", path), ""};
-    if (machine.nvcc.empty() || machine.cmake.empty() || sys::find_in_path("ninja", path).empty() || !sys::is_executable_file("/usr/bin/g++"))
+    if (machine.nvcc.empty() || machine.cmake.empty() || sys::find_in_path("ninja", path).empty() ||
+        !sys::is_executable_file("/usr/bin/g++"))
         return std::nullopt;
     machine.toolkit = std::filesystem::path(machine.nvcc).parent_path().parent_path().string();
     std::vector<std::string> kept;
     for (const std::string& directory : sys::split(path, ':'))
         if (!directory.empty() && !sys::is_executable_file(directory + "/nvcc")) kept.push_back(directory);
-    for (const std::string& directory : kept) machine.path_without_nvcc += (machine.path_without_nvcc.empty() ? "" : ":") + directory;
+    for (const std::string& directory : kept)
+        machine.path_without_nvcc += (machine.path_without_nvcc.empty() ? "" : ":") + directory;
     return machine;
 }
 
@@ -106,7 +114,8 @@ CMakeOutcome configure_and_build(const Machine& machine, const std::string& sour
     const sys::CommandResult configured = sys::run_command(configure, std::chrono::minutes(4), &environment);
     outcome.output = configured.output;
     if (configured.exit_status == 0) {
-        const sys::CommandResult built = sys::run_command({machine.cmake, "--build", build}, std::chrono::minutes(4), &environment);
+        const sys::CommandResult built =
+            sys::run_command({machine.cmake, "--build", build}, std::chrono::minutes(4), &environment);
         outcome.output += built.output;
         outcome.built = built.exit_status == 0;
     }
@@ -131,8 +140,12 @@ TEST_P(ToolkitBuildAgainstCMake, prediction_equals_cmakes_configure_and_build) {
     if (!machine) GTEST_SKIP() << "needs nvcc, cmake and ninja on PATH and /usr/bin/g++";
     const CMakeCase& scenario = GetParam();
     test::TempDir dir;
-    (void)dir.write("src/CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(probe LANGUAGES CUDA)\nadd_executable(probe kernel.cu)\n");
-    (void)dir.write("src/kernel.cu", "__global__ void fill(int* out) { out[threadIdx.x] = threadIdx.x; }\nint main() { fill<<<1, 1>>>(nullptr); return 0; }\n");
+    (void)dir.write("src/CMakeLists.txt",
+                    "cmake_minimum_required(VERSION 3.18)\nproject(probe LANGUAGES CUDA)\nadd_executable(probe "
+                    "kernel.cu)\n");
+    (void)dir.write("src/kernel.cu",
+                    "__global__ void fill(int* out) { out[threadIdx.x] = threadIdx.x; }\nint main() { fill<<<1, "
+                    "1>>>(nullptr); return 0; }\n");
     const std::string wrappers = test::write_gcc_wrappers(dir, "wrappers", 16);
     std::vector<std::pair<std::string, std::string>> overrides;
     for (const char* name : cleared) overrides.emplace_back(name, test::unset_marker);
@@ -165,10 +178,11 @@ TEST_P(ToolkitBuildAgainstCMake, prediction_equals_cmakes_configure_and_build) {
     RecordProperty("cmake", cmake.built ? "configured and built" : "failed");
     RecordProperty("cmake_seconds", std::to_string(cmake_s));
 
-    EXPECT_EQ(predicted, cmake.built) << scenario.name << ": toolkit.build says \"" << evidence.at("cmake_project") << "\", CMake "
-                                      << (cmake.built ? "configured and built" : "failed") << ":\n"
+    EXPECT_EQ(predicted, cmake.built) << scenario.name << ": toolkit.build says \"" << evidence.at("cmake_project")
+                                      << "\", CMake " << (cmake.built ? "configured and built" : "failed") << ":\n"
                                       << cmake.output << "\ntoolkit.build: " << check->dump(1);
-    if (scenario.builds_here) EXPECT_EQ(cmake.built, *scenario.builds_here) << "the case no longer tests what it says:\n" << cmake.output;
+    if (scenario.builds_here)
+        EXPECT_EQ(cmake.built, *scenario.builds_here) << "the case no longer tests what it says:\n" << cmake.output;
     // What CMake cached is what the evidence names: the nvcc, and the architectures.
     if (cmake.cache.contains("CMAKE_CUDA_COMPILER") && !cmake.cache.at("CMAKE_CUDA_COMPILER").ends_with("NOTFOUND")) {
         ASSERT_TRUE(evidence.contains("cmake_nvcc"));

@@ -1,8 +1,8 @@
 // toolkit.build's judge on hand-built build setups: every verdict, each with the exact fix, and
 // the prediction toolkit.compile holds real builds to.
 #include "checks/toolkit_build.hpp"
-#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
+#include "support/headlines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,8 @@ using test::finding_with;
 constexpr const char* root = "/usr/local/cuda-13.0";
 
 HostCompiler compiler(std::string name, int major, std::string source = "PATH") {
-    return HostCompiler{name, std::move(source), "/usr/bin/" + name, "", HostCompilerVersion{HostCompilerKind::gcc, major, 1, 0}, {}};
+    return HostCompiler{
+        name, std::move(source), "/usr/bin/" + name, "", HostCompilerVersion{HostCompilerKind::gcc, major, 1, 0}, {}};
 }
 
 // Ubuntu with the CUDA 13.0 toolkit on PATH, g++ 13 (accepted) and g++-16 (rejected), ninja.
@@ -29,21 +30,27 @@ struct Machine {
     Machine() {
         setup.choice = {root, std::string("nvcc on PATH (") + root + "/bin/nvcc)"};
         setup.choice_exists = true;
-        setup.files = DevelopmentFiles{std::string(root) + "/bin/nvcc", "h", "h", std::string(root) + "/lib64", "so", "a", {}};
+        setup.files =
+            DevelopmentFiles{std::string(root) + "/bin/nvcc", "h", "h", std::string(root) + "/lib64", "so", "a", {}};
         setup.nvcc_version = NvccVersion{"13.0", "13.0.88"};
-        setup.nvcc_architectures = {"compute_75", "compute_80", "compute_86", "compute_87", "compute_88", "compute_89",
-                                    "compute_90", "compute_100", "compute_110", "compute_103", "compute_120", "compute_121"};
+        setup.nvcc_architectures = {"compute_75",  "compute_80",  "compute_86",  "compute_87",
+                                    "compute_88",  "compute_89",  "compute_90",  "compute_100",
+                                    "compute_110", "compute_103", "compute_120", "compute_121"};
         setup.compilers = {compiler("g++", 13), compiler("g++-16", 16)};
-        setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "/usr/bin/gcc",
-                                                    HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0}, "gcc 13.3.0", ""};
-        setup.torch_cxx = HostCompilerPick{"c++", "c++ on PATH (PyTorch's default)", "/usr/bin/c++", std::nullopt, "", ""};
+        setup.nvcc_host_compiler =
+            HostCompilerPick{"gcc",          "nvcc's default (gcc on PATH)",
+                             "/usr/bin/gcc", HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0},
+                             "gcc 13.3.0",   ""};
+        setup.torch_cxx =
+            HostCompilerPick{"c++", "c++ on PATH (PyTorch's default)", "/usr/bin/c++", std::nullopt, "", ""};
         ToolkitCompilerLimits limits;
         limits.root = root;
         limits.version = "13.0.88";
         limits.host_config = std::string(root) + "/include/crt/host_config.h";
         limits.gcc_newest = 15;
         limits.clang_newest = 20;
-        limits.compilers = {{true, "", ""}, {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""}};
+        limits.compilers = {{true, "", ""},
+                            {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""}};
         limits.nvcc_pick = {true, "", ""};
         setup.toolkits = {limits};
         setup.ninja = "/usr/bin/ninja";
@@ -98,7 +105,8 @@ TEST(ToolkitBuild, a_ready_machine_passes_and_says_what_builds_take) {
     const BuildPrediction prediction = predict_builds(Machine().with_torch().input());
     ASSERT_EQ(prediction.torch_arch_flags.size(), 1U);
     EXPECT_EQ(prediction.torch_arch_flags.front().second,
-              (std::vector<std::string>{"-gencode=arch=compute_90,code=compute_90", "-gencode=arch=compute_90,code=sm_90"}))
+              (std::vector<std::string>{"-gencode=arch=compute_90,code=compute_90",
+                                        "-gencode=arch=compute_90,code=sm_90"}))
         << "the visible H200, +PTX on the last, as cpp_extension does";
 }
 
@@ -120,7 +128,8 @@ TEST(ToolkitBuild, an_installed_toolkit_builds_do_not_find) {
     const Finding* finding = finding_with(result, "CC305");
     ASSERT_NE(finding, nullptr) << result.message;
     EXPECT_TRUE(contains(test::account(result), "CUDA_HOME environment variable is not set"));
-    EXPECT_EQ(finding->remediation, "Point builds at it: `export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH`.");
+    EXPECT_EQ(finding->remediation,
+              "Point builds at it: `export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH`.");
     EXPECT_TRUE(predict_builds(machine.input()).problems.front().stops_nvcc);
 }
 
@@ -133,11 +142,14 @@ TEST(ToolkitBuild, cuda_home_naming_a_missing_toolkit_says_to_unset_it_when_that
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC305");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "CUDA_HOME=/opt/cuda-12.2 does not exist: builds run /opt/cuda-12.2/bin/nvcc"));
-    EXPECT_TRUE(contains(finding->remediation, "`unset CUDA_HOME CUDA_PATH` (builds then take /usr/local/cuda by /usr/local/cuda)"));
+    EXPECT_TRUE(
+        contains(test::account(result), "CUDA_HOME=/opt/cuda-12.2 does not exist: builds run /opt/cuda-12.2/bin/nvcc"));
+    EXPECT_TRUE(contains(finding->remediation,
+                         "`unset CUDA_HOME CUDA_PATH` (builds then take /usr/local/cuda by /usr/local/cuda)"));
     machine.setup.choice_without_variables_exists = false;
     const CheckResult no_fallback = machine.judged();
-    EXPECT_TRUE(contains(finding_with(no_fallback, "CC305")->remediation, "export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH"));
+    EXPECT_TRUE(contains(finding_with(no_fallback, "CC305")->remediation,
+                         "export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH"));
 }
 
 TEST(ToolkitBuild, missing_development_files_are_named_with_their_packages) {
@@ -148,7 +160,8 @@ TEST(ToolkitBuild, missing_development_files_are_named_with_their_packages) {
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC306");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "lacks /usr/local/cuda-13.0/lib64/libcudart.so (`-lcudart`, which PyTorch extensions link"));
+    EXPECT_TRUE(contains(test::account(result),
+                         "lacks /usr/local/cuda-13.0/lib64/libcudart.so (`-lcudart`, which PyTorch extensions link"));
     EXPECT_TRUE(contains(finding->remediation, "`sudo apt install cuda-nvcc-13-0 cuda-cudart-dev-13-0`"));
     const BuildProblem& problem = predict_builds(machine.input()).problems.front();
     EXPECT_FALSE(problem.stops_nvcc) << "nvcc links the static runtime by default";
@@ -157,14 +170,18 @@ TEST(ToolkitBuild, missing_development_files_are_named_with_their_packages) {
 
 TEST(ToolkitBuild, a_rejected_host_compiler_gets_an_accepted_one_named) {
     Machine machine;
-    machine.setup.nvcc_host_compiler = HostCompilerPick{"g++-16", "NVCC_CCBIN", "/usr/bin/g++-16",
-                                                        HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "g++ (GCC) 16.1.0", ""};
-    machine.setup.toolkits.front().nvcc_pick = {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""};
+    machine.setup.nvcc_host_compiler =
+        HostCompilerPick{"g++-16",           "NVCC_CCBIN",
+                         "/usr/bin/g++-16",  HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0},
+                         "g++ (GCC) 16.1.0", ""};
+    machine.setup.toolkits.front().nvcc_pick = {
+        false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""};
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC307");
     ASSERT_NE(finding, nullptr);
     EXPECT_TRUE(contains(test::account(result), "nvcc 13.0 rejects /usr/bin/g++-16 (gcc 16.1.0, NVCC_CCBIN)"));
-    EXPECT_TRUE(contains(test::account(result), "\"#error -- unsupported GNU version! gcc versions later than 15 are not supported!\""));
+    EXPECT_TRUE(contains(test::account(result),
+                         "\"#error -- unsupported GNU version! gcc versions later than 15 are not supported!\""));
     EXPECT_TRUE(contains(finding->remediation, "`export NVCC_CCBIN=g++` (gcc 13.1.0)")) << finding->remediation;
     // None installed that it accepts: install the newest it does, from its own header.
     machine.setup.toolkits.front().compilers = {{false, "x", ""}, {false, "x", ""}};
@@ -174,9 +191,14 @@ TEST(ToolkitBuild, a_rejected_host_compiler_gets_an_accepted_one_named) {
 TEST(ToolkitBuild, pytorchs_cc_is_judged_as_its_ccbin) {
     Machine machine;
     machine.with_torch();
-    machine.setup.torch_host_compiler = HostCompilerPick{"gcc-16", "CC (PyTorch extension builds pass -ccbin $CC)", "/usr/bin/gcc-16",
-                                                         HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "", ""};
-    machine.setup.toolkits.front().torch_pick = {false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""};
+    machine.setup.torch_host_compiler = HostCompilerPick{"gcc-16",
+                                                         "CC (PyTorch extension builds pass -ccbin $CC)",
+                                                         "/usr/bin/gcc-16",
+                                                         HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0},
+                                                         "",
+                                                         ""};
+    machine.setup.toolkits.front().torch_pick = {
+        false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", ""};
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC307");
     ASSERT_NE(finding, nullptr);
@@ -190,11 +212,13 @@ TEST(ToolkitBuild, pytorchs_cc_is_judged_as_its_ccbin) {
 
 TEST(ToolkitBuild, no_host_compiler_at_all) {
     Machine machine;
-    machine.setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "", std::nullopt, "", "gcc is not on PATH"};
+    machine.setup.nvcc_host_compiler =
+        HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "", std::nullopt, "", "gcc is not on PATH"};
     const CheckResult judged_finding = machine.judged();
     const Finding* finding = finding_with(judged_finding, "CC308");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(judged_finding), "nvcc would run gcc (nvcc's default (gcc on PATH)), which gcc is not on PATH"));
+    EXPECT_TRUE(contains(test::account(judged_finding),
+                         "nvcc would run gcc (nvcc's default (gcc on PATH)), which gcc is not on PATH"));
     EXPECT_TRUE(contains(finding->remediation, "`sudo apt install g++`"));
 }
 
@@ -211,8 +235,11 @@ TEST(ToolkitBuild, cuda_major_mismatch_stops_setup_builds_and_names_the_matching
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC309");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "\"The detected CUDA version (12.8) mismatches the version that was used to compile PyTorch (13.0)\""));
-    EXPECT_TRUE(contains(finding->remediation, "`export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH`"));
+    EXPECT_TRUE(contains(test::account(result),
+                         "\"The detected CUDA version (12.8) mismatches the version that was used to compile PyTorch "
+                         "(13.0)\""));
+    EXPECT_TRUE(
+        contains(finding->remediation, "`export CUDA_HOME=/usr/local/cuda-13.0 PATH=/usr/local/cuda-13.0/bin:$PATH`"));
     const BuildPrediction prediction = predict_builds(machine.input());
     const auto problem = std::find_if(prediction.problems.begin(), prediction.problems.end(),
                                       [](const BuildProblem& p) { return p.code == Code::build_cuda_major_mismatch; });
@@ -226,7 +253,8 @@ TEST(ToolkitBuild, cuda_minor_mismatch_warns) {
     const CheckResult judged_finding = machine.judged();
     const Finding* finding = finding_with(judged_finding, "CC310");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(judged_finding), "\"The detected CUDA version (13.0) has a minor version mismatch"));
+    EXPECT_TRUE(
+        contains(test::account(judged_finding), "\"The detected CUDA version (13.0) has a minor version mismatch"));
     EXPECT_EQ(finding->remediation, "Usually nothing to do.");
 }
 
@@ -237,7 +265,8 @@ TEST(ToolkitBuild, no_ninja_points_at_the_environments_own_or_pip) {
     const CheckResult judged_finding = machine.judged();
     const Finding* finding = finding_with(judged_finding, "CC311");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(judged_finding), "\"Ninja is required to load C++ extensions (pip install ninja to get it)\""));
+    EXPECT_TRUE(contains(test::account(judged_finding),
+                         "\"Ninja is required to load C++ extensions (pip install ninja to get it)\""));
     EXPECT_TRUE(contains(finding->remediation, "`/opt/torch/.venv/bin/python3 -m pip install ninja`"));
     machine.torch.front().ninja_in_environment = true;
     EXPECT_EQ(finding_with(machine.judged(), "CC311")->remediation,
@@ -264,7 +293,8 @@ TEST(ToolkitBuild, torch_arch_list_without_this_gpu) {
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC313");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_TRUE(contains(test::account(result), "TORCH_CUDA_ARCH_LIST=\"8.0\" builds no code for GPU 0 (NVIDIA H200, sm_90)"));
+    EXPECT_TRUE(
+        contains(test::account(result), "TORCH_CUDA_ARCH_LIST=\"8.0\" builds no code for GPU 0 (NVIDIA H200, sm_90)"));
     EXPECT_TRUE(contains(test::account(result), "no kernel image is available for execution on the device"));
     EXPECT_TRUE(contains(finding->remediation, "`export TORCH_CUDA_ARCH_LIST=\"9.0\"`"));
     EXPECT_TRUE(predict_builds(machine.input()).problems.front().kernels_fail);
@@ -286,7 +316,8 @@ TEST(ToolkitBuild, an_architecture_nvcc_does_not_know) {
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC314");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "nvcc 12.6.85 does not compile for GPU 0 (NVIDIA GeForce RTX 5090, compute capability 12.0)"));
+    EXPECT_TRUE(contains(test::account(result),
+                         "nvcc 12.6.85 does not compile for GPU 0 (NVIDIA GeForce RTX 5090, compute capability 12.0)"));
     EXPECT_TRUE(contains(test::account(result), "\"nvcc fatal : Unsupported gpu architecture 'compute_120'\""));
     EXPECT_TRUE(contains(finding->remediation, "CUDA 12.8 or newer compiles for it"));
     // An entry of TORCH_CUDA_ARCH_LIST it does not know.
@@ -332,9 +363,12 @@ TEST(ToolkitBuild, a_cmake_project_with_nothing_set_takes_nvccs_default_architec
     EXPECT_EQ(result.status, Status::pass) << result.message;
     EXPECT_TRUE(contains(result.message, "gcc 13.3.0 accepted; CMake projects ready")) << result.message;
     const BuildPrediction prediction = predict_builds(machine.input());
-    EXPECT_EQ(evidence_value(prediction, "cmake_nvcc"), "/usr/local/cuda-13.0/bin/nvcc (by nvcc on PATH; CUDACXX unset), toolkit /usr/local/cuda-13.0");
-    EXPECT_EQ(evidence_value(prediction, "cmake_architectures"), "CMAKE_CUDA_ARCHITECTURES=75 (nvcc 13.0.88's default; CUDAARCHS unset)");
-    EXPECT_TRUE(contains(evidence_value(prediction, "cmake_gpu_code"), "GPU 0 (NVIDIA H200, sm_90): ")) << "the H200 JIT-compiles compute_75";
+    EXPECT_EQ(evidence_value(prediction, "cmake_nvcc"),
+              "/usr/local/cuda-13.0/bin/nvcc (by nvcc on PATH; CUDACXX unset), toolkit /usr/local/cuda-13.0");
+    EXPECT_EQ(evidence_value(prediction, "cmake_architectures"),
+              "CMAKE_CUDA_ARCHITECTURES=75 (nvcc 13.0.88's default; CUDAARCHS unset)");
+    EXPECT_TRUE(contains(evidence_value(prediction, "cmake_gpu_code"), "GPU 0 (NVIDIA H200, sm_90): "))
+        << "the H200 JIT-compiles compute_75";
     EXPECT_EQ(evidence_value(prediction, "cmake_project"), "configure and build would succeed");
     // Neither cmake nor a CMake variable: nothing said about CMake.
     EXPECT_FALSE(contains(Machine().judged().message, "CMake"));
@@ -343,15 +377,23 @@ TEST(ToolkitBuild, a_cmake_project_with_nothing_set_takes_nvccs_default_architec
 TEST(ToolkitBuild, cudahostcxx_naming_a_compiler_nvcc_rejects_fails_cmake_only) {
     Machine machine;
     machine.with_cmake();
-    machine.setup.cmake.host_compiler = HostCompilerPick{"clang++-21", "CUDAHOSTCXX", "/usr/bin/clang++-21",
-                                                         HostCompilerVersion{HostCompilerKind::clang, 21, 1, 0}, "", ""};
-    machine.setup.toolkits.front().cmake_pick = {false, "-- unsupported clang version! clang version must be less than 21 and greater than 3", ""};
+    machine.setup.cmake.host_compiler = HostCompilerPick{"clang++-21",
+                                                         "CUDAHOSTCXX",
+                                                         "/usr/bin/clang++-21",
+                                                         HostCompilerVersion{HostCompilerKind::clang, 21, 1, 0},
+                                                         "",
+                                                         ""};
+    machine.setup.toolkits.front().cmake_pick = {
+        false, "-- unsupported clang version! clang version must be less than 21 and greater than 3", ""};
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC307");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_TRUE(contains(test::account(result), "nvcc 13.0 rejects /usr/bin/clang++-21 (clang 21.1.0, CUDAHOSTCXX)")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "nvcc 13.0 rejects /usr/bin/clang++-21 (clang 21.1.0, CUDAHOSTCXX)"))
+        << test::account(result);
     EXPECT_TRUE(contains(test::account(result), "CMake's configure with it"));
-    EXPECT_TRUE(contains(finding->remediation, "`export CUDAHOSTCXX=g++` (gcc 13.1.0) and configure a new build directory")) << finding->remediation;
+    EXPECT_TRUE(
+        contains(finding->remediation, "`export CUDAHOSTCXX=g++` (gcc 13.1.0) and configure a new build directory"))
+        << finding->remediation;
     EXPECT_TRUE(contains(finding->remediation, "`-DCMAKE_CUDA_HOST_COMPILER=g++`"));
     const BuildPrediction prediction = predict_builds(machine.input());
     ASSERT_EQ(prediction.problems.size(), 1U);
@@ -363,11 +405,17 @@ TEST(ToolkitBuild, cudahostcxx_naming_a_compiler_nvcc_rejects_fails_cmake_only) 
 TEST(ToolkitBuild, cudahostcxx_naming_nothing_stops_cmakes_configure) {
     Machine machine;
     machine.with_cmake();
-    machine.setup.cmake.host_compiler = HostCompilerPick{"/opt/gcc-12/bin/g++", "CUDAHOSTCXX", "", std::nullopt, "", "/opt/gcc-12/bin/g++ does not exist or is not executable"};
+    machine.setup.cmake.host_compiler = HostCompilerPick{"/opt/gcc-12/bin/g++",
+                                                         "CUDAHOSTCXX",
+                                                         "",
+                                                         std::nullopt,
+                                                         "",
+                                                         "/opt/gcc-12/bin/g++ does not exist or is not executable"};
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC308");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "\"Could not find compiler set in environment variable CUDAHOSTCXX\"")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "\"Could not find compiler set in environment variable CUDAHOSTCXX\""))
+        << test::account(result);
     EXPECT_TRUE(contains(finding->remediation, "Point CUDAHOSTCXX at an installed compiler, or unset it."));
     // CMake checks that the file exists even when NVCC_APPEND_FLAGS' -ccbin would override it.
     machine.setup.nvcc_flags.ccbin = "/usr/bin/g++";
@@ -378,14 +426,17 @@ TEST(ToolkitBuild, cudahostcxx_naming_nothing_stops_cmakes_configure) {
 TEST(ToolkitBuild, a_host_compiler_cmake_shares_with_nvcc_is_one_finding_that_stops_both) {
     Machine machine;
     machine.with_cmake();
-    machine.setup.nvcc_host_compiler = HostCompilerPick{"g++-16", "NVCC_CCBIN", "/usr/bin/g++-16", HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "", ""};
+    machine.setup.nvcc_host_compiler = HostCompilerPick{
+        "g++-16", "NVCC_CCBIN", "/usr/bin/g++-16", HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "", ""};
     machine.setup.toolkits.front().nvcc_pick = {false, gcc16_error, ""};
     BuildPrediction prediction = predict_builds(machine.input());
     ASSERT_EQ(prediction.problems.size(), 1U) << "one cause, one finding";
     EXPECT_TRUE(prediction.problems.front().stops_nvcc);
     EXPECT_TRUE(prediction.problems.front().stops_cmake);
     // CUDAHOSTCXX (-ccbin= on CMake's command line) beats NVCC_CCBIN: CMake builds.
-    machine.setup.cmake.host_compiler = HostCompilerPick{"g++", "CUDAHOSTCXX", "/usr/bin/g++", HostCompilerVersion{HostCompilerKind::gcc, 13, 1, 0}, "", ""};
+    machine.setup.cmake.host_compiler =
+        HostCompilerPick{"g++", "CUDAHOSTCXX", "/usr/bin/g++", HostCompilerVersion{HostCompilerKind::gcc, 13, 1, 0}, "",
+                         ""};
     machine.setup.toolkits.front().cmake_pick = {true, "", ""};
     prediction = predict_builds(machine.input());
     ASSERT_EQ(prediction.problems.size(), 1U);
@@ -397,7 +448,8 @@ TEST(ToolkitBuild, a_host_compiler_cmake_shares_with_nvcc_is_one_finding_that_st
     machine.setup.nvcc_host_compiler.rule = "-ccbin in NVCC_APPEND_FLAGS";
     prediction = predict_builds(machine.input());
     EXPECT_TRUE(prediction.problems.front().stops_cmake);
-    EXPECT_TRUE(contains(evidence_value(prediction, "cmake_host_compiler"), "CUDAHOSTCXX=g++ is not what runs")) << evidence_value(prediction, "cmake_host_compiler");
+    EXPECT_TRUE(contains(evidence_value(prediction, "cmake_host_compiler"), "CUDAHOSTCXX=g++ is not what runs"))
+        << evidence_value(prediction, "cmake_host_compiler");
     machine.setup.nvcc_flags.ccbin_variable = "NVCC_PREPEND_FLAGS";
     machine.setup.nvcc_host_compiler.rule = "-ccbin in NVCC_PREPEND_FLAGS";
     EXPECT_FALSE(predict_builds(machine.input()).problems.front().stops_cmake);
@@ -406,16 +458,20 @@ TEST(ToolkitBuild, a_host_compiler_cmake_shares_with_nvcc_is_one_finding_that_st
 TEST(ToolkitBuild, cudacxx_naming_a_missing_nvcc_says_what_cmake_finds_without_it) {
     Machine machine;
     machine.with_cmake();
-    machine.setup.cmake.compiler = {"/opt/cuda-12.2/bin/nvcc", "CUDACXX", "", "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist"};
+    machine.setup.cmake.compiler = {"/opt/cuda-12.2/bin/nvcc", "CUDACXX", "",
+                                    "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist"};
     machine.setup.cmake.compiler_without_cudacxx = {"nvcc", "nvcc on PATH", std::string(root) + "/bin/nvcc", ""};
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC305");
     ASSERT_NE(finding, nullptr) << result.message;
     EXPECT_EQ(finding->message, "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist");
     EXPECT_TRUE(contains(test::account(result),
-                         "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist: CMake stops with \"Could not find compiler set in environment variable CUDACXX\""))
+                         "CUDACXX=/opt/cuda-12.2/bin/nvcc does not exist: CMake stops with \"Could not find compiler "
+                         "set in environment variable CUDACXX\""))
         << test::account(result);
-    EXPECT_TRUE(contains(finding->remediation, "`unset CUDACXX` (CMake then takes /usr/local/cuda-13.0/bin/nvcc by nvcc on PATH)")) << finding->remediation;
+    EXPECT_TRUE(contains(finding->remediation,
+                         "`unset CUDACXX` (CMake then takes /usr/local/cuda-13.0/bin/nvcc by nvcc on PATH)"))
+        << finding->remediation;
     const BuildPrediction prediction = predict_builds(machine.input());
     ASSERT_EQ(prediction.problems.size(), 1U);
     EXPECT_TRUE(prediction.problems.front().stops_cmake);
@@ -429,8 +485,10 @@ TEST(ToolkitBuild, cmake_not_finding_nvcc_says_it_does_not_look_in_usr_local_cud
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC305");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "unlike PyTorch it does not look in /usr/local/cuda")) << test::account(result);
-    EXPECT_EQ(finding->remediation, "Name it: `export CUDACXX=/usr/local/cuda-13.0/bin/nvcc` (or put /usr/local/cuda-13.0/bin on PATH).");
+    EXPECT_TRUE(contains(test::account(result), "unlike PyTorch it does not look in /usr/local/cuda"))
+        << test::account(result);
+    EXPECT_EQ(finding->remediation,
+              "Name it: `export CUDACXX=/usr/local/cuda-13.0/bin/nvcc` (or put /usr/local/cuda-13.0/bin on PATH).");
 }
 
 TEST(ToolkitBuild, cudaarchs_nvcc_does_not_compile_for_stops_cmake_with_nvccs_error) {
@@ -438,7 +496,9 @@ TEST(ToolkitBuild, cudaarchs_nvcc_does_not_compile_for_stops_cmake_with_nvccs_er
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC314");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_TRUE(contains(test::account(result), "CUDAARCHS=\"50;90\" asks for compute_50, which nvcc 13.0.88 does not compile for")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result),
+                         "CUDAARCHS=\"50;90\" asks for compute_50, which nvcc 13.0.88 does not compile for"))
+        << test::account(result);
     EXPECT_TRUE(contains(test::account(result), "\"nvcc fatal : Unsupported gpu architecture 'compute_50'\""));
     EXPECT_TRUE(contains(finding->remediation, "`export CUDAARCHS=\"90\"` (the GPUs here)")) << finding->remediation;
     EXPECT_TRUE(contains(finding->remediation, "CUDA 12 is the last that compiles for it"));
@@ -456,7 +516,8 @@ TEST(ToolkitBuild, cudaarchs_in_a_form_cmake_refuses_gets_cmakes_spelling) {
     EXPECT_TRUE(contains(test::account(result), "is not one of the following")) << test::account(result);
     EXPECT_TRUE(contains(finding->remediation, "`export CUDAARCHS=\"90;86\"`")) << finding->remediation;
     machine.setup.cmake.architectures = "90;hopper";
-    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC315")->remediation, "`export CUDAARCHS=\"90\"` for compute capability 9.0"));
+    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC315")->remediation,
+                         "`export CUDAARCHS=\"90\"` for compute capability 9.0"));
     for (const char* accepted : {"90", "75;90a-real;120-virtual", "all", "all-major", "100f"}) {
         machine.setup.cmake.architectures = accepted;
         EXPECT_EQ(finding_with(machine.judged(), "CC315"), nullptr) << accepted;
@@ -472,7 +533,8 @@ TEST(ToolkitBuild, cudaarchs_native_needs_a_visible_gpu) {
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC317");
     ASSERT_NE(finding, nullptr);
-    EXPECT_TRUE(contains(test::account(result), "\"CUDA_ARCHITECTURES is set to \"native\", but no GPU was detected.\""));
+    EXPECT_TRUE(
+        contains(test::account(result), "\"CUDA_ARCHITECTURES is set to \"native\", but no GPU was detected.\""));
     EXPECT_TRUE(predict_builds(machine.input()).problems.front().stops_cmake);
 }
 
@@ -481,7 +543,8 @@ TEST(ToolkitBuild, cudaarchs_without_code_for_the_gpu_builds_but_its_kernels_fai
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC316");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_TRUE(contains(test::account(result), "CUDAARCHS=\"80-real\" builds no code for GPU 0 (NVIDIA H200, sm_90)")) << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "CUDAARCHS=\"80-real\" builds no code for GPU 0 (NVIDIA H200, sm_90)"))
+        << test::account(result);
     EXPECT_TRUE(contains(finding->remediation, "`export CUDAARCHS=\"90\"`"));
     const BuildProblem* problem = problem_with(predict_builds(machine.input()), Code::cmake_architectures_miss_gpu);
     ASSERT_NE(problem, nullptr);
@@ -511,21 +574,27 @@ TEST(ToolkitBuild, a_cmake_toolkit_other_than_the_build_toolkit_is_judged_on_its
     cmake.toolkit_root = twelve.root;
     cmake.toolkit = 1;
     cmake.same_toolkit = false;
-    cmake.files = DevelopmentFiles{"/usr/local/cuda-12.4/bin/nvcc", "h", "h", "/usr/local/cuda-12.4/lib64", "so", "a", {}};
-    cmake.nvcc = NvccAnswers{NvccVersion{"12.4", "12.4.131"}, "", {"compute_50", "compute_75", "compute_80", "compute_90"}};
+    cmake.files =
+        DevelopmentFiles{"/usr/local/cuda-12.4/bin/nvcc", "h", "h", "/usr/local/cuda-12.4/lib64", "so", "a", {}};
+    cmake.nvcc =
+        NvccAnswers{NvccVersion{"12.4", "12.4.131"}, "", {"compute_50", "compute_75", "compute_80", "compute_90"}};
     const CheckResult result = machine.judged();
     const Finding* finding = finding_with(result, "CC307");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_TRUE(contains(test::account(result), "nvcc 12.4 rejects /usr/bin/gcc (gcc 14.1.0, nvcc's default (gcc on PATH))")) << test::account(result);
+    EXPECT_TRUE(
+        contains(test::account(result), "nvcc 12.4 rejects /usr/bin/gcc (gcc 14.1.0, nvcc's default (gcc on PATH))"))
+        << test::account(result);
     EXPECT_TRUE(contains(finding->remediation, "`export CUDAHOSTCXX=g++`")) << finding->remediation;
     const BuildPrediction prediction = predict_builds(machine.input());
-    EXPECT_EQ(evidence_value(prediction, "cmake_architectures"), "CMAKE_CUDA_ARCHITECTURES=52 (nvcc 12.4.131's default; CUDAARCHS unset)");
+    EXPECT_EQ(evidence_value(prediction, "cmake_architectures"),
+              "CMAKE_CUDA_ARCHITECTURES=52 (nvcc 12.4.131's default; CUDAARCHS unset)");
     ASSERT_EQ(prediction.problems.size(), 1U);
     EXPECT_FALSE(prediction.problems.front().stops_nvcc) << "nvcc 13.0 takes it";
     EXPECT_TRUE(prediction.problems.front().stops_cmake);
     // Its files: CMake links the static runtime.
     cmake.files.cudart_static.clear();
-    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC306")->message, "the toolkit CMake takes (/usr/local/cuda-12.4, by CUDACXX) lacks lib64/libcudart_static.a"));
+    EXPECT_TRUE(contains(finding_with(machine.judged(), "CC306")->message,
+                         "the toolkit CMake takes (/usr/local/cuda-12.4, by CUDACXX) lacks lib64/libcudart_static.a"));
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 // on this machine: nvcc and g++ build the program, the run step skips without a GPU, and a gcc
 // that reports version 16 is predicted and refused alike.
 #include "checks/toolkit_compile.hpp"
-#include "support/headlines.hpp"
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
+#include "support/headlines.hpp"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -19,14 +19,17 @@ using test::contains;
 TEST(ToolkitCompile, real_compiler_errors_map_to_their_causes) {
     const CompileError gcc16 = classify_compile_error(test::fixture("nvcc/nvcc-13.0-error-gcc16.txt"));
     EXPECT_EQ(gcc16.code, Code::host_compiler_unsupported);
-    EXPECT_TRUE(contains(gcc16.line, "error: #error -- unsupported GNU version! gcc versions later than 15 are not supported!")) << gcc16.line;
+    EXPECT_TRUE(
+        contains(gcc16.line, "error: #error -- unsupported GNU version! gcc versions later than 15 are not supported!"))
+        << gcc16.line;
     EXPECT_FALSE(contains(gcc16.line, "In file included")) << "the first line that says what is wrong";
     const CompileError no_gcc = classify_compile_error(test::fixture("nvcc/nvcc-13.0-error-no-gcc.txt"));
     EXPECT_EQ(no_gcc.code, Code::host_compiler_missing);
     const CompileError arch = classify_compile_error(test::fixture("nvcc/nvcc-13.0-error-compute52.txt"));
     EXPECT_EQ(arch.code, Code::nvcc_arch_unsupported);
     EXPECT_EQ(arch.line, "nvcc fatal   : Unsupported gpu architecture 'compute_52'");
-    EXPECT_EQ(classify_compile_error(test::fixture("nvcc/gcc-12-missing-cuda-runtime.txt")).code, Code::build_toolkit_incomplete);
+    EXPECT_EQ(classify_compile_error(test::fixture("nvcc/gcc-12-missing-cuda-runtime.txt")).code,
+              Code::build_toolkit_incomplete);
     const CompileError other = classify_compile_error("probe.cu(3): error: identifier \"x\" is undefined\n");
     EXPECT_EQ(other.code, Code::compile_failed);
     EXPECT_EQ(other.line, "probe.cu(3): error: identifier \"x\" is undefined");
@@ -42,19 +45,22 @@ TEST(ToolkitCompile, gencode_gives_sass_per_gpu_and_ptx_for_the_newest) {
               (std::vector<std::string>{"-gencode=arch=compute_89,code=sm_89", "-gencode=arch=compute_90,code=sm_90",
                                         "-gencode=arch=compute_90,code=compute_90"}));
     EXPECT_EQ(gencode_for({}, {"compute_80", "compute_75", "compute_90"}),
-              (std::vector<std::string>{"-gencode=arch=compute_75,code=sm_75", "-gencode=arch=compute_75,code=compute_75"}))
+              (std::vector<std::string>{"-gencode=arch=compute_75,code=sm_75",
+                                        "-gencode=arch=compute_75,code=compute_75"}))
         << "no GPU: the oldest nvcc lists";
 }
 
 TEST(ToolkitCompile, reads_the_extension_scripts_result_line) {
     const std::optional<ExtensionBuild> built = parse_extension_result(
-        "Emitting ninja build file\nCUDACHECK_EXTENSION {\"stage\": \"done\", \"ran\": true, \"correct\": true, \"seconds\": 41.5}\n");
+        "Emitting ninja build file\nCUDACHECK_EXTENSION {\"stage\": \"done\", \"ran\": true, \"correct\": true, "
+        "\"seconds\": 41.5}\n");
     ASSERT_TRUE(built.has_value());
     EXPECT_EQ(built->stage, "done");
     EXPECT_TRUE(built->ran && built->correct);
     EXPECT_DOUBLE_EQ(built->seconds, 41.5);
     const std::optional<ExtensionBuild> failed = parse_extension_result(
-        "CUDACHECK_EXTENSION {\"stage\": \"build\", \"ran\": false, \"correct\": false, \"error\": \"RuntimeError: Ninja is required to load C++ "
+        "CUDACHECK_EXTENSION {\"stage\": \"build\", \"ran\": false, \"correct\": false, \"error\": \"RuntimeError: "
+        "Ninja is required to load C++ "
         "extensions (pip install ninja to get it)\", \"seconds\": 3.0}");
     ASSERT_TRUE(failed.has_value());
     EXPECT_EQ(failed->stage, "build");
@@ -70,7 +76,10 @@ CompileOutcome compiled_and_ran() {
     outcome.started = true;
     outcome.exit_status = 0;
     outcome.compile_ms = 1200;
-    outcome.stages = {{"PTX", "probe.ptx", 1500}, {"cubin", "probe.sm_90.cubin", 4000}, {"fatbinary", "probe.fatbin", 6000}, {"executable", "probe", 900000}};
+    outcome.stages = {{"PTX", "probe.ptx", 1500},
+                      {"cubin", "probe.sm_90.cubin", 4000},
+                      {"fatbinary", "probe.fatbin", 6000},
+                      {"executable", "probe", 900000}};
     outcome.embedded = EmbeddedTargets{{GpuArch{90}}, {GpuArch{90}}};
     DeviceInfo h200;
     h200.name = "NVIDIA H200";
@@ -88,7 +97,8 @@ TEST(ToolkitCompile, a_build_that_works_as_predicted_passes_with_its_stages) {
     const CheckResult result = judged(compiled_and_ran(), {});
     EXPECT_EQ(result.status, Status::pass) << result.message;
     EXPECT_TRUE(contains(result.message, "nvcc built it in 1.20 s; ran correctly on 1 GPU")) << result.message;
-    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), Evidence{"built", "PTX 1500 B, cubin 4000 B, fatbinary 6000 B"}),
+    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(),
+                        Evidence{"built", "PTX 1500 B, cubin 4000 B, fatbinary 6000 B"}),
               result.evidence.end());
     ASSERT_NE(test::metric(result, "cubin_bytes"), nullptr);
     EXPECT_EQ(test::metric(result, "cubin_bytes")->value, 4000);
@@ -99,7 +109,8 @@ TEST(ToolkitCompile, a_failed_build_quotes_nvcc_and_agrees_with_the_prediction) 
     outcome.exit_status = 1;
     outcome.output = test::fixture("nvcc/nvcc-13.0-error-gcc16.txt");
     BuildPrediction predicted;
-    predicted.problems.push_back(BuildProblem{Code::host_compiler_unsupported, "x", "y", std::nullopt, true, true, true});
+    predicted.problems.push_back(
+        BuildProblem{Code::host_compiler_unsupported, "x", "y", std::nullopt, true, true, true});
     const CheckResult agreed = judged(outcome, predicted);
     ASSERT_NE(test::finding_with(agreed, "CC307"), nullptr);
     EXPECT_TRUE(contains(test::account(agreed), "(toolkit.build predicted it: CC307)"));
@@ -117,7 +128,8 @@ TEST(ToolkitCompile, a_failed_build_quotes_nvcc_and_agrees_with_the_prediction) 
 TEST(ToolkitCompile, the_program_failing_on_the_gpu_fails) {
     CompileOutcome outcome = compiled_and_ran();
     outcome.run.exit_status = 1;
-    outcome.run.output = "device 0 error cudaErrorUnsupportedPtxVersion: the provided PTX was compiled with an unsupported toolchain.\n";
+    outcome.run.output =
+        "device 0 error cudaErrorUnsupportedPtxVersion: the provided PTX was compiled with an unsupported toolchain.\n";
     const CheckResult result = judged(outcome, {});
     EXPECT_EQ(result.status, Status::fail);
     EXPECT_TRUE(contains(test::account(result), "cudaErrorUnsupportedPtxVersion"));
@@ -125,10 +137,14 @@ TEST(ToolkitCompile, the_program_failing_on_the_gpu_fails) {
 
 TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
     CompileOutcome outcome = compiled_and_ran();
-    outcome.extension = ExtensionBuild{true, "", "/opt/torch/.venv: PyTorch", true, false, "build", false, false,
-                                       "RuntimeError: Ninja is required to load C++ extensions (pip install ninja to get it)", 3.0, ""};
+    outcome.extension = ExtensionBuild{
+        true,  "",    "/opt/torch/.venv: PyTorch",
+        true,  false, "build",
+        false, false, "RuntimeError: Ninja is required to load C++ extensions (pip install ninja to get it)",
+        3.0,   ""};
     BuildPrediction ninja;
-    ninja.problems.push_back(BuildProblem{Code::ninja_missing, "x", "y", std::string("/opt/torch/.venv: PyTorch"), false, true, false});
+    ninja.problems.push_back(
+        BuildProblem{Code::ninja_missing, "x", "y", std::string("/opt/torch/.venv: PyTorch"), false, true, false});
     const CheckResult agreed = judged(outcome, ninja);
     const Finding* failed = test::finding_with(agreed, "CC332");
     ASSERT_NE(failed, nullptr);
@@ -138,10 +154,14 @@ TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
     EXPECT_EQ(test::finding_with(agreed, "CC333"), nullptr);
     EXPECT_NE(test::finding_with(judged(outcome, {}), "CC333"), nullptr);
     // A failed ninja build: PyTorch's message starts with the command lines; the compiler's error is quoted.
-    outcome.extension.error = "RuntimeError: Error building extension 'cudacheck_extension_probe': [1/3] /opt/cuda-12.2/bin/nvcc -MD -MF cuda.cuda.o.d "
-                              "-ccbin /opt/gcc/bin/gcc -c cuda.cu -o cuda.cuda.o\nFAILED: [code=127] cuda.cuda.o\n/bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found\n";
+    outcome.extension.error =
+        "RuntimeError: Error building extension 'cudacheck_extension_probe': [1/3] /opt/cuda-12.2/bin/nvcc -MD -MF "
+        "cuda.cuda.o.d "
+        "-ccbin /opt/gcc/bin/gcc -c cuda.cu -o cuda.cuda.o\nFAILED: [code=127] cuda.cuda.o\n/bin/sh: 1: "
+        "/opt/cuda-12.2/bin/nvcc: not found\n";
     const CheckResult ninja_failed = judged(outcome, ninja);
-    EXPECT_TRUE(contains(test::account(ninja_failed), "Error building extension: /bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found"))
+    EXPECT_TRUE(contains(test::account(ninja_failed),
+                         "Error building extension: /bin/sh: 1: /opt/cuda-12.2/bin/nvcc: not found"))
         << test::account(ninja_failed);
     // Built, but its kernel found no image for the GPU: what TORCH_CUDA_ARCH_LIST=8.0 gives on an H200.
     outcome.extension.stage = "run";
@@ -170,10 +190,13 @@ struct BinaryRunResult {
 BinaryRunResult run_compile_check(const std::string& path_prefix) {
     test::TempDir dir;
     const std::string report = dir.path() + "/report.json";
-    std::vector<std::pair<std::string, std::string>> environment = {{"CUDA_HOME", test::unset_marker}, {"CUDA_PATH", test::unset_marker}};
+    std::vector<std::pair<std::string, std::string>> environment = {{"CUDA_HOME", test::unset_marker},
+                                                                    {"CUDA_PATH", test::unset_marker}};
     const char* path = std::getenv("PATH");
     environment.emplace_back("PATH", path_prefix + "/usr/local/cuda/bin:" + (path != nullptr ? path : "/usr/bin:/bin"));
-    const test::BinaryRun run = test::run_cudacheck({"--level", "full", "--only", "toolkit.build,toolkit.compile", "-o", report, "-q"}, environment);
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "full", "--only", "toolkit.build,toolkit.compile", "-o", report, "-q"},
+                            environment);
     BinaryRunResult result;
     result.exit_status = run.exit_status;
     const nlohmann::json document = nlohmann::json::parse(test::read_text(report));
@@ -198,7 +221,8 @@ TEST(ToolkitCompile, nvcc_builds_here_and_the_run_step_says_why_it_skips) {
 }
 
 TEST(ToolkitCompile, a_gcc_newer_than_the_toolkit_allows_is_predicted_and_refused_alike) {
-    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") || !std::filesystem::exists("/usr/bin/gcc")) GTEST_SKIP() << "no nvcc or gcc";
+    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") || !std::filesystem::exists("/usr/bin/gcc"))
+        GTEST_SKIP() << "no nvcc or gcc";
     // gcc and g++ that say they are 16 and make the compiler's own macros say so too.
     test::TempDir wrappers;
     const BinaryRunResult run = run_compile_check(test::write_gcc_wrappers(wrappers, "bin", 16) + ":");

@@ -12,7 +12,8 @@ using test::judge;
 
 TEST(ToolkitCheck, warns_with_directory_to_add_when_nvcc_not_on_path) {
     ToolkitFacts facts;
-    facts.toolkits.push_back({"/usr/local/cuda-12.4", "12.4.1", "/usr/local/cuda-12.4/bin/nvcc", {"/usr/local/cuda-12.4"}});
+    facts.toolkits.push_back(
+        {"/usr/local/cuda-12.4", "12.4.1", "/usr/local/cuda-12.4/bin/nvcc", {"/usr/local/cuda-12.4"}});
     facts.used_nvcc = "/usr/local/cuda-12.4/bin/nvcc";
     facts.nvcc_version = NvccVersion{"12.4", "12.4.131"};
     const CheckResult result = judge("toolkit.nvcc", [&](ResultBuilder& r) { judge_toolkits(facts, r); });

@@ -18,8 +18,10 @@ namespace fs = std::filesystem;
 
 // Each subcommand's help states its own exit codes, not the run's.
 TEST(EndToEnd, subcommand_help_gives_its_own_exit_codes) {
-    for (const auto& [subcommand, expected] : std::vector<std::pair<std::string, std::string>>{
-             {"inspect", "2 unreadable or not a GPU binary"}, {"diff", "1 differences"}, {"fleet", "1 a node failed or stands out"}}) {
+    for (const auto& [subcommand, expected] :
+         std::vector<std::pair<std::string, std::string>>{{"inspect", "2 unreadable or not a GPU binary"},
+                                                          {"diff", "1 differences"},
+                                                          {"fleet", "1 a node failed or stands out"}}) {
         const test::BinaryRun run = run_cudacheck({subcommand, "--help"});
         EXPECT_EQ(run.exit_status, 0) << subcommand;
         EXPECT_TRUE(contains(run.output, expected)) << subcommand << ": " << run.output;
@@ -47,7 +49,8 @@ TEST(BadInput, each_gives_one_line_on_stderr_and_exit_2) {
         {{"-o", dir.path() + "/a-file/report.json"}, "Not a directory"},
         {{"-o", dir.path()}, "is a directory"},
         {{"-o", dir.path() + "/a.json", "-o", "/nonexistent-dir/b.prom"}, "No such file or directory"},
-        {{"--format", "json", "-o", dir.path() + "/a.json", "-o", dir.path() + "/b.json"}, "--format applies to one output"},
+        {{"--format", "json", "-o", dir.path() + "/a.json", "-o", dir.path() + "/b.json"},
+         "--format applies to one output"},
         {{"explain", "CC999"}, "closest"},
         {{"explain"}, "needs a code"},
         {{"run", "extra-argument"}, "extra-argument"},
@@ -85,22 +88,30 @@ TEST(Commands, output_dash_help_of_run_and_colours) {
     EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.txt"), "STATUS  CHECK")) << ".txt is the table";
     const test::BinaryRun help = run_cudacheck({"run", "--help"});
     EXPECT_EQ(help.exit_status, 0);
-    for (const char* option : {"--only", "--level", "--timeout", "--profile", "--color"}) EXPECT_TRUE(contains(help.output, option)) << option;
-    const std::vector<std::pair<std::string, std::string>> plain = {
-        {"FORCE_COLOR", test::unset_marker}, {"CLICOLOR_FORCE", test::unset_marker}, {"NO_COLOR", test::unset_marker}};
+    for (const char* option : {"--only", "--level", "--timeout", "--profile", "--color"})
+        EXPECT_TRUE(contains(help.output, option)) << option;
+    const std::vector<std::pair<std::string, std::string>> plain = {{"FORCE_COLOR", test::unset_marker},
+                                                                    {"CLICOLOR_FORCE", test::unset_marker},
+                                                                    {"NO_COLOR", test::unset_marker}};
     EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os"}, plain).output, "\x1b[")) << "not a terminal: no colours";
     EXPECT_TRUE(contains(run_cudacheck({"--only", "host.os", "--color", "always"}).output, "\x1b["));
     EXPECT_TRUE(contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "1"}}).output, "\x1b["));
     EXPECT_TRUE(contains(run_cudacheck({"--only", "host.os"}, {{"CLICOLOR_FORCE", "1"}}).output, "\x1b["));
-    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "0"}, {"CLICOLOR_FORCE", test::unset_marker}}).output, "\x1b["));
-    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "1"}, {"NO_COLOR", "1"}}).output, "\x1b[")) << "NO_COLOR wins";
-    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os", "--no-color"}, {{"FORCE_COLOR", "1"}}).output, "\x1b[")) << "the command line wins";
+    EXPECT_FALSE(contains(
+        run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "0"}, {"CLICOLOR_FORCE", test::unset_marker}}).output,
+        "\x1b["));
+    EXPECT_FALSE(
+        contains(run_cudacheck({"--only", "host.os"}, {{"FORCE_COLOR", "1"}, {"NO_COLOR", "1"}}).output, "\x1b["))
+        << "NO_COLOR wins";
+    EXPECT_FALSE(contains(run_cudacheck({"--only", "host.os", "--no-color"}, {{"FORCE_COLOR", "1"}}).output, "\x1b["))
+        << "the command line wins";
 }
 
 TEST(Commands, list_explain_version_and_help) {
     const test::BinaryRun list = run_cudacheck({"list"});
     EXPECT_EQ(list.exit_status, 0);
-    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "driver.nvml", "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
+    for (const char* id : {"host.os", "env.variables", "driver.kernel_module", "driver.libcuda", "driver.nvml",
+                           "toolkit.nvcc", "cuda.pairing", "cuda.devices"})
         EXPECT_TRUE(contains(list.output, id)) << id;
     const test::BinaryRun explain = run_cudacheck({"explain", "libcuda-stub"});
     EXPECT_EQ(explain.exit_status, 0);

@@ -41,7 +41,8 @@ ToolkitCompilerLimits toolkit(std::string root, std::string version, std::vector
 }
 
 HostCompiler compiler(std::string name, int major) {
-    return HostCompiler{name, "PATH", "/usr/bin/" + name, "", HostCompilerVersion{HostCompilerKind::gcc, major, 1, 0}, {}};
+    return HostCompiler{name, "PATH", "/usr/bin/" + name, "", HostCompilerVersion{HostCompilerKind::gcc, major, 1, 0},
+                        {}};
 }
 
 DeviceInfo gpu(int ordinal, int major, int minor) {
@@ -67,8 +68,10 @@ struct Machine {
         setup.toolkits = {toolkit("/opt/none/cuda-13.0", "13.0.88")};
         setup.compilers = {compiler("g++", 13)};
         setup.toolkits[0].compilers = {CompilerAcceptance{true, {}, {}}};
-        setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "/usr/bin/gcc",
-                                                    HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0}, "gcc 13.3.0", ""};
+        setup.nvcc_host_compiler =
+            HostCompilerPick{"gcc",          "nvcc's default (gcc on PATH)",
+                             "/usr/bin/gcc", HostCompilerVersion{HostCompilerKind::gcc, 13, 3, 0},
+                             "gcc 13.3.0",   ""};
         setup.ninja = "/usr/bin/ninja";
     }
 
@@ -104,9 +107,11 @@ const Environment& plain = test::plain_shell();
 TEST(EnvToolkit, prefers_complete_then_pytorchs_major_then_what_the_driver_runs_then_newest) {
     Machine machine;
     machine.setup.toolkits = {toolkit("/usr/local/cuda-12.4", "12.4.1"), toolkit("/usr/local/cuda-12.8", "12.8.93"),
-                              toolkit("/usr/local/cuda-13.0", "13.0.88"), toolkit("/usr/local/cuda-13.1", "13.1.0", {"/usr/local/cuda-13.1/bin/nvcc"})};
+                              toolkit("/usr/local/cuda-13.0", "13.0.88"),
+                              toolkit("/usr/local/cuda-13.1", "13.1.0", {"/usr/local/cuda-13.1/bin/nvcc"})};
     const auto chosen = [&] {
-        const ToolkitCompilerLimits* limits = environment_toolkit(EnvInputs{machine.setup, machine.torch, machine.devices, machine.driver, machine.loader});
+        const ToolkitCompilerLimits* limits = environment_toolkit(
+            EnvInputs{machine.setup, machine.torch, machine.devices, machine.driver, machine.loader});
         return limits == nullptr ? std::string("none") : limits->root;
     };
     EXPECT_EQ(chosen(), "/usr/local/cuda-13.0") << "the incomplete 13.1 is passed over";
@@ -146,7 +151,8 @@ TEST(EnvToolkit, keeps_the_name_builds_use_and_fixes_a_cuda_path_elsewhere) {
     Machine machine;
     machine.setup.choice = {tree.path() + "/cuda", "CUDA_HOME"};
     machine.setup.toolkits = {toolkit(tree.path() + "/cuda-13.0", "13.0.88")};
-    const auto values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_PATH", "/opt/cuda-11.8"}})));
+    const auto values =
+        assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_PATH", "/opt/cuda-11.8"}})));
     EXPECT_EQ(values.at("CUDA_HOME"), tree.path() + "/cuda");
     EXPECT_EQ(values.at("CUDA_PATH"), tree.path() + "/cuda");
     EXPECT_EQ(assignments(machine.plan(plain)).count("CUDA_PATH"), 0u) << "an unset CUDA_PATH stays unset";
@@ -177,10 +183,11 @@ TEST(EnvToolkit, ld_library_path_only_where_the_loader_takes_another_libcudart) 
 TEST(EnvCompiler, a_rejected_nvcc_compiler_gets_the_newest_accepted_one) {
     Machine machine;
     machine.setup.compilers = {compiler("g++", 16), compiler("g++-13", 13), compiler("g++-12", 12)};
-    machine.setup.toolkits[0].compilers = {CompilerAcceptance{false, "-- unsupported GNU version!", {}}, CompilerAcceptance{true, {}, {}},
-                                           CompilerAcceptance{true, {}, {}}};
+    machine.setup.toolkits[0].compilers = {CompilerAcceptance{false, "-- unsupported GNU version!", {}},
+                                           CompilerAcceptance{true, {}, {}}, CompilerAcceptance{true, {}, {}}};
     machine.setup.nvcc_host_compiler.version = HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0};
-    machine.setup.toolkits[0].nvcc_pick = CompilerAcceptance{false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", {}};
+    machine.setup.toolkits[0].nvcc_pick =
+        CompilerAcceptance{false, "-- unsupported GNU version! gcc versions later than 15 are not supported!", {}};
     const EnvScript script = machine.plan(plain);
     const auto values = assignments(script);
     EXPECT_EQ(values.at("NVCC_CCBIN"), "g++-13");
@@ -196,9 +203,14 @@ TEST(EnvCompiler, a_rejected_nvcc_compiler_gets_the_newest_accepted_one) {
 TEST(EnvCompiler, a_rejected_cc_is_replaced_and_none_accepted_is_said) {
     Machine machine;
     machine.setup.compilers = {compiler("g++", 13), compiler("gcc-16", 16)};
-    machine.setup.toolkits[0].compilers = {CompilerAcceptance{true, {}, {}}, CompilerAcceptance{false, "-- unsupported GNU version!", {}}};
-    machine.setup.torch_host_compiler = HostCompilerPick{"gcc-16", "CC (PyTorch passes -ccbin $CC)", "/usr/bin/gcc-16",
-                                                         HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0}, "", ""};
+    machine.setup.toolkits[0].compilers = {CompilerAcceptance{true, {}, {}},
+                                           CompilerAcceptance{false, "-- unsupported GNU version!", {}}};
+    machine.setup.torch_host_compiler = HostCompilerPick{"gcc-16",
+                                                         "CC (PyTorch passes -ccbin $CC)",
+                                                         "/usr/bin/gcc-16",
+                                                         HostCompilerVersion{HostCompilerKind::gcc, 16, 1, 0},
+                                                         "",
+                                                         ""};
     machine.setup.toolkits[0].torch_pick = CompilerAcceptance{false, "-- unsupported GNU version!", {}};
     auto values = assignments(machine.plan(plain));
     EXPECT_EQ(values.at("CC"), "gcc");
@@ -214,9 +226,11 @@ TEST(EnvCompiler, a_rejected_cc_is_replaced_and_none_accepted_is_said) {
     machine.setup.compilers.clear();
     machine.setup.toolkits[0].compilers.clear();
     machine.setup.torch_host_compiler.reset();
-    machine.setup.nvcc_host_compiler = HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "", std::nullopt, "", "is not on PATH"};
+    machine.setup.nvcc_host_compiler =
+        HostCompilerPick{"gcc", "nvcc's default (gcc on PATH)", "", std::nullopt, "", "is not on PATH"};
     const EnvScript empty_path = machine.plan(Environment(Variables{{"PATH", ""}}));
-    EXPECT_TRUE(contains(comments(empty_path), "gcc (nvcc's default (gcc on PATH)): is not on PATH")) << comments(empty_path);
+    EXPECT_TRUE(contains(comments(empty_path), "gcc (nvcc's default (gcc on PATH)): is not on PATH"))
+        << comments(empty_path);
     EXPECT_TRUE(contains(comments(empty_path), "no gcc or clang on PATH")) << comments(empty_path);
     EXPECT_EQ(assignments(empty_path).count("NVCC_CCBIN"), 0u);
 }
@@ -250,18 +264,22 @@ TEST(EnvArchitectures, the_gpus_for_pytorch_cmake_and_nccl) {
 TEST(EnvNinja, an_environments_ninja_goes_on_path_else_pip) {
     Machine machine;
     machine.setup.ninja.clear();
-    EXPECT_EQ(assignments(machine.plan(plain)).at("PATH"), "/opt/none/cuda-13.0/bin:$") << "without PyTorch ninja is not asked for";
+    EXPECT_EQ(assignments(machine.plan(plain)).at("PATH"), "/opt/none/cuda-13.0/bin:$")
+        << "without PyTorch ninja is not asked for";
     machine.torch = {torch_for("13.0")};
     EnvScript script = machine.plan(plain);
     EXPECT_TRUE(contains(comments(script), "/opt/venv/bin/python3 -m pip install ninja")) << comments(script);
     machine.torch.front().ninja_in_environment = true;
     script = machine.plan(Environment(Variables{{"PATH", "/opt/none/cuda-13.0/bin:/usr/bin"}}));
-    EXPECT_EQ(assignments(script).at("PATH"), "/opt/none/cuda-13.0/bin:/opt/venv/bin:$") << "the toolkit's bin stays first";
+    EXPECT_EQ(assignments(script).at("PATH"), "/opt/none/cuda-13.0/bin:/opt/venv/bin:$")
+        << "the toolkit's bin stays first";
 }
 
 TEST(EnvProfile, no_profile_sets_no_profile_variable) {
-    const auto values = assignments(Machine().plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}})));
-    for (const char* name : {"CUDA_LAUNCH_BLOCKING", "CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG"}) EXPECT_EQ(values.count(name), 0u) << name;
+    const auto values =
+        assignments(Machine().plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}})));
+    for (const char* name : {"CUDA_LAUNCH_BLOCKING", "CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG"})
+        EXPECT_EQ(values.count(name), 0u) << name;
 }
 
 TEST(EnvProfile, dev_blocks_launches_on_one_gpu) {
@@ -271,37 +289,48 @@ TEST(EnvProfile, dev_blocks_launches_on_one_gpu) {
     EXPECT_EQ(values.at("CUDA_LAUNCH_BLOCKING"), "1");
     EXPECT_EQ(values.at("CUDA_VISIBLE_DEVICES"), "0");
     // The first of the GPUs chosen, not the machine's device 0.
-    values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "2,3"}}), Profile::dev));
+    values = assignments(
+        machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "2,3"}}), Profile::dev));
     EXPECT_EQ(values.at("CUDA_VISIBLE_DEVICES"), "2");
-    values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "GPU-8e6c2a1f,1"}}), Profile::dev));
+    values = assignments(
+        machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "GPU-8e6c2a1f,1"}}),
+                     Profile::dev));
     EXPECT_EQ(values.at("CUDA_VISIBLE_DEVICES"), "GPU-8e6c2a1f");
     // One already: kept.
-    values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "1"}}), Profile::dev));
+    values = assignments(
+        machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "1"}}), Profile::dev));
     EXPECT_EQ(values.count("CUDA_VISIBLE_DEVICES"), 0u);
 }
 
 TEST(EnvProfile, prod_unsets_the_debugging_variables_set) {
-    const EnvScript script = Machine().plan(
-        Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}, {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "1"}, {"CUBLAS_LOGINFO_DBG", "1"}}),
-        Profile::prod);
+    const EnvScript script = Machine().plan(Environment(Variables{{"PATH", "/usr/bin"},
+                                                                  {"CUDA_LAUNCH_BLOCKING", "1"},
+                                                                  {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "1"},
+                                                                  {"CUBLAS_LOGINFO_DBG", "1"}}),
+                                            Profile::prod);
     const auto values = assignments(script);
-    for (const char* name : {"CUDA_LAUNCH_BLOCKING", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "CUBLAS_LOGINFO_DBG"}) EXPECT_EQ(values.at(name), "<unset>") << name;
+    for (const char* name : {"CUDA_LAUNCH_BLOCKING", "CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "CUBLAS_LOGINFO_DBG"})
+        EXPECT_EQ(values.at(name), "<unset>") << name;
     EXPECT_EQ(values.count("CUDA_CACHE_DISABLE"), 0u) << "only those set";
     EXPECT_EQ(values.count("CUDA_VISIBLE_DEVICES"), 0u) << "prod keeps every GPU";
-    for (const auto& [name, value] : assignments(Machine().plan(plain, Profile::prod))) EXPECT_NE(value, "<unset>") << name << ": nothing set, nothing unset";
+    for (const auto& [name, value] : assignments(Machine().plan(plain, Profile::prod)))
+        EXPECT_NE(value, "<unset>") << name << ": nothing set, nothing unset";
 }
 
 TEST(EnvProfile, ci_is_deterministic_asynchronous_and_on_one_gpu) {
     Machine machine;
-    auto values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}}), Profile::ci));
+    auto values = assignments(
+        machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUDA_LAUNCH_BLOCKING", "1"}}), Profile::ci));
     EXPECT_EQ(values.at("CUBLAS_WORKSPACE_CONFIG"), ":4096:8");
     EXPECT_EQ(values.at("PYTHONHASHSEED"), "0");
     EXPECT_EQ(values.at("CUDA_LAUNCH_BLOCKING"), "<unset>");
     EXPECT_EQ(values.at("CUDA_VISIBLE_DEVICES"), "0");
     // A deterministic setting of the user's own stays; an invalid one is replaced.
-    values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", ":16:8"}}), Profile::ci));
+    values = assignments(
+        machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", ":16:8"}}), Profile::ci));
     EXPECT_EQ(values.count("CUBLAS_WORKSPACE_CONFIG"), 0u);
-    values = assignments(machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", "4096:8"}}), Profile::ci));
+    values = assignments(
+        machine.plan(Environment(Variables{{"PATH", "/usr/bin"}, {"CUBLAS_WORKSPACE_CONFIG", "4096:8"}}), Profile::ci));
     EXPECT_EQ(values.at("CUBLAS_WORKSPACE_CONFIG"), ":4096:8");
 }
 
@@ -322,22 +351,25 @@ TEST(EnvRender, bash_and_fish_lines) {
                     ShellLine{ShellLine::Kind::set, "CUDA_HOME", {"/usr/local/cuda"}, {}},
                     ShellLine{ShellLine::Kind::prepend, "PATH", {"/usr/local/cuda/bin", "/opt/venv/bin"}, {}},
                     ShellLine{ShellLine::Kind::unset, {}, {"CUDA_LAUNCH_BLOCKING", "CUDA_CACHE_DISABLE"}, {}}};
-    EXPECT_EQ(render_script(script, Shell::bash), "# a note\\nrm -rf ~\n"
-                                                  "export CUDA_HOME='/usr/local/cuda'\n"
-                                                  "export PATH='/usr/local/cuda/bin:/opt/venv/bin'\"${PATH:+:$PATH}\"\n"
-                                                  "unset CUDA_LAUNCH_BLOCKING CUDA_CACHE_DISABLE\n");
-    EXPECT_EQ(render_script(script, Shell::fish), "# a note\\nrm -rf ~\n"
-                                                  "set -gx CUDA_HOME '/usr/local/cuda'\n"
-                                                  "set -gx PATH '/usr/local/cuda/bin' '/opt/venv/bin' $PATH\n"
-                                                  "set -e CUDA_LAUNCH_BLOCKING\n"
-                                                  "set -e CUDA_CACHE_DISABLE\n");
+    EXPECT_EQ(render_script(script, Shell::bash),
+              "# a note\\nrm -rf ~\n"
+              "export CUDA_HOME='/usr/local/cuda'\n"
+              "export PATH='/usr/local/cuda/bin:/opt/venv/bin'\"${PATH:+:$PATH}\"\n"
+              "unset CUDA_LAUNCH_BLOCKING CUDA_CACHE_DISABLE\n");
+    EXPECT_EQ(render_script(script, Shell::fish),
+              "# a note\\nrm -rf ~\n"
+              "set -gx CUDA_HOME '/usr/local/cuda'\n"
+              "set -gx PATH '/usr/local/cuda/bin' '/opt/venv/bin' $PATH\n"
+              "set -e CUDA_LAUNCH_BLOCKING\n"
+              "set -e CUDA_CACHE_DISABLE\n");
     EXPECT_EQ(default_shell(Environment(Variables{{"SHELL", "/usr/bin/fish"}})), Shell::fish);
     EXPECT_EQ(default_shell(Environment(Variables{{"SHELL", "/bin/zsh"}})), Shell::bash);
     EXPECT_EQ(default_shell(Environment()), Shell::bash);
 }
 
 // Runs `script` in `shell` (an interpreter's path) with exactly `environment`; stdout and stderr.
-sys::CommandResult run_shell(const std::string& shell, const std::string& script, const std::vector<std::string>& environment) {
+sys::CommandResult run_shell(const std::string& shell, const std::string& script,
+                             const std::vector<std::string>& environment) {
     return sys::run_command({shell, "-c", script}, std::chrono::seconds(120), &environment);
 }
 
@@ -346,7 +378,8 @@ std::vector<std::string> environment_with(const std::map<std::string, std::strin
     std::map<std::string, std::string> variables;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string text = *entry;
-        if (const std::size_t equals = text.find('='); equals != std::string::npos) variables[text.substr(0, equals)] = text.substr(equals + 1);
+        if (const std::size_t equals = text.find('='); equals != std::string::npos)
+            variables[text.substr(0, equals)] = text.substr(equals + 1);
     }
     for (const auto& [name, value] : overrides) {
         if (value == test::unset_marker) variables.erase(name);
@@ -362,18 +395,21 @@ TEST(EnvRender, values_with_spaces_quotes_and_backslashes_survive_each_shell) {
     EnvScript script;
     script.lines = {ShellLine{ShellLine::Kind::set, "CUDA_HOME", {hostile}, {}},
                     ShellLine{ShellLine::Kind::prepend, "PATH", {hostile + "/bin"}, {}}};
-    const sys::CommandResult bash = run_shell("/bin/bash", render_script(script, Shell::bash) + "printf '%s|%s' \"$CUDA_HOME\" \"$PATH\"",
-                                              {"PATH=/usr/bin:/bin"});
+    const sys::CommandResult bash =
+        run_shell("/bin/bash", render_script(script, Shell::bash) + "printf '%s|%s' \"$CUDA_HOME\" \"$PATH\"",
+                  {"PATH=/usr/bin:/bin"});
     EXPECT_EQ(bash.exit_status, 0) << bash.output;
     EXPECT_EQ(bash.output, hostile + "|" + hostile + "/bin:/usr/bin:/bin");
     // An empty PATH gains no empty entry (the current directory).
-    const sys::CommandResult empty = run_shell("/bin/bash", render_script(script, Shell::bash) + "printf '%s' \"$PATH\"", {"PATH="});
+    const sys::CommandResult empty =
+        run_shell("/bin/bash", render_script(script, Shell::bash) + "printf '%s' \"$PATH\"", {"PATH="});
     EXPECT_EQ(empty.output, hostile + "/bin");
 
     const std::string fish = sys::find_in_path("fish", "/usr/bin:/bin:/usr/local/bin");
     if (fish.empty()) GTEST_SKIP() << "no fish here: its lines were compared as text only";
-    const sys::CommandResult fished = run_shell(fish, render_script(script, Shell::fish) + "printf '%s|%s' \"$CUDA_HOME\" \"$PATH\"",
-                                                {"PATH=/usr/bin:/bin", "HOME=/tmp"});
+    const sys::CommandResult fished =
+        run_shell(fish, render_script(script, Shell::fish) + "printf '%s|%s' \"$CUDA_HOME\" \"$PATH\"",
+                  {"PATH=/usr/bin:/bin", "HOME=/tmp"});
     EXPECT_EQ(fished.exit_status, 0) << fished.output;
     // A path variable in double quotes is its list joined with ':' (fish 3).
     EXPECT_EQ(fished.output, hostile + "|" + hostile + "/bin:/usr/bin:/bin");
@@ -382,17 +418,22 @@ TEST(EnvRender, values_with_spaces_quotes_and_backslashes_survive_each_shell) {
 // The PATH of this process without the directories that hold nvcc (the toolkit's bin, wrappers).
 std::string path_without_nvcc() {
     std::vector<std::string> kept;
-    for (const std::string& dir : sys::split(std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin", ':'))
+    for (const std::string& dir :
+         sys::split(std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin", ':'))
         if (!dir.empty() && !sys::is_executable_file(dir + "/nvcc")) kept.push_back(dir);
     return fmt::format("{}", fmt::join(kept, ":"));
 }
 
 TEST(EnvCommand, a_hostile_environment_gives_a_valid_script) {
-    const std::map<std::string, std::string> hostile{{"PATH", ""}, {"CUDA_HOME", "/nonexistent/it's here"}, {"LD_LIBRARY_PATH", ""}};
+    const std::map<std::string, std::string> hostile{{"PATH", ""},
+                                                     {"CUDA_HOME", "/nonexistent/it's here"},
+                                                     {"LD_LIBRARY_PATH", ""}};
     for (const char* profile : {"dev", "prod", "ci"}) {
         SCOPED_TRACE(profile);
         const sys::CommandResult run =
-            run_shell("/bin/bash", fmt::format("{} env --shell bash --profile {} 2>/dev/null", CUDACHECK_BINARY, profile), environment_with(hostile));
+            run_shell("/bin/bash",
+                      fmt::format("{} env --shell bash --profile {} 2>/dev/null", CUDACHECK_BINARY, profile),
+                      environment_with(hostile));
         ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
         EXPECT_EQ(run.exit_status, sys::is_executable_file("/usr/local/cuda/bin/nvcc") ? 0 : 1) << run.output;
         EXPECT_TRUE(!run.output.empty() && run.output.back() == '\n') << "whole lines";
@@ -429,13 +470,15 @@ std::string build_status(const std::string& json_text) {
 // toolkit, no nvcc on PATH), evaluating `cudacheck env --profile dev` makes it pass.
 TEST(EnvCommand, eval_of_the_dev_profile_makes_toolkit_build_pass) {
     if (!sys::is_executable_file("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
-    const std::vector<std::string> broken = environment_with({{"CUDA_HOME", "/nonexistent"}, {"PATH", path_without_nvcc()}});
+    const std::vector<std::string> broken =
+        environment_with({{"CUDA_HOME", "/nonexistent"}, {"PATH", path_without_nvcc()}});
     const std::string check = fmt::format("{} --only toolkit.build --format json 2>/dev/null", CUDACHECK_BINARY);
     const sys::CommandResult before = run_shell("/bin/bash", check, broken);
     EXPECT_NE(build_status(before.output), "pass") << "the broken shell must not pass already: " << before.output;
 
     const sys::CommandResult after =
-        run_shell("/bin/bash", fmt::format("eval \"$({} env --profile dev --shell bash)\" && {}", CUDACHECK_BINARY, check), broken);
+        run_shell("/bin/bash",
+                  fmt::format("eval \"$({} env --profile dev --shell bash)\" && {}", CUDACHECK_BINARY, check), broken);
     EXPECT_EQ(build_status(after.output), "pass") << after.output;
     EXPECT_EQ(after.exit_status, 0) << after.output;
 
@@ -443,7 +486,8 @@ TEST(EnvCommand, eval_of_the_dev_profile_makes_toolkit_build_pass) {
     const std::string fish = sys::find_in_path("fish", "/usr/bin:/bin:/usr/local/bin");
     if (fish.empty()) return;
     const sys::CommandResult fished =
-        run_shell(fish, fmt::format("{} env --profile dev --shell fish | source; and {}", CUDACHECK_BINARY, check), broken);
+        run_shell(fish, fmt::format("{} env --profile dev --shell fish | source; and {}", CUDACHECK_BINARY, check),
+                  broken);
     EXPECT_EQ(build_status(fished.output), "pass") << fished.output;
 }
 

@@ -77,13 +77,14 @@ TEST(Help, every_command_has_examples_first_short_lines_and_no_type_annotations)
 // Options that take a value show a word for it; flags show none; descriptions wrap under their column.
 TEST(Help, options_show_a_value_word_and_wrap_under_their_description) {
     const test::BinaryRun help = run_cudacheck({"--help"});
-    for (const char* expected : {"  -o,--output FILE ...  ", "  --only IDS ...  ", "  --timeout SECONDS  ", "  --memory-limit MIB  ",
-                                 "  --level LEVEL  ", "  --strict  "})
+    for (const char* expected : {"  -o,--output FILE ...  ", "  --only IDS ...  ", "  --timeout SECONDS  ",
+                                 "  --memory-limit MIB  ", "  --level LEVEL  ", "  --strict  "})
         EXPECT_TRUE(contains(help.output, expected)) << expected << "\n" << help.output;
     const std::vector<std::string> lines = lines_of(help.output);
     std::size_t continued = 0;
     for (std::size_t i = 1; i < lines.size(); ++i)
-        if (lines[i - 1].starts_with("  --") && lines[i].starts_with(std::string(26, ' ')) && lines[i][26] != ' ') ++continued;
+        if (lines[i - 1].starts_with("  --") && lines[i].starts_with(std::string(26, ' ')) && lines[i][26] != ' ')
+            ++continued;
     EXPECT_GE(continued, 5u) << "long descriptions continue under the description column\n" << help.output;
     // The completion scripts still offer the choices the options' validators hold.
     const test::BinaryRun bash = run_cudacheck({"completion", "bash"});

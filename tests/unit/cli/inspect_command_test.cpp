@@ -44,7 +44,8 @@ TEST(InspectCli, lists_code_objects_and_judges_each_arch) {
 }
 
 TEST(InspectCli, exits_0_when_every_file_runs_on_every_arch) {
-    const auto report = inspect_json({"--arch", "sm_80", fixtures + "/uncompressed.fatbin", fixtures + "/rdc-linked"}, 0);
+    const auto report =
+        inspect_json({"--arch", "sm_80", fixtures + "/uncompressed.fatbin", fixtures + "/rdc-linked"}, 0);
     for (const auto& file : report["files"]) EXPECT_EQ(file["verdicts"][0]["status"], "pass") << file["path"];
 }
 
@@ -62,7 +63,8 @@ TEST(InspectCli, exits_2_with_one_line_naming_an_unrecognised_or_missing_file) {
     test::TempDir dir;
     const std::string script = dir.write("run.sh", "#!/bin/sh\necho hi\n");
     const std::string empty = dir.write("empty.so", "");
-    for (const auto& [path, code] : {std::pair{script, "CC802"}, {empty, "CC802"}, {dir.path() + "/missing.so", "CC801"}, {dir.path(), "CC801"}}) {
+    for (const auto& [path, code] :
+         {std::pair{script, "CC802"}, {empty, "CC802"}, {dir.path() + "/missing.so", "CC801"}, {dir.path(), "CC801"}}) {
         const test::BinaryRun run = run_cudacheck({"inspect", "--arch", "sm_90", "--format", "json", path});
         EXPECT_EQ(run.exit_status, 2) << run.output;
         EXPECT_TRUE(contains(run.output, "cudacheck: " + path + ": ")) << run.output;
@@ -86,7 +88,8 @@ TEST(InspectCli, rejects_a_malformed_arch) {
 }
 
 TEST(InspectCli, lists_without_verdict_when_there_is_no_gpu_and_no_arch) {
-    if (DynamicLibrary::open("libcuda.so.1").ok()) GTEST_SKIP() << "a CUDA driver is installed here: this test is for driver-less machines";
+    if (DynamicLibrary::open("libcuda.so.1").ok())
+        GTEST_SKIP() << "a CUDA driver is installed here: this test is for driver-less machines";
     const auto report = inspect_json({fixtures + "/multi.o"}, 0, {{"LD_LIBRARY_PATH", test::unset_marker}});
     EXPECT_TRUE(report["targets"].empty());
     EXPECT_TRUE(contains(report["note"].get<std::string>(), "no GPU found"));
@@ -94,19 +97,24 @@ TEST(InspectCli, lists_without_verdict_when_there_is_no_gpu_and_no_arch) {
 }
 
 TEST(InspectCli, judges_for_the_gpus_the_worker_finds) {
-    const std::vector<std::pair<std::string, std::string>> turing{{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_CC", "7.5"}, {"FAKE_CUDA_DEVICE_NAME", "Tesla T4"}};
+    const std::vector<std::pair<std::string, std::string>> turing{{"LD_LIBRARY_PATH", fake_driver_dir},
+                                                                  {"FAKE_CUDA_CC", "7.5"},
+                                                                  {"FAKE_CUDA_DEVICE_NAME", "Tesla T4"}};
     const auto report = inspect_json({fixtures + "/multi.o"}, 0, turing);
     ASSERT_EQ(report["targets"].size(), 1u);
     EXPECT_EQ(report["targets"][0]["device"], 0);
     EXPECT_EQ(report["targets"][0]["name"], "Tesla T4");
     EXPECT_EQ(report["files"][0]["verdicts"][0]["uses"], "sm_75");
-    const auto ampere = inspect_json({fixtures + "/multi.o"}, 1, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_CC", "8.6"}});
+    const auto ampere =
+        inspect_json({fixtures + "/multi.o"}, 1, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_CC", "8.6"}});
     EXPECT_EQ(ampere["files"][0]["verdicts"][0]["code"], "CC503");
 }
 
 TEST(InspectCli, fails_with_cc511_when_the_driver_is_too_old_for_the_only_ptx) {
     const auto report = inspect_json({fixtures + "/compute_89.ptx"}, 1,
-                                     {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_CC", "8.9"}, {"FAKE_CUDA_DRIVER_VERSION", "12080"}});
+                                     {{"LD_LIBRARY_PATH", fake_driver_dir},
+                                      {"FAKE_CUDA_CC", "8.9"},
+                                      {"FAKE_CUDA_DRIVER_VERSION", "12080"}});
     EXPECT_EQ(report["driver_cuda"], "12.8");
     EXPECT_EQ(report["files"][0]["verdicts"][0]["code"], "CC511");
     EXPECT_EQ(report["files"][0]["verdicts"][0]["requires_driver_cuda"], "13.0");

@@ -40,7 +40,8 @@ bool have_jsonschema() {
 }
 
 TEST(ListJson, validates_against_its_schema_which_rejects_what_it_must) {
-    if (!have_jsonschema()) GTEST_SKIP() << "SKIPPED: no jsonschema for " << CUDACHECK_PYTHON << " (tools/test.sh installs it)";
+    if (!have_jsonschema())
+        GTEST_SKIP() << "SKIPPED: no jsonschema for " << CUDACHECK_PYTHON << " (tools/test.sh installs it)";
     const test::BinaryRun list = run_cudacheck({"list", "--format", "json"});
     ASSERT_EQ(list.exit_status, 0) << list.output;
     const nlohmann::json document = nlohmann::json::parse(list.output);
@@ -53,14 +54,18 @@ TEST(ListJson, validates_against_its_schema_which_rejects_what_it_must) {
     bad_code["checks"][0]["raises"] = {"E42"};
     nlohmann::json no_level = document;
     no_level["checks"][1].erase("level");
-    const std::vector<std::string> bad{dir.write("scope.json", bad_scope.dump()), dir.write("code.json", bad_code.dump()),
+    const std::vector<std::string> bad{dir.write("scope.json", bad_scope.dump()),
+                                       dir.write("code.json", bad_code.dump()),
                                        dir.write("level.json", no_level.dump())};
-    const sys::CommandResult checked = sys::run_command(
-        {CUDACHECK_PYTHON, "-c", validate, CUDACHECK_SOURCE_DIR "/docs/list.schema.json", good, bad[0], bad[1], bad[2]}, std::chrono::seconds(60));
+    const sys::CommandResult checked =
+        sys::run_command({CUDACHECK_PYTHON, "-c", validate, CUDACHECK_SOURCE_DIR "/docs/list.schema.json", good, bad[0],
+                          bad[1], bad[2]},
+                         std::chrono::seconds(60));
     ASSERT_EQ(checked.exit_status, 0) << checked.output;
     EXPECT_TRUE(contains(checked.output, "valid 1\n")) << "only the real document is valid:\n" << checked.output;
     EXPECT_FALSE(contains(checked.output, good + " ")) << checked.output;
-    for (const std::string& path : bad) EXPECT_TRUE(contains(checked.output, path + " ")) << path << ":\n" << checked.output;
+    for (const std::string& path : bad)
+        EXPECT_TRUE(contains(checked.output, path + " ")) << path << ":\n" << checked.output;
 }
 
 // The JSON lists what the table lists, in its order, with what scripts need.
@@ -83,11 +88,13 @@ TEST(ListJson, holds_every_check_of_the_table_in_its_order) {
     for (const nlohmann::json& check : document["checks"]) {
         if (check["id"] != "cuda.pairing") continue;
         found = true;
-        EXPECT_NE(std::find(check["needs"].begin(), check["needs"].end(), "driver.libcuda"), check["needs"].end()) << check.dump();
+        EXPECT_NE(std::find(check["needs"].begin(), check["needs"].end(), "driver.libcuda"), check["needs"].end())
+            << check.dump();
     }
     EXPECT_TRUE(found);
     for (const nlohmann::json& check : document["checks"])
-        if (check["id"] == "driver.libcuda") EXPECT_NE(std::find(check["raises"].begin(), check["raises"].end(), "CC210"), check["raises"].end());
+        if (check["id"] == "driver.libcuda")
+            EXPECT_NE(std::find(check["raises"].begin(), check["raises"].end(), "CC210"), check["raises"].end());
     // --format json and --markdown ask for two things.
     const test::BinaryRun both = run_cudacheck({"list", "--markdown", "--format", "json"});
     EXPECT_EQ(both.exit_status, 2) << both.output;
@@ -102,11 +109,17 @@ TEST(ListJson, a_wrong_option_is_named_with_the_command_that_has_it) {
         std::string expected;
     };
     for (const Case& wrong : std::vector<Case>{
-             {{"list", "--formt", "json"}, "unknown option --formt for `cudacheck list`; did you mean --format? (see `cudacheck list --help`)"},
-             {{"explain", "--format", "json", "CC210"}, "unknown option --format for `cudacheck explain` (an option of `cudacheck`, `cudacheck list`"},
-             {{"--markdown"}, "unknown option --markdown (an option of `cudacheck list`, `cudacheck explain`) (see `cudacheck --help`)"},
-             {{"run", "--formt", "json"}, "unknown option --formt for `cudacheck run`; did you mean --format? (see `cudacheck --help`)"},
-             {{"diff", "--zzzzzz", "a", "b"}, "unknown option --zzzzzz for `cudacheck diff` (see `cudacheck diff --help`)"}}) {
+             {{"list", "--formt", "json"},
+              "unknown option --formt for `cudacheck list`; did you mean --format? (see `cudacheck list --help`)"},
+             {{"explain", "--format", "json", "CC210"},
+              "unknown option --format for `cudacheck explain` (an option of `cudacheck`, `cudacheck list`"},
+             {{"--markdown"},
+              "unknown option --markdown (an option of `cudacheck list`, `cudacheck explain`) (see `cudacheck "
+              "--help`)"},
+             {{"run", "--formt", "json"},
+              "unknown option --formt for `cudacheck run`; did you mean --format? (see `cudacheck --help`)"},
+             {{"diff", "--zzzzzz", "a", "b"},
+              "unknown option --zzzzzz for `cudacheck diff` (see `cudacheck diff --help`)"}}) {
         const test::BinaryRun run = run_cudacheck(wrong.arguments);
         SCOPED_TRACE(wrong.arguments.front() + " " + wrong.arguments[1 % wrong.arguments.size()]);
         EXPECT_EQ(run.exit_status, 2) << run.output;

@@ -16,9 +16,13 @@ const std::string golden = CUDACHECK_SOURCE_DIR "/tests/golden/";
 
 // The golden report's JSON, rendered, is each golden rendering of the same report.
 TEST(Render, the_golden_json_gives_every_golden_format) {
-    for (const auto& [format, file] : std::vector<std::pair<std::string, std::string>>{
-             {"markdown", "report.md"}, {"junit", "report.junit.xml"}, {"prometheus", "report.prom"}, {"table", "report.txt"}, {"html", "report.html"}}) {
-        const test::BinaryRun run = run_cudacheck({"render", golden + "report.json", "--format", format, "-v", "--color", "never"});
+    for (const auto& [format, file] : std::vector<std::pair<std::string, std::string>>{{"markdown", "report.md"},
+                                                                                       {"junit", "report.junit.xml"},
+                                                                                       {"prometheus", "report.prom"},
+                                                                                       {"table", "report.txt"},
+                                                                                       {"html", "report.html"}}) {
+        const test::BinaryRun run =
+            run_cudacheck({"render", golden + "report.json", "--format", format, "-v", "--color", "never"});
         EXPECT_EQ(run.exit_status, 0) << format << ": " << run.output;
         EXPECT_EQ(run.output, test::read_text(golden + file)) << format;
     }
@@ -60,7 +64,8 @@ TEST(Render, bad_input_and_outputs) {
         EXPECT_TRUE(contains(run.output, expected)) << run.output;
     }
     EXPECT_EQ(run_cudacheck({"render", report, "-o", dir.path() + "/r.md"}).exit_status, 0);
-    EXPECT_EQ(test::read_text(dir.path() + "/r.md"), test::read_text(golden + "report.md")) << "the format from -o's extension";
+    EXPECT_EQ(test::read_text(dir.path() + "/r.md"), test::read_text(golden + "report.md"))
+        << "the format from -o's extension";
     EXPECT_EQ(run_cudacheck({"render", report, "-o", dir.path() + "/r.html"}).exit_status, 0);
     EXPECT_EQ(test::read_text(dir.path() + "/r.html"), test::read_text(golden + "report.html"));
     const test::BinaryRun dash = run_cudacheck({"render", report, "-o", "-", "--format", "json"});

@@ -1,6 +1,6 @@
 // The run subcommand (cli/run_command.cpp): its options; the binary end to end, fake driver too.
-#include "bind/dynamic_library.hpp"
 #include "cli/run_command.hpp"
+#include "bind/dynamic_library.hpp"
 #include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 
@@ -55,7 +55,8 @@ TEST(DeviceList, rejects_malformed_values) {
 // --- the machine as it is ------------------------------------------------------------------
 
 TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
-    if (DynamicLibrary::open("libcuda.so.1").ok()) GTEST_SKIP() << "a CUDA driver is installed here: this test is for driver-less machines";
+    if (DynamicLibrary::open("libcuda.so.1").ok())
+        GTEST_SKIP() << "a CUDA driver is installed here: this test is for driver-less machines";
     test::TempDir dir;
     const test::BinaryRun timing = run_cudacheck({"--format", "json"}, {{"LD_LIBRARY_PATH", test::unset_marker}});
     EXPECT_LT(timing.wall_ms, 500.0) << "a driver-less diagnosis must be near-instant";
@@ -71,7 +72,9 @@ TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
     // No other check that needs the driver has a finding of its own (host checks may, elsewhere).
     for (const auto& check : report["checks"]) {
         const std::string id = check["id"];
-        if (id == "driver.kernel_module" || !(id.starts_with("driver.") || id.starts_with("cuda.") || id.starts_with("device."))) continue;
+        if (id == "driver.kernel_module" ||
+            !(id.starts_with("driver.") || id.starts_with("cuda.") || id.starts_with("device.")))
+            continue;
         EXPECT_EQ(check["status"], "skip") << id;
     }
     EXPECT_EQ(report["checks"][0]["id"], "driver.kernel_module");
@@ -79,7 +82,8 @@ TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
     ASSERT_NE(libcuda, nullptr);
     EXPECT_EQ((*libcuda)["status"], "skip");
     EXPECT_TRUE(contains((*libcuda)["evidence"].dump(), "CC210")) << (*libcuda)["evidence"].dump();
-    for (const char* dependent : {"driver.libcuda", "driver.nvml", "cuda.pairing", "cuda.devices", "cuda.kernel", "cublas.gemm"}) {
+    for (const char* dependent :
+         {"driver.libcuda", "driver.nvml", "cuda.pairing", "cuda.devices", "cuda.kernel", "cublas.gemm"}) {
         const auto* check = test::find_check(report, dependent);
         ASSERT_NE(check, nullptr) << dependent;
         EXPECT_EQ((*check)["status"], "skip");
@@ -117,7 +121,8 @@ TEST(EndToEnd, checks_use_two_hardware_queues_unless_the_user_chose) {
     test::TempDir dir;
     const std::string seen = dir.path() + "/seen";
     for (const char* chosen : {static_cast<const char*>(nullptr), "8"}) {
-        std::vector<std::pair<std::string, std::string>> overrides{{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_SEEN_FILE", seen}};
+        std::vector<std::pair<std::string, std::string>> overrides{{"LD_LIBRARY_PATH", fake_driver_dir},
+                                                                   {"FAKE_CUDA_SEEN_FILE", seen}};
         overrides.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", chosen != nullptr ? chosen : test::unset_marker);
         const auto report = run_to_json(dir, {"--only", "cuda.devices"}, overrides, 0);
         const auto* devices = test::find_check(report, "cuda.devices");
@@ -126,15 +131,18 @@ TEST(EndToEnd, checks_use_two_hardware_queues_unless_the_user_chose) {
         std::string queues;
         for (const auto& evidence : (*devices)["evidence"])
             if (evidence["key"] == "hardware_queues") queues = evidence["value"].get<std::string>();
-        EXPECT_TRUE(contains(queues, chosen != nullptr ? "8 per context (CUDA_DEVICE_MAX_CONNECTIONS)" : "2 per context in cudacheck's checks")) << queues;
+        EXPECT_TRUE(contains(queues, chosen != nullptr ? "8 per context (CUDA_DEVICE_MAX_CONNECTIONS)"
+                                                       : "2 per context in cudacheck's checks"))
+            << queues;
     }
 }
 
 TEST(EndToEnd, quick_level_lists_devices_through_nvml_without_initialising_cuda) {
     test::TempDir dir;
     // cuInit would fail here: if quick called it, driver.libcuda would fail.
-    const auto report = run_to_json(dir, {"--level", "quick", "--only", "driver.libcuda,cuda"},
-                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    const auto report = run_to_json(
+        dir, {"--level", "quick", "--only", "driver.libcuda,cuda"},
+        {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
     const auto* libcuda = test::find_check(report, "driver.libcuda");
     EXPECT_EQ((*libcuda)["status"], "pass");
     EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "not initialised at --level quick"));
@@ -151,8 +159,9 @@ TEST(EndToEnd, quick_level_lists_devices_through_nvml_without_initialising_cuda)
 // CUDA_VISIBLE_DEVICES applies at --level quick too: the report lists the GPU CUDA would show.
 TEST(EndToEnd, quick_level_applies_cuda_visible_devices_to_nvml_list) {
     test::TempDir dir;
-    const auto report = run_to_json(dir, {"--level", "quick", "--only", "driver.libcuda,cuda"},
-                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"CUDA_VISIBLE_DEVICES", "1"}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    const auto report = run_to_json(
+        dir, {"--level", "quick", "--only", "driver.libcuda,cuda"},
+        {{"LD_LIBRARY_PATH", fake_driver_dir}, {"CUDA_VISIBLE_DEVICES", "1"}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
     ASSERT_EQ(report["devices"].size(), 1u);
     EXPECT_EQ(report["devices"][0]["ordinal"], 0);
     EXPECT_EQ(report["devices"][0]["nvml_index"], 1);
@@ -169,7 +178,8 @@ TEST(EndToEnd, quick_level_falls_back_to_the_driver_api_when_nvml_fails) {
     EXPECT_EQ((*devices)["status"], "pass");
     bool explained = false;
     for (const auto& evidence : (*devices)["evidence"])
-        explained |= evidence["key"] == "nvml" && contains(evidence["value"].get<std::string>(), "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
+        explained |= evidence["key"] == "nvml" &&
+                     contains(evidence["value"].get<std::string>(), "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
     EXPECT_TRUE(explained);
     ASSERT_EQ(report["devices"].size(), 1u);
     EXPECT_EQ(report["devices"][0]["source"], "driver_api");
@@ -213,7 +223,8 @@ TEST(EndToEnd, detects_a_stub_libcuda_first_on_the_path) {
     dir.make_dir("cuda/lib64/stubs");
     fs::copy_file(CUDACHECK_FAKE_DRIVER, dir.path() + "/cuda/lib64/stubs/libcuda.so.1");
     const std::string stubs = dir.path() + "/cuda/lib64/stubs";
-    const auto report = run_to_json(dir, {"--only", "driver.libcuda,env"}, {{"LD_LIBRARY_PATH", stubs}, {"FAKE_CUDA_INIT_RESULT", "34"}}, 1);
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda,env"},
+                                    {{"LD_LIBRARY_PATH", stubs}, {"FAKE_CUDA_INIT_RESULT", "34"}}, 1);
     const auto* libcuda = test::find_check(report, "driver.libcuda");
     EXPECT_EQ((*libcuda)["code"], "CC211");
     EXPECT_TRUE(contains((*libcuda)["remediation"].get<std::string>(), stubs));
@@ -226,7 +237,8 @@ TEST(EndToEnd, detects_a_stub_libcuda_first_on_the_path) {
 
 TEST(EndToEnd, reports_nvml_driver_library_mismatch) {
     test::TempDir dir;
-    const auto report = run_to_json(dir, {"--only", "driver.nvml"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_NVML_INIT_RESULT", "18"}}, 1);
+    const auto report = run_to_json(dir, {"--only", "driver.nvml"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_NVML_INIT_RESULT", "18"}}, 1);
     const auto* nvml = test::find_check(report, "driver.nvml");
     EXPECT_EQ((*nvml)["code"], "CC221");
     EXPECT_TRUE(contains((*nvml)["message"].get<std::string>(), "NVML_ERROR_LIB_RM_VERSION_MISMATCH"));
@@ -235,8 +247,9 @@ TEST(EndToEnd, reports_nvml_driver_library_mismatch) {
 
 TEST(EndToEnd, names_processes_that_hold_gpu_memory_through_nvml) {
     test::TempDir dir;
-    const std::vector<std::pair<std::string, std::string>> held{
-        {"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_NVML_FREE_MIB", "4096"}, {"FAKE_NVML_PROCESSES", "4242:130000,77:-"}};
+    const std::vector<std::pair<std::string, std::string>> held{{"LD_LIBRARY_PATH", fake_driver_dir},
+                                                                {"FAKE_NVML_FREE_MIB", "4096"},
+                                                                {"FAKE_NVML_PROCESSES", "4242:130000,77:-"}};
     const auto report = run_to_json(dir, {"--level", "quick", "--only", "cuda.devices"}, held, 0);
     const auto* devices = test::find_check(report, "cuda.devices");
     EXPECT_EQ((*devices)["code"], "CC417");
@@ -253,7 +266,8 @@ TEST(EndToEnd, names_processes_that_hold_gpu_memory_through_nvml) {
 
 TEST(EndToEnd, device_health_reads_every_field_through_nvml_at_quick_level) {
     test::TempDir dir;
-    const auto healthy = run_to_json(dir, {"--level", "quick", "--only", "device.health"}, {{"LD_LIBRARY_PATH", fake_driver_dir}}, 0);
+    const auto healthy =
+        run_to_json(dir, {"--level", "quick", "--only", "device.health"}, {{"LD_LIBRARY_PATH", fake_driver_dir}}, 0);
     EXPECT_EQ((*test::find_check(healthy, "device.health"))["status"], "pass");
     const auto sick = run_to_json(dir, {"--level", "quick", "--only", "device.health"},
                                   {{"LD_LIBRARY_PATH", fake_driver_dir},
@@ -265,7 +279,8 @@ TEST(EndToEnd, device_health_reads_every_field_through_nvml_at_quick_level) {
                                    {"FAKE_CUDA_DEVICE_COUNT", "2"}},
                                   1);
     std::set<std::string> codes;
-    for (const auto& finding : (*test::find_check(sick, "device.health"))["findings"]) codes.insert(finding["code"].get<std::string>());
+    for (const auto& finding : (*test::find_check(sick, "device.health"))["findings"])
+        codes.insert(finding["code"].get<std::string>());
     // Every GPU reports each problem: remap pending, uncorrectable ECC, HW slowdown, narrow link, persistence off.
     EXPECT_EQ(codes, (std::set<std::string>{"CC421", "CC424", "CC425", "CC426", "CC427"}));
     EXPECT_EQ((*test::find_check(sick, "device.health"))["findings"].size(), 10u);
@@ -274,9 +289,13 @@ TEST(EndToEnd, device_health_reads_every_field_through_nvml_at_quick_level) {
 // One GPU healthy, the other not (FAKE_GPU_STATE): the findings name the sick GPU alone.
 TEST(EndToEnd, device_health_blames_only_the_gpu_whose_state_is_bad) {
     test::TempDir dir;
-    const std::string state = dir.write("gpus.json", R"({"devices": [{}, {"FAKE_NVML_ECC_ERRORS": "0,3,0,3", "FAKE_NVML_CLOCK_EVENTS": "0x8"}]})");
-    const auto report = run_to_json(dir, {"--level", "quick", "--only", "device.health"},
-                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}, {"FAKE_GPU_STATE", state}}, 1);
+    const std::string state =
+        dir.write("gpus.json",
+                  R"({"devices": [{}, {"FAKE_NVML_ECC_ERRORS": "0,3,0,3", "FAKE_NVML_CLOCK_EVENTS": "0x8"}]})");
+    const auto report =
+        run_to_json(dir, {"--level", "quick", "--only", "device.health"},
+                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}, {"FAKE_GPU_STATE", state}},
+                    1);
     const auto& findings = (*test::find_check(report, "device.health"))["findings"];
     std::set<std::string> codes;
     for (const auto& finding : findings) {
@@ -289,7 +308,8 @@ TEST(EndToEnd, device_health_blames_only_the_gpu_whose_state_is_bad) {
 
 TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
     test::TempDir dir;
-    const auto report = run_to_json(dir, {"--only", "cuda.devices"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
+    const auto report = run_to_json(dir, {"--only", "cuda.devices"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 0);
     ASSERT_EQ(report["devices"].size(), 2u);
     EXPECT_EQ(report["devices"][1]["source"], "driver_api");
     EXPECT_EQ(report["devices"][1]["nvml_index"], 1) << "matched by PCI bus id 00000000:02:00.0";
@@ -299,7 +319,9 @@ TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {
 TEST(EndToEnd, explains_no_device_by_mig_mode_without_instances) {
     test::TempDir dir;
     const auto report = run_to_json(dir, {"--only", "driver.libcuda"},
-                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "100"}, {"FAKE_NVML_MIG", "1"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir},
+                                     {"FAKE_CUDA_INIT_RESULT", "100"},
+                                     {"FAKE_NVML_MIG", "1"},
                                      {"FAKE_CUDA_DEVICE_COUNT", "2"}},
                                     1);
     const auto* libcuda = test::find_check(report, "driver.libcuda");
@@ -310,7 +332,8 @@ TEST(EndToEnd, explains_no_device_by_mig_mode_without_instances) {
 
 TEST(EndToEnd, reports_cuinit_failure_by_name) {
     test::TempDir dir;
-    const auto report = run_to_json(dir, {"--only", "driver.libcuda"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}}, 1);
+    const auto report = run_to_json(dir, {"--only", "driver.libcuda"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_INIT_RESULT", "999"}}, 1);
     const auto* libcuda = test::find_check(report, "driver.libcuda");
     EXPECT_EQ((*libcuda)["code"], "CC212");
     EXPECT_TRUE(contains((*libcuda)["message"].get<std::string>(), "CUDA_ERROR_UNKNOWN"));
@@ -321,7 +344,8 @@ TEST(EndToEnd, gpu_checks_fail_cleanly_when_the_runtime_cannot_use_the_driver) {
     // The fake libcuda answers the driver API probes but lacks what the CUDA runtime needs: every
     // GPU check on every device must become a failure naming the runtime's error, never a crash.
     test::TempDir dir;
-    const auto report = run_to_json(dir, {"--only", "cuda.kernel,cuda.memory"}, {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 1);
+    const auto report = run_to_json(dir, {"--only", "cuda.kernel,cuda.memory"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}}, 1);
     int failed = 0;
     for (const auto& check : report["checks"]) {
         if (check["device"].is_null()) continue;
@@ -359,23 +383,31 @@ TEST(EndToEnd, only_naming_a_full_level_check_runs_it) {
         std::vector<std::string> all = arguments;
         for (const char* extra : {"-o", "", "-q"}) all.emplace_back(extra);
         all[all.size() - 2] = path;
-        const test::BinaryRun run = test::run_cudacheck(all, {{"PATH", "/usr/bin:/bin"}, {"VIRTUAL_ENV", test::unset_marker}, {"CONDA_PREFIX", test::unset_marker}});
+        const test::BinaryRun run = test::run_cudacheck(all, {{"PATH", "/usr/bin:/bin"},
+                                                              {"VIRTUAL_ENV", test::unset_marker},
+                                                              {"CONDA_PREFIX", test::unset_marker}});
         EXPECT_NE(run.exit_status, 2) << run.output;
         const auto report = nlohmann::json::parse(test::read_text(path));
         const auto* check = test::find_check(report, "frameworks.run");
-        return check == nullptr ? std::string("absent") : (*check)["skip_reason"].get<std::string>() + "/" + report["options"]["level"].get<std::string>();
+        return check == nullptr
+                   ? std::string("absent")
+                   : (*check)["skip_reason"].get<std::string>() + "/" + report["options"]["level"].get<std::string>();
     };
     const std::string named = skip_reason({"--only", "frameworks.run"});
     EXPECT_FALSE(contains(named, "runs at --level full")) << named;
     EXPECT_TRUE(named.ends_with("/full")) << "the report says the level it ran at: " << named;
-    EXPECT_EQ(skip_reason({"--only", "frameworks"}), "runs at --level full and above/standard") << "a prefix selects a family, not one check";
-    EXPECT_EQ(skip_reason({"--only", "frameworks.run", "--level", "standard"}), "runs at --level full and above/standard");
+    EXPECT_EQ(skip_reason({"--only", "frameworks"}), "runs at --level full and above/standard")
+        << "a prefix selects a family, not one check";
+    EXPECT_EQ(skip_reason({"--only", "frameworks.run", "--level", "standard"}),
+              "runs at --level full and above/standard");
 }
 
 // --profile reaches the worker process (the job carries it), and --no-isolation judges alike.
 TEST(EndToEnd, profile_changes_how_env_variables_judges) {
-    const std::vector<std::pair<std::string, std::string>> blocking{{"CUDA_LAUNCH_BLOCKING", "1"}, {"CUBLAS_WORKSPACE_CONFIG", test::unset_marker}};
-    for (const std::vector<std::string>& isolation : {std::vector<std::string>{}, std::vector<std::string>{"--no-isolation"}}) {
+    const std::vector<std::pair<std::string, std::string>> blocking{{"CUDA_LAUNCH_BLOCKING", "1"},
+                                                                    {"CUBLAS_WORKSPACE_CONFIG", test::unset_marker}};
+    for (const std::vector<std::string>& isolation :
+         {std::vector<std::string>{}, std::vector<std::string>{"--no-isolation"}}) {
         SCOPED_TRACE(isolation.empty() ? "supervised" : "--no-isolation");
         const auto with = [&](std::vector<std::string> arguments) {
             arguments.insert(arguments.begin(), {"--only", "env.variables", "--strict"});
@@ -415,13 +447,14 @@ TEST(EndToEnd, output_file_is_complete_json_and_leaves_no_temporary_files) {
 // Several -o files: one run, each file in the format of its extension, and nothing else left.
 TEST(EndToEnd, writes_one_report_in_several_formats) {
     test::TempDir dir;
-    const test::BinaryRun run =
-        run_cudacheck({"--only", "host", "-q", "-o", dir.path() + "/r.json", "-o", dir.path() + "/r.prom", "-o", dir.path() + "/r.md"});
+    const test::BinaryRun run = run_cudacheck({"--only", "host", "-q", "-o", dir.path() + "/r.json", "-o",
+                                               dir.path() + "/r.prom", "-o", dir.path() + "/r.md"});
     EXPECT_EQ(run.exit_status, 0) << run.output;
     EXPECT_EQ(run.output, "");
     const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/r.json"));
     EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.prom"), "cudacheck_check_status{check=\"host.os\""));
-    EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.md"), report["timestamp_utc"].get<std::string>())) << "the same run in both";
+    EXPECT_TRUE(contains(test::read_text(dir.path() + "/r.md"), report["timestamp_utc"].get<std::string>()))
+        << "the same run in both";
     std::vector<std::string> entries;
     for (const auto& entry : fs::directory_iterator(dir.path())) entries.push_back(entry.path().filename().string());
     std::sort(entries.begin(), entries.end());
@@ -433,7 +466,8 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
     test::TempDir dir;
     for (const bool isolated : {true, false}) {
         const std::string path = dir.path() + (isolated ? "/isolated.trace.json" : "/in-process.trace.json");
-        std::vector<std::string> arguments{"--level", "quick", "--only", "host.os,env.variables,driver.nvml", "-q", "-o", dir.path() + "/r.json"};
+        std::vector<std::string> arguments{
+            "--level", "quick", "--only", "host.os,env.variables,driver.nvml", "-q", "-o", dir.path() + "/r.json"};
         if (!isolated) arguments.push_back("--no-isolation");
         const test::BinaryRun run = run_cudacheck(arguments, {{"CUDACHECK_TRACE", path}});
         ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
@@ -442,8 +476,10 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
         std::set<std::string> spans;
         int origins = 0;
         for (const auto& event : trace) {
-            if (event.at("ph") == "M" && event.at("name") == "thread_name") threads.insert(event.at("args").at("name").get<std::string>());
-            if (event.at("ph") == "M" && event.at("name") == "clock_origin") origins += event.at("args").at("monotonic_ms").get<double>() > 0.0;
+            if (event.at("ph") == "M" && event.at("name") == "thread_name")
+                threads.insert(event.at("args").at("name").get<std::string>());
+            if (event.at("ph") == "M" && event.at("name") == "clock_origin")
+                origins += event.at("args").at("monotonic_ms").get<double>() > 0.0;
             if (event.at("ph") == "X") {
                 spans.insert(event.at("name").get<std::string>());
                 EXPECT_GE(event.at("dur").get<double>(), 0.0);
@@ -451,7 +487,8 @@ TEST(EndToEnd, writes_a_timeline_of_the_checks_when_asked) {
         }
         EXPECT_EQ(threads, (std::set<std::string>{"host.os", "env.variables", "driver.nvml"}));
         EXPECT_EQ(origins, 1);
-        EXPECT_TRUE(spans.count("host.os") == 1 && spans.count("NVML: open, init, query every GPU") == 1) << trace.dump(1);
+        EXPECT_TRUE(spans.count("host.os") == 1 && spans.count("NVML: open, init, query every GPU") == 1)
+            << trace.dump(1);
     }
 }
 
@@ -469,8 +506,10 @@ RunCommandOptions at_level(std::string level, double duration = 0, double timeou
 TEST(DurationOption, accepted_at_full_level_below_the_time_limits) {
     EXPECT_EQ(test::error_of(check_durations(at_level("full"), true)), "");
     EXPECT_EQ(test::error_of(check_durations(at_level("full", 60), true)), "");
-    EXPECT_EQ(test::error_of(check_durations(at_level("standard"), true)), "") << "the default is not a choice the user made";
-    EXPECT_EQ(test::error_of(check_durations(at_level("full", 0, 5), false)), "") << "no time limit matters when neither check runs";
+    EXPECT_EQ(test::error_of(check_durations(at_level("standard"), true)), "")
+        << "the default is not a choice the user made";
+    EXPECT_EQ(test::error_of(check_durations(at_level("full", 0, 5), false)), "")
+        << "no time limit matters when neither check runs";
 }
 
 TEST(DurationOption, refused_below_full_level_and_at_or_above_the_time_limits) {
@@ -483,7 +522,7 @@ TEST(DurationOption, refused_below_full_level_and_at_or_above_the_time_limits) {
     refused(at_level("quick", 10), "--level full");
     refused(at_level("full", 120), "--timeout 120");
     refused(at_level("full", 150), "shorter than the per-check --timeout");
-    refused(at_level("full", 0, 20), "--duration 20") ;  // the default against a short --timeout
+    refused(at_level("full", 0, 20), "--duration 20");  // the default against a short --timeout
     refused(at_level("full", 100, 300, 200), "--run-timeout 200");
 }
 
@@ -494,8 +533,9 @@ TEST(BurnInEndToEnd, skipped_once_below_full_level) {
             SCOPED_TRACE(std::string(only) + " at " + level);
             test::TempDir dir;
             const std::string path = dir.path() + "/report.json";
-            const test::BinaryRun run = test::run_cudacheck({"--only", only, "--level", level, "-o", path, "-q"},
-                                                            {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
+            const test::BinaryRun run =
+                test::run_cudacheck({"--only", only, "--level", level, "-o", path, "-q"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
             EXPECT_NE(run.exit_status, 2) << run.output;
             const auto report = nlohmann::json::parse(test::read_text(path));
             std::vector<std::string> skipped;
@@ -515,8 +555,9 @@ TEST(BurnInEndToEnd, fails_cleanly_and_at_once_where_the_runtime_cannot_start) {
     // CC501 on both devices long before their duration, never hang or crash.
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const test::BinaryRun run = test::run_cudacheck({"--only", "gpu", "--level", "full", "--duration", "60", "-o", path, "-q"},
-                                                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "gpu", "--level", "full", "--duration", "60", "-o", path, "-q"},
+                            {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}});
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 30000.0);
     const auto report = nlohmann::json::parse(test::read_text(path));
@@ -531,12 +572,12 @@ TEST(BurnInEndToEnd, fails_cleanly_and_at_once_where_the_runtime_cannot_start) {
 }
 
 TEST(BurnInEndToEnd, bad_durations_are_usage_errors) {
-    for (const std::vector<std::string>& arguments : std::vector<std::vector<std::string>>{
-             {"--level", "full", "--duration", "130"},
-             {"--level", "full", "--duration", "30", "--timeout", "30"},
-             {"--duration", "10"},
-             {"--level", "full", "--duration", "0.5"},
-             {"--level", "full", "--duration", "abc"}}) {
+    for (const std::vector<std::string>& arguments :
+         std::vector<std::vector<std::string>>{{"--level", "full", "--duration", "130"},
+                                               {"--level", "full", "--duration", "30", "--timeout", "30"},
+                                               {"--duration", "10"},
+                                               {"--level", "full", "--duration", "0.5"},
+                                               {"--level", "full", "--duration", "abc"}}) {
         const test::BinaryRun run = test::run_cudacheck(arguments);
         EXPECT_EQ(run.exit_status, 2) << arguments[arguments.size() - 1] << ": " << run.output;
         EXPECT_NE(run.output.find("--duration"), std::string::npos) << run.output;

@@ -179,7 +179,8 @@ TEST(TableAtTerminalWidth, the_golden_report_wraps_at_80_columns_and_loses_nothi
 
 TEST(TableAtTerminalWidth, a_real_run_wraps_at_80_columns_with_every_fix_whole) {
     test::TempDir dir;
-    const TerminalRun run = run_in_terminal({"--level", "quick", "--progress", "never", "-o", dir.path() + "/report.json"}, 80);
+    const TerminalRun run =
+        run_in_terminal({"--level", "quick", "--progress", "never", "-o", dir.path() + "/report.json"}, 80);
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.exit_status << '\n' << run.output;
     const std::vector<std::string> lines = lines_of(run.output);
     for (const std::string& line : lines) EXPECT_LE(test::columns_of(line), 80u) << line;
@@ -191,7 +192,8 @@ TEST(TableAtTerminalWidth, a_real_run_wraps_at_80_columns_with_every_fix_whole) 
     std::size_t fixes = 0;
     for (const nlohmann::json& check : report["checks"])
         for (const nlohmann::json& finding : check["findings"]) {
-            const std::string fix = letters_of("fix: " + finding["remediation"].get<std::string>() + " [" + finding["code"].get<std::string>() + "]");
+            const std::string fix = letters_of("fix: " + finding["remediation"].get<std::string>() + " [" +
+                                               finding["code"].get<std::string>() + "]");
             EXPECT_TRUE(contains(shown, fix)) << fix << "\n" << run.output;
             ++fixes;
         }
@@ -211,7 +213,8 @@ TEST(TableAtTerminalWidth, a_pipe_wraps_only_when_columns_is_set) {
     EXPECT_GE(expect_fixes_hang(lines_of(narrow.output)), 2u) << narrow.output;
     // A file written with -o never wraps, whatever COLUMNS says.
     test::TempDir dir;
-    const test::BinaryRun to_file = run_cudacheck({"render", golden + "report.json", "-v", "-o", dir.path() + "/r.txt"}, {{"COLUMNS", "60"}});
+    const test::BinaryRun to_file =
+        run_cudacheck({"render", golden + "report.json", "-v", "-o", dir.path() + "/r.txt"}, {{"COLUMNS", "60"}});
     EXPECT_EQ(to_file.exit_status, 0) << to_file.output;
     EXPECT_EQ(test::read_text(dir.path() + "/r.txt"), plain.output);
     // COLUMNS that is not a positive number is ignored.

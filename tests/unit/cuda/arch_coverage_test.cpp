@@ -14,7 +14,8 @@ TEST(GpuArch, parses_the_forms_users_type) {
     EXPECT_EQ(parse_gpu_arch("8.6"), (GpuArch{86, ArchVariant::generic}));
     EXPECT_EQ(parse_gpu_arch("compute_100f"), (GpuArch{100, ArchVariant::family}));
     EXPECT_EQ(parse_gpu_arch("12.0a"), (GpuArch{120, ArchVariant::arch_specific}));
-    for (const char* bad : {"", "sm_", "9.10", "abc", "sm_90x", "-90", "9.", "7"}) EXPECT_FALSE(parse_gpu_arch(bad).has_value()) << bad;
+    for (const char* bad : {"", "sm_", "9.10", "abc", "sm_90x", "-90", "9.", "7"})
+        EXPECT_FALSE(parse_gpu_arch(bad).has_value()) << bad;
 }
 
 TEST(GpuArch, names_sass_and_virtual_targets_with_their_variant) {
@@ -44,15 +45,19 @@ TEST(ArchCoverage, family_targets_run_within_their_major_only) {
 }
 
 TEST(ArchCoverage, prefers_sass_then_the_newest_ptx) {
-    const EmbeddedTargets targets{{{75, ArchVariant::generic}, {90, ArchVariant::arch_specific}}, {{80, ArchVariant::generic}, {86, ArchVariant::generic}}};
+    const EmbeddedTargets targets{{{75, ArchVariant::generic}, {90, ArchVariant::arch_specific}},
+                                  {{80, ArchVariant::generic}, {86, ArchVariant::generic}}};
     EXPECT_EQ(kernel_image_for(targets, 9, 0).describe(), "runs natively (sm_90a SASS)");
-    EXPECT_EQ(kernel_image_for(targets, 8, 9).describe(), "runs through PTX JIT (compute_86; the first launch compiles)");
+    EXPECT_EQ(kernel_image_for(targets, 8, 9).describe(),
+              "runs through PTX JIT (compute_86; the first launch compiles)");
     EXPECT_EQ(kernel_image_for(targets, 7, 0).kind, ImageKind::none);
 }
 
 TEST(ArchCoverage, reads_variants_in_cmake_architectures) {
     const EmbeddedTargets targets = parse_cmake_architectures("75-real;90a-real;100f;120-virtual;native");
-    EXPECT_EQ(targets.sass, (std::vector<GpuArch>{{75, ArchVariant::generic}, {90, ArchVariant::arch_specific}, {100, ArchVariant::family}}));
+    EXPECT_EQ(targets.sass, (std::vector<GpuArch>{{75, ArchVariant::generic},
+                                                  {90, ArchVariant::arch_specific},
+                                                  {100, ArchVariant::family}}));
     EXPECT_EQ(targets.ptx, (std::vector<GpuArch>{{100, ArchVariant::family}, {120, ArchVariant::generic}}));
 }
 

@@ -36,7 +36,8 @@ TEST(CudaVersionValue, orders_by_major_then_minor_when_compared) {
 TEST(CudaVersionValue, parses_a_release_and_refuses_anything_else) {
     EXPECT_EQ(CudaVersion::parse("13.0"), (CudaVersion{13, 0}));
     EXPECT_EQ(CudaVersion::parse("12.10"), (CudaVersion{12, 10}));
-    for (const char* bad : {"", "13", "13.", ".0", "13.0.1", "13.x", "x.0", "-1.0", "99999999999999999999.0", "13.99999999999999999999"})
+    for (const char* bad :
+         {"", "13", "13.", ".0", "13.0.1", "13.x", "x.0", "-1.0", "99999999999999999999.0", "13.99999999999999999999"})
         EXPECT_EQ(CudaVersion::parse(bad), std::nullopt) << bad;
 }
 
@@ -51,9 +52,7 @@ TEST(MinimumDriver, gives_table_value_when_cuda_12_4_and_11_8) {
     EXPECT_EQ(minimum_driver_for({11, 8}).value_or(""), "520.61.05");
 }
 
-TEST(MinimumDriver, is_absent_when_cuda_12_7_never_released) {
-    EXPECT_FALSE(minimum_driver_for({12, 7}).has_value());
-}
+TEST(MinimumDriver, is_absent_when_cuda_12_7_never_released) { EXPECT_FALSE(minimum_driver_for({12, 7}).has_value()); }
 
 TEST(FamilyMinimumDriver, gives_compatibility_floor_when_known_major) {
     EXPECT_EQ(family_minimum_driver(11).value_or(""), "450.80.02");

@@ -17,25 +17,32 @@ using test::contains;
 MacroValues gcc(int major, int minor = 0, bool allow = false) {
     return host_compiler_macros({HostCompilerKind::gcc, major, minor, 0}, "x86_64", allow);
 }
-MacroValues clang(int major, int minor = 0) { return host_compiler_macros({HostCompilerKind::clang, major, minor, 0}, "x86_64"); }
+MacroValues clang(int major, int minor = 0) {
+    return host_compiler_macros({HostCompilerKind::clang, major, minor, 0}, "x86_64");
+}
 
 TEST(HostConfig, evaluates_the_expressions_host_config_h_uses) {
-    const std::string clang_range = "(__clang_major__ >= 21) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))";
+    const std::string clang_range =
+        "(__clang_major__ >= 21) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))";
     EXPECT_EQ(evaluate_condition(clang_range, clang(21)), 1);
     EXPECT_EQ(evaluate_condition(clang_range, clang(20)), 0);
     EXPECT_EQ(evaluate_condition(clang_range, clang(3, 2)), 1);
-    EXPECT_EQ(evaluate_condition("__ibmxl_vrm__ >= 0x0d010000 && __ibmxl_vrm__ < 0x0d020000", {{"__ibmxl_vrm__", 0x0d010000}}), 1);
+    EXPECT_EQ(evaluate_condition("__ibmxl_vrm__ >= 0x0d010000 && __ibmxl_vrm__ < 0x0d020000",
+                                 {{"__ibmxl_vrm__", 0x0d010000}}),
+              1);
     EXPECT_EQ(evaluate_condition("!defined(__GNUC__) || !defined __LP64__", gcc(13)), 0);
     EXPECT_EQ(evaluate_condition("_MSC_VER < 1920 || _MSC_VER >= 1950", gcc(13)), 1) << "an unknown identifier is 0";
-    EXPECT_EQ(evaluate_condition("__has_include(<features.h>) + 2", gcc(13)), 2) << "a function-like macro it does not know is 0";
+    EXPECT_EQ(evaluate_condition("__has_include(<features.h>) + 2", gcc(13)), 2)
+        << "a function-like macro it does not know is 0";
     EXPECT_EQ(evaluate_condition("__GNUC__ * 100 + __GNUC_MINOR__ >= 1302 ? 7 : -1", gcc(13, 2)), 7);
     EXPECT_EQ(evaluate_condition("010 + 1L - (2u << 1)", {}), 5) << "octal and suffixes";
 }
 
 TEST(HostConfig, refuses_what_is_not_an_expression_without_crashing) {
-    for (const std::string& bad : {std::string("1 +"), std::string("(1"), std::string("1 / 0"), std::string("defined("), std::string("1 ? 2"),
-                                   std::string("\"text\""), std::string(""), std::string(100000, '(') + "1" + std::string(100000, ')'),
-                                   std::string(100000, '!') + "1"})
+    for (const std::string& bad :
+         {std::string("1 +"), std::string("(1"), std::string("1 / 0"), std::string("defined("), std::string("1 ? 2"),
+          std::string("\"text\""), std::string(""), std::string(100000, '(') + "1" + std::string(100000, ')'),
+          std::string(100000, '!') + "1"})
         EXPECT_EQ(evaluate_condition(bad, {}), std::nullopt) << bad.substr(0, 20);
 }
 
@@ -82,7 +89,8 @@ TEST(HostConfig, an_unbalanced_file_is_unreadable_not_misread) {
     const HostConfigVerdict garbage = evaluate_host_config("#if __GNUC__ >\n#endif\n", gcc(13));
     ASSERT_TRUE(garbage.unreadable.has_value());
     EXPECT_TRUE(contains(*garbage.unreadable, "line 1")) << *garbage.unreadable;
-    EXPECT_FALSE(evaluate_host_config(std::string(5000, '\n') + "#if 0\n#if (\n#endif\n#endif\n", gcc(13)).unreadable) << "an inactive #if is not evaluated";
+    EXPECT_FALSE(evaluate_host_config(std::string(5000, '\n') + "#if 0\n#if (\n#endif\n#endif\n", gcc(13)).unreadable)
+        << "an inactive #if is not evaluated";
 }
 
 // The installed toolkit's own header: a newest supported gcc exists, every later one stops with
@@ -107,7 +115,8 @@ TEST(HostConfig, the_installed_toolkits_header_bounds_gcc_and_clang) {
     const HostConfigVerdict newer = evaluate_host_config(header, gcc(newest_gcc + 1));
     ASSERT_EQ(newer.errors.size(), 1u);
     EXPECT_TRUE(contains(newer.errors[0], "unsupported GNU version")) << newer.errors[0];
-    EXPECT_TRUE(contains(newer.errors[0], std::to_string(newest_gcc))) << "names the newest it accepts: " << newer.errors[0];
+    EXPECT_TRUE(contains(newer.errors[0], std::to_string(newest_gcc)))
+        << "names the newest it accepts: " << newer.errors[0];
     EXPECT_TRUE(evaluate_host_config(header, gcc(newest_gcc + 1, 0, /*allow=*/true)).errors.empty());
 
     int newest_clang = 0;

@@ -15,7 +15,8 @@ TEST(LibraryFamilies, sonames_follow_cuda_facts_section_5) {
     const LibraryFamily& cusparse = *find_library_family("cuSPARSE");
     EXPECT_EQ(cusparse.cuda_majors_of("libcusparse.so.12"), (std::vector<int>{12, 13}));
     EXPECT_EQ(find_library_family("cuFFT")->cuda_majors_of("libcufft.so.11"), (std::vector<int>{12}));
-    EXPECT_EQ(find_library_family("nvJitLink")->distinct_sonames(), (std::vector<std::string_view>{"libnvJitLink.so.13", "libnvJitLink.so.12"}));
+    EXPECT_EQ(find_library_family("nvJitLink")->distinct_sonames(),
+              (std::vector<std::string_view>{"libnvJitLink.so.13", "libnvJitLink.so.12"}));
     EXPECT_EQ(find_library_family("nvJitLink")->soname_for(13), "libnvJitLink.so.13");
     EXPECT_EQ(find_library_family("nvJitLink")->soname_for(11), "");
     EXPECT_EQ(find_library_family("cuBLAS")->soname_for(14), "") << "not guessed beyond the table";
@@ -25,10 +26,13 @@ TEST(LibraryFamilies, sonames_follow_cuda_facts_section_5) {
 }
 
 TEST(LibraryFamilies, install_hints_name_the_package_and_the_wheel_of_the_cuda_major) {
-    EXPECT_EQ(cuda_library::cublas.install_hint(13), "the libcublas-13-0 package (NVIDIA's repository) or `pip install nvidia-cublas`");
-    EXPECT_EQ(cuda_library::cublas.install_hint(12), "the libcublas-12-0 package (NVIDIA's repository) or `pip install nvidia-cublas-cu12`");
+    EXPECT_EQ(cuda_library::cublas.install_hint(13),
+              "the libcublas-13-0 package (NVIDIA's repository) or `pip install nvidia-cublas`");
+    EXPECT_EQ(cuda_library::cublas.install_hint(12),
+              "the libcublas-12-0 package (NVIDIA's repository) or `pip install nvidia-cublas-cu12`");
     EXPECT_EQ(cuda_library::cudnn.install_hint(13), "the libcudnn9-cuda-13 package or `pip install nvidia-cudnn-cu13`");
-    EXPECT_EQ(cuda_library::nvrtc.install_hint(12), "the cuda-nvrtc-12-0 package or `pip install nvidia-cuda-nvrtc-cu12`");
+    EXPECT_EQ(cuda_library::nvrtc.install_hint(12),
+              "the cuda-nvrtc-12-0 package or `pip install nvidia-cuda-nvrtc-cu12`");
     EXPECT_EQ(find_library_family("cuSPARSE")->install_hint(13), "") << "no package named for a library no check opens";
 }
 

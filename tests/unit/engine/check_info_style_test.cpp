@@ -52,7 +52,8 @@ std::vector<std::string> positional_check_infos(const std::string& name, const s
         return next < text.size() && (text[next] == '.' || text[next] == '}');
     };
     static const std::regex braced(R"(\bCheckInfo\s*(?:[A-Za-z_]\w*\s*)?(?:=\s*)?\{)");
-    for (auto match = std::sregex_iterator(text.begin(), text.end(), braced); match != std::sregex_iterator(); ++match) {
+    for (auto match = std::sregex_iterator(text.begin(), text.end(), braced); match != std::sregex_iterator();
+         ++match) {
         const auto start = static_cast<std::size_t>(match->position());
         if (start >= 7 && text.compare(start - 7, 7, "struct ") == 0) continue;  // the definition
         const auto brace = static_cast<std::size_t>(match->position() + match->length() - 1);
@@ -61,9 +62,12 @@ std::vector<std::string> positional_check_infos(const std::string& name, const s
                             ": CheckInfo built positionally; name its members (.id = ..., .title = ...)");
     }
     static const std::regex library_call(R"(\blibrary_check_info\s*\()");
-    for (auto match = std::sregex_iterator(text.begin(), text.end(), library_call); match != std::sregex_iterator(); ++match) {
-        const std::size_t argument = skip_blanks_and_comments(text, static_cast<std::size_t>(match->position() + match->length()));
-        if (text.compare(argument, 10, "CheckInfo ") == 0) continue;  // its declaration: `library_check_info(CheckInfo check, ...)`
+    for (auto match = std::sregex_iterator(text.begin(), text.end(), library_call); match != std::sregex_iterator();
+         ++match) {
+        const std::size_t argument =
+            skip_blanks_and_comments(text, static_cast<std::size_t>(match->position() + match->length()));
+        if (text.compare(argument, 10, "CheckInfo ") == 0)
+            continue;  // its declaration: `library_check_info(CheckInfo check, ...)`
         if (argument >= text.size() || text[argument] != '{' || !designated_from(argument))
             found.push_back(name + ":" + std::to_string(line_of(text, static_cast<std::size_t>(match->position()))) +
                             ": library_check_info's CheckInfo built positionally; pass {.id = ..., .title = ..., ...}");
@@ -72,32 +76,35 @@ std::vector<std::string> positional_check_infos(const std::string& name, const s
 }
 
 TEST(CheckInfoStyle, the_scanner_names_file_and_line_of_a_positional_check_info) {
-    const std::string positional = "std::unique_ptr<Check> make() {\n"
-                                   "    return std::make_unique<FunctionCheck>(\n"
-                                   "        CheckInfo{\"host.cpus\", \"Host CPUs\", \"one line\", Scope::host, Level::quick, {}, {},\n"
-                                   "                  {Code::host_single_cpu}, \"answers\"},\n"
-                                   "        body);\n"
-                                   "}\n"
-                                   "CheckInfo info{\"a.b\", \"t\", \"d\"};\n"
-                                   "CheckInfo other = {\"a.c\", \"t\", \"d\"};\n"
-                                   "CheckInfo library = gpu::library_check_info(\"x.y\", \"t\", \"d\", cuda_library::cufft);\n";
+    const std::string positional =
+        "std::unique_ptr<Check> make() {\n"
+        "    return std::make_unique<FunctionCheck>(\n"
+        "        CheckInfo{\"host.cpus\", \"Host CPUs\", \"one line\", Scope::host, Level::quick, {}, {},\n"
+        "                  {Code::host_single_cpu}, \"answers\"},\n"
+        "        body);\n"
+        "}\n"
+        "CheckInfo info{\"a.b\", \"t\", \"d\"};\n"
+        "CheckInfo other = {\"a.c\", \"t\", \"d\"};\n"
+        "CheckInfo library = gpu::library_check_info(\"x.y\", \"t\", \"d\", cuda_library::cufft);\n";
     EXPECT_EQ(positional_check_infos("src/checks/sample.cpp", positional),
               (std::vector<std::string>{
                   "src/checks/sample.cpp:3: CheckInfo built positionally; name its members (.id = ..., .title = ...)",
                   "src/checks/sample.cpp:7: CheckInfo built positionally; name its members (.id = ..., .title = ...)",
                   "src/checks/sample.cpp:8: CheckInfo built positionally; name its members (.id = ..., .title = ...)",
-                  "src/checks/sample.cpp:9: library_check_info's CheckInfo built positionally; pass {.id = ..., .title = ..., ...}",
+                  "src/checks/sample.cpp:9: library_check_info's CheckInfo built positionally; pass {.id = ..., .title "
+                  "= ..., ...}",
               }));
 
-    const std::string designated = "return std::make_unique<FunctionCheck>(\n"
-                                   "    CheckInfo{// the id first\n"
-                                   "              .id = \"host.cpus\", .title = \"Host CPUs\", .raises = {Code::host_single_cpu}},\n"
-                                   "    body);\n"
-                                   "CheckInfo empty{};\n"
-                                   "const CheckInfo& info = check.info();\n"
-                                   "gpu::library_check_info({.id = \"x.y\", .title = \"t\"}, cuda_library::cufft);\n"
-                                   "CheckInfo library_check_info(CheckInfo check, const LibraryFamily& library);\n"
-                                   "struct CheckInfo {\n    std::string id;\n};\n";
+    const std::string designated =
+        "return std::make_unique<FunctionCheck>(\n"
+        "    CheckInfo{// the id first\n"
+        "              .id = \"host.cpus\", .title = \"Host CPUs\", .raises = {Code::host_single_cpu}},\n"
+        "    body);\n"
+        "CheckInfo empty{};\n"
+        "const CheckInfo& info = check.info();\n"
+        "gpu::library_check_info({.id = \"x.y\", .title = \"t\"}, cuda_library::cufft);\n"
+        "CheckInfo library_check_info(CheckInfo check, const LibraryFamily& library);\n"
+        "struct CheckInfo {\n    std::string id;\n};\n";
     EXPECT_EQ(positional_check_infos("src/checks/sample.cpp", designated), std::vector<std::string>{});
 }
 
@@ -110,11 +117,16 @@ TEST(CheckInfoStyle, every_check_info_in_src_and_tests_names_its_members) {
     for (const char* folder : {"src", "tests"}) {
         for (const auto& entry : std::filesystem::recursive_directory_iterator(root / folder)) {
             const std::string extension = entry.path().extension().string();
-            if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".hpp") || entry.path().filename() == self) continue;
+            if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".hpp") ||
+                entry.path().filename() == self)
+                continue;
             const std::string text = test::read_text(entry.path().string());
             ++files;
-            if (entry.path().parent_path() == root / "src" / "checks" && text.find("CheckRegistration") != std::string::npos) ++registrations;
-            for (std::string& line : positional_check_infos(std::filesystem::relative(entry.path(), root).string(), text))
+            if (entry.path().parent_path() == root / "src" / "checks" &&
+                text.find("CheckRegistration") != std::string::npos)
+                ++registrations;
+            for (std::string& line :
+                 positional_check_infos(std::filesystem::relative(entry.path(), root).string(), text))
                 found.push_back(std::move(line));
         }
     }

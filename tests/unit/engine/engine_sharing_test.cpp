@@ -15,9 +15,10 @@ using test::contains;
 
 const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
 
-nlohmann::json timed_check(const test::TempDir& dir, const std::vector<std::pair<std::string, std::string>>& nvml, int& exit_status,
-                           std::vector<std::string> extra = {}) {
-    std::vector<std::pair<std::string, std::string>> environment{{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "1"}};
+nlohmann::json timed_check(const test::TempDir& dir, const std::vector<std::pair<std::string, std::string>>& nvml,
+                           int& exit_status, std::vector<std::string> extra = {}) {
+    std::vector<std::pair<std::string, std::string>> environment{{"LD_LIBRARY_PATH", fake_driver_dir},
+                                                                 {"FAKE_CUDA_DEVICE_COUNT", "1"}};
     environment.insert(environment.end(), nvml.begin(), nvml.end());
     std::vector<std::string> arguments{"--only", "fault.timed", "-o", dir.path() + "/report.json", "-q"};
     arguments.insert(arguments.end(), extra.begin(), extra.end());
@@ -40,17 +41,21 @@ std::string evidence(const nlohmann::json& check, const std::string& key) {
 TEST(EngineSharing, names_the_process_that_used_the_gpu_during_the_timing) {
     test::TempDir dir;
     int exit_status = -1;
-    const nlohmann::json check =
-        timed_check(dir, {{"FAKE_NVML_PROCESSES", "self:512,4242:2048"}, {"FAKE_NVML_PROCESS_UTILIZATION", "self:60,4242:95"}}, exit_status);
+    const nlohmann::json check = timed_check(dir,
+                                             {{"FAKE_NVML_PROCESSES", "self:512,4242:2048"},
+                                              {"FAKE_NVML_PROCESS_UTILIZATION", "self:60,4242:95"}},
+                                             exit_status);
     EXPECT_EQ(exit_status, 0) << "a warning";
     EXPECT_EQ(check["status"], "warn");
     EXPECT_EQ(check["code"], "CC907");
-    EXPECT_TRUE(contains(check["message"].get<std::string>(), "GPU 0 was shared while fault.timed timed its work: pid 4242 (SM 95%, 2.0 GiB) also used it"))
+    EXPECT_TRUE(contains(check["message"].get<std::string>(),
+                         "GPU 0 was shared while fault.timed timed its work: pid 4242 (SM 95%, 2.0 GiB) also used it"))
         << check["message"];
     ASSERT_EQ(check["shared_gpu"].size(), 1u) << check.dump(1);
     EXPECT_EQ(check["shared_gpu"][0]["device"], 0);
     EXPECT_EQ(check["shared_gpu"][0]["method"], "per-process utilization");
-    EXPECT_EQ(check["shared_gpu"][0]["processes"], nlohmann::json::parse(R"([{"pid":4242,"name":null,"sm_percent":95.0,"memory_bytes":2147483648}])"));
+    EXPECT_EQ(check["shared_gpu"][0]["processes"],
+              nlohmann::json::parse(R"([{"pid":4242,"name":null,"sm_percent":95.0,"memory_bytes":2147483648}])"));
     EXPECT_EQ(evidence(check, "sharing_seen_before_judging"), "1");
     EXPECT_EQ(evidence(check, "shared_gpu0"), "pid 4242 (SM 95%, 2.0 GiB) (NVML per-process utilization)");
 }
@@ -60,7 +65,9 @@ TEST(EngineSharing, says_nothing_when_the_gpu_was_cudacheck_s_alone) {
     for (const auto& processes : {std::string("self:512"), std::string("self:512,4242:2048")}) {
         test::TempDir dir;
         int exit_status = -1;
-        const nlohmann::json check = timed_check(dir, {{"FAKE_NVML_PROCESSES", processes}, {"FAKE_NVML_PROCESS_UTILIZATION", "self:97"}}, exit_status);
+        const nlohmann::json check =
+            timed_check(dir, {{"FAKE_NVML_PROCESSES", processes}, {"FAKE_NVML_PROCESS_UTILIZATION", "self:97"}},
+                        exit_status);
         EXPECT_EQ(exit_status, 0);
         EXPECT_EQ(check["status"], "pass") << processes << ": " << check.dump(1);
         EXPECT_TRUE(check["shared_gpu"].empty());
@@ -77,7 +84,8 @@ TEST(EngineSharing, a_policy_floor_does_not_fail_a_shared_measurement) {
     for (const bool shared : {true, false}) {
         int exit_status = -1;
         (void)timed_check(dir,
-                          {{"FAKE_NVML_PROCESSES", "self:512,4242:2048"}, {"FAKE_NVML_PROCESS_UTILIZATION", shared ? "self:60,4242:95" : "self:60"}},
+                          {{"FAKE_NVML_PROCESSES", "self:512,4242:2048"},
+                           {"FAKE_NVML_PROCESS_UTILIZATION", shared ? "self:60,4242:95" : "self:60"}},
                           exit_status, {"--expect", policy});
         const auto report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
         const auto* verdict = test::find_check(report, "expect.performance");

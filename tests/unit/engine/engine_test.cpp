@@ -26,7 +26,8 @@ struct Harness {
     Environment environment;
     RunOptions options;
     ProbeSettings settings;
-    std::vector<CheckResult> run(CheckList checks, std::vector<std::string> only = {}, std::vector<std::string> skip = {}) {
+    std::vector<CheckResult> run(CheckList checks, std::vector<std::string> only = {},
+                                 std::vector<std::string> skip = {}) {
         const Registry registry(std::move(checks));
         const Selection selection = select_checks(registry, only, skip);
         Probes probes(environment, settings);
@@ -153,9 +154,12 @@ TEST(Engine, starts_gpu_checks_when_their_own_host_dependencies_are_done) {
     checks.push_back(make_check("host.slow", [&](CheckContext&, ResultBuilder&) {
         saw_gpu_finish = gpu_done_future.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
     }));
-    checks.push_back(make_check("gpu.work", [&](CheckContext&, ResultBuilder&) {
-        if (++gpu_results == 2) gpu_done.set_value();
-    }, {"host.base"}, Scope::device));
+    checks.push_back(make_check(
+        "gpu.work",
+        [&](CheckContext&, ResultBuilder&) {
+            if (++gpu_results == 2) gpu_done.set_value();
+        },
+        {"host.base"}, Scope::device));
     const auto results = harness.run(std::move(checks));
     ASSERT_EQ(results.size(), 4u);
     EXPECT_TRUE(saw_gpu_finish) << "the GPU checks waited for host.slow, which they do not depend on";
@@ -290,22 +294,28 @@ TEST(Engine, runs_multi_device_checks_once_alongside_per_device_checks_in_regist
     std::vector<int> seen;
     CheckList checks;
     checks.push_back(make_check("gpus.listed", passing()));
-    checks.push_back(make_check("gpu.single", [&](CheckContext& context, ResultBuilder& result) {
+    checks.push_back(make_check(
+        "gpu.single",
+        [&](CheckContext& context, ResultBuilder& result) {
         // The multi-device check sleeps; a per-device check that sees it running proves they overlap.
-        for (int i = 0; i < 50 && !overlapped; ++i) {
-            if (multi_running) overlapped = true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(4));
-        }
-        result.summary("device " + std::to_string(*context.device));
-    }, {"gpus.listed"}, Scope::device));
-    checks.push_back(make_check("gpu.pairs", [&](CheckContext& context, ResultBuilder& result) {
-        multi_running = true;
-        seen = context.devices;
-        EXPECT_FALSE(context.device.has_value());
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        multi_running = false;
-        result.summary("pairs");
-    }, {"gpus.listed"}, Scope::multi_device));
+            for (int i = 0; i < 50 && !overlapped; ++i) {
+                if (multi_running) overlapped = true;
+                std::this_thread::sleep_for(std::chrono::milliseconds(4));
+            }
+            result.summary("device " + std::to_string(*context.device));
+        },
+        {"gpus.listed"}, Scope::device));
+    checks.push_back(make_check(
+        "gpu.pairs",
+        [&](CheckContext& context, ResultBuilder& result) {
+            multi_running = true;
+            seen = context.devices;
+            EXPECT_FALSE(context.device.has_value());
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            multi_running = false;
+            result.summary("pairs");
+        },
+        {"gpus.listed"}, Scope::multi_device));
     checks.push_back(make_check("gpu.after", passing(), {}, Scope::device));
     const auto results = harness.run(std::move(checks));
     ASSERT_EQ(results.size(), 6u);
@@ -328,10 +338,13 @@ TEST(Engine, multi_device_check_gets_only_the_devices_its_dependency_did_not_fai
     checks.push_back(make_check("gpus.listed", [](CheckContext&, ResultBuilder& result) {
         result.add_for_device(1, Code::compute_mode_prohibited, "device 1 is in compute mode Prohibited");
     }));
-    checks.push_back(make_check("gpu.pairs", [&](CheckContext& context, ResultBuilder& result) {
-        seen = context.devices;
-        result.summary("ran");
-    }, {"gpus.listed"}, Scope::multi_device));
+    checks.push_back(make_check(
+        "gpu.pairs",
+        [&](CheckContext& context, ResultBuilder& result) {
+            seen = context.devices;
+            result.summary("ran");
+        },
+        {"gpus.listed"}, Scope::multi_device));
     const auto results = harness.run(std::move(checks));
     ASSERT_EQ(results.size(), 2u);
     EXPECT_EQ(seen, (std::vector<int>{0}));
@@ -365,13 +378,17 @@ TEST(Engine, sort_in_report_order_puts_host_checks_first_then_gpu_checks_by_sele
         made.device = device;
         return made;
     };
-    std::vector<CheckResult> results{result("gpu.pairs", std::nullopt), result("gpu.first", 1), result("host.b", std::nullopt),
-                                     result("gpu.first", 0), result("host.a", std::nullopt)};
+    std::vector<CheckResult> results{result("gpu.pairs", std::nullopt), result("gpu.first", 1),
+                                     result("host.b", std::nullopt), result("gpu.first", 0),
+                                     result("host.a", std::nullopt)};
     sort_in_report_order(results, selection);
     std::vector<std::pair<std::string, std::optional<int>>> order;
     for (const CheckResult& sorted : results) order.emplace_back(sorted.check_id, sorted.device);
-    EXPECT_EQ(order, (std::vector<std::pair<std::string, std::optional<int>>>{
-                         {"host.a", std::nullopt}, {"host.b", std::nullopt}, {"gpu.first", 0}, {"gpu.first", 1}, {"gpu.pairs", std::nullopt}}));
+    EXPECT_EQ(order, (std::vector<std::pair<std::string, std::optional<int>>>{{"host.a", std::nullopt},
+                                                                              {"host.b", std::nullopt},
+                                                                              {"gpu.first", 0},
+                                                                              {"gpu.first", 1},
+                                                                              {"gpu.pairs", std::nullopt}}));
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ TEST(Registry, rejects_dependency_registered_later) {
 
 TEST(Registry, matches_ids_and_prefixes) {
     const Registry registry(builtin_checks());
-    EXPECT_EQ(registry.match("driver"), (std::vector<std::string>{"driver.kernel_module", "driver.libcuda", "driver.nvml"}));
+    EXPECT_EQ(registry.match("driver"),
+              (std::vector<std::string>{"driver.kernel_module", "driver.libcuda", "driver.nvml"}));
     EXPECT_EQ(registry.match("driver."), registry.match("driver"));
     EXPECT_EQ(registry.match("cuda.devices"), (std::vector<std::string>{"cuda.devices"}));
     EXPECT_TRUE(registry.match("driv").empty()) << "a prefix must end at a dot";

@@ -72,7 +72,8 @@ std::vector<CheckResult> no_driver_results(Code root_code) {
 }
 
 const CheckResult& by_id(const std::vector<CheckResult>& results, const std::string& id) {
-    return *std::find_if(results.begin(), results.end(), [&](const CheckResult& result) { return result.check_id == id; });
+    return *std::find_if(results.begin(), results.end(),
+                         [&](const CheckResult& result) { return result.check_id == id; });
 }
 
 TEST(RootCause, a_missing_kernel_module_is_the_one_finding_and_the_driver_checks_say_so) {
@@ -111,7 +112,8 @@ TEST(RootCause, at_the_full_level_a_full_level_check_is_a_consequence_too) {
     Machine machine;
     std::vector<CheckResult> results = no_driver_results(Code::kernel_module_not_loaded);
     for (CheckResult& result : results)
-        if (result.check_id == "gpu.stress") result = skipped("gpu.stress", "no CUDA device is available (see driver.libcuda and cuda.devices)");
+        if (result.check_id == "gpu.stress")
+            result = skipped("gpu.stress", "no CUDA device is available (see driver.libcuda and cuda.devices)");
     attribute_to_root_cause(results, machine.checks, Level::full);
     EXPECT_EQ(by_id(results, "gpu.stress").skip_reason, "needs driver.kernel_module, which ended with fail (CC201)");
 }
@@ -126,7 +128,8 @@ TEST(RootCause, changes_nothing_when_the_module_is_loaded_or_only_one_gpu_is_aff
     attribute_to_root_cause(working, machine.checks, Level::standard);
     EXPECT_EQ(working, before);
     // Device files missing for GPU 1 only, or nouveau on one GPU: the other GPUs still work.
-    for (const Finding& partial : {finding(Code::device_nodes_missing, Status::fail, 1), finding(Code::nouveau_bound)}) {
+    for (const Finding& partial :
+         {finding(Code::device_nodes_missing, Status::fail, 1), finding(Code::nouveau_bound)}) {
         std::vector<CheckResult> results = no_driver_results(Code::kernel_module_not_loaded);
         for (CheckResult& result : results)
             if (result.check_id == "driver.kernel_module") result = result_of("driver.kernel_module", {partial});

@@ -23,7 +23,8 @@ long virtual_kilobytes() {
 
 TEST(PinnedMemory, without_a_driver_is_a_cuda_error_naming_the_allocation_and_maps_nothing) {
     int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "a CUDA device is usable here (tests/gpu covers it)";
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+        GTEST_SKIP() << "a CUDA device is usable here (tests/gpu covers it)";
     const long before = virtual_kilobytes();
     try {
         const gpu::PinnedBlock block = gpu::allocate_pinned(std::size_t{64} << 20);

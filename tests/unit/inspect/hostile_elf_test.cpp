@@ -35,13 +35,15 @@ std::uint64_t get(const ByteVector& bytes, std::size_t offset) {
 
 // Writes each piece at its offset and extends the file to `size`: what was never written is a hole.
 // Empty when that worked, else why (a file system that cannot hold a file this large).
-std::string write_sparse(const std::string& path, const std::vector<std::pair<std::uint64_t, ByteVector>>& pieces, std::uint64_t size) {
+std::string write_sparse(const std::string& path, const std::vector<std::pair<std::uint64_t, ByteVector>>& pieces,
+                         std::uint64_t size) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return std::strerror(errno);
     std::string error;
     if (::ftruncate(fd, static_cast<off_t>(size)) != 0) error = std::string("ftruncate: ") + std::strerror(errno);
     for (const auto& [offset, bytes] : pieces)
-        if (error.empty() && ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) != static_cast<ssize_t>(bytes.size()))
+        if (error.empty() &&
+            ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) != static_cast<ssize_t>(bytes.size()))
             error = std::string("pwrite: ") + std::strerror(errno);
     ::close(fd);
     return error;
@@ -70,7 +72,8 @@ std::string fatbin_after_a_hole(const test::TempDir& dir, std::string& error) {
     const std::string path = dir.path() + "/fatbin-after-hole.so";
     const ByteVector fatbin = make_fatbin({{2, 80}});
     constexpr std::uint64_t at = 1 << 20;
-    error = write_sparse(path, {{0, elf_with_fatbin_section_at(at, 32 * gib + fatbin.size())}, {at + 32 * gib, fatbin}}, at + 32 * gib + fatbin.size());
+    error = write_sparse(path, {{0, elf_with_fatbin_section_at(at, 32 * gib + fatbin.size())}, {at + 32 * gib, fatbin}},
+                         at + 32 * gib + fatbin.size());
     return path;
 }
 
@@ -152,7 +155,8 @@ TEST(InspectHostileElf, each_bad_file_is_one_error_and_the_others_are_still_list
     const std::size_t table = get(valid, 0x28);
     ByteVector huge_section = valid;
     put(huge_section, table + 64 + 32, 1ULL << 40, 8);
-    const std::string huge_section_path = dir.write("huge-section.so", std::string(huge_section.begin(), huge_section.end()));
+    const std::string huge_section_path =
+        dir.write("huge-section.so", std::string(huge_section.begin(), huge_section.end()));
     ByteVector huge_count = valid;
     put(huge_count, 0x3c, 0, 2);
     put(huge_count, table + 32, 1ULL << 31, 8);
@@ -162,8 +166,8 @@ TEST(InspectHostileElf, each_bad_file_is_one_error_and_the_others_are_still_list
     const std::string sections = error.empty() ? billions_of_sections(dir, error) : std::string();
     if (!error.empty()) GTEST_SKIP() << "this file system cannot hold a large sparse file: " << error;
 
-    const test::BinaryRun run =
-        test::run_cudacheck({"inspect", "--arch", "sm_90", "--format", "json", huge_section_path, valid_path, huge_count_path, zeros, sections});
+    const test::BinaryRun run = test::run_cudacheck({"inspect", "--arch", "sm_90", "--format", "json",
+                                                     huge_section_path, valid_path, huge_count_path, zeros, sections});
     EXPECT_FALSE(run.timed_out);
     EXPECT_LT(run.wall_ms, 20000.0);
     EXPECT_EQ(run.exit_status, 2) << run.output;
@@ -180,7 +184,8 @@ TEST(InspectHostileElf, each_bad_file_is_one_error_and_the_others_are_still_list
     }
     EXPECT_NE(run.output.find("huge-section.so: section .nv_fatbin (offset"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("huge-count.so: 2147483648 section headers"), std::string::npos) << run.output;
-    for (const std::size_t good : {std::size_t{1}, std::size_t{3}, std::size_t{4}}) EXPECT_TRUE(files[good]["error"].is_null()) << files[good].dump();
+    for (const std::size_t good : {std::size_t{1}, std::size_t{3}, std::size_t{4}})
+        EXPECT_TRUE(files[good]["error"].is_null()) << files[good].dump();
     EXPECT_EQ(files[1]["verdicts"][0]["status"], "pass") << files[1].dump();
     EXPECT_EQ(files[3]["code_objects"].size(), 0u) << files[3].dump();
     EXPECT_EQ(files[3]["verdicts"][0]["status"], "skip") << files[3].dump();

@@ -7,11 +7,11 @@
 // limit's finding, not a crash; a `--python` path that is not UTF-8 is the path scanned. And the
 // pieces: the activity board, the wording of CC902/CC903, the protocol's nonce and byte-exact paths.
 #include "checks/checks.hpp"
-#include "report/result_builder.hpp"
 #include "engine/check.hpp"
 #include "isolation/crash_attribution.hpp"
 #include "isolation/protocol.hpp"
 #include "probes/process_limits.hpp"
+#include "report/result_builder.hpp"
 #include "support/check_judging.hpp"
 #include "support/test_support.hpp"
 #include "util/activity.hpp"
@@ -60,7 +60,9 @@ std::string text(const nlohmann::json& check, const char* key) {
     return check.contains(key) && check.at(key).is_string() ? check.at(key).get<std::string>() : std::string();
 }
 
-std::string path_first(const std::string& directory) { return directory + ":" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"); }
+std::string path_first(const std::string& directory) {
+    return directory + ":" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
+}
 
 // A forged result, spelt exactly as the worker spells one (without its nonce).
 std::string forged_finished_line() {
@@ -79,22 +81,37 @@ TEST(HostileChildren, a_child_forging_events_changes_no_result) {
     const std::string notes = dir.path() + "/notes";
     (void)dir.write("bin/nvcc",
                     "#!/bin/bash\n"
-                    "forged='" + forged.substr(0, forged.size() - 1) + "'\n"
-                    "done_line='" + done.substr(0, done.size() - 1) + "'\n"
-                    "for fd in 3 251; do\n"
-                    "  if { printf '%s\\n%s\\n' \"$forged\" \"$done_line\" >&$fd; } 2>/dev/null; then echo \"wrote fd $fd\" >> " + notes + "; fi\n"
-                    "done\n"
-                    "if { printf '%s\\n%s\\n' \"$forged\" \"$done_line\" > /proc/$PPID/fd/3; } 2>/dev/null; then echo 'wrote /proc/ppid/fd/3' >> " + notes + "; fi\n"
-                    "ls /proc/$$/fd > " + notes + ".fds\n"
-                    "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n",
+                    "forged='" +
+                        forged.substr(0, forged.size() - 1) +
+                        "'\n"
+                        "done_line='" +
+                        done.substr(0, done.size() - 1) +
+                        "'\n"
+                        "for fd in 3 251; do\n"
+                        "  if { printf '%s\\n%s\\n' \"$forged\" \"$done_line\" >&$fd; } 2>/dev/null; then echo \"wrote "
+                        "fd $fd\" >> " +
+                        notes +
+                        "; fi\n"
+                        "done\n"
+                        "if { printf '%s\\n%s\\n' \"$forged\" \"$done_line\" > /proc/$PPID/fd/3; } 2>/dev/null; then "
+                        "echo 'wrote /proc/ppid/fd/3' >> " +
+                        notes +
+                        "; fi\n"
+                        "ls /proc/$$/fd > " +
+                        notes +
+                        ".fds\n"
+                        "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n",
                     0755);
-    const test::BinaryRun clean = test::run_cudacheck({"--level", "quick", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"});
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"},
-                                                    {{"PATH", path_first(dir.path() + "/bin")}});
+    const test::BinaryRun clean =
+        test::run_cudacheck({"--level", "quick", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "quick", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"},
+                            {{"PATH", path_first(dir.path() + "/bin")}});
     ASSERT_TRUE(fs::exists(notes + ".fds")) << "the fixture ran as nvcc\n" << run.output;
     // bash keeps the script open on 255; nothing of the worker's is there.
     for (const std::string& fd : sys::split(test::read_text(notes + ".fds"), '\n'))
-        EXPECT_TRUE(fd.empty() || fd == "0" || fd == "1" || fd == "2" || fd == "255") << "descriptor " << fd << " reached the child";
+        EXPECT_TRUE(fd.empty() || fd == "0" || fd == "1" || fd == "2" || fd == "255")
+            << "descriptor " << fd << " reached the child";
     const std::string wrote = test::read_text(notes);
     EXPECT_FALSE(contains(wrote, "wrote fd 3")) << wrote;
     EXPECT_FALSE(contains(wrote, "wrote fd 251")) << wrote;
@@ -107,7 +124,8 @@ TEST(HostileChildren, a_child_forging_events_changes_no_result) {
     EXPECT_FALSE(contains(libcuda->dump(), "999.99")) << *libcuda;
     // The fixture's "done" did not end the run early: toolkit.nvcc has its own result.
     EXPECT_NE(test::find_check(report, "toolkit.nvcc")->at("status"), "skip") << report.dump(1);
-    if (contains(wrote, "/proc/ppid/fd/3")) SUCCEED() << "the lines reached the pipe through /proc and were refused for their missing nonce";
+    if (contains(wrote, "/proc/ppid/fd/3"))
+        SUCCEED() << "the lines reached the pipe through /proc and were refused for their missing nonce";
 }
 
 // The issue's case: a framework's own `__init__.py`, imported by frameworks.run's interpreter at
@@ -117,7 +135,8 @@ TEST(HostileChildren, a_torch_init_forging_events_at_level_full_changes_no_resul
     const std::string python = sys::find_in_path("python3", "/usr/bin:/usr/local/bin");
     if (python.empty()) GTEST_SKIP() << "no python3 in /usr/bin or /usr/local/bin";
     const sys::CommandResult asked =
-        sys::run_command({python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"}, std::chrono::seconds(20));
+        sys::run_command({python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"},
+                         std::chrono::seconds(20));
     const std::string version(sys::trim(asked.output));
     const std::string major_minor = version.substr(0, version.rfind('.'));
     ASSERT_EQ(asked.exit_status, 0) << asked.output;
@@ -125,29 +144,37 @@ TEST(HostileChildren, a_torch_init_forging_events_at_level_full_changes_no_resul
     fs::create_directories(site + "torch");
     fs::create_directories(dir.path() + "/venv/bin");
     fs::create_symlink(python, dir.path() + "/venv/bin/python3");
-    std::ofstream(dir.path() + "/venv/pyvenv.cfg") << "home = " << fs::path(python).parent_path().string()
-                                                   << "\ninclude-system-site-packages = false\nversion = " << version << "\n";
-    fs::copy(std::string(CUDACHECK_SOURCE_DIR) + "/tests/fixtures/frameworks/wheels/torch-2.7.1", site, fs::copy_options::recursive);
+    std::ofstream(dir.path() + "/venv/pyvenv.cfg")
+        << "home = " << fs::path(python).parent_path().string()
+        << "\ninclude-system-site-packages = false\nversion = " << version << "\n";
+    fs::copy(std::string(CUDACHECK_SOURCE_DIR) + "/tests/fixtures/frameworks/wheels/torch-2.7.1", site,
+             fs::copy_options::recursive);
     fs::remove(site + "SOURCE");
     const std::string forged = forged_finished_line() + protocol::encode(protocol::Done{});
     const std::string notes = dir.path() + "/notes";
-    std::ofstream(site + "torch/__init__.py") << "import os\n"
-                                                 "line = " << nlohmann::json(forged).dump() << "\n"
-                                                 "wrote = []\n"
-                                                 "for fd in (3, 251):\n"
-                                                 "    try:\n"
-                                                 "        os.write(fd, line.encode()); wrote.append('fd %d' % fd)\n"
-                                                 "    except OSError:\n"
-                                                 "        pass\n"
-                                                 "try:\n"
-                                                 "    with open('/proc/%d/fd/3' % os.getppid(), 'w') as pipe: pipe.write(line)\n"
-                                                 "    wrote.append('proc')\n"
-                                                 "except OSError:\n"
-                                                 "    pass\n"
-                                                 "open(" << nlohmann::json(notes).dump() << ", 'w').write(' '.join(wrote) or 'nothing')\n"
-                                                 "raise ImportError('the forger')\n";
-    const test::BinaryRun run = test::run_cudacheck(
-        {"--level", "full", "--python", dir.path() + "/venv", "--only", "driver.libcuda,frameworks.run", "--format", "json", "--timeout", "60"});
+    std::ofstream(site + "torch/__init__.py")
+        << "import os\n"
+           "line = "
+        << nlohmann::json(forged).dump()
+        << "\n"
+           "wrote = []\n"
+           "for fd in (3, 251):\n"
+           "    try:\n"
+           "        os.write(fd, line.encode()); wrote.append('fd %d' % fd)\n"
+           "    except OSError:\n"
+           "        pass\n"
+           "try:\n"
+           "    with open('/proc/%d/fd/3' % os.getppid(), 'w') as pipe: pipe.write(line)\n"
+           "    wrote.append('proc')\n"
+           "except OSError:\n"
+           "    pass\n"
+           "open("
+        << nlohmann::json(notes).dump()
+        << ", 'w').write(' '.join(wrote) or 'nothing')\n"
+           "raise ImportError('the forger')\n";
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "full", "--python", dir.path() + "/venv", "--only",
+                             "driver.libcuda,frameworks.run", "--format", "json", "--timeout", "60"});
     const std::string wrote = test::read_text(notes);
     ASSERT_FALSE(wrote.empty()) << "torch/__init__.py ran\n" << run.output;
     EXPECT_FALSE(contains(wrote, "fd 3")) << wrote;
@@ -169,12 +196,18 @@ TEST(HostileChildren, a_dead_worker_is_noticed_by_its_exit_while_a_child_holds_i
     // kills the worker: end of file never comes, only its exit says it is gone.
     (void)dir.write("bin/nvcc",
                     "#!/bin/bash\n"
-                    "( exec -a " + mark + " sleep 300 3>/proc/$PPID/fd/3 1>/proc/$PPID/fd/1 2>&1 & ) </dev/null\n"
-                    "setsid bash -c 'exec -a " + mark + " sleep 300' </dev/null >/proc/$PPID/fd/1 2>&1 3>/proc/$PPID/fd/3 &\n"
-                    "kill -KILL $PPID\n"
-                    "exec -a " + mark + " sleep 300\n",
+                    "( exec -a " +
+                        mark +
+                        " sleep 300 3>/proc/$PPID/fd/3 1>/proc/$PPID/fd/1 2>&1 & ) </dev/null\n"
+                        "setsid bash -c 'exec -a " +
+                        mark +
+                        " sleep 300' </dev/null >/proc/$PPID/fd/1 2>&1 3>/proc/$PPID/fd/3 &\n"
+                        "kill -KILL $PPID\n"
+                        "exec -a " +
+                        mark + " sleep 300\n",
                     0755);
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "host.os,toolkit.nvcc", "--timeout", "60", "--format", "json"},
+    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "host.os,toolkit.nvcc", "--timeout",
+                                                     "60", "--format", "json"},
                                                     {{"PATH", path_first(dir.path() + "/bin")}});
     EXPECT_FALSE(run.timed_out);
     EXPECT_LT(run.wall_ms, 20000.0) << "the worker's death was seen at once, not at --timeout (60 s)\n" << run.output;
@@ -193,9 +226,11 @@ TEST(HostileChildren, a_compiler_that_closes_its_output_and_sleeps_bounds_env_an
     test::TempDir dir;
     const std::string mark = marker("compiler");
     for (const char* name : {"gcc", "g++", "cc", "c++"})
-        (void)dir.write(std::string("bin/") + name, "#!/bin/bash\nexec >&- 2>&-\nexec -a " + mark + " sleep 300\n", 0755);
-    const std::vector<std::pair<std::string, std::string>> hostile = {
-        {"PATH", path_first(dir.path() + "/bin")}, {"CC", dir.path() + "/bin/gcc"}, {"NVCC_CCBIN", dir.path() + "/bin/g++"}};
+        (void)dir.write(std::string("bin/") + name, "#!/bin/bash\nexec >&- 2>&-\nexec -a " + mark + " sleep 300\n",
+                        0755);
+    const std::vector<std::pair<std::string, std::string>> hostile = {{"PATH", path_first(dir.path() + "/bin")},
+                                                                      {"CC", dir.path() + "/bin/gcc"},
+                                                                      {"NVCC_CCBIN", dir.path() + "/bin/g++"}};
 
     // `env` used to wait in waitpid for ever; the compilers' questions have a 10 s limit.
     const test::BinaryRun env = test::run_cudacheck({"env"}, hostile);
@@ -204,9 +239,11 @@ TEST(HostileChildren, a_compiler_that_closes_its_output_and_sleeps_bounds_env_an
     EXPECT_LT(env.wall_ms, 30000.0) << env.output;
     EXPECT_EQ(left_running(mark), 0u) << "a compiler `env` ran outlived it";
 
-    const test::BinaryRun run = test::run_cudacheck({"--only", "toolkit.nvcc,toolkit.build", "--format", "json", "--timeout", "60"}, hostile);
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "toolkit.nvcc,toolkit.build", "--format", "json", "--timeout", "60"}, hostile);
     EXPECT_FALSE(run.timed_out) << run.output;
-    EXPECT_LT(run.wall_ms, 30000.0) << "the 10 s limit of the compiler's questions holds, not --timeout\n" << run.output;
+    EXPECT_LT(run.wall_ms, 30000.0) << "the 10 s limit of the compiler's questions holds, not --timeout\n"
+                                    << run.output;
     const nlohmann::json report = parse_report(run.output);
     ASSERT_TRUE(report.contains("checks")) << run.output;
     for (const nlohmann::json& check : report.at("checks")) {
@@ -220,8 +257,9 @@ TEST(HostileChildren, a_check_waiting_for_a_hung_program_names_it_not_the_gpu) {
     test::TempDir dir;
     const std::string mark = marker("hung");
     (void)dir.write("bin/nvcc", "#!/bin/bash\nexec -a " + mark + " sleep 300\n", 0755);
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc", "--timeout", "3", "--format", "json"},
-                                                    {{"PATH", path_first(dir.path() + "/bin")}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc", "--timeout", "3", "--format", "json"},
+                            {{"PATH", path_first(dir.path() + "/bin")}});
     EXPECT_LT(run.wall_ms, 15000.0) << run.output;
     const nlohmann::json report = parse_report(run.output);
     ASSERT_TRUE(report.contains("checks")) << run.output;
@@ -242,8 +280,9 @@ struct LimitedRun {
     int exit_status = -1;
     double seconds = 0;
 };
-LimitedRun run_under_limit(int resource, rlim_t value, std::optional<uid_t> uid, const std::vector<std::string>& arguments,
-                           const std::string& output, const std::string& directory, std::chrono::seconds limit) {
+LimitedRun run_under_limit(int resource, rlim_t value, std::optional<uid_t> uid,
+                           const std::vector<std::string>& arguments, const std::string& output,
+                           const std::string& directory, std::chrono::seconds limit) {
     std::vector<std::string> argv{CUDACHECK_BINARY};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     std::vector<char*> pointers;
@@ -283,8 +322,9 @@ LimitedRun run_under_limit(int resource, rlim_t value, std::optional<uid_t> uid,
 TEST(HostileChildren, a_32_kib_stack_runs_level_quick_and_host_limits_names_it) {
     test::TempDir dir;
     const std::string output = dir.path() + "/out.json";
-    const LimitedRun run = run_under_limit(RLIMIT_STACK, 32 << 10, std::nullopt, {"--level", "quick", "--format", "json"}, output, dir.path(),
-                                           std::chrono::seconds(60));
+    const LimitedRun run =
+        run_under_limit(RLIMIT_STACK, 32 << 10, std::nullopt, {"--level", "quick", "--format", "json"}, output,
+                        dir.path(), std::chrono::seconds(60));
     const std::string printed = test::read_text(output);
     ASSERT_EQ(run.exit_status, 1) << "a report with host.limits' failure, not a crash (139)\n" << printed;
     EXPECT_LT(run.seconds, 30.0);
@@ -306,7 +346,8 @@ TEST(HostileChildren, a_process_limit_of_five_is_the_limits_finding_not_a_crash)
     // Root is not held to RLIMIT_NPROC (fork(2)): as root the run goes to nobody.
     const std::optional<uid_t> uid = ::geteuid() == 0 ? std::optional<uid_t>(65534) : std::nullopt;
     if (uid) SKIP_UNLESS_BINARY_REACHABLE_BY(*uid);
-    const LimitedRun run = run_under_limit(RLIMIT_NPROC, 5, uid, {"--format", "json"}, output, dir.path(), std::chrono::seconds(60));
+    const LimitedRun run =
+        run_under_limit(RLIMIT_NPROC, 5, uid, {"--format", "json"}, output, dir.path(), std::chrono::seconds(60));
     const std::string printed = test::read_text(output);
     ASSERT_NE(run.exit_status, -1) << "finished\n" << printed;
     ASSERT_LT(run.exit_status, 120) << "the fixture could not start it\n" << printed;
@@ -325,7 +366,8 @@ TEST(HostileChildren, a_process_limit_of_five_is_the_limits_finding_not_a_crash)
             EXPECT_TRUE(contains(text(check, "remediation"), "ulimit -u")) << check;
         }
         // Where host.limits ran, it names the limit with its own code.
-        if (text(check, "id") == "host.limits" && text(check, "code") != "CC908") EXPECT_EQ(text(check, "code"), "CC136") << check;
+        if (text(check, "id") == "host.limits" && text(check, "code") != "CC908")
+            EXPECT_EQ(text(check, "code"), "CC136") << check;
     }
     EXPECT_GT(charged, 0u) << printed;
 }
@@ -337,16 +379,19 @@ TEST(HostileChildren, a_python_path_that_is_not_utf8_is_the_path_scanned) {
     // U+FFFD for the byte, holds torch 2.0.1.
     const std::string given = dir.path() + "/venv-\xe9";
     const std::string replaced = dir.path() + "/venv-\xef\xbf\xbd";
-    for (const auto& [root, wheel] : {std::pair{given, std::string("torch-2.7.1")}, std::pair{replaced, std::string("torch-2.0.1")}}) {
+    for (const auto& [root, wheel] :
+         {std::pair{given, std::string("torch-2.7.1")}, std::pair{replaced, std::string("torch-2.0.1")}}) {
         const std::string site = root + "/lib/python3.11/site-packages/";
         fs::create_directories(site + "torch");
         fs::create_directories(root + "/bin");
-        std::ofstream(root + "/pyvenv.cfg") << "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n";
+        std::ofstream(root + "/pyvenv.cfg")
+            << "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n";
         fs::copy(wheels + wheel, site, fs::copy_options::recursive | fs::copy_options::skip_existing);
         fs::remove(site + "SOURCE");
         std::ofstream(site + "torch/__init__.py") << "";
     }
-    const test::BinaryRun run = test::run_cudacheck({"--python", given, "--only", "frameworks.builds", "--format", "json"});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--python", given, "--only", "frameworks.builds", "--format", "json"});
     EXPECT_FALSE(run.timed_out);
     const nlohmann::json report = parse_report(run.output);
     ASSERT_TRUE(report.contains("frameworks")) << run.output;
@@ -355,7 +400,8 @@ TEST(HostileChildren, a_python_path_that_is_not_utf8_is_the_path_scanned) {
         for (const nlohmann::json& framework : environment.at("frameworks"))
             if (framework.at("framework") == "PyTorch") versions.push_back(framework.at("version").get<std::string>());
     const auto found = [&versions](std::string_view release) {
-        return std::any_of(versions.begin(), versions.end(), [release](const std::string& version) { return version.starts_with(release); });
+        return std::any_of(versions.begin(), versions.end(),
+                           [release](const std::string& version) { return version.starts_with(release); });
     };
     EXPECT_TRUE(found("2.7.1")) << report.at("frameworks").dump(1);  // "2.7.1+cu126"
     EXPECT_FALSE(found("2.0.1")) << "the U+FFFD twin was scanned";
@@ -385,8 +431,10 @@ TEST(HostileChildren, host_limits_judges_the_stack_and_the_process_limits) {
     result = judged(limits);
     EXPECT_EQ(result.code, "CC136");
     EXPECT_EQ(result.status, Status::fail);
-    EXPECT_TRUE(contains(result.message, "the process limit (ulimit -u, 300) leaves room for 10 more")) << result.message;
-    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), Evidence{"user_processes_and_threads", "290"}), result.evidence.end())
+    EXPECT_TRUE(contains(result.message, "the process limit (ulimit -u, 300) leaves room for 10 more"))
+        << result.message;
+    EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), Evidence{"user_processes_and_threads", "290"}),
+              result.evidence.end())
         << "how many this user runs is evidence";
     EXPECT_TRUE(contains(result.remediation, "ulimit -u")) << result.remediation;
     limits.exempt_from_process_limit = true;  // root: fork(2) does not hold it to the limit
@@ -425,7 +473,8 @@ TEST(HostileChildren, the_protocol_refuses_events_without_the_workers_nonce_and_
     EXPECT_EQ(decoded->failed_actions[0].action.subject, "/opt/lib\xe9/libcuda.so.1");
     const protocol::Begun begun{7, actions::Action{actions::Kind::load, "/opt/lib\xe9/libcudnn.so.9"}};
     const std::string begun_line = protocol::encode(begun, nonce);
-    const std::optional<protocol::Event> begun_back = protocol::decode_event(begun_line.substr(0, begun_line.size() - 1), nonce);
+    const std::optional<protocol::Event> begun_back =
+        protocol::decode_event(begun_line.substr(0, begun_line.size() - 1), nonce);
     ASSERT_TRUE(begun_back.has_value());
     EXPECT_EQ(std::get<protocol::Begun>(*begun_back).action.subject, begun.action.subject);
 }
@@ -448,7 +497,8 @@ TEST(HostileChildren, the_activity_board_shows_what_each_thread_was_doing) {
     }).detach();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const std::vector<activity::ThreadActivity> threads = board->read();
-    const auto nvcc = std::find_if(threads.begin(), threads.end(), [](const auto& thread) { return thread.check == "toolkit.nvcc"; });
+    const auto nvcc =
+        std::find_if(threads.begin(), threads.end(), [](const auto& thread) { return thread.check == "toolkit.nvcc"; });
     ASSERT_NE(nvcc, threads.end());
     EXPECT_EQ(nvcc->child, "/usr/bin/nvcc --version");
     EXPECT_EQ(nvcc->last_file, "/second/file");
@@ -458,7 +508,9 @@ TEST(HostileChildren, the_activity_board_shows_what_each_thread_was_doing) {
     EXPECT_FALSE(nvcc->torn);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     const std::vector<activity::ThreadActivity> after = board->read();
-    EXPECT_EQ(std::count_if(after.begin(), after.end(), [](const auto& thread) { return thread.check == "toolkit.nvcc"; }), 0)
+    EXPECT_EQ(std::count_if(after.begin(), after.end(),
+                            [](const auto& thread) { return thread.check == "toolkit.nvcc"; }),
+              0)
         << "a thread that ended gives its slot back";
 }
 
@@ -480,7 +532,8 @@ TEST(HostileChildren, crash_and_hang_advice_names_the_gpu_only_when_a_gpu_call_m
     activity::ThreadActivity runner;
     runner.check = "toolkit.compile";
     runner.child = "/usr/local/cuda/bin/nvcc -o x x.cu";
-    const Finding on_child = ending_finding(Code::check_timed_out, CheckEnding{"toolkit.compile did not finish within 20 s (--timeout)", true},
+    const Finding on_child = ending_finding(Code::check_timed_out,
+                                            CheckEnding{"toolkit.compile did not finish within 20 s (--timeout)", true},
                                             circumstances_of(host_check("toolkit.compile"), {runner}, false, {}));
     EXPECT_EQ(on_child.status, Status::timeout);
     EXPECT_TRUE(contains(on_child.message, "`/usr/local/cuda/bin/nvcc -o x x.cu`")) << on_child.message;
@@ -493,7 +546,9 @@ TEST(HostileChildren, crash_and_hang_advice_names_the_gpu_only_when_a_gpu_call_m
     CheckInfo gpu_check = host_check("cublas.gemm");
     gpu_check.scope = Scope::device;
     EXPECT_TRUE(circumstances_of(gpu_check, {}, true, {}).gpu);
-    EXPECT_TRUE(contains(ending_finding(Code::check_crashed, crashed, circumstances_of(gpu_check, {}, true, {})).remediation, "dmesg"));
+    EXPECT_TRUE(
+        contains(ending_finding(Code::check_crashed, crashed, circumstances_of(gpu_check, {}, true, {})).remediation,
+                 "dmesg"));
     // A thread of the check inside an announced GPU step (cuInit, a context, a handle, a load):
     // the catalogue's advice, naming the step; once the step ended, the file again.
     activity::ThreadActivity stepped = reader;
@@ -506,10 +561,13 @@ TEST(HostileChildren, crash_and_hang_advice_names_the_gpu_only_when_a_gpu_call_m
     stepped.gpu_step_in_flight = false;
     EXPECT_FALSE(circumstances_of(host_check("frameworks.builds"), {stepped}, true, {}).gpu);
     // A step in flight the supervisor saw announced counts too.
-    EXPECT_TRUE(circumstances_of(host_check("frameworks.builds"), {reader}, true, {actions::Action{actions::Kind::driver_call, "cuInit"}}).gpu);
+    EXPECT_TRUE(circumstances_of(host_check("frameworks.builds"), {reader}, true,
+                                 {actions::Action{actions::Kind::driver_call, "cuInit"}})
+                    .gpu);
 
     // Nothing known, on a host check: no GPU advice either.
-    const Finding unknown = ending_finding(Code::check_crashed, crashed, circumstances_of(host_check("host.os"), {}, true, {}));
+    const Finding unknown =
+        ending_finding(Code::check_crashed, crashed, circumstances_of(host_check("host.os"), {}, true, {}));
     EXPECT_FALSE(contains(unknown.remediation, "dmesg")) << unknown.remediation;
     EXPECT_TRUE(contains(unknown.message, "no GPU call was in flight")) << unknown.message;
 }

@@ -15,14 +15,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-
 ProgressSnapshot burn_in() {
     ProgressSnapshot snapshot;
     snapshot.done = 20;
     snapshot.total = 23;
     snapshot.elapsed_s = 41.26;
     snapshot.running.push_back({"gpu.stress@0", 13.0, false, ProgressFigure{12.4, 20, 812.3, "TFLOP/s", {}}});
-    snapshot.running.push_back({"gpu.memtest@1", 6.0, false, ProgressFigure{5.2, 20, 2950.4, "GB/s", "1.2 TiB tested"}});
+    snapshot.running.push_back(
+        {"gpu.memtest@1", 6.0, false, ProgressFigure{5.2, 20, 2950.4, "GB/s", "1.2 TiB tested"}});
     return snapshot;
 }
 
@@ -37,7 +37,8 @@ TEST(ProgressLine, names_the_counts_the_running_checks_and_the_time) {
 
 TEST(ProgressLine, burn_in_checks_show_elapsed_against_planned_and_their_figure) {
     EXPECT_EQ(progress_text(burn_in(), 200, false),
-              "[20/23] running gpu.stress@0 (12/20 s, 812 TFLOP/s), gpu.memtest@1 (5/20 s, 2950 GB/s, 1.2 TiB tested) — 41.3 s");
+              "[20/23] running gpu.stress@0 (12/20 s, 812 TFLOP/s), gpu.memtest@1 (5/20 s, 2950 GB/s, 1.2 TiB tested) "
+              "— 41.3 s");
 }
 
 TEST(ProgressLine, figures_keep_about_three_digits) {
@@ -55,7 +56,8 @@ TEST(ProgressLine, a_check_running_long_shows_its_own_time_and_a_waiting_one_say
     snapshot.total = 2;
     snapshot.elapsed_s = 3.5;
     snapshot.running = {{"fault.hang", 3.4, false, std::nullopt}, {"gpu.memtest@0", 1.0, true, std::nullopt}};
-    EXPECT_EQ(progress_text(snapshot, 120, false), "[0/2] running fault.hang (3 s), gpu.memtest@0 (waiting for the GPU) — 3.5 s");
+    EXPECT_EQ(progress_text(snapshot, 120, false),
+              "[0/2] running fault.hang (3 s), gpu.memtest@0 (waiting for the GPU) — 3.5 s");
 }
 
 // Whole seconds gone, as a clock counts them: a check 2.6 s into a run of 2.6 s is not at "3 s"
@@ -64,8 +66,10 @@ TEST(ProgressLine, a_check_never_shows_more_seconds_than_the_run) {
     ProgressSnapshot snapshot;
     snapshot.total = 2;
     snapshot.elapsed_s = 2.6;
-    snapshot.running = {{"fault.hang", 2.55, false, std::nullopt}, {"gpu.stress@0", 2.55, false, ProgressFigure{2.55, 20, 800, "TFLOP/s", {}}}};
-    EXPECT_EQ(progress_text(snapshot, 200, false), "[0/2] running fault.hang (2 s), gpu.stress@0 (2/20 s, 800 TFLOP/s) — 2.6 s");
+    snapshot.running = {{"fault.hang", 2.55, false, std::nullopt},
+                        {"gpu.stress@0", 2.55, false, ProgressFigure{2.55, 20, 800, "TFLOP/s", {}}}};
+    EXPECT_EQ(progress_text(snapshot, 200, false),
+              "[0/2] running fault.hang (2 s), gpu.stress@0 (2/20 s, 800 TFLOP/s) — 2.6 s");
 }
 
 TEST(ProgressLine, says_what_happens_when_nothing_runs) {
@@ -81,7 +85,8 @@ TEST(ProgressLine, says_what_happens_when_nothing_runs) {
 TEST(ProgressLine, checks_that_do_not_fit_become_a_count) {
     const std::string full = progress_text(burn_in(), 200, false);
     // One column short of the whole line (the last column stays free): the second check goes.
-    EXPECT_EQ(progress_text(burn_in(), test::columns_of(full), false), "[20/23] running gpu.stress@0 (12/20 s, 812 TFLOP/s), +1 more — 41.3 s");
+    EXPECT_EQ(progress_text(burn_in(), test::columns_of(full), false),
+              "[20/23] running gpu.stress@0 (12/20 s, 812 TFLOP/s), +1 more — 41.3 s");
     EXPECT_EQ(progress_text(burn_in(), 40, false), "[20/23] running +2 more — 41.3 s");
 }
 
@@ -106,7 +111,8 @@ TEST(ProgressLine, colour_only_when_asked_and_it_costs_no_columns) {
     EXPECT_NE(coloured.find("\x1b[1m[20/23]\x1b[0m"), std::string::npos) << coloured;
     EXPECT_EQ(test::columns_of(coloured), test::columns_of(plain));
     // The same checks fit at the same width with colour as without.
-    EXPECT_EQ(test::columns_of(progress_text(burn_in(), 90, true)), test::columns_of(progress_text(burn_in(), 90, false)));
+    EXPECT_EQ(test::columns_of(progress_text(burn_in(), 90, true)),
+              test::columns_of(progress_text(burn_in(), 90, false)));
 }
 
 TEST(ProgressLine, snapshot_moves_the_time_on_and_puts_the_oldest_check_first) {
@@ -115,7 +121,8 @@ TEST(ProgressLine, snapshot_moves_the_time_on_and_puts_the_oldest_check_first) {
     model.done = 3;
     model.total = 2;  // a stale total never shows fewer than done
     model.running.push_back({"gpu.memtest@0", start + 2s, false, std::nullopt, {}});
-    model.running.push_back({"gpu.stress@0", start + 1s, false, ProgressFigure{4.0, 20, 800, "TFLOP/s", {}}, start + 4s});
+    model.running.push_back(
+        {"gpu.stress@0", start + 1s, false, ProgressFigure{4.0, 20, 800, "TFLOP/s", {}}, start + 4s});
     const ProgressSnapshot snapshot = snapshot_at(model, start, start + 5500ms);
     EXPECT_EQ(snapshot.done, 3u);
     EXPECT_EQ(snapshot.total, 3u);
@@ -132,7 +139,8 @@ TEST(ProgressLine, draws_nothing_when_off) {
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);
     {
-        ProgressLine line(ProgressSettings{ProgressOutput::none, false, fds[1]}, ProgressModel{}, ProgressModel::Clock::now());
+        ProgressLine line(ProgressSettings{ProgressOutput::none, false, fds[1]}, ProgressModel{},
+                          ProgressModel::Clock::now());
         EXPECT_FALSE(line.enabled());
         line.update(ProgressModel{});
     }
@@ -154,7 +162,8 @@ TEST(ProgressLine, redraws_in_place_and_ends_erased) {
     ::close(fds[1]);
     std::string written;
     char buffer[4096];
-    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) written.append(buffer, static_cast<std::size_t>(n));
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+        written.append(buffer, static_cast<std::size_t>(n));
     ::close(fds[0]);
     EXPECT_TRUE(written.starts_with("\r\x1b[2K[0/1] starting — 0.0 s")) << written;
     EXPECT_TRUE(written.ends_with("\r\x1b[2K")) << "erased at the end";
@@ -178,7 +187,8 @@ TEST(ProgressLine, lines_mode_writes_plain_lines_without_cursor_control) {
     ::close(fds[1]);
     std::string written;
     char buffer[4096];
-    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) written.append(buffer, static_cast<std::size_t>(n));
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+        written.append(buffer, static_cast<std::size_t>(n));
     ::close(fds[0]);
     EXPECT_EQ(written, "[0/1] starting — 0.0 s\n") << "one line a second at most, no colour, nothing erased";
 }

@@ -47,8 +47,8 @@ struct TerminalRun {
 
 // Runs cudacheck-with-faults with `arguments`; stderr a pty of `columns` columns (or a pipe when
 // `pty` is false), stdout a pipe; `environment` entries ("NAME=value") replace the test's own.
-TerminalRun run_on_terminal(const std::vector<std::string>& arguments, const std::vector<std::string>& environment, bool pty = true,
-                            unsigned short columns = 100) {
+TerminalRun run_on_terminal(const std::vector<std::string>& arguments, const std::vector<std::string>& environment,
+                            bool pty = true, unsigned short columns = 100) {
     TerminalRun run;
     int master = -1, terminal_side = -1;
     winsize size{};
@@ -75,7 +75,8 @@ TerminalRun run_on_terminal(const std::vector<std::string>& arguments, const std
         const std::string name = variable.substr(0, variable.find('='));
         bool replaced = false;
         for (const std::string& given : environment) replaced |= given.substr(0, given.find('=')) == name;
-        if (!replaced && name != "NO_COLOR" && name != "FORCE_COLOR" && name != "CLICOLOR_FORCE") variables.push_back(variable);
+        if (!replaced && name != "NO_COLOR" && name != "FORCE_COLOR" && name != "CLICOLOR_FORCE")
+            variables.push_back(variable);
     }
     variables.insert(variables.end(), environment.begin(), environment.end());
     std::vector<char*> environment_pointers;
@@ -150,10 +151,10 @@ std::vector<std::pair<double, std::string>> redraws(const TerminalRun& run) {
 // `text` without its colour escapes.
 std::string plain(const std::string& text) { return std::regex_replace(text, std::regex("\x1b\\[[0-9;]*m"), ""); }
 
-
 TEST(ProgressTerminal, hung_check_line_comes_at_once_and_moves_every_second_then_goes) {
     const TerminalRun run =
-        run_on_terminal({"--level", "quick", "--only", "fault.hang", "--timeout", "3", "--progress", "auto"}, {"TERM=xterm-256color"}, true, 100);
+        run_on_terminal({"--level", "quick", "--only", "fault.hang", "--timeout", "3", "--progress", "auto"},
+                        {"TERM=xterm-256color"}, true, 100);
     EXPECT_EQ(run.exit_status, 1) << run.output;
     ASSERT_FALSE(run.terminal.empty()) << "auto draws on a terminal";
     const std::string terminal = run.terminal_text();
@@ -167,8 +168,10 @@ TEST(ProgressTerminal, hung_check_line_comes_at_once_and_moves_every_second_then
     const auto drawn = redraws(run);
     ASSERT_GE(drawn.size(), 8u) << terminal;
     double widest_gap = 0;
-    for (std::size_t i = 1; i < drawn.size(); ++i) widest_gap = std::max(widest_gap, drawn[i].first - drawn[i - 1].first);
-    std::cout << drawn.size() << " redraws over " << drawn.back().first - drawn.front().first << " ms; widest gap " << widest_gap << " ms\n";
+    for (std::size_t i = 1; i < drawn.size(); ++i)
+        widest_gap = std::max(widest_gap, drawn[i].first - drawn[i - 1].first);
+    std::cout << drawn.size() << " redraws over " << drawn.back().first - drawn.front().first << " ms; widest gap "
+              << widest_gap << " ms\n";
     EXPECT_LE(widest_gap, 1200.0);
     bool named = false;
     for (const auto& [at, text] : drawn) {
@@ -176,13 +179,15 @@ TEST(ProgressTerminal, hung_check_line_comes_at_once_and_moves_every_second_then
         named |= test::contains(plain(text), "running fault.hang (");
     }
     EXPECT_TRUE(named) << "the hung check, with its time: " << terminal;
-    EXPECT_TRUE(plain(drawn.back().second).starts_with("[1/1] ")) << "the last redraw counts the check done: " << drawn.back().second;
+    EXPECT_TRUE(plain(drawn.back().second).starts_with("[1/1] "))
+        << "the last redraw counts the check done: " << drawn.back().second;
     EXPECT_TRUE(test::contains(run.output, "fault.hang")) << "the table on stdout: " << run.output;
     EXPECT_EQ(run.output.find('\r'), std::string::npos);
 }
 
 TEST(ProgressTerminal, a_running_check_figure_reaches_the_line) {
-    const TerminalRun run = run_on_terminal({"--level", "quick", "--only", "fault.progress", "--progress", "always"}, {"TERM=xterm"}, true, 120);
+    const TerminalRun run = run_on_terminal({"--level", "quick", "--only", "fault.progress", "--progress", "always"},
+                                            {"TERM=xterm"}, true, 120);
     EXPECT_EQ(run.exit_status, 0) << run.output;
     const std::string terminal = plain(run.terminal_text());
     EXPECT_TRUE(test::contains(terminal, "running fault.progress (")) << terminal;
@@ -200,15 +205,18 @@ TEST(ProgressTerminal, colour_only_without_no_color) {
     EXPECT_FALSE(plain.terminal.empty());
     EXPECT_FALSE(test::contains(plain.terminal_text(), "\x1b[1m")) << plain.terminal_text();
     EXPECT_FALSE(test::contains(plain.terminal_text(), "\x1b[0m")) << plain.terminal_text();
-    const TerminalRun never = run_on_terminal({"--level", "quick", "--only", "host.os", "--progress", "never"}, {"TERM=xterm"});
+    const TerminalRun never =
+        run_on_terminal({"--level", "quick", "--only", "host.os", "--progress", "never"}, {"TERM=xterm"});
     EXPECT_EQ(never.terminal_text(), "") << "--progress never: nothing on stderr";
 }
 
 TEST(ProgressTerminal, dumb_terminal_gets_no_line_under_auto_and_plain_lines_under_always) {
-    const TerminalRun automatic = run_on_terminal({"--level", "quick", "--only", "host.os", "--progress", "auto"}, {"TERM=dumb"});
+    const TerminalRun automatic =
+        run_on_terminal({"--level", "quick", "--only", "host.os", "--progress", "auto"}, {"TERM=dumb"});
     EXPECT_EQ(automatic.terminal_text(), "");
     const TerminalRun forced =
-        run_on_terminal({"--level", "quick", "--only", "fault.hang", "--timeout", "2.5", "--progress", "always"}, {"TERM=dumb"});
+        run_on_terminal({"--level", "quick", "--only", "fault.hang", "--timeout", "2.5", "--progress", "always"},
+                        {"TERM=dumb"});
     const std::string terminal = forced.terminal_text();
     EXPECT_EQ(terminal.find('\x1b'), std::string::npos) << terminal;
     // The pty turns each "\n" into "\r\n" (ONLCR); no other carriage return.
@@ -222,7 +230,8 @@ TEST(ProgressTerminal, dumb_terminal_gets_no_line_under_auto_and_plain_lines_und
 }
 
 TEST(ProgressTerminal, stderr_that_is_no_terminal_gets_no_progress_bytes) {
-    const TerminalRun run = run_on_terminal({"--level", "quick", "--only", "fault.hang", "--timeout", "2"}, {"TERM=xterm"}, false);
+    const TerminalRun run =
+        run_on_terminal({"--level", "quick", "--only", "fault.hang", "--timeout", "2"}, {"TERM=xterm"}, false);
     EXPECT_EQ(run.exit_status, 1);
     const std::string stderr_text = run.terminal_text();
     EXPECT_EQ(stderr_text.find('\r'), std::string::npos) << stderr_text;
@@ -272,7 +281,8 @@ TEST(ProgressTerminal, stdout_is_the_same_with_and_without_the_line) {
 
     const TerminalRun json_never = with("never", {"--format", "json"});
     const TerminalRun json_always = with("always", {"--format", "json"});
-    EXPECT_EQ(without_timings(nlohmann::json::parse(json_never.output)).dump(1), without_timings(nlohmann::json::parse(json_always.output)).dump(1));
+    EXPECT_EQ(without_timings(nlohmann::json::parse(json_never.output)).dump(1),
+              without_timings(nlohmann::json::parse(json_always.output)).dump(1));
 }
 
 }  // namespace

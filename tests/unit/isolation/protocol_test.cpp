@@ -40,7 +40,8 @@ TEST(Protocol, task_events_keep_their_check_and_device) {
 }
 
 TEST(Protocol, waiting_event_is_spelt_as_the_worker_has_always_sent_it) {
-    EXPECT_EQ(encode(Waiting{{"gpu.stress", 0}, true}), "{\"event\":\"waiting\",\"id\":\"gpu.stress\",\"device\":0,\"waiting\":true}\n");
+    EXPECT_EQ(encode(Waiting{{"gpu.stress", 0}, true}),
+              "{\"event\":\"waiting\",\"id\":\"gpu.stress\",\"device\":0,\"waiting\":true}\n");
 }
 
 TEST(Protocol, finished_event_carries_the_whole_result) {
@@ -68,13 +69,15 @@ TEST(Protocol, facts_event_carries_versions_and_devices) {
 }
 
 TEST(Protocol, usage_error_and_done_are_events_too) {
-    EXPECT_EQ(std::get<UsageError>(round_trip(UsageError{"--devices 3: no such device"})).message, "--devices 3: no such device");
+    EXPECT_EQ(std::get<UsageError>(round_trip(UsageError{"--devices 3: no such device"})).message,
+              "--devices 3: no such device");
     EXPECT_TRUE(std::holds_alternative<Done>(round_trip(Done{})));
 }
 
 TEST(Protocol, progress_event_carries_the_figure) {
     const Task on_gpu{"gpu.stress", 0};
-    const Progress progress = std::get<Progress>(round_trip(Progress{on_gpu, ProgressFigure{12.5, 20, 812.25, "TFLOP/s", "a note"}}));
+    const Progress progress =
+        std::get<Progress>(round_trip(Progress{on_gpu, ProgressFigure{12.5, 20, 812.25, "TFLOP/s", "a note"}}));
     EXPECT_EQ(progress.task, on_gpu);
     EXPECT_DOUBLE_EQ(progress.figure.elapsed_s, 12.5);
     EXPECT_DOUBLE_EQ(progress.figure.planned_s, 20);
@@ -82,7 +85,8 @@ TEST(Protocol, progress_event_carries_the_figure) {
     EXPECT_EQ(progress.figure.unit, "TFLOP/s");
     EXPECT_EQ(progress.figure.note, "a note");
     EXPECT_EQ(encode(Progress{{"gpu.memtest", std::nullopt}, ProgressFigure{1, 0, 2, "GB/s", ""}}),
-              "{\"event\":\"progress\",\"id\":\"gpu.memtest\",\"device\":null,\"elapsed\":1.0,\"planned\":0.0,\"value\":2.0,"
+              "{\"event\":\"progress\",\"id\":\"gpu.memtest\",\"device\":null,\"elapsed\":1.0,\"planned\":0.0,"
+              "\"value\":2.0,"
               "\"unit\":\"GB/s\",\"note\":\"\"}\n");
 }
 
@@ -90,14 +94,18 @@ TEST(Protocol, an_event_this_build_does_not_know_is_no_event) {
     // An older or newer worker's event, or one with a field missing: the reader skips it.
     EXPECT_FALSE(decode_event(R"({"event":"heartbeat","id":"gpu.stress","device":0})").has_value());
     EXPECT_FALSE(decode_event(R"({"event":"progress","id":"gpu.stress","device":0,"elapsed":1})").has_value());
-    EXPECT_FALSE(decode_event(R"({"event":"progress","id":"gpu.stress","device":0,"elapsed":null,"planned":0,"value":0,"unit":"","note":""})").has_value());
+    EXPECT_FALSE(
+        decode_event(
+            R"({"event":"progress","id":"gpu.stress","device":0,"elapsed":null,"planned":0,"value":0,"unit":"","note":""})")
+            .has_value());
     EXPECT_TRUE(decode_event(R"({"event":"done","extra":"ignored"})").has_value());
 }
 
 TEST(Protocol, decode_event_refuses_lines_that_are_not_whole_events) {
-    for (const char* line : {"", "garbage", "[1,2]", "{}", "{\"event\":\"exploded\"}", "{\"event\":\"started\",\"id\":\"host.os\"}",
-                             "{\"event\":\"waiting\",\"id\":\"host.os\",\"device\":null}", "{\"event\":\"finished\",\"result\":{}}",
-                             "{\"event\":\"started\",\"id\":\"host.os\",\"device\":nul"})
+    for (const char* line :
+         {"", "garbage", "[1,2]", "{}", "{\"event\":\"exploded\"}", "{\"event\":\"started\",\"id\":\"host.os\"}",
+          "{\"event\":\"waiting\",\"id\":\"host.os\",\"device\":null}", "{\"event\":\"finished\",\"result\":{}}",
+          "{\"event\":\"started\",\"id\":\"host.os\",\"device\":nul"})
         EXPECT_FALSE(decode_event(line).has_value()) << line;
 }
 
@@ -112,8 +120,12 @@ TEST(Protocol, job_survives_encoding) {
     job.checks = {"host.os", "gpu.stress"};
     job.decided = {crashed_result(0)};
     job.one_at_a_time = true;
-    job.failed_actions = {{{actions::Kind::load, "/x/libcublas.so.13"}, "killed the check process (killed by SIGBUS (Bus error))", false},
-                          {{actions::Kind::driver_call, "cuInit"}, "did not finish within 2 s (--timeout) and its process was killed", true}};
+    job.failed_actions = {{{actions::Kind::load, "/x/libcublas.so.13"},
+                           "killed the check process (killed by SIGBUS (Bus error))",
+                           false},
+                          {{actions::Kind::driver_call, "cuInit"},
+                           "did not finish within 2 s (--timeout) and its process was killed",
+                           true}};
     const std::optional<Job> decoded = decode_job(encode(job), 4242);
     ASSERT_TRUE(decoded.has_value());
     EXPECT_EQ(decoded->options.level, Level::full);
@@ -132,7 +144,8 @@ TEST(Protocol, steps_are_announced_with_their_kind_and_subject) {
     EXPECT_EQ(begun.id, 7u);
     EXPECT_EQ(begun.action, (actions::Action{actions::Kind::context, "1"}));
     EXPECT_EQ(std::get<Ended>(round_trip(Ended{7})).id, 7u);
-    EXPECT_FALSE(decode_event(R"({"event":"begun","action":1,"kind":"teleport","subject":"x"})").has_value()) << "an unknown kind";
+    EXPECT_FALSE(decode_event(R"({"event":"begun","action":1,"kind":"teleport","subject":"x"})").has_value())
+        << "an unknown kind";
 }
 
 TEST(Protocol, decode_job_refuses_a_job_from_another_parent_or_not_a_job) {

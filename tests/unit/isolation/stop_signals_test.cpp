@@ -11,7 +11,7 @@ namespace cudacheck {
 namespace {
 
 void (*handler_of(int signal))(int) {
-    struct sigaction current {};
+    struct sigaction current{};
     ::sigaction(signal, nullptr, &current);
     return current.sa_handler;
 }
@@ -40,10 +40,10 @@ TEST(StopSignals, the_first_signal_names_the_interruption) {
 }
 
 TEST(StopSignals, a_signal_ignored_before_stays_ignored) {
-    struct sigaction ignore {};
+    struct sigaction ignore{};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
-    struct sigaction previous {};
+    struct sigaction previous{};
     ::sigaction(SIGHUP, &ignore, &previous);
     {
         const StopSignals signals;

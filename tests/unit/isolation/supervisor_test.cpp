@@ -16,11 +16,15 @@ namespace cudacheck {
 namespace {
 
 // The build with the fault checks, for every test here.
-test::BinaryRun run_cudacheck(const std::vector<std::string>& arguments) { return test::run_cudacheck(arguments, {}, test::Build::with_faults); }
+test::BinaryRun run_cudacheck(const std::vector<std::string>& arguments) {
+    return test::run_cudacheck(arguments, {}, test::Build::with_faults);
+}
 using Clock = std::chrono::steady_clock;
 using test::contains;
 
-std::string text_of(const nlohmann::json& check, const char* key) { return check.at(key).is_null() ? "" : check.at(key).get<std::string>(); }
+std::string text_of(const nlohmann::json& check, const char* key) {
+    return check.at(key).is_null() ? "" : check.at(key).get<std::string>();
+}
 
 TEST(Supervisor, pins_each_fault_on_its_own_check_and_runs_every_other_check) {
     test::TempDir dir;
@@ -29,7 +33,8 @@ TEST(Supervisor, pins_each_fault_on_its_own_check_and_runs_every_other_check) {
     // All of them start together (host checks run concurrently): the supervisor must find which
     // one crashed by rerunning the survivors one at a time.
     const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "host.os,fault.segfault,fault.abort,fault.hang,fault.memory,fault.garbage,toolkit.nvcc",
+        run_cudacheck({"--level", "quick", "--only",
+                       "host.os,fault.segfault,fault.abort,fault.hang,fault.memory,fault.garbage,toolkit.nvcc",
                        "--timeout", "2", "--memory-limit", "256", "-o", path, "-q"});
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     EXPECT_EQ(run.exit_status, 1) << run.output;
@@ -57,7 +62,8 @@ TEST(Supervisor, pins_each_fault_on_its_own_check_and_runs_every_other_check) {
     EXPECT_EQ(test::find_check(report, "fault.garbage")->at("status"), "pass");
     for (const char* healthy : {"host.os", "toolkit.nvcc"}) {
         const std::string status = test::find_check(report, healthy)->at("status");
-        EXPECT_TRUE(status == "pass" || status == "warn" || status == "fail") << healthy << " ran normally, not " << status;
+        EXPECT_TRUE(status == "pass" || status == "warn" || status == "fail")
+            << healthy << " ran normally, not " << status;
     }
     EXPECT_EQ(report.at("summary").at("counts").at("error"), 3);
     EXPECT_EQ(report.at("summary").at("counts").at("timeout"), 1);
@@ -78,7 +84,8 @@ TEST(Supervisor, keeps_the_facts_a_worker_learnt_before_a_later_check_crashed_it
 }
 
 TEST(Supervisor, keeps_stdout_a_valid_document_when_a_check_prints_garbage) {
-    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--format", "json"});
+    const test::BinaryRun run =
+        run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--format", "json"});
     EXPECT_EQ(run.exit_status, 0) << run.output;
     const nlohmann::json report = nlohmann::json::parse(run.output);  // stdout and stderr together: only the report
     EXPECT_EQ(report.at("checks").size(), 2u);
@@ -88,8 +95,8 @@ TEST(Supervisor, keeps_stdout_a_valid_document_when_a_check_prints_garbage) {
 TEST(Supervisor, bounds_the_whole_run_and_skips_what_it_did_not_reach) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "host.os,fault.hang", "--timeout", "60", "--run-timeout", "1", "-o", path, "-q"});
+    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.hang", "--timeout", "60",
+                                               "--run-timeout", "1", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 10000.0);
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
@@ -104,8 +111,8 @@ TEST(Supervisor, bounds_the_whole_run_and_skips_what_it_did_not_reach) {
 TEST(Supervisor, blames_the_hung_check_not_the_one_waiting_for_it) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "fault.lock_wait,fault.lock_hold", "--timeout", "1", "-o", path, "-q"});
+    const test::BinaryRun run = run_cudacheck(
+        {"--level", "quick", "--only", "fault.lock_wait,fault.lock_hold", "--timeout", "1", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 1) << run.output;
     EXPECT_LT(run.wall_ms, 10000.0);
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
@@ -118,14 +125,18 @@ TEST(Supervisor, blames_the_hung_check_not_the_one_waiting_for_it) {
 TEST(Supervisor, runs_in_process_when_isolation_is_off) {
     test::TempDir dir;
     const std::string path = dir.path() + "/report.json";
-    const test::BinaryRun run = run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--no-isolation", "-o", path, "-q"});
+    const test::BinaryRun run =
+        run_cudacheck({"--level", "quick", "--only", "host.os,fault.garbage", "--no-isolation", "-o", path, "-q"});
     EXPECT_EQ(run.exit_status, 0) << run.output;
-    EXPECT_TRUE(contains(run.output, "printed") || contains(run.output, "event")) << "the check prints straight to this process's output";
+    EXPECT_TRUE(contains(run.output, "printed") || contains(run.output, "event"))
+        << "the check prints straight to this process's output";
     EXPECT_EQ(nlohmann::json::parse(test::read_text(path)).at("checks").size(), 2u);
 }
 
 // Starts cudacheck with the fault checks on, and its output discarded; returns its pid.
-pid_t start_cudacheck(const std::vector<std::string>& arguments) { return test::start_cudacheck(arguments, {}, test::Build::with_faults); }
+pid_t start_cudacheck(const std::vector<std::string>& arguments) {
+    return test::start_cudacheck(arguments, {}, test::Build::with_faults);
+}
 
 class Interrupt : public ::testing::TestWithParam<int> {};
 
@@ -149,11 +160,15 @@ TEST_P(Interrupt, writes_the_partial_report_and_exits_128_plus_the_signal) {
     EXPECT_TRUE(host->at("status") == "pass" || contains(text_of(*host, "skip_reason"), "interrupted")) << *host;
     const auto* hang = test::find_check(report, "fault.hang");
     EXPECT_EQ(hang->at("status"), "skip");
-    EXPECT_TRUE(contains(text_of(*hang, "skip_reason"), signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)")) << *hang;
+    EXPECT_TRUE(
+        contains(text_of(*hang, "skip_reason"), signal == SIGINT ? "interrupted (SIGINT)" : "interrupted (SIGTERM)"))
+        << *hang;
 }
 
 INSTANTIATE_TEST_SUITE_P(SigintAndSigterm, Interrupt, ::testing::Values(SIGINT, SIGTERM),
-                         [](const ::testing::TestParamInfo<int>& param) { return param.param == SIGINT ? std::string("sigint") : std::string("sigterm"); });
+                         [](const ::testing::TestParamInfo<int>& param) {
+                             return param.param == SIGINT ? std::string("sigint") : std::string("sigterm");
+                         });
 
 }  // namespace
 }  // namespace cudacheck

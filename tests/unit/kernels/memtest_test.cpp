@@ -25,7 +25,8 @@ TEST(MemtestPatterns, walking_ones_set_exactly_one_bit_that_walks_with_index_and
         }
     // Over the 32 rotations every word holds every bit once.
     std::uint32_t seen = 0;
-    for (std::uint32_t rotation = 0; rotation < 32; ++rotation) seen |= pattern_word({MemoryPattern::walking_ones, rotation, 0}, base, 7);
+    for (std::uint32_t rotation = 0; rotation < 32; ++rotation)
+        seen |= pattern_word({MemoryPattern::walking_ones, rotation, 0}, base, 7);
     EXPECT_EQ(seen, 0xFFFFFFFFu);
 }
 

@@ -1,9 +1,9 @@
 // The driver probe's pure helpers (probes/driver_probe): versions, UUIDs, PCI bus ids, device rates.
 #include "support/fixtures.hpp"
 
-#include "report/report.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/kernel_module_probe.hpp"
+#include "report/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -61,8 +61,9 @@ TEST(ProcDriverVersion, returns_nothing_when_text_is_not_nvrm) {
 
 TEST(ProcDriverVersion, ignores_second_line_when_first_line_lacks_version) {
     // Only the NVRM line counts; a version on the GCC line must not be taken.
-    EXPECT_FALSE(parse_proc_driver_version("something else\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05\n")
-                     .has_value());
+    EXPECT_FALSE(
+        parse_proc_driver_version("something else\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05\n")
+            .has_value());
 }
 
 // ---------------------------------------------------------------------------------------------

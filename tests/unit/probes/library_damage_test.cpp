@@ -14,13 +14,15 @@ namespace cudacheck {
 namespace {
 
 // What a process opening `library` (CUDA 13's soname) from the directory would load that is damaged.
-std::vector<DamagedLoad> damaged_in(const test::LibraryDirectory& directory, const LibraryFamily& library, FollowedOpens opens) {
+std::vector<DamagedLoad> damaged_in(const test::LibraryDirectory& directory, const LibraryFamily& library,
+                                    FollowedOpens opens) {
     const std::array<const LibraryFamily*, 1> libraries{&library};
     return damaged_loads(libraries, 13, directory.search(), opens, Environment{});
 }
 
 // That exactly one damaged file was found: `soname` at `real_path`, loaded as `loaded_how` says.
-void expect_only(const std::vector<DamagedLoad>& damaged, const std::string& soname, const std::string& real_path, const std::string& loaded_how) {
+void expect_only(const std::vector<DamagedLoad>& damaged, const std::string& soname, const std::string& real_path,
+                 const std::string& loaded_how) {
     ASSERT_EQ(damaged.size(), 1u);
     EXPECT_EQ(damaged[0].soname, soname);
     EXPECT_EQ(damaged[0].resolution.real_path, real_path);
@@ -31,7 +33,8 @@ TEST(DamagedLoads, names_a_truncated_cudnn_sub_library_that_the_shim_opens_itsel
     const test::LibraryDirectory directory;
     directory.place("libcudnn_stand_in.so", "libcudnn.so.9");
     const std::string graph = directory.place_truncated("libcudnn_graph_stand_in.so", "libcudnn_graph.so.9");
-    const std::vector<DamagedLoad> damaged = damaged_in(directory, cuda_library::cudnn, FollowedOpens::cudnn_sublibraries);
+    const std::vector<DamagedLoad> damaged =
+        damaged_in(directory, cuda_library::cudnn, FollowedOpens::cudnn_sublibraries);
     expect_only(damaged, "libcudnn_graph.so.9", graph, "opened by libcudnn.so.9 itself (dlopen) when a call needs it");
     ASSERT_EQ(damaged.size(), 1u);
     EXPECT_EQ(damaged[0].used_soname, "libcudnn.so.9");
@@ -52,7 +55,8 @@ TEST(DamagedLoads, names_a_truncated_dependency_that_the_library_needs_at_load_t
     const test::LibraryDirectory directory;
     directory.place("libcublas_stand_in.so", "libcublas.so.13");
     const std::string lt = directory.place_truncated("libcublasLt_stand_in.so", "libcublasLt.so.13");
-    expect_only(damaged_in(directory, cuda_library::cublas, FollowedOpens::none), "libcublasLt.so.13", lt, "needed by libcublas.so.13 (DT_NEEDED)");
+    expect_only(damaged_in(directory, cuda_library::cublas, FollowedOpens::none), "libcublasLt.so.13", lt,
+                "needed by libcublas.so.13 (DT_NEEDED)");
 }
 
 TEST(DamagedLoads, follows_what_the_table_says_a_library_opens_during_some_calls_only_when_asked) {
@@ -85,17 +89,21 @@ TEST(DamagedLoads, marks_a_copy_of_another_library_under_the_wanted_name_as_rena
     const std::vector<DamagedLoad> damaged = damaged_in(directory, cuda_library::cudnn, FollowedOpens::all);
     ASSERT_EQ(damaged.size(), 1u);
     EXPECT_TRUE(damaged[0].damage.renamed);
-    EXPECT_EQ(damaged[0].damage.reason, "its SONAME is libcudart.so.13, not libcudnn_graph.so.9: a copy of another library or version under this name");
+    EXPECT_EQ(damaged[0].damage.reason,
+              "its SONAME is libcudart.so.13, not libcudnn_graph.so.9: a copy of another library or version under this "
+              "name");
 }
 
 TEST(DamagedCopyRemediation, names_the_file_the_installer_and_the_ld_library_path_entry) {
-    const Resolution resolution{"libcudnn_graph.so.9", "LD_LIBRARY_PATH entry /opt/x/lib", "/opt/x/lib/libcudnn_graph.so.9",
-                                "/opt/x/lib/libcudnn_graph.so.9.19.0"};
+    const Resolution resolution{"libcudnn_graph.so.9", "LD_LIBRARY_PATH entry /opt/x/lib",
+                                "/opt/x/lib/libcudnn_graph.so.9", "/opt/x/lib/libcudnn_graph.so.9.19.0"};
     EXPECT_EQ(damaged_copy_remediation(resolution, "nvidia-cudnn-cu13"),
-              "Reinstall what installed it (nvidia-cudnn-cu13), or remove /opt/x/lib/libcudnn_graph.so.9.19.0; or take /opt/x/lib off LD_LIBRARY_PATH.");
+              "Reinstall what installed it (nvidia-cudnn-cu13), or remove /opt/x/lib/libcudnn_graph.so.9.19.0; or take "
+              "/opt/x/lib off LD_LIBRARY_PATH.");
     const Resolution cached{"libcudnn_cnn.so.9", "ld.so.cache", "/usr/lib/x86_64-linux-gnu/libcudnn_cnn.so.9",
                             "/usr/lib/x86_64-linux-gnu/libcudnn_cnn.so.9.14.0"};
-    EXPECT_EQ(damaged_copy_remediation(cached, ""), "Reinstall what installed it, or remove /usr/lib/x86_64-linux-gnu/libcudnn_cnn.so.9.14.0.");
+    EXPECT_EQ(damaged_copy_remediation(cached, ""),
+              "Reinstall what installed it, or remove /usr/lib/x86_64-linux-gnu/libcudnn_cnn.so.9.14.0.");
 }
 
 // A copy found in a directory of this origin, installed by `package` ("" when no wheel says).
@@ -110,7 +118,8 @@ TEST(InstalledBy, names_the_wheel_else_what_the_copys_directory_says_else_nothin
     EXPECT_EQ(installed_by(copy_from(LibraryOrigin::pip_wheel, "nvidia-cudnn-cu13")), "nvidia-cudnn-cu13");
     EXPECT_EQ(installed_by(copy_from(LibraryOrigin::toolkit)), "the CUDA toolkit");
     EXPECT_EQ(installed_by(copy_from(LibraryOrigin::system)), "the distribution's package");
-    EXPECT_EQ(installed_by(copy_from(LibraryOrigin::ld_library_path)), "") << "a directory on LD_LIBRARY_PATH says nothing of its installer";
+    EXPECT_EQ(installed_by(copy_from(LibraryOrigin::ld_library_path)), "")
+        << "a directory on LD_LIBRARY_PATH says nothing of its installer";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Where CUDA libraries resolve (probes/library_locator.cpp): ld.so.cache, versions, crafted trees.
-#include "cuda/library_families.hpp"
 #include "probes/library_locator.hpp"
+#include "cuda/library_families.hpp"
 #include "support/library_tree.hpp"
 #include "support/test_support.hpp"
 
@@ -33,7 +33,8 @@ const LibraryLocation* location(const LibraryFacts& facts, std::string_view fami
 // `ldconfig -p` printed from it at the same moment. The parser must find exactly what ldconfig does.
 TEST(LdSoCache, parses_every_entry_ldconfig_prints_when_real_debian_12_cache) {
     const std::string bytes = test::read_text(CUDACHECK_SOURCE_DIR "/tests/fixtures/ldconfig/ld.so.cache-debian-12");
-    const std::string printed = test::read_text(CUDACHECK_SOURCE_DIR "/tests/fixtures/ldconfig/ldconfig-p-debian-12.txt");
+    const std::string printed =
+        test::read_text(CUDACHECK_SOURCE_DIR "/tests/fixtures/ldconfig/ldconfig-p-debian-12.txt");
     const auto entries = parse_ld_so_cache(bytes);
     ASSERT_TRUE(entries.has_value());
     ASSERT_EQ(entries->size(), 649U);  // "649 libs found in cache"
@@ -47,7 +48,12 @@ TEST(LdSoCache, parses_every_entry_ldconfig_prints_when_real_debian_12_cache) {
         EXPECT_EQ(entry.hwcap, 0U);
         // ldconfig prints FLAG_ELF_LIBC6 alone as "libc6", with FLAG_X8664_LIB64 as "libc6,x86-64",
         // FLAG_ELF (the i386 loader) as "ELF".
-        parsed.emplace(entry.soname, entry.flags == 0x0303 ? "libc6,x86-64" : entry.flags == 0x0003 ? "libc6" : entry.flags == 0x0001 ? "ELF" : "other", entry.path);
+        parsed.emplace(entry.soname,
+                       entry.flags == 0x0303   ? "libc6,x86-64"
+                       : entry.flags == 0x0003 ? "libc6"
+                       : entry.flags == 0x0001 ? "ELF"
+                                               : "other",
+                       entry.path);
     }
     EXPECT_EQ(parsed, expected);
     EXPECT_EQ(parsed.count({"libcudnn_ops.so.9", "libc6,x86-64", "/usr/local/cuda-13.0/lib/libcudnn_ops.so.9"}), 1U);
@@ -71,7 +77,8 @@ TEST(LdSoCache, rejects_foreign_or_truncated_bytes) {
     EXPECT_FALSE(parse_ld_so_cache("").has_value());
     EXPECT_FALSE(parse_ld_so_cache("not a cache at all, but long enough to hold a header of 48 bytes").has_value());
     const std::string cache = ld_so_cache({{"libcudart.so.13", "/usr/lib/libcudart.so.13"}});
-    EXPECT_FALSE(parse_ld_so_cache(cache.substr(0, cache.size() - 5)).has_value()) << "a path without its terminating NUL";
+    EXPECT_FALSE(parse_ld_so_cache(cache.substr(0, cache.size() - 5)).has_value())
+        << "a path without its terminating NUL";
     EXPECT_FALSE(parse_ld_so_cache(cache.substr(0, 60)).has_value()) << "an entry cut short";
 }
 
@@ -81,13 +88,18 @@ TEST(LibraryVersion, comes_from_file_name_unless_it_is_only_a_soname) {
     EXPECT_EQ(version_from_file_name("libcublas.so.13.1.0.3", *find_library_family("cuBLAS")), "13.1.0.3");
     EXPECT_EQ(version_from_file_name("libcudnn.so.9.14.0", *find_library_family("cuDNN")), "9.14.0");
     EXPECT_EQ(version_from_file_name("libcublas.so.13", *find_library_family("cuBLAS")), "");
-    EXPECT_EQ(version_from_file_name("libnvrtc.so.11.2", *find_library_family("NVRTC")), "") << "CUDA 11's NVRTC soname has two numbers";
+    EXPECT_EQ(version_from_file_name("libnvrtc.so.11.2", *find_library_family("NVRTC")), "")
+        << "CUDA 11's NVRTC soname has two numbers";
     EXPECT_EQ(version_from_file_name("libnvrtc.so.11.8.89", *find_library_family("NVRTC")), "11.8.89");
 }
 
 TEST(LibraryVersion, comes_from_dist_info_whose_major_matches_the_soname) {
-    const std::vector<std::string> site{"nvidia",  "nvidia_cublas-13.1.0.3.dist-info", "nvidia_cublas_cu12-12.4.5.8.dist-info",
-                                        "nvidia_cudnn_cu12-9.1.0.70.dist-info", "nvidia_cublas_cu12.pth", "torch-2.5.1.dist-info"};
+    const std::vector<std::string> site{"nvidia",
+                                        "nvidia_cublas-13.1.0.3.dist-info",
+                                        "nvidia_cublas_cu12-12.4.5.8.dist-info",
+                                        "nvidia_cudnn_cu12-9.1.0.70.dist-info",
+                                        "nvidia_cublas_cu12.pth",
+                                        "torch-2.5.1.dist-info"};
     const auto cublas12 = wheel_from_dist_info(site, "nvidia_cublas", 12);
     ASSERT_TRUE(cublas12.has_value());
     EXPECT_EQ(cublas12->version, "12.4.5.8");
@@ -147,7 +159,8 @@ TEST(LibraryLocator, resolves_from_default_directory_when_cache_entry_is_stale) 
 
 TEST(LibraryLocator, finds_wheel_copies_with_versions_from_dist_info) {
     Machine machine;
-    const std::string wheel = machine.cudnn_wheel("venv/lib/python3.12/site-packages", "nvidia_cudnn_cu12-9.1.0.70.dist-info");
+    const std::string wheel =
+        machine.cudnn_wheel("venv/lib/python3.12/site-packages", "nvidia_cudnn_cu12-9.1.0.70.dist-info");
     machine.set("VIRTUAL_ENV", machine.root() + "/venv");
 
     const LibraryFacts facts = machine.locate();

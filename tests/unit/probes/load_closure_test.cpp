@@ -131,7 +131,8 @@ TEST(LoadClosure, takes_cudnns_sub_libraries_from_ld_library_path_before_the_whe
     DirectoryListings listings;
     const LoadClosure clean = load_closure(venv.site + "/torch/lib/libtorch_cuda.so", LoaderSearch{}, listings);
     ASSERT_NE(clean.find("libcudnn_graph.so.9"), nullptr);
-    EXPECT_EQ(clean.find("libcudnn_graph.so.9")->resolution.rule, "DT_RUNPATH of libcudnn.so.9 (" + venv.site + "/nvidia/cudnn/lib)");
+    EXPECT_EQ(clean.find("libcudnn_graph.so.9")->resolution.rule,
+              "DT_RUNPATH of libcudnn.so.9 (" + venv.site + "/nvidia/cudnn/lib)");
     // A sub-library found nowhere is listed as such (cuDNN loads it only when an operation needs it).
     ASSERT_NE(clean.find("libcudnn_ops.so.9"), nullptr);
     EXPECT_FALSE(clean.find("libcudnn_ops.so.9")->resolution.found());
@@ -143,7 +144,8 @@ TEST(LoadClosure, takes_cudnns_sub_libraries_from_ld_library_path_before_the_whe
 TEST(LoadClosure, predicts_the_cuda_libraries_torch_maps_on_the_gpu_machine) {
     const std::string torch_cuda = "/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so";
     if (!sys::exists(torch_cuda)) GTEST_SKIP() << "no " << torch_cuda << " here (the GPU machine's environment)";
-    const nlohmann::json report = nlohmann::json::parse(test::fixture("../../docs/examples/h200/frameworks/torch-self-report.json"));
+    const nlohmann::json report =
+        nlohmann::json::parse(test::fixture("../../docs/examples/h200/frameworks/torch-self-report.json"));
     std::set<std::string> mapped;
     for (const auto& path : report["maps"]) mapped.insert(path.get<std::string>());
     DirectoryListings listings;
@@ -157,7 +159,8 @@ TEST(LoadClosure, predicts_the_cuda_libraries_torch_maps_on_the_gpu_machine) {
         if (!cuda_library || object.already_loaded) continue;
         ++compared;
         EXPECT_TRUE(mapped.contains(object.resolution.real_path))
-            << object.soname << " predicted from " << object.resolution.real_path << " (" << object.resolution.rule << ")";
+            << object.soname << " predicted from " << object.resolution.real_path << " (" << object.resolution.rule
+            << ")";
     }
     // cudart, cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSPARSELt, cuFile, cuDNN, NCCL, NVSHMEM, c10_cuda.
     EXPECT_GE(compared, 10u);
@@ -177,7 +180,8 @@ TEST(LoadClosure, predicts_the_cudnn_mix_torch_loaded_with_the_system_cudnn_firs
     const LoadedObject* shim = closure.find("libcudnn.so.9");
     const LoadedObject* graph = closure.find("libcudnn_graph.so.9");
     ASSERT_TRUE(shim != nullptr && graph != nullptr);
-    EXPECT_EQ(shim->resolution.real_path, "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+    EXPECT_EQ(shim->resolution.real_path,
+              "/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
     EXPECT_EQ(graph->resolution.real_path, "/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9.14.0");
 }
 

@@ -34,7 +34,8 @@ TEST(Probes, a_gpus_checks_wait_for_their_own_context_only) {
     auto first = std::async(std::launch::async, [&] { probes.wait_for_context(0); });
     auto second = std::async(std::launch::async, [&] { probes.wait_for_context(1); });
     EXPECT_EQ(first.wait_for(std::chrono::seconds(5)), std::future_status::ready) << "GPU 0 waited for GPU 1's context";
-    EXPECT_EQ(second.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "GPU 1 went on before its context existed";
+    EXPECT_EQ(second.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout)
+        << "GPU 1 went on before its context existed";
     release_second.set_value();
     EXPECT_EQ(second.wait_for(std::chrono::seconds(5)), std::future_status::ready);
     EXPECT_EQ(order, (std::vector<int>{0, 1}));
@@ -84,7 +85,8 @@ private:
 TEST(Probes, a_library_opens_once_cuinit_has_returned) {
     HeldCuInit init(std::chrono::seconds(10));
     auto opened = std::async(std::launch::async, [&] { (void)init.probes().library(cuda_library::cublas); });
-    EXPECT_EQ(opened.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "cuBLAS opened while cuInit ran";
+    EXPECT_EQ(opened.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout)
+        << "cuBLAS opened while cuInit ran";
     init.release();
     EXPECT_EQ(opened.wait_for(std::chrono::seconds(10)), std::future_status::ready);
 }
@@ -92,7 +94,8 @@ TEST(Probes, a_library_opens_once_cuinit_has_returned) {
 TEST(Probes, a_library_waits_no_more_than_half_a_second_for_cuinit) {
     HeldCuInit init(std::chrono::seconds(30));
     auto opened = std::async(std::launch::async, [&] { (void)init.probes().library(cuda_library::cufft); });
-    EXPECT_EQ(opened.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "a cuInit that hangs held up cuFFT";
+    EXPECT_EQ(opened.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+        << "a cuInit that hangs held up cuFFT";
     init.release();  // before Probes joins the driver's prefetch
 }
 

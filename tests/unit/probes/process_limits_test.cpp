@@ -12,7 +12,8 @@ TEST(ProcessLimits, reads_the_v2_and_v1_memory_paths_of_proc_self_cgroup) {
     const CgroupPaths v2 = parse_proc_cgroup("0::/user.slice/user-1000.slice/session-3.scope\n");
     EXPECT_EQ(v2.unified, "/user.slice/user-1000.slice/session-3.scope");
     EXPECT_EQ(v2.memory_v1, "");
-    const CgroupPaths v1 = parse_proc_cgroup("12:pids:/slurm/uid_1000/job_42\n7:cpu,cpuacct:/x\n4:memory:/slurm/uid_1000/job_42\n1:name=systemd:/y\n");
+    const CgroupPaths v1 = parse_proc_cgroup(
+        "12:pids:/slurm/uid_1000/job_42\n7:cpu,cpuacct:/x\n4:memory:/slurm/uid_1000/job_42\n1:name=systemd:/y\n");
     EXPECT_EQ(v1.unified, "");
     EXPECT_EQ(v1.memory_v1, "/slurm/uid_1000/job_42");
     EXPECT_EQ(parse_proc_cgroup("garbage\n\n::\n").memory_v1, "");

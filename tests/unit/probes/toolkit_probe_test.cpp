@@ -68,8 +68,9 @@ TEST(NvccVersion, parses_release_and_full_when_ptxas_12_9) {
 
 TEST(NvccVersion, returns_nothing_when_output_has_no_release_line) {
     EXPECT_FALSE(parse_nvcc_version("").has_value());
-    EXPECT_FALSE(parse_nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nBuild cuda_13.0.r13.0/compiler.36424714_0\n")
-                     .has_value());
+    EXPECT_FALSE(
+        parse_nvcc_version("nvcc: NVIDIA (R) Cuda compiler driver\nBuild cuda_13.0.r13.0/compiler.36424714_0\n")
+            .has_value());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,8 +214,9 @@ TEST(ResolveNvccRoot, asks_nvcc_without_an_empty_tmpdir) {
     ScratchTree tree;
     const std::string seen = tree.path() + "/tmpdir-seen";
     const std::string bin = tree.path() + "/usr/local/cuda-12.4/bin";
-    make_cuda_12_4(tree, "#!/bin/sh\necho \"${TMPDIR-unset}\" >> '" + seen + "'\ncase \"$1\" in --dryrun) echo '#$ _HERE_=" + bin +
-                             "';; *) exec /bin/cat '" + fixture_path("nvcc/nvcc-12.4.txt") + "';; esac\n");
+    make_cuda_12_4(tree, "#!/bin/sh\necho \"${TMPDIR-unset}\" >> '" + seen +
+                             "'\ncase \"$1\" in --dryrun) echo '#$ _HERE_=" + bin + "';; *) exec /bin/cat '" +
+                             fixture_path("nvcc/nvcc-12.4.txt") + "';; esac\n");
     tree.write("usr/local/bin/nvcc", "#!/bin/sh\nexec " + bin + "/nvcc \"$@\"\n", 0755);
     Environment environment;
     environment.set("PATH", tree.path() + "/usr/local/bin");

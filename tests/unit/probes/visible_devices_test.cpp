@@ -1,6 +1,6 @@
 // CUDA_VISIBLE_DEVICES as CUDA parses it (probes/visible_devices), and the CUDA view it predicts.
-#include "report/report.hpp"
 #include "probes/visible_devices.hpp"
+#include "report/report.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -161,7 +161,8 @@ std::vector<DeviceInfo> nvml_list(std::initializer_list<const char*> names) {
 }
 
 TEST(PredictCudaView, renumbers_the_listed_gpus_in_the_order_given) {
-    const auto view = predict_cuda_view(nvml_list({"H200", "H200", "H200"}), parse_cuda_visible_devices("2,GPU-1a"), std::nullopt);
+    const auto view =
+        predict_cuda_view(nvml_list({"H200", "H200", "H200"}), parse_cuda_visible_devices("2,GPU-1a"), std::nullopt);
     ASSERT_TRUE(view.certain);
     ASSERT_EQ(view.devices.size(), 2U);
     EXPECT_EQ(view.devices[0].ordinal, 0);
@@ -171,17 +172,24 @@ TEST(PredictCudaView, renumbers_the_listed_gpus_in_the_order_given) {
 }
 
 TEST(PredictCudaView, keeps_every_gpu_when_the_variable_is_unset_and_none_when_empty) {
-    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices(std::nullopt), std::nullopt).devices.size(), 2U);
+    EXPECT_EQ(
+        predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices(std::nullopt), std::nullopt).devices.size(),
+        2U);
     const auto hidden = predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices(""), std::nullopt);
     EXPECT_TRUE(hidden.certain);
     EXPECT_TRUE(hidden.devices.empty());
 }
 
 TEST(PredictCudaView, stops_at_an_ordinal_or_uuid_that_names_no_gpu_or_a_repeat) {
-    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("1,5,0"), std::nullopt).devices.size(), 1U);
-    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("GPU-9,0"), std::nullopt).devices.size(), 0U);
+    EXPECT_EQ(
+        predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("1,5,0"), std::nullopt).devices.size(), 1U);
+    EXPECT_EQ(
+        predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("GPU-9,0"), std::nullopt).devices.size(),
+        0U);
     // "GPU-" alone would match both: an ambiguous prefix hides what follows, as in CUDA.
-    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("0,GPU-0def,1"), std::nullopt).devices.size(), 1U);
+    EXPECT_EQ(predict_cuda_view(nvml_list({"A", "A"}), parse_cuda_visible_devices("0,GPU-0def,1"), std::nullopt)
+                  .devices.size(),
+              1U);
 }
 
 TEST(PredictCudaView, is_uncertain_for_mixed_models_unless_numbered_by_bus_id_and_for_mig) {

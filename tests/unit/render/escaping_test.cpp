@@ -79,10 +79,14 @@ TEST(RendererEscaping, the_table_escapes_control_characters_and_keeps_one_line_p
 
 TEST(RendererEscaping, markdown_escapes_control_characters_and_no_value_breaks_a_table_row) {
     const std::string markdown = rendered_hostile(Format::markdown);
-    EXPECT_TRUE(contains(markdown, "| PASS | `host.os` | line one<br>line two \\\\x1b\\[2J\\\\rover \\| written |")) << markdown;
-    EXPECT_TRUE(contains(markdown, "| `gpu.evil\\|id\\n[0]` |")) << "a | inside a code span in a cell is escaped too\n" << markdown;
+    EXPECT_TRUE(contains(markdown, "| PASS | `host.os` | line one<br>line two \\\\x1b\\[2J\\\\rover \\| written |"))
+        << markdown;
+    EXPECT_TRUE(contains(markdown, "| `gpu.evil\\|id\\n[0]` |")) << "a | inside a code span in a cell is escaped too\n"
+                                                                 << markdown;
     EXPECT_TRUE(contains(markdown, "NVIDIA\\\\x1b\\[2J H200")) << markdown;
-    EXPECT_TRUE(contains(markdown, "  os\\x1b[31m: line one\\nline two \\x1b[2J\\rover | written\n")) << "evidence in its fence, one line\n" << markdown;
+    EXPECT_TRUE(contains(markdown, "  os\\x1b[31m: line one\\nline two \\x1b[2J\\rover | written\n"))
+        << "evidence in its fence, one line\n"
+        << markdown;
     // Every row of every table has as many cells as its heading.
     std::size_t columns = 0;
     std::size_t rows = 0;

@@ -86,15 +86,19 @@ TEST(HtmlRenderer, shows_every_verdict_finding_and_fix) {
     EXPECT_TRUE(page.ends_with("</html>\n"));
     for (const CheckResult& result : report.checks) {
         EXPECT_TRUE(contains(page, "<code>" + check_label(result) + "</code>")) << result.check_id;
-        for (const Finding& finding : result.findings) EXPECT_TRUE(contains(page, "<b>" + finding.code + "</b>")) << finding.code;
+        for (const Finding& finding : result.findings)
+            EXPECT_TRUE(contains(page, "<b>" + finding.code + "</b>")) << finding.code;
     }
     EXPECT_TRUE(contains(page, "Fix: <code>unset CUDA_LAUNCH_BLOCKING</code> outside debugging sessions.")) << page;
     EXPECT_TRUE(contains(page, "<code>unset CUDA_INJECTION64_PATH</code>"));
     EXPECT_EQ(page.find('`'), std::string::npos) << "a backtick left in the page";
-    EXPECT_TRUE(contains(page, "<details><summary>Evidence (1)</summary><dl><dt>os</dt><dd>Ubuntu 24.04.3 LTS</dd></dl></details>"));
+    EXPECT_TRUE(
+        contains(page,
+                 "<details><summary>Evidence (1)</summary><dl><dt>os</dt><dd>Ubuntu 24.04.3 LTS</dd></dl></details>"));
     EXPECT_TRUE(contains(page, "<span class=\"badge fail\">FAIL</span>"));
     EXPECT_TRUE(contains(page, "exit code 1"));
-    EXPECT_TRUE(contains(page, "<p class=\"note\">Redacted (--redact): hostname, device ids (3 replacements); values of HF_TOKEN.</p>"))
+    EXPECT_TRUE(contains(
+        page, "<p class=\"note\">Redacted (--redact): hostname, device ids (3 replacements); values of HF_TOKEN.</p>"))
         << "the redaction note";
 }
 
@@ -107,7 +111,8 @@ TEST(HtmlRenderer, fetches_nothing) {
     // An address in an attribute would be fetched or followed; in text (a fix naming a download
     // page) it is only read.
     const std::regex attribute_uri("=\"\\s*[a-z]+://[^\"]*\"");
-    for (auto match = std::sregex_iterator(page.begin(), page.end(), attribute_uri); match != std::sregex_iterator(); ++match)
+    for (auto match = std::sregex_iterator(page.begin(), page.end(), attribute_uri); match != std::sregex_iterator();
+         ++match)
         EXPECT_EQ(match->str(), "=\"http://www.w3.org/2000/svg\"");
     EXPECT_TRUE(contains(page, "content=\"default-src 'none'; style-src 'unsafe-inline'\""));
 }
@@ -124,8 +129,11 @@ TEST(HtmlRenderer, escapes_hostile_text) {
     EXPECT_FALSE(contains(page, "<svg onload"));
     EXPECT_FALSE(contains(page, "<b>x</b>"));
     EXPECT_TRUE(contains(page, "node&quot;&gt;&lt;script&gt;"));
-    EXPECT_TRUE(contains(page, "&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;b&gt;x&lt;/b&gt; &amp; \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd"));
-    EXPECT_TRUE(contains(page, "<code>rm &apos;&lt;dir&gt;&apos;</code> then <code>unset X</code> and a lone ` backtick")) << "unpaired stays";
+    EXPECT_TRUE(contains(
+        page, "&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;b&gt;x&lt;/b&gt; &amp; \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd"));
+    EXPECT_TRUE(
+        contains(page, "<code>rm &apos;&lt;dir&gt;&apos;</code> then <code>unset X</code> and a lone ` backtick"))
+        << "unpaired stays";
     // As many opening table cells as closing ones: nothing from the report closed the markup early.
     EXPECT_EQ(occurrences(page, "<td>"), occurrences(page, "</td>"));
     EXPECT_EQ(occurrences(page, "<dd>"), occurrences(page, "</dd>"));
@@ -157,14 +165,17 @@ TEST(HtmlRenderer, draws_the_recorded_full_run) {
         if (result.check_id == "gpu.memtest") memtest = &result;
     ASSERT_NE(memtest, nullptr);
     ASSERT_FALSE(memtest->series.empty());
-    EXPECT_EQ(occurrences(chart(page, "gpu.memtest GPU 0 per pattern"), "class=\"bar\""), memtest->series.front().rows());
+    EXPECT_EQ(occurrences(chart(page, "gpu.memtest GPU 0 per pattern"), "class=\"bar\""),
+              memtest->series.front().rows());
     // Every copy libraries.resolution listed is a row; the loader, cudacheck and the frameworks mark them.
     const std::string copies = chart(page, "CUDA library copies");
     EXPECT_EQ(occurrences(copies, "<text x=\"16\""), library_copies(report).size());
     EXPECT_TRUE(contains(copies, ">PyTorch<") && contains(copies, ">JAX<") && contains(copies, ">CuPy<"));
-    EXPECT_FALSE(contains(copies, ">torchvision<")) << "a framework that loads no CUDA library of its own has no column";
+    EXPECT_FALSE(contains(copies, ">torchvision<"))
+        << "a framework that loads no CUDA library of its own has no column";
     EXPECT_TRUE(contains(copies, "libcudnn.so.9  (copies differ in version)")) << "system 9.14 and the wheels' 9.19";
-    EXPECT_FALSE(contains(copies, "libcurand.so.10  (copies differ in version)")) << "a stub of unknown version is no second version";
+    EXPECT_FALSE(contains(copies, "libcurand.so.10  (copies differ in version)"))
+        << "a stub of unknown version is no second version";
     EXPECT_GE(occurrences(copies, "PyTorch loads"), 10u);
 }
 
@@ -191,7 +202,8 @@ TEST(HtmlRenderer, a_two_gpu_full_run_stays_under_200_kb) {
 }
 
 test::BinaryRun check_in_browser(const std::string& path, const std::vector<std::string>& expectations) {
-    std::vector<std::string> command{CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/check_html_in_browser.py", path};
+    std::vector<std::string> command{CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/check_html_in_browser.py",
+                                     path};
     command.insert(command.end(), expectations.begin(), expectations.end());
     const sys::CommandResult result = sys::run_command(command, std::chrono::seconds(90));
     return {result.exit_status, false, result.output, 0.0};
@@ -205,12 +217,34 @@ TEST(HtmlRenderer, a_real_browser_renders_it_without_errors_or_requests) {
     test::TempDir dir;
     const std::string page = html(full_run_on(2));
     const std::string path = dir.write("report.html", page);
-    const test::BinaryRun run =
-        check_in_browser(path, {"--png", dir.path() + "/report.png", "--expect-chart", "cublas.gemm rate", "--expect-chart", "cuda.memory bandwidth",
-                                "--expect-chart", "gpu.stress rate", "--expect-chart", "SM clock", "--expect-chart", "Temperature", "--expect-chart",
-                                "Power", "--expect-chart", "gpu.memtest GPU 0", "--expect-chart", "gpu.memtest GPU 1", "--expect-chart",
-                                "CUDA library copies", "--expect-section", "checks", "--expect-section", "stress", "--expect-section", "memtest",
-                                "--expect-section", "libraries"});
+    const test::BinaryRun run = check_in_browser(path, {"--png",
+                                                        dir.path() + "/report.png",
+                                                        "--expect-chart",
+                                                        "cublas.gemm rate",
+                                                        "--expect-chart",
+                                                        "cuda.memory bandwidth",
+                                                        "--expect-chart",
+                                                        "gpu.stress rate",
+                                                        "--expect-chart",
+                                                        "SM clock",
+                                                        "--expect-chart",
+                                                        "Temperature",
+                                                        "--expect-chart",
+                                                        "Power",
+                                                        "--expect-chart",
+                                                        "gpu.memtest GPU 0",
+                                                        "--expect-chart",
+                                                        "gpu.memtest GPU 1",
+                                                        "--expect-chart",
+                                                        "CUDA library copies",
+                                                        "--expect-section",
+                                                        "checks",
+                                                        "--expect-section",
+                                                        "stress",
+                                                        "--expect-section",
+                                                        "memtest",
+                                                        "--expect-section",
+                                                        "libraries"});
     if (run.exit_status == 77) GTEST_SKIP() << run.output;
     EXPECT_EQ(run.exit_status, 0) << run.output;
     EXPECT_TRUE(contains(run.output, "\"problems\": []") && contains(run.output, "\"requests\": []")) << run.output;
@@ -248,13 +282,16 @@ TEST(SvgChart, a_gap_in_a_line_lifts_the_pen_and_an_empty_chart_says_so) {
     const std::string path = drawn.substr(at, drawn.find('"', at + 4) - at);
     EXPECT_EQ(occurrences(path, "M"), 2u) << path;
     EXPECT_EQ(occurrences(path, "L"), 1u) << path;
-    const std::string empty = svg::render(svg::LineChart{"Power", "s", "W", {{"GPU 0", {0, 1}, {std::nullopt, std::nullopt}}}, {}, {}});
+    const std::string empty =
+        svg::render(svg::LineChart{"Power", "s", "W", {{"GPU 0", {0, 1}, {std::nullopt, std::nullopt}}}, {}, {}});
     EXPECT_TRUE(contains(empty, "not measured")) << empty;
     // Time ends at its last sample: 20.006 s is not stretched to a tick at 25.
-    const std::string timed = svg::render(svg::LineChart{"Power", "s", "W", {{"GPU 0", {0, 10, 20.006}, {600.0, 690.0, 695.0}}}, {}, {}});
+    const std::string timed =
+        svg::render(svg::LineChart{"Power", "s", "W", {{"GPU 0", {0, 10, 20.006}, {600.0, 690.0, 695.0}}}, {}, {}});
     EXPECT_TRUE(contains(timed, ">20</text>"));
     EXPECT_FALSE(contains(timed, ">25</text>")) << timed;
-    const std::string nan_bar = svg::render(svg::BarChart{"Rate", "GB/s", {{"GPU 0", std::nullopt, 4814.0, false, ""}}, "peak"});
+    const std::string nan_bar =
+        svg::render(svg::BarChart{"Rate", "GB/s", {{"GPU 0", std::nullopt, 4814.0, false, ""}}, "peak"});
     EXPECT_TRUE(contains(nan_bar, "not measured"));
     EXPECT_FALSE(contains(nan_bar, "class=\"bar\""));
 }

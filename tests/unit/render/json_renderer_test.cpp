@@ -57,7 +57,8 @@ TEST(JsonRenderer, layout_change_requires_schema_version_bump) {
     if (recorded == current) return;
     if (recorded_version == current_version)
         FAIL() << "the JSON layout changed but json_schema_version is still " << json_schema_version
-               << ": bump it (render/renderer.hpp), update docs/report.schema.json, then rerun with CUDACHECK_UPDATE_GOLDEN=1";
+               << ": bump it (render/renderer.hpp), update docs/report.schema.json, then rerun with "
+                  "CUDACHECK_UPDATE_GOLDEN=1";
     if (updating()) std::ofstream(golden_dir + "report.shape", std::ios::binary) << current;
     else FAIL() << "json_schema_version changed: rerun with CUDACHECK_UPDATE_GOLDEN=1 to record the new layout";
 }

@@ -21,7 +21,9 @@ TEST(JunitRenderer, matches_golden_file) { compare_with_golden("report.junit.xml
 
 void validate_junit(const std::string& xml_path, const std::string& json_path) {
     const sys::CommandResult result =
-        sys::run_command({CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/validate_junit.py", xml_path, json_path}, std::chrono::seconds(60));
+        sys::run_command({CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/validate_junit.py", xml_path,
+                          json_path},
+                         std::chrono::seconds(60));
     if (result.exit_status == 77) GTEST_SKIP() << result.output;
     EXPECT_EQ(result.exit_status, 0) << result.output << test::read_text(xml_path);
 }
@@ -45,8 +47,8 @@ TEST(JunitRenderer, is_read_by_a_junit_parser_whatever_the_text) {
 TEST(JunitRenderer, binary_output_is_read_by_a_junit_parser) {
     test::TempDir dir;
     // One run writes both, so that they describe the same checks (a GPU's temperature moves).
-    const test::BinaryRun run =
-        test::run_cudacheck({"--level", "quick", "-o", dir.path() + "/report.xml", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--level", "quick", "-o", dir.path() + "/report.xml", "-o", dir.path() + "/report.json", "-q"});
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
     validate_junit(dir.path() + "/report.xml", dir.path() + "/report.json");
 }

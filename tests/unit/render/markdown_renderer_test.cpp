@@ -25,7 +25,9 @@ TEST(MarkdownRenderer, folds_details_and_escapes_system_text) {
     std::ostringstream out;
     make_renderer(Format::markdown, {})->render(report, out);
     const std::string markdown = out.str();
-    EXPECT_NE(markdown.find("| PASS | `host.os` | a \\| b &lt;script&gt; `x` |"), std::string::npos) << "what is between backticks is code\n" << markdown;
+    EXPECT_NE(markdown.find("| PASS | `host.os` | a \\| b &lt;script&gt; `x` |"), std::string::npos)
+        << "what is between backticks is code\n"
+        << markdown;
     EXPECT_NE(markdown.find("<details><summary>Findings and fixes (4)</summary>"), std::string::npos);
     EXPECT_NE(markdown.find("````text\n"), std::string::npos) << "a fence longer than any backtick run in the evidence";
     EXPECT_EQ(markdown.find("<script>"), std::string::npos);
@@ -76,14 +78,17 @@ TEST(MarkdownRenderer, fits_in_a_github_issue) {
     };
     const std::string eight = markdown_of(with_gpus(8));
     EXPECT_LE(eight.size(), 65536u);
-    EXPECT_TRUE(test::contains(eight, "Evidence: GPU 7") || test::contains(eight, "_Cut to fit GitHub's")) << "whole, or it says what it cut";
+    EXPECT_TRUE(test::contains(eight, "Evidence: GPU 7") || test::contains(eight, "_Cut to fit GitHub's"))
+        << "whole, or it says what it cut";
     EXPECT_TRUE(test::contains(eight, "| PASS | `cuda.kernel[7]` |")) << "every GPU's row";
     const std::string huge = markdown_of(with_gpus(64));
     EXPECT_LE(huge.size(), 65536u);
-    EXPECT_TRUE(test::contains(huge, "_Cut to fit GitHub's 65536-character limit: left out evidence (")) << huge.substr(0, 3000);
+    EXPECT_TRUE(test::contains(huge, "_Cut to fit GitHub's 65536-character limit: left out evidence ("))
+        << huge.substr(0, 3000);
     EXPECT_TRUE(test::contains(huge, "`cudacheck -o report.json`"));
     EXPECT_TRUE(test::contains(huge, "| status | check | result |")) << "the summary table stays";
-    EXPECT_TRUE(test::contains(huge, "more | left out to fit |")) << "64 GPUs: only the rows that did not pass, and a count";
+    EXPECT_TRUE(test::contains(huge, "more | left out to fit |"))
+        << "64 GPUs: only the rows that did not pass, and a count";
 }
 
 }  // namespace

@@ -79,20 +79,30 @@ Report figures_report() {
                                         {"gemm_bf16_fraction_of_peak", 80.5, "%"},
                                         {"gemm_fp32_8192", 51.2, "TFLOP/s"},
                                         {"sgemm_relative_error", 1.5e-7, "ratio"}}));
-    report.checks.push_back(per_device("cufft.fft", 0, {{"c2c_forward_gflops_n4096", 2083.0, "GFLOP/s"}, {"c2c_forward_time_n4096", 0.00755, "ms"}}));
-    report.checks.push_back(per_device("cudnn.conv", 0, {{"convolution_throughput", 38.5, "GFLOP/s"}, {"convolution_time", 0.0566, "ms"}}));
-    report.checks.push_back(per_device("curand.generate", 0, {{"uniform_rate", 285.6, "Gsamples/s"}, {"uniform_mean", 0.5, "value"}}));
-    report.checks.push_back(per_device("nvrtc.compile", 0, {{"compile_time", 119.0, "ms"}, {"module_load_time", 1.5, "ms"}, {"elements_checked", 1e6, "count"}}));
+    report.checks.push_back(
+        per_device("cufft.fft", 0,
+                   {{"c2c_forward_gflops_n4096", 2083.0, "GFLOP/s"}, {"c2c_forward_time_n4096", 0.00755, "ms"}}));
+    report.checks.push_back(
+        per_device("cudnn.conv", 0, {{"convolution_throughput", 38.5, "GFLOP/s"}, {"convolution_time", 0.0566, "ms"}}));
+    report.checks.push_back(
+        per_device("curand.generate", 0, {{"uniform_rate", 285.6, "Gsamples/s"}, {"uniform_mean", 0.5, "value"}}));
+    report.checks.push_back(per_device(
+        "nvrtc.compile", 0,
+        {{"compile_time", 119.0, "ms"}, {"module_load_time", 1.5, "ms"}, {"elements_checked", 1e6, "count"}}));
     report.checks.push_back(per_device("gpu.stress", 0,
                                        {{"stress_tflops_median", 700.0, "TFLOP/s"},
                                         {"stress_sm_clock_min", 1755.0, "MHz"},
                                         {"stress_power_max", 690.5, "W"},
                                         {"stress_temperature_max", 71.0, "C"},
                                         {"stress_rate_drop", 3.5, "%"}}));
-    report.checks.push_back(per_device("gpu.memtest", 0, {{"memtest_bandwidth", 3900.0, "GB/s"}, {"memtest_bytes", 7.0e10, "bytes"}}));
+    report.checks.push_back(
+        per_device("gpu.memtest", 0, {{"memtest_bandwidth", 3900.0, "GB/s"}, {"memtest_bytes", 7.0e10, "bytes"}}));
     report.checks.push_back(host("device.health", {{"gpu2.temperature", 42.0, "C"}, {"gpu2.power", 120.5, "W"}}));
-    report.checks.push_back(host("cuda.p2p", {{"peer_bandwidth_0_to_1", 380.0, "GB/s"}, {"min_peer_bandwidth", 380.0, "GB/s"}}));
-    report.checks.push_back(host("nccl.allreduce", {{"bus_bandwidth", 350.0, "GB/s"}, {"algorithm_bandwidth", 350.0, "GB/s"}, {"comm_init_time", 250.0, "ms"}}));
+    report.checks.push_back(
+        host("cuda.p2p", {{"peer_bandwidth_0_to_1", 380.0, "GB/s"}, {"min_peer_bandwidth", 380.0, "GB/s"}}));
+    report.checks.push_back(host("nccl.allreduce", {{"bus_bandwidth", 350.0, "GB/s"},
+                                                    {"algorithm_bandwidth", 350.0, "GB/s"},
+                                                    {"comm_init_time", 250.0, "ms"}}));
     report.checks.push_back(host("toolkit.compile", {{"compile_time", 900.0, "ms"}, {"cubin_bytes", 4096.0, "B"}}));
     report.checks.push_back(host("toolkit.build", {{"gather_time", 12.0, "ms"}}));
     for (CheckResult& result : report.checks)
@@ -103,8 +113,10 @@ Report figures_report() {
         for (Metric& metric : result.metrics)
             if (metric.family.empty()) upgrade_legacy_metric(result.check_id, metric);
     // A figure without a family, and one of an odd family naming CUDA device 1.
-    report.checks.push_back(host("new.check", {{"warmup_time", 5.0, "ms"},
-                                               {"device1.Odd Figure!", 3.0, "widgets/s", "new_check Odd Figure!", {{"device", "1"}}, "An odd figure."}}));
+    report.checks.push_back(host(
+        "new.check",
+        {{"warmup_time", 5.0, "ms"},
+         {"device1.Odd Figure!", 3.0, "widgets/s", "new_check Odd Figure!", {{"device", "1"}}, "An odd figure."}}));
     report.summary = summarize(report.checks);
     report.exit_code = exit_code_for(report.summary, false);
     return report;
@@ -127,43 +139,65 @@ TEST(PrometheusRenderer, each_figure_is_a_family_named_by_its_quantity_and_base_
         EXPECT_DOUBLE_EQ(*found, value) << series;
     };
     // GB/s to bytes per second; % to a 0-1 ratio.
-    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + "," + run_labels + ",direction=\"device_to_device\"}", 4256e9);
-    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + "," + run_labels + ",direction=\"host_to_device\"}", 55.2e9);
-    expect("cudacheck_memory_bandwidth_of_theoretical_ratio{check=\"cuda.memory\"," + gpu0 + "," + run_labels + ",direction=\"device_to_device\"}", 0.88);
+    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + "," + run_labels +
+               ",direction=\"device_to_device\"}",
+           4256e9);
+    expect("cudacheck_memory_bandwidth_bytes_per_second{check=\"cuda.memory\"," + gpu0 + "," + run_labels +
+               ",direction=\"host_to_device\"}",
+           55.2e9);
+    expect("cudacheck_memory_bandwidth_of_theoretical_ratio{check=\"cuda.memory\"," + gpu0 + "," + run_labels +
+               ",direction=\"device_to_device\"}",
+           0.88);
     // TFLOP/s stays TFLOP/s (the cudacheck_gemm_tflops); GFLOP/s becomes TFLOP/s.
-    expect("cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 + "," + run_labels + ",precision=\"bf16\",size=\"8192\"}", 798.0);
-    expect("cudacheck_gemm_of_peak_ratio{check=\"cublas.gemm\"," + gpu2 + "," + run_labels + ",precision=\"bf16\"}", 0.805);
-    expect("cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 + "," + run_labels + ",transform=\"c2c\",n=\"4096\"}", 2.083);
+    expect("cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 + "," + run_labels +
+               ",precision=\"bf16\",size=\"8192\"}",
+           798.0);
+    expect("cudacheck_gemm_of_peak_ratio{check=\"cublas.gemm\"," + gpu2 + "," + run_labels + ",precision=\"bf16\"}",
+           0.805);
+    expect("cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 + "," + run_labels +
+               ",transform=\"c2c\",n=\"4096\"}",
+           2.083);
     // ms to seconds, MHz to hertz, Gsamples/s to samples per second.
-    expect("cudacheck_cufft_forward_seconds{check=\"cufft.fft\"," + gpu0 + "," + run_labels + ",transform=\"c2c\",n=\"4096\"}", 0.00755e-3);
+    expect("cudacheck_cufft_forward_seconds{check=\"cufft.fft\"," + gpu0 + "," + run_labels +
+               ",transform=\"c2c\",n=\"4096\"}",
+           0.00755e-3);
     expect("cudacheck_nvrtc_compile_seconds{check=\"nvrtc.compile\"," + gpu0 + "," + run_labels + "}", 0.119);
-    expect("cudacheck_stress_sm_clock_hertz{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"min\"}", 1755e6);
-    expect("cudacheck_stress_temperature_celsius{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"max\"}", 71.0);
+    expect("cudacheck_stress_sm_clock_hertz{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"min\"}",
+           1755e6);
+    expect("cudacheck_stress_temperature_celsius{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"max\"}",
+           71.0);
     expect("cudacheck_stress_power_watts{check=\"gpu.stress\"," + gpu0 + "," + run_labels + ",stat=\"max\"}", 690.5);
-    expect("cudacheck_curand_samples_per_second{check=\"curand.generate\"," + gpu0 + "," + run_labels + ",distribution=\"uniform\"}", 285.6e9);
+    expect("cudacheck_curand_samples_per_second{check=\"curand.generate\"," + gpu0 + "," + run_labels +
+               ",distribution=\"uniform\"}",
+           285.6e9);
     expect("cudacheck_memtest_tested_bytes{check=\"gpu.memtest\"," + gpu0 + "," + run_labels + "}", 7.0e10);
     // A host check's figure about one GPU carries that GPU's labels, not a device in a name label.
     expect("cudacheck_gpu_temperature_celsius{check=\"device.health\"," + gpu2 + "," + run_labels + "}", 42.0);
     expect("cudacheck_gpu_fp32_peak_tflops{check=\"cuda.devices\"," + gpu2 + "," + run_labels + "}", 66.9);
     expect("cudacheck_p2p_bandwidth_bytes_per_second{check=\"cuda.p2p\"," + gpu0 +
-               fmt::format(",peer_gpu=\"2\",peer_UUID=\"{}\",peer_pci_bus_id=\"00000000:00:07.0\",{}}}", uuid1, run_labels),
+               fmt::format(",peer_gpu=\"2\",peer_UUID=\"{}\",peer_pci_bus_id=\"00000000:00:07.0\",{}}}", uuid1,
+                           run_labels),
            380e9);
     expect("cudacheck_p2p_min_bandwidth_bytes_per_second{check=\"cuda.p2p\"," + run_labels + "}", 380e9);
     expect("cudacheck_nccl_comm_init_seconds{check=\"nccl.allreduce\"," + run_labels + "}", 0.25);
-    expect("cudacheck_toolkit_compile_output_bytes{check=\"toolkit.compile\"," + run_labels + ",artifact=\"cubin\"}", 4096.0);
+    expect("cudacheck_toolkit_compile_output_bytes{check=\"toolkit.compile\"," + run_labels + ",artifact=\"cubin\"}",
+           4096.0);
     // One HELP and TYPE per family, the unit never a label; counts, error ratios and moments stay out.
-    for (const char* absent : {"cudacheck_figure", "{unit=", ",unit=", "{name=", ",name=", "{device=", ",device=", "sgemm_relative_error", "elements_checked",
-                               "uniform_mean"})
+    for (const char* absent : {"cudacheck_figure", "{unit=", ",unit=", "{name=", ",name=", "{device=", ",device=",
+                               "sgemm_relative_error", "elements_checked", "uniform_mean"})
         EXPECT_FALSE(contains(text, absent)) << absent;
     EXPECT_TRUE(contains(text, "# HELP cudacheck_memory_bandwidth_bytes_per_second "));
-    EXPECT_EQ(text.find("# TYPE cudacheck_memory_bandwidth_bytes_per_second gauge"), text.rfind("# TYPE cudacheck_memory_bandwidth_bytes_per_second gauge"));
+    EXPECT_EQ(text.find("# TYPE cudacheck_memory_bandwidth_bytes_per_second gauge"),
+              text.rfind("# TYPE cudacheck_memory_bandwidth_bytes_per_second gauge"));
 }
 
 TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_its_own) {
     const std::string text = prometheus(figures_report());
     EXPECT_TRUE(sample(text, "cudacheck_new_check_warmup_seconds{check=\"new.check\"," + run_labels + "}")) << text;
     // A "device" label names the CUDA device: its labels; the family and the unit, sanitised.
-    const std::optional<double> odd = sample(text, "cudacheck_new_check_odd_figure_widgets_per_second{check=\"new.check\"," + gpu2 + "," + run_labels + "}");
+    const std::optional<double> odd =
+        sample(text, "cudacheck_new_check_odd_figure_widgets_per_second{check=\"new.check\"," + gpu2 + "," +
+                         run_labels + "}");
     ASSERT_TRUE(odd) << text;
     EXPECT_EQ(*odd, 3.0);
     const std::regex metric_name("[a-zA-Z_:][a-zA-Z0-9_:]*");
@@ -177,20 +211,34 @@ TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_it
 
 TEST(PrometheusRenderer, per_gpu_status_and_findings_carry_dcgm_exporter_labels_host_checks_none) {
     const std::string text = prometheus(figures_report());
-    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"gpu.example\"," + gpu0 + "," + run_labels + ",status=\"fail\"}"), 1.0) << text;
-    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"gpu.example\"," + gpu0 + "," + run_labels + ",code=\"CC210\",status=\"fail\"}"), 1.0);
-    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"host.os\"," + run_labels + ",status=\"pass\"}"), 1.0) << "a host check: no gpu labels";
-    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"env.variables\"," + run_labels + ",code=\"CC117\",status=\"warn\"}"), 1.0);
+    EXPECT_EQ(sample(text,
+                     "cudacheck_check_status{check=\"gpu.example\"," + gpu0 + "," + run_labels + ",status=\"fail\"}"),
+              1.0)
+        << text;
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"gpu.example\"," + gpu0 + "," + run_labels +
+                               ",code=\"CC210\",status=\"fail\"}"),
+              1.0);
+    EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"host.os\"," + run_labels + ",status=\"pass\"}"), 1.0)
+        << "a host check: no gpu labels";
+    EXPECT_EQ(sample(text,
+                     "cudacheck_finding{check=\"env.variables\"," + run_labels + ",code=\"CC117\",status=\"warn\"}"),
+              1.0);
     // A host check's finding about one GPU (frameworks.builds, device 0) names that GPU.
-    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"frameworks.builds\"," + gpu0 + "," + run_labels + ",code=\"CC622\",status=\"warn\"}"), 1.0);
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"frameworks.builds\"," + gpu0 + "," + run_labels +
+                               ",code=\"CC622\",status=\"warn\"}"),
+              1.0);
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
-        if (line.rfind("cudacheck_check_status{check=\"host.os\"", 0) == 0 || line.rfind("cudacheck_exit_code", 0) == 0) {
+        if (line.rfind("cudacheck_check_status{check=\"host.os\"", 0) == 0 ||
+            line.rfind("cudacheck_exit_code", 0) == 0) {
             EXPECT_FALSE(contains(line, "gpu=")) << line;
         }
     }
     // gpu is NVML's index, as dcgm-exporter numbers GPUs; cudacheck_gpu_info maps it to the CUDA ordinal.
-    EXPECT_EQ(sample(text, "cudacheck_gpu_info{" + gpu2 + "," + run_labels + ",cuda_device=\"1\",model=\"NVIDIA H200\"}"), 1.0) << text;
+    EXPECT_EQ(sample(text,
+                     "cudacheck_gpu_info{" + gpu2 + "," + run_labels + ",cuda_device=\"1\",model=\"NVIDIA H200\"}"),
+              1.0)
+        << text;
 }
 
 TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
@@ -200,8 +248,11 @@ TEST(PrometheusRenderer, a_redacted_report_has_no_uuid_or_hostname_label) {
     report.devices[0].uuid = "GPU-redacted-0123456789ab";
     report.devices[1].uuid = "GPU-redacted-ba9876543210";
     const std::string text = prometheus(report);
-    for (const char* absent : {"UUID=", "hostname=", "Hostname=", "redacted"}) EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
-    EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\",gpu=\"2\",pci_bus_id=\"00000000:00:07.0\",level=\"standard\",precision=\"bf16\",size=\"8192\"}"),
+    for (const char* absent : {"UUID=", "hostname=", "Hostname=", "redacted"})
+        EXPECT_FALSE(contains(text, absent)) << absent << " in\n" << text;
+    EXPECT_EQ(sample(text,
+                     "cudacheck_gemm_tflops{check=\"cublas.gemm\",gpu=\"2\",pci_bus_id=\"00000000:00:07.0\",level="
+                     "\"standard\",precision=\"bf16\",size=\"8192\"}"),
               798.0)
         << text;
 }
@@ -214,7 +265,8 @@ TEST(PrometheusRenderer, hostname_is_the_recorded_node_name_else_the_reports_hos
     report.host.node_name = "gpu-node-17";
     const std::string text = prometheus(report);
     EXPECT_EQ(sample(text, "cudacheck_gemm_tflops{check=\"cublas.gemm\"," + gpu2 +
-                               ",hostname=\"gpu-node-17\",Hostname=\"gpu-node-17\",level=\"standard\",precision=\"bf16\",size=\"8192\"}"),
+                               ",hostname=\"gpu-node-17\",Hostname=\"gpu-node-17\",level=\"standard\",precision="
+                               "\"bf16\",size=\"8192\"}"),
               798.0)
         << text;
     EXPECT_FALSE(contains(text, "hostname=\"" + report.host.hostname + "\"")) << text;
@@ -226,7 +278,8 @@ TEST(PrometheusRenderer, hostname_is_the_recorded_node_name_else_the_reports_hos
     Report redacted = report;
     redacted.redaction = Redaction{{"hostname"}, {}, 1};
     const std::string hidden = prometheus(redacted);
-    for (const char* absent : {"hostname=", "Hostname=", "gpu-node-17"}) EXPECT_FALSE(contains(hidden, absent)) << absent << " in\n" << hidden;
+    for (const char* absent : {"hostname=", "Hostname=", "gpu-node-17"})
+        EXPECT_FALSE(contains(hidden, absent)) << absent << " in\n" << hidden;
 }
 
 // Every series names the run's level, so a standard and a full run (cuFFT 2.02 vs 13.6
@@ -237,8 +290,9 @@ TEST(PrometheusRenderer, every_series_carries_the_level_so_levels_are_distinct_s
     full.level = "full";
     const std::string standard_text = prometheus(standard);
     const std::string full_text = prometheus(full);
-    EXPECT_EQ(sample(full_text, "cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 +
-                                    ",hostname=\"node-7\",Hostname=\"node-7\",level=\"full\",transform=\"c2c\",n=\"4096\"}"),
+    EXPECT_EQ(sample(full_text,
+                     "cudacheck_cufft_forward_tflops{check=\"cufft.fft\"," + gpu0 +
+                         ",hostname=\"node-7\",Hostname=\"node-7\",level=\"full\",transform=\"c2c\",n=\"4096\"}"),
               2.083)
         << full_text;
     std::set<std::string> standard_series;
@@ -251,12 +305,15 @@ TEST(PrometheusRenderer, every_series_carries_the_level_so_levels_are_distinct_s
         if (line.empty() || line[0] == '#') continue;
         ++samples;
         EXPECT_TRUE(contains(line, "level=\"full\"")) << line;
-        EXPECT_EQ(standard_series.count(line.substr(0, line.rfind(' '))), 0U) << "the same series at two levels: " << line;
+        EXPECT_EQ(standard_series.count(line.substr(0, line.rfind(' '))), 0U)
+            << "the same series at two levels: " << line;
     }
     EXPECT_GT(samples, 100);
     // cudacheck_info names the level once, with the rest of the run's labels.
-    EXPECT_EQ(sample(full_text, "cudacheck_info{hostname=\"node-7\",Hostname=\"node-7\",level=\"full\",version=\"0.1.0\",driver=\"580.159.04\","
-                                "driver_cuda=\"13.0\",runtime=\"13.0\",nvcc=\"\"}"),
+    EXPECT_EQ(sample(full_text,
+                     "cudacheck_info{hostname=\"node-7\",Hostname=\"node-7\",level=\"full\",version=\"0.1.0\",driver="
+                     "\"580.159.04\","
+                     "driver_cuda=\"13.0\",runtime=\"13.0\",nvcc=\"\"}"),
               1.0)
         << full_text;
 }
@@ -274,15 +331,18 @@ TEST(PrometheusRenderer, last_run_timestamp_is_the_finish_time_in_unix_seconds) 
     report.timestamp_utc = "2028-02-29T23:59:59Z";  // date -u -d 2028-02-29T23:59:59Z +%s: 1835481599
     EXPECT_EQ(sample(prometheus(report), "cudacheck_last_run_timestamp_seconds{" + run_labels + "}"), 1835481599.0);
     // Not the schema's shape: no series rather than a wrong time.
-    for (const char* malformed : {"", "2026-11-30 01:40:00", "2026-13-30T01:40:00Z", "2026-11-30T01:40:00+01:00", "2026-11-3xT01:40:00Z"}) {
+    for (const char* malformed :
+         {"", "2026-11-30 01:40:00", "2026-13-30T01:40:00Z", "2026-11-30T01:40:00+01:00", "2026-11-3xT01:40:00Z"}) {
         report.timestamp_utc = malformed;
         EXPECT_FALSE(contains(prometheus(report), "cudacheck_last_run_timestamp_seconds{")) << malformed;
     }
 }
 
 void validate_prometheus(const std::string& prom_path, const std::string& json_path) {
-    const sys::CommandResult result = sys::run_command(
-        {CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/validate_prometheus.py", prom_path, json_path}, std::chrono::seconds(60));
+    const sys::CommandResult result =
+        sys::run_command({CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/validate_prometheus.py", prom_path,
+                          json_path},
+                         std::chrono::seconds(60));
     if (result.exit_status == 77) GTEST_SKIP() << result.output;
     EXPECT_EQ(result.exit_status, 0) << result.output << test::read_text(prom_path);
 }
@@ -321,16 +381,16 @@ TEST(PrometheusRenderer, a_redacted_report_is_read_by_the_validator) {
 TEST(PrometheusRenderer, binary_output_is_read_by_the_prometheus_parser) {
     test::TempDir dir;
     // One run writes both: two runs would differ in live figures (power, temperature) on a GPU.
-    const test::BinaryRun run =
-        test::run_cudacheck({"--level", "quick", "-o", dir.path() + "/report.prom", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--level", "quick", "-o", dir.path() + "/report.prom", "-o", dir.path() + "/report.json", "-q"});
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
     validate_prometheus(dir.path() + "/report.prom", dir.path() + "/report.json");
 }
 
 TEST(PrometheusRenderer, redacted_binary_output_is_read_by_the_prometheus_parser) {
     test::TempDir dir;
-    const test::BinaryRun run =
-        test::run_cudacheck({"--level", "quick", "--redact", "-o", dir.path() + "/report.prom", "-o", dir.path() + "/report.json", "-q"});
+    const test::BinaryRun run = test::run_cudacheck(
+        {"--level", "quick", "--redact", "-o", dir.path() + "/report.prom", "-o", dir.path() + "/report.json", "-q"});
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
     validate_prometheus(dir.path() + "/report.prom", dir.path() + "/report.json");
 }

@@ -50,8 +50,10 @@ TEST(TableRenderer, groups_checks_skipped_for_one_reason_unless_verbose) {
         return result;
     };
     const std::string needs = "needs driver.kernel_module, which ended with fail (CC201)";
-    for (CheckResult result : {skip("driver.libcuda", needs), skip("cuda.kernel", needs, 0), skip("cuda.kernel", needs, 1), skip("cuda.p2p", needs),
-                               skip("gpu.stress", "runs at --level full and above"), skip("gpu.memtest", "runs at --level full and above")})
+    for (CheckResult result :
+         {skip("driver.libcuda", needs), skip("cuda.kernel", needs, 0), skip("cuda.kernel", needs, 1),
+          skip("cuda.p2p", needs), skip("gpu.stress", "runs at --level full and above"),
+          skip("gpu.memtest", "runs at --level full and above")})
         report.checks.push_back(std::move(result));
     std::ostringstream brief;
     make_renderer(Format::table, RenderOptions{false, false})->render(report, brief);

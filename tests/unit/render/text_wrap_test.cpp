@@ -18,11 +18,13 @@ TEST(WrapText, no_width_or_a_line_that_fits_is_left_as_it_is) {
 }
 
 TEST(WrapText, breaks_at_spaces_with_a_hanging_indent) {
-    const std::vector<std::string> lines = wrap_text("Install the NVIDIA driver (it provides libcuda.so.1)  [CC210]", 43, 10, 12);
+    const std::vector<std::string> lines =
+        wrap_text("Install the NVIDIA driver (it provides libcuda.so.1)  [CC210]", 43, 10, 12);
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0], "Install the NVIDIA driver (it");  // 10 + 29 columns: "provides" would pass 43
     EXPECT_EQ(lines[1], "            provides libcuda.so.1)  [CC210]");
-    for (std::size_t i = 0; i < lines.size(); ++i) EXPECT_LE((i == 0 ? 10 : 0) + display_columns(lines[i]), 43u) << lines[i];
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        EXPECT_LE((i == 0 ? 10 : 0) + display_columns(lines[i]), 43u) << lines[i];
 }
 
 TEST(WrapText, a_word_longer_than_a_line_is_cut_and_nothing_is_lost) {
@@ -40,11 +42,13 @@ TEST(WrapText, a_word_longer_than_a_line_is_cut_and_nothing_is_lost) {
 TEST(WrapText, colours_and_utf8_count_as_a_terminal_shows_them) {
     EXPECT_EQ(display_columns("\x1b[31mFAIL\x1b[0m — «x»"), 10u);
     // A painted word wraps as its four visible columns, its escape sequences whole.
-    const std::vector<std::string> lines = wrap_text("2 passed, 1 failed — \x1b[31mFAIL\x1b[0m (exit 1) in 42 ms", 24, 0, 0);
+    const std::vector<std::string> lines =
+        wrap_text("2 passed, 1 failed — \x1b[31mFAIL\x1b[0m (exit 1) in 42 ms", 24, 0, 0);
     ASSERT_GE(lines.size(), 2u);
     for (const std::string& line : lines) {
         EXPECT_LE(display_columns(line), 24u) << line;
-        if (line.find("FAIL") != std::string::npos) EXPECT_NE(line.find("\x1b[31mFAIL\x1b[0m"), std::string::npos) << line;
+        if (line.find("FAIL") != std::string::npos)
+            EXPECT_NE(line.find("\x1b[31mFAIL\x1b[0m"), std::string::npos) << line;
     }
 }
 

@@ -27,7 +27,8 @@ TEST(Catalog, every_entry_has_cause_remediation_title_and_checks) {
 // The enum and the entries are expanded from one list (catalog_entries.def), and the compiler
 // rejects a number or slug used twice; what remains to go wrong is the lookup.
 TEST(Catalog, lookup_of_each_code_returns_its_own_entry) {
-    for (const CatalogEntry& entry : catalog()) EXPECT_EQ(&catalog_entry(entry.code), &entry) << code_string(entry.code);
+    for (const CatalogEntry& entry : catalog())
+        EXPECT_EQ(&catalog_entry(entry.code), &entry) << code_string(entry.code);
 }
 
 TEST(Catalog, lookup_of_a_number_that_is_no_code_throws_logic_error) {
@@ -60,9 +61,11 @@ TEST(Catalog, docs_errors_md_is_generated_from_the_catalog) {
     std::ostringstream generated;
     render_catalog_markdown(generated);
     const std::string on_disk = test::read_text(CUDACHECK_SOURCE_DIR "/docs/errors.md");
-    EXPECT_EQ(on_disk, generated.str()) << "docs/errors.md is out of date: run `build/cudacheck explain --markdown > docs/errors.md`";
+    EXPECT_EQ(on_disk, generated.str()) << "docs/errors.md is out of date: run `build/cudacheck explain --markdown > "
+                                           "docs/errors.md`";
     for (const CatalogEntry& entry : catalog())
-        EXPECT_NE(on_disk.find("\n## " + code_string(entry.code) + "\n"), std::string::npos) << code_string(entry.code) << " has no docs entry";
+        EXPECT_NE(on_disk.find("\n## " + code_string(entry.code) + "\n"), std::string::npos)
+            << code_string(entry.code) << " has no docs entry";
 }
 
 }  // namespace

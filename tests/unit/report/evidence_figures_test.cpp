@@ -27,8 +27,8 @@ const Evidence* evidence_of(const CheckResult& result, std::string_view key) {
 }
 
 // What the reports held for `key`: its text, and the number and unit (none: nullopt and "").
-void expect_evidence(const CheckResult& result, std::string_view key, std::string_view text, std::optional<double> number,
-                     std::string_view unit) {
+void expect_evidence(const CheckResult& result, std::string_view key, std::string_view text,
+                     std::optional<double> number, std::string_view unit) {
     const Evidence* item = evidence_of(result, key);
     ASSERT_NE(item, nullptr) << key;
     EXPECT_EQ(item->value, text) << key;
@@ -41,7 +41,8 @@ using test::healthy_stress;
 
 TEST(EvidenceFigures, device_health_gives_the_temperature_and_power_as_reports_had_them) {
     NvmlDeviceHealth gpu = healthy_h200();
-    CheckResult result = test::judge("device.health", [&](ResultBuilder& r) { judge_health({gpu}, {test::h200()}, r); });
+    CheckResult result =
+        test::judge("device.health", [&](ResultBuilder& r) { judge_health({gpu}, {test::h200()}, r); });
     expect_evidence(result, "gpu0_temperature", "31 C", 31.0, "C");
     expect_evidence(result, "gpu0_power", "76 W of 700 W enforced limit", 76.0, "W");
     gpu.temperature_c = 91;
@@ -94,7 +95,8 @@ TEST(EvidenceFigures, host_limits_and_host_os_give_byte_counts_in_the_unit_their
 // The figure of a byte count is the number its text shows, in every unit and at every tie: what
 // reading "<number> <unit>" back from format_bytes gave, which is how reports got it before.
 TEST(EvidenceFigures, a_byte_count_is_the_number_its_text_shows) {
-    std::vector<std::uint64_t> counts{0, 1, 1023, 1024, 1025, 1536, 1587, 1638, (std::uint64_t{1} << 40) * 3 / 2, std::uint64_t{1} << 52};
+    std::vector<std::uint64_t> counts{
+        0, 1, 1023, 1024, 1025, 1536, 1587, 1638, (std::uint64_t{1} << 40) * 3 / 2, std::uint64_t{1} << 52};
     for (std::uint64_t unit : {std::uint64_t{1} << 10, std::uint64_t{1} << 20, std::uint64_t{1} << 30})
         for (std::uint64_t tenths = 10; tenths < 10240; tenths += 7) {
             counts.push_back(unit * tenths / 10);
@@ -124,7 +126,8 @@ TEST(EvidenceFigures, a_byte_count_is_the_number_its_text_shows) {
 // Text that looks like a figure carries none: what a number means is the check's to say.
 TEST(EvidenceFigures, text_alone_carries_no_number) {
     ResultBuilder builder;
-    for (const char* text : {"61 C", "139.3 GiB", "4262 GB/s", "12 %", "5 s", "0 bytes"}) builder.evidence("looks_like_a_figure", text);
+    for (const char* text : {"61 C", "139.3 GiB", "4262 GB/s", "12 %", "5 s", "0 bytes"})
+        builder.evidence("looks_like_a_figure", text);
     const CheckResult result = std::move(builder).finish("x.y", std::nullopt);
     ASSERT_EQ(result.evidence.size(), 6u);
     for (const Evidence& item : result.evidence) {

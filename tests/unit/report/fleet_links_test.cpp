@@ -38,11 +38,13 @@ TEST(FleetLinks, fleet_files_lists_broken_links_with_the_reports) {
     dir.symlink(dir.path() + "/node-03.json", "node-03.json");  // itself
     const Expected<std::vector<std::string>> files = fleet_files({dir.path()});
     ASSERT_TRUE(files) << test::error_of(files);
-    EXPECT_EQ(*files, (std::vector<std::string>{dir.path() + "/node-01.json", dir.path() + "/node-02.json", dir.path() + "/node-03.json"}));
+    EXPECT_EQ(*files, (std::vector<std::string>{dir.path() + "/node-01.json", dir.path() + "/node-02.json",
+                                                dir.path() + "/node-03.json"}));
     const Expected<std::vector<std::string>> named = fleet_files({dir.path() + "/node-02.json"});
     ASSERT_TRUE(named) << test::error_of(named);
     EXPECT_EQ(named->size(), 1u);
-    EXPECT_EQ(test::error_of(fleet_files({dir.path() + "/absent.json"})), dir.path() + "/absent.json: no such file or directory")
+    EXPECT_EQ(test::error_of(fleet_files({dir.path() + "/absent.json"})),
+              dir.path() + "/absent.json: no such file or directory")
         << "a path that is nothing is still an error";
 }
 

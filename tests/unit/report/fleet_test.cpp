@@ -56,7 +56,8 @@ const nlohmann::json* outlier(const nlohmann::json& document, const std::string&
 
 TEST(Fleet, passes_identical_healthy_nodes) {
     test::TempDir dir;
-    for (const char* name : {"node-01", "node-02", "node-03"}) dir.write(std::string(name) + ".json", h200_node(name).dump());
+    for (const char* name : {"node-01", "node-02", "node-03"})
+        dir.write(std::string(name) + ".json", h200_node(name).dump());
     const FleetRun run = run_fleet(dir);
     EXPECT_EQ(run.exit_status, 0) << run.table;
     EXPECT_EQ(run.document["nodes"].size(), 3u);
@@ -66,7 +67,8 @@ TEST(Fleet, passes_identical_healthy_nodes) {
 
 TEST(Fleet, marks_driver_drift_a_slow_gpu_a_missing_gpu_and_failed_nodes) {
     test::TempDir dir;
-    for (const char* name : {"node-01", "node-02", "node-03", "node-04"}) dir.write(std::string(name) + ".json", h200_node(name).dump());
+    for (const char* name : {"node-01", "node-02", "node-03", "node-04"})
+        dir.write(std::string(name) + ".json", h200_node(name).dump());
     nlohmann::json old_driver = h200_node("node-05");
     old_driver["versions"]["driver"] = "570.86.15";
     dir.write("node-05.json", old_driver.dump());
@@ -76,7 +78,9 @@ TEST(Fleet, marks_driver_drift_a_slow_gpu_a_missing_gpu_and_failed_nodes) {
     nlohmann::json lost_gpu = h200_node("node-07");
     lost_gpu["devices"] = nlohmann::json::array();
     dir.write("node-07.json", lost_gpu.dump());
-    dir.write("node-08.json", nlohmann::json::parse(test::read_text(CUDACHECK_SOURCE_DIR "/docs/examples/no-driver/cudacheck.json")).dump());
+    dir.write(
+        "node-08.json",
+        nlohmann::json::parse(test::read_text(CUDACHECK_SOURCE_DIR "/docs/examples/no-driver/cudacheck.json")).dump());
     dir.write("node-09.json", "{\"truncated\": ");
 
     const FleetRun run = run_fleet(dir);
@@ -94,7 +98,8 @@ TEST(Fleet, marks_driver_drift_a_slow_gpu_a_missing_gpu_and_failed_nodes) {
     ASSERT_NE(slow_gpu, nullptr) << document["outliers"].dump(1);
     EXPECT_EQ((*slow_gpu)["subject"], "cublas.gemm gemm_bf16_8192");
     EXPECT_EQ((*slow_gpu)["device"], 0);
-    EXPECT_TRUE(contains((*slow_gpu)["message"].get<std::string>(), "30% below the fleet median")) << (*slow_gpu)["message"];
+    EXPECT_TRUE(contains((*slow_gpu)["message"].get<std::string>(), "30% below the fleet median"))
+        << (*slow_gpu)["message"];
     EXPECT_EQ(outlier(document, "node-01", "slow"), nullptr) << "the healthy GPUs are at the median";
 
     EXPECT_NE(outlier(document, "node-07", "gpu_count"), nullptr);
@@ -114,7 +119,8 @@ TEST(Fleet, marks_driver_drift_a_slow_gpu_a_missing_gpu_and_failed_nodes) {
 // got, left out of the fleet median and listed as not compared, not as a slow GPU; the exit stays 0.
 TEST(Fleet, a_figure_measured_on_a_shared_gpu_is_not_compared) {
     test::TempDir dir;
-    for (const char* name : {"node-01", "node-02", "node-03", "node-04"}) dir.write(std::string(name) + ".json", h200_node(name).dump());
+    for (const char* name : {"node-01", "node-02", "node-03", "node-04"})
+        dir.write(std::string(name) + ".json", h200_node(name).dump());
     nlohmann::json shared = h200_node("node-05");
     scale_metric(shared, "cublas.gemm", "gemm_bf16_8192", 0.33);
     for (auto& result : shared["checks"])
@@ -135,16 +141,20 @@ TEST(Fleet, a_figure_measured_on_a_shared_gpu_is_not_compared) {
     }
     ASSERT_NE(found, nullptr) << run.document["not_comparable"].dump(1);
     const auto& entry = *found;
-    EXPECT_TRUE(contains(entry["message"].get<std::string>(), "not compared: GPU 0 shared with pid 477 python3 (SM 99%, 1.1 GiB)")) << entry["message"];
+    EXPECT_TRUE(contains(entry["message"].get<std::string>(),
+                         "not compared: GPU 0 shared with pid 477 python3 (SM 99%, 1.1 GiB)"))
+        << entry["message"];
     EXPECT_EQ(run.document["schema_version"], "1.1.0");
-    EXPECT_TRUE(contains(run.table, "Not compared (~ above: measured while another process used the GPU):")) << run.table;
+    EXPECT_TRUE(contains(run.table, "Not compared (~ above: measured while another process used the GPU):"))
+        << run.table;
     EXPECT_TRUE(contains(run.table, " TFLOP/s~")) << "the shared figure marked in the table: " << run.table;
 }
 
 TEST(Fleet, fails_nodes_that_break_a_policy) {
     test::TempDir dir;
     for (const char* name : {"node-01", "node-02"}) dir.write(std::string(name) + ".json", h200_node(name).dump());
-    const std::string policy = dir.write("policy/strict.json", R"({"schema_version": "1.0.0", "device_count": {"min": 8}})");
+    const std::string policy =
+        dir.write("policy/strict.json", R"({"schema_version": "1.0.0", "device_count": {"min": 8}})");
     EXPECT_EQ(run_fleet(dir).exit_status, 0);
     const FleetRun run = run_fleet(dir, {"--expect", policy});
     EXPECT_EQ(run.exit_status, 1);
@@ -196,12 +206,15 @@ TEST(Fleet, labels_shared_names_ignores_ties_and_groups_cudnn) {
                 if (resolved["soname"].get<std::string>().starts_with("libcudnn")) resolved["version"] = version;
         return report;
     };
-    for (const char* name : {"node-01", "node-02", "node-03"}) libraries.write(std::string(name) + ".json", with_cudnn(name, "9.14.0").dump());
+    for (const char* name : {"node-01", "node-02", "node-03"})
+        libraries.write(std::string(name) + ".json", with_cudnn(name, "9.14.0").dump());
     libraries.write("node-04.json", with_cudnn("node-04", "9.1.0.70").dump());
     const FleetRun cudnn = run_fleet(libraries);
     std::size_t lines = 0;
     for (const auto& entry : cudnn.document["outliers"])
-        if (entry["node"] == "node-04" && entry["kind"] == "version" && entry["subject"].get<std::string>().starts_with("libcudnn")) ++lines;
+        if (entry["node"] == "node-04" && entry["kind"] == "version" &&
+            entry["subject"].get<std::string>().starts_with("libcudnn"))
+            ++lines;
     EXPECT_EQ(lines, 1u) << cudnn.document["outliers"].dump(1);
 }
 

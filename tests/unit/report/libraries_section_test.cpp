@@ -12,8 +12,8 @@
 #include "report/report_diff.hpp"
 #include "report/report_json.hpp"
 #include "report/report_query.hpp"
-#include "support/expected_support.hpp"
 #include "support/example_reports.hpp"
+#include "support/expected_support.hpp"
 #include "support/library_tree.hpp"
 #include "support/test_support.hpp"
 #include "util/system.hpp"
@@ -47,7 +47,8 @@ Report report_of_resolution(const Machine& machine, bool with_result = true) {
     judge_library_resolution(probes.library_locations(), builder);
     std::vector<CheckResult> results;
     if (with_result) results.push_back(std::move(builder).finish("libraries.resolution", std::nullopt));
-    return assemble_report(std::move(results), HostInfo{}, collect_report_facts(probes, machine.environment()), RunMetadata{});
+    return assemble_report(std::move(results), HostInfo{}, collect_report_facts(probes, machine.environment()),
+                           RunMetadata{});
 }
 
 const LibraryInfo* library_named(const Report& report, std::string_view name) {
@@ -64,7 +65,8 @@ TEST(LibrariesSection, libraries_resolution_fills_it_from_a_crafted_tree) {
     machine.library(system_directory, "libcudart.so.13.0.96", {"libcudart.so.13"});
     machine.cache(system_directory, {"libcudart.so.13"});
     machine.system_cudnn("9.14.0");
-    const std::string wheel = machine.cudnn_wheel("venv/lib/python3.12/site-packages", "nvidia_cudnn_cu13-9.19.0.56.dist-info");
+    const std::string wheel =
+        machine.cudnn_wheel("venv/lib/python3.12/site-packages", "nvidia_cudnn_cu13-9.19.0.56.dist-info");
     machine.set("VIRTUAL_ENV", machine.root() + "/venv");
     const std::string lib = machine.root() + "/" + system_directory;
 
@@ -72,7 +74,8 @@ TEST(LibrariesSection, libraries_resolution_fills_it_from_a_crafted_tree) {
     ASSERT_TRUE(report.libraries);
     EXPECT_EQ(report.libraries->found.size(), 9u) << "cudart, cuDNN and its seven sub-libraries";
     EXPECT_GT(report.libraries->directories_searched, 0);
-    EXPECT_TRUE(contains(report.libraries->ld_so_cache, "entries in " + machine.root() + "/etc/ld.so.cache")) << report.libraries->ld_so_cache;
+    EXPECT_TRUE(contains(report.libraries->ld_so_cache, "entries in " + machine.root() + "/etc/ld.so.cache"))
+        << report.libraries->ld_so_cache;
     const LibraryInfo* cudnn = library_named(report, "cuDNN");
     ASSERT_NE(cudnn, nullptr);
     EXPECT_EQ(cudnn->sonames, (std::vector<std::string>{"libcudnn.so.9"}));
@@ -100,7 +103,8 @@ TEST(LibrariesSection, libraries_resolution_fills_it_from_a_crafted_tree) {
     const std::vector<Evidence> expected{
         {"libcudnn.so.9", "9.14.0 system " + lib + "/libcudnn.so.9 -> " + lib + "/libcudnn.so.9.14.0 (ld.so.cache)"},
         {"libcudnn.so.9", "also 9.19.0.56 pip_wheel (nvidia-cudnn-cu13) " + wheel + "/libcudnn.so.9"}};
-    for (const Evidence& line : expected) EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), line), result.evidence.end()) << line.value;
+    for (const Evidence& line : expected)
+        EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), line), result.evidence.end()) << line.value;
 }
 
 // A GPU check that could not open a library locates its copies too; without libraries.resolution
@@ -119,7 +123,8 @@ TEST(LibrariesSection, round_trips_through_json_and_is_null_when_absent) {
     ASSERT_TRUE(report.libraries);
     const nlohmann::ordered_json document = to_json(report);
     EXPECT_EQ(document["libraries"]["found"][1]["copies"][1]["package"], "nvidia-cudnn-cu12");
-    EXPECT_TRUE(document["libraries"]["found"][0]["resolved"][0]["package"].is_null()) << "none: null, like every unknown text";
+    EXPECT_TRUE(document["libraries"]["found"][0]["resolved"][0]["package"].is_null())
+        << "none: null, like every unknown text";
     const Expected<Report> read = parse_report(document.dump(), "report.json");
     ASSERT_TRUE(read) << test::error_of(read);
     EXPECT_EQ(read->libraries, report.libraries);
@@ -146,8 +151,9 @@ TEST(LibrariesSection, the_binary_writes_it_with_the_copies_cudacheck_loaded) {
     const std::string fake_driver_dir = std::filesystem::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
     test::TempDir dir;
     const std::string report_path = dir.path() + "/report.json";
-    const test::BinaryRun run = test::run_cudacheck({"--only", "driver.libcuda,libraries.resolution", "-o", report_path, "-q"},
-                                                    {{"LD_LIBRARY_PATH", fake_driver_dir}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "driver.libcuda,libraries.resolution", "-o", report_path, "-q"},
+                            {{"LD_LIBRARY_PATH", fake_driver_dir}});
     const nlohmann::json report = nlohmann::json::parse(test::read_text(report_path));
     ASSERT_TRUE(report["libraries"].is_object()) << run.output;
     const nlohmann::json* libcuda = nullptr;
@@ -216,26 +222,31 @@ TEST(LibrariesSection, rewording_the_evidence_changes_no_policy_fleet_or_diff_ou
             for (const Finding& finding : result.findings) lines.push_back(finding.code + " " + finding.message);
         }
         for (const Difference& difference : diff_reports(a, b, 10.0).differences)
-            lines.push_back(fmt::format("{} {} {} {}", difference.kind, difference.subject, difference.before, difference.after));
+            lines.push_back(
+                fmt::format("{} {} {} {}", difference.kind, difference.subject, difference.before, difference.after));
         for (const auto& [name, value] : fleet_node("b.json", b, "").versions) lines.push_back(name + " " + value);
         return lines;
     };
     const std::vector<std::string> as_written = outcome(before, after);
-    EXPECT_NE(std::find(as_written.begin(), as_written.end(), "libcudnn.so.9 9.12.0.46"), as_written.end()) << "fleet: cuDNN's version";
+    EXPECT_NE(std::find(as_written.begin(), as_written.end(), "libcudnn.so.9 9.12.0.46"), as_written.end())
+        << "fleet: cuDNN's version";
     EXPECT_NE(std::find(as_written.begin(), as_written.end(),
                         "library libcudnn.so.9 9.10.2.21 system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9 "
                         "9.12.0.46 system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9"),
               as_written.end())
         << "diff: cuDNN changed";
-    EXPECT_NE(std::find(as_written.begin(), as_written.end(), "CC707 libnccl.so.2 does not resolve on this machine; the policy requires it (any version)"),
+    EXPECT_NE(std::find(as_written.begin(), as_written.end(),
+                        "CC707 libnccl.so.2 does not resolve on this machine; the policy requires it (any version)"),
               as_written.end());
 
     Report reworded_before = before;
     Report reworded_after = after;
     for (Report* report : {&reworded_before, &reworded_after})
-        for (Evidence& evidence : test::find_result(*report, "libraries.resolution")->evidence) evidence.value = "reworded: " + evidence.key;
+        for (Evidence& evidence : test::find_result(*report, "libraries.resolution")->evidence)
+            evidence.value = "reworded: " + evidence.key;
     EXPECT_EQ(outcome(reworded_before, reworded_after), as_written);
-    for (Report* report : {&reworded_before, &reworded_after}) test::find_result(*report, "libraries.resolution")->evidence.clear();
+    for (Report* report : {&reworded_before, &reworded_after})
+        test::find_result(*report, "libraries.resolution")->evidence.clear();
     EXPECT_EQ(outcome(reworded_before, reworded_after), as_written);
 }
 
@@ -252,14 +263,18 @@ Report recorded_before_the_section() {
 TEST(LibrariesSection, a_policy_that_requires_a_library_fails_on_a_report_before_the_section) {
     Report report = recorded_before_the_section();
     EXPECT_TRUE(libraries_predate_section(report));
-    const Expected<Policy> policy = parse_policy(R"({"schema_version": "1.0.0", "libraries": {"libcudnn.so.9": {"min": "9"}}})", "policy.json");
+    const Expected<Policy> policy =
+        parse_policy(R"({"schema_version": "1.0.0", "libraries": {"libcudnn.so.9": {"min": "9"}}})", "policy.json");
     ASSERT_TRUE(policy) << test::error_of(policy);
     const CheckResult verdict = evaluate_policy(*policy, report).front();
     EXPECT_EQ(verdict.status, Status::fail) << "never a silent pass";
     EXPECT_EQ(verdict.code, "CC707");
-    EXPECT_EQ(verdict.message, "libcudnn.so.9 cannot be judged: the report predates the `libraries` section (schema 1.10.0): its library copies are "
-                               "not recorded as data; the policy requires it (>= 9)");
-    EXPECT_TRUE(contains(verdict.findings.front().remediation, "Check the machine again with this cudacheck")) << verdict.findings.front().remediation;
+    EXPECT_EQ(verdict.message,
+              "libcudnn.so.9 cannot be judged: the report predates the `libraries` section (schema 1.10.0): its "
+              "library copies are "
+              "not recorded as data; the policy requires it (>= 9)");
+    EXPECT_TRUE(contains(verdict.findings.front().remediation, "Check the machine again with this cudacheck"))
+        << verdict.findings.front().remediation;
     apply_policy(*policy, report);
     EXPECT_EQ(report.exit_code, 1);
 }
@@ -270,7 +285,8 @@ TEST(LibrariesSection, diff_says_a_report_before_the_section_cannot_be_compared)
     // Not a difference (a report still equals itself), but said beside them.
     const ReportDiff itself = diff_reports(old_report, old_report, 10.0);
     EXPECT_TRUE(itself.differences.empty());
-    EXPECT_EQ(itself.not_compared, (std::vector<std::string>{"libraries: in A and B, the report predates the `libraries` section (schema 1.10.0): its "
+    EXPECT_EQ(itself.not_compared, (std::vector<std::string>{"libraries: in A and B, the report predates the "
+                                                             "`libraries` section (schema 1.10.0): its "
                                                              "library copies are not recorded as data"}));
     const ReportDiff mixed = diff_reports(new_report, old_report, 10.0);
     ASSERT_EQ(mixed.not_compared.size(), 1u);
@@ -289,7 +305,9 @@ TEST(LibrariesSection, diff_says_a_report_before_the_section_cannot_be_compared)
 
 TEST(LibrariesSection, fleet_lists_a_node_whose_report_predates_the_section_as_not_compared) {
     std::vector<FleetNode> nodes;
-    for (const char* name : {"a", "b"}) nodes.push_back(fleet_node(std::string(name) + ".json", test::example_with_resolution("h200/cudacheck.json", "9.10.2.21"), ""));
+    for (const char* name : {"a", "b"})
+        nodes.push_back(fleet_node(std::string(name) + ".json",
+                                   test::example_with_resolution("h200/cudacheck.json", "9.10.2.21"), ""));
     nodes.push_back(fleet_node("old.json", recorded_before_the_section(), ""));
     for (FleetNode& node : nodes) node.name = std::filesystem::path(node.source).stem().string();
     EXPECT_FALSE(nodes.back().versions.contains("libcudnn.so.9")) << "no version read from its evidence";
@@ -297,7 +315,8 @@ TEST(LibrariesSection, fleet_lists_a_node_whose_report_predates_the_section_as_n
     ASSERT_EQ(fleet.not_comparable.size(), 1u);
     EXPECT_EQ(fleet.not_comparable.front().node, "old");
     EXPECT_EQ(fleet.not_comparable.front().kind, "libraries");
-    EXPECT_TRUE(contains(fleet.not_comparable.front().message, "libraries not compared: the report predates the `libraries` section"));
+    EXPECT_TRUE(contains(fleet.not_comparable.front().message,
+                         "libraries not compared: the report predates the `libraries` section"));
     EXPECT_EQ(fleet.exit_code, 0) << "not an outlier";
     std::ostringstream table;
     render_fleet(fleet, Format::table, table);
@@ -308,8 +327,10 @@ TEST(LibrariesSection, fleet_lists_a_node_whose_report_predates_the_section_as_n
 TEST(LibrariesSection, the_html_page_says_a_report_before_the_section_has_no_library_copies) {
     std::ostringstream page;
     make_renderer(Format::html, {})->render(recorded_before_the_section(), page);
-    EXPECT_TRUE(contains(page.str(), "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Not shown: the report predates the "
-                                     "<code>libraries</code> section (schema 1.10.0)"))
+    EXPECT_TRUE(contains(page.str(),
+                         "<section id=\"libraries\"><h2>Library copies</h2>\n<p class=\"note\">Not shown: the report "
+                         "predates the "
+                         "<code>libraries</code> section (schema 1.10.0)"))
         << page.str().substr(0, 2000);
     EXPECT_FALSE(contains(page.str(), "CUDA library copies and who loads them"));
 }

@@ -12,9 +12,9 @@
 #include "render/renderer.hpp"
 #include "report/legacy_metrics.hpp"
 #include "report/report_json.hpp"
-#include "support/expected_support.hpp"
 #include "support/check_judging.hpp"
 #include "support/example_reports.hpp"
+#include "support/expected_support.hpp"
 #include "support/golden_report.hpp"
 #include "support/test_support.hpp"
 
@@ -60,8 +60,10 @@ std::vector<std::pair<std::string, Report>> recorded_reports() {
     for (const auto& entry : std::filesystem::recursive_directory_iterator(test::source_dir + "/docs/examples")) {
         if (entry.path().extension() != ".json") continue;
         const std::string text = test::read_text(entry.path().string());
-        if (text.find("\"schema_version\"") == std::string::npos || text.find("\"checks\"") == std::string::npos) continue;
-        if (Expected<Report> report = parse_report(text, entry.path().string())) reports.emplace_back(entry.path().string(), *report);
+        if (text.find("\"schema_version\"") == std::string::npos || text.find("\"checks\"") == std::string::npos)
+            continue;
+        if (Expected<Report> report = parse_report(text, entry.path().string()))
+            reports.emplace_back(entry.path().string(), *report);
     }
     return reports;
 }
@@ -76,15 +78,18 @@ TEST(MetricFamilies, a_flat_name_is_the_family_s_pattern_with_each_label_s_value
     ASSERT_NE(metric.label("size"), nullptr);
     EXPECT_EQ(*metric.label("size"), "8192");
     EXPECT_EQ(metric.label("device"), nullptr);
-    EXPECT_EQ(flat_metric_name("peer_bandwidth_{device}_to_{peer_device}", {{"device", "0"}, {"peer_device", "1"}}), "peer_bandwidth_0_to_1");
+    EXPECT_EQ(flat_metric_name("peer_bandwidth_{device}_to_{peer_device}", {{"device", "0"}, {"peer_device", "1"}}),
+              "peer_bandwidth_0_to_1");
     EXPECT_EQ(flat_metric_name("min_peer_bandwidth", {}), "min_peer_bandwidth");
     // A pattern and labels that do not fit are the check's mistake, found by its first test.
     EXPECT_THROW((void)flat_metric_name("gemm_{precision}_{size}", {{"precision", "bf16"}}), std::logic_error);
-    EXPECT_THROW((void)flat_metric_name("gemm_{precision}", {{"precision", "bf16"}, {"size", "8192"}}), std::logic_error);
+    EXPECT_THROW((void)flat_metric_name("gemm_{precision}", {{"precision", "bf16"}, {"size", "8192"}}),
+                 std::logic_error);
     EXPECT_THROW((void)flat_metric_name("gemm_{precision", {{"precision", "bf16"}}), std::logic_error);
     // Each unit is the text the JSON always held, and reads back.
-    for (Unit unit : {Unit::tflops, Unit::gflops, Unit::gb_per_s, Unit::gsamples_per_s, Unit::ms, Unit::mhz, Unit::celsius, Unit::watts,
-                      Unit::percent, Unit::B, Unit::bytes, Unit::count, Unit::ratio, Unit::value})
+    for (Unit unit :
+         {Unit::tflops, Unit::gflops, Unit::gb_per_s, Unit::gsamples_per_s, Unit::ms, Unit::mhz, Unit::celsius,
+          Unit::watts, Unit::percent, Unit::B, Unit::bytes, Unit::count, Unit::ratio, Unit::value})
         EXPECT_EQ(unit_from_string(to_string(unit)), unit) << to_string(unit);
     EXPECT_EQ(to_string(Unit::celsius), "C");
     EXPECT_FALSE(unit_from_string("furlongs"));
@@ -99,7 +104,8 @@ TEST(MetricFamilies, the_checks_write_the_recorded_names_with_the_families_old_r
     gemm.sgemm = gemm.dgemm = gpu::Accuracy{};
     gemm.device_name = "NVIDIA H200";
     gemm.phases = "handle 120 ms";
-    for (std::size_t i = 0; i < gemm_precisions.size(); ++i) gemm.throughput.push_back({&gemm_precisions[i], gemm_precisions[i].size, 100.0, {}});
+    for (std::size_t i = 0; i < gemm_precisions.size(); ++i)
+        gemm.throughput.push_back({&gemm_precisions[i], gemm_precisions[i].size, 100.0, {}});
     results.push_back(test::judged("cublas.gemm", judge_gemm, gemm));
 
     MemoryOutcome memory;
@@ -146,8 +152,10 @@ TEST(MetricFamilies, the_checks_write_the_recorded_names_with_the_families_old_r
         for (const Metric& metric : result.metrics) {
             EXPECT_FALSE(metric.family.empty()) << metric.name;
             EXPECT_FALSE(metric.help.empty()) << metric.name;
-            if (metric.family == "gemm_peak" || metric.family == "memory_bandwidth_theoretical") continue;  // new in 1.10.0
-            EXPECT_TRUE(recorded.contains({result.check_id, metric.name, metric.unit})) << result.check_id << " " << metric.name << " " << metric.unit;
+            if (metric.family == "gemm_peak" || metric.family == "memory_bandwidth_theoretical")
+                continue;  // new in 1.10.0
+            EXPECT_TRUE(recorded.contains({result.check_id, metric.name, metric.unit}))
+                << result.check_id << " " << metric.name << " " << metric.unit;
             Metric legacy{metric.name, metric.value, metric.unit};
             upgrade_legacy_metric(result.check_id, legacy);
             EXPECT_EQ(legacy, metric) << result.check_id << " " << metric.name;
@@ -167,7 +175,8 @@ TEST(MetricFamilies, every_figure_of_every_recorded_report_reads_with_a_family) 
         for (const CheckResult& result : report.checks)
             for (const Metric& metric : result.metrics) {
                 EXPECT_FALSE(metric.family.empty()) << path << ": " << result.check_id << " " << metric.name;
-                if (metric.family != "gemm_peak" && metric.family != "memory_bandwidth_theoretical") names.emplace(result.check_id, metric.name, metric.unit);
+                if (metric.family != "gemm_peak" && metric.family != "memory_bandwidth_theoretical")
+                    names.emplace(result.check_id, metric.name, metric.unit);
             }
     EXPECT_EQ(names, recorded_names());
 }
@@ -205,17 +214,21 @@ TEST(MetricFamilies, an_older_report_s_shares_of_a_peak_give_the_peak) {
 // Captured from `cudacheck render --format prometheus` before figures had families: the same
 // text, byte for byte.
 TEST(MetricFamilies, recorded_reports_render_the_prometheus_text_they_rendered_before) {
-    for (const auto& [recorded, golden] : {std::pair{"h200/cudacheck.json", "h200-cudacheck.prom"}, {"h200x2/cudacheck.json", "h200x2-cudacheck.prom"},
-                                          {"h200/issue20/full.json", "h200-issue20-full.prom"},
-                                          {"h100/issue21/stress-shared.json", "h100-issue21-stress-shared.prom"}}) {
-        EXPECT_EQ(rendered(test::example_report(recorded), Format::prometheus), test::read_text(test::golden_dir + "prometheus/" + golden)) << recorded;
+    for (const auto& [recorded, golden] : {std::pair{"h200/cudacheck.json", "h200-cudacheck.prom"},
+                                           {"h200x2/cudacheck.json", "h200x2-cudacheck.prom"},
+                                           {"h200/issue20/full.json", "h200-issue20-full.prom"},
+                                           {"h100/issue21/stress-shared.json", "h100-issue21-stress-shared.prom"}}) {
+        EXPECT_EQ(rendered(test::example_report(recorded), Format::prometheus),
+                  test::read_text(test::golden_dir + "prometheus/" + golden))
+            << recorded;
     }
 }
 
 // A figure's family, labels (in their order, which is not alphabetical here) and help, through the
 // JSON a report is written as and read back from.
 TEST(MetricFamilies, labels_round_trip_through_json) {
-    constexpr MetricFamily time{"cufft_forward", "{transform}_forward_time_n{n}", Unit::ms, "cuFFT forward transform time."};
+    constexpr MetricFamily time{"cufft_forward", "{transform}_forward_time_n{n}", Unit::ms,
+                                "cuFFT forward transform time."};
     ResultBuilder builder;
     builder.metric(time, 0.00755, {{"transform", "c2c"}, {"n", "4096"}});
     const CheckResult result = std::move(builder).finish("cufft.fft", 0);
@@ -236,10 +249,12 @@ TEST(MetricFamilies, labels_round_trip_through_json) {
 // A report of the last schema before families (the recorded no-driver run, 1.9.0) and the recorded
 // H200 run (1.3.0) render in every format; written again as JSON, their figures carry families.
 TEST(MetricFamilies, a_report_from_before_families_renders_in_every_format) {
-    for (const std::string& path : {test::source_dir + "/tests/golden/reports/1.9.0.json", test::source_dir + "/docs/examples/h200/cudacheck.json"}) {
+    for (const std::string& path : {test::source_dir + "/tests/golden/reports/1.9.0.json",
+                                    test::source_dir + "/docs/examples/h200/cudacheck.json"}) {
         const Expected<Report> report = read_report_file(path);
         ASSERT_TRUE(report) << test::error_of(report);
-        for (Format format : {Format::table, Format::json, Format::markdown, Format::junit, Format::prometheus, Format::html})
+        for (Format format :
+             {Format::table, Format::json, Format::markdown, Format::junit, Format::prometheus, Format::html})
             EXPECT_FALSE(rendered(*report, format).empty()) << path;
         const Expected<Report> again = parse_report(rendered(*report, Format::json), path);
         ASSERT_TRUE(again) << test::error_of(again);
@@ -253,7 +268,8 @@ TEST(MetricFamilies, a_report_from_before_families_renders_in_every_format) {
 // A family no renderer names: its figure shows in JSON (with its family and labels), in Prometheus
 // (its family, HELP and labels, on its GPU) and in HTML (among the check's figures).
 TEST(MetricFamilies, a_new_family_shows_in_json_prometheus_and_html_with_no_renderer_knowing_it) {
-    constexpr MetricFamily widget_rate{"widget_rate", "widget_{shape}_{size}", Unit::gb_per_s, "Widgets moved per second, by shape and size."};
+    constexpr MetricFamily widget_rate{"widget_rate", "widget_{shape}_{size}", Unit::gb_per_s,
+                                       "Widgets moved per second, by shape and size."};
     ResultBuilder builder;
     builder.metric(widget_rate, 12.5, {{"shape", "cube"}, {"size", "4"}});
     builder.summary("widgets move");
@@ -266,14 +282,21 @@ TEST(MetricFamilies, a_new_family_shows_in_json_prometheus_and_html_with_no_rend
     EXPECT_TRUE(contains(json, R"("shape": "cube")"));
 
     const std::string prometheus = rendered(report, Format::prometheus);
-    EXPECT_TRUE(contains(prometheus, "# HELP cudacheck_widget_rate_bytes_per_second Widgets moved per second, by shape and size. Unit: bytes_per_second.\n"))
+    EXPECT_TRUE(contains(prometheus,
+                         "# HELP cudacheck_widget_rate_bytes_per_second Widgets moved per second, by shape and size. "
+                         "Unit: bytes_per_second.\n"))
         << prometheus;
-    EXPECT_TRUE(contains(prometheus, "cudacheck_widget_rate_bytes_per_second{check=\"test.widget\",gpu=\"0\",pci_bus_id=\"00000000:00:06.0\",level=\"standard\","
-                                     "shape=\"cube\",size=\"4\"} 12500000000\n"))
+    EXPECT_TRUE(contains(prometheus,
+                         "cudacheck_widget_rate_bytes_per_second{check=\"test.widget\",gpu=\"0\",pci_bus_id=\"00000000:"
+                         "00:06.0\",level=\"standard\","
+                         "shape=\"cube\",size=\"4\"} 12500000000\n"))
         << prometheus;
 
     const std::string html = rendered(report, Format::html);
-    EXPECT_TRUE(contains(html, "<details><summary>Figures (1)</summary><dl><dt>widget_cube_4</dt><dd>12.5 GB/s</dd></dl></details>")) << html;
+    EXPECT_TRUE(
+        contains(html,
+                 "<details><summary>Figures (1)</summary><dl><dt>widget_cube_4</dt><dd>12.5 GB/s</dd></dl></details>"))
+        << html;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // --redact (report/redact.cpp): on a recorded report in every format, and through the binary.
-#include "render/renderer.hpp"
 #include "report/redact.hpp"
+#include "render/renderer.hpp"
 #include "report/report_json.hpp"
-#include "support/expected_support.hpp"
 #include "support/example_reports.hpp"
+#include "support/expected_support.hpp"
 #include "support/test_support.hpp"
 #include "util/environment.hpp"
 
@@ -32,7 +32,9 @@ const std::string fake_driver_dir = fs::path(CUDACHECK_FAKE_DRIVER).parent_path(
 
 // Whether `word` occurs as a whole word (redaction replaces whole words: "vm" stays in "nvml").
 bool contains_word(const std::string& text, const std::string& word) {
-    const auto continues = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; };
+    const auto continues = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+    };
     for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
         const std::size_t end = at + word.size();
         if ((at == 0 || !continues(text[at - 1])) && (end == text.size() || !continues(text[end]))) return true;
@@ -78,12 +80,16 @@ Report identifying_report() {
          .kind = "virtual environment",
          .interpreter = prefix + "/bin/python3",
          .found_by = {"--python " + prefix},
-         .frameworks = {{.subject = prefix + ": PyTorch",
-                         .framework = "PyTorch",
-                         .libraries = {{"cuDNN", "libcudnn.so.9", prefix + "/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
-                                        "pip_wheel", "nvidia-cudnn-cu13", "DT_RPATH of libtorch_cuda.so (" + prefix + "/...)"}},
-                         .files = {prefix + "/lib/python3.12/site-packages/torch/version.py"}}}}};
-    Finding about_torch{Status::warn, "CC622", "PyTorch in " + prefix + " runs through PTX JIT", "Install a build with SASS.", 0, prefix + ": PyTorch"};
+         .frameworks = {
+             {.subject = prefix + ": PyTorch",
+              .framework = "PyTorch",
+              .libraries = {{"cuDNN", "libcudnn.so.9",
+                             prefix + "/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.19.0.56",
+                             "pip_wheel", "nvidia-cudnn-cu13", "DT_RPATH of libtorch_cuda.so (" + prefix + "/...)"}},
+              .files = {prefix + "/lib/python3.12/site-packages/torch/version.py"}}}}};
+    Finding about_torch{
+        Status::warn,        "CC622", "PyTorch in " + prefix + " runs through PTX JIT", "Install a build with SASS.", 0,
+        prefix + ": PyTorch"};
     libcuda.findings.push_back(about_torch);
     return report;
 }
@@ -94,21 +100,25 @@ TEST(Redact, removes_every_identifying_string_from_every_format) {
     redact(report, known_targets());
     for (Format format : {Format::table, Format::json, Format::markdown, Format::junit, Format::prometheus}) {
         const std::string text = render(report, format);
-        for (const std::string& secret : {std::string("gpu-node-17"), std::string("alice"), std::string("hf_S3cretValue42"), uuid,
-                                         std::string("GPU-aaaaaaaa"), std::string("MIG-11111111"), std::string("1652922001234"),
-                                         std::string("k8s-worker-3")})
+        for (const std::string& secret :
+             {std::string("gpu-node-17"), std::string("alice"), std::string("hf_S3cretValue42"), uuid,
+              std::string("GPU-aaaaaaaa"), std::string("MIG-11111111"), std::string("1652922001234"),
+              std::string("k8s-worker-3")})
             EXPECT_FALSE(contains(text, secret)) << secret << " in format " << static_cast<int>(format);
     }
     const CheckResult& libcuda = *find_result(report, "driver.libcuda");
-    EXPECT_EQ(libcuda.message, "loaded $HOME/.local/lib/libcuda.so.1 on [redacted-host] as [redacted-user] (token [redacted:HF_TOKEN])");
+    EXPECT_EQ(libcuda.message,
+              "loaded $HOME/.local/lib/libcuda.so.1 on [redacted-host] as [redacted-user] (token [redacted:HF_TOKEN])");
     EXPECT_EQ(libcuda.evidence.back().value, "kept: nvml on vm-less host") << "only whole words are replaced";
     ASSERT_TRUE(report.frameworks);
     EXPECT_EQ(report.frameworks->front().prefix, "$HOME/venvs/train");
     EXPECT_EQ(report.frameworks->front().frameworks.front().subject, "$HOME/venvs/train: PyTorch");
-    EXPECT_EQ(libcuda.findings.back().subject, "$HOME/venvs/train: PyTorch") << "the finding still names the framework it concerns";
+    EXPECT_EQ(libcuda.findings.back().subject, "$HOME/venvs/train: PyTorch")
+        << "the finding still names the framework it concerns";
     ASSERT_TRUE(report.redaction);
     EXPECT_EQ(report.redaction->kinds,
-              (std::vector<std::string>{"hostname", "user_name", "home_directory", "device_ids", "serial_numbers", "environment_values"}));
+              (std::vector<std::string>{"hostname", "user_name", "home_directory", "device_ids", "serial_numbers",
+                                        "environment_values"}));
     EXPECT_EQ(report.redaction->environment_variables, std::vector<std::string>{"HF_TOKEN"});
 }
 
@@ -116,9 +126,12 @@ TEST(Redact, keeps_devices_distinguishable_within_a_report_but_not_across) {
     Report report = identifying_report();
     const std::string first_uuid = report.devices[0].uuid;
     redact(report, known_targets());
-    EXPECT_TRUE(std::regex_match(report.devices[0].uuid, std::regex("GPU-redacted-[0-9a-f]{12}"))) << report.devices[0].uuid;
+    EXPECT_TRUE(std::regex_match(report.devices[0].uuid, std::regex("GPU-redacted-[0-9a-f]{12}")))
+        << report.devices[0].uuid;
     EXPECT_NE(report.devices[0].uuid, report.devices[1].uuid);
-    EXPECT_TRUE(contains(find_result(report, "driver.libcuda")->evidence[find_result(report, "driver.libcuda")->evidence.size() - 3].value,
+    EXPECT_TRUE(contains(find_result(report, "driver.libcuda")
+                             ->evidence[find_result(report, "driver.libcuda")->evidence.size() - 3]
+                             .value,
                          report.devices[0].uuid))
         << "the same UUID gets the same replacement everywhere in one report";
     Report other = identifying_report();
@@ -139,7 +152,8 @@ TEST(Redact, takes_secrets_only_from_secret_looking_names) {
     const RedactionTargets targets = redaction_targets(Report{}, environment);
     ASSERT_EQ(targets.secret_variables.size(), 1u) << "flag values such as 1 are not secrets";
     EXPECT_EQ(targets.secret_variables.front().first, "API_KEY");
-    EXPECT_EQ(std::count(targets.home_directories.begin(), targets.home_directories.end(), "/"), 0) << "a home of / would swallow every path";
+    EXPECT_EQ(std::count(targets.home_directories.begin(), targets.home_directories.end(), "/"), 0)
+        << "a home of / would swallow every path";
 }
 
 TEST(Redact, siphash_matches_the_reference_vector) {
@@ -153,9 +167,14 @@ TEST(Redact, siphash_matches_the_reference_vector) {
 TEST(Redact, binary_output_contains_no_identifying_string_in_any_format) {
     const std::string home = "/home/cc-user-q7x";
     const std::string secret = "tok-9f8e7d6c5b4a";
-    const std::vector<std::pair<std::string, std::string>> environment{
-        {"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "2"}, {"HOME", home}, {"USER", "cc-user-q7x"},
-        {"MY_API_TOKEN", secret},             {"CUDA_HOME", home + "/cuda"},   {"CUDA_INJECTION64_PATH", "/opt/" + secret + "/inject.so"}};
+    const std::vector<std::pair<std::string, std::string>> environment{{"LD_LIBRARY_PATH", fake_driver_dir},
+                                                                       {"FAKE_CUDA_DEVICE_COUNT", "2"},
+                                                                       {"HOME", home},
+                                                                       {"USER", "cc-user-q7x"},
+                                                                       {"MY_API_TOKEN", secret},
+                                                                       {"CUDA_HOME", home + "/cuda"},
+                                                                       {"CUDA_INJECTION64_PATH",
+                                                                        "/opt/" + secret + "/inject.so"}};
     const std::vector<std::string> selection{"--only", "host,env,driver.libcuda,cuda.devices"};
     auto arguments = selection;
     arguments.insert(arguments.end(), {"--format", "json"});
@@ -165,14 +184,17 @@ TEST(Redact, binary_output_contains_no_identifying_string_in_any_format) {
     const std::string hostname = document["host"]["hostname"];
     std::vector<std::string> identifying{home, "cc-user-q7x", secret};
     for (const auto& device : document["devices"]) identifying.push_back(device["uuid"]);
-    for (const std::string& text : identifying) ASSERT_TRUE(contains(plain.output, text)) << text << " must be in the plain report for this test to mean anything";
+    for (const std::string& text : identifying)
+        ASSERT_TRUE(contains(plain.output, text))
+            << text << " must be in the plain report for this test to mean anything";
 
     for (const char* format : {"table", "json", "markdown", "junit"}) {
         arguments = selection;
         arguments.insert(arguments.end(), {"--redact", "-v", "--format", format});
         const test::BinaryRun redacted = run_cudacheck(arguments, environment);
         EXPECT_EQ(redacted.exit_status, plain.exit_status) << redacted.output;
-        for (const std::string& text : identifying) EXPECT_FALSE(contains(redacted.output, text)) << text << " in --format " << format;
+        for (const std::string& text : identifying)
+            EXPECT_FALSE(contains(redacted.output, text)) << text << " in --format " << format;
         EXPECT_FALSE(contains_word(redacted.output, hostname)) << hostname << " in --format " << format;
         EXPECT_TRUE(contains(redacted.output, "[redacted:MY_API_TOKEN]")) << format;
     }
@@ -181,7 +203,8 @@ TEST(Redact, binary_output_contains_no_identifying_string_in_any_format) {
     const auto redacted = nlohmann::json::parse(run_cudacheck(arguments, environment).output);
     EXPECT_NE(redacted["devices"][0]["uuid"], redacted["devices"][1]["uuid"]);
     EXPECT_EQ(redacted["redacted"]["environment_variables"], nlohmann::json::array({"MY_API_TOKEN"}));
-    EXPECT_TRUE(std::find(redacted["redacted"]["kinds"].begin(), redacted["redacted"]["kinds"].end(), "device_ids") != redacted["redacted"]["kinds"].end());
+    EXPECT_TRUE(std::find(redacted["redacted"]["kinds"].begin(), redacted["redacted"]["kinds"].end(), "device_ids") !=
+                redacted["redacted"]["kinds"].end());
 }
 
 }  // namespace

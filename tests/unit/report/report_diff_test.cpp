@@ -1,7 +1,7 @@
 // Comparing two reports (report/report_diff.cpp), and `cudacheck diff`'s exit codes and errors.
 #include "report/report_diff.hpp"
-#include "report/report_query.hpp"
 #include "report/report_json.hpp"
+#include "report/report_query.hpp"
 #include "support/example_reports.hpp"
 #include "support/test_support.hpp"
 
@@ -45,13 +45,15 @@ TEST(Diff, names_versions_devices_statuses_libraries_and_moved_figures) {
     after.libraries = test::resolution_section("9.12.0.46");
     const ReportDiff diff = diff_reports(before, after, 10.0);
     std::vector<std::string> subjects;
-    for (const Difference& difference : diff.differences) subjects.push_back(difference.kind + " " + difference.subject);
-    EXPECT_EQ(subjects, (std::vector<std::string>{"version driver", "library libcudnn.so.9", "device device 0 ECC", "status cufft.fft[0]",
-                                                  "metric cublas.gemm[0] gemm_bf16_8192"}));
+    for (const Difference& difference : diff.differences)
+        subjects.push_back(difference.kind + " " + difference.subject);
+    EXPECT_EQ(subjects, (std::vector<std::string>{"version driver", "library libcudnn.so.9", "device device 0 ECC",
+                                                  "status cufft.fft[0]", "metric cublas.gemm[0] gemm_bf16_8192"}));
     EXPECT_NEAR(*diff.differences.back().change_percent, -20.0, 1e-9);
     EXPECT_EQ(diff.differences[1].before, "9.10.2.21 system_package /usr/lib/x86_64-linux-gnu/libcudnn.so.9");
     EXPECT_EQ(diff.differences[3].after, "fail CC507");
-    EXPECT_EQ(diff_reports(before, after, 25.0).differences.size(), 4u) << "a wider threshold lets the -20% figure pass";
+    EXPECT_EQ(diff_reports(before, after, 25.0).differences.size(), 4u)
+        << "a wider threshold lets the -20% figure pass";
 }
 
 // A standard and a quick report differ in their level first; timings under a
@@ -72,7 +74,8 @@ TEST(Diff, names_the_level_and_ignores_sub_millisecond_timings) {
     before.checks.front().metrics = {{"step_time", 0.05, "ms"}, {"load_time", 12.0, "ms"}, {"wait", 0.0004, "s"}};
     after.checks.front().metrics = {{"step_time", 0.5, "ms"}, {"load_time", 30.0, "ms"}, {"wait", 0.0009, "s"}};
     std::vector<std::string> subjects;
-    for (const Difference& difference : diff_reports(before, after, 10.0).differences) subjects.push_back(difference.subject);
+    for (const Difference& difference : diff_reports(before, after, 10.0).differences)
+        subjects.push_back(difference.subject);
     EXPECT_EQ(subjects, (std::vector<std::string>{check_label(before.checks.front()) + " load_time"}))
         << "0.05 -> 0.5 ms and 0.4 -> 0.9 ms are below the floor; 12 -> 30 ms is not";
 }
@@ -91,7 +94,10 @@ TEST(Diff, binary_exits_0_for_equal_reports_1_for_different_and_2_for_bad_input)
     EXPECT_EQ(document["differences"][0]["subject"], "driver");
 
     test::TempDir dir;
-    const std::string wrong_major = dir.write("v2.json", std::regex_replace(test::read_text(h200), std::regex("\"schema_version\": \"1\\.[0-9]+\\.[0-9]+\""), "\"schema_version\": \"2.0.0\"", std::regex_constants::format_first_only));
+    const std::string wrong_major =
+        dir.write("v2.json",
+                  std::regex_replace(test::read_text(h200), std::regex("\"schema_version\": \"1\\.[0-9]+\\.[0-9]+\""),
+                                     "\"schema_version\": \"2.0.0\"", std::regex_constants::format_first_only));
     const std::vector<std::pair<std::string, std::string>> bad_inputs{
         {dir.write("cut.json", test::read_text(h200).substr(0, 300)), "cut.json: not valid JSON: parse error at line"},
         {dir.write("other.json", R"({"name": "not a report"})"), "other.json: at /tool/name: not a cudacheck report"},

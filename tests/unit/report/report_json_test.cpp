@@ -16,7 +16,8 @@ using test::golden_report;
 // The supervisor rebuilds its worker's results and facts from this JSON: nothing may be lost.
 TEST(ReportJson, reads_back_every_result_device_and_version_it_writes) {
     const Report report = golden_report();
-    for (const CheckResult& result : report.checks) EXPECT_EQ(check_result_from_json(to_json(result)), result) << result.check_id;
+    for (const CheckResult& result : report.checks)
+        EXPECT_EQ(check_result_from_json(to_json(result)), result) << result.check_id;
     EXPECT_EQ(device_from_json(to_json(report.devices.front())), report.devices.front());
     DeviceInfo sparse;  // optional fields unknown
     sparse.name = "x";
@@ -46,11 +47,19 @@ TEST(ReportJson, reads_back_a_whole_report) {
 TEST(ReportJson, reads_back_series_and_refuses_ragged_ones) {
     CheckResult result = golden_report().checks.front();
     result.evidence.push_back({"temperature", "61 C", 61.0, "C"});
-    result.series.push_back(Series{"per_pattern", {"address", "random"}, {{"bandwidth", "GB/s", {2734.2, std::nullopt}}, {"mismatched_words", "count", {0.0, 3.0}}}});
-    result.series.push_back(Series{"per_second", {}, {{"second", "s", {0.0, 1.0, 2.0}}, {"tflops", "TFLOP/s", {660.5, 671.0, 669.9}}}});
-    result.shared_gpu.push_back(GpuSharing{0, "per-process utilization", {{477, "python3", 99.0, 1184890880ull}, {91300, "", std::nullopt, std::nullopt}}});
+    result.series.push_back(
+        Series{"per_pattern",
+               {"address", "random"},
+               {{"bandwidth", "GB/s", {2734.2, std::nullopt}}, {"mismatched_words", "count", {0.0, 3.0}}}});
+    result.series.push_back(
+        Series{"per_second", {}, {{"second", "s", {0.0, 1.0, 2.0}}, {"tflops", "TFLOP/s", {660.5, 671.0, 669.9}}}});
+    result.shared_gpu.push_back(
+        GpuSharing{0,
+                   "per-process utilization",
+                   {{477, "python3", 99.0, 1184890880ull}, {91300, "", std::nullopt, std::nullopt}}});
     const ordered_json written = to_json(result);
-    EXPECT_EQ(written["shared_gpu"][0]["processes"][1].dump(), R"({"pid":91300,"name":null,"sm_percent":null,"memory_bytes":null})");
+    EXPECT_EQ(written["shared_gpu"][0]["processes"][1].dump(),
+              R"({"pid":91300,"name":null,"sm_percent":null,"memory_bytes":null})");
     EXPECT_EQ(written["series"][0]["columns"][0]["values"].dump(), "[2734.2,null]");
     EXPECT_EQ(written["evidence"].back().dump(), R"({"key":"temperature","value":"61 C","number":61.0,"unit":"C"})");
     EXPECT_EQ(check_result_from_json(written), result);
@@ -91,11 +100,13 @@ TEST(ReportJson, names_the_place_of_a_wrong_field) {
 }
 
 TEST(ReportJson, refuses_other_documents_and_schema_majors) {
-    EXPECT_EQ(test::error_of(parse_report(R"({"a": 1})", "x.json")), "x.json: at /tool/name: not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
+    EXPECT_EQ(test::error_of(parse_report(R"({"a": 1})", "x.json")),
+              "x.json: at /tool/name: not a cudacheck report: no \"tool\": {\"name\": \"cudacheck\"}");
     ordered_json document = to_json(golden_report());
     document["schema_version"] = "2.0.0";
     EXPECT_EQ(test::error_of(parse_report(document.dump(), "new.json")),
-              "new.json: at /schema_version: schema 2.0.0 is incompatible: this cudacheck reads reports of schema 1.x (it writes " +
+              "new.json: at /schema_version: schema 2.0.0 is incompatible: this cudacheck reads reports of schema 1.x "
+              "(it writes " +
                   std::string(json_schema_version) + ")");
     document["schema_version"] = "1.0.0";  // an older minor version: readable
     document.erase("redacted");

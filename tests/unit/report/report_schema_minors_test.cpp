@@ -13,7 +13,8 @@ namespace {
 const std::string golden_reports = CUDACHECK_SOURCE_DIR "/tests/golden/reports/";
 
 TEST(ReportSchemaMinors, every_golden_minor_reads) {
-    for (const char* name : {"1.0.0-initial", "1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0", "1.6.0", "1.7.0", "1.8.0", "1.9.0"}) {
+    for (const char* name :
+         {"1.0.0-initial", "1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0", "1.6.0", "1.7.0", "1.8.0", "1.9.0"}) {
         const auto report = read_report_file(golden_reports + name + ".json");
         ASSERT_TRUE(report) << name << ": " << test::error_of(report);
         EXPECT_FALSE(report->checks.empty()) << name;

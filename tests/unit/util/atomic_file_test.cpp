@@ -1,8 +1,8 @@
 // util/atomic_file: a report replaces its file whole or not at all, and a failed write says why,
 // names the file as it was asked for, removes the temporary file and leaves the old file alone.
+#include "util/atomic_file.hpp"
 #include "support/expected_support.hpp"
 #include "support/test_support.hpp"
-#include "util/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ public:
         struct rlimit limit = previous_;
         limit.rlim_cur = bytes;
         set_ = ::setrlimit(RLIMIT_FSIZE, &limit) == 0;
-        struct sigaction ignore {};
+        struct sigaction ignore{};
         ignore.sa_handler = SIG_IGN;
         sigemptyset(&ignore.sa_mask);
         ::sigaction(SIGXFSZ, &ignore, &previous_action_);
@@ -41,14 +41,15 @@ public:
     [[nodiscard]] bool set() const { return set_; }
 
 private:
-    struct rlimit previous_ {};
-    struct sigaction previous_action_ {};
+    struct rlimit previous_{};
+    struct sigaction previous_action_{};
     bool set_ = false;
 };
 
 std::size_t temporary_count(const std::string& directory) {
     std::size_t count = 0;
-    for (const auto& entry : fs::directory_iterator(directory)) count += contains(entry.path().filename().string(), ".tmp.") ? 1 : 0;
+    for (const auto& entry : fs::directory_iterator(directory))
+        count += contains(entry.path().filename().string(), ".tmp.") ? 1 : 0;
     return count;
 }
 

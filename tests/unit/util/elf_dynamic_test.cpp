@@ -37,8 +37,9 @@ TEST(ElfDynamic, reads_the_soname_needed_libraries_and_rpath_of_a_library_linked
     EXPECT_EQ(dynamic->soname, "libtorch_cuda.so");
     EXPECT_TRUE(needs(*dynamic, "libm.so.6"));
     ASSERT_TRUE(dynamic->rpath);
-    EXPECT_EQ(*dynamic->rpath, "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/nvshmem/lib:$ORIGIN/../../nvidia/nccl/lib:"
-                               "$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN/../../nvidia/cu13/lib:$ORIGIN");
+    EXPECT_EQ(*dynamic->rpath,
+              "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/nvshmem/lib:$ORIGIN/../../nvidia/nccl/lib:"
+              "$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN/../../nvidia/cu13/lib:$ORIGIN");
     EXPECT_FALSE(dynamic->runpath);
 }
 
@@ -62,7 +63,8 @@ std::vector<std::string> readelf_view(const std::string& path) {
             if (line.find(tag) != std::string::npos) {
                 const std::size_t open = line.find('['), close = line.rfind(']');
                 if (open != std::string::npos && close > open)
-                    lines.push_back(std::string(tag).substr(1, std::string(tag).size() - 2) + " " + line.substr(open + 1, close - open - 1));
+                    lines.push_back(std::string(tag).substr(1, std::string(tag).size() - 2) + " " +
+                                    line.substr(open + 1, close - open - 1));
             }
     return lines;
 }
@@ -78,8 +80,10 @@ std::vector<std::string> view(const ElfDynamic& dynamic) {
 
 TEST(ElfDynamic, equals_readelf_on_the_fixtures_the_binary_and_real_cuda_libraries) {
     if (readelf.empty()) GTEST_SKIP() << "no readelf here";
-    std::vector<std::string> files{fixtures + "/librpath_shape.so", fixtures + "/librunpath_shape.so", CUDACHECK_BINARY};
-    for (const char* library : {"/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libcudnn.so.9"})
+    std::vector<std::string> files{fixtures + "/librpath_shape.so", fixtures + "/librunpath_shape.so",
+                                   CUDACHECK_BINARY};
+    for (const char* library : {"/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                "/usr/local/cuda/lib64/libcudnn.so.9"})
         if (sys::exists(library)) files.emplace_back(library);
     for (const std::string& file : files) {
         const auto dynamic = read(file);
@@ -99,7 +103,8 @@ TEST(ElfDynamic, finds_no_cuda_library_among_what_the_shipped_binary_needs_at_lo
     ASSERT_TRUE(dynamic);
     EXPECT_TRUE(needs(*dynamic, "libc.so.6"));
     for (const std::string& soname : dynamic->needed)
-        for (const char* cuda : {"libcuda", "libcudart", "libcublas", "libcufft", "libcurand", "libcudnn", "libnvrtc", "libnccl", "libnvidia-ml"})
+        for (const char* cuda : {"libcuda", "libcudart", "libcublas", "libcufft", "libcurand", "libcudnn", "libnvrtc",
+                                 "libnccl", "libnvidia-ml"})
             EXPECT_NE(soname.rfind(cuda, 0), 0u) << soname;
 }
 
@@ -155,12 +160,15 @@ TEST(ElfDamage, accepts_real_libraries_and_names_each_kind_of_damage) {
     EXPECT_EQ(elf_damage(elf32, machine), "a 32-bit or big-endian ELF file: not loadable by this 64-bit process");
     std::vector<std::uint8_t> other = whole;
     other[0x12] = 0x28, other[0x13] = 0;  // EM_ARM
-    EXPECT_NE(elf_damage(other, machine).value_or("").find("built for another machine (ELF machine 40"), std::string::npos);
+    EXPECT_NE(elf_damage(other, machine).value_or("").find("built for another machine (ELF machine 40"),
+              std::string::npos);
     // Cut in half, as a full disk leaves it: shorter than its own headers say.
     const std::vector<std::uint8_t> half(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(whole.size() / 2));
     const std::string truncated = elf_damage(half, machine).value_or("");
-    EXPECT_NE(truncated.find("truncated: its headers describe " + std::to_string(whole.size())), std::string::npos) << truncated;
-    EXPECT_NE(elf_file_damage(fixtures + "/absent.so").value_or("").find("cannot be read: No such file or directory"), std::string::npos);
+    EXPECT_NE(truncated.find("truncated: its headers describe " + std::to_string(whole.size())), std::string::npos)
+        << truncated;
+    EXPECT_NE(elf_file_damage(fixtures + "/absent.so").value_or("").find("cannot be read: No such file or directory"),
+              std::string::npos);
 }
 
 TEST(ExpandSearchPath, replaces_origin_and_normalises_each_directory) {
@@ -168,7 +176,8 @@ TEST(ExpandSearchPath, replaces_origin_and_normalises_each_directory) {
     EXPECT_EQ(expand_search_path("$ORIGIN/../../nvidia/cudnn/lib:${ORIGIN}/../../nvidia/cu13/lib:$ORIGIN", origin),
               (std::vector<std::string>{"/venv/lib/python3.12/site-packages/nvidia/cudnn/lib",
                                         "/venv/lib/python3.12/site-packages/nvidia/cu13/lib", origin}));
-    EXPECT_EQ(expand_search_path("/usr/local/cuda/lib64/::/opt/x", origin), (std::vector<std::string>{"/usr/local/cuda/lib64", "/opt/x"}));
+    EXPECT_EQ(expand_search_path("/usr/local/cuda/lib64/::/opt/x", origin),
+              (std::vector<std::string>{"/usr/local/cuda/lib64", "/opt/x"}));
     EXPECT_TRUE(expand_search_path("", origin).empty());
     EXPECT_EQ(expand_search_path("$LIB/x", origin), (std::vector<std::string>{"$LIB/x"}));
 }

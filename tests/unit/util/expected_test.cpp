@@ -50,9 +50,7 @@ TEST(Expected, holds_an_error_with_its_message_and_errno) {
     EXPECT_EQ(result.error().code, EINVAL);
 }
 
-TEST(Expected, error_code_is_zero_when_none_is_given) {
-    EXPECT_EQ(text(false).error().code, 0);
-}
+TEST(Expected, error_code_is_zero_when_none_is_given) { EXPECT_EQ(text(false).error().code, 0); }
 
 TEST(Expected, value_is_built_from_anything_the_type_is_built_from) {
     const Expected<std::string> result = text(true);

@@ -20,8 +20,9 @@ TEST(Nvtx, every_check_is_a_range_on_a_thread_named_after_it_when_a_tool_is_atta
     if (!CUDACHECK_NVTX_BUILT) GTEST_SKIP() << "built with -DCUDACHECK_NVTX=OFF: no ranges to record";
     test::TempDir dir;
     const std::string recorded = dir.path() + "/nvtx.txt";
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "host.os,env.variables,driver.nvml", "-q"},
-                                                    {{"NVTX_INJECTION64_PATH", CUDACHECK_NVTX_RECORDER}, {"NVTX_RECORDER_FILE", recorded}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "quick", "--only", "host.os,env.variables,driver.nvml", "-q"},
+                            {{"NVTX_INJECTION64_PATH", CUDACHECK_NVTX_RECORDER}, {"NVTX_RECORDER_FILE", recorded}});
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
     std::istringstream lines(test::read_text(recorded));
     std::set<std::string> ranges;
@@ -53,8 +54,9 @@ TEST(Nvtx, nothing_is_called_without_a_tool) {
     test::TempDir dir;
     const std::string recorded = dir.path() + "/nvtx.txt";
     // The recorder's file is named, but no tool is attached: NVTX never loads it.
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "host.os", "-q"},
-                                                    {{"NVTX_INJECTION64_PATH", test::unset_marker}, {"NVTX_RECORDER_FILE", recorded}});
+    const test::BinaryRun run =
+        test::run_cudacheck({"--level", "quick", "--only", "host.os", "-q"},
+                            {{"NVTX_INJECTION64_PATH", test::unset_marker}, {"NVTX_RECORDER_FILE", recorded}});
     ASSERT_TRUE(run.exit_status == 0 || run.exit_status == 1) << run.output;
     EXPECT_FALSE(std::filesystem::exists(recorded));
 }

@@ -37,7 +37,8 @@ TEST(RunCommandHostile, a_child_that_closes_its_output_and_sleeps_is_stopped_at_
     const std::string mark = marker("closed");
     const auto start = Clock::now();
     const sys::CommandResult result =
-        sys::run_command({"/bin/bash", "-c", "echo before; exec >&- 2>&-; exec -a " + mark + " sleep 300"}, std::chrono::milliseconds(800));
+        sys::run_command({"/bin/bash", "-c", "echo before; exec >&- 2>&-; exec -a " + mark + " sleep 300"},
+                         std::chrono::milliseconds(800));
     EXPECT_LT(seconds_since(start), 5.0) << "it used to wait in waitpid with no limit";
     EXPECT_TRUE(result.started);
     EXPECT_TRUE(result.timed_out);
@@ -50,7 +51,8 @@ TEST(RunCommandHostile, a_child_that_exits_while_its_own_child_holds_the_pipe_is
     const std::string mark = marker("holder");
     const auto start = Clock::now();
     const sys::CommandResult result =
-        sys::run_command({"/bin/bash", "-c", "(exec -a " + mark + " sleep 300) & echo started; exit 3"}, std::chrono::seconds(20));
+        sys::run_command({"/bin/bash", "-c", "(exec -a " + mark + " sleep 300) & echo started; exit 3"},
+                         std::chrono::seconds(20));
     EXPECT_LT(seconds_since(start), 5.0) << "not \"did not finish in 20 s\"";
     EXPECT_FALSE(result.timed_out);
     EXPECT_EQ(result.exit_status, 3);
@@ -61,7 +63,9 @@ TEST(RunCommandHostile, a_child_that_exits_while_its_own_child_holds_the_pipe_is
 TEST(RunCommandHostile, what_a_child_started_is_killed_with_it_at_its_limit) {
     const std::string mark = marker("group");
     const sys::CommandResult result =
-        sys::run_command({"/bin/bash", "-c", "(exec -a " + mark + " sleep 300) & (exec -a " + mark + " sleep 301) & wait"}, std::chrono::milliseconds(500));
+        sys::run_command({"/bin/bash", "-c",
+                          "(exec -a " + mark + " sleep 300) & (exec -a " + mark + " sleep 301) & wait"},
+                         std::chrono::milliseconds(500));
     EXPECT_TRUE(result.timed_out);
     EXPECT_EQ(left_running(mark), 0u);
 }

@@ -22,9 +22,7 @@ TEST(Split, keeps_empty_fields_when_separators_adjacent) {
     EXPECT_EQ(sys::split("a:b::c", ':'), (std::vector<std::string>{"a", "b", "", "c"}));
 }
 
-TEST(Split, gives_one_empty_field_when_text_empty) {
-    EXPECT_EQ(sys::split("", ':'), (std::vector<std::string>{""}));
-}
+TEST(Split, gives_one_empty_field_when_text_empty) { EXPECT_EQ(sys::split("", ':'), (std::vector<std::string>{""})); }
 
 TEST(Split, gives_trailing_empty_field_when_text_ends_with_separator) {
     EXPECT_EQ(sys::split("4.4.0-19041-Microsoft\n", '\n'), (std::vector<std::string>{"4.4.0-19041-Microsoft", ""}));
@@ -123,8 +121,11 @@ TEST(ReadFile, truncates_when_over_limit) {
 
 TEST(Printable, escapes_c0_and_c1_controls_and_keeps_other_text) {
     EXPECT_EQ(sys::printable("a\nb\tc\rd\x1b[2J\x7f"), "a\\nb\\tc\\rd\\x1b[2J\\x7f");
-    EXPECT_EQ(sys::printable("csi \xc2\x9b" "31m"), "csi \\u009b31m");
-    EXPECT_EQ(sys::printable("H200 \xc3\xa9t\xc3\xa9 \xe2\x86\x92 ok"), "H200 \xc3\xa9t\xc3\xa9 \xe2\x86\x92 ok") << "UTF-8 text stays";
+    EXPECT_EQ(sys::printable("csi \xc2\x9b"
+                             "31m"),
+              "csi \\u009b31m");
+    EXPECT_EQ(sys::printable("H200 \xc3\xa9t\xc3\xa9 \xe2\x86\x92 ok"), "H200 \xc3\xa9t\xc3\xa9 \xe2\x86\x92 ok")
+        << "UTF-8 text stays";
     EXPECT_EQ(sys::printable("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is no control";
 }
 

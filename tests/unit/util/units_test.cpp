@@ -10,9 +10,7 @@ using namespace cudacheck;
 // ---------------------------------------------------------------------------------------------
 // util/units
 
-TEST(FormatBytes, uses_gib_with_one_decimal_when_h200_memory) {
-    EXPECT_EQ(format_bytes(150323855360ULL), "140.0 GiB");
-}
+TEST(FormatBytes, uses_gib_with_one_decimal_when_h200_memory) { EXPECT_EQ(format_bytes(150323855360ULL), "140.0 GiB"); }
 
 TEST(FormatBytes, uses_plain_bytes_when_below_one_kib) {
     EXPECT_EQ(format_bytes(0), "0 B");

@@ -17,9 +17,9 @@ TEST(ReferenceConvolution, sums_the_window_with_zero_padding_when_padded) {
     const std::vector<float> input{1, 2, 3, 4, 5, 6, 7, 8, 9};
     const std::vector<float> filter(9, 1.0f);
     const std::vector<double> output = reference_convolution(shape, input, filter);
-    const std::vector<double> expected{1 + 2 + 4 + 5,     1 + 2 + 3 + 4 + 5 + 6,         2 + 3 + 5 + 6,
-                                       1 + 2 + 4 + 5 + 7 + 8, 45,                        2 + 3 + 5 + 6 + 8 + 9,
-                                       4 + 5 + 7 + 8,     4 + 5 + 6 + 7 + 8 + 9,         5 + 6 + 8 + 9};
+    const std::vector<double> expected{
+        1 + 2 + 4 + 5,         1 + 2 + 3 + 4 + 5 + 6, 2 + 3 + 5 + 6,         1 + 2 + 4 + 5 + 7 + 8, 45,
+        2 + 3 + 5 + 6 + 8 + 9, 4 + 5 + 7 + 8,         4 + 5 + 6 + 7 + 8 + 9, 5 + 6 + 8 + 9};
     EXPECT_EQ(output, expected);
 }
 

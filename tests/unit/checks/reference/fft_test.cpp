@@ -38,7 +38,9 @@ TEST(NaiveDft, shifted_delta_gives_a_unit_magnitude_linear_phase) {
     for (std::size_t k = 0; k < n; ++k) {
         EXPECT_NEAR(std::abs(spectrum[k]), 1.0, 1e-14);
         // Forward sign -1: X[k] = exp(-2 pi i 3 k / n).
-        EXPECT_NEAR(std::arg(spectrum[k] * std::polar(1.0, 2.0 * std::numbers::pi * 3.0 * static_cast<double>(k) / n)), 0.0, 1e-12) << k;
+        EXPECT_NEAR(std::arg(spectrum[k] * std::polar(1.0, 2.0 * std::numbers::pi * 3.0 * static_cast<double>(k) / n)),
+                    0.0, 1e-12)
+            << k;
     }
 }
 
@@ -68,7 +70,8 @@ TEST(ReferenceFft, matches_the_naive_dft_for_prime_composite_and_power_of_two_le
             const std::vector<Complex> fast = ReferenceFft(n, sign)(signal);
             const std::vector<Complex> slow = naive_dft(signal, sign);
             // Both in float64: they agree to ~1e-13 of the spectrum's scale (sqrt(n)).
-            EXPECT_LT(max_abs_difference(fast, slow), 1e-12 * std::sqrt(static_cast<double>(n)) * 10) << "n=" << n << " sign=" << sign;
+            EXPECT_LT(max_abs_difference(fast, slow), 1e-12 * std::sqrt(static_cast<double>(n)) * 10)
+                << "n=" << n << " sign=" << sign;
         }
     }
 }

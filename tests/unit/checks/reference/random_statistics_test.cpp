@@ -104,7 +104,12 @@ TEST(NormalMomentTests, fail_for_a_shifted_mean_or_a_wrong_variance) {
 }
 
 TEST(UnitInterval, excludes_zero_includes_one_and_rejects_nan) {
-    const std::vector<float> samples = {0.0f, 1.0f, 0.5f, std::nextafter(1.0f, 2.0f), -0.1f, std::numeric_limits<float>::quiet_NaN(),
+    const std::vector<float> samples = {0.0f,
+                                        1.0f,
+                                        0.5f,
+                                        std::nextafter(1.0f, 2.0f),
+                                        -0.1f,
+                                        std::numeric_limits<float>::quiet_NaN(),
                                         std::numeric_limits<float>::denorm_min()};
     EXPECT_EQ(count_outside_unit_interval(samples), 4u);
 }
@@ -130,14 +135,16 @@ TEST(NormalBinEdges, are_the_standard_normal_quantiles) {
 TEST(NormalBinCounts, agree_with_a_binary_search_at_every_edge_and_beyond_the_table) {
     for (const std::size_t bins : {2U, 7U, 100U, 1000U}) {
         const std::vector<double> edges = normal_bin_edges(bins);
-        std::vector<float> samples = {-1e30f, -8.0f, -7.999f, -0.0f, 0.0f, std::numeric_limits<float>::denorm_min(), 7.999f, 8.0f, 1e30f};
+        std::vector<float> samples = {-1e30f, -8.0f, -7.999f, -0.0f, 0.0f, std::numeric_limits<float>::denorm_min(),
+                                      7.999f, 8.0f,  1e30f};
         for (const double edge : edges)
             for (const float near : {static_cast<float>(edge), std::nextafter(static_cast<float>(edge), -INFINITY),
                                      std::nextafter(static_cast<float>(edge), INFINITY)})
                 samples.push_back(near);
         std::vector<std::uint64_t> expected(bins, 0);
         for (const float sample : samples)
-            ++expected[static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), static_cast<double>(sample)) - edges.begin())];
+            ++expected[static_cast<std::size_t>(
+                std::upper_bound(edges.begin(), edges.end(), static_cast<double>(sample)) - edges.begin())];
         EXPECT_EQ(normal_bin_counts(samples, bins), expected) << bins << " bins";
     }
 }
@@ -173,7 +180,8 @@ TEST(ChiSquareTest, fails_a_skewed_sample_and_a_too_even_one) {
     EXPECT_FALSE(chi_square_test("skewed", skewed_statistic, 99).passed()) << skewed_statistic;
     // A stratified sequence (i + 1/2) / n: moments perfect, histogram far too even.
     std::vector<float> stratified(sample_count);
-    for (std::size_t i = 0; i < sample_count; ++i) stratified[i] = static_cast<float>((static_cast<double>(i) + 0.5) / sample_count);
+    for (std::size_t i = 0; i < sample_count; ++i)
+        stratified[i] = static_cast<float>((static_cast<double>(i) + 0.5) / sample_count);
     EXPECT_TRUE(all_pass(uniform_moment_tests(sample_moments(stratified))));
     const double even = chi_square(uniform_bin_counts(stratified, 100));
     EXPECT_FALSE(chi_square_test("stratified", even, 99).passed()) << even;

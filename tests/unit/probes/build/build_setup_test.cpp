@@ -18,7 +18,8 @@ using test::contains;
 
 std::optional<std::string> downloaded_host_config(const std::string& version) {
     for (const char* prefix : {"nvidia/cuda_nvcc", "nvidia/cu13"}) {
-        const std::string path = test::fixture_path("downloaded/host_config/" + version + "/" + prefix + "/include/crt/host_config.h");
+        const std::string path =
+            test::fixture_path("downloaded/host_config/" + version + "/" + prefix + "/include/crt/host_config.h");
         if (std::filesystem::exists(path)) return test::read_text(path);
     }
     return std::nullopt;
@@ -44,14 +45,18 @@ TEST(BuildSetup, real_host_config_files_give_nvidias_published_limits) {
         ++read;
         EXPECT_EQ(newest_accepted_major(*header, HostCompilerKind::gcc, "x86_64"), limit.gcc) << limit.version;
         EXPECT_EQ(newest_accepted_major(*header, HostCompilerKind::clang, "x86_64"), limit.clang) << limit.version;
-        const CompilerAcceptance newer = judge_host_compiler(*header, {HostCompilerKind::gcc, limit.gcc + 1, 1, 0}, "x86_64", false);
+        const CompilerAcceptance newer =
+            judge_host_compiler(*header, {HostCompilerKind::gcc, limit.gcc + 1, 1, 0}, "x86_64", false);
         EXPECT_FALSE(newer.accepted) << limit.version;
-        EXPECT_TRUE(contains(newer.error, "unsupported GNU version! gcc versions later than " + std::to_string(limit.gcc) + " are not supported!"))
+        EXPECT_TRUE(contains(newer.error, "unsupported GNU version! gcc versions later than " +
+                                              std::to_string(limit.gcc) + " are not supported!"))
             << limit.version << ": " << newer.error;
-        EXPECT_TRUE(judge_host_compiler(*header, {HostCompilerKind::gcc, limit.gcc + 1, 1, 0}, "x86_64", /*allow=*/true).accepted)
+        EXPECT_TRUE(judge_host_compiler(*header, {HostCompilerKind::gcc, limit.gcc + 1, 1, 0}, "x86_64", /*allow=*/true)
+                        .accepted)
             << limit.version << ": -allow-unsupported-compiler defines __NV_NO_HOST_COMPILER_CHECK";
-        EXPECT_TRUE(contains(judge_host_compiler(*header, {HostCompilerKind::clang, limit.clang + 1, 0, 0}, "x86_64", false).error,
-                             "unsupported clang version!"))
+        EXPECT_TRUE(contains(
+            judge_host_compiler(*header, {HostCompilerKind::clang, limit.clang + 1, 0, 0}, "x86_64", false).error,
+            "unsupported clang version!"))
             << limit.version;
     }
     if (read == 0) GTEST_SKIP() << "no downloaded host_config.h (tools/install-deps.sh fetches them from PyPI)";
@@ -68,8 +73,10 @@ TEST(BuildSetup, a_newer_release_reads_too) {
 
 TEST(BuildSetup, predefined_macros_are_what_the_compiler_says) {
     const MacroValues macros = parse_predefined_macros(
-        "#define __GNUC__ 12\n#define __GNUC_MINOR__ 2\n#define __GNUC_PATCHLEVEL__ 0\n#define __cplusplus 201703L\n#define __linux__ 1\n"
-        "#define __VERSION__ \"12.2.0\"\n#define __has_include(STR) __has_include__(STR)\n#define __unix\n#define __SIZE_MAX__ 0xffffffffffffffffUL\n");
+        "#define __GNUC__ 12\n#define __GNUC_MINOR__ 2\n#define __GNUC_PATCHLEVEL__ 0\n#define __cplusplus "
+        "201703L\n#define __linux__ 1\n"
+        "#define __VERSION__ \"12.2.0\"\n#define __has_include(STR) __has_include__(STR)\n#define __unix\n#define "
+        "__SIZE_MAX__ 0xffffffffffffffffUL\n");
     EXPECT_EQ(macros.at("__GNUC__"), 12);
     EXPECT_EQ(macros.at("__cplusplus"), 201703);
     EXPECT_EQ(macros.at("__unix"), 1);
@@ -81,8 +88,8 @@ TEST(BuildSetup, predefined_macros_are_what_the_compiler_says) {
     EXPECT_EQ(gcc->major, 12);
     EXPECT_EQ(gcc->minor, 2);
     // clang also claims GNU 4.2.1: its own macros decide.
-    const std::optional<HostCompilerVersion> clang =
-        version_from_macros(parse_predefined_macros("#define __GNUC__ 4\n#define __clang_major__ 18\n#define __clang_minor__ 1\n"));
+    const std::optional<HostCompilerVersion> clang = version_from_macros(
+        parse_predefined_macros("#define __GNUC__ 4\n#define __clang_major__ 18\n#define __clang_minor__ 1\n"));
     ASSERT_TRUE(clang.has_value());
     EXPECT_EQ(clang->kind, HostCompilerKind::clang);
     EXPECT_EQ(clang->major, 18);
@@ -93,7 +100,8 @@ TEST(BuildSetup, the_local_gcc_reports_the_same_version_both_ways) {
     Environment environment = Environment::from_process();
     if (sys::find_in_path("gcc", environment.get("PATH").value_or("")).empty()) GTEST_SKIP() << "no gcc on PATH";
     const std::vector<HostCompiler> compilers = collect_host_compilers(environment);
-    const auto gcc = std::find_if(compilers.begin(), compilers.end(), [](const HostCompiler& c) { return c.name == "gcc"; });
+    const auto gcc =
+        std::find_if(compilers.begin(), compilers.end(), [](const HostCompiler& c) { return c.name == "gcc"; });
     ASSERT_NE(gcc, compilers.end());
     ASSERT_TRUE(gcc->version.has_value()) << gcc->version_line;
     ToolkitFacts none;
@@ -124,7 +132,8 @@ TEST(BuildSetup, gathers_a_crafted_toolkit_and_its_compilers) {
     test::TempDir dir;
     const std::string toolkit = dir.path() + "/cuda-13.0";
     (void)dir.write("cuda-13.0/bin/nvcc",
-                    "#!/bin/sh\nif [ \"$1\" = --list-gpu-arch ]; then printf 'compute_75\\ncompute_80\\ncompute_90\\n'; exit 0; fi\ncat '" +
+                    "#!/bin/sh\nif [ \"$1\" = --list-gpu-arch ]; then printf "
+                    "'compute_75\\ncompute_80\\ncompute_90\\n'; exit 0; fi\ncat '" +
                         test::fixture_path("nvcc/nvcc-13.0.txt") + "'\n",
                     0755);
     (void)dir.write("cuda-13.0/include/cuda_runtime.h", "");
@@ -134,8 +143,9 @@ TEST(BuildSetup, gathers_a_crafted_toolkit_and_its_compilers) {
     const auto compiler = [&](const std::string& name, int major) {
         (void)dir.write("bin/" + name,
                         "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gcc (GCC) " + std::to_string(major) +
-                            ".1.0'; echo 'Copyright (C) 2025 Free Software Foundation, Inc.'; exit 0; fi\nprintf '#define __GNUC__ " + std::to_string(major) +
-                            "\\n#define __GNUC_MINOR__ 1\\n#define __GNUC_PATCHLEVEL__ 0\\n'\n",
+                            ".1.0'; echo 'Copyright (C) 2025 Free Software Foundation, Inc.'; exit 0; fi\nprintf "
+                            "'#define __GNUC__ " +
+                            std::to_string(major) + "\\n#define __GNUC_MINOR__ 1\\n#define __GNUC_PATCHLEVEL__ 0\\n'\n",
                         0755);
     };
     compiler("gcc", 16);
@@ -197,7 +207,8 @@ TEST(BuildSetup, gathers_what_a_cmake_project_would_use) {
     test::TempDir dir;
     const auto toolkit = [&](const std::string& name, const std::string& version_fixture, const std::string& header) {
         (void)dir.write(name + "/bin/nvcc",
-                        "#!/bin/sh\nif [ \"$1\" = --list-gpu-arch ]; then printf 'compute_50\\ncompute_90\\n'; exit 0; fi\ncat '" +
+                        "#!/bin/sh\nif [ \"$1\" = --list-gpu-arch ]; then printf 'compute_50\\ncompute_90\\n'; exit 0; "
+                        "fi\ncat '" +
                             test::fixture_path(version_fixture) + "'\n",
                         0755);
         (void)dir.write(name + "/include/cuda_runtime.h", "");
@@ -210,7 +221,8 @@ TEST(BuildSetup, gathers_what_a_cmake_project_would_use) {
     for (const auto& [name, major] : {std::pair{"gcc", 14}, std::pair{"g++-13", 13}})
         (void)dir.write(std::string("bin/") + name,
                         "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'gcc (GCC) " + std::to_string(major) +
-                            ".1.0'; echo 'Copyright (C) 2025 Free Software Foundation, Inc.'; exit 0; fi\nprintf '#define __GNUC__ " +
+                            ".1.0'; echo 'Copyright (C) 2025 Free Software Foundation, Inc.'; exit 0; fi\nprintf "
+                            "'#define __GNUC__ " +
                             std::to_string(major) + "\\n#define __GNUC_MINOR__ 1\\n#define __GNUC_PATCHLEVEL__ 0\\n'\n",
                         0755);
     Environment environment;

@@ -49,7 +49,8 @@ TEST(BuildToolkit, names_each_missing_development_file) {
     const DevelopmentFiles files = development_files(dir.path() + "/cuda");
     EXPECT_EQ(files.library_directory, dir.path() + "/cuda/lib") << "lib when there is no lib64";
     EXPECT_FALSE(files.cudart_shared.empty());
-    EXPECT_EQ(files.missing, (std::vector<std::string>{dir.path() + "/cuda/include/crt/host_config.h", dir.path() + "/cuda/lib/libcudart_static.a"}));
+    EXPECT_EQ(files.missing, (std::vector<std::string>{dir.path() + "/cuda/include/crt/host_config.h",
+                                                       dir.path() + "/cuda/lib/libcudart_static.a"}));
 }
 
 TEST(BuildToolkit, the_installed_toolkit_has_what_a_build_needs) {

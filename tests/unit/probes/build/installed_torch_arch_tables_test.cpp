@@ -22,7 +22,8 @@ TEST(InstalledTorchArchTables, read_beside_torchs_version_py) {
     test::TempDir tree;
     const std::string version = tree.write("site-packages/torch/version.py", "__version__ = '2.11.0'\n");
     tree.write("site-packages/torch/utils/cpp_extension.py", tables_source);
-    const InstalledTorchArchTables installed = read_installed_torch_arch_tables({tree.path() + "/site-packages/torch/__init__.py", version});
+    const InstalledTorchArchTables installed =
+        read_installed_torch_arch_tables({tree.path() + "/site-packages/torch/__init__.py", version});
     ASSERT_TRUE(installed.tables.has_value()) << installed.problem;
     EXPECT_EQ(installed.tables->supported, (std::vector<std::string>{"8.0", "9.0", "9.0a"}));
     EXPECT_TRUE(installed.problem.empty());
@@ -30,7 +31,8 @@ TEST(InstalledTorchArchTables, read_beside_torchs_version_py) {
 
 TEST(InstalledTorchArchTables, each_missing_piece_is_its_own_problem) {
     test::TempDir tree;
-    EXPECT_EQ(read_installed_torch_arch_tables({tree.path() + "/torch/__init__.py"}).problem, "torch/utils/cpp_extension.py not found");
+    EXPECT_EQ(read_installed_torch_arch_tables({tree.path() + "/torch/__init__.py"}).problem,
+              "torch/utils/cpp_extension.py not found");
     const std::string version = tree.write("torch/version.py", "");
     InstalledTorchArchTables installed = read_installed_torch_arch_tables({version});
     EXPECT_FALSE(installed.tables.has_value());

@@ -37,7 +37,8 @@ TEST(ToolkitRuntime, what_is_not_there_stays_empty) {
     runtime = toolkit_runtime(tree.path() + "/cuda-12.8", std::nullopt, loader);
     EXPECT_TRUE(runtime.soname.empty()) << "no major, no soname";
     runtime = toolkit_runtime(tree.path() + "/none", 12, loader);
-    EXPECT_EQ(runtime.library_directory, tree.path() + "/none/lib64") << "lib64 unless only lib exists, as development_files says";
+    EXPECT_EQ(runtime.library_directory, tree.path() + "/none/lib64")
+        << "lib64 unless only lib exists, as development_files says";
     EXPECT_TRUE(runtime.real_path.empty());
 }
 

@@ -17,12 +17,15 @@ constexpr std::int64_t start = 1'796'240'374'000'000;  // a CLOCK_REALTIME time 
 // One timed span on device 0, two seconds long.
 std::vector<TimedSpan> two_seconds_on(int device = 0) { return {{device, start, start + 2 * second}}; }
 
-GpuProcess process(unsigned int pid, std::string name, std::uint64_t mib) { return GpuProcess{pid, mib << 20, std::move(name)}; }
+GpuProcess process(unsigned int pid, std::string name, std::uint64_t mib) {
+    return GpuProcess{pid, mib << 20, std::move(name)};
+}
 
 // As NVML answered on the H200 while a bf16 GEMM loop ran beside a process holding only a context.
 SharingSnapshot busy_neighbour() {
     SharingSnapshot snapshot;
-    snapshot.processes = std::vector<GpuProcess>{process(self, "cudacheck", 900), process(477, "python3", 1130), process(503, "python3", 612)};
+    snapshot.processes = std::vector<GpuProcess>{process(self, "cudacheck", 900), process(477, "python3", 1130),
+                                                 process(503, "python3", 612)};
     snapshot.samples = std::vector<ProcessUtilizationSample>{{self, start + second, 60}, {477, start + second, 99}};
     return snapshot;
 }
@@ -75,7 +78,8 @@ TEST(GpuSharing, in_another_pid_namespace_two_busy_processes_mean_a_neighbour) {
     SharingSnapshot snapshot;
     snapshot.processes = std::vector<GpuProcess>{process(91234, "", 900)};
     snapshot.samples = std::vector<ProcessUtilizationSample>{{91234, start + second, 97}};
-    EXPECT_FALSE(judge_sharing(0, snapshot, two_seconds_on(), own)) << "cudacheck alone, under a number this namespace does not know";
+    EXPECT_FALSE(judge_sharing(0, snapshot, two_seconds_on(), own))
+        << "cudacheck alone, under a number this namespace does not know";
     snapshot.processes->push_back(process(91300, "", 4000));
     snapshot.samples->push_back({91300, start + second, 45});
     const std::optional<GpuSharing> sharing = judge_sharing(0, snapshot, two_seconds_on(), own);
@@ -93,7 +97,8 @@ TEST(GpuSharing, without_utilization_samples_the_process_list_decides) {
     ASSERT_TRUE(sharing);
     EXPECT_EQ(sharing->method, "process list");
     EXPECT_EQ(describe_sharing(*sharing), "pid 477 python3 (1.1 GiB), pid 503 python3 (612.0 MiB)");
-    snapshot.processes = std::vector<GpuProcess>{process(91234, "", 900)};  // pids of another namespace: nothing to tell
+    snapshot.processes =
+        std::vector<GpuProcess>{process(91234, "", 900)};  // pids of another namespace: nothing to tell
     EXPECT_FALSE(judge_sharing(0, snapshot, two_seconds_on(), own));
     snapshot.processes.reset();  // NVML cannot list them either
     EXPECT_FALSE(judge_sharing(0, snapshot, two_seconds_on(), own));

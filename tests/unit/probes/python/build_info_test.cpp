@@ -14,7 +14,9 @@ namespace {
 
 const std::string h200_site = test::fixture_path("frameworks/h200-venv/lib/python3.12/site-packages");
 
-std::vector<FrameworkBuild> builds_in(const std::string& site) { return read_framework_builds(site, installed_distributions(site)); }
+std::vector<FrameworkBuild> builds_in(const std::string& site) {
+    return read_framework_builds(site, installed_distributions(site));
+}
 
 const FrameworkBuild* find(const std::vector<FrameworkBuild>& builds, std::string_view framework) {
     for (const FrameworkBuild& build : builds)
@@ -94,7 +96,8 @@ TEST(FrameworkBuilds, tells_a_cpu_only_torch_and_a_jax_without_its_cuda_plugin) 
     EditedSite edited;
     // PyTorch's CPU wheels generate cuda = None and hip = None.
     edited.tree.write("site-packages/torch/version.py",
-                      "__version__ = '2.11.0+cpu'\ndebug = False\ncuda: Optional[str] = None\nhip: Optional[str] = None\n");
+                      "__version__ = '2.11.0+cpu'\ndebug = False\ncuda: Optional[str] = None\nhip: Optional[str] = "
+                      "None\n");
     std::filesystem::remove_all(edited.site + "/jax_cuda13_plugin-0.11.2.dist-info");
     const std::vector<FrameworkBuild> builds = builds_in(edited.site);
     ASSERT_NE(find(builds, "PyTorch"), nullptr);
@@ -131,7 +134,8 @@ TEST(FrameworkBuilds, names_each_damaged_file_and_keeps_what_it_could_read) {
     const FrameworkBuild* without = find(without_version_file, "PyTorch");
     ASSERT_NE(without, nullptr);
     ASSERT_FALSE(without->problems.empty());
-    EXPECT_NE(without->problems[0].find("torch/version.py: missing or unreadable"), std::string::npos) << without->problems[0];
+    EXPECT_NE(without->problems[0].find("torch/version.py: missing or unreadable"), std::string::npos)
+        << without->problems[0];
 }
 
 using test::ReleasedWheels;

@@ -41,7 +41,8 @@ struct H200Venv {
         DirectoryListings listings;
         GpuCodeCache cache("");
         for (FrameworkBuild& build : read_framework_builds(site, installed_distributions(site)))
-            if (build.framework == "PyTorch") return gather_framework(std::move(build), site, search, listings, cache, Environment{}, tree.path());
+            if (build.framework == "PyTorch")
+                return gather_framework(std::move(build), site, search, listings, cache, Environment{}, tree.path());
         ADD_FAILURE() << "no torch";
         return {};
     }
@@ -54,7 +55,8 @@ TEST(FrameworksProbe, torch_loads_the_wheels_cudnn_with_the_version_its_dist_inf
     const FrameworkLibrary* cudnn = torch.library("cuDNN");
     ASSERT_NE(cudnn, nullptr);
     EXPECT_EQ(cudnn->object.resolution.path, venv.site + "/nvidia/cudnn/lib/libcudnn.so.9");
-    EXPECT_EQ(cudnn->version, "9.19.0.56");  // nvidia_cudnn_cu13-9.19.0.56.dist-info, as torch.backends.cudnn.version() 91900
+    EXPECT_EQ(cudnn->version,
+              "9.19.0.56");  // nvidia_cudnn_cu13-9.19.0.56.dist-info, as torch.backends.cudnn.version() 91900
     EXPECT_EQ(cudnn->origin, LibraryOrigin::pip_wheel);
     EXPECT_EQ(cudnn->package, "nvidia-cudnn-cu13");
     const FrameworkLibrary* graph = torch.library("cuDNN graph");
@@ -82,7 +84,8 @@ TEST(FrameworksProbe, the_system_cudnn_first_on_ld_library_path_gives_torch_its_
 TEST(FrameworksProbe, torch_that_preloads_its_wheels_takes_them_by_path_and_their_sub_libraries_by_search) {
     // torch 2.11's _load_global_deps (docs/examples/h200/frameworks/torch-load-global-deps.py).
     const H200Venv venv;
-    std::ofstream(venv.site + "/torch/__init__.py") << "            if \"libcudart.so\" not in _maps:\n                return\n            _preload_cuda_deps()\n";
+    std::ofstream(venv.site + "/torch/__init__.py")
+        << "            if \"libcudart.so\" not in _maps:\n                return\n            _preload_cuda_deps()\n";
     LoaderSearch search;
     search.ld_library_path = {venv.system};
     const FrameworkFacts torch = venv.torch(search);
@@ -102,7 +105,8 @@ TEST(FrameworksProbe, a_missing_binary_is_a_problem_naming_it) {
     fs::remove(venv.site + "/torch/lib/libtorch_cuda.so");
     const FrameworkFacts torch = venv.torch(LoaderSearch{});
     ASSERT_EQ(torch.load_problems.size(), 1u);
-    EXPECT_NE(torch.load_problems[0].find("torch/lib/libtorch_cuda.so: missing"), std::string::npos) << torch.load_problems[0];
+    EXPECT_NE(torch.load_problems[0].find("torch/lib/libtorch_cuda.so: missing"), std::string::npos)
+        << torch.load_problems[0];
 }
 
 TEST(FrameworksProbe, finds_the_environment_given_with_python_and_its_frameworks) {

@@ -43,7 +43,9 @@ TEST(PyvenvConfig, reads_the_gpu_machines_real_file) {
 }
 
 TEST(PyvenvConfig, takes_the_venv_modules_keys_and_counts_garbage_lines) {
-    const PyvenvConfig config = parse_pyvenv_cfg("home = /opt/python/bin\r\nversion = 3.11.9\nInclude-System-Site-Packages = True\n\x7f\x01garbage\n# comment\n");
+    const PyvenvConfig config = parse_pyvenv_cfg(
+        "home = /opt/python/bin\r\nversion = 3.11.9\nInclude-System-Site-Packages = True\n\x7f\x01garbage\n# "
+        "comment\n");
     EXPECT_EQ(config.home, "/opt/python/bin");
     EXPECT_EQ(config.version, "3.11.9");
     EXPECT_TRUE(config.include_system_site_packages);
@@ -66,7 +68,8 @@ TEST(PythonEnvironments, finds_the_venv_that_python3_on_path_runs_and_the_system
     EXPECT_EQ(system.kind, PythonKind::system);
     EXPECT_EQ(system.prefix, machine.usr);
     EXPECT_EQ(system.python_version, "3.12");
-    EXPECT_EQ(system.site_packages, (std::vector<std::string>{machine.usr + "/lib/python3/dist-packages", machine.usr + "/lib/python3.12/dist-packages"}));
+    EXPECT_EQ(system.site_packages, (std::vector<std::string>{machine.usr + "/lib/python3/dist-packages",
+                                                              machine.usr + "/lib/python3.12/dist-packages"}));
     EXPECT_TRUE(venv.problem.empty() && system.problem.empty());
 }
 
@@ -77,17 +80,19 @@ TEST(PythonEnvironments, names_every_way_an_environment_was_found_once) {
     const std::vector<std::string> extra{machine.venv + "/bin/python3"};
     const PythonEnvironments found = find_python_environments(environment, extra, machine.tree.path());
     ASSERT_EQ(found.environments.size(), 2u);
-    EXPECT_EQ(found.environments[0].found_by,
-              (std::vector<std::string>{"--python " + machine.venv + "/bin/python3", "python3 on PATH", "VIRTUAL_ENV"}));
+    EXPECT_EQ(found.environments[0].found_by, (std::vector<std::string>{"--python " + machine.venv + "/bin/python3",
+                                                                        "python3 on PATH", "VIRTUAL_ENV"}));
 }
 
 TEST(PythonEnvironments, adds_the_base_site_packages_when_the_venv_includes_them) {
     GpuMachine machine;
-    machine.tree.write("opt/torch/.venv/pyvenv.cfg", "home = " + machine.usr + "/bin\nversion = 3.12.3\ninclude-system-site-packages = true\n");
+    machine.tree.write("opt/torch/.venv/pyvenv.cfg",
+                       "home = " + machine.usr + "/bin\nversion = 3.12.3\ninclude-system-site-packages = true\n");
     const PythonEnvironments found = find_python_environments(machine.environment(), {}, machine.tree.path());
     ASSERT_FALSE(found.environments.empty());
     EXPECT_EQ(found.environments[0].site_packages,
-              (std::vector<std::string>{machine.venv + "/lib/python3.12/site-packages", machine.usr + "/lib/python3/dist-packages",
+              (std::vector<std::string>{machine.venv + "/lib/python3.12/site-packages",
+                                        machine.usr + "/lib/python3/dist-packages",
                                         machine.usr + "/lib/python3.12/dist-packages"}));
 }
 
@@ -100,7 +105,9 @@ TEST(PythonEnvironments, finds_conda_environments_from_conda_prefix_and_environm
     tree.make_dir("elsewhere/torch/conda-meta");
     tree.make_dir("elsewhere/torch/lib/python3.10/site-packages");
     tree.write("home/u/.conda/environments.txt", tree.path() + "/elsewhere/torch\n\n/does/not/exist\n");
-    const Environment environment({{"HOME", tree.path() + "/home/u"}, {"CONDA_PREFIX", tree.path() + "/home/u/miniconda3/envs/jax"}, {"PATH", ""}});
+    const Environment environment({{"HOME", tree.path() + "/home/u"},
+                                   {"CONDA_PREFIX", tree.path() + "/home/u/miniconda3/envs/jax"},
+                                   {"PATH", ""}});
     const PythonEnvironments found = find_python_environments(environment, {}, tree.path());
     ASSERT_EQ(found.environments.size(), 3u);
     EXPECT_EQ(found.environments[0].found_by.front(), "CONDA_PREFIX");
@@ -137,7 +144,8 @@ TEST(PythonEnvironments, lists_pipx_venvs) {
     ScratchTree tree;
     tree.write("home/u/.local/share/pipx/venvs/nvitop/pyvenv.cfg", "home = /usr/bin\nversion = 3.12.3\n");
     tree.make_dir("home/u/.local/share/pipx/venvs/nvitop/lib/python3.12/site-packages");
-    const PythonEnvironments found = find_python_environments(Environment({{"HOME", tree.path() + "/home/u"}}), {}, tree.path());
+    const PythonEnvironments found =
+        find_python_environments(Environment({{"HOME", tree.path() + "/home/u"}}), {}, tree.path());
     ASSERT_EQ(found.environments.size(), 1u);
     EXPECT_EQ(found.environments[0].found_by, (std::vector<std::string>{"pipx"}));
     EXPECT_EQ(found.environments[0].kind, PythonKind::venv);
@@ -149,7 +157,8 @@ TEST(PythonEnvironments, skips_a_dangling_python3_and_reports_a_missing_python_a
     ::chmod((tree.path() + "/bin").c_str(), 0755);
     tree.write("garbage/pyvenv.cfg", std::string("\x00\xff\xfe binary\n", 11));
     const std::vector<std::string> extra{tree.path() + "/absent/bin/python3", tree.path() + "/garbage"};
-    const PythonEnvironments found = find_python_environments(Environment({{"PATH", tree.path() + "/bin"}}), extra, tree.path());
+    const PythonEnvironments found =
+        find_python_environments(Environment({{"PATH", tree.path() + "/bin"}}), extra, tree.path());
     ASSERT_EQ(found.environments.size(), 2u) << "a dangling python3 is not executable, so PATH finds none";
     EXPECT_NE(found.environments[0].problem.find("does not exist"), std::string::npos) << found.environments[0].problem;
     EXPECT_EQ(found.environments[1].kind, PythonKind::venv);

@@ -40,21 +40,35 @@ struct Installation {
         tree.make_dir("home");
     }
     void make_venv(bool system_site) const {
-        tree.write("env/pyvenv.cfg", fmt::format("home = {}/bin\ninclude-system-site-packages = {}\nversion = 3.12.1\n", base, system_site ? "true" : "false"));
+        tree.write("env/pyvenv.cfg", fmt::format("home = {}/bin\ninclude-system-site-packages = {}\nversion = 3.12.1\n",
+                                                 base, system_site ? "true" : "false"));
         tree.symlink(base + "/bin/python3.12", "env/bin/python");
         tree.make_dir("env/lib/python3.12/site-packages");
     }
     PythonEnvironment system() const {
-        return {.kind = PythonKind::other, .prefix = base, .interpreter = base + "/bin/python3.12", .python_version = "3.12",
-                .site_packages = {}, .base_prefix = std::nullopt, .found_by = {}, .problem = {}};
+        return {.kind = PythonKind::other,
+                .prefix = base,
+                .interpreter = base + "/bin/python3.12",
+                .python_version = "3.12",
+                .site_packages = {},
+                .base_prefix = std::nullopt,
+                .found_by = {},
+                .problem = {}};
     }
     PythonEnvironment virtual_environment() const {
-        return {.kind = PythonKind::venv, .prefix = venv, .interpreter = venv + "/bin/python", .python_version = "3.12.1",
-                .site_packages = {}, .base_prefix = base, .found_by = {}, .problem = {}};
+        return {.kind = PythonKind::venv,
+                .prefix = venv,
+                .interpreter = venv + "/bin/python",
+                .python_version = "3.12.1",
+                .site_packages = {},
+                .base_prefix = base,
+                .found_by = {},
+                .problem = {}};
     }
     ImportModel model(const PythonEnvironment& python, Environment environment) const {
         if (!environment.get("HOME")) environment.set("HOME", home);
-        return model_imports(python, ImportContext{.environment = environment, .current_directory = cwd, .set_uid = false, .root = {}});
+        return model_imports(
+            python, ImportContext{.environment = environment, .current_directory = cwd, .set_uid = false, .root = {}});
     }
     std::string site(const std::string& prefix) const { return prefix + "/lib/python3.12/site-packages"; }
     std::string user_site() const { return home + "/.local/lib/python3.12/site-packages"; }
@@ -99,7 +113,8 @@ TEST(PythonImports, the_working_directory_then_pythonpath_then_the_standard_libr
     got.erase(std::remove(got.begin() + 1, got.end(), installation.cwd), got.end());
     EXPECT_EQ(got, expected);
     EXPECT_EQ(model.sys_path[1].origin, PathOrigin::pythonpath);
-    EXPECT_NE(std::find(model.variables.begin(), model.variables.end(), "PYTHONPATH=" + shared + "::rel"), model.variables.end());
+    EXPECT_NE(std::find(model.variables.begin(), model.variables.end(), "PYTHONPATH=" + shared + "::rel"),
+              model.variables.end());
 }
 
 TEST(PythonImports, pythonpath_shadows_the_installed_package) {
@@ -107,7 +122,8 @@ TEST(PythonImports, pythonpath_shadows_the_installed_package) {
     installation.make_venv(false);
     installation.tree.write("env/lib/python3.12/site-packages/torch/__init__.py", "");
     const std::string stale = installation.tree.write("shared/old/torch/__init__.py", "");
-    const ImportModel model = installation.model(installation.virtual_environment(), variables({{"PYTHONPATH", installation.tree.path() + "/shared/old"}}));
+    const ImportModel model = installation.model(installation.virtual_environment(),
+                                                 variables({{"PYTHONPATH", installation.tree.path() + "/shared/old"}}));
     const ImportResolution torch = resolve_import(model, "torch");
     EXPECT_EQ(torch.kind, ImportKind::package);
     EXPECT_EQ(torch.file, stale);
@@ -130,15 +146,21 @@ TEST(PythonImports, the_user_site_comes_before_site_packages_unless_disabled) {
     const ImportModel model = installation.model(installation.system(), Environment());
     EXPECT_TRUE(model.user_site_enabled);
     EXPECT_LT(position(model, installation.user_site()), position(model, installation.site(installation.base)));
-    EXPECT_EQ(position(installation.model(installation.system(), variables({{"PYTHONNOUSERSITE", "1"}})), installation.user_site()), -1);
+    EXPECT_EQ(position(installation.model(installation.system(), variables({{"PYTHONNOUSERSITE", "1"}})),
+                       installation.user_site()),
+              -1);
     // PYTHONUSERBASE moves it.
     const std::string other = installation.tree.make_dir("ub/lib/python3.12/site-packages");
-    const ImportModel moved = installation.model(installation.system(), variables({{"PYTHONUSERBASE", installation.tree.path() + "/ub"}}));
+    const ImportModel moved =
+        installation.model(installation.system(), variables({{"PYTHONUSERBASE", installation.tree.path() + "/ub"}}));
     EXPECT_NE(position(moved, other), -1);
     EXPECT_EQ(position(moved, installation.user_site()), -1);
     // A set-uid process never reads it.
     Environment environment = variables({{"HOME", installation.home}});
-    const ImportModel set_uid = model_imports(installation.system(), ImportContext{.environment = environment, .current_directory = installation.cwd, .set_uid = true});
+    const ImportModel set_uid =
+        model_imports(installation.system(), ImportContext{.environment = environment,
+                                                           .current_directory = installation.cwd,
+                                                           .set_uid = true});
     EXPECT_FALSE(set_uid.user_site_enabled);
 }
 
@@ -177,13 +199,15 @@ TEST(PythonImports, a_pyvenv_cfg_without_the_key_includes_system_site_packages) 
 
 TEST(PythonImports, debians_site_py_uses_dist_packages) {
     Installation installation;
-    installation.tree.write("base/lib/python3.12/site.py", "sitepackages.append(os.path.join(prefix, \"lib\", \"python3\", \"dist-packages\"))\n");
+    installation.tree.write("base/lib/python3.12/site.py",
+                            "sitepackages.append(os.path.join(prefix, \"lib\", \"python3\", \"dist-packages\"))\n");
     const std::string local = installation.tree.make_dir("base/local/lib/python3.12/dist-packages");
     const std::string shared = installation.tree.make_dir("base/lib/python3/dist-packages");
     const ImportModel model = installation.model(installation.system(), Environment());
     EXPECT_TRUE(model.debian_site);
     EXPECT_LT(position(model, local), position(model, shared));
-    EXPECT_EQ(position(model, installation.site(installation.base)), -1) << "Debian's non-venv Python does not read site-packages";
+    EXPECT_EQ(position(model, installation.site(installation.base)), -1)
+        << "Debian's non-venv Python does not read site-packages";
 }
 
 TEST(PythonImports, pth_lines_add_existing_paths_in_file_order_and_report_missing_ones) {
@@ -192,7 +216,8 @@ TEST(PythonImports, pth_lines_add_existing_paths_in_file_order_and_report_missin
     const std::string extra = installation.tree.make_dir("extra");
     const std::string sideline = installation.tree.make_dir("sideline");
     installation.tree.write("base/lib/python3.12/site-packages/b.pth", "# comment\n\n" + extra + "\n");
-    installation.tree.write("base/lib/python3.12/site-packages/a.pth", installation.tree.path() + "/gone\n../../../../sideline  \n");
+    installation.tree.write("base/lib/python3.12/site-packages/a.pth",
+                            installation.tree.path() + "/gone\n../../../../sideline  \n");
     const ImportModel model = installation.model(installation.system(), Environment());
     EXPECT_LT(position(model, sideline), position(model, extra)) << "a.pth is read before b.pth";
     EXPECT_LT(position(model, site), position(model, sideline));
@@ -205,7 +230,8 @@ TEST(PythonImports, pth_lines_add_existing_paths_in_file_order_and_report_missin
 TEST(PythonImports, a_failing_import_line_ends_its_pth_file) {
     Installation installation;
     const std::string later = installation.tree.make_dir("later");
-    installation.tree.write("base/lib/python3.12/site-packages/broken.pth", "import module_that_is_not_there\n" + later + "\n");
+    installation.tree.write("base/lib/python3.12/site-packages/broken.pth",
+                            "import module_that_is_not_there\n" + later + "\n");
     installation.tree.write("base/lib/python3.12/site-packages/fine.pth", "import os; x = 1\n");
     const ImportModel model = installation.model(installation.system(), Environment());
     EXPECT_EQ(position(model, later), -1);
@@ -223,7 +249,8 @@ TEST(PythonImports, an_editable_finder_answers_after_the_path_and_loses_to_a_nam
     installation.tree.write("base/lib/python3.12/site-packages/__editable__.torch-2.12.pth",
                             "import __editable___torch_2_12_finder; __editable___torch_2_12_finder.install()\n");
     installation.tree.write("base/lib/python3.12/site-packages/__editable___torch_2_12_finder.py",
-                            "import sys\nMAPPING: dict[str, str] = {'torch': '" + installation.tree.path() + "/project/torch', 'x\\'y': '" + installation.tree.path() + "'}\n");
+                            "import sys\nMAPPING: dict[str, str] = {'torch': '" + installation.tree.path() +
+                                "/project/torch', 'x\\'y': '" + installation.tree.path() + "'}\n");
     const ImportModel model = installation.model(installation.system(), Environment());
     ASSERT_EQ(model.finders.size(), 1u);
     EXPECT_EQ(model.finders[0].mapping.at("x'y"), installation.tree.path());
@@ -235,7 +262,8 @@ TEST(PythonImports, an_editable_finder_answers_after_the_path_and_loses_to_a_nam
     // A directory named torch without __init__.py anywhere on the path is a namespace package,
     // which the PathFinder returns before the appended finder is asked.
     installation.tree.make_dir("work/torch");
-    EXPECT_EQ(resolve_import(installation.model(installation.system(), Environment()), "torch").kind, ImportKind::namespace_package);
+    EXPECT_EQ(resolve_import(installation.model(installation.system(), Environment()), "torch").kind,
+              ImportKind::namespace_package);
     // The mapping's target gone: a finding, and the import fails.
     std::filesystem::rename(installation.tree.path() + "/project", installation.tree.path() + "/moved");
     std::filesystem::remove(installation.cwd + "/torch");
@@ -252,7 +280,8 @@ TEST(PythonImports, a_package_before_a_module_in_one_entry_and_the_first_entry_w
     const std::string package = installation.tree.write("base/lib/python3.12/site-packages/cupy/__init__.py", "");
     const std::string module = installation.tree.write("first/cupy.py", "");
     EXPECT_EQ(resolve_import(installation.model(installation.system(), Environment()), "cupy").file, package);
-    const ImportModel model = installation.model(installation.system(), variables({{"PYTHONPATH", installation.tree.path() + "/first"}}));
+    const ImportModel model =
+        installation.model(installation.system(), variables({{"PYTHONPATH", installation.tree.path() + "/first"}}));
     const ImportResolution cupy = resolve_import(model, "cupy");
     EXPECT_EQ(cupy.kind, ImportKind::module);
     EXPECT_EQ(cupy.file, module);
@@ -274,7 +303,8 @@ TEST(PythonImports, namespace_portions_only_when_no_regular_package_exists) {
 
 TEST(PythonImports, pythonhome_without_a_standard_library_stops_the_interpreter) {
     Installation installation;
-    const ImportModel model = installation.model(installation.system(), variables({{"PYTHONHOME", installation.tree.path() + "/nothing"}}));
+    const ImportModel model =
+        installation.model(installation.system(), variables({{"PYTHONHOME", installation.tree.path() + "/nothing"}}));
     EXPECT_NE(model.fatal.find("init_fs_encoding"), std::string::npos) << model.fatal;
     const ImportModel fine = installation.model(installation.system(), variables({{"PYTHONHOME", installation.base}}));
     EXPECT_TRUE(fine.fatal.empty()) << fine.fatal;
@@ -293,10 +323,14 @@ TEST(PythonImports, an_unknown_version_or_a_broken_environment_is_not_modelled) 
 }
 
 TEST(ScriptInterpreter, reads_a_shebang_and_pips_long_path_launcher) {
-    EXPECT_EQ(script_interpreter("#!/opt/env/bin/python3.12\n# -*- coding: utf-8 -*-\nimport re\n"), "/opt/env/bin/python3.12");
+    EXPECT_EQ(script_interpreter("#!/opt/env/bin/python3.12\n# -*- coding: utf-8 -*-\nimport re\n"),
+              "/opt/env/bin/python3.12");
     EXPECT_EQ(script_interpreter("#!/usr/bin/python3 -s\n"), "/usr/bin/python3");
-    EXPECT_EQ(script_interpreter("#!/bin/sh\n'''exec' \"/very/long path/bin/python\" \"$0\" \"$@\"\n' '''\n"), "/very/long path/bin/python");
-    EXPECT_EQ(script_interpreter("\x7f" "ELF"), "");
+    EXPECT_EQ(script_interpreter("#!/bin/sh\n'''exec' \"/very/long path/bin/python\" \"$0\" \"$@\"\n' '''\n"),
+              "/very/long path/bin/python");
+    EXPECT_EQ(script_interpreter("\x7f"
+                                 "ELF"),
+              "");
     EXPECT_EQ(script_interpreter(""), "");
 }
 
