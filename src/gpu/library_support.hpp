@@ -55,15 +55,11 @@ template <typename Api, std::size_t Size>
     return report_missing_symbols(library, bind_symbols(library.library, symbols, api), result);
 }
 
-// The same for entry points of the libcuda the probes opened, whose absence is the driver's
-// defect (libcuda_symbol_missing, as driver.libcuda reports it), not a CUDA library's.
+// The same for entry points of the libcuda the probes opened and bound (bind/cuda_driver), whose
+// absence is the driver's defect (libcuda_symbol_missing, as driver.libcuda reports it), not a CUDA
+// library's.
 [[nodiscard]] bool report_missing_libcuda_symbols(const DynamicLibrary& libcuda,
                                                   const std::vector<std::string>& missing, ResultBuilder& result);
-template <typename Api, std::size_t Size>
-[[nodiscard]] bool bind_libcuda(const DynamicLibrary& libcuda, const LibrarySymbol<Api> (&symbols)[Size], Api& api,
-                                ResultBuilder& result) {
-    return report_missing_libcuda_symbols(libcuda, bind_symbols(libcuda, symbols, api), result);
-}
 
 // A failed call of a library as a finding with `code`: the call and the status named, and what the
 // library's binding says to do about that status.

@@ -74,7 +74,8 @@ TEST(BindLibcuda, a_missing_driver_entry_point_is_libcuda_symbol_missing) {
     ASSERT_TRUE(libcuda.ok()) << libcuda.error();
     DriverModuleApi api;
     ResultBuilder builder;
-    EXPECT_FALSE(gpu::bind_libcuda(libcuda, driver_module_symbols, api, builder));
+    EXPECT_FALSE(
+        gpu::report_missing_libcuda_symbols(libcuda, bind_symbols(libcuda, driver_module_symbols, api), builder));
     const CheckResult result = std::move(builder).finish("nvrtc.compile", std::nullopt);
     ASSERT_EQ(result.findings.size(), 1u);
     EXPECT_EQ(result.findings[0].code, code_string(Code::libcuda_symbol_missing));
