@@ -16,7 +16,7 @@ from typing import Any, Dict, Literal, Mapping, Optional, Tuple, Type, TypeVar, 
 
 __all__ = ["Build", "Check", "Device", "Evidence", "Finding", "Framework", "FrameworkGpu", "FrameworkLibrary", "GpuProcess",
            "Host", "HostCompiler", "Libraries", "Library", "LibraryCopy", "LibraryResolution", "Metric", "ModuleImport", "Options",
-           "PythonEnvironment", "Redaction", "Report", "Series", "SeriesColumn", "SharedGpu", "Status", "Summary", "SysPathEntry",
+           "PythonEnvironment", "Redaction", "Remedy", "RemedyReason", "GpuRemedy", "Report", "Series", "SeriesColumn", "SharedGpu", "Status", "Summary", "SysPathEntry",
            "Tool", "Toolkit", "Versions"]
 
 # A check's, finding's or framework's verdict. Kept as the string the report holds: comparing with
@@ -123,6 +123,48 @@ class Finding(_Typed):
     remediation: str
     device: Optional[int] = field(metadata=_since("1.2.0"))
     subject: Optional[str] = field(metadata=_since("1.4.0"))
+    # The step it asks for ("reset_gpu"...), who acts ("reset"...), and the GPU it concerns (1.11.0).
+    remedy: Optional[str] = field(metadata=_since("1.11.0"))
+    action_class: Optional[str] = field(metadata=_since("1.11.0"))
+    gpu: Optional[str] = field(metadata=_since("1.11.0"))
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
+class RemedyReason(_Typed):
+    """A finding that calls for a step of the report's remedy."""
+    check: str
+    code: str
+    status: Status
+    remedy: str
+    message: str
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
+class GpuRemedy(_Typed):
+    """What one GPU needs: the most disruptive step its findings call for, and those findings."""
+    gpu: str
+    pci_bus_id: Optional[str]
+    nvml_index: Optional[int]
+    device: Optional[int]
+    step: str
+    action_class: str
+    do: str
+    because: Tuple[RemedyReason, ...]
+    raw: Mapping[str, Any] = _raw()
+
+
+@dataclass(frozen=True)
+class Remedy(_Typed):
+    """The report's one ordered fix (1.11.0): the node's step and action class (a scheduler drains
+    for "reset" and "isolate"), each GPU's, and the configuration fixes."""
+    step: str
+    action_class: str
+    do: str
+    gpus: Tuple[GpuRemedy, ...]
+    node: Tuple[RemedyReason, ...]
+    configuration: Tuple[RemedyReason, ...]
     raw: Mapping[str, Any] = _raw()
 
 
@@ -390,6 +432,7 @@ class Report(_Typed):
     build: Optional[Build] = field(metadata=_since("1.5.0"))
     # None unless libraries.resolution ran (1.10.0); None in every older report.
     libraries: Optional[Libraries] = field(metadata=_since("1.10.0"))
+    remedy: Optional[Remedy] = field(metadata=_since("1.11.0"))
     summary: Summary
     exit_code: int
     redacted: Optional[Redaction] = field(metadata=_since("1.2.0"))

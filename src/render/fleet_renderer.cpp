@@ -76,6 +76,14 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
             columns.emplace_back(key, heading);
     std::vector<TextTable::Column> headings{{"NODE"}, {"STATUS"}, {"DRIVER"}, {"RUNTIME"}, {"GPUS"}};
     for (const auto& column : columns) headings.push_back({column.second});
+    // The Xid events each node's kernel log holds and the node's remedy, where any node has them.
+    const bool xids = std::any_of(fleet.nodes.begin(), fleet.nodes.end(),
+                                  [](const FleetNode& node) { return node.xid_events.has_value(); });
+    const bool remedies = std::any_of(fleet.nodes.begin(), fleet.nodes.end(), [](const FleetNode& node) {
+        return node.remedy != Remedy::none && node.remedy != Remedy::fix_config;
+    });
+    if (xids) headings.push_back({"XIDS"});
+    if (remedies) headings.push_back({"REMEDY"});
     headings.push_back({"FAILED"});
     TextTable table(std::move(headings));
     const auto mark = [](std::string text, bool outlier) { return outlier ? text + "*" : text; };
@@ -85,7 +93,7 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
     for (const FleetNode& node : fleet.nodes) {
         if (!node.report) {
             std::vector<std::string> row{node.name, "UNREADABLE", "", "", ""};
-            for (std::size_t i = 0; i < columns.size(); ++i) row.push_back("");
+            for (std::size_t i = 0; i < columns.size() + (xids ? 1 : 0) + (remedies ? 1 : 0); ++i) row.push_back("");
             row.push_back(node.error);
             table.add_row(std::move(row));
             continue;
@@ -99,6 +107,11 @@ void render_fleet_table(const Fleet& fleet, std::ostream& out) {
                                                                  is_outlier(fleet, node.name, "version", "GPU model"))};
         for (const auto& [key, heading] : columns)
             row.push_back(mark(figure_text(node, key), is_outlier(fleet, node.name, "slow", key)));
+        if (xids) row.push_back(node.xid_events ? fmt::format("{:g}", *node.xid_events) : "");
+        if (remedies)
+            row.push_back(node.remedy == Remedy::none || node.remedy == Remedy::fix_config
+                              ? ""
+                              : fmt::format("{} ({})", to_string(node.remedy), action_class(node.remedy)));
         row.push_back(failed_text(report));
         table.add_row(std::move(row));
     }

@@ -11,6 +11,7 @@
 #include "render/svg_chart.hpp"
 #include "render/text_support.hpp"
 #include "report/legacy_metrics.hpp"
+#include "report/remedy.hpp"
 #include "util/units.hpp"
 
 #include <algorithm>
@@ -92,6 +93,32 @@ void write_problems(const Report& report, std::ostream& out) {
                 esc(finding.code));
     if (items.empty()) return;
     out << "<section id=\"problems\"><h2>What to fix</h2>\n" << items << "</section>\n";
+}
+
+// The report's one ordered fix (report/remedy.hpp), when a finding asks for more than configuration:
+// the node's step and action class, then a row per GPU with the findings that call for its step.
+void write_remedy(const Report& report, std::ostream& out) {
+    const RemedyPlan plan = plan_remedy(report);
+    if (plan.step == Remedy::none || plan.step == Remedy::fix_config) return;
+    out << fmt::format("<section id=\"remedy\"><h2>Remedy</h2>\n<p><b>{}</b> (action class <code>{}</code>)</p>\n",
+                       esc(describe_step(plan.step)), esc(action_class(plan.step)));
+    if (!plan.gpus.empty()) {
+        out << "<table>\n<tr><th>GPU</th><th>Step</th><th>Because</th></tr>\n";
+        for (const GpuRemedy& gpu : plan.gpus) {
+            std::string because;
+            for (const RemedyReason& reason : gpu.because)
+                because += fmt::format("<div>{} <b>{}</b> {}</div>", badge(reason.status), esc(reason.code),
+                                       inline_html(reason.message));
+            out << fmt::format("<tr><td>{}<br><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
+                               gpu.nvml_index ? fmt::format("GPU {}", *gpu.nvml_index) : std::string("GPU"),
+                               esc(gpu.gpu), esc(describe_step(gpu.step, gpu.nvml_index)), because);
+        }
+        out << "</table>\n";
+    }
+    for (const RemedyReason& reason : plan.node)
+        out << fmt::format("<div class=\"problem\">{} <b>{}</b> node: {}</div>\n", badge(reason.status),
+                           esc(reason.code), inline_html(reason.message));
+    out << "</section>\n";
 }
 
 void write_checks(const Report& report, std::ostream& out) {
@@ -354,6 +381,7 @@ class HtmlRenderer final : public Renderer {
     void do_render(const Report& report, std::ostream& out) const override {
         write_head(report, out);
         write_header(report, out);
+        write_remedy(report, out);
         write_problems(report, out);
         write_checks(report, out);
         write_figures(report, out);

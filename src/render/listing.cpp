@@ -101,6 +101,7 @@ void render_check_index_markdown(const Registry& registry, std::ostream& out) {
 void render_catalog_entry(const CatalogEntry& entry, std::string_view docs, std::ostream& out) {
     out << fmt::format("{} {} ({})\n", code_string(entry.code), entry.title, entry.slug);
     out << fmt::format("  severity:    {}\n", to_string(entry.severity));
+    out << fmt::format("  remedy:      {} (action class {})\n", to_string(entry.remedy), action_class(entry.remedy));
     out << fmt::format("  raised by:   {}\n", entry.raised_by);
     out << fmt::format("  cause:       {}\n", entry.cause);
     if (!entry.detail.empty()) out << fmt::format("  detail:      {}\n", entry.detail);
@@ -114,15 +115,20 @@ void render_catalog_markdown(std::ostream& out) {
            "file is out of date.\n"
            "Codes are stable and append-only. Each finding in a report carries one of these codes; the report's own\n"
            "remediation is specific to the machine (versions, paths), the one here is the general rule.\n\n"
-           "| code | severity | title | raised by |\n|---|---|---|---|\n";
+           "Each code's remedy is the step it asks for by default (a finding may name another from the values found);\n"
+           "its action class says who acts: `config`, `triage`, `app` (the application's own fault), `reset` (drain,\n"
+           "then reset or reboot) or `isolate` (service). A scheduler's health check drains for `reset` and "
+           "`isolate`.\n\n"
+           "| code | severity | remedy | title | raised by |\n|---|---|---|---|---|\n";
     for (const CatalogEntry& entry : catalog())
-        out << fmt::format("| [{}](#{}) | {} | {} | {} |\n", code_string(entry.code),
-                           sys::to_lower(code_string(entry.code)), to_string(entry.severity), entry.title,
-                           entry.raised_by);
+        out << fmt::format("| [{}](#{}) | {} | {} | {} | {} |\n", code_string(entry.code),
+                           sys::to_lower(code_string(entry.code)), to_string(entry.severity), to_string(entry.remedy),
+                           entry.title, entry.raised_by);
     for (const CatalogEntry& entry : catalog()) {
         out << fmt::format("\n## {}\n\n", code_string(entry.code));
-        out << fmt::format("**{}** (`{}`), severity `{}`, raised by `{}`.\n\n", entry.title, entry.slug,
-                           to_string(entry.severity), entry.raised_by);
+        out << fmt::format("**{}** (`{}`), severity `{}`, remedy `{}` (action class `{}`), raised by `{}`.\n\n",
+                           entry.title, entry.slug, to_string(entry.severity), to_string(entry.remedy),
+                           action_class(entry.remedy), entry.raised_by);
         out << fmt::format("- Cause: {}\n", entry.cause);
         out << fmt::format("- Remediation: {}\n", entry.remediation);
         // The detail is the depth the one-sentence cause leaves out: a paragraph below the two lines.

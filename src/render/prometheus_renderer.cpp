@@ -53,6 +53,8 @@
 // family's samples are written together, after its HELP and TYPE.
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
+#include "report/remedy.hpp"
+#include "report/report_query.hpp"
 
 #include <fmt/format.h>
 
@@ -316,6 +318,16 @@ public:
             labels.emplace_back(fmt::format("{}pci_bus_id", prefix), info->pci_bus_id);
         return labels;
     }
+    // The labels of the GPU a finding names by UUID or PCI bus id (Finding::gpu): the device's when
+    // the report lists it, else what the finding says (its UUID, or its PCI bus id).
+    [[nodiscard]] Labels of_gpu(const std::string& gpu) const {
+        for (const DeviceInfo& candidate : report_.devices)
+            if (gpu == candidate.uuid || gpu == candidate.pci_bus_id)
+                return of(candidate.nvml_index ? candidate.nvml_index : std::optional<int>(candidate.ordinal),
+                          candidate.nvml_index ? Numbering::nvml : Numbering::cuda);
+        if (gpu.starts_with("GPU-")) return redacted_ ? Labels{} : Labels{{"UUID", gpu}};
+        return Labels{{"pci_bus_id", gpu}};
+    }
     // check, then the GPU's labels, then the run's (hostname, Hostname, level).
     [[nodiscard]] Labels of_check(const std::string& check, std::optional<int> device,
                                   Numbering numbering = Numbering::cuda) const {
@@ -363,12 +375,37 @@ class PrometheusRenderer final : public Renderer {
                                  Labels{{"status", std::string(to_string(status))}},
                              status == result.status ? 1 : 0);
         for (const CheckResult& result : report.checks)
-            for (const Finding& finding : result.findings)
+            for (const Finding& finding : result.findings) {
+                Labels labels = finding.gpu.empty()
+                                    ? gpus.of_check(result.check_id, result.device ? result.device : finding.device)
+                                    : Labels{{"check", result.check_id}} + gpus.of_gpu(finding.gpu);
+                if (!finding.gpu.empty()) gpus.add_run(labels);
                 families.add("cudacheck_finding",
-                             "Each problem a check found, by its catalog code (cudacheck explain CODE); always 1.",
-                             gpus.of_check(result.check_id, result.device ? result.device : finding.device) +
-                                 Labels{{"code", finding.code}, {"status", std::string(to_string(finding.status))}},
+                             "Each problem a check found, by its catalog code (cudacheck explain CODE), with the step "
+                             "it asks for and its action class; always 1.",
+                             labels + Labels{{"code", finding.code},
+                                             {"status", std::string(to_string(finding.status))},
+                                             {"remedy", std::string(to_string(finding.remedy))},
+                                             {"action_class", std::string(action_class(finding.remedy))}},
                              1);
+            }
+        const RemedyPlan plan = plan_remedy(report);
+        families.add("cudacheck_remedy",
+                     "The node's one ordered fix (the report's remedy): 1, with the step and its action class; a "
+                     "health check drains for action_class reset or isolate.",
+                     gpus.run() + Labels{{"step", std::string(to_string(plan.step))},
+                                         {"action_class", std::string(action_class(plan.step))}},
+                     1);
+        for (const GpuRemedy& gpu : plan.gpus) {
+            Labels labels = gpus.of_gpu(gpu.gpu);
+            gpus.add_run(labels);
+            families.add("cudacheck_gpu_remedy",
+                         "Each GPU's step of the ladder its findings call for (restart_app, reset_gpu, drain_p2p, "
+                         "bus_reset, reboot, service; none): 1.",
+                         labels + Labels{{"step", std::string(to_string(gpu.step))},
+                                         {"action_class", std::string(action_class(gpu.step))}},
+                         1);
+        }
         for (const CheckResult& result : report.checks)
             for (const Metric& metric : result.metrics) {
                 if (!is_performance_figure(metric)) continue;
@@ -378,6 +415,25 @@ class PrometheusRenderer final : public Renderer {
                 if (figure.peer) labels = labels + gpus.of(figure.peer, Numbering::cuda, "peer_");
                 gpus.add_run(labels);
                 families.add(figure.family, figure.help, labels + figure.labels, figure.value);
+            }
+        // Counts are no performance figures, but the Xid events are what admins alert on: one series
+        // per GPU and Xid, the GPU's labels where the report knows it (dcgm-exporter has
+        // DCGM_FI_DEV_XID_ERRORS, the last Xid only).
+        for (const CheckResult& result : report.checks)
+            for (const Metric& metric : result.metrics) {
+                if (metric.family != xid_events_family) continue;
+                const std::string* gpu = metric.label("gpu");
+                const std::string* xid = metric.label("xid");
+                Labels labels{{"check", result.check_id}};
+                int index = 0;
+                const bool numbered = gpu != nullptr && !gpu->empty() &&
+                                      std::from_chars(gpu->data(), gpu->data() + gpu->size(), index).ec == std::errc{};
+                if (numbered) labels = labels + gpus.of(index, Numbering::nvml);
+                else if (gpu != nullptr) labels.emplace_back("pci_bus_id", *gpu);
+                gpus.add_run(labels);
+                families.add("cudacheck_xid_events",
+                             "Xid events the NVIDIA driver logged for a GPU since boot, by Xid (driver.kernel_log).",
+                             labels + Labels{{"xid", xid != nullptr ? *xid : std::string()}}, metric.value);
             }
         for (const DeviceInfo& device : report.devices)
             families.add("cudacheck_gpu_info",

@@ -5,6 +5,7 @@
 #include "render/renderer.hpp"
 #include "render/text_support.hpp"
 #include "render/text_table.hpp"
+#include "report/remedy.hpp"
 
 #include "util/system.hpp"
 #include "util/units.hpp"
@@ -234,6 +235,7 @@ private:
                         printable(evidence.key) + ": " + printable(evidence.value), indent.size() + 2);
         }
         if (report.frameworks) render_frameworks(*report.frameworks, out);
+        render_remedy(report, out);
         const Summary& summary = report.summary;
         const std::string counts = summary_counts(summary);
         out << '\n';
@@ -247,6 +249,34 @@ private:
         if (summary.count(Status::warn) + summary.count(Status::fail) + summary.count(Status::error) > 0)
             put(out, "", 0, "`cudacheck explain CODE` describes a code; `-v` shows the evidence behind each verdict.",
                 0);
+    }
+
+    // The node's one ordered fix when a finding asks for more than configuration (report/remedy.hpp):
+    // "Remedy: drain the node and reboot it [action class reset]", then a line per GPU with the
+    // codes that call for its step. Its first line is what deploy/slurm's health check reads.
+    void render_remedy(const Report& report, std::ostream& out) const {
+        const RemedyPlan plan = plan_remedy(report);
+        if (plan.step == Remedy::none || plan.step == Remedy::fix_config) return;
+        out << '\n';
+        put(out, "", 0, fmt::format("Remedy: {} [action class {}]", describe_step(plan.step), action_class(plan.step)),
+            0);
+        for (const GpuRemedy& gpu : plan.gpus) {
+            std::vector<std::string> codes;
+            for (const RemedyReason& reason : gpu.because) codes.push_back(reason.code);
+            const std::string name =
+                gpu.nvml_index ? fmt::format("GPU {} ({})", *gpu.nvml_index, gpu.gpu) : fmt::format("GPU {}", gpu.gpu);
+            put(out, "  ", 2,
+                printable(fmt::format("{}: {} — {}", name,
+                                      gpu.step == Remedy::none ? describe_step(gpu.because.front().remedy)
+                                                               : describe_step(gpu.step, gpu.nvml_index),
+                                      fmt::join(codes, ", "))),
+                4);
+        }
+        for (const RemedyReason& reason : plan.node)
+            put(out, "  ", 2,
+                printable(
+                    fmt::format("node: {} — {} ({})", describe_step(reason.remedy), reason.code, reason.check_id)),
+                4);
     }
 
     // One row per framework found; the verdicts themselves are frameworks.builds' findings above.

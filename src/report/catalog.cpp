@@ -12,8 +12,10 @@ namespace cudacheck {
 namespace {
 
 constexpr std::array entries{
-#define CUDACHECK_CATALOG_ENTRY(enumerator, number, slug, severity, title, cause, detail, remediation, raised_by) \
-    CatalogEntry{Code::enumerator, slug, Status::severity, title, cause, detail, remediation, raised_by},
+#define CUDACHECK_CATALOG_ENTRY(enumerator, number, slug, severity, remedy, title, cause, detail, remediation, \
+                                raised_by)                                                                     \
+    CatalogEntry{Code::enumerator, slug,        Status::severity, Remedy::remedy, title, cause,                \
+                 detail,           remediation, raised_by},
 #include "report/catalog_entries.def"
 #undef CUDACHECK_CATALOG_ENTRY
 };
@@ -77,6 +79,7 @@ Finding make_finding(Code code, std::string message, std::string remediation, st
     finding.code = code_string(code);
     finding.message = std::move(message);
     finding.remediation = remediation.empty() ? std::string(entry.remediation) : std::move(remediation);
+    finding.remedy = entry.remedy;
     return finding;
 }
 

@@ -30,6 +30,7 @@ struct CatalogEntry {
     Code code;
     std::string_view slug;  // stable kebab-case name, accepted by `explain` like the code
     Status severity;  // the usual status; a check may lower or raise it with a reason
+    Remedy remedy;  // the step the finding asks for (report/result.hpp); a check may name another
     std::string_view title;  // a few words
     std::string_view cause;  // one sentence of at most 160 characters: why this happens
     std::string_view detail;  // the longer explanation (Markdown), may be empty: docs/errors.md, `explain`
@@ -52,7 +53,7 @@ struct CatalogEntry {
 [[nodiscard]] std::string docs_anchor(std::string_view code);
 
 // A finding built from the catalog: status from the entry unless given, remediation required
-// (specific to what was found; the catalog's generic text is the fallback).
+// (specific to what was found; the catalog's generic text is the fallback), the entry's remedy.
 [[nodiscard]] Finding make_finding(Code code, std::string message, std::string remediation = {},
                                    std::optional<Status> status = std::nullopt);
 

@@ -1,6 +1,7 @@
 #include "report/fleet.hpp"
 
 #include "cuda/library_families.hpp"
+#include "report/remedy.hpp"
 #include "report/report_query.hpp"
 #include "util/system.hpp"
 
@@ -139,7 +140,12 @@ FleetNode fleet_node(const std::string& path, std::optional<Report> report, std:
     if (!node.report->host.hostname.empty() && !node.report->redaction) node.name = node.report->host.hostname;
     node.versions = versions_of(*node.report);
     node.libraries_unrecorded = libraries_predate_section(*node.report);
+    node.remedy = plan_remedy(*node.report).step;
     for (const CheckResult& result : node.report->checks) {
+        for (const Metric& metric : result.metrics)
+            if (metric.family == xid_events_family) node.xid_events = node.xid_events.value_or(0) + metric.value;
+        if (result.check_id == "driver.kernel_log" && result.status != Status::skip && !node.xid_events)
+            node.xid_events = 0;
         std::vector<std::string> sharing;
         for (const GpuSharing& shared : result.shared_gpu)
             sharing.push_back(fmt::format("GPU {} shared with {}", shared.device, describe_sharing(shared)));

@@ -30,6 +30,11 @@ struct FleetNode {
     // libraries.resolution ran but the report has no `libraries` section (schema before 1.10.0):
     // its libraries are not among `versions`, and the fleet says so.
     bool libraries_unrecorded = false;
+    // The Xid events the driver logged since boot, summed over the node's GPUs (driver.kernel_log's
+    // xid_events figures); empty when the check did not run or found the kernel log unreadable.
+    std::optional<double> xid_events;
+    // The node's one ordered fix (report/remedy.hpp), taken before the findings are dropped.
+    Remedy remedy = Remedy::none;
     [[nodiscard]] bool failed() const { return !report || report->exit_code != exit_ok; }
 };
 

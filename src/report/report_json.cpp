@@ -2,6 +2,7 @@
 
 #include "report/catalog.hpp"
 #include "report/legacy_metrics.hpp"
+#include "report/remedy.hpp"
 #include "util/json_read.hpp"
 
 #include "util/system.hpp"
@@ -86,7 +87,10 @@ json to_json(const CheckResult& result) {
                                 {"message", finding.message},
                                 {"remediation", finding.remediation},
                                 {"device", optional_or_null(finding.device)},
-                                {"subject", optional_or_null(finding.subject)}});
+                                {"subject", optional_or_null(finding.subject)},
+                                {"remedy", to_string(finding.remedy)},
+                                {"action_class", action_class(finding.remedy)},
+                                {"gpu", finding.gpu.empty() ? json(nullptr) : json(finding.gpu)}});
     json evidence = json::array();
     for (const Evidence& item : result.evidence)
         evidence.push_back(json{{"key", item.key},
@@ -180,7 +184,10 @@ json to_json(const FleetNode& node) {
                 {"versions", node.report ? to_json(node.report->versions) : json(nullptr)},
                 {"gpus", node.report ? json(node.report->devices.size()) : json(nullptr)},
                 {"failed", failed},
-                {"figures", figures}};
+                {"figures", figures},
+                {"xid_events", optional_or_null(node.xid_events)},
+                {"remedy", node.report ? json(to_string(node.remedy)) : json(nullptr)},
+                {"action_class", node.report ? json(action_class(node.remedy)) : json(nullptr)}};
 }
 
 // `value` as dump(2) writes it `depth` levels down in a larger document: every line after the
@@ -475,6 +482,38 @@ LibrariesInfo libraries_from_json(const json& document) {
     return libraries;
 }
 
+json to_json(const RemedyReason& reason) {
+    return json{{"check", reason.check_id},
+                {"code", reason.code},
+                {"status", to_string(reason.status)},
+                {"remedy", to_string(reason.remedy)},
+                {"message", reason.message}};
+}
+
+json to_json(const std::vector<RemedyReason>& reasons) {
+    json array = json::array();
+    for (const RemedyReason& reason : reasons) array.push_back(to_json(reason));
+    return array;
+}
+
+// The report's `remedy` section (schema 1.11.0): written for programs (the Slurm health check reads
+// `action_class`), never read back, since plan_remedy makes it from the findings again.
+json to_json(const RemedyPlan& plan) {
+    json gpus = json::array();
+    for (const GpuRemedy& gpu : plan.gpus)
+        gpus.push_back(json{{"gpu", gpu.gpu},
+                            {"pci_bus_id", gpu.pci_bus_id.empty() ? json(nullptr) : json(gpu.pci_bus_id)},
+                            {"nvml_index", optional_or_null(gpu.nvml_index)},
+                            {"device", optional_or_null(gpu.cuda_device)},
+                            {"step", to_string(gpu.step)},
+                            {"action_class", action_class(gpu.step)},
+                            {"do", describe_step(gpu.step, gpu.nvml_index)},
+                            {"because", to_json(gpu.because)}});
+    return json{{"step", to_string(plan.step)},   {"action_class", action_class(plan.step)},
+                {"do", describe_step(plan.step)}, {"gpus", gpus},
+                {"node", to_json(plan.node)},     {"configuration", to_json(plan.configuration)}};
+}
+
 json to_json(const Report& report) {
     json devices = json::array();
     for (const DeviceInfo& device : report.devices) devices.push_back(to_json(device));
@@ -492,6 +531,7 @@ json to_json(const Report& report) {
                 {"frameworks", report.frameworks ? to_json(*report.frameworks) : json(nullptr)},
                 {"build", report.build ? to_json(*report.build) : json(nullptr)},
                 {"libraries", report.libraries ? to_json(*report.libraries) : json(nullptr)},
+                {"remedy", to_json(plan_remedy(report))},
                 {"summary", to_json(report.summary, report.duration_ms)},
                 {"exit_code", report.exit_code},
                 {"redacted", report.redaction ? to_json(*report.redaction) : json(nullptr)}};
@@ -562,13 +602,25 @@ CheckResult check_result_from_json(const json& document, bool names_before_famil
     result.message = read<std::string>(document, "message");
     result.remediation = read_text(document, "remediation");
     for_each_element(document, "findings", [&](const json& finding) {
-        result.findings.push_back(
-            Finding{read_status(finding, "status"), read<std::string>(finding, "code"),
-                    read<std::string>(finding, "message"), read<std::string>(finding, "remediation"),
-                    // Reports before schema 1.2.0 have no device per finding.
-                    finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt,
-                    // Added in schema 1.4.0.
-                    finding.contains("subject") ? read_optional<std::string>(finding, "subject") : std::nullopt});
+        Finding read_back{read_status(finding, "status"), read<std::string>(finding, "code"),
+                          read<std::string>(finding, "message"), read<std::string>(finding, "remediation"),
+                          // Reports before schema 1.2.0 have no device per finding.
+                          finding.contains("device") ? read_optional<int>(finding, "device") : std::nullopt,
+                          // Added in schema 1.4.0.
+                          finding.contains("subject") ? read_optional<std::string>(finding, "subject") : std::nullopt};
+        // remedy and gpu: added in schema 1.11.0. An older report's finding takes its code's remedy
+        // from this build's catalogue (a code the catalogue lacks: none).
+        if (finding.contains("remedy")) {
+            const std::string remedy = read<std::string>(finding, "remedy");
+            const std::optional<Remedy> known = remedy_from_string(remedy);
+            if (!known)
+                throw JsonShapeError("/remedy", fmt::format("'{}' is not a remedy this cudacheck knows", remedy));
+            read_back.remedy = *known;
+        } else if (const CatalogEntry* entry = find_catalog_entry(read_back.code)) {
+            read_back.remedy = entry->remedy;
+        }
+        if (finding.contains("gpu")) read_back.gpu = read_optional<std::string>(finding, "gpu").value_or("");
+        result.findings.push_back(std::move(read_back));
     });
     for_each_element(document, "evidence", [&](const json& item) {
         Evidence evidence{read<std::string>(item, "key"), read<std::string>(item, "value")};

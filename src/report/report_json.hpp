@@ -21,7 +21,8 @@ namespace cudacheck {
 // minor for additions). docs/report.schema.json validates every 1.x report (a new minor's fields
 // are optional there, and required by an allOf rule of reports of that minor or later); its
 // schema_version examples end with this version and tests/golden/reports holds a report of each
-// earlier minor, both held to it by json_schema.validates_reports. 1.10.0 added each
+// earlier minor, both held to it by json_schema.validates_reports. 1.11.0 added each finding's
+// `remedy`, `action_class` and `gpu`, and the report's `remedy` (report/remedy.hpp). 1.10.0 added each
 // metric's `family`, `labels` and `help` (and the peaks GEMM and copy shares are taken of, as
 // figures of their own) and `libraries` (library copies as data); 1.9.0 added the host's
 // `node_name` (NODE_NAME: the Kubernetes node, which Prometheus labels Hostname); 1.8.0 added each Python
@@ -30,11 +31,12 @@ namespace cudacheck {
 // of each check and the `number` and `unit` of each evidence; 1.5.0 `build`; 1.4.0 `frameworks`
 // and the `subject` of each finding; 1.3.0 added `redacted`
 // (and redacted device UUIDs); 1.2.0 the `device` of each finding; 1.1.0 the exit codes 130 and 143.
-inline constexpr std::string_view json_schema_version = "1.10.0";
+inline constexpr std::string_view json_schema_version = "1.11.0";
 
 // The `cudacheck fleet` document has its own version, on the same rules (inspect's: inspect/inspection.hpp).
-// 1.1.0 added `not_comparable`: figures measured on a shared GPU, left out of the comparison.
-inline constexpr std::string_view fleet_json_schema_version = "1.1.0";
+// 1.1.0 added `not_comparable`: figures measured on a shared GPU, left out of the comparison;
+// 1.2.0 each node's `xid_events`, `remedy` and `action_class`.
+inline constexpr std::string_view fleet_json_schema_version = "1.2.0";
 
 // The `diff --format json` document (docs/cli.md), versioned like the report. 1.1.0 added
 // `not_compared`: what could not be compared and why (a report before the `libraries` section).

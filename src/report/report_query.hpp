@@ -24,6 +24,11 @@ struct LibraryCopyView {
     bool loaded_by_loader = false;  // the copy ld.so gives a C/C++ program for this soname
 };
 
+// The family of driver.kernel_log's figures, one per GPU and Xid: the Xid events the driver logged
+// since boot (labels `gpu`, an NVML index or a PCI address, and `xid`). Fleet sums them per node;
+// Prometheus exports them although they are counts.
+inline constexpr std::string_view xid_events_family = "xid_events";
+
 // Whether libraries.resolution ran but the report has no `libraries` section: a report written
 // before schema 1.10.0, whose library facts are only evidence text, which is not read back.
 [[nodiscard]] bool libraries_predate_section(const Report& report);

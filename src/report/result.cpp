@@ -27,6 +27,36 @@ std::optional<Status> status_from_string(std::string_view text) {
 int severity_rank(Status status) { return static_cast<int>(status); }
 
 namespace {
+// In the order of enum class Remedy.
+constexpr std::array<std::string_view, 9> remedy_names{"none",        "fix_config", "investigate",
+                                                       "restart_app", "reset_gpu",  "drain_p2p",
+                                                       "bus_reset",   "reboot",     "service"};
+}  // namespace
+
+std::string_view to_string(Remedy remedy) { return remedy_names[static_cast<std::size_t>(remedy)]; }
+
+std::optional<Remedy> remedy_from_string(std::string_view text) {
+    for (std::size_t i = 0; i < remedy_names.size(); ++i)
+        if (remedy_names[i] == text) return static_cast<Remedy>(i);
+    return std::nullopt;
+}
+
+std::string_view action_class(Remedy remedy) {
+    switch (remedy) {
+        case Remedy::none: return "none";
+        case Remedy::fix_config: return "config";
+        case Remedy::investigate: return "triage";
+        case Remedy::restart_app: return "app";
+        case Remedy::reset_gpu:
+        case Remedy::drain_p2p:
+        case Remedy::bus_reset:
+        case Remedy::reboot: return "reset";
+        case Remedy::service: return "isolate";
+    }
+    return "none";
+}
+
+namespace {
 // In the order of enum class Unit.
 constexpr std::array<std::string_view, 18> unit_names{"TFLOP/s", "GFLOP/s", "GB/s", "Gsamples/s", "ms",    "MHz",
                                                       "C",       "W",       "%",    "B",          "bytes", "count",

@@ -150,6 +150,24 @@ struct GpuSharing {
     bool operator==(const GpuSharing&) const = default;
 };
 
+// The step a finding asks of whoever runs the machine. The GPU steps are a ladder, least to most
+// disruptive: restart_app < reset_gpu < drain_p2p < bus_reset < reboot < service, after the
+// resolution buckets of NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html:
+// RESTART_APP, RESET_GPU, RESTART_BM, CONTACT_SUPPORT) and NVML's nvmlDeviceGpuRecoveryAction_t
+// (GPU_RESET, DRAIN_P2P, DRAIN_AND_RESET, BUS_RESET, NODE_REBOOT). fix_config (install, set, start
+// something) and investigate (look closer before acting) are off the ladder. In the enum's order.
+enum class Remedy { none, fix_config, investigate, restart_app, reset_gpu, drain_p2p, bus_reset, reboot, service };
+[[nodiscard]] std::string_view to_string(Remedy remedy);  // "reset_gpu", as the JSON spells it
+[[nodiscard]] std::optional<Remedy> remedy_from_string(std::string_view text);
+// Who acts, machine-readable, after DCGM's error categories (dcgm_errors.h dcgmErrorSeverity_t:
+// CONFIG, TRIAGE, RESET, ISOLATE): "none", "config" (fix_config), "triage" (investigate), "app"
+// (restart_app: the application's own fault or restart, nothing for the node), "reset" (reset_gpu,
+// drain_p2p, bus_reset, reboot: drain, then that step), "isolate" (service). A scheduler's health
+// check drains a node for "reset" and "isolate", never for "config" or "app".
+[[nodiscard]] std::string_view action_class(Remedy remedy);
+// Whether a remedy is a step of the GPU ladder (restart_app and above).
+[[nodiscard]] constexpr bool on_gpu_ladder(Remedy remedy) { return remedy >= Remedy::restart_app; }
+
 // One problem a check found. A check can find several (env.variables often does); the result's
 // own status, code, message and remediation are those of its worst finding.
 struct Finding {
@@ -163,6 +181,13 @@ struct Finding {
     // What it concerns when a check looks at several things of one kind: a Python framework,
     // "<environment prefix>: <framework>" (the report's `frameworks` section names it so).
     std::optional<std::string> subject = {};
+    // What to do about it (schema 1.11.0): the catalogue's remedy for the code unless the check knew
+    // better from the values found (NVML's recovery action names the step).
+    Remedy remedy = Remedy::none;
+    // The GPU it concerns, for a finding of one GPU that CUDA may not number (NVML, the kernel log):
+    // its UUID ("GPU-…"), or its PCI bus id when the UUID is unknown (schema 1.11.0). The report's
+    // remedy for each GPU joins its findings over this.
+    std::string gpu = {};
     bool operator==(const Finding&) const = default;
 };
 

@@ -209,6 +209,7 @@ TEST(PrometheusRenderer, a_figure_no_table_knows_gets_a_well_formed_family_of_it
     }
 }
 
+// The golden report's findings are built by hand, without the catalogue: remedy none.
 TEST(PrometheusRenderer, per_gpu_status_and_findings_carry_dcgm_exporter_labels_host_checks_none) {
     const std::string text = prometheus(figures_report());
     EXPECT_EQ(sample(text,
@@ -216,16 +217,18 @@ TEST(PrometheusRenderer, per_gpu_status_and_findings_carry_dcgm_exporter_labels_
               1.0)
         << text;
     EXPECT_EQ(sample(text, "cudacheck_finding{check=\"gpu.example\"," + gpu0 + "," + run_labels +
-                               ",code=\"CC210\",status=\"fail\"}"),
+                               ",code=\"CC210\",status=\"fail\",remedy=\"none\",action_class=\"none\"}"),
               1.0);
     EXPECT_EQ(sample(text, "cudacheck_check_status{check=\"host.os\"," + run_labels + ",status=\"pass\"}"), 1.0)
         << "a host check: no gpu labels";
-    EXPECT_EQ(sample(text,
-                     "cudacheck_finding{check=\"env.variables\"," + run_labels + ",code=\"CC117\",status=\"warn\"}"),
+    EXPECT_EQ(sample(text, "cudacheck_finding{check=\"env.variables\"," + run_labels +
+                               ",code=\"CC117\",status=\"warn\",remedy=\"none\","
+                               "action_class=\"none\"}"),
               1.0);
     // A host check's finding about one GPU (frameworks.builds, device 0) names that GPU.
     EXPECT_EQ(sample(text, "cudacheck_finding{check=\"frameworks.builds\"," + gpu0 + "," + run_labels +
-                               ",code=\"CC622\",status=\"warn\"}"),
+                               ",code=\"CC622\",status=\"warn\",remedy=\"none\","
+                               "action_class=\"none\"}"),
               1.0);
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {

@@ -144,7 +144,7 @@ TEST(Fleet, a_figure_measured_on_a_shared_gpu_is_not_compared) {
     EXPECT_TRUE(contains(entry["message"].get<std::string>(),
                          "not compared: GPU 0 shared with pid 477 python3 (SM 99%, 1.1 GiB)"))
         << entry["message"];
-    EXPECT_EQ(run.document["schema_version"], "1.1.0");
+    EXPECT_EQ(run.document["schema_version"], "1.2.0");
     EXPECT_TRUE(contains(run.table, "Not compared (~ above: measured while another process used the GPU):"))
         << run.table;
     EXPECT_TRUE(contains(run.table, " TFLOP/s~")) << "the shared figure marked in the table: " << run.table;
