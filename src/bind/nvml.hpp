@@ -1,7 +1,9 @@
 // NVML (libnvidia-ml.so.1, shipped with the driver) as the NVML probes bind it: the types and
 // values used, declared here so that building needs no nvml.h (absent from some toolkits), spelled
-// as nvml.h spells them (CUDA 13.0); the entry points, opened once per process at run time by the
-// NVML probe (probes/nvml/nvml_probe) and bound in one step; its return codes named.
+// as nvml.h spells them (CUDA 13.0; what r580 and later added, from nvml.h of CUDA 13.3 as
+// NVIDIA/go-nvml carries it, gen/nvml/nvml.h, and NVML's change log, docs.nvidia.com/deploy/nvml-api/change-log.html);
+// the entry points, opened once per process at run time by the NVML probe (probes/nvml/nvml_probe) and bound in one
+// step; its return codes named.
 //
 // No exception type: an NVML call that fails is a fact the probes record ("NVML device 0:
 // nvmlDeviceGetName failed: NVML_ERROR_GPU_IS_LOST"), never thrown.
@@ -30,9 +32,13 @@ inline constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
 inline constexpr nvmlReturn_t NVML_ERROR_DRIVER_NOT_LOADED = 9;  // also what the toolkit's stub answers
 inline constexpr nvmlReturn_t NVML_ERROR_LIBRARY_NOT_FOUND = 12;
 inline constexpr nvmlReturn_t NVML_ERROR_FUNCTION_NOT_FOUND = 13;
-inline constexpr nvmlReturn_t NVML_ERROR_GPU_IS_LOST = 15;
+inline constexpr nvmlReturn_t NVML_ERROR_GPU_IS_LOST = 15;     // "fallen off the bus or ... inaccessible"
+inline constexpr nvmlReturn_t NVML_ERROR_RESET_REQUIRED = 16;  // "requires a reset before it can be used again"
 inline constexpr nvmlReturn_t NVML_ERROR_OPERATING_SYSTEM = 17;
 inline constexpr nvmlReturn_t NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18;  // "Driver/library version mismatch"
+inline constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_RESOURCES = 23;
+inline constexpr nvmlReturn_t NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25;  // a versioned struct the driver predates
+inline constexpr nvmlReturn_t NVML_ERROR_NOT_READY = 27;
 inline constexpr nvmlReturn_t NVML_ERROR_UNKNOWN = 999;
 
 // nvmlPciInfo_st, as nvmlDeviceGetPciInfo_v3 and nvmlDeviceGetNvLinkRemotePciInfo_v2 fill it.
@@ -92,7 +98,124 @@ inline constexpr int NVML_P2P_STATUS_OK = 0;
 // nvmlEnableState_t, and the MIG mode nvmlDeviceGetMigMode reports (NVML_DEVICE_MIG_ENABLE)
 inline constexpr int NVML_FEATURE_ENABLED = 1;
 inline constexpr unsigned int NVML_DEVICE_MIG_ENABLE = 1;
-inline constexpr unsigned int NVML_NVLINK_MAX_LINKS = 18;
+// 18 through r580; nvml.h of r590 and later says 36 (its change log: "to accommodate for more
+// NvLinks in Rubin"). A link past a GPU's own answers NVML_ERROR_INVALID_ARGUMENT.
+inline constexpr unsigned int NVML_NVLINK_MAX_LINKS = 36;
+
+// The field-value queries (nvmlDeviceGetFieldValues): nvmlValue_t, nvmlValueType_t,
+// nvmlFieldValue_t, and the field ids cudacheck asks for.
+union nvmlValue_t {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+};
+inline constexpr int NVML_VALUE_TYPE_DOUBLE = 0;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_LONG = 2;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+inline constexpr int NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4;
+inline constexpr int NVML_VALUE_TYPE_SIGNED_INT = 5;
+inline constexpr int NVML_VALUE_TYPE_UNSIGNED_SHORT = 6;
+struct nvmlFieldValue_t {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    int valueType;  // nvmlValueType_t
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+};
+inline constexpr unsigned int NVML_FI_DEV_NVLINK_LINK_COUNT = 91;  // "Number of NVLinks present on the device"
+// nvmlDeviceGpuRecoveryAction_t: the action the driver asks for (r565 and later; NVML change log,
+// "Changes between v560 and v565"). Replaces NVML_FI_DEV_RESET_STATUS (226) and
+// NVML_FI_DEV_DRAIN_AND_RESET_STATUS (227), which r570 deprecated.
+inline constexpr unsigned int NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230;
+inline constexpr int NVML_GPU_RECOVERY_ACTION_NONE = 0;
+inline constexpr int NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1;
+inline constexpr int NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2;
+inline constexpr int NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3;
+inline constexpr int NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4;      // r570
+inline constexpr int NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN = 5;  // r595
+// r615 (NVML change log, "Changes between NVML v610 and v615", names both; the values follow the
+// enum's order, as NVIDIA/k8s-test-infra's mock NVML numbers them: nvml.h of CUDA 13.3 stops at 5).
+inline constexpr int NVML_GPU_RECOVERY_ACTION_BUS_RESET = 6;
+inline constexpr int NVML_GPU_RECOVERY_ACTION_SYSTEM_REBOOT = 7;
+
+// The GPU's NVLink fabric (Hopper and later; nvmlDeviceGetGpuFabricInfo r525+, ...InfoV r550+).
+using nvmlGpuFabricState_t = unsigned char;
+inline constexpr nvmlGpuFabricState_t NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0;
+inline constexpr nvmlGpuFabricState_t NVML_GPU_FABRIC_STATE_NOT_STARTED = 1;
+inline constexpr nvmlGpuFabricState_t NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2;
+inline constexpr nvmlGpuFabricState_t NVML_GPU_FABRIC_STATE_COMPLETED = 3;
+inline constexpr unsigned int NVML_GPU_FABRIC_UUID_LEN = 16;
+struct nvmlGpuFabricInfo_t {  // nvmlDeviceGetGpuFabricInfo's, unversioned (deprecated in 13.0)
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;  // "Must be checked only if state returns complete"
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+};
+struct nvmlGpuFabricInfo_v2_t {  // r550: adds version and healthMask
+    unsigned int version;
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+};
+struct nvmlGpuFabricInfo_v3_t {  // r580: adds healthSummary (nvmlGpuFabricInfoV_t)
+    unsigned int version;
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+    unsigned char healthSummary;
+};
+// NVML_STRUCT_VERSION(data, ver): sizeof(nvml<data>_v<ver>_t) | ver << 24.
+inline constexpr unsigned int nvmlGpuFabricInfo_v2 = sizeof(nvmlGpuFabricInfo_v2_t) | (2U << 24U);
+inline constexpr unsigned int nvmlGpuFabricInfo_v3 = sizeof(nvmlGpuFabricInfo_v3_t) | (3U << 24U);
+static_assert(sizeof(nvmlGpuFabricInfo_t) == 28 && sizeof(nvmlGpuFabricInfo_v2_t) == 36 &&
+                  sizeof(nvmlGpuFabricInfo_v3_t) == 40 && sizeof(nvmlFieldValue_t) == 40,
+              "the layouts nvml.h gives them on Linux x86_64 and aarch64");
+// The health mask: one field of `width` bits at `shift` per fact (NVML_GPU_FABRIC_HEALTH_GET).
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW = 0;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW = 0x3;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY = 2;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ROUTE_RECOVERY = 0x3;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY = 4;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ROUTE_UNHEALTHY = 0x3;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY = 6;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_ACCESS_TIMEOUT_RECOVERY = 0x3;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION = 8;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION = 0xf;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED = 12;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_PARTITION_ASSIGNED = 0x3;
+// Values of the two-bit fields: NOT_SUPPORTED 0, TRUE 1, FALSE 2 (DEGRADED_BW_TRUE: bandwidth
+// degraded, ROUTE_RECOVERY_TRUE: in progress, ...). Incorrect configuration: NOT_SUPPORTED 0,
+// NONE 1, then the reason: INCORRECT_SYSGUID 2, INCORRECT_CHASSIS_SN 3, NO_PARTITION 4,
+// INSUFFICIENT_NVLINKS 5, INCOMPATIBLE_GPU_FW 6, INVALID_LOCATION 7, GPU_STATE_INVALID 8.
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_TRUE = 1;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_FALSE = 2;
+inline constexpr unsigned int NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NONE = 1;
+inline constexpr unsigned char NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED = 0;
+inline constexpr unsigned char NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY = 1;
+inline constexpr unsigned char NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY = 2;
+inline constexpr unsigned char NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY = 3;
+
+// nvmlNvLinkErrorCounter_t (nvmlDeviceGetNvLinkErrorCounter; not on Blackwell since r565).
+inline constexpr int NVML_NVLINK_ERROR_DL_REPLAY = 0;    // data link transmit replays
+inline constexpr int NVML_NVLINK_ERROR_DL_RECOVERY = 1;  // data link transmit recoveries
+inline constexpr int NVML_NVLINK_ERROR_DL_CRC_FLIT = 2;  // receive flow-control digit CRC errors
+inline constexpr int NVML_NVLINK_ERROR_DL_CRC_DATA = 3;  // receive data CRC errors
+
+// nvmlUnrepairableMemoryStatus_v1_t (nvmlDeviceGetUnrepairableMemoryFlag_v1, r590+, Hopper and later).
+struct nvmlUnrepairableMemoryStatus_v1_t {
+    unsigned int bUnrepairableMemory;
+};
 
 }  // namespace nvml
 
@@ -147,6 +270,14 @@ struct NvmlApi {
     Return (*device_get_p2p_status)(Device, Device, int, int*) = nullptr;
     Return (*device_get_nvlink_state)(Device, unsigned int, int*) = nullptr;
     Return (*device_get_nvlink_remote_pci)(Device, unsigned int, nvml::nvmlPciInfo_t*) = nullptr;
+    // device.health's account of faults: what `nvidia-smi -q` shows of each GPU's recovery action,
+    // fabric, NVLink, PCIe replays and memory repair.
+    Return (*device_get_field_values)(Device, int, nvml::nvmlFieldValue_t*) = nullptr;
+    Return (*device_get_fabric_info_v)(Device, nvml::nvmlGpuFabricInfo_v3_t*) = nullptr;
+    Return (*device_get_fabric_info)(Device, nvml::nvmlGpuFabricInfo_t*) = nullptr;
+    Return (*device_get_nvlink_error_counter)(Device, unsigned int, int, unsigned long long*) = nullptr;
+    Return (*device_get_pcie_replay_counter)(Device, unsigned int*) = nullptr;
+    Return (*device_get_unrepairable_memory)(Device, nvml::nvmlUnrepairableMemoryStatus_v1_t*) = nullptr;
 };
 
 inline constexpr LibrarySymbol<NvmlApi> nvml_symbols[] = {
@@ -195,6 +326,14 @@ inline constexpr LibrarySymbol<NvmlApi> nvml_symbols[] = {
     optional_symbol<&NvmlApi::device_get_p2p_status>("nvmlDeviceGetP2PStatus"),
     optional_symbol<&NvmlApi::device_get_nvlink_state>("nvmlDeviceGetNvLinkState"),
     optional_symbol<&NvmlApi::device_get_nvlink_remote_pci>("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+    optional_symbol<&NvmlApi::device_get_field_values>("nvmlDeviceGetFieldValues"),
+    // The versioned query takes a _v2 or _v3 struct (r550+); the unversioned one (r525+, Hopper,
+    // deprecated in 13.0) has no health mask and serves older drivers.
+    optional_symbol<&NvmlApi::device_get_fabric_info_v>("nvmlDeviceGetGpuFabricInfoV"),
+    optional_symbol<&NvmlApi::device_get_fabric_info>("nvmlDeviceGetGpuFabricInfo"),
+    optional_symbol<&NvmlApi::device_get_nvlink_error_counter>("nvmlDeviceGetNvLinkErrorCounter"),
+    optional_symbol<&NvmlApi::device_get_pcie_replay_counter>("nvmlDeviceGetPcieReplayCounter"),
+    optional_symbol<&NvmlApi::device_get_unrepairable_memory>("nvmlDeviceGetUnrepairableMemoryFlag_v1"),
 };
 
 // What an NVML query of `device` answers through its last (output) argument; nullopt when the entry

@@ -108,9 +108,10 @@ void judge_devices(const DeviceListing& listing, const DevicesContext& context, 
 void add_ptx_too_new(ResultBuilder& result, std::string_view what, CudaVersion ptx, CudaVersion driver,
                      std::string_view alternative);
 
-// device.health
+// device.health; `cuda_visible_devices` is the variable's value, its MIG entries judged against the
+// MIG devices NVML lists.
 void judge_health(const std::vector<NvmlDeviceHealth>& gpus, const std::vector<DeviceInfo>& cuda_devices,
-                  ResultBuilder& result);
+                  ResultBuilder& result, const std::optional<std::string>& cuda_visible_devices = std::nullopt);
 
 // Checks over several GPUs at once (Scope::multi_device, --level standard and above). True when
 // the context holds two devices or more; otherwise skips with the reason.

@@ -8,11 +8,20 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
     : settings_(std::move(settings)),
       host_([&environment, root = settings_.root] { return collect_host_info(environment, root); }),
       kernel_module_([root = settings_.root] { return collect_kernel_module(root); }),
+      kernel_log_([this, &environment] {
+          return read_kernel_log(KernelLogSettings{.root = settings_.root,
+                                                   .path = environment.get("CUDACHECK_KERNEL_LOG").value_or(""),
+                                                   .container = host().container});
+      }),
       limits_([root = settings_.root] { return collect_process_limits(root); }),
       profiling_permissions_([root = settings_.root] { return collect_profiling_permissions(root); }),
       driver_([this] { return collect_driver_facts(settings_.initialise_cuda); }),
       initialised_driver_([this] { return collect_driver_facts(true); }),
       nvml_([] { return collect_nvml(); }),
+      nvml_health_([this] {
+          return collect_nvml_health(nvml(), NvmlHealthSettings{.root = settings_.root,
+                                                                .in_container = !host().container.empty()});
+      }),
       gpu_sharing_([this] { return GpuSharingProbe(nvml()); }),
       toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
       build_setup_([this, &environment] { return collect_build_setup(environment, toolkits(), settings_.root); }),

@@ -7,9 +7,11 @@
 #include "probes/developer_tools.hpp"
 #include "probes/driver_probe.hpp"
 #include "probes/host_probe.hpp"
+#include "probes/kernel_log.hpp"
 #include "probes/kernel_module_probe.hpp"
 #include "probes/library_locator.hpp"
 #include "probes/nvml/gpu_sharing.hpp"
+#include "probes/nvml/nvml_health.hpp"
 #include "probes/nvml/nvml_probe.hpp"
 #include "probes/process_limits.hpp"
 #include "probes/python/frameworks_probe.hpp"
@@ -73,6 +75,9 @@ public:
 
     [[nodiscard]] const HostInfo& host() { return host_.get(); }
     [[nodiscard]] const KernelModuleFacts& kernel_module() { return kernel_module_.get(); }
+    // The NVIDIA driver's lines of the kernel log since boot (<root>/dev/kmsg, or the file
+    // CUDACHECK_KERNEL_LOG names).
+    [[nodiscard]] const KernelLogReading& kernel_log() { return kernel_log_.get(); }
     [[nodiscard]] const ProcessLimits& limits() { return limits_.get(); }
     // RmProfilingAdminOnly and perf_event_paranoid: whether profilers may read GPU counters and
     // sample the CPU.
@@ -84,9 +89,14 @@ public:
         return settings_.initialise_cuda ? driver_.get() : initialised_driver_.get();
     }
     [[nodiscard]] const NvmlFacts& nvml() { return nvml_.get(); }
+    // Each GPU's health through NVML, read once for device.health and driver.kernel_log (which joins
+    // the Xids with the recovery action); empty when NVML did not initialise.
+    [[nodiscard]] const std::vector<NvmlDeviceHealth>& nvml_health() { return nvml_health_.get(); }
     // Who else uses the GPUs, through the run's NVML (asked after each check that timed GPU work).
     [[nodiscard]] const GpuSharingProbe& gpu_sharing() { return gpu_sharing_.get(); }
     [[nodiscard]] bool initialises_cuda() const { return settings_.initialise_cuda; }
+    // ProbeSettings::root: where the probes read the machine ("" for the real one).
+    [[nodiscard]] const std::string& root() const { return settings_.root; }
     // A CUDA library for the runtime cudacheck was built with, opened on first use; after a
     // prefetch_driver(), not before cuInit has returned (or 500 ms have passed): opened beside it,
     // the libraries slowed cuInit (collect_driver says by how much).
@@ -142,11 +152,13 @@ private:
     ProbeSettings settings_;
     Lazy<HostInfo> host_;
     Lazy<KernelModuleFacts> kernel_module_;
+    Lazy<KernelLogReading> kernel_log_;
     Lazy<ProcessLimits> limits_;
     Lazy<ProfilingPermissions> profiling_permissions_;
     Lazy<DriverFacts> driver_;
     Lazy<DriverFacts> initialised_driver_;
     Lazy<NvmlFacts> nvml_;
+    Lazy<std::vector<NvmlDeviceHealth>> nvml_health_;
     Lazy<GpuSharingProbe> gpu_sharing_;
     Lazy<ToolkitFacts> toolkits_;
     Lazy<BuildSetup> build_setup_;

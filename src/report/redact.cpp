@@ -56,7 +56,7 @@ void for_each_text(Report& report, Visit&& visit) {
     for (CheckResult& result : report.checks) {
         for (std::string* text : {&result.message, &result.remediation, &result.skip_reason}) visit(*text);
         for (Finding& finding : result.findings) {
-            for (std::string* text : {&finding.message, &finding.remediation}) visit(*text);
+            for (std::string* text : {&finding.message, &finding.remediation, &finding.gpu}) visit(*text);
             if (finding.subject) visit(*finding.subject);
         }
         for (Evidence& evidence : result.evidence)
@@ -115,6 +115,7 @@ public:
         for (const auto& [name, value] : targets_.secret_variables)
             if (replace_words(text, value, fmt::format("[redacted:{}]", name)) > 0) note("environment_values", name);
         if (text.find("GPU-") != std::string::npos || text.find("MIG-") != std::string::npos) replace_uuids(text);
+        if (text.find("Serial Number") != std::string::npos) replace_named_serials(text);
         // Longest first: the home directory usually contains the user name.
         for (const std::string& home : targets_.home_directories)
             if (replace_words(text, home, "$HOME") > 0) note("home_directory");
@@ -156,6 +157,34 @@ private:
 
     [[nodiscard]] std::uint64_t hash(std::string_view text) const {
         return siphash24(sys::to_lower(text), targets_.salt) & 0xffffffffffffULL;
+    }
+
+    // A serial number in free text where words name it: the driver's kernel-log line "NVRM: GPU Board
+    // Serial Number: 1650123456789" (kept as driver.kernel_log evidence) and nvidia-smi -q's
+    // "Serial Number : …"; the run of letters and digits after the colon.
+    void replace_named_serials(std::string& text) {
+        constexpr std::string_view words = "Serial Number";
+        for (std::size_t at = text.find(words); at != std::string::npos; at = text.find(words, at)) {
+            std::size_t start = at + words.size();
+            while (start < text.size() && text[start] == ' ') ++start;
+            if (start >= text.size() || text[start] != ':') {
+                at = start;
+                continue;
+            }
+            ++start;
+            while (start < text.size() && text[start] == ' ') ++start;
+            std::size_t end = start;
+            while (end < text.size() && std::isalnum(static_cast<unsigned char>(text[end])) != 0) ++end;
+            if (end == start) {
+                at = start;
+                continue;
+            }
+            const std::string replacement =
+                fmt::format("[redacted-serial-{:012x}]", hash(std::string_view(text).substr(start, end - start)));
+            text.replace(start, end - start, replacement);
+            note("serial_numbers");
+            at = start + replacement.size();
+        }
     }
 
     // Each "GPU-" or "MIG-" UUID (8-4-4-4-12 hex digits), left to right, not overlapping: what the

@@ -177,8 +177,9 @@ TEST(GpuBinary, device_facts_equal_nvidia_smi) {
 }
 
 // device.health reads the same NVML counters and states as nvidia-smi: ECC mode and error counts,
-// remapped rows, PCIe link, persistence, compute and MIG modes, power limit and temperature must
-// agree for every GPU (tests/support/compare_health_with_nvidia_smi.py reads `nvidia-smi -q -x`).
+// remapped rows, PCIe link and replays, persistence, compute and MIG modes and MIG devices, the
+// recovery action, the fabric state, power limit and temperature must agree for every GPU, and the
+// NVLink links with `nvidia-smi nvlink -s` (tests/support/compare_health_with_nvidia_smi.py).
 TEST(GpuBinary, device_health_equals_nvidia_smi) {
     REQUIRE_GPU();
     const std::string smi_path =
@@ -188,12 +189,15 @@ TEST(GpuBinary, device_health_equals_nvidia_smi) {
     const sys::CommandResult xml = sys::run_command({smi_path, "-q", "-x"}, std::chrono::seconds(30));
     ASSERT_EQ(xml.exit_status, 0) << xml.output;
     const std::string xml_path = dir.write("nvidia-smi.xml", xml.output);
+    // A GPU without NVLink answers with an error and no link lines: then nothing is compared for it.
+    const sys::CommandResult links = sys::run_command({smi_path, "nvlink", "-s"}, std::chrono::seconds(30));
+    const std::string links_path = dir.write("nvlink-s.txt", links.output);
     const test::BinaryRun run = test::run_cudacheck(
         {"--level", "quick", "--only", "device.health", "-v", "-o", dir.path() + "/report.json", "-q"});
     ASSERT_FALSE(run.timed_out);
     const sys::CommandResult compared =
         sys::run_command({CUDACHECK_PYTHON, CUDACHECK_SOURCE_DIR "/tests/support/compare_health_with_nvidia_smi.py",
-                          xml_path, dir.path() + "/report.json"},
+                          xml_path, dir.path() + "/report.json", links_path},
                          std::chrono::seconds(60));
     EXPECT_EQ(compared.exit_status, 0) << compared.output;
 }
@@ -727,6 +731,25 @@ INSTANTIATE_TEST_SUITE_P(CtrlCAndSigterm, GpuBurnInInterrupt, ::testing::Values(
                          [](const ::testing::TestParamInfo<int>& param) {
                              return param.param == SIGINT ? std::string("ctrl_c") : std::string("sigterm");
                          });
+
+// Where CUDA works the node's services are in order: driver.node_services and host.container must
+// not fail (a failure would be a false alarm), and on this machine nvidia-uvm is loaded.
+TEST(GpuEndToEnd, node_services_and_container_do_not_fail_where_cuda_works) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    (void)test::run_cudacheck(
+        {"--level", "quick", "--only", "driver.node_services,host.container", "-o", dir.path() + "/report.json", "-q"});
+    const nlohmann::json report = nlohmann::json::parse(test::read_text(dir.path() + "/report.json"));
+    for (const char* id : {"driver.node_services", "host.container"}) {
+        const auto* check = test::find_check(report, id);
+        ASSERT_NE(check, nullptr) << id;
+        EXPECT_NE((*check)["status"], "fail") << id << ": " << check->dump();
+    }
+    const auto* node = test::find_check(report, "driver.node_services");
+    if ((*node)["status"] != "skip") {
+        EXPECT_TRUE(test::contains((*node)["message"].get<std::string>(), "nvidia-uvm loaded")) << node->dump();
+    }
+}
 
 }  // namespace
 }  // namespace cudacheck

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """device.health against `nvidia-smi -q -x`: every fact cudacheck reports from NVML for each GPU
-must equal what nvidia-smi says (two readers of the same NVML counters and states).
+must equal what nvidia-smi says (two readers of the same NVML counters and states): ECC, remapped
+rows, PCIe link and replays, persistence, compute and MIG modes and MIG devices, the GPU recovery
+action, the fabric state and status, power limit, temperature; and, given `nvidia-smi nvlink -s`'s
+output, the NVLink links and how many are active.
 
-Usage: compare_health_with_nvidia_smi.py NVIDIA_SMI_Q_X.xml REPORT.json
+Usage: compare_health_with_nvidia_smi.py NVIDIA_SMI_Q_X.xml REPORT.json [NVLINK_STATUS.txt]
 Exit 0 when every GPU of the XML is in the report and every compared fact agrees, 1 otherwise
 (each difference on its own line). Live readings (temperature, power draw) are compared with a
-margin: the two were read a moment apart. Used by the GPU test GpuBinary.device_health_equals_nvidia_smi.
+margin: the two were read a moment apart. A fact nvidia-smi shows as N/A, or does not show (an
+older driver), is not compared. Used by the GPU test GpuBinary.device_health_equals_nvidia_smi and,
+on fixtures, by the unit test CompareHealthScript.*.
 """
 import json
 import re
@@ -23,6 +28,15 @@ def number(value):
     return float(match.group(1)) if match else None
 
 
+def fabric_status(value):
+    """nvidia-smi's fabric status in cudacheck's words: "Success", "N/A", or "not success" for the
+    rest (nvidia-smi words errors its own way, "Insufficient Resources"; cudacheck names the
+    nvmlReturn_t)."""
+    if value in (None, "N/A", "Success"):
+        return value
+    return "not success"
+
+
 def smi_facts(gpu):
     """What nvidia-smi says, in the words cudacheck's evidence uses."""
     on_off = {"Enabled": "on", "Disabled": "off"}
@@ -37,7 +51,16 @@ def smi_facts(gpu):
         "pcie_max_width": (text(gpu, "pci/pci_gpu_link_info/link_widths/max_link_width") or "").rstrip("x"),
         "power_limit_w": number(text(gpu, "gpu_power_readings/current_power_limit")),
         "temperature_c": number(text(gpu, "temperature/gpu_temp")),
+        "recovery_action": text(gpu, "gpu_recovery_action"),
+        "fabric_state": text(gpu, "fabric/state"),
+        "fabric_status": fabric_status(text(gpu, "fabric/status")),
+        "pcie_replays": text(gpu, "pci/replay_counter"),
     }
+    current, pending = text(gpu, "mig_mode/current_mig"), text(gpu, "mig_mode/pending_mig")
+    if current in on_off and pending in on_off:
+        facts["mig_pending_change"] = current != pending
+    if facts["mig"] == "on":
+        facts["mig_devices"] = str(len(gpu.findall("mig_devices/mig_device")))
     if facts["ecc"] == "on":
         facts["ecc_errors"] = tuple(text(gpu, f"ecc_errors/{kind}/dram_{which}") for kind in ("volatile", "aggregate")
                                     for which in ("correctable", "uncorrectable"))
@@ -53,15 +76,28 @@ def cudacheck_facts(evidence, key):
     facts = {}
     header = evidence.get(key, "")
     facts["uuid"] = header.rsplit("| ", 1)[-1].strip()
-    modes = re.search(r"persistence (\w+), compute (\w+), MIG (\w+)", evidence.get(key + "_modes", ""))
+    modes_text = evidence.get(key + "_modes", "")
+    modes = re.search(r"persistence (\w+), compute (\w+), MIG (\w+)", modes_text)
     if modes:
         facts["persistence"], facts["compute"], facts["mig"] = modes.group(1), modes.group(2), modes.group(3)
+        facts["mig_pending_change"] = "(pending change at reset)" in modes_text
+    mig_devices = re.search(r"(\d+) MIG device\(s\)", modes_text)
+    facts["mig_devices"] = mig_devices.group(1) if mig_devices else None
+    facts["recovery_action"] = evidence.get(key + "_recovery_action")
+    fabric = re.match(r"state ([^,]+), status ([^,;]+)", evidence.get(key + "_fabric", ""))
+    if fabric:
+        facts["fabric_state"] = fabric.group(1)
+        facts["fabric_status"] = fabric_status(fabric.group(2))
+    replays = re.search(r"; replays (\d+)", evidence.get(key + "_pcie", ""))
+    facts["pcie_replays"] = replays.group(1) if replays else None
+    links = re.match(r"(\d+) links, (\d+) active", evidence.get(key + "_nvlink", ""))
+    facts["nvlink"] = (links.group(1), links.group(2)) if links else ("0", "0")
     ecc = evidence.get(key + "_ecc", "")
     facts["ecc"] = "on" if ecc.startswith("on") else "off" if ecc.startswith("off") else None
     counts = re.search(r"volatile (\d+) corrected / (\d+) uncorrected, aggregate (\d+) / (\d+)", ecc)
     if counts:
         facts["ecc_errors"] = counts.groups()
-    pcie = re.search(r"gen (\S+) of (\S+), x(\S+) of x(\S+)", evidence.get(key + "_pcie", ""))
+    pcie = re.search(r"gen (\S+) of (\S+), x([^\s;]+) of x([^\s;]+)", evidence.get(key + "_pcie", ""))
     if pcie:
         facts["pcie_max_gen"], facts["pcie_width"], facts["pcie_max_width"] = pcie.group(2), pcie.group(3), pcie.group(4)
     power = re.search(r"of (\d+) W enforced limit", evidence.get(key + "_power", ""))
@@ -73,9 +109,27 @@ def cudacheck_facts(evidence, key):
     return facts
 
 
+def nvlink_status(path):
+    """`nvidia-smi nvlink -s`'s links per GPU UUID: (links, active) as strings; nvidia-smi shows an
+    inactive link as "<inactive>"."""
+    links = {}
+    uuid = None
+    for line in open(path):
+        gpu = re.match(r"GPU \d+: .*\(UUID: (\S+)\)", line)
+        if gpu:
+            uuid = gpu.group(1)
+            links[uuid] = [0, 0]
+        elif uuid and re.match(r"\s+Link \d+:", line):
+            links[uuid][0] += 1
+            links[uuid][1] += 0 if "inactive" in line else 1
+    # A GPU nvidia-smi lists no link of ("all links are inActive", no NVLink) is not compared.
+    return {uuid: (str(count), str(active)) for uuid, (count, active) in links.items() if count > 0}
+
+
 def main():
     root = ET.parse(sys.argv[1]).getroot()
     report = json.load(open(sys.argv[2]))
+    nvlinks = nvlink_status(sys.argv[3]) if len(sys.argv) > 3 else {}
     health = next((check for check in report["checks"] if check["id"] == "device.health"), None)
     if health is None or health["status"] in ("skip", "error", "timeout"):
         print(f"device.health did not run: {health}")
@@ -87,13 +141,16 @@ def main():
     gpus = root.findall("gpu")
     for gpu in gpus:
         expected = smi_facts(gpu)
+        if expected["uuid"] in nvlinks:
+            expected["nvlink"] = nvlinks[expected["uuid"]]
         key = keys.get(expected["uuid"])
         if key is None:
             problems.append(f"{expected['uuid']}: in nvidia-smi, not in device.health")
             continue
         found = cudacheck_facts(evidence, key)
         for name, value in expected.items():
-            if value is None or value == "N/A":
+            # N/A is compared only where cudacheck says N/A too (a GPU without a fabric).
+            if value is None or (value == "N/A" and name != "fabric_state"):
                 continue
             seen = found.get(name)
             if name == "temperature_c":

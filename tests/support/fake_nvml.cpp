@@ -14,12 +14,40 @@
 //                           "unsupported": NVML_ERROR_NOT_SUPPORTED)
 //   FAKE_CUDA_COMPUTE_MODE  as for the fake libcuda (NVML uses the same values)
 // and the health fields of every GPU (device.health):
-//   FAKE_NVML_ECC_ERRORS    "corrected volatile,uncorrected volatile,corrected aggregate,uncorrected aggregate"
-//   (default 0s) FAKE_NVML_RETIRED       "single-bit pages,double-bit pages,pending" (unset: not supported, as on
-//   Ampere and later) FAKE_NVML_REMAPPED      "corrected,uncorrected,pending,failure" (default 0s)
+//   FAKE_NVML_ECC_ERRORS    "corrected volatile,uncorrected volatile,corrected aggregate,uncorrected
+//                           aggregate" (default 0s)
+//   FAKE_NVML_RETIRED       "single-bit pages,double-bit pages,pending" (unset: not supported, as on
+//                           Ampere and later)
+//   FAKE_NVML_REMAPPED      "corrected,uncorrected,pending,failure" (default 0s)
 //   FAKE_NVML_CLOCK_EVENTS  clocks-event reasons bit mask, e.g. 0x48 (default 0x1, idle)
 //   FAKE_NVML_PCIE          "generation,max generation,width,max width" (default 5,5,16,16)
 //   FAKE_NVML_PERSISTENCE   persistence mode, 1 or 0 (default 1)
+//   FAKE_NVML_RECOVERY_ACTION  the GPU recovery action the field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
+//                           answers through nvmlDeviceGetFieldValues (nvmlDeviceGpuRecoveryAction_t:
+//                           0 none (default), 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and
+//                           reset, 5 recover IMEX domain, 6 bus reset, 7 system reboot; "unsupported":
+//                           the field's NVML_ERROR_NOT_SUPPORTED, as before r565)
+//   FAKE_NVML_ANSWER        a return code the GPU's health queries (those device.health asks) answer
+//                           instead of a value: 15 (NVML_ERROR_GPU_IS_LOST, which
+//                           nvmlDeviceGetHandleByIndex_v2 answers too) or 16 (NVML_ERROR_RESET_REQUIRED;
+//                           its name, UUID and PCI id still answer); unset or 0: the queries answer
+//   FAKE_NVML_FABRIC        nvmlDeviceGetGpuFabricInfoV's "state,status,cliqueId,healthMask,healthSummary"
+//                           (state: 0 not supported, 1 not started, 2 in progress, 3 completed; status
+//                           an nvmlReturn_t; healthMask as nvml.h packs it, e.g. 0x1 bandwidth degraded,
+//                           0x10 route unhealthy, 0x500 incorrect configuration "insufficient NVLinks";
+//                           unset: NVML_ERROR_NOT_SUPPORTED, a GPU without a fabric)
+//   FAKE_NVML_FABRIC_VERSION  the newest nvmlGpuFabricInfo version the driver takes (default 3; 2
+//                           answers NVML_ERROR_ARGUMENT_VERSION_MISMATCH to _v3, as r550-r575 do)
+//   FAKE_NVML_NVLINK        each NVLink link's state, "1,1,0,..." (1 active, 0 inactive); the count is
+//                           NVML_FI_DEV_NVLINK_LINK_COUNT, and a link past it answers
+//                           NVML_ERROR_INVALID_ARGUMENT (unset: NVML_ERROR_NOT_SUPPORTED, no NVLink)
+//   FAKE_NVML_NVLINK_ERRORS one link's error counters, "link:replay,recovery,crcFlit,crcData" (the
+//                           other links' are 0); "unsupported": NVML_ERROR_NOT_SUPPORTED, as on Blackwell
+//   FAKE_NVML_PCIE_REPLAY   nvmlDeviceGetPcieReplayCounter (default 0)
+//   FAKE_NVML_UNREPAIRABLE  nvmlDeviceGetUnrepairableMemoryFlag_v1, 1 or 0 (unset: NVML_ERROR_NOT_SUPPORTED)
+//   FAKE_NVML_MIG_PENDING   the pending MIG mode (default: FAKE_NVML_MIG's)
+//   FAKE_NVML_MIG_DEVICES   MIG devices present when MIG is on (default 0, at most 7), each with the UUID
+//                           "MIG-00000000-0000-0000-0001-0000000000GS" (G the GPU, S the slot)
 // Each of these except the driver-wide ones (init result, device count) can be set per GPU through
 // FAKE_GPU_STATE (support/fake_env.hpp).
 // Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
@@ -27,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <string>
 #include <unistd.h>
 
 #include "support/fake_env.hpp"
@@ -39,10 +68,17 @@ using cudacheck::fake::env_int;
 
 struct FakeDevice {
     unsigned int index;
+    int mig_slot;  // -1 for a GPU; a MIG device's slot on GPU `index`
 };
-FakeDevice fake_devices[16] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}};
+FakeDevice fake_devices[16] = {{0, -1}, {1, -1}, {2, -1},  {3, -1},  {4, -1},  {5, -1},  {6, -1},  {7, -1},
+                               {8, -1}, {9, -1}, {10, -1}, {11, -1}, {12, -1}, {13, -1}, {14, -1}, {15, -1}};
+constexpr int max_mig_devices = 7;
+FakeDevice fake_mig_devices[16][max_mig_devices];
 
 unsigned int index_of(void* device) { return static_cast<FakeDevice*>(device)->index; }
+
+// FAKE_NVML_ANSWER for the GPU: the code its queries answer instead of a value, 0 for none.
+int forced_answer(void* device) { return device_int(static_cast<int>(index_of(device)), "FAKE_NVML_ANSWER", 0); }
 
 // Up to `count` unsigned numbers from a comma list in `name` for GPU `device`, into `values` (left
 // as they are when unset).
@@ -106,6 +142,7 @@ int nvmlDeviceGetCount_v2(unsigned int* count) {
 }
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
     if (index >= static_cast<unsigned int>(env_int("FAKE_CUDA_DEVICE_COUNT", 1)) || index >= 16) return 2;
+    if (device_int(static_cast<int>(index), "FAKE_NVML_ANSWER", 0) == 15) return 15;  // NVML_ERROR_GPU_IS_LOST
     *device = &fake_devices[index];
     return 0;
 }
@@ -114,6 +151,11 @@ int nvmlDeviceGetName(void* device, char* name, unsigned int length) {
     return 0;
 }
 int nvmlDeviceGetUUID(void* device, char* uuid, unsigned int length) {
+    const FakeDevice& fake = *static_cast<FakeDevice*>(device);
+    if (fake.mig_slot >= 0) {
+        std::snprintf(uuid, length, "MIG-00000000-0000-0000-0001-0000000000%u%u", fake.index % 10, fake.mig_slot);
+        return 0;
+    }
     std::snprintf(uuid, length, "GPU-00000000-0000-0000-0000-%012u", index_of(device));
     return 0;
 }
@@ -130,6 +172,7 @@ int nvmlDeviceGetCudaComputeCapability(void* device, int* major, int* minor) {
     return 0;
 }
 int nvmlDeviceGetMemoryInfo(void* device, nvmlMemory_t* memory) {
+    if (int answer = forced_answer(device)) return answer;
     memory->total = 150754820096ULL;
     const int free_mib = device_int(index_of(device), "FAKE_NVML_FREE_MIB", -1);
     memory->free = free_mib < 0 ? memory->total : static_cast<unsigned long long>(free_mib) << 20;
@@ -148,17 +191,37 @@ int nvmlDeviceGetNumGpuCores(void*, unsigned int* cores) {
     *cores = 132 * 128;
     return 0;
 }
-int nvmlDeviceGetEccMode(void*, int* current, int* pending) {
+int nvmlDeviceGetEccMode(void* device, int* current, int* pending) {
+    if (int answer = forced_answer(device)) return answer;
     *current = *pending = 1;
     return 0;
 }
 int nvmlDeviceGetMigMode(void* device, unsigned int* current, unsigned int* pending) {
+    if (int answer = forced_answer(device)) return answer;
     const int mig = device_int(index_of(device), "FAKE_NVML_MIG", -1);
     if (mig < 0) return 3;  // NVML_ERROR_NOT_SUPPORTED: no MIG on this GPU
-    *current = *pending = static_cast<unsigned int>(mig);
+    *current = static_cast<unsigned int>(mig);
+    *pending = static_cast<unsigned int>(device_int(index_of(device), "FAKE_NVML_MIG_PENDING", mig));
+    return 0;
+}
+int nvmlDeviceGetMaxMigDeviceCount(void* device, unsigned int* count) {
+    if (int answer = forced_answer(device)) return answer;
+    if (device_int(index_of(device), "FAKE_NVML_MIG", -1) < 0) return 3;
+    *count = max_mig_devices;
+    return 0;
+}
+int nvmlDeviceGetMigDeviceHandleByIndex(void* device, unsigned int slot, void** mig) {
+    if (int answer = forced_answer(device)) return answer;
+    const unsigned int gpu = index_of(device);
+    if (device_int(gpu, "FAKE_NVML_MIG", -1) != 1) return 3;
+    if (slot >= max_mig_devices) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+    if (static_cast<int>(slot) >= device_int(gpu, "FAKE_NVML_MIG_DEVICES", 0)) return 6;  // NVML_ERROR_NOT_FOUND
+    fake_mig_devices[gpu][slot] = FakeDevice{gpu, static_cast<int>(slot)};
+    *mig = &fake_mig_devices[gpu][slot];
     return 0;
 }
 int nvmlDeviceGetComputeMode(void* device, int* mode) {
+    if (int answer = forced_answer(device)) return answer;
     *mode = device_int(index_of(device), "FAKE_CUDA_COMPUTE_MODE", 0);
     return 0;
 }
@@ -237,12 +300,14 @@ int nvmlDeviceGetProcessUtilization(void* device, nvmlProcessUtilizationSample_t
 }
 
 int nvmlDeviceGetTotalEccErrors(void* device, int error_type, int counter_type, unsigned long long* count) {
+    if (int answer = forced_answer(device)) return answer;
     unsigned long long values[4] = {0, 0, 0, 0};
     read_numbers(index_of(device), "FAKE_NVML_ECC_ERRORS", values, 4);
     *count = values[(counter_type == 1 ? 2 : 0) + (error_type == 1 ? 1 : 0)];
     return 0;
 }
 int nvmlDeviceGetRetiredPages(void* device, int cause, unsigned int* page_count, unsigned long long*) {
+    if (int answer = forced_answer(device)) return answer;
     if (device_text(index_of(device), "FAKE_NVML_RETIRED", nullptr) == nullptr) return 3;  // NVML_ERROR_NOT_SUPPORTED
     unsigned long long values[3] = {0, 0, 0};
     read_numbers(index_of(device), "FAKE_NVML_RETIRED", values, 3);
@@ -252,6 +317,7 @@ int nvmlDeviceGetRetiredPages(void* device, int cause, unsigned int* page_count,
     return fits ? 0 : 7;  // NVML_ERROR_INSUFFICIENT_SIZE when asked with room for fewer
 }
 int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
+    if (int answer = forced_answer(device)) return answer;
     if (device_text(index_of(device), "FAKE_NVML_RETIRED", nullptr) == nullptr) return 3;
     unsigned long long values[3] = {0, 0, 0};
     read_numbers(index_of(device), "FAKE_NVML_RETIRED", values, 3);
@@ -260,6 +326,7 @@ int nvmlDeviceGetRetiredPagesPendingStatus(void* device, int* pending) {
 }
 int nvmlDeviceGetRemappedRows(void* device, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending,
                               unsigned int* failure) {
+    if (int answer = forced_answer(device)) return answer;
     unsigned long long values[4] = {0, 0, 0, 0};
     read_numbers(index_of(device), "FAKE_NVML_REMAPPED", values, 4);
     *corrected = static_cast<unsigned int>(values[0]);
@@ -269,16 +336,19 @@ int nvmlDeviceGetRemappedRows(void* device, unsigned int* corrected, unsigned in
     return 0;
 }
 int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* reasons) {
+    if (int answer = forced_answer(device)) return answer;
     unsigned long long value[1] = {0x1};
     read_numbers(index_of(device), "FAKE_NVML_CLOCK_EVENTS", value, 1);
     *reasons = value[0];
     return 0;
 }
-int nvmlDeviceGetTemperature(void*, int, unsigned int* celsius) {
+int nvmlDeviceGetTemperature(void* device, int, unsigned int* celsius) {
+    if (int answer = forced_answer(device)) return answer;
     *celsius = 34;
     return 0;
 }
-int nvmlDeviceGetPowerUsage(void*, unsigned int* milliwatts) {
+int nvmlDeviceGetPowerUsage(void* device, unsigned int* milliwatts) {
+    if (int answer = forced_answer(device)) return answer;
     *milliwatts = 72000;
     return 0;
 }
@@ -286,12 +356,154 @@ int nvmlDeviceGetEnforcedPowerLimit(void*, unsigned int* milliwatts) {
     *milliwatts = 700000;
     return 0;
 }
-int nvmlDeviceGetCurrPcieLinkGeneration(void* device, unsigned int* value) { return *value = pcie_field(device, 0), 0; }
+int nvmlDeviceGetCurrPcieLinkGeneration(void* device, unsigned int* value) {
+    if (int answer = forced_answer(device)) return answer;
+    return *value = pcie_field(device, 0), 0;
+}
 int nvmlDeviceGetMaxPcieLinkGeneration(void* device, unsigned int* value) { return *value = pcie_field(device, 1), 0; }
 int nvmlDeviceGetCurrPcieLinkWidth(void* device, unsigned int* value) { return *value = pcie_field(device, 2), 0; }
 int nvmlDeviceGetMaxPcieLinkWidth(void* device, unsigned int* value) { return *value = pcie_field(device, 3), 0; }
 int nvmlDeviceGetPersistenceMode(void* device, int* mode) {
+    if (int answer = forced_answer(device)) return answer;
     *mode = device_int(index_of(device), "FAKE_NVML_PERSISTENCE", 1);
+    return 0;
+}
+
+// nvml.h's nvmlFieldValue_t (the fields the probe asks: 91 NVLink link count, 230 recovery action).
+union nvmlValue_t {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+};
+struct nvmlFieldValue_t {
+    unsigned int fieldId, scopeId;
+    long long timestamp, latencyUsec;
+    int valueType, nvmlReturn;
+    nvmlValue_t value;
+};
+int nvmlDeviceGetFieldValues(void* device, int count, nvmlFieldValue_t* values) {
+    if (values == nullptr || count < 0) return 2;
+    const unsigned int gpu = index_of(device);
+    for (int i = 0; i < count; ++i) {
+        nvmlFieldValue_t& field = values[i];
+        field.valueType = 1;  // NVML_VALUE_TYPE_UNSIGNED_INT
+        field.nvmlReturn = forced_answer(device);
+        if (field.nvmlReturn != 0) continue;
+        // Copies: device_text's answer lasts until its next call.
+        const char* links_text = device_text(static_cast<int>(gpu), "FAKE_NVML_NVLINK", nullptr);
+        const bool has_links = links_text != nullptr;
+        const std::string links = has_links ? links_text : "";
+        const std::string action = device_text(static_cast<int>(gpu), "FAKE_NVML_RECOVERY_ACTION", "0");
+        if (field.fieldId == 230 && action != "unsupported")
+            field.value.uiVal = static_cast<unsigned int>(std::strtoul(action.c_str(), nullptr, 0));
+        else if (field.fieldId == 91 && has_links)
+            field.value.uiVal = static_cast<unsigned int>(links.size() + 1) / 2;  // "1,0,1": 3 links
+        else field.nvmlReturn = 3;  // NVML_ERROR_NOT_SUPPORTED
+    }
+    return 0;
+}
+
+struct nvmlGpuFabricInfo_v3_t {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    int status;
+    unsigned int cliqueId;
+    unsigned char state;
+    unsigned int healthMask;
+    unsigned char healthSummary;
+};
+// The unversioned query: clusterUuid, status, cliqueId, state (nvmlGpuFabricInfo_t).
+struct nvmlGpuFabricInfo_t {
+    unsigned char clusterUuid[16];
+    int status;
+    unsigned int cliqueId;
+    unsigned char state;
+};
+}  // extern "C"
+
+namespace {
+
+// Both fabric queries answer from this, so that either can be left out of a copy of the library
+// (driver_bindings_test's copy_without_export) without breaking the other.
+int fabric_info(void* device, nvmlGpuFabricInfo_v3_t* info) {
+    if (int answer = forced_answer(device)) return answer;
+    const unsigned int gpu = index_of(device);
+    if (device_text(static_cast<int>(gpu), "FAKE_NVML_FABRIC", nullptr) == nullptr) return 3;
+    const unsigned int version = info->version >> 24U;
+    const unsigned int newest =
+        static_cast<unsigned int>(device_int(static_cast<int>(gpu), "FAKE_NVML_FABRIC_VERSION", 3));
+    if (version < 2 || version > newest) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+    unsigned long long values[5] = {0, 0, 0, 0, 0};
+    read_numbers(gpu, "FAKE_NVML_FABRIC", values, 5);
+    for (unsigned int i = 0; i < 16; ++i) info->clusterUuid[i] = static_cast<unsigned char>(0xa0 + i);
+    info->state = static_cast<unsigned char>(values[0]);
+    info->status = static_cast<int>(values[1]);
+    info->cliqueId = static_cast<unsigned int>(values[2]);
+    info->healthMask = static_cast<unsigned int>(values[3]);
+    if (version >= 3) info->healthSummary = static_cast<unsigned char>(values[4]);
+    return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+int nvmlDeviceGetGpuFabricInfoV(void* device, nvmlGpuFabricInfo_v3_t* info) { return fabric_info(device, info); }
+int nvmlDeviceGetGpuFabricInfo(void* device, nvmlGpuFabricInfo_t* info) {
+    nvmlGpuFabricInfo_v3_t versioned{};
+    versioned.version = 3U << 24U;
+    if (int result = fabric_info(device, &versioned); result != 0) return result;
+    std::memcpy(info->clusterUuid, versioned.clusterUuid, sizeof info->clusterUuid);
+    info->status = versioned.status;
+    info->cliqueId = versioned.cliqueId;
+    info->state = versioned.state;
+    return 0;
+}
+
+int nvmlDeviceGetNvLinkState(void* device, unsigned int link, int* active) {
+    if (int answer = forced_answer(device)) return answer;
+    const char* links = device_text(static_cast<int>(index_of(device)), "FAKE_NVML_NVLINK", nullptr);
+    if (links == nullptr) return 3;
+    if (link >= (std::strlen(links) + 1) / 2) return 2;  // NVML_ERROR_INVALID_ARGUMENT: no such link
+    *active = links[2 * link] == '1' ? 1 : 0;
+    return 0;
+}
+int nvmlDeviceGetNvLinkErrorCounter(void* device, unsigned int link, int counter, unsigned long long* value) {
+    if (int answer = forced_answer(device)) return answer;
+    const unsigned int gpu = index_of(device);
+    const char* errors = device_text(static_cast<int>(gpu), "FAKE_NVML_NVLINK_ERRORS", "");
+    if (std::strcmp(errors, "unsupported") == 0) return 3;
+    if (counter < 0 || counter > 4) return 2;
+    *value = 0;
+    char* end = nullptr;
+    const unsigned long erring = std::strtoul(errors, &end, 10);
+    if (end == errors || *end != ':' || erring != link) return 0;
+    unsigned long long counts[4] = {0, 0, 0, 0};
+    const char* text = end + 1;
+    for (int i = 0; i < 4 && *text != '\0'; ++i) {
+        counts[i] = std::strtoull(text, &end, 0);
+        text = *end == ',' ? end + 1 : end;
+    }
+    *value = counter < 4 ? counts[counter] : 0;
+    return 0;
+}
+int nvmlDeviceGetPcieReplayCounter(void* device, unsigned int* value) {
+    if (int answer = forced_answer(device)) return answer;
+    *value = static_cast<unsigned int>(device_int(static_cast<int>(index_of(device)), "FAKE_NVML_PCIE_REPLAY", 0));
+    return 0;
+}
+struct nvmlUnrepairableMemoryStatus_v1_t {
+    unsigned int bUnrepairableMemory;
+};
+int nvmlDeviceGetUnrepairableMemoryFlag_v1(void* device, nvmlUnrepairableMemoryStatus_v1_t* status) {
+    if (int answer = forced_answer(device)) return answer;
+    const int flag = device_int(static_cast<int>(index_of(device)), "FAKE_NVML_UNREPAIRABLE", -1);
+    if (flag < 0) return 3;
+    status->bUnrepairableMemory = static_cast<unsigned int>(flag);
     return 0;
 }
 

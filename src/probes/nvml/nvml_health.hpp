@@ -15,11 +15,43 @@
 
 namespace cudacheck {
 
+// The GPU's NVLink fabric as nvmlDeviceGetGpuFabricInfoV reports it (Hopper and later).
+struct NvmlFabricHealth {
+    int state = 0;                      // nvml::NVML_GPU_FABRIC_STATE_*
+    int status = 0;                     // an nvmlReturn_t, meaningful once the state is COMPLETED
+    unsigned int clique_id = 0;
+    std::string cluster_uuid = {};                  // 8-4-4-4-12 hex
+    std::optional<unsigned int> health_mask = {};  // nvmlGpuFabricInfo_v2 and later (r550+)
+    std::optional<int> health_summary = {};        // nvmlGpuFabricInfo_v3 (r580+)
+    bool operator==(const NvmlFabricHealth&) const = default;
+};
+
+// One NVLink link: its state (nvmlDeviceGetNvLinkState) and, for an active link, its error
+// counters since the driver loaded or the counters were reset (nvmlDeviceGetNvLinkErrorCounter).
+struct NvmlLinkHealth {
+    unsigned int link = 0;
+    bool active = false;
+    std::optional<std::uint64_t> replay = {};
+    std::optional<std::uint64_t> recovery = {};
+    std::optional<std::uint64_t> crc_flit = {};
+    std::optional<std::uint64_t> crc_data = {};
+    bool operator==(const NvmlLinkHealth&) const = default;
+};
+
 struct NvmlDeviceHealth {
     int nvml_index = 0;
     std::string name;
     std::string uuid;
     std::string pci_bus_id;
+    // What the driver asks to be done before the GPU is used again: nvmlDeviceGpuRecoveryAction_t
+    // (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION through nvmlDeviceGetFieldValues, r565 and later;
+    // nvml::NVML_GPU_RECOVERY_ACTION_*). Unknown on older drivers.
+    std::optional<int> recovery_action;
+    // The first query that answered NVML_ERROR_GPU_IS_LOST ("nvmlDeviceGetHandleByIndex_v2"), and
+    // the first that answered NVML_ERROR_RESET_REQUIRED; empty when none did. After a lost answer
+    // the GPU is asked nothing more.
+    std::string lost_by;
+    std::string reset_required_by;
     // ECC (nvmlDeviceGetEccMode, nvmlDeviceGetTotalEccErrors)
     std::optional<bool> ecc_current;
     std::optional<bool> ecc_pending;
@@ -51,10 +83,58 @@ struct NvmlDeviceHealth {
     std::optional<bool> mig_current;
     std::optional<bool> mig_pending;
     std::optional<unsigned int> mig_devices;  // MIG devices (GPU instances' compute instances) when MIG is on
+    std::vector<std::string> mig_device_uuids;  // their UUIDs ("MIG-…"), as CUDA_VISIBLE_DEVICES names them
+    // nvmlDeviceGetUnrepairableMemoryFlag_v1 (r590+): memory errors the GPU can no longer repair.
+    std::optional<bool> memory_unrepairable;
+    // nvmlDeviceGetPcieReplayCounter: link-level retransmissions since the driver loaded.
+    std::optional<unsigned int> pcie_replay_count;
+    std::optional<NvmlFabricHealth> fabric;  // unknown where the query is absent or not supported
+    std::vector<NvmlLinkHealth> nvlinks;     // the links NVML answers for, in order
+    // Whether nvidia-persistenced runs on this machine (the same for every GPU): a process of that
+    // name, or the socket it offers containers; unknown from inside a container, which sees
+    // neither the host's processes nor, unless the runtime mounts it, its socket.
+    std::optional<bool> persistenced_running;
+};
+
+// Where collect_nvml_health looks for nvidia-persistenced.
+struct NvmlHealthSettings {
+    std::string root;          // prefix for /proc and /run ("" for the real system; tests: a fixture root)
+    bool in_container = false;  // then not finding it means "unknown", not "not running"
 };
 
 // Queries every GPU NVML lists. Empty when NVML did not initialise.
-[[nodiscard]] std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml);
+[[nodiscard]] std::vector<NvmlDeviceHealth> collect_nvml_health(const NvmlFacts& nvml,
+                                                                const NvmlHealthSettings& settings = {});
+
+// Whether a process whose /proc/<pid>/comm is `name` (cut to the kernel's 15 characters, as comm
+// is) runs, by scanning `proc` (at most `limit` entries); nullopt when `proc` cannot be listed.
+[[nodiscard]] std::optional<bool> process_running(const std::string& proc, std::string_view name,
+                                                  std::size_t limit = 65536);
+[[nodiscard]] std::optional<bool> persistenced_running(const NvmlHealthSettings& settings);
+
+// nvidia-smi -q's words for a recovery action ("None", "Reset", "Reboot", "Drain P2P", "Drain and
+// Reset"; the later ones as nvml.h names them); "unknown (N)" for another value.
+[[nodiscard]] std::string recovery_action_name(int action);
+// "N/A" (not supported, as nvidia-smi -q shows it), "Not Started", "In Progress", "Completed".
+[[nodiscard]] std::string fabric_state_name(int state);
+
+// The facts of a fabric health mask (nvml.h NVML_GPU_FABRIC_HEALTH_GET), each field's value as
+// nvml.h numbers it (0 not supported; for the two-bit ones 1 true, 2 false).
+struct FabricHealthBits {
+    unsigned int degraded_bandwidth = 0;
+    unsigned int route_recovery = 0;
+    unsigned int route_unhealthy = 0;
+    unsigned int access_timeout_recovery = 0;
+    unsigned int incorrect_configuration = 0;  // 1 none, 2.. the reason
+    unsigned int partition_assigned = 0;
+};
+[[nodiscard]] FabricHealthBits decode_fabric_health(unsigned int mask);
+// The problems a fabric reports ("bandwidth degraded", "route unhealthy", "incorrect configuration:
+// insufficient NVLinks", "health summary Unhealthy"); empty when none.
+[[nodiscard]] std::vector<std::string> fabric_health_problems(const NvmlFabricHealth& fabric);
+// "state Completed, status Success, clique 2, cluster 9c6f…; bandwidth full, ..." or
+// "state N/A, status N/A", as nvidia-smi -q's Fabric section reads.
+[[nodiscard]] std::string describe_fabric(const NvmlFabricHealth& fabric);
 
 // Clocks-event reason bits (nvml.h nvmlClocksEventReason*, formerly nvmlClocksThrottleReason*).
 namespace clocks_event {

@@ -8,6 +8,7 @@
 #include "probes/nvml/nvml_health.hpp"
 #include "support/test_support.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -77,11 +78,14 @@ TEST(NvmlBinding, binds_every_required_entry_point_of_the_fake_and_leaves_absent
     EXPECT_NE(api.init, nullptr);
     EXPECT_NE(api.device_get_memory_bus_width, nullptr);
     EXPECT_NE(api.device_get_compute_processes, nullptr) << "the _v3 name";
-    // The fake, like a driver without MIG or NVLink queries, lacks these.
+    EXPECT_NE(api.device_get_field_values, nullptr);
+    EXPECT_NE(api.device_get_fabric_info_v, nullptr);
+    EXPECT_NE(api.device_get_nvlink_error_counter, nullptr);
+    EXPECT_NE(api.device_get_unrepairable_memory, nullptr) << "the _v1 name";
+    // The fake, like a driver without these queries, lacks them.
     EXPECT_EQ(api.device_get_clock_info, nullptr);
-    EXPECT_EQ(api.device_get_max_mig_devices, nullptr);
     EXPECT_EQ(api.device_get_p2p_status, nullptr);
-    EXPECT_EQ(api.device_get_nvlink_state, nullptr);
+    EXPECT_EQ(api.device_get_nvlink_remote_pci, nullptr);
 }
 
 TEST(NvmlBinding, names_the_one_required_entry_point_a_library_lacks) {
@@ -152,6 +156,31 @@ TEST(NvmlBinding, health_leaves_the_field_of_an_absent_query_unknown) {
     ASSERT_EQ(older.size(), 1u);
     EXPECT_FALSE(older[0].temperature_c.has_value());
     EXPECT_EQ(older[0].power_mw, 72000u) << "the other queries are still asked";
+}
+
+// A driver before r550 has only the unversioned fabric query: its state and status still count,
+// with no health mask.
+TEST(NvmlBinding, health_reads_the_fabric_through_the_unversioned_query_on_a_driver_before_r550) {
+    test::TempDir dir;
+    const std::string copy = dir.path() + "/libnvidia-ml.so.1";
+    copy_without_export(fake_nvml, copy, "nvmlDeviceGetGpuFabricInfoV");
+    NvmlFacts nvml;
+    nvml.library = DynamicLibrary::open(copy);
+    ASSERT_TRUE(nvml.library.ok()) << nvml.library.error();
+    ASSERT_TRUE(bind_symbols(nvml.library, nvml_symbols, nvml.api).empty());
+    EXPECT_EQ(nvml.api.device_get_fabric_info_v, nullptr);
+    ASSERT_NE(nvml.api.device_get_fabric_info, nullptr);
+    nvml.init_result = nvml.api.init();
+    DeviceInfo gpu;
+    gpu.nvml_index = 0;
+    nvml.devices.push_back(gpu);
+    ::setenv("FAKE_NVML_FABRIC", "2,0,0,0,0", 1);  // in progress
+    const std::vector<NvmlDeviceHealth> health = collect_nvml_health(nvml);
+    ::unsetenv("FAKE_NVML_FABRIC");
+    ASSERT_EQ(health.size(), 1u);
+    ASSERT_TRUE(health[0].fabric.has_value());
+    EXPECT_EQ(health[0].fabric->state, nvml::NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+    EXPECT_FALSE(health[0].fabric->health_mask.has_value());
 }
 
 TEST(NvmlReturnName, names_known_codes_as_nvml_h_does_and_numbers_others) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -70,11 +71,16 @@ TEST(EndToEnd, reports_missing_driver_on_a_machine_without_one) {
     EXPECT_EQ((*module)["code"], "CC201");
     EXPECT_TRUE(contains((*module)["remediation"].get<std::string>(), "NVIDIA"));
     // No other check that needs the driver has a finding of its own (host checks may, elsewhere).
+    // driver.kernel_log needs no driver: it reads what the kernel logged (here, nothing of NVIDIA's).
     for (const auto& check : report["checks"]) {
         const std::string id = check["id"];
         if (id == "driver.kernel_module" ||
             !(id.starts_with("driver.") || id.starts_with("cuda.") || id.starts_with("device.")))
             continue;
+        if (id == "driver.kernel_log") {
+            EXPECT_TRUE(check["findings"].empty()) << check.dump();
+            continue;
+        }
         EXPECT_EQ(check["status"], "skip") << id;
     }
     EXPECT_EQ(report["checks"][0]["id"], "driver.kernel_module");
@@ -304,6 +310,71 @@ TEST(EndToEnd, device_health_blames_only_the_gpu_whose_state_is_bad) {
         EXPECT_FALSE(contains(finding["message"].get<std::string>(), "GPU 0")) << finding["message"];
     }
     EXPECT_EQ(codes, (std::set<std::string>{"CC424", "CC425"}));
+}
+
+// The driver's own account of each GPU, per GPU from FAKE_GPU_STATE: a recovery action, a fabric
+// Fabric Manager has not registered, a lost GPU, NVLink errors, PCIe replays and MIG without
+// devices, each finding naming its GPU and the step it asks for.
+TEST(EndToEnd, device_health_reports_each_gpus_fault_with_its_gpu_and_remedy) {
+    test::TempDir dir;
+    const std::string state = dir.write("gpus.json", R"({"devices": [
+        {"FAKE_NVML_NVLINK": "1,1,1,1", "FAKE_NVML_FABRIC": "3,0,2,0x1AA,1"},
+        {"FAKE_NVML_RECOVERY_ACTION": 1},
+        {"FAKE_NVML_FABRIC": "1,0,0,0,0"},
+        {"FAKE_NVML_ANSWER": 15},
+        {"FAKE_NVML_NVLINK": "1,1,0,1", "FAKE_NVML_NVLINK_ERRORS": "1:4,0,9,0", "FAKE_NVML_PCIE_REPLAY": 12},
+        {"FAKE_NVML_MIG": 1, "FAKE_NVML_MIG_DEVICES": 0}]})");
+    const auto report =
+        run_to_json(dir, {"--level", "quick", "--only", "device.health"},
+                    {{"LD_LIBRARY_PATH", fake_driver_dir}, {"FAKE_CUDA_DEVICE_COUNT", "6"}, {"FAKE_GPU_STATE", state}},
+                    1);
+    const auto* health = test::find_check(report, "device.health");
+    ASSERT_NE(health, nullptr);
+    std::set<std::string> seen;
+    for (const auto& finding : (*health)["findings"])
+        seen.insert((finding["gpu"].is_null() ? std::string("none") : finding["gpu"].get<std::string>().substr(36)) +
+                    " " + finding["code"].get<std::string>() + " " + finding["remedy"].get<std::string>());
+    // The fake's UUIDs end in the GPU's index (GPU-00000000-0000-0000-0000-00000000000N); the lost GPU
+    // answered neither its UUID nor its PCI bus id.
+    EXPECT_EQ(seen, (std::set<std::string>{"0001 CC250 reset_gpu", "0002 CC253 fix_config", "none CC251 reboot",
+                                           "0004 CC255 investigate", "0004 CC256 investigate", "0004 CC257 investigate",
+                                           "0005 CC415 fix_config"}));
+    std::map<std::string, std::string> evidence;
+    for (const auto& item : (*health)["evidence"]) evidence[item["key"]] = item["value"];
+    EXPECT_EQ(evidence["gpu0_recovery_action"], "None");
+    EXPECT_EQ(evidence["gpu1_recovery_action"], "Reset");
+    EXPECT_EQ(evidence["gpu0_nvlink"], "4 links, 4 active; replay 0, recovery 0, CRC 0");
+    EXPECT_EQ(evidence["gpu4_nvlink"], "4 links, 3 active (inactive: 2); replay 4, recovery 0, CRC 9");
+    EXPECT_TRUE(contains(evidence["gpu0_fabric"], "state Completed, status Success, clique 2"))
+        << evidence["gpu0_fabric"];
+    EXPECT_EQ(evidence["gpu2_fabric"], "state Not Started, status N/A");
+    EXPECT_EQ(evidence["gpu3_nvml_answer"], "NVML_ERROR_GPU_IS_LOST (nvmlDeviceGetHandleByIndex_v2)");
+    EXPECT_EQ(evidence["gpu5_fabric"], "state N/A, status N/A");
+}
+
+// A reset-required answer and a MIG device in CUDA_VISIBLE_DEVICES that NVML does not list.
+TEST(EndToEnd, device_health_reports_reset_required_and_an_unknown_visible_mig_device) {
+    test::TempDir dir;
+    const std::string state =
+        dir.write("gpus.json",
+                  R"({"devices": [{"FAKE_NVML_ANSWER": 16}, {"FAKE_NVML_MIG": 1, "FAKE_NVML_MIG_DEVICES": 1}]})");
+    const auto report = run_to_json(dir, {"--level", "quick", "--only", "device.health"},
+                                    {{"LD_LIBRARY_PATH", fake_driver_dir},
+                                     {"FAKE_CUDA_DEVICE_COUNT", "2"},
+                                     {"FAKE_GPU_STATE", state},
+                                     {"CUDA_VISIBLE_DEVICES", "MIG-00000000-0000-0000-0001-000000000010,MIG-feed"}},
+                                    1);
+    std::set<std::string> codes;
+    for (const auto& finding : (*test::find_check(report, "device.health"))["findings"]) {
+        codes.insert(finding["code"].get<std::string>());
+        if (finding["code"] == "CC262") {
+            EXPECT_TRUE(contains(finding["message"].get<std::string>(), "names MIG-feed")) << finding["message"];
+        }
+        if (finding["code"] == "CC252") {
+            EXPECT_EQ(finding["gpu"], "GPU-00000000-0000-0000-0000-000000000000");
+        }
+    }
+    EXPECT_EQ(codes, (std::set<std::string>{"CC252", "CC262"})) << "GPU 1's MIG device 0 is listed";
 }
 
 TEST(EndToEnd, standard_level_adds_nvml_index_and_framebuffer_to_cuda_devices) {

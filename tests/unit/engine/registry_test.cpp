@@ -24,7 +24,8 @@ TEST(Registry, rejects_dependency_registered_later) {
 TEST(Registry, matches_ids_and_prefixes) {
     const Registry registry(builtin_checks());
     EXPECT_EQ(registry.match("driver"),
-              (std::vector<std::string>{"driver.kernel_module", "driver.libcuda", "driver.nvml"}));
+              (std::vector<std::string>{"driver.kernel_module", "driver.node_services", "driver.libcuda", "driver.nvml",
+                                        "driver.kernel_log"}));
     EXPECT_EQ(registry.match("driver."), registry.match("driver"));
     EXPECT_EQ(registry.match("cuda.devices"), (std::vector<std::string>{"cuda.devices"}));
     EXPECT_TRUE(registry.match("driv").empty()) << "a prefix must end at a dot";
@@ -59,8 +60,8 @@ TEST(Selection, rejects_unknown_id_naming_closest) {
 TEST(Selection, skip_removes_checks_and_only_limits) {
     const Registry registry(builtin_checks());
     EXPECT_EQ(select_checks(registry, {}, {}).checks.size(), registry.checks().size());
-    // host: host.os and host.limits; env: env.variables.
-    EXPECT_EQ(select_checks(registry, {}, {"env", "host"}).checks.size(), registry.checks().size() - 3);
+    // host: host.os, host.container and host.limits; env: env.variables.
+    EXPECT_EQ(select_checks(registry, {}, {"env", "host"}).checks.size(), registry.checks().size() - 4);
     EXPECT_EQ(select_checks(registry, {"env"}, {}).checks.size(), 1u);
 }
 
