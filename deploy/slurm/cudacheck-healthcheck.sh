@@ -1,9 +1,14 @@
 #!/bin/bash
-# cudacheck as a Slurm node health check (docs/cluster.md): when cudacheck finds that this node
-# cannot run CUDA work, the node is drained with the failing check's code, id and message as the
-# reason ("cudacheck: CC210 driver.libcuda: libcuda.so.1 cannot be loaded ..."); when a later run
-# passes and the drain was this script's own, the node is resumed. A drain an administrator set
-# (any other reason) is never lifted.
+# cudacheck as a Slurm node health check (docs/cluster.md). The report's remedy says who must act
+# (its action class, after DCGM's categories): the node is drained when the hardware needs a step
+# (class reset: reset a GPU, drain peer-to-peer work, reset the bus, reboot; class isolate: service),
+# with the step and the GPUs' findings as the reason ("cudacheck: reset: drain the node and reboot
+# it: GPU 0 (GPU-...): ... CC240"), and when a check fails for a reason to investigate (class
+# triage: "cudacheck: CC212 driver.libcuda: ..."). A failure whose fix is configuration (class
+# config: a driver not loaded, a library missing, Fabric Manager stopped) is logged, not drained,
+# unless DRAIN_ON_CONFIG=yes; an application's own fault (class app: Xid 13, 31, 43) never drains.
+# When a later run needs no drain and the drain was this script's own, the node is resumed. A
+# drain an administrator set (any other reason) is never lifted.
 #
 # As slurmd's HealthCheckProgram (slurm.conf; slurmd runs it as root at start-up and every
 # HealthCheckInterval seconds, also while jobs run, so the quick level: no CUDA context, no GPU
@@ -25,10 +30,11 @@
 #     RUN_TIMEOUT=120                      cudacheck's --run-timeout, seconds
 #     REPORT_DIR=/var/lib/cudacheck        where the last report is kept (last.json, last.txt)
 #     SLURM_CONF=/etc/slurm/slurm.conf     exported for scontrol, when not the default
+#     DRAIN_ON_CONFIG=no                   yes: also drain for a failure whose fix is configuration
 #     DRAIN_ON_TOOL_ERROR=no               yes: also drain when cudacheck itself cannot run
 #                                          (exit 2, 3, killed); by default that is logged only, so
 #                                          that a broken tool does not drain a whole cluster
-# Exit status: 0, except in the prolog after a failure (1).
+# Exit status: 0, except in the prolog after a drain (1).
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -37,6 +43,7 @@ HEALTHCHECK_LEVEL=quick
 PROLOG_LEVEL=standard
 RUN_TIMEOUT=120
 REPORT_DIR=/var/lib/cudacheck
+DRAIN_ON_CONFIG=no
 DRAIN_ON_TOOL_ERROR=no
 CUDACHECK=
 CUDACHECK_ARGS=
@@ -91,33 +98,68 @@ drain() {
     scontrol update NodeName="$node" State=DRAIN Reason="$1" || log "scontrol could not drain the node (reason: $1)"
 }
 
+# The report's remedy, as the text report's "Remedy:" line gives it when a finding asks for more
+# than configuration: "Remedy: drain the node and reboot it [action class reset]", then a line per
+# GPU ("  GPU 0 (GPU-...): ... — CC240, CC233"). No such line: nothing beyond configuration.
+remedy_line=$(grep -m 1 '^Remedy: ' "$REPORT_DIR/last.txt" 2>/dev/null)
+action_class=none
+if [ -n "$remedy_line" ]; then
+    action_class=${remedy_line##*\[action class }
+    action_class=${action_class%\]}
+fi
+# The first failing check: "cudacheck: CC210 driver.libcuda: libcuda.so.1 cannot be loaded ...",
+# from its line ("FAIL    driver.libcuda    libcuda.so.1 cannot be loaded: ...") and the code at
+# the end of its fix line ("... [CC210]"); "(+N more in last.txt)" when more checks failed.
+failing_reason() {
+    local reason failing
+    reason=$(awk '
+        found && match($0, /\[CC[0-9]+\]/) { code = substr($0, RSTART + 1, RLENGTH - 2); exit }
+        !found && ($1 == "FAIL" || $1 == "ERROR" || $1 == "TIMEOUT") {
+            found = 1; check = $2; $1 = ""; $2 = ""; sub(/^ +/, ""); message = $0
+        }
+        END {
+            if (!found) exit 1
+            printf "cudacheck: %s%s%s: %s", code, code == "" ? "" : " ", check, message
+        }' "$REPORT_DIR/last.txt")
+    failing=$(grep -cE '^(FAIL|ERROR|TIMEOUT) ' "$REPORT_DIR/last.txt")
+    # Nothing failed, yet exit 1: every check was skipped (nothing could be verified).
+    [ -n "$reason" ] || reason="cudacheck: $(tail -n 2 "$REPORT_DIR/last.txt" | head -n 1)"
+    [ "$failing" -gt 1 ] && reason="$reason (+$((failing - 1)) more in $REPORT_DIR/last.txt)"
+    echo "$reason"
+}
+# "cudacheck: reset: drain the node and reboot it: GPU 0 (GPU-...): ... — CC240, CC233"
+remedy_reason() {
+    local first step=${remedy_line#Remedy: }
+    first=$(grep -A 1 -m 1 '^Remedy: ' "$REPORT_DIR/last.txt" | sed -n '2s/^ *//p')
+    echo "cudacheck: $action_class: ${step% \[action class *}${first:+: $first}"
+}
+drain_for() {
+    local reason=${1:0:250}
+    drain "$reason"
+    log "drained: $reason"
+    [ "$mode" = prolog ] && exit 1
+    exit 0
+}
+
 case $code in
-    0)
-        if drained_by_us; then
-            scontrol update NodeName="$node" State=RESUME && log "cudacheck passes again ($level): resumed"
+    0 | 1)
+        case $action_class in
+            reset | isolate) drain_for "$(remedy_reason)" ;;
+        esac
+        if [ "$code" = 1 ]; then
+            # A failure: drained unless its fix is configuration alone (no Remedy line, or class config),
+            # or the application's own fault; a run where every check was skipped still drains.
+            only_config=no
+            { [ -z "$remedy_line" ] || [ "$action_class" = config ] || [ "$action_class" = app ]; } &&
+                grep -qE '^(FAIL|ERROR|TIMEOUT) ' "$REPORT_DIR/last.txt" && only_config=yes
+            if [ "$only_config" = no ] || [ "$DRAIN_ON_CONFIG" = yes ]; then
+                drain_for "$(failing_reason)"
+            fi
+            log "not drained: the fix is configuration (DRAIN_ON_CONFIG=yes drains): $(failing_reason | cut -c 1-250)"
         fi
-        exit 0
-        ;;
-    1)
-        # The first line whose status is FAIL, ERROR or TIMEOUT ("FAIL    driver.libcuda    libcuda.so.1
-        # cannot be loaded: ...") and the code at the end of its fix line ("... [CC210]").
-        reason=$(awk '
-            found && match($0, /\[CC[0-9]+\]/) { code = substr($0, RSTART + 1, RLENGTH - 2); exit }
-            !found && ($1 == "FAIL" || $1 == "ERROR" || $1 == "TIMEOUT") {
-                found = 1; check = $2; $1 = ""; $2 = ""; sub(/^ +/, ""); message = $0
-            }
-            END {
-                if (!found) exit 1
-                printf "cudacheck: %s%s%s: %s", code, code == "" ? "" : " ", check, message
-            }' "$REPORT_DIR/last.txt")
-        failing=$(grep -cE '^(FAIL|ERROR|TIMEOUT) ' "$REPORT_DIR/last.txt")
-        # Nothing failed, yet exit 1: every check was skipped (nothing could be verified).
-        [ -n "$reason" ] || reason="cudacheck: $(tail -n 2 "$REPORT_DIR/last.txt" | head -n 1)"
-        [ "$failing" -gt 1 ] && reason="$reason (+$((failing - 1)) more in $REPORT_DIR/last.txt)"
-        reason=${reason:0:250}
-        drain "$reason"
-        log "drained: $reason"
-        [ "$mode" = prolog ] && exit 1
+        if drained_by_us; then
+            scontrol update NodeName="$node" State=RESUME && log "cudacheck needs no drain now ($level): resumed"
+        fi
         exit 0
         ;;
     *)

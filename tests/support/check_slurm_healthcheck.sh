@@ -3,18 +3,24 @@
 # munge; CI's set-up, tools/deps/ci.sh, installs them with no service started or left enabled): a
 # one-node cluster on this machine, started by this script in a scratch directory, runs the script
 # as its HealthCheckProgram every 2 seconds.
-#  1. This machine has no NVIDIA driver: cudacheck --level quick fails, and Slurm shows the node
-#     drained with the reason "cudacheck: CC201 driver.kernel_module: ...".
-#  2. Settings that pass (CUDACHECK_ARGS="--only host.os,host.limits"): the node is resumed.
-#  3. An administrator's own drain is not lifted by a passing run.
-#  4. As the prolog (SLURM_JOB_ID set), a failure drains the node and exits 1.
+#  1. This machine has no NVIDIA driver: cudacheck --level quick fails with CC201, whose fix is
+#     configuration (load the driver): the node is not drained, and the log says why.
+#  2. DRAIN_ON_CONFIG=yes: Slurm shows the node drained with the reason "cudacheck: CC201
+#     driver.kernel_module: ...".
+#  3. Settings that pass (CUDACHECK_ARGS="--only host.os,host.limits"): the node is resumed.
+#  4. An administrator's own drain is not lifted by a passing run.
+#  5. A hardware remedy: the fake NVML (FAKE_NVML_REMAPPED: a row remap pending on GPU 0) makes
+#     device.health ask for a GPU reset, action class reset: drained with that step and the GPU.
+#  6. As the prolog (SLURM_JOB_ID set), the same hardware failure drains the node and exits 1; the
+#     configuration failure of 1 exits 0 and leaves the node up.
 # Exit 77 (skipped) where Slurm or munge is not installed, or not as root (the daemons run as
 # root here).
 #
-# Usage: check_slurm_healthcheck.sh CUDACHECK_BINARY SOURCE_DIR
+# Usage: check_slurm_healthcheck.sh CUDACHECK_BINARY SOURCE_DIR FAKE_DRIVER_DIR
 set -u
 binary=$(realpath "$1")
 source_dir=$(realpath "$2")
+fake_driver_dir=$(realpath "$3")
 for program in slurmctld slurmd munged scontrol; do
     command -v "$program" >/dev/null || [ -x "/usr/sbin/$program" ] || { echo "SKIPPED: $program is not installed (tools/deps/ci.sh installs it)"; exit 77; }
 done
@@ -45,12 +51,14 @@ port=$((20000 + RANDOM % 20000))
 cp "$source_dir/deploy/slurm/cudacheck-healthcheck.sh" "$dir/cudacheck-healthcheck"
 settings="$dir/cudacheck-healthcheck.conf"
 export SLURM_CONF="$dir/slurm.conf"
+# write_settings CUDACHECK_ARGS [MORE_LINES]
 write_settings() {
     cat > "$settings" <<EOF
 CUDACHECK=$binary
 REPORT_DIR=$dir/reports
 SLURM_CONF=$SLURM_CONF
 CUDACHECK_ARGS="$1"
+${2:-}
 EOF
 }
 write_settings ""
@@ -99,10 +107,23 @@ wait_for_node() {
 }
 echo "Slurm $(scontrol --version | awk '{print $2}'), node $node, ports $port-$((port + 1))"
 
-# 1. No driver here: drained, with the code, the check and its message.
+# 1. No driver here: a configuration fix, so not drained; the script's log (stderr, which slurmd
+# keeps in its log) says so.
+for _ in $(seq 1 60); do
+    [ -s "$dir/reports/last.txt" ] && break
+    sleep 0.5
+done
+[ -s "$dir/reports/last.txt" ] || fail "no report was kept in $dir/reports"
+grep -q '\[CC201\]' "$dir/reports/last.txt" || fail "the report has no CC201 finding"
+sleep 5
+scontrol show node "$node" | grep -qE 'State=[A-Z+]*DRAIN' && fail "a configuration finding (CC201) drained the node"
+echo "1. a configuration finding leaves the node up: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
+
+# 2. DRAIN_ON_CONFIG=yes: drained, with the code, the check and its message.
+write_settings "" "DRAIN_ON_CONFIG=yes"
 wait_for_node 'State=[A-Z+]*DRAIN'
 reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
-echo "1. drained: $reason"
+echo "2. DRAIN_ON_CONFIG=yes drains: $reason"
 case $reason in
     "cudacheck: CC201 driver.kernel_module: the NVIDIA kernel module is not loaded"*) ;;
     *) fail "the drain reason is not cudacheck's CC201 finding: $reason" ;;
@@ -118,28 +139,47 @@ case $reason in
     *) [ "$failing" -le 1 ] || fail "the reason does not say that $((failing - 1)) more checks failed: $reason" ;;
 esac
 
-# 2. Settings under which cudacheck passes: the script's own drain is lifted.
+# 3. Settings under which cudacheck passes: the script's own drain is lifted.
 write_settings "--only host.os,host.limits"
 wait_for_node '^ *State=IDLE '
-echo "2. resumed: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
+echo "3. resumed: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
 
-# 3. An administrator's drain stays, through passing runs.
+# 4. An administrator's drain stays, through passing runs.
 scontrol update NodeName="$node" State=DRAIN Reason="disk replacement"
 sleep 6
 scontrol show node "$node" | grep -qE 'State=[A-Z+]*DRAIN' || fail "a passing run lifted an administrator's drain"
 scontrol show node "$node" | grep -q 'Reason=disk replacement' || fail "the administrator's reason was replaced"
-echo "3. an administrator's drain stays: $(scontrol show node "$node" | sed -n 's/^ *Reason=//p')"
+echo "4. an administrator's drain stays: $(scontrol show node "$node" | sed -n 's/^ *Reason=//p')"
 scontrol update NodeName="$node" State=RESUME
 
-# 4. The prolog: the same failure drains the node and exits 1 (Slurm then requeues the job).
-write_settings ""
-# The health checks would drain it too: stop slurmd's, and run the script as slurmd runs a prolog.
+# 5. A GPU that needs a reset (the fake NVML: a row remap pending): drained for the hardware, with
+# the step, the GPU and the code, although no configuration drain is asked for.
+hardware="export LD_LIBRARY_PATH=$fake_driver_dir FAKE_NVML_REMAPPED=0,2,1,0"
+write_settings "--only device.health" "$hardware"
+wait_for_node 'Reason=cudacheck: reset: '
+reason=$(scontrol show node "$node" | sed -n 's/^ *Reason=//p')
+echo "5. a GPU reset drains: $reason"
+case $reason in
+    *"GPU 0 (GPU-00000000-0000-0000-0000-000000000000): drain GPU 0's work and reset it"*CC421*) ;;
+    *) fail "the drain reason does not name GPU 0's reset and CC421: $reason" ;;
+esac
+grep -q '^Remedy: .*\[action class reset\]$' "$dir/reports/last.txt" || fail "the report has no Remedy line of class reset"
+
+# 6. The prolog: the hardware failure drains the node and exits 1 (Slurm then requeues the job);
+# the configuration failure of 1 exits 0 and leaves the node up.
+# The health checks would act too: stop slurmd's, and run the script as slurmd runs a prolog.
 kill "$(cat "$dir/run/slurmd.pid")"
 sleep 0.5
 scontrol update NodeName="$node" State=RESUME 2>/dev/null
+write_settings ""
+env -i SLURMD_NODENAME="$node" SLURM_JOB_ID=41 SLURM_JOB_GPUS=0 "$dir/cudacheck-healthcheck"
+code=$?
+[ "$code" = 0 ] || fail "as the prolog, a configuration failure exited $code, not 0"
+scontrol show node "$node" | grep -qE 'State=[A-Z+]*DRAIN' && fail "as the prolog, a configuration failure drained the node"
+write_settings "--only device.health" "$hardware"
 env -i SLURMD_NODENAME="$node" SLURM_JOB_ID=42 SLURM_JOB_GPUS=0 "$dir/cudacheck-healthcheck"
 code=$?
-[ "$code" = 1 ] || fail "as the prolog, a failure exited $code, not 1"
-wait_for_node 'Reason=cudacheck: CC201 '
-echo "4. the prolog exits 1 and drains: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
+[ "$code" = 1 ] || fail "as the prolog, a hardware failure exited $code, not 1"
+wait_for_node 'Reason=cudacheck: reset: '
+echo "6. the prolog exits 0 for configuration, 1 and drains for hardware: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
 echo "PASSED"
