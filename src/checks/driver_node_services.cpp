@@ -221,16 +221,10 @@ std::unique_ptr<Check> make_node_services_check() {
                              "version (else CUDA answers 802); the `nvidia-uvm` module and `/dev/nvidia-uvm`; whether "
                              "every GPU the driver registers has its `/dev/nvidia<N>`"},
         [](CheckContext& context, ResultBuilder& result) {
-            const std::string root = node_root(context.environment, context.probes.root());
-            const bool own_root = root == context.probes.root();
-            std::optional<KernelModuleFacts> kernel_here;
-            std::optional<HostInfo> host_here;
-            if (!own_root) {
-                kernel_here = collect_kernel_module(root);
-                host_here = collect_host_info(context.environment, root);
-            }
-            const KernelModuleFacts& kernel = own_root ? context.probes.kernel_module() : *kernel_here;
-            const HostInfo& host = own_root ? context.probes.host() : *host_here;
+            const NodeView node = node_view(context.probes, context.environment);
+            const std::string& root = node.root;
+            const KernelModuleFacts& kernel = node.kernel;
+            const HostInfo& host = node.host;
             NodeServicesOptions options{.in_container = !host.container.empty()};
             // Only on the real machine (NVML describes it, not a crafted tree), where the files show
             // no NVSwitch and the driver is loaded: NVML's fabric state names NVLink fabrics whose

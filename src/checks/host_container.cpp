@@ -185,16 +185,10 @@ std::unique_ptr<Check> make_container_check() {
                       "that lost its GPUs (NVML \"Unknown Error\"); under WSL 2 whether the loader finds "
                       "`/usr/lib/wsl/lib`'s libcuda"},
         [](CheckContext& context, ResultBuilder& result) {
-            const std::string root = node_root(context.environment, context.probes.root());
-            const bool own_root = root == context.probes.root();
-            std::optional<KernelModuleFacts> kernel_here;
-            std::optional<HostInfo> host_here;
-            if (!own_root) {
-                kernel_here = collect_kernel_module(root);
-                host_here = collect_host_info(context.environment, root);
-            }
-            const KernelModuleFacts& kernel = own_root ? context.probes.kernel_module() : *kernel_here;
-            const HostInfo& host = own_root ? context.probes.host() : *host_here;
+            const NodeView node = node_view(context.probes, context.environment);
+            const std::string& root = node.root;
+            const KernelModuleFacts& kernel = node.kernel;
+            const HostInfo& host = node.host;
             const ContainerRuntimeFacts runtime =
                 collect_container_runtime(context.environment, root,
                                           {.wsl2 = host.wsl == "WSL2", .in_container = !host.container.empty()});

@@ -1,5 +1,7 @@
 #include "probes/node_services.hpp"
 
+#include "probes/probes.hpp"
+
 #include "util/system.hpp"
 
 #include <algorithm>
@@ -15,6 +17,19 @@ std::string node_root(const Environment& environment, const std::string& probes_
     const std::optional<std::string> chosen = environment.get("CUDACHECK_NODE_ROOT");
     if (chosen && sys::starts_with(*chosen, "/")) return *chosen;
     return {};
+}
+
+NodeView node_view(Probes& probes, const Environment& environment) {
+    NodeView view;
+    view.root = node_root(environment, probes.root());
+    if (view.root == probes.root()) {
+        view.kernel = probes.kernel_module();
+        view.host = probes.host();
+    } else {
+        view.kernel = collect_kernel_module(view.root);
+        view.host = collect_host_info(environment, view.root);
+    }
+    return view;
 }
 
 namespace {

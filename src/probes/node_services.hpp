@@ -5,6 +5,8 @@
 // and /dev/nvidia<N> come from kernel_module_probe, the container from host_probe.
 #pragma once
 
+#include "probes/host_probe.hpp"
+#include "probes/kernel_module_probe.hpp"
 #include "probes/nvml/nvml_probe.hpp"
 #include "util/environment.hpp"
 
@@ -19,6 +21,16 @@ namespace cudacheck {
 // tests' crafted trees), else CUDACHECK_NODE_ROOT (for the binary's end-to-end tests only: a crafted
 // tree standing in for `/`), else "" (the real machine).
 [[nodiscard]] std::string node_root(const Environment& environment, const std::string& probes_root);
+
+class Probes;
+// The tree the node checks read and its host and kernel-module facts: the run's own (Probes) when
+// node_root is the probes' root, else read again under CUDACHECK_NODE_ROOT.
+struct NodeView {
+    std::string root;
+    KernelModuleFacts kernel;
+    HostInfo host;
+};
+[[nodiscard]] NodeView node_view(Probes& probes, const Environment& environment);
 
 // The version in `nv-fabricmanager --version`'s "Fabric Manager version is : 535.161.08"; "" when
 // the output has none.

@@ -51,7 +51,9 @@ struct NodeTree {
 
 CheckResult run_check(const std::string& id, const std::string& root, Environment environment = {}) {
     RunOptions options;
-    Probes probes{environment, ProbeSettings{.root = root}};
+    ProbeSettings settings;
+    settings.root = root;
+    Probes probes{environment, settings};
     CheckContext context{options, environment, probes, std::nullopt, {}};
     const Registry registry(builtin_checks());
     ResultBuilder builder;

@@ -36,7 +36,9 @@ void write_driver(const test::TempDir& root, const std::string& version = "570.1
 CheckResult run_container(const std::string& root) {
     Environment environment;
     RunOptions options;
-    Probes probes{environment, ProbeSettings{.root = root}};
+    ProbeSettings settings;
+    settings.root = root;
+    Probes probes{environment, settings};
     CheckContext context{options, environment, probes, std::nullopt, {}};
     const Registry registry(builtin_checks());
     ResultBuilder builder;

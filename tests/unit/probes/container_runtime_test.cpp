@@ -160,8 +160,9 @@ TEST(NodeParsers, survive_random_and_mutated_input) {
         EXPECT_LE(parse_cdi_libraries(input).size(), 64U);
         (void)mountinfo_overlay_root(input);
         (void)devices_list_allows(input, 195, 0);
-        if (const auto package = find_dpkg_package(input, "nvidia-fabricmanager"))
+        if (const auto package = find_dpkg_package(input, "nvidia-fabricmanager")) {
             EXPECT_LE(package->name.size(), input.size());
+        }
         const std::vector<std::string> lines = last_lines(input, 200);
         EXPECT_LE(lines.size(), 200U);
         (void)find_log_version_mismatch(lines);
