@@ -11,6 +11,8 @@
 #  4. An administrator's own drain is not lifted by a passing run.
 #  5. A hardware remedy: the fake NVML (FAKE_NVML_REMAPPED: a row remap pending on GPU 0) makes
 #     device.health ask for a GPU reset, action class reset: drained with that step and the GPU.
+#  5b. An application's own fault (Xid 31 in a kernel-log fixture, CUDACHECK_KERNEL_LOG): class
+#     app, the node stays up.
 #  6. As the prolog (SLURM_JOB_ID set), the same hardware failure drains the node and exits 1; the
 #     configuration failure of 1 exits 0 and leaves the node up.
 # Exit 77 (skipped) where Slurm or munge is not installed, or not as root (the daemons run as
@@ -164,6 +166,22 @@ case $reason in
     *) fail "the drain reason does not name GPU 0's reset and CC421: $reason" ;;
 esac
 grep -q '^Remedy: .*\[action class reset\]$' "$dir/reports/last.txt" || fail "the report has no Remedy line of class reset"
+
+# 5b. An application's own fault (Xid 31 of a process that wrote through a wild pointer, as the
+# H200's kernel log recorded it): CC231, action class app, nothing for the node: not drained.
+scontrol update NodeName="$node" State=RESUME
+printf '[  100.000000] NVRM: Xid (PCI:0000:00:06): 31, pid=4889, name=oob, channel 0x0000000a, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x83a4_5de00000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n' > "$dir/kmsg.txt"
+write_settings "--only driver.kernel_log" "export CUDACHECK_KERNEL_LOG=$dir/kmsg.txt"
+rm -f "$dir/reports/last.txt"
+for _ in $(seq 1 60); do
+    grep -q '\[CC231\]' "$dir/reports/last.txt" 2>/dev/null && break
+    sleep 0.5
+done
+grep -q '\[CC231\]' "$dir/reports/last.txt" || fail "the report has no CC231 finding for the application's Xid 31"
+grep -q '^Remedy: .*\[action class app\]$' "$dir/reports/last.txt" || fail "the report's remedy is not of class app"
+sleep 5
+scontrol show node "$node" | grep -qE 'State=[A-Z+]*DRAIN' && fail "an application's fault (CC231) drained the node"
+echo "5b. an application's fault leaves the node up: $(scontrol show node "$node" | grep -o 'State=[^ ]*')"
 
 # 6. The prolog: the hardware failure drains the node and exits 1 (Slurm then requeues the job);
 # the configuration failure of 1 exits 0 and leaves the node up.
