@@ -5,7 +5,9 @@
 #include "report/remedy.hpp"
 #include "render/renderer.hpp"
 #include "report/catalog.hpp"
+#include "report/fleet.hpp"
 #include "report/report_json.hpp"
+#include "report/report_query.hpp"
 
 #include <gtest/gtest.h>
 
@@ -177,6 +179,34 @@ TEST(Remedy, table_prometheus_and_html_carry_the_ladder_step) {
         << prometheus.str();
     EXPECT_NE(prometheus.str().find("remedy=\"reset_gpu\",action_class=\"reset\"} 1"), std::string::npos);
     EXPECT_NE(html.str().find("<section id=\"remedy\">"), std::string::npos);
+}
+
+// Fleet: each node's Xid events (driver.kernel_log's xid_events figures, summed) and its remedy, in
+// the table and the JSON; a node whose kernel log was not read has none.
+TEST(Remedy, fleet_counts_each_nodes_xids_and_shows_its_remedy) {
+    Report sick = two_gpu_report();
+    sick.host.hostname = "node-a";
+    CheckResult log = result_of("driver.kernel_log", {finding_of(Code::xid_reset_gpu, "GPU-1")});
+    const MetricFamily xids{xid_events_family, "gpu{gpu}.xid{xid}", Unit::count, "Xid events.", false};
+    log.metrics = {make_metric(xids, 3, {{"gpu", "1"}, {"xid", "48"}}),
+                   make_metric(xids, 2, {{"gpu", "0"}, {"xid", "31"}})};
+    sick.checks.push_back(log);
+    Report quiet = two_gpu_report();
+    quiet.host.hostname = "node-b";
+    const Fleet fleet = summarise_fleet({fleet_node("a.json", sick, ""), fleet_node("b.json", quiet, "")}, 10.0);
+    ASSERT_EQ(fleet.nodes.size(), 2u);
+    EXPECT_EQ(fleet.nodes[0].xid_events, 5.0);
+    EXPECT_EQ(fleet.nodes[0].remedy, Remedy::reset_gpu);
+    EXPECT_FALSE(fleet.nodes[1].xid_events.has_value()) << "driver.kernel_log did not run there";
+    std::ostringstream table, json;
+    render_fleet(fleet, Format::table, table);
+    render_fleet(fleet, Format::json, json);
+    EXPECT_NE(table.str().find("XIDS"), std::string::npos) << table.str();
+    EXPECT_NE(table.str().find("reset_gpu (reset)"), std::string::npos) << table.str();
+    const auto document = ordered_json::parse(json.str());
+    EXPECT_EQ(document["nodes"][0]["xid_events"], 5);
+    EXPECT_EQ(document["nodes"][0]["action_class"], "reset");
+    EXPECT_TRUE(document["nodes"][1]["xid_events"].is_null());
 }
 
 }  // namespace
