@@ -2,6 +2,7 @@
 
 #include "probes/probes.hpp"
 
+#include "util/process.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
@@ -185,18 +186,10 @@ std::string describe_failure(const sys::CommandResult& run) {
 // (TASK_COMM_LEN 16, proc(5) /proc/pid/comm), so the running daemon shows as "nv-fabricmanage"
 // (systemd's status prints "Main PID: 29850 (nv-fabricmanage)").
 std::vector<int> fabric_manager_processes(const std::string& root, bool& visible) {
-    std::vector<int> pids;
-    const std::vector<std::string> entries = sys::list_directory(root + "/proc");
-    visible = !entries.empty();
-    std::size_t seen = 0;
-    for (const std::string& entry : entries) {
-        if (entry.empty() || !std::all_of(entry.begin(), entry.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            continue;
-        if (++seen > most_processes || entry.size() > 9) break;
-        const std::string comm(sys::trim(sys::read_file(root + "/proc/" + entry + "/comm", 64).value_or("")));
-        if (comm == "nv-fabricmanage" || comm == "nv-fabricmanager") pids.push_back(std::stoi(entry));
-    }
-    return pids;
+    const std::optional<std::vector<pid_t>> pids =
+        sys::processes_named(root + "/proc", "nv-fabricmanager", most_processes);
+    visible = pids.has_value();
+    return pids ? std::vector<int>(pids->begin(), pids->end()) : std::vector<int>{};
 }
 
 // The last `bytes` of a file, from a whole line on; or the error.

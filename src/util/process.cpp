@@ -1,5 +1,7 @@
 #include "util/process.hpp"
 
+#include "util/system.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -236,6 +238,22 @@ std::vector<pid_t> children_of_this_process() { return children_of(::getpid()); 
 // /proc/<pid>/task/<tid>/children (Linux 3.5, CONFIG_PROC_CHILDREN) for each thread, since a child
 // is listed under the thread that started it and an orphan under one of the subreaper's threads;
 // else every /proc/<pid>/stat whose parent is `pid`.
+std::optional<std::vector<pid_t>> processes_named(const std::string& proc, std::string_view name, std::size_t limit) {
+    constexpr std::size_t comm_length = 15;  // TASK_COMM_LEN - 1
+    const std::vector<std::string> entries = list_directory(proc);
+    if (entries.empty()) return std::nullopt;
+    const std::string_view kept = name.substr(0, comm_length);
+    std::vector<pid_t> pids;
+    std::size_t seen = 0;
+    for (const std::string& entry : entries) {
+        if (entry.empty() || entry.size() > 9 || entry.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (++seen > limit) break;
+        const std::optional<std::string> comm = read_file(proc + "/" + entry + "/comm", 64);
+        if (comm && trim(*comm) == kept) pids.push_back(static_cast<pid_t>(std::stoi(entry)));
+    }
+    return pids;
+}
+
 std::vector<pid_t> children_of(pid_t pid) {
     std::vector<pid_t> children;
     bool listed = false;

@@ -95,6 +95,12 @@ void kill_spawned_groups();
 // The children of process `pid` (/proc/<pid>/task/*/children, Linux 3.5; else a scan of
 // /proc/*/stat), e.g. what a worker still runs after it said it is done.
 [[nodiscard]] std::vector<pid_t> children_of(pid_t pid);
+// The processes whose /proc/<pid>/comm is `name` as the kernel keeps it, cut to 15 characters
+// (TASK_COMM_LEN 16, proc(5)): "nvidia-persistenced" runs as "nvidia-persiste". Reads the pid
+// entries of `proc` ("/proc", or a test's fixture), at most `limit` of them; nullopt when `proc`
+// cannot be listed.
+[[nodiscard]] std::optional<std::vector<pid_t>> processes_named(const std::string& proc, std::string_view name,
+                                                                std::size_t limit);
 // SIGKILL to `pid`, and to its process group when it leads one other than this process's.
 void kill_with_group(pid_t pid);
 

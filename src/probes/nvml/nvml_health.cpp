@@ -1,5 +1,6 @@
 #include "probes/nvml/nvml_health.hpp"
 
+#include "util/process.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
@@ -297,14 +298,9 @@ std::string configuration_words(unsigned int value) {
 }  // namespace
 
 std::optional<bool> process_running(const std::string& proc, std::string_view name, std::size_t limit) {
-    if (!sys::is_directory(proc)) return std::nullopt;
-    std::size_t seen = 0;
-    for (const std::string& entry : sys::list_directory(proc)) {
-        if (entry.empty() || entry.find_first_not_of("0123456789") != std::string::npos) continue;
-        if (++seen > limit) break;
-        if (comm_is(sys::read_file(proc + "/" + entry + "/comm", 64), name)) return true;
-    }
-    return false;
+    const std::optional<std::vector<pid_t>> pids = sys::processes_named(proc, name, limit);
+    if (!pids) return std::nullopt;
+    return !pids->empty();
 }
 
 std::optional<bool> persistenced_running(const NvmlHealthSettings& settings) {
