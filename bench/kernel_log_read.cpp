@@ -9,12 +9,15 @@
 #include "probes/kernel_log.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <fcntl.h>
+#include <sys/klog.h>
 #include <unistd.h>
 #include <vector>
 
@@ -94,6 +97,53 @@ void measure(const char* name, const std::string& log, int runs) {
     ::unlink(path);
 }
 
+// The kernel's own cost, without the parser: every /dev/kmsg record read one read(2) at a time, and
+// the whole ring buffer in one syslog(2) SYSLOG_ACTION_READ_ALL; the per-record and per-byte figures
+// carry this machine's log over to a 1 MB one (docs/performance.md, "Kernel log").
+void measure_sources(int runs) {
+    std::vector<double> kmsg_times, syslog_times;
+    std::size_t records = 0, kmsg_bytes = 0, syslog_bytes = 0;
+    std::string buffer(16384, '\0');
+    for (int run = 0; run < runs; ++run) {
+        const int fd = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) break;
+        records = kmsg_bytes = 0;
+        kmsg_times.push_back(milliseconds([&] {
+            for (;;) {
+                const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+                if (n < 0 && errno == EPIPE) continue;
+                if (n <= 0) break;
+                ++records;
+                kmsg_bytes += static_cast<std::size_t>(n);
+            }
+        }));
+        ::close(fd);
+    }
+    const int size = ::klogctl(10, nullptr, 0);  // SYSLOG_ACTION_SIZE_BUFFER
+    std::string all(size > 0 ? static_cast<std::size_t>(size) : 0, '\0');
+    for (int run = 0; size > 0 && run < runs; ++run) {
+        int n = 0;
+        syslog_times.push_back(milliseconds([&] { n = ::klogctl(3, all.data(), size); }));  // READ_ALL
+        if (n < 0) {
+            syslog_times.clear();
+            break;
+        }
+        syslog_bytes = static_cast<std::size_t>(n);
+    }
+    if (!kmsg_times.empty() && records != 0) {
+        report("this machine: /dev/kmsg, read(2) only", kmsg_times, 0);
+        std::sort(kmsg_times.begin(), kmsg_times.end());
+        std::printf("  %zu records, %zu bytes: %.3f us a record\n", records, kmsg_bytes,
+                    kmsg_times[kmsg_times.size() / 2] * 1000.0 / static_cast<double>(records));
+    }
+    if (!syslog_times.empty() && syslog_bytes != 0) {
+        report("this machine: syslog(2) READ_ALL only", syslog_times, 0);
+        std::sort(syslog_times.begin(), syslog_times.end());
+        std::printf("  %zu bytes of a %d-byte buffer: %.3f ms a MiB\n", syslog_bytes, size,
+                    syslog_times[syslog_times.size() / 2] * static_cast<double>(1 << 20) / static_cast<double>(syslog_bytes));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +154,7 @@ int main(int argc, char** argv) {
     measure("1 MB, 1% of the driver", typical, runs);
     measure("1 MB, all Xid lines", storm, runs);
 
+    measure_sources(runs);
     std::vector<double> times;
     KernelLogReading last;
     for (int run = 0; run < runs; ++run)

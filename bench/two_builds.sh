@@ -3,10 +3,11 @@
 # makes $results (a scratch directory for the recording), $out=$results/NAME, $scratch (removed by
 # the caller at the end), sets $venv and $site (the torch venv and its site-packages), builds this
 # revision (build-gpu) and OLD_SOURCE_DIR (build-old) without tests, sets $new and $old to the two
-# binaries, puts the venv first on PATH and starts $SECONDS. The build's output is in $out/build.log;
+# binaries (NEW_BUILD_DIR and OLD_BUILD_DIR name other build folders: a build made by an earlier call
+# on the same machine is then reused), puts the venv first on PATH and starts $SECONDS. The build's output is in $out/build.log;
 # on failure its end is printed and the script exits 1.
 two_builds() {
-    local name=$1 old_source
+    local name=$1 old_source new_build=${NEW_BUILD_DIR:-build-gpu} old_build=${OLD_BUILD_DIR:-build-old}
     old_source=$(realpath "$2")
     results=$(mktemp -d "/tmp/$name-results-XXXXXX")
     out=$results/$name
@@ -16,11 +17,11 @@ two_builds() {
     scratch=$(mktemp -d "/tmp/$name-XXXXXX")
     SECONDS=0
     configure() { cmake -S "$1" -B "$2" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDACHECK_BUILD_TESTS=OFF; }
-    { configure . build-gpu && cmake --build build-gpu -j"$(nproc)" --target cudacheck &&
-      configure "$old_source" build-old && cmake --build build-old -j"$(nproc)" --target cudacheck; } > "$out/build.log" 2>&1 ||
+    { configure . "$new_build" && cmake --build "$new_build" -j"$(nproc)" --target cudacheck &&
+      configure "$old_source" "$old_build" && cmake --build "$old_build" -j"$(nproc)" --target cudacheck; } > "$out/build.log" 2>&1 ||
         { tail -40 "$out/build.log"; exit 1; }
     echo "built both in $SECONDS s" | tee "$out/steps.txt"
-    new=$(realpath build-gpu/cudacheck)
-    old=$(realpath build-old/cudacheck)
+    new=$(realpath "$new_build/cudacheck")
+    old=$(realpath "$old_build/cudacheck")
     export PATH=$venv/bin:$PATH
 }
