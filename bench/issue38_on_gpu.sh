@@ -25,8 +25,8 @@ two_builds issue38 "$1"
 
 # 2. Timing first, on a machine nothing else has used yet.
 {
-    echo "## default run"; python3 bench/compare_builds.py --runs 15 --gap 0.5 "$old" "$new"
-    echo; echo "## --level quick"; python3 bench/compare_builds.py --runs 15 --gap 0.5 "$old" "$new" -- --level quick
+    echo "## default run"; python3 bench/compare_builds.py --runs "${RUNS:-15}" --gap 0.5 "$old" "$new"
+    echo; echo "## --level quick"; python3 bench/compare_builds.py --runs "${RUNS:-15}" --gap 0.5 "$old" "$new" -- --level quick
 } > "$out/timing.md" 2>&1
 echo "timed in $SECONDS s" >> "$out/steps.txt"
 
