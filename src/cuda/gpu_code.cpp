@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <string_view>
 #include <unistd.h>
+#include <vector>
 
 namespace cudacheck {
 
@@ -44,66 +45,108 @@ struct Section {
     std::uint32_t type = 0;
     std::uint64_t offset = 0;
     std::uint64_t size = 0;
+    std::uint64_t index = 0;  // in the section header table
 };
 
-// The bytes with what the file system knows about them: a hole of a sparse file reads as zeros
-// without being stored (lseek(2), SEEK_DATA), so a scan steps over it instead of faulting in its
-// pages (a 32 GiB all-zero .nv_fatbin took minutes and 17.5 GB of RSS byte by byte).
+// Every read of the scan goes through here: windows of at most ByteSource::max_read bytes, each
+// valid until the next read, so a source need not hold the file (a zip member inflated on demand).
+// The first read that fails ends the scan (ScanError::unreadable, the source's message). The file
+// system's holes come with it: a hole of a sparse file reads as zeros without being stored
+// (lseek(2), SEEK_DATA), so a scan steps over it instead of faulting in its pages (a 32 GiB all-zero
+// .nv_fatbin took minutes and 17.5 GB of RSS byte by byte).
 class Reader {
 public:
-    Reader(const Bytes& bytes, const FindData& find_data) : bytes_(bytes), find_data_(find_data) {}
-    [[nodiscard]] const Bytes& bytes() const { return bytes_; }
+    explicit Reader(ByteSource& source) : source_(source), size_(source.size()) {
+        // Bytes in memory (a mapped file) are read in place, without a call through the source per header.
+        if (const auto* span = dynamic_cast<const SpanByteSource*>(&source)) memory_ = span->bytes();
+    }
+    [[nodiscard]] std::uint64_t size() const { return size_; }
+    [[nodiscard]] bool has(std::uint64_t offset, std::uint64_t length) const {
+        return offset <= size_ && length <= size_ - offset;
+    }
+    // The first read error, if any: once there is one, every caller stops.
+    [[nodiscard]] const std::optional<Error>& failure() const { return failure_; }
 
-    // The first offset at or after `offset` that is stored (not in a hole), or the size.
-    [[nodiscard]] std::uint64_t next_stored(std::uint64_t offset) const { return extent_at(offset).begin; }
+    // `length` bytes at `offset`, inside the source; empty after a read error.
+    [[nodiscard]] std::optional<Bytes> read(std::uint64_t offset, std::uint64_t length) {
+        if (failure_) return std::nullopt;
+        if (!has(offset, length) || length > ByteSource::max_read) {  // a bug here, not in the file
+            failure_ = Error{
+                fmt::format("internal error: read of {} bytes at offset {:#x} outside the limits", length, offset)};
+            return std::nullopt;
+        }
+        if (memory_) return Bytes(memory_->subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)));
+        Expected<std::span<const std::uint8_t>> bytes = source_.read(offset, static_cast<std::size_t>(length));
+        if (!bytes) {
+            failure_ = bytes.error();
+            return std::nullopt;
+        }
+        if (bytes->size() < length) {  // a source that returns less than asked is not believed
+            failure_ = Error{fmt::format("read {} bytes at offset {:#x}, got {}", length, offset, bytes->size())};
+            return std::nullopt;
+        }
+        return Bytes(bytes->first(static_cast<std::size_t>(length)));
+    }
 
-    // The first non-zero byte in [position, end), or end.
-    [[nodiscard]] std::uint64_t skip_zeros(std::uint64_t position, std::uint64_t end) const {
+    // The stored extent at or after `offset`: {size, size} when only a hole is left.
+    [[nodiscard]] DataExtent extent_at(std::uint64_t offset) {
+        if (offset >= size_) return {size_, size_};
+        // Asked once per extent: a file that is not sparse is one extent, so one lseek pair per scan.
+        if (offset < cached_.begin || offset >= cached_.end) {
+            DataExtent found = source_.find_data(offset);
+            if (found.begin >= size_) return {size_, size_};  // only a hole is left
+            // An answer that goes backwards or is empty is not trusted: the rest counts as data.
+            if (found.begin < offset || found.end <= found.begin || found.end > size_) found = {offset, size_};
+            cached_ = found;
+        }
+        return {std::max(offset, cached_.begin), cached_.end};
+    }
+
+    // The first non-zero byte in [position, end), or end; empty after a read error.
+    [[nodiscard]] std::optional<std::uint64_t> skip_zeros(std::uint64_t position, std::uint64_t end) {
         while (position < end) {
             const DataExtent data = extent_at(position);
             if (data.begin >= end) return end;
             const std::uint64_t stop = std::min(data.end, end);
-            const std::uint64_t found = first_nonzero(data.begin, stop);
-            if (found < stop) return found;
+            const std::optional<std::uint64_t> found = first_nonzero(data.begin, stop);
+            if (!found || *found < stop) return found;
             position = stop;
         }
         return end;
     }
 
 private:
-    // Asked once per extent: a file that is not sparse is one extent, so one lseek pair per scan.
-    [[nodiscard]] DataExtent extent_at(std::uint64_t offset) const {
-        const std::uint64_t size = bytes_.size();
-        if (!find_data_ || offset >= size) return {std::min(offset, size), size};
-        if (offset < cached_.begin || offset >= cached_.end) {
-            DataExtent found = find_data_(offset);
-            if (found.begin >= size) return {size, size};  // only a hole is left
-            // An answer that goes backwards or is empty is not trusted: the rest counts as data.
-            if (found.begin < offset || found.end <= found.begin || found.end > size) found = {offset, size};
-            cached_ = found;
+    // In windows that grow from 64 bytes: the padding between fatbinaries is a few bytes, so the
+    // first window is small (a zip member inflates no further than needed), but nothing stops a
+    // file from holding gigabytes of stored zeros there. 64 bytes at a time within a window.
+    [[nodiscard]] std::optional<std::uint64_t> first_nonzero(std::uint64_t position, std::uint64_t end) {
+        std::uint64_t window = 64;
+        while (position < end) {
+            const std::uint64_t length = std::min(end - position, window);
+            const std::optional<Bytes> bytes = read(position, length);
+            if (!bytes) return std::nullopt;
+            const std::string_view text = bytes->text(0, length);
+            std::size_t at = 0;
+            for (; text.size() - at >= 64; at += 64) {
+                std::uint64_t words[8];
+                std::memcpy(words, text.data() + at, sizeof words);
+                std::uint64_t any = 0;
+                for (const std::uint64_t word : words) any |= word;
+                if (any != 0) break;
+            }
+            while (at < text.size() && text[at] == '\0') ++at;
+            if (at < text.size()) return position + at;
+            position += length;
+            window = std::min<std::uint64_t>(window * 2, ByteSource::max_read);
         }
-        return {std::max(offset, cached_.begin), cached_.end};
+        return end;
     }
 
-    // 64 bytes at a time: the padding between fatbinaries is a few bytes, but nothing stops a file
-    // from holding gigabytes of stored zeros there.
-    [[nodiscard]] std::uint64_t first_nonzero(std::uint64_t position, std::uint64_t end) const {
-        const std::string_view text = bytes_.text(position, end - position);
-        std::size_t at = 0;
-        for (; text.size() - at >= 64; at += 64) {
-            std::uint64_t words[8];
-            std::memcpy(words, text.data() + at, sizeof words);
-            std::uint64_t any = 0;
-            for (const std::uint64_t word : words) any |= word;
-            if (any != 0) break;
-        }
-        while (at < text.size() && text[at] == '\0') ++at;
-        return position + at;
-    }
-
-    const Bytes& bytes_;
-    const FindData& find_data_;
-    mutable DataExtent cached_;
+    ByteSource& source_;
+    std::uint64_t size_;
+    std::optional<std::span<const std::uint8_t>> memory_;
+    DataExtent cached_;
+    std::optional<Error> failure_;
 };
 
 void fail(GpuCodeScan& scan, ScanError error, std::string message) {
@@ -111,29 +154,32 @@ void fail(GpuCodeScan& scan, ScanError error, std::string message) {
     scan.error_message = std::move(message);
 }
 
-// Entries of the fatbinaries laid back to back in [begin, end); false after a malformed header.
-bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, std::string_view section,
-                  GpuCodeScan& scan) {
-    const Bytes& bytes = reader.bytes();
+// Entries of the fatbinaries laid back to back in [begin, end); false after a malformed header or a
+// read error. Only headers are read (16 bytes per fatbinary, 64 per entry), never a payload.
+bool scan_fatbins(Reader& reader, std::uint64_t begin, std::uint64_t end, std::string_view section, GpuCodeScan& scan) {
     const std::string where = section.empty() ? std::string() : fmt::format(" in section {}", section);
     std::uint64_t position = begin;
     while (position < end) {
         // Fatbinaries are 8-byte aligned in their section; what lies between them is zero padding.
-        position = reader.skip_zeros(position, end);
+        const std::optional<std::uint64_t> found = reader.skip_zeros(position, end);
+        if (!found) return false;
+        position = *found;
         if (position == end) break;
         if (end - position < fatbin_header_size) {
             fail(scan, ScanError::malformed,
                  fmt::format("truncated fatbinary header at offset {:#x}{}", position, where));
             return false;
         }
-        if (bytes.u32(position) != fatbin_magic) {
+        const std::optional<Bytes> header = reader.read(position, fatbin_header_size);
+        if (!header) return false;
+        if (header->u32(0) != fatbin_magic) {
             fail(scan, ScanError::malformed,
                  fmt::format("no fatbinary at offset {:#x}{} (magic {:#010x}, expected {:#010x})", position, where,
-                             bytes.u32(position), fatbin_magic));
+                             header->u32(0), fatbin_magic));
             return false;
         }
-        const std::uint64_t header_size = bytes.u16(position + 6);
-        const std::uint64_t payload_size = bytes.u64(position + 8);
+        const std::uint64_t header_size = header->u16(6);
+        const std::uint64_t payload_size = header->u64(8);
         if (header_size < fatbin_header_size || header_size > end - position ||
             payload_size > end - position - header_size) {
             fail(scan, ScanError::malformed,
@@ -146,17 +192,19 @@ bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, 
         std::uint64_t entry = position + header_size;
         while (entry < fatbin_end) {
             const std::uint64_t left = fatbin_end - entry;
-            const std::uint64_t entry_header_size = left >= entry_header_min_size ? bytes.u32(entry + 4) : 0;
-            const std::uint64_t entry_size = left >= entry_header_min_size ? bytes.u64(entry + 8) : 0;
+            std::optional<Bytes> bytes;
+            if (left >= entry_header_min_size && !(bytes = reader.read(entry, entry_header_min_size))) return false;
+            const std::uint64_t entry_header_size = bytes ? bytes->u32(4) : 0;
+            const std::uint64_t entry_size = bytes ? bytes->u64(8) : 0;
             if (left < entry_header_min_size || entry_header_size < entry_header_min_size || entry_header_size > left ||
                 entry_size > left - entry_header_size) {
                 fail(scan, ScanError::malformed,
                      fmt::format("malformed fatbinary entry at offset {:#x}{}", entry, where));
                 return false;
             }
-            const std::uint16_t kind = bytes.u16(entry);
-            const std::uint32_t arch = bytes.u32(entry + 28);
-            const std::uint64_t flags = bytes.u64(entry + 40);
+            const std::uint16_t kind = bytes->u16(0);
+            const std::uint32_t arch = bytes->u32(28);
+            const std::uint64_t flags = bytes->u64(40);
             if (kind == entry_kind_elf || kind == entry_kind_ptx || kind == entry_kind_lto_ir) {
                 if (arch == 0 || arch > largest_arch) {
                     fail(scan, ScanError::malformed,
@@ -174,9 +222,9 @@ bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, 
                                      : (flags & flag_compressed_lz4) ? Compression::lz4
                                                                      : Compression::none;
                 object.size = entry_size;
-                object.uncompressed_size = object.compression == Compression::none ? entry_size : bytes.u64(entry + 56);
+                object.uncompressed_size = object.compression == Compression::none ? entry_size : bytes->u64(56);
                 // For PTX the entry's format version is the PTX ISA version (`.version` in the text).
-                if (object.kind == CodeKind::ptx) object.ptx_isa = PtxIsa{bytes.u16(entry + 26), bytes.u16(entry + 24)};
+                if (object.kind == CodeKind::ptx) object.ptx_isa = PtxIsa{bytes->u16(26), bytes->u16(24)};
                 object.section = std::string(section);
                 object.fatbin = fatbin_index;
                 object.offset = entry + entry_header_size;
@@ -193,128 +241,296 @@ bool scan_fatbins(const Reader& reader, std::uint64_t begin, std::uint64_t end, 
 // `.nv.compat` holds attributes in the .nv.info record format (format byte, attribute byte, then a
 // 16-bit value, or a 16-bit size and that many bytes for format 4). nvcc 13.0 sets attribute 9 to 1
 // in sm_XYa cubins and to 0 otherwise; nothing in a cubin tells sm_XYf from sm_XY (cuobjdump names
-// an sm_100f cubin sm_100 too).
-bool compat_says_arch_specific(const Bytes& bytes, const Section& compat) {
+// an sm_100f cubin sm_100 too). Read in windows; empty after a read error.
+std::optional<bool> compat_says_arch_specific(Reader& reader, const Section& compat) {
     constexpr std::uint8_t format_sized = 4, attribute_arch_specific = 9;
     std::uint64_t record = compat.offset;
     const std::uint64_t end = compat.offset + compat.size;
+    std::optional<Bytes> window;
+    std::uint64_t window_begin = 0;
     while (end - record >= 4) {
-        const std::uint8_t format = bytes.u8(record);
-        const std::uint8_t attribute = bytes.u8(record + 1);
+        if (!window || record + 4 > window_begin + window->size()) {
+            window_begin = record;
+            if (!(window = reader.read(record, std::min<std::uint64_t>(end - record, ByteSource::max_read))))
+                return std::nullopt;
+        }
+        const std::uint64_t at = record - window_begin;
+        const std::uint8_t format = window->u8(at);
+        const std::uint8_t attribute = window->u8(at + 1);
         if (format < 1 || format > format_sized) return false;
-        if (attribute == attribute_arch_specific) return bytes.u16(record + 2) == 1;
-        record += 4 + (format == format_sized ? std::uint64_t{bytes.u16(record + 2)} : 0);
+        if (attribute == attribute_arch_specific) return window->u16(at + 2) == 1;
+        record += 4 + (format == format_sized ? std::uint64_t{window->u16(at + 2)} : 0);
         if (record > end) return false;
     }
     return false;
 }
 
-// The section header table (gABI "Sections"), read one header at a time from the mapping: nothing
-// is allocated per section, since a file may claim 2^32 of them.
+// The sections whose names matter. The longest is 14 bytes: a name is told by at most its first 15
+// bytes (with the NUL).
+enum class Name { other, nv_fatbin, relfatbin, interp, nv_compat };
+constexpr std::size_t longest_name = 15;
+
+// The section header table (gABI "Sections"), read in windows: nothing is allocated per section,
+// since a file may claim 2^32 of them.
 struct SectionTable {
     std::uint64_t offset = 0;  // e_shoff
     std::uint64_t entry_size = 0;  // e_shentsize
     std::uint64_t count = 0;
-    std::string_view names;  // the section name table
+    Section names;  // the section name table
+    // Its bytes when they fit in one read (every real file: a few hundred bytes); a larger table is
+    // read a name at a time. Names are compared in place, never measured: a table may have no NUL.
+    std::string name_bytes;
+    bool names_held = false;
 
-    [[nodiscard]] Section at(const Bytes& bytes, std::uint64_t index) const {
-        const std::uint64_t header = offset + index * entry_size;
-        return {bytes.u32(header), bytes.u32(header + 4), bytes.u64(header + 24), bytes.u64(header + 32)};
+    static Section parse(const Bytes& header, std::uint64_t at, std::uint64_t index) {
+        return {header.u32(at), header.u32(at + 4), header.u64(at + 24), header.u64(at + 32), index};
     }
-    // Compared in place: a name table may be gigabytes with no NUL, so names are never copied or measured.
-    [[nodiscard]] bool named(const Section& section, std::string_view name) const {
-        return section.name_offset < names.size() && names.size() - section.name_offset > name.size() &&
-               names.substr(section.name_offset, name.size()) == name &&
-               names[section.name_offset + name.size()] == '\0';
+    // Which of the names that matter the section has; empty after a read error.
+    [[nodiscard]] std::optional<Name> name_of(Reader& reader, const Section& section) const {
+        if (section.name_offset >= names.size) return Name::other;
+        const std::uint64_t length = std::min<std::uint64_t>(longest_name, names.size - section.name_offset);
+        std::string_view name;
+        std::optional<Bytes> bytes;
+        if (names_held) {
+            name = std::string_view(name_bytes).substr(section.name_offset, length);
+        } else {
+            if (!(bytes = reader.read(names.offset + section.name_offset, length))) return std::nullopt;
+            name = bytes->text(0, length);
+        }
+        const auto is = [&](std::string_view wanted) {
+            return name.size() > wanted.size() && name.substr(0, wanted.size()) == wanted &&
+                   name[wanted.size()] == '\0';
+        };
+        if (is(".nv_fatbin")) return Name::nv_fatbin;
+        if (is("__nv_relfatbin")) return Name::relfatbin;
+        if (is(".interp")) return Name::interp;
+        if (is(".nv.compat")) return Name::nv_compat;
+        return Name::other;
     }
 };
 
-// The section header table, or empty with the scan failed.
-std::optional<SectionTable> read_section_table(const Bytes& bytes, GpuCodeScan& scan) {
-    SectionTable table{bytes.u64(0x28), bytes.u16(0x3a), bytes.u16(0x3c), {}};
-    std::uint64_t names_index = bytes.u16(0x3e);
+// The section header table, or empty with the scan failed (malformed, or a read error).
+std::optional<SectionTable> read_section_table(Reader& reader, const Bytes& elf_header, GpuCodeScan& scan) {
+    SectionTable table{elf_header.u64(0x28), elf_header.u16(0x3a), elf_header.u16(0x3c), {}, {}, false};
+    std::uint64_t names_index = elf_header.u16(0x3e);
     if (table.offset == 0) return SectionTable{};  // no section header table: nothing to find
-    if (table.entry_size < elf64_section_header_size || !bytes.has(table.offset, table.entry_size)) {
+    if (table.entry_size < elf64_section_header_size || !reader.has(table.offset, table.entry_size)) {
         fail(scan, ScanError::malformed,
              fmt::format("section header table at offset {:#x} ({}-byte entries) is outside the file ({} bytes)",
-                         table.offset, table.entry_size, bytes.size()));
+                         table.offset, table.entry_size, reader.size()));
         return std::nullopt;
     }
     // More than 0xff00 sections: the real count and name-table index live in section 0 (gABI).
-    if (table.count == 0) table.count = bytes.u64(table.offset + 32);
-    if (names_index == shn_xindex) names_index = bytes.u32(table.offset + 40);
-    if (table.count > (bytes.size() - table.offset) / table.entry_size) {
+    if (table.count == 0 || names_index == shn_xindex) {
+        const std::optional<Bytes> first = reader.read(table.offset, elf64_section_header_size);
+        if (!first) return std::nullopt;
+        if (table.count == 0) table.count = first->u64(32);
+        if (names_index == shn_xindex) names_index = first->u32(40);
+    }
+    if (table.count > (reader.size() - table.offset) / table.entry_size) {
         fail(scan, ScanError::malformed,
              fmt::format("{} section headers at offset {:#x} do not fit in the file ({} bytes)", table.count,
-                         table.offset, bytes.size()));
+                         table.offset, reader.size()));
         return std::nullopt;
     }
-    const Section names = names_index < table.count ? table.at(bytes, names_index) : Section{};
-    if (names_index >= table.count || names.type == sht_nobits || !bytes.has(names.offset, names.size)) {
+    if (names_index < table.count) {
+        const std::optional<Bytes> header =
+            reader.read(table.offset + names_index * table.entry_size, elf64_section_header_size);
+        if (!header) return std::nullopt;
+        table.names = SectionTable::parse(*header, 0, names_index);
+    }
+    if (names_index >= table.count || table.names.type == sht_nobits ||
+        !reader.has(table.names.offset, table.names.size)) {
         fail(scan, ScanError::malformed, "the section name table is missing or outside the file");
         return std::nullopt;
     }
-    table.names = bytes.text(names.offset, names.size);
+    if (table.names.size == 0) {
+        table.names_held = true;
+    } else if (table.names.size <= ByteSource::max_read) {
+        const std::optional<Bytes> names = reader.read(table.names.offset, table.names.size);
+        if (!names) return std::nullopt;
+        table.name_bytes = names->text(0, table.names.size);
+        table.names_held = true;
+    }
     return table;
 }
 
-// Calls `visit` on each section in table order until it returns false. SHT_NULL headers are
-// inactive (gABI) and skipped, and so, unread, are those in a hole of a sparse file: all zeros,
-// they are SHT_NULL too.
+// Calls `visit` on each section from `first` in table order until it returns false; false when a
+// visit did or a read failed. The headers are read a window at a time and taken out of it before
+// any visit (a visit may read). SHT_NULL headers are inactive (gABI) and skipped, and so, unread,
+// are those in a hole of a sparse file: all zeros, they are SHT_NULL too.
 template <typename Visit>
-void for_each_section(const Reader& reader, const SectionTable& table, Visit&& visit) {
-    for (std::uint64_t index = 0; index < table.count;) {
+bool for_each_section(Reader& reader, const SectionTable& table, std::uint64_t first, Visit&& visit) {
+    if (first >= table.count) return true;  // also no table at all (entry size 0)
+    const std::uint64_t per_read = std::max<std::uint64_t>(1, ByteSource::max_read / table.entry_size);
+    std::vector<Section> sections;
+    for (std::uint64_t index = first; index < table.count;) {
         const std::uint64_t header = table.offset + index * table.entry_size;
-        const std::uint64_t stored = reader.next_stored(header);
-        if (stored - header >= elf64_section_header_size) {
-            index = std::max(index + 1, (stored - table.offset) / table.entry_size);
+        const DataExtent stored = reader.extent_at(header);
+        if (stored.begin - header >= elf64_section_header_size) {
+            index = std::max(index + 1, (stored.begin - table.offset) / table.entry_size);
             continue;
         }
-        const Section section = table.at(reader.bytes(), index++);
-        if (section.type != sht_null && !visit(section)) return;
+        // The headers that begin in this stored extent, up to one read's worth.
+        std::uint64_t last = index + 1;
+        while (last < table.count && last - index < per_read && table.offset + last * table.entry_size < stored.end)
+            ++last;
+        const std::optional<Bytes> bytes =
+            reader.read(header, (last - 1 - index) * table.entry_size + elf64_section_header_size);
+        if (!bytes) return false;
+        sections.clear();
+        for (std::uint64_t at = index; at < last; ++at) {
+            const Section section = SectionTable::parse(*bytes, (at - index) * table.entry_size, at);
+            if (section.type != sht_null) sections.push_back(section);
+        }
+        for (const Section& section : sections)
+            if (!visit(section)) return false;
+        index = last;
     }
+    return true;
 }
 
-bool section_in_file(const Bytes& bytes, const Section& section, std::string_view name, GpuCodeScan& scan) {
-    if (section.type != sht_nobits && bytes.has(section.offset, section.size)) return true;
-    fail(scan, ScanError::malformed,
-         fmt::format("section {} (offset {:#x}, {} bytes) lies outside the file ({} bytes)", name, section.offset,
-                     section.size, bytes.size()));
-    return false;
+bool section_in_file(const Reader& reader, const Section& section) {
+    return section.type != sht_nobits && reader.has(section.offset, section.size);
 }
 
-void scan_elf(const Reader& reader, GpuCodeScan& scan) {
-    const Bytes& bytes = reader.bytes();
+std::string outside_the_file(const Reader& reader, const Section& section, std::string_view name) {
+    return fmt::format("section {} (offset {:#x}, {} bytes) lies outside the file ({} bytes)", name, section.offset,
+                       section.size, reader.size());
+}
+
+// The sections of one name that hold code, gathered in table order, a batch at a time, with the
+// checks the table order decides: the first that lies outside the file, or that makes the sections
+// claim more bytes than the file has, ends the list with that error. Sections of one name do not
+// overlap, so together they fit in the file: that bounds the code objects read by the file's size,
+// however many headers name the same bytes.
+struct CodeSections {
+    static constexpr std::size_t batch = 1 << 14;
+    explicit CodeSections(std::string_view section_name, std::uint64_t claimed_before = 0)
+        : name(section_name), claimed(claimed_before) {}
+    std::string_view name;
+    std::vector<Section> sections;
+    std::uint64_t claimed = 0;
+    std::optional<std::string> error;  // after the last section
+    std::optional<std::uint64_t> resume;  // the table index to gather the next batch from
+
+    void offer(const Reader& reader, const Section& section) {
+        if (error || resume) return;
+        if (sections.size() == batch) {
+            resume = section.index;
+            return;
+        }
+        if (!section_in_file(reader, section)) {
+            error = outside_the_file(reader, section, name);
+            return;
+        }
+        claimed += section.size;
+        if (claimed > reader.size()) {
+            error = fmt::format("the sections {} claim {} bytes together, more than the file's {}: they overlap", name,
+                                claimed, reader.size());
+            return;
+        }
+        if (section.size > 0) sections.push_back(section);  // an empty one holds nothing
+    }
+};
+
+// Scans the gathered sections in file-offset order, so that a source read front to back (a zip
+// member) is not sent back, and lists what they hold in table order, as if read one after the
+// other: fatbinaries numbered across sections, the listing cut at the first error. False when the
+// scan is over.
+bool scan_code_sections(Reader& reader, const CodeSections& gathered, GpuCodeScan& scan) {
+    std::vector<std::size_t> order(gathered.sections.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return gathered.sections[a].offset < gathered.sections[b].offset;
+    });
+    if (std::is_sorted(order.begin(), order.end())) {  // table order is file order (every real file): in place
+        for (const Section& section : gathered.sections)
+            if (!scan_fatbins(reader, section.offset, section.offset + section.size, gathered.name, scan)) return false;
+    } else {
+        std::vector<std::optional<GpuCodeScan>> found(order.size());
+        std::optional<std::size_t> unread;  // the section a read failed in
+        for (const std::size_t i : order) {
+            const Section& section = gathered.sections[i];
+            GpuCodeScan& part = found[i].emplace();
+            if (!scan_fatbins(reader, section.offset, section.offset + section.size, gathered.name, part) &&
+                reader.failure()) {
+                unread = i;
+                break;
+            }
+        }
+        for (std::size_t i = 0; i < found.size(); ++i) {
+            std::optional<GpuCodeScan>& part = found[i];
+            if (!part) return false;  // after a read failed
+            for (CodeObject& object : part->objects) {
+                object.fatbin = *object.fatbin + scan.fatbins;
+                scan.objects.push_back(std::move(object));
+            }
+            scan.fatbins += part->fatbins;
+            if (unread == i) return false;
+            if (part->error != ScanError::none) {
+                fail(scan, part->error, std::move(part->error_message));
+                return false;
+            }
+        }
+    }
+    if (reader.failure()) return false;
+    if (gathered.error) {
+        fail(scan, ScanError::malformed, *gathered.error);
+        return false;
+    }
+    return true;
+}
+
+void scan_elf(Reader& reader, GpuCodeScan& scan) {
     constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
-    if (!bytes.has(0, elf64_header_size) || bytes.u8(4) != elf_class_64 || bytes.u8(5) != elf_little_endian) {
-        fail(scan, bytes.has(0, elf64_header_size) ? ScanError::unrecognised : ScanError::malformed,
-             bytes.has(0, elf64_header_size)
-                 ? "an ELF file, but not 64-bit little-endian (the only kind CUDA code comes in)"
-                 : fmt::format("truncated ELF header ({} bytes)", bytes.size()));
+    if (!reader.has(0, elf64_header_size)) {
+        fail(scan, ScanError::malformed, fmt::format("truncated ELF header ({} bytes)", reader.size()));
         return;
     }
-    const std::uint16_t type = bytes.u16(16);
-    const bool cubin = bytes.u16(18) == em_cuda;
-    const auto table = read_section_table(bytes, scan);
+    const std::optional<Bytes> header = reader.read(0, elf64_header_size);
+    if (!header) return;
+    if (header->u8(4) != elf_class_64 || header->u8(5) != elf_little_endian) {
+        fail(scan, ScanError::unrecognised,
+             "an ELF file, but not 64-bit little-endian (the only kind CUDA code comes in)");
+        return;
+    }
+    const std::uint16_t type = header->u16(16);
+    const bool cubin = header->u16(18) == em_cuda;
+    // The SM is in e_flags: bits 8-15 from ELF ABI version 8 (CUDA 13 cubins), bits 0-7 before.
+    const std::uint32_t flags = header->u32(0x30);
+    const int cubin_arch = static_cast<int>(header->u8(8) >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+    const auto table = read_section_table(reader, *header, scan);  // `header` is stale from here
     if (!table) return;
+    // One pass over the table: the names that decide the kind, and the sections that may hold code.
     bool has_nv_fatbin = false, has_interpreter = false;
     std::optional<Section> compat;
-    for_each_section(reader, *table, [&](const Section& section) {
-        has_nv_fatbin = has_nv_fatbin || table->named(section, ".nv_fatbin");
-        has_interpreter = has_interpreter || table->named(section, ".interp");
-        if (!compat && table->named(section, ".nv.compat")) compat = section;
+    CodeSections linked(".nv_fatbin"), relocatable("__nv_relfatbin");
+    const bool read = for_each_section(reader, *table, 0, [&](const Section& section) {
+        const std::optional<Name> name = table->name_of(reader, section);
+        if (!name) return false;
+        has_nv_fatbin = has_nv_fatbin || *name == Name::nv_fatbin;
+        has_interpreter = has_interpreter || *name == Name::interp;
+        if (!compat && *name == Name::nv_compat) compat = section;
+        if (*name == Name::nv_fatbin) linked.offer(reader, section);
+        if (*name == Name::relfatbin) relocatable.offer(reader, section);
         return true;
     });
+    if (!read) return;
     if (cubin) {
         scan.kind = FileKind::cubin;
-        // The SM is in e_flags: bits 8-15 from ELF ABI version 8 (CUDA 13 cubins), bits 0-7 before.
-        const std::uint32_t flags = bytes.u32(0x30);
         CodeObject object;
-        object.arch.number = static_cast<int>(bytes.u8(8) >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
-        if (compat && section_in_file(bytes, *compat, ".nv.compat", scan) && compat_says_arch_specific(bytes, *compat))
-            object.arch.variant = ArchVariant::arch_specific;
-        if (scan.error != ScanError::none) return;
-        object.size = object.uncompressed_size = bytes.size();
+        object.arch.number = cubin_arch;
+        if (compat && !section_in_file(reader, *compat)) {
+            fail(scan, ScanError::malformed, outside_the_file(reader, *compat, ".nv.compat"));
+            return;
+        }
+        if (compat) {
+            const std::optional<bool> arch_specific = compat_says_arch_specific(reader, *compat);
+            if (!arch_specific) return;
+            if (*arch_specific) object.arch.variant = ArchVariant::arch_specific;
+        }
+        object.size = object.uncompressed_size = reader.size();
         scan.objects.push_back(std::move(object));
         return;
     }
@@ -331,28 +547,31 @@ void scan_elf(const Reader& reader, GpuCodeScan& scan) {
     // (-rdc) for device linking: an object file compiled with -rdc has only that, while a linked
     // executable keeps it beside the linked `.nv_fatbin` without ever loading it (cuobjdump lists
     // it only when there is no `.nv_fatbin`, and so does cudacheck).
-    const std::string_view wanted = has_nv_fatbin ? ".nv_fatbin" : "__nv_relfatbin";
-    // Sections of one name do not overlap, so together they fit in the file: that bounds the code
-    // objects read by the file's size, however many headers name the same bytes.
-    std::uint64_t claimed = 0;
-    for_each_section(reader, *table, [&](const Section& section) {
-        if (!table->named(section, wanted)) return true;
-        if (!section_in_file(bytes, section, wanted, scan)) return false;
-        claimed += section.size;
-        if (claimed > bytes.size()) {
-            fail(scan, ScanError::malformed,
-                 fmt::format("the sections {} claim {} bytes together, more than the file's {}: they overlap", wanted,
-                             claimed, bytes.size()));
-            return false;
-        }
-        return scan_fatbins(reader, section.offset, section.offset + section.size, wanted, scan);
-    });
+    CodeSections gathered = has_nv_fatbin ? std::move(linked) : std::move(relocatable);
+    while (scan_code_sections(reader, gathered, scan) && gathered.resume) {
+        // More sections of the name than one batch (no real file): the next batch, from the table again.
+        CodeSections next(gathered.name, gathered.claimed);
+        if (!for_each_section(reader, *table, *gathered.resume,
+                              [&](const Section& section) {
+                                  const std::optional<Name> name = table->name_of(reader, section);
+                                  if (!name) return false;
+                                  if (*name == (has_nv_fatbin ? Name::nv_fatbin : Name::relfatbin))
+                                      next.offer(reader, section);
+                                  return !next.resume;
+                              }) &&
+            reader.failure())
+            return;
+        gathered = std::move(next);
+    }
 }
 
-// A PTX text file: `.version X.Y` and `.target sm_XY` near the top, no NUL bytes.
-void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
-    const std::string_view text = bytes.text(0, bytes.size());
-    const std::string_view head = text.substr(0, 1 << 16);
+// A PTX text file: `.version X.Y` and `.target sm_XY` near the top, no NUL bytes. Only the first
+// 64 KiB are read: the directives come first.
+void scan_ptx(Reader& reader, GpuCodeScan& scan) {
+    const std::uint64_t head_size = std::min<std::uint64_t>(reader.size(), 1 << 16);
+    const std::optional<Bytes> bytes = reader.read(0, head_size);
+    if (!bytes) return;
+    const std::string_view head = bytes->text(0, head_size);
     const auto directive = [&](std::string_view name) -> std::optional<std::string_view> {
         for (std::size_t at = head.find(name); at != std::string_view::npos; at = head.find(name, at + 1)) {
             if (at > 0 && head[at - 1] != '\n' && head[at - 1] != ' ' && head[at - 1] != '\t') continue;
@@ -369,8 +588,8 @@ void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
     const auto version = directive(".version");
     if (head.find('\0') != std::string_view::npos || !version) {
         std::string start;
-        for (std::size_t i = 0; i < std::min<std::size_t>(4, text.size()); ++i)
-            start += fmt::format("{:02x}", static_cast<unsigned char>(text[i]));
+        for (std::size_t i = 0; i < std::min<std::size_t>(4, head.size()); ++i)
+            start += fmt::format("{:02x}", static_cast<unsigned char>(head[i]));
         fail(scan, ScanError::unrecognised,
              fmt::format("not an ELF file, fatbinary, cubin or PTX (starts with bytes {})", start));
         return;
@@ -387,7 +606,7 @@ void scan_ptx(const Bytes& bytes, GpuCodeScan& scan) {
     CodeObject object;
     object.kind = CodeKind::ptx;
     object.arch = *arch;
-    object.size = object.uncompressed_size = bytes.size();
+    object.size = object.uncompressed_size = reader.size();
     object.ptx_isa = PtxIsa{major, minor};
     scan.objects.push_back(std::move(object));
 }
@@ -424,21 +643,30 @@ std::string_view to_string(Compression compression) {
     return "";
 }
 
-GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> data, const FindData& find_data) {
-    const Bytes bytes(data);
-    const Reader reader(bytes, find_data);
+GpuCodeScan scan_gpu_code(ByteSource& source) {
+    Reader reader(source);
     GpuCodeScan scan;
-    if (bytes.size() == 0) {
+    if (reader.size() == 0) {
         fail(scan, ScanError::unrecognised, "empty file");
-    } else if (bytes.has(0, 4) && bytes.u32(0) == 0x464c457f) {  // "\x7fELF"
-        scan_elf(reader, scan);
-    } else if (bytes.has(0, 4) && bytes.u32(0) == fatbin_magic) {
-        scan.kind = FileKind::fatbin;
-        scan_fatbins(reader, 0, bytes.size(), "", scan);
-    } else {
-        scan_ptx(bytes, scan);
+        return scan;
     }
+    const std::optional<Bytes> head = reader.has(0, 4) ? reader.read(0, 4) : std::nullopt;
+    const std::uint32_t magic = head ? head->u32(0) : 0;
+    if (magic == 0x464c457f) {  // "\x7fELF"
+        scan_elf(reader, scan);
+    } else if (magic == fatbin_magic) {
+        scan.kind = FileKind::fatbin;
+        scan_fatbins(reader, 0, reader.size(), "", scan);
+    } else if (!reader.failure()) {
+        scan_ptx(reader, scan);
+    }
+    if (reader.failure()) fail(scan, ScanError::unreadable, reader.failure()->message);
     return scan;
+}
+
+GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> bytes, const FindData& find_data) {
+    SpanByteSource source(bytes, find_data);
+    return scan_gpu_code(source);
 }
 
 namespace {
@@ -482,8 +710,9 @@ GpuCodeScan inspect_file(const std::string& path) {
         return scan;
     }
     const std::uint64_t mapped_size = mapped->bytes().size();
-    return scan_gpu_code(mapped->bytes(),
-                         [&](std::uint64_t offset) { return data_extent(file.fd, offset, mapped_size); });
+    SpanByteSource source(mapped->bytes(),
+                          [&](std::uint64_t offset) { return data_extent(file.fd, offset, mapped_size); });
+    return scan_gpu_code(source);
 }
 
 }  // namespace cudacheck

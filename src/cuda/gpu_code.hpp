@@ -7,13 +7,17 @@
 // flags and the ISA field confirmed against nvcc 13.0 and `cuobjdump --list-elf --list-ptx`
 // (tests/unit/cuda/gpu_code_test.cpp).
 //
-// scan_gpu_code is pure (bytes in, listing out) so tests and the fuzz target drive it directly;
-// inspect_file adds the I/O: it memory-maps the file, so only the pages holding headers are read,
-// and tells the scan where the file's holes are. Nothing is allocated by what a header claims:
-// sections are read in place, and a size or count larger than the file is a malformed file.
+// scan_gpu_code reads through a ByteSource (util/byte_source.hpp): a mapped file, a test's bytes,
+// or a shared library inside a wheel inflated on demand. It reads only headers, in windows of at
+// most ByteSource::max_read bytes, mostly front to back (the section header table once, then the
+// sections in file order), and never a payload, so a member of a zip archive is read with bounded
+// memory. inspect_file adds the I/O: it memory-maps the file, so only the pages holding headers are
+// read, and tells the scan where the file's holes are. Nothing is allocated by what a header claims:
+// a size or count larger than the file is a malformed file.
 #pragma once
 
 #include "cuda/arch_coverage.hpp"
+#include "util/byte_source.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -57,7 +61,7 @@ enum class FileKind { executable, shared_library, object, cubin, fatbin, ptx };
 
 enum class ScanError {
     none,
-    unreadable,  // cannot open or map (set by inspect_file)
+    unreadable,  // cannot open or map (set by inspect_file), or the source failed a read
     unrecognised,  // not ELF, fatbin or PTX (also: empty)
     malformed,  // recognised, but a header points outside the file or contradicts itself
 };
@@ -70,16 +74,13 @@ struct GpuCodeScan {
     std::string error_message;  // one line, without the file name
 };
 
-// Where a file stores data: the extent [begin, end) at or after an offset, {size, size} when only a
-// hole is left. What lies between extents is a hole of a sparse file, which reads as zeros
-// (lseek(2): SEEK_DATA, SEEK_HOLE): the scan steps over it without touching its pages.
-struct DataExtent {
-    std::uint64_t begin = 0;
-    std::uint64_t end = 0;
-};
-using FindData = std::function<DataExtent(std::uint64_t offset)>;
+// Where a sparse file's data lies (util/byte_source.hpp: DataExtent).
+using FindData = SpanByteSource::FindData;
 
-// Without `find_data`, every byte counts as stored.
+// The GPU code in `source`; a read that fails ends the scan as ScanError::unreadable with the
+// source's message (what was listed before stays).
+[[nodiscard]] GpuCodeScan scan_gpu_code(ByteSource& source);
+// The same over bytes in memory (a SpanByteSource); without `find_data`, every byte counts as stored.
 [[nodiscard]] GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> bytes, const FindData& find_data = {});
 [[nodiscard]] GpuCodeScan inspect_file(const std::string& path);
 

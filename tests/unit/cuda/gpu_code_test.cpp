@@ -4,6 +4,8 @@
 #include "fuzz/fuzz_support.hpp"
 #include "support/crafted_gpu_code.hpp"
 #include "support/test_support.hpp"
+#include "util/byte_source.hpp"
+#include "util/mapped_file.hpp"
 #include "util/system.hpp"
 
 #include <fmt/format.h>
@@ -354,6 +356,9 @@ void expect_sane(const ByteVector& bytes) {
     }
     EXPECT_TRUE(fuzz::same_listing(result, scan_gpu_code(bytes, fuzz::holes_where_zero(bytes))))
         << result.error_message;
+    fuzz::CopyingSource source(bytes);
+    EXPECT_TRUE(fuzz::same_listing(result, scan_gpu_code(source))) << result.error_message;
+    EXPECT_EQ(source.broken_contract, 0u);
 }
 
 TEST(GpuCodeRobustness, every_truncation_of_the_seeds_is_handled) {
@@ -386,6 +391,154 @@ TEST(GpuCodeRobustness, random_corruption_of_the_seeds_is_handled) {
         ++runs;
     }
     EXPECT_GT(runs, 100u);
+}
+
+// --- through a ByteSource (a shared library inside a wheel, inflated on demand) ---------------
+
+// The section headers of `elf` (built by make_elf) in another table order: entry `i` of the table
+// becomes what entry `order[i]` was (the null entry 0 and .shstrtab, last, stay).
+ByteVector reorder_sections(ByteVector elf, const std::vector<std::size_t>& order) {
+    const std::size_t table = get(elf, 0x28);
+    const ByteVector before = elf;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        std::copy_n(before.begin() + static_cast<std::ptrdiff_t>(table + 64 * (order[i] + 1)), 64,
+                    elf.begin() + static_cast<std::ptrdiff_t>(table + 64 * (i + 1)));
+    return elf;
+}
+
+// The scan over a source that copies each read into its own buffer, as a zip member does, lists
+// exactly what the scan over the bytes in memory lists, reading only within the ByteSource contract.
+GpuCodeScan expect_same_through_a_source(std::span<const std::uint8_t> bytes, const std::string& name,
+                                         fuzz::CopyingSource* counted = nullptr) {
+    const GpuCodeScan in_memory = scan_gpu_code(bytes);
+    fuzz::CopyingSource own(bytes);
+    fuzz::CopyingSource& source = counted ? *counted : own;
+    const GpuCodeScan through = scan_gpu_code(source);
+    EXPECT_TRUE(fuzz::same_listing(in_memory, through)) << name << ": " << through.error_message;
+    EXPECT_EQ(source.broken_contract, 0u) << name;
+    EXPECT_LE(source.largest, ByteSource::max_read) << name;
+    return through;
+}
+
+TEST(GpuCodeSource, lists_the_crafted_inputs_as_the_bytes_do) {
+    for (const ByteVector& bytes : seeds()) expect_same_through_a_source(bytes, "seed");
+    expect_same_through_a_source(ByteVector{}, "empty");
+    expect_same_through_a_source(ByteVector{0x7f, 'E'}, "two bytes");
+}
+
+// Sections of one name listed in table order, however the file orders them, and read in file order:
+// a zip member is not sent back for each. The error of the first bad section in table order wins.
+TEST(GpuCodeSource, reads_sections_in_file_order_and_lists_them_in_table_order) {
+    ByteVector bad = make_fatbin({{2, 86}});
+    put(bad, 16 + 28, 5000, 4);  // an architecture no GPU has
+    const ByteVector elf = make_elf(3, {{".nv_fatbin", make_fatbin({{2, 75}})},
+                                        {".text", ByteVector(100, 0x90)},
+                                        {".nv_fatbin", make_fatbin({{2, 90}, {1, 90, 0x11, 16, {9, 0}}})},
+                                        {".nv_fatbin", make_fatbin({{2, 80}})}});
+    const ByteVector reordered = reorder_sections(elf, {2, 1, 0, 3});
+    fuzz::CopyingSource source(reordered);
+    const auto result = expect_same_through_a_source(reordered, "reordered", &source);
+    ASSERT_EQ(result.error, ScanError::none) << result.error_message;
+    EXPECT_EQ(arch_names(result), (std::vector<std::string>{"sm_90", "compute_90", "sm_75", "sm_80"}));
+    EXPECT_EQ(result.objects[2].fatbin, std::optional<std::size_t>(1)) << "fatbinaries numbered in table order";
+    EXPECT_EQ(result.fatbins, 3u);
+    EXPECT_LE(source.backward, 2u) << "the name table, then the first section; then forward";
+
+    const ByteVector damaged =
+        make_elf(3,
+                 {{".nv_fatbin", make_fatbin({{2, 75}})}, {".nv_fatbin", bad}, {".nv_fatbin", make_fatbin({{2, 80}})}});
+    const auto late = expect_same_through_a_source(reorder_sections(damaged, {2, 0, 1}), "bad last in table");
+    EXPECT_EQ(late.error, ScanError::malformed);
+    EXPECT_EQ(arch_names(late), (std::vector<std::string>{"sm_80", "sm_75"}));
+    const auto early = expect_same_through_a_source(reorder_sections(damaged, {1, 2, 0}), "bad first in table");
+    EXPECT_EQ(early.error, ScanError::malformed);
+    EXPECT_NE(early.error_message.find("architecture 5000"), std::string::npos) << early.error_message;
+    EXPECT_TRUE(early.objects.empty());
+}
+
+// More headers than one read holds (20,000: 1.25 MiB of table), more sections of one name than
+// one batch, in shuffled table order; and a section name table larger than one read, whose names
+// are then read one at a time.
+TEST(GpuCodeSource, reads_a_table_and_a_name_table_larger_than_one_read) {
+    constexpr std::size_t count = 20000;
+    std::vector<std::pair<std::string, ByteVector>> sections;
+    std::vector<std::string> expected;
+    std::vector<std::size_t> order(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t arch = i % 3 == 0 ? 75 : i % 3 == 1 ? 80 : 90;
+        sections.emplace_back(".nv_fatbin", make_fatbin({{2, arch, 0x11, 8}}));
+        order[i] = i;
+    }
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(20261205));
+    for (const std::size_t i : order) expected.push_back(i % 3 == 0 ? "sm_75" : i % 3 == 1 ? "sm_80" : "sm_90");
+    const auto result = expect_same_through_a_source(reorder_sections(make_elf(3, sections), order), "shuffled");
+    ASSERT_EQ(result.error, ScanError::none) << result.error_message;
+    EXPECT_EQ(arch_names(result), expected);
+    EXPECT_EQ(result.fatbins, count);
+
+    const ByteVector long_names = make_elf(3, {{std::string(std::size_t{3} << 20, 'x'), {}},
+                                               {".nv_fatbin", make_fatbin({{2, 75}})},
+                                               {".nv_fatbin", make_fatbin({{2, 90}})}});
+    fuzz::CopyingSource source(long_names);
+    const auto named = expect_same_through_a_source(long_names, "long names", &source);
+    ASSERT_EQ(named.error, ScanError::none) << named.error_message;
+    EXPECT_EQ(arch_names(named), (std::vector<std::string>{"sm_75", "sm_90"}));
+    EXPECT_LT(source.bytes_read, 4096u) << "the name table is not read whole";
+}
+
+// The files nvcc made and the toolkit's libraries: the same listing through a source as through the
+// mapping, the payloads never read, and the file read front to back but for a jump or two.
+TEST(GpuCodeSource, reads_real_files_front_to_back_without_their_payloads) {
+    std::vector<std::string> files;
+    for (const std::string& name : sys::list_directory(fixture_dir)) files.push_back(fixture_dir + "/" + name);
+    std::size_t libraries = 0;
+    for (const std::string& entry : sys::list_directory("/usr/local/cuda/lib64"))
+        if (std::regex_match(entry,
+                             std::regex(R"(lib(cublasLt|cublas|cufft|cusparse|cusolver|curand|nccl)\.so\.\d+)"))) {
+            files.push_back("/usr/local/cuda/lib64/" + entry);
+            ++libraries;
+        }
+    ASSERT_GE(files.size(), 7u) << "the nvcc fixtures are missing";
+    std::uint64_t code_objects = 0;
+    for (const std::string& file : files) {
+        const Expected<MappedFile> mapped = MappedFile::open(file);
+        ASSERT_TRUE(mapped) << file << ": " << mapped.error().message;
+        fuzz::CopyingSource source(mapped->bytes());
+        const GpuCodeScan result = expect_same_through_a_source(mapped->bytes(), file, &source);
+        EXPECT_EQ(result.error, ScanError::none) << file << ": " << result.error_message;
+        EXPECT_TRUE(fuzz::same_listing(result, inspect_file(file))) << file;
+        EXPECT_LE(source.backward, 2u) << file << ": the name table before the section headers, then the sections";
+        code_objects += result.objects.size();
+        if (mapped->bytes().size() > (std::uint64_t{64} << 20)) {
+            EXPECT_FALSE(result.objects.empty()) << file;
+            EXPECT_LT(source.bytes_read * 200, mapped->bytes().size())  // libcublasLt.so.13: 0.2%
+                << file << ": " << source.bytes_read << " bytes read; only headers should be";
+        }
+    }
+    if (libraries == 0) GTEST_SKIP() << "no toolkit libraries in /usr/local/cuda/lib64; the nvcc fixtures passed";
+    EXPECT_GT(code_objects, 1000u);
+}
+
+// A read that fails (a damaged zip member) ends the scan: unreadable, with the source's message, and
+// what was listed before is a prefix of the full listing.
+TEST(GpuCodeSource, a_failed_read_ends_the_scan_with_the_sources_message) {
+    const auto library_bytes = sys::read_file(fixture_dir + "/multi.o", 1 << 22);
+    ASSERT_TRUE(library_bytes);
+    const ByteVector bytes(library_bytes->begin(), library_bytes->end());
+    fuzz::CopyingSource whole(bytes);
+    const GpuCodeScan full = scan_gpu_code(whole);
+    ASSERT_EQ(full.error, ScanError::none) << full.error_message;
+    ASSERT_GT(whole.reads, 6u);
+    for (std::uint64_t fail_at = 0; fail_at < whole.reads; ++fail_at) {
+        fuzz::CopyingSource failing(bytes, fail_at);
+        const GpuCodeScan result = scan_gpu_code(failing);
+        EXPECT_EQ(result.error, ScanError::unreadable) << fail_at;
+        EXPECT_EQ(result.error_message, fuzz::CopyingSource::failure) << fail_at;
+        ASSERT_LE(result.objects.size(), full.objects.size()) << fail_at;
+        for (std::size_t i = 0; i < result.objects.size(); ++i)
+            EXPECT_EQ(result.objects[i].offset, full.objects[i].offset) << fail_at;
+        EXPECT_EQ(failing.reads, fail_at + 1) << "no read after the failed one";
+    }
 }
 
 }  // namespace
