@@ -2,7 +2,7 @@
 # Checks the portable release binary (CMake preset `release`): the glibc symbol versions
 # it needs (at most GLIBC_2.28, so RHEL 8, Ubuntu 20.04 and newer load it), no GLIBCXX or CXXABI
 # symbol (no libstdc++ needed at run time), its only shared libraries (libc, libm, libdl, libpthread,
-# librt, the loader), its size (at most 10 MB), and that it runs here: `--level quick` and, on a
+# librt, the loader: zlib, which reads wheels, is linked in from libz.a, never libz.so.1), its size (at most 10 MB), and that it runs here: `--level quick` and, on a
 # machine without a driver, the default run's report (exit 1, CC201 or CC210). Exits 1 on the first failure.
 #
 # Usage: tools/check-release-binary.sh [build-release/cudacheck]

@@ -5,6 +5,10 @@
 #   policy       the --expect policy reader (seeds: docs/policies)
 #   python_files the readers of build_info.py, version.py, METADATA, pyvenv.cfg, pip scripts and torch's
 #                arch tables (seeds: tests/fixtures/frameworks)
+#   python_packaging  wheel names and tags, METADATA, PEP 508 requirements and markers, PEP 440
+#                versions and specifiers (seeds: tests/fixtures/frameworks)
+#   zip_archive  the zip reader of `inspect WHEEL` (seeds: tests/fuzz/regressions/zip_archive and the
+#                small NVIDIA wheels tools/deps/test.sh downloads)
 # each for SECONDS (default 60), also from the inputs kept in tests/fuzz/regressions/TARGET.
 #   tools/fuzz.sh [--seconds N] [TARGET...]
 # What it finds stays in BUILD/fuzz/corpus/TARGET, crashes land in BUILD/fuzz/artifacts/TARGET
@@ -19,12 +23,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
-    -h | --help) sed -n '2,11p' "$0"; exit 0 ;;
-    gpu_code | report_json | policy | python_files) targets+=("$1"); shift ;;
-    *) echo "fuzz.sh: unknown target or option '$1' (targets: gpu_code report_json policy python_files)" >&2; exit 2 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    gpu_code | report_json | policy | python_files | python_packaging | zip_archive) targets+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown target or option '$1' (targets: gpu_code report_json policy python_files python_packaging zip_archive)" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(gpu_code report_json policy python_files)
+[ ${#targets[@]} -gt 0 ] || targets=(gpu_code report_json policy python_files python_packaging zip_archive)
 build="${CUDACHECK_BUILD_DIR:-build}"
 out="$build/fuzz"
 mkdir -p "$out/obj"
@@ -41,6 +45,8 @@ sources_report_json=(src/report/report_json.cpp src/report/remedy.cpp src/report
 sources_policy=(src/report/policy.cpp "${sources_report_json[@]}")
 sources_python_files=(src/probes/python/build_info.cpp src/probes/python/python_packages.cpp src/probes/python/python_environments.cpp src/probes/build/torch_arch_list.cpp
                       src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/path.cpp src/util/activity.cpp src/util/environment.cpp)
+sources_python_packaging=(src/util/python_packaging.cpp)
+sources_zip_archive=(src/util/zip_archive.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
 compiler=(clang++)
 command -v ccache >/dev/null && compiler=(ccache clang++)
 flags=(-std=c++20 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Isrc -Itests
@@ -65,7 +71,8 @@ for target in "${targets[@]}"; do
   declare -n target_sources="sources_$target"
   objects=()
   for source in "tests/fuzz/${target}_fuzz.cpp" "${target_sources[@]}"; do objects+=("$(object "$source")"); done
-  clang++ "${flags[@]}" -fsanitize=fuzzer "${objects[@]}" -lfmt -pthread -o "$out/$target"
+  # zlib statically, as the build links it (cmake/Dependencies.cmake).
+  clang++ "${flags[@]}" -fsanitize=fuzzer "${objects[@]}" -lfmt -l:libz.a -pthread -o "$out/$target"
 
   # Seeds copied fresh (numbered: many reports share a name); libFuzzer writes only to the first directory.
   seeds="$out/seeds/$target"
@@ -76,6 +83,8 @@ for target in "${targets[@]}"; do
     report_json) mapfile -t seed_files < <(find docs/examples tests/golden -name '*.json' | sort); max_len=262144 ;;
     policy) mapfile -t seed_files < <(find docs/policies -name '*.json' | sort); max_len=65536 ;;
     python_files) mapfile -t seed_files < <(find tests/fixtures/frameworks -type f \( -name '*.py' -o -name METADATA -o -name '*.cfg' -o -name '*.pth' \) | sort); max_len=1048576 ;;
+    python_packaging) mapfile -t seed_files < <(find tests/fixtures/frameworks -type f -name METADATA | sort); max_len=262144 ;;
+    zip_archive) mapfile -t seed_files < <(find tests/fixtures/downloaded/wheels -name 'nvidia_cuda_runtime_cu1*.whl' -size -1024k 2>/dev/null | sort); max_len=1048576 ;;
   esac
   count=0
   for file in "${seed_files[@]}"; do

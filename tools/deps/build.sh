@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What building and running cudacheck needs (tools/run.sh), and nothing else: the CUDA
 # toolkit is checked first (it is not installed from here: NVIDIA's repository provides it), then
-# CMake (3.22 or newer), Ninja, g++ (C++20), CLI11, fmt and nlohmann/json are installed through
-# apt-get where missing. No Python module, no test tool, no service.
+# CMake (3.22 or newer), Ninja, g++ (C++20), CLI11, fmt, nlohmann/json and zlib (its static
+# library, linked into the binary: cmake/Dependencies.cmake) are installed through apt-get where
+# missing. No Python module, no test tool, no service.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 deps_require_nvcc
@@ -15,8 +16,10 @@ if command -v g++ >/dev/null; then
     deps_have_header CLI/CLI.hpp || missing+=(libcli11-dev)
     deps_have_header fmt/format.h || missing+=(libfmt-dev)
     deps_have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+    # zlib1g-dev holds both zlib.h and libz.a (g++ prints the bare name when it finds no such file).
+    if ! deps_have_header zlib.h || [ "$(g++ -print-file-name=libz.a)" = libz.a ]; then missing+=(zlib1g-dev); fi
 else
-    missing+=(libcli11-dev libfmt-dev nlohmann-json3-dev)
+    missing+=(libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev)
 fi
 deps_apt_install "building cudacheck" "${missing[@]}"
 

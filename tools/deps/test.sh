@@ -16,6 +16,8 @@
 #                   puts on the tests' PATH (tests/unit/cuda/gpu_code_test.cpp compares with it)
 #     setuptools    a wheel in .devtools/wheels, for the editable installs the import corpus makes
 #                   with pip (tests/support/python_import_corpus.py)
+#     NVIDIA wheels small ones of CUDA 11, 12 and 13 (runtime, NVRTC), in tests/fixtures/downloaded/wheels,
+#                   which the zip reader's tests read as Python's zipfile does (tests/unit/util/zip_archive_test.cpp)
 # What only CI's tests use (Slurm, munge, Chromium, host_config.h files) is tools/deps/ci.sh's: the
 # tests that need them say SKIPPED where they are missing.
 set -euo pipefail
@@ -94,3 +96,18 @@ if [ ! -s ".devtools/wheels/setuptools-$setuptools_version-py3-none-any.whl" ]; 
     deps_pip_download .devtools/wheels "setuptools==$setuptools_version" ||
         deps_say "warning: could not fetch setuptools $setuptools_version; the editable-install scenarios of the import corpus will fail"
 fi
+
+# Published wheels, read in place by the zip reader's tests (util/zip_archive.hpp) and compared with
+# Python's zipfile. Pinned, so the tests read the same bytes everywhere; downloaded, not installed.
+# Without network those tests skip, so a failure here warns.
+wheel_dir="tests/fixtures/downloaded/wheels"
+for spec in "nvidia-cuda-runtime-cu11==11.8.89 nvidia_cuda_runtime_cu11-11.8.89-" \
+            "nvidia-cuda-runtime-cu12==12.4.127 nvidia_cuda_runtime_cu12-12.4.127-" \
+            "nvidia-cuda-runtime==13.0.96 nvidia_cuda_runtime-13.0.96-" \
+            "nvidia-cuda-nvrtc-cu12==12.4.127 nvidia_cuda_nvrtc_cu12-12.4.127-"; do
+    read -r requirement prefix <<<"$spec"
+    compgen -G "$wheel_dir/$prefix*.whl" >/dev/null && continue
+    deps_say "fetching: $requirement (PyPI's wheel, into $wheel_dir)"
+    deps_pip_download "$wheel_dir" --only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 "$requirement" ||
+        deps_say "warning: could not fetch $requirement; the zip reader's tests of published wheels will skip it"
+done
