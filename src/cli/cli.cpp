@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 
+#include "cli/advise_command.hpp"
 #include "cli/command_support.hpp"
 #include "cli/completion_command.hpp"
 #include "cli/diff_command.hpp"
@@ -220,6 +221,11 @@ int run_cli(int argc, char** argv) {
                    {{"cudacheck inspect ./my_app", "which of this machine's GPUs its CUDA code runs on"},
                     {"cudacheck inspect --arch sm_90 ./my_app", "whether it runs on sm_90 GPUs (H100, H200)"},
                     {"cudacheck inspect -v ./my_app", "one row per code object, with where it lies in the file"}}),
+        subcommand(app, setup_advise,
+                   [&arguments](const AdviseCommandOptions& options) { return run_advise(options, arguments); },
+                   {{"cudacheck advise", "which build of each framework to install here, and why"},
+                    {"cudacheck advise --arch sm_120", "the same for another GPU"},
+                    {"cudacheck advise --driver-cuda 12.8", "as if the driver were of CUDA 12.8"}}),
         subcommand(app, setup_env, run_env,
                    {{"eval \"$(cudacheck env)\"", "set CUDA_HOME, PATH, LD_LIBRARY_PATH in this shell"},
                     {"cudacheck env --shell fish | source", "the same in fish"},

@@ -1,14 +1,20 @@
 #include "cli/inspect_command.hpp"
 
 #include "cli/command_support.hpp"
+#include "inspect/package_inspection.hpp"
 #include "render/renderer.hpp"
 #include "util/build_info.hpp"
+#include "util/environment.hpp"
+#include "util/path.hpp"
+#include "util/system.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <gnu/libc-version.h>
 #include <iostream>
+#include <sys/utsname.h>
 
 namespace cudacheck {
 
@@ -35,12 +41,52 @@ std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& d
     return targets;
 }
 
+std::optional<PackageInterpreter> package_interpreter(const PythonEnvironments& environments, bool from_option) {
+    const PythonEnvironment* chosen = nullptr;
+    for (const PythonEnvironment& environment : environments.environments)
+        if (from_option && std::any_of(environment.found_by.begin(), environment.found_by.end(),
+                                       [](const std::string& how) { return how.starts_with("--python"); })) {
+            chosen = &environment;
+            break;
+        }
+    if (!chosen && !from_option && environments.bare_python3)
+        chosen = &environments.environments.at(*environments.bare_python3);
+    if (!chosen || chosen->python_version.empty()) return std::nullopt;
+    const std::vector<std::string> parts = sys::split(chosen->python_version, '.');
+    PackageInterpreter interpreter;
+    try {
+        interpreter.tags.major = std::stoi(parts.at(0));
+        interpreter.tags.minor = std::stoi(parts.at(1));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    struct utsname names{};
+    if (::uname(&names) == 0) interpreter.tags.machine = names.machine;
+    // The C library this process runs on is the one the interpreter would run on.
+    const std::vector<std::string> glibc = sys::split(::gnu_get_libc_version(), '.');
+    if (glibc.size() >= 2) {
+        try {
+            interpreter.tags.glibc = std::pair{std::stoi(glibc[0]), std::stoi(glibc[1])};
+        } catch (const std::exception&) {}
+    }
+    interpreter.python_full_version = chosen->python_version;
+    interpreter.label = fmt::format("{} (Python {})", chosen->prefix, chosen->python_version);
+    return interpreter;
+}
+
 CLI::App* setup_inspect(CLI::App& app, InspectCommandOptions& options) {
     CLI::App* inspect =
         app.add_subcommand("inspect",
-                           "List the GPU code in executables, libraries, objects, cubins, fatbins and PTX "
-                           "files, and say which GPUs it runs on");
-    inspect->add_option("files", options.files, "Files to inspect (nothing in them is run or loaded)")->required();
+                           "List the GPU code in executables, libraries, objects, cubins, fatbins, PTX files, "
+                           "Python wheels and installed environments, and say which GPUs it runs on");
+    inspect->add_option("files", options.files,
+                        "Files to inspect: binaries, wheels (.whl, read in place), site-packages directories "
+                        "(nothing in them is run, loaded or unpacked)");
+    inspect
+        ->add_option("--python", options.python,
+                     "A Python interpreter or environment root: its installed distributions are inspected, and "
+                     "wheels are judged installable on it (default: the python3 on PATH; repeatable)")
+        ->allow_extra_args(false);  // `--python ENV FILE`: the file is not an environment
     inspect
         ->add_option("--arch", options.arch,
                      "Judge for these GPU architectures (sm_90, 90, 9.0; repeatable or a comma list) instead of the "
@@ -52,7 +98,8 @@ CLI::App* setup_inspect(CLI::App& app, InspectCommandOptions& options) {
     add_colour_options(*inspect, options.color);
     inspect->add_flag("-v,--verbose", options.verbose, "One table row per code object, with where it lies in the file");
     inspect->footer(
-        "Exit codes: 0 every file runs on every selected GPU; 1 a file does not; 2 unreadable or not a GPU binary.");
+        "Exit codes: 0 every file runs on every selected GPU; 1 a file does not (or a wheel would not install); 2 "
+        "unreadable or not a GPU binary.");
     return inspect;
 }
 
@@ -77,12 +124,53 @@ int run_inspect(const InspectCommandOptions& options, const std::vector<std::str
         if (!report.targets.empty()) report.targets_from = "the GPUs of this machine";
         else report.note = "no GPU found and no --arch given: code objects listed, no verdict";
     }
-    for (const std::string& path : options.files) {
-        report.files.push_back(inspect_and_judge(path, report.targets, report.driver_cuda));
-        if (const auto& input_error = report.files.back().input_error)
-            std::cerr << fmt::format("cudacheck: {}: {} [{}]\n", path, input_error->message, input_error->code);
+    if (options.files.empty() && options.python.empty()) {
+        usage_error("inspect: name a file, a wheel or a site-packages directory, or give --python");
+        return exit_usage;
     }
-    report.exit_code = inspect_exit_code(report.files);
+    PackageContext packages{report.targets, report.driver_cuda, std::nullopt};
+    const bool wants_python =
+        !options.python.empty() || std::any_of(options.files.begin(), options.files.end(), is_wheel_path);
+    std::vector<const PythonEnvironment*> environments;
+    PythonEnvironments found;
+    if (wants_python) {
+        // Absolute, with links kept, as `cudacheck --python` takes them (run_command.cpp says why).
+        const std::string current = sys::current_directory();
+        std::vector<std::string> python;
+        for (const std::string& path : options.python)
+            python.push_back(current.empty() ? path : sys::absolute_path(path, current));
+        found = find_python_environments(Environment::from_process(), python);
+        packages.interpreter = package_interpreter(found, !options.python.empty());
+        if (packages.interpreter) report.interpreter = packages.interpreter->label;
+        for (const PythonEnvironment& environment : found.environments)
+            if (std::any_of(environment.found_by.begin(), environment.found_by.end(),
+                            [](const std::string& how) { return how.starts_with("--python"); }))
+                environments.push_back(&environment);
+    }
+    const auto error_line = [](const std::string& path, const std::optional<Finding>& error) {
+        if (error) std::cerr << fmt::format("cudacheck: {}: {} [{}]\n", path, error->message, error->code);
+    };
+    for (const std::string& path : options.files) {
+        if (is_wheel_path(path) && !sys::is_directory(path)) {
+            report.packages.push_back(inspect_wheel(path, packages));
+            error_line(path, report.packages.back().input_error);
+        } else if (sys::is_directory(path)) {
+            std::vector<InspectedPackage> installed = inspect_site_packages(path, packages);
+            if (installed.empty() && !has_dist_info(path)) {
+                report.files.push_back(inspect_and_judge(path, report.targets, report.driver_cuda));
+                error_line(path, report.files.back().input_error);
+            }
+            for (InspectedPackage& package : installed) report.packages.push_back(std::move(package));
+        } else {
+            report.files.push_back(inspect_and_judge(path, report.targets, report.driver_cuda));
+            error_line(path, report.files.back().input_error);
+        }
+    }
+    for (const PythonEnvironment* environment : environments)
+        for (const std::string& site : environment->site_packages)
+            for (InspectedPackage& package : inspect_site_packages(site, packages))
+                report.packages.push_back(std::move(package));
+    report.exit_code = std::max(inspect_exit_code(report.files), package_exit_code(report.packages));
     report.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     render_inspect(report, options.format == "json" ? Format::json : Format::table,
                    RenderOptions{color && options.format != "json", options.verbose}, std::cout);

@@ -200,11 +200,6 @@ std::string cc_text(const GpuArch& gpu) { return gpu.sass_name(); }
 // The release series "2.11" of "2.11.0+cu130", "0.11.2", "14.2.0".
 std::optional<MajorMinor> series_of(std::string_view version) { return MajorMinor::parse(version); }
 
-std::string install_command(const FrameworkBuildRow& row) {
-    if (row.framework == pytorch) return fmt::format(fmt::runtime(torch_command), row.version, row.variant);
-    return std::string(row.install);
-}
-
 // The oldest driver a build needs on this machine, as a CUDA version and the driver that brings it.
 struct DriverNeed {
     CudaVersion cuda;
@@ -270,6 +265,11 @@ std::string FrameworkBuildRow::name() const {
 const std::vector<FrameworkBuildRow>& framework_build_table() { return table(); }
 
 std::string_view framework_table_date() { return table_date; }
+
+std::string install_command(const FrameworkBuildRow& row) {
+    if (row.framework == pytorch) return fmt::format(fmt::runtime(torch_command), row.version, row.variant);
+    return std::string(row.install);
+}
 
 namespace {
 

@@ -80,6 +80,9 @@ struct FrameworkBuildRow {
 // The whole table, newest release first within each framework, and within a release the newest CUDA
 // first.
 [[nodiscard]] const std::vector<FrameworkBuildRow>& framework_build_table();
+// The exact command that installs a row's build ("pip install torch==2.11.0 --index-url
+// https://download.pytorch.org/whl/cu128").
+[[nodiscard]] std::string install_command(const FrameworkBuildRow& row);
 // The day the table was last checked against the projects' files ("2026-12-05").
 [[nodiscard]] std::string_view framework_table_date();
 // How old the table is on `today`, for the advice: "table of framework builds as of 2026-12-05

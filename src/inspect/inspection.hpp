@@ -7,7 +7,9 @@
 #include "cuda/gpu_code.hpp"
 #include "report/result.hpp"
 #include "util/json_read.hpp"
+#include "util/python_packaging.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +45,61 @@ struct InspectedFile {
     std::vector<TargetVerdict> verdicts;  // one per target, in the report's target order
 };
 
+// A Python distribution: a wheel, or one installed in a site-packages directory
+// (package_inspection.hpp reads and judges them).
+// The one answer per distribution, worst first.
+enum class PackageVerdict {
+    unreadable,       // the archive or its metadata cannot be read (exit 2)
+    not_installable,  // pip would refuse it on this interpreter
+    cannot_run,       // a library has no code for a target, or needs a newer driver
+    runs_through_ptx, // runs, but some library only through the driver's PTX JIT (slow first start)
+    runs_natively,    // SASS for every target in every library with GPU code
+    no_gpu_code,      // no library with GPU code (pure Python, or CUDA's host-side libraries)
+    not_judged,       // GPU code listed, but no GPU found and no --arch given
+};
+[[nodiscard]] std::string_view to_string(PackageVerdict verdict);
+
+// The interpreter a wheel would be installed on, as far as files tell (no interpreter is run).
+struct PackageInterpreter {
+    packaging::Interpreter tags;       // Python version, machine, glibc
+    std::string python_full_version;   // "3.12.3", or "3.12" when only that is known
+    std::string label;                 // "/opt/torch/.venv (Python 3.12.3)"
+};
+
+struct PackageContext {
+    std::vector<InspectTarget> targets;
+    std::optional<CudaVersion> driver_cuda;
+    std::optional<PackageInterpreter> interpreter;  // none: installability is not judged
+};
+
+// A shared library of the distribution that carries GPU code (or could not be read).
+struct PackageLibrary {
+    InspectedFile file;  // path: the member's path in the wheel, or the file on disk
+    std::uint64_t size = 0;
+    std::uint64_t bytes_inflated = 0;  // wheels: what reading its headers cost (the zip member's counters)
+};
+
+struct InspectedPackage {
+    std::string path;   // the wheel, or the .dist-info directory
+    bool wheel = true;  // false: an installed distribution
+    std::string name;
+    std::string version;
+    std::vector<std::string> tags;  // a wheel's tags ("cp312-cp312-manylinux_2_28_x86_64")
+    std::string requires_python;
+    std::optional<packaging::WheelFit> fit;  // wheels, when an interpreter is known
+    std::string not_installable;            // why pip would refuse it, one line; "" when it would not
+    packaging::CudaRequirements cuda;       // the CUDA major its NVIDIA pins need
+    std::optional<Finding> driver_finding;  // CC805: that major is newer than the driver's CUDA
+    std::vector<PackageLibrary> libraries;  // with GPU code, or unreadable
+    std::size_t shared_libraries = 0;       // ELF shared libraries looked at
+    std::vector<PackageVerdict> per_target;  // one per context target (the GPU code's answer alone)
+    PackageVerdict verdict = PackageVerdict::no_gpu_code;
+    std::string why;                      // one line
+    std::optional<Finding> finding;       // CC804, CC805, or the library's CC503/CC511, for the verdict
+    std::optional<Finding> input_error;   // CC806 (a damaged archive) or CC801
+    double duration_ms = 0;
+};
+
 struct InspectReport {
     std::string tool_version;
     std::vector<std::string> argv;
@@ -51,6 +108,8 @@ struct InspectReport {
     std::string note;          // why there is no verdict, when there is none
     std::optional<CudaVersion> driver_cuda;
     std::vector<InspectedFile> files;
+    std::vector<InspectedPackage> packages;  // wheels, and the distributions of site-packages directories
+    std::string interpreter;                 // what the wheels' installability was judged for; "" when not
     double duration_ms = 0.0;
     int exit_code = 0;
 };
@@ -65,7 +124,7 @@ struct InspectReport {
 
 // The `cudacheck inspect` JSON document (inspection_json.cpp), versioned like the report
 // (report/report_json.hpp).
-inline constexpr std::string_view inspect_json_schema_version = "1.0.0";
+inline constexpr std::string_view inspect_json_schema_version = "1.1.0";  // 1.1.0: interpreter, packages
 [[nodiscard]] ordered_json to_json(const InspectReport& report);
 
 }  // namespace cudacheck

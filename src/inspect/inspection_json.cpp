@@ -91,6 +91,55 @@ json to_json(const InspectedFile& file) {
                 {"code_objects", objects}, {"verdicts", verdicts}};
 }
 
+json finding_or_null(const std::optional<Finding>& finding) {
+    if (!finding) return nullptr;
+    return json{{"code", finding->code},
+                {"message", finding->message},
+                {"remediation", finding->remediation},
+                {"docs", docs_anchor(finding->code)}};
+}
+
+json to_json(const InspectedPackage& package) {
+    json libraries = json::array();
+    for (const PackageLibrary& library : package.libraries) {
+        json file = to_json(library.file);
+        file["size_bytes"] = library.size;
+        file["bytes_inflated"] = package.wheel ? json(library.bytes_inflated) : json(nullptr);
+        libraries.push_back(std::move(file));
+    }
+    json pins = json::array();
+    for (const packaging::CudaPin& pin : package.cuda.pins)
+        pins.push_back(json{{"requirement", pin.requirement}, {"cuda_major", pin.cuda_major}, {"why", pin.why}});
+    json per_target = json::array();
+    for (std::size_t i = 0; i < package.per_target.size(); ++i)
+        per_target.push_back(json{{"target", i}, {"verdict", to_string(package.per_target[i])}});
+    json fit = nullptr;
+    if (package.fit)
+        fit = json{{"fits", package.fit->fits},
+                   {"tag", package.fit->fits ? json(package.fit->tag.text()) : json(nullptr)},
+                   {"priority", package.fit->fits ? json(package.fit->priority) : json(nullptr)},
+                   {"why_not", text_or_null(package.fit->why_not)}};
+    return json{{"path", package.path},
+                {"kind", package.wheel ? "wheel" : "installed"},
+                {"name", text_or_null(package.name)},
+                {"version", text_or_null(package.version)},
+                {"tags", package.tags},
+                {"requires_python", text_or_null(package.requires_python)},
+                {"tag_fit", fit},
+                {"not_installable", text_or_null(package.not_installable)},
+                {"cuda_major", optional_or_null(package.cuda.cuda_major)},
+                {"cuda_pins", pins},
+                {"cuda_ambiguous", package.cuda.ambiguous},
+                {"shared_libraries", package.shared_libraries},
+                {"verdict", to_string(package.verdict)},
+                {"per_target", per_target},
+                {"why", package.why},
+                {"finding", finding_or_null(package.finding)},
+                {"error", finding_or_null(package.input_error)},
+                {"libraries", libraries},
+                {"duration_ms", package.duration_ms}};
+}
+
 }  // namespace
 
 ordered_json to_json(const InspectReport& report) {
@@ -104,6 +153,8 @@ ordered_json to_json(const InspectReport& report) {
                  {"name", text_or_null(target.device_name)}});
     json files = json::array();
     for (const InspectedFile& file : report.files) files.push_back(to_json(file));
+    json packages = json::array();
+    for (const InspectedPackage& package : report.packages) packages.push_back(to_json(package));
     return json{{"schema_version", inspect_json_schema_version},
                 {"document", "inspect"},
                 {"tool", json{{"name", "cudacheck"}, {"version", report.tool_version}}},
@@ -113,6 +164,8 @@ ordered_json to_json(const InspectReport& report) {
                 {"note", text_or_null(report.note)},
                 {"driver_cuda", report.driver_cuda ? json(report.driver_cuda->to_string()) : json(nullptr)},
                 {"files", files},
+                {"interpreter", text_or_null(report.interpreter)},
+                {"packages", packages},
                 {"duration_ms", report.duration_ms},
                 {"exit_code", report.exit_code}};
 }

@@ -21,20 +21,6 @@ namespace cudacheck {
 
 namespace {
 
-std::string_view colour_of(Status status) {
-    switch (status) {
-        case Status::pass: return "\033[32m";
-        case Status::skip: return "\033[2m";
-        case Status::warn: return "\033[33m";
-        default: return "\033[31m";
-    }
-}
-
-std::string paint(bool color, Status status, std::string_view text) {
-    if (!color) return std::string(text);
-    return fmt::format("{}{}\033[0m", colour_of(status), text);
-}
-
 using sys::printable;
 
 // --- cudacheck inspect ---------------------------------------------------------------------
@@ -104,6 +90,36 @@ void render_objects(const InspectedFile& file, bool every_object, std::ostream& 
 
 }  // namespace
 
+namespace {
+
+Status package_status(PackageVerdict verdict) {
+    switch (verdict) {
+        case PackageVerdict::unreadable: return Status::error;
+        case PackageVerdict::not_installable:
+        case PackageVerdict::cannot_run: return Status::fail;
+        case PackageVerdict::runs_through_ptx: return Status::warn;
+        case PackageVerdict::runs_natively: return Status::pass;
+        case PackageVerdict::no_gpu_code:
+        case PackageVerdict::not_judged: return Status::skip;
+    }
+    return Status::skip;
+}
+
+std::string_view package_verdict_words(PackageVerdict verdict) {
+    switch (verdict) {
+        case PackageVerdict::unreadable: return "unreadable";
+        case PackageVerdict::not_installable: return "not installable here";
+        case PackageVerdict::cannot_run: return "does not run";
+        case PackageVerdict::runs_through_ptx: return "runs through PTX JIT";
+        case PackageVerdict::runs_natively: return "runs natively";
+        case PackageVerdict::no_gpu_code: return "no GPU code";
+        case PackageVerdict::not_judged: return "not judged";
+    }
+    return "";
+}
+
+}  // namespace
+
 void render_inspect_table(const InspectReport& report, RenderOptions options, std::ostream& out) {
     out << fmt::format("cudacheck {} · inspect", report.tool_version);
     if (report.targets.empty()) out << " · " << printable(report.note) << '\n';
@@ -151,12 +167,47 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
                     << fmt::format("  [{}]\n", printable(verdict.finding->code));
         }
     }
+    if (!report.packages.empty() && !report.interpreter.empty())
+        out << "\nwheels judged for " << printable(report.interpreter) << '\n';
+    std::size_t packages_fail = 0;
+    for (const InspectedPackage& package : report.packages) {
+        const Status status = package_status(package.verdict);
+        if (status == Status::fail || status == Status::error) ++packages_fail;
+        out << '\n'
+            << printable(package.name.empty() ? package.path : package.name)
+            << (package.version.empty() ? std::string() : " " + printable(package.version)) << " ("
+            << (package.wheel ? "wheel" : "installed") << ")";
+        if (package.cuda.cuda_major) out << fmt::format(", CUDA {}", *package.cuda.cuda_major);
+        out << '\n';
+        if (options.verbose || package.name.empty()) out << "  " << printable(package.path) << '\n';
+        out << "  " << paint(options.color, status, fmt::format("{:<6}", status_word(status)))
+            << printable(package_verdict_words(package.verdict)) << ": " << printable(package.why) << '\n';
+        const std::optional<Finding>& finding = package.input_error ? package.input_error : package.finding;
+        if (finding && status != Status::pass)
+            out << "        fix: " << printable(finding->remediation)
+                << fmt::format("  [{}]\n", printable(finding->code));
+        if (options.verbose)
+            for (const PackageLibrary& library : package.libraries) {
+                out << "    " << printable(library.file.path)
+                    << fmt::format(": {} fatbinar{}, {} code object{}", library.file.scan.fatbins,
+                                   library.file.scan.fatbins == 1 ? "y" : "ies", library.file.scan.objects.size(),
+                                   library.file.scan.objects.size() == 1 ? "" : "s");
+                for (std::size_t i = 0; i < library.file.verdicts.size() && i < report.targets.size(); ++i)
+                    out << fmt::format("; {}: {}", report.targets[i].arch().sass_name(),
+                                       status_word(library.file.verdicts[i].status));
+                out << '\n';
+            }
+    }
     const Status overall = report.exit_code == exit_ok             ? Status::pass
                            : report.exit_code == exit_check_failed ? Status::fail
                                                                    : Status::error;
+    const std::string packages_summary = report.packages.empty()
+                                             ? std::string()
+                                             : fmt::format(", {} package{} ({} cannot)", report.packages.size(),
+                                                           report.packages.size() == 1 ? "" : "s", packages_fail);
     out << '\n'
-        << fmt::format("{} file{}, {} target{}: {} run, {} cannot — ", report.files.size(),
-                       report.files.size() == 1 ? "" : "s", report.targets.size(),
+        << fmt::format("{} file{}{}, {} target{}: {} run, {} cannot — ", report.files.size(),
+                       report.files.size() == 1 ? "" : "s", packages_summary, report.targets.size(),
                        report.targets.size() == 1 ? "" : "s", runs, cannot)
         << paint(options.color, overall, status_word(overall))
         << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);

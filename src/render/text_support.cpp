@@ -161,4 +161,13 @@ std::vector<FrameworkRow> framework_rows(const std::vector<PythonEnvironmentInfo
     return rows;
 }
 
+std::string paint(bool color, Status status, std::string_view text) {
+    if (!color) return std::string(text);
+    const std::string_view colour = status == Status::pass   ? "\033[32m"
+                                    : status == Status::skip ? "\033[2m"
+                                    : status == Status::warn ? "\033[33m"
+                                                             : "\033[31m";
+    return fmt::format("{}{}\033[0m", colour, text);
+}
+
 }  // namespace cudacheck

@@ -23,6 +23,8 @@ struct TextSpan {
 [[nodiscard]] std::vector<TextSpan> code_spans(std::string_view text);
 // "PASS", "TIMEOUT"
 [[nodiscard]] std::string status_word(Status status);
+// `text` in the status's colour (ANSI escapes) when `color`; as it is otherwise.
+[[nodiscard]] std::string paint(bool color, Status status, std::string_view text);
 // The figure worth a glance: the first rate, bandwidth or time, not a count or an error ratio.
 [[nodiscard]] const Metric* key_figure(const CheckResult& result);
 // "4917 GB/s", "0.0102 ms"

@@ -17,7 +17,8 @@
 #     setuptools    a wheel in .devtools/wheels, for the editable installs the import corpus makes
 #                   with pip (tests/support/python_import_corpus.py)
 #     NVIDIA wheels small ones of CUDA 11, 12 and 13 (runtime, NVRTC), in tests/fixtures/downloaded/wheels,
-#                   which the zip reader's tests read as Python's zipfile does (tests/unit/util/zip_archive_test.cpp)
+#                   which the zip reader's tests read as Python's zipfile does (tests/unit/util/zip_archive_test.cpp);
+#                   and JAX's CUDA 13 PJRT plugin (129 MB), a framework-sized wheel for `inspect`
 # What only CI's tests use (Slurm, munge, Chromium, host_config.h files) is tools/deps/ci.sh's: the
 # tests that need them say SKIPPED where they are missing.
 set -euo pipefail
@@ -111,3 +112,11 @@ for spec in "nvidia-cuda-runtime-cu11==11.8.89 nvidia_cuda_runtime_cu11-11.8.89-
     deps_pip_download "$wheel_dir" --only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 "$requirement" ||
         deps_say "warning: could not fetch $requirement; the zip reader's tests of published wheels will skip it"
 done
+# A framework-sized one: JAX's CUDA 13 PJRT plugin (129 MB; its xla_cuda_plugin.so carries SASS and
+# PTX for six architectures), which `cudacheck inspect` reads in place
+# (tests/unit/inspect/package_inspection_test.cpp compares it with the same library unpacked).
+if ! compgen -G "$wheel_dir/jax_cuda13_pjrt-0.12.1-*.whl" >/dev/null; then
+    deps_say "fetching: jax-cuda13-pjrt==0.12.1 (PyPI's wheel, 129 MB, into $wheel_dir)"
+    deps_pip_download "$wheel_dir" --only-binary=:all: --platform manylinux_2_27_x86_64 --python-version 3.12 "jax-cuda13-pjrt==0.12.1" ||
+        deps_say "warning: could not fetch jax-cuda13-pjrt; inspect's test of a framework-sized wheel will skip"
+fi
