@@ -13,10 +13,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
 #include <string>
-#include <fcntl.h>
 #include <sys/klog.h>
 #include <unistd.h>
 #include <vector>
@@ -140,7 +140,8 @@ void measure_sources(int runs) {
         report("this machine: syslog(2) READ_ALL only", syslog_times, 0);
         std::sort(syslog_times.begin(), syslog_times.end());
         std::printf("  %zu bytes of a %d-byte buffer: %.3f ms a MiB\n", syslog_bytes, size,
-                    syslog_times[syslog_times.size() / 2] * static_cast<double>(1 << 20) / static_cast<double>(syslog_bytes));
+                    syslog_times[syslog_times.size() / 2] * static_cast<double>(1 << 20) /
+                        static_cast<double>(syslog_bytes));
     }
 }
 

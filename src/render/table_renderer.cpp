@@ -201,15 +201,17 @@ void render_inspect_table(const InspectReport& report, RenderOptions options, st
     const Status overall = report.exit_code == exit_ok             ? Status::pass
                            : report.exit_code == exit_check_failed ? Status::fail
                                                                    : Status::error;
-    const std::string packages_summary = report.packages.empty()
-                                             ? std::string()
-                                             : fmt::format(", {} package{} ({} cannot)", report.packages.size(),
-                                                           report.packages.size() == 1 ? "" : "s", packages_fail);
+    // "2 files, 3 targets: 5 run, 1 cannot", and for packages "2 packages: 1 cannot run or install".
+    std::vector<std::string> parts;
+    if (!report.files.empty() || report.packages.empty())
+        parts.push_back(fmt::format("{} file{}, {} target{}: {} run, {} cannot", report.files.size(),
+                                    report.files.size() == 1 ? "" : "s", report.targets.size(),
+                                    report.targets.size() == 1 ? "" : "s", runs, cannot));
+    if (!report.packages.empty())
+        parts.push_back(fmt::format("{} package{}: {} cannot run or install", report.packages.size(),
+                                    report.packages.size() == 1 ? "" : "s", packages_fail));
     out << '\n'
-        << fmt::format("{} file{}{}, {} target{}: {} run, {} cannot — ", report.files.size(),
-                       report.files.size() == 1 ? "" : "s", packages_summary, report.targets.size(),
-                       report.targets.size() == 1 ? "" : "s", runs, cannot)
-        << paint(options.color, overall, status_word(overall))
+        << fmt::format("{} — ", fmt::join(parts, "; ")) << paint(options.color, overall, status_word(overall))
         << fmt::format(" (exit {}) in {:.0f} ms\n", report.exit_code, report.duration_ms);
 }
 

@@ -3,7 +3,7 @@
 #   apt-get:        GoogleTest (libgtest-dev); zsh and fish, which load the completion scripts in
 #                   their tests (bash is there already); groff, which reads the man page the build
 #                   writes (tests/support/check_manpage.sh); python3 and python3-venv where missing
-#   .devtools/venv: jsonschema, junitparser, prometheus_client and pyyaml (pip), for the validators
+#   .devtools/venv: jsonschema, junitparser, prometheus_client, pyyaml and packaging (pip), for the validators
 #                   the tests run (validate_schema.py, validate_junit.py, validate_prometheus.py,
 #                   validate_deploy.py, check_python_api.py); CMake gives the tests this interpreter
 #                   (CUDACHECK_TEST_PYTHON, tests/CMakeLists.txt). The user's own Python is not touched.
@@ -41,7 +41,10 @@ command -v clang-tidy-19 >/dev/null || missing+=(clang-tidy-19)
 deps_apt_install "the tests" "${missing[@]}"
 
 # The validators' modules. module:PyPI name
-deps_venv_modules jsonschema:jsonschema junitparser:junitparser prometheus_client:prometheus_client yaml:pyyaml
+# packaging, pinned: the library that cudacheck's packaging rules (util/python_packaging) are held
+# to by tests/support/packaging_ground_truth.py. pip 23 vendors packaging 21.3, which predates
+# free-threaded tags and today's marker rules.
+deps_venv_modules jsonschema:jsonschema junitparser:junitparser prometheus_client:prometheus_client yaml:pyyaml packaging:packaging==26.4
 
 # promtool, for `promtool check metrics` (the Prometheus project's lint of the text format: naming,
 # units, suffixes) in tests/support/validate_prometheus.py. Debian and Ubuntu ship it only inside
