@@ -109,6 +109,10 @@ int run_inspect(const InspectCommandOptions& options, const std::vector<std::str
     InspectReport report;
     report.tool_version = std::string(build_info::version);
     report.argv = argv;
+    if (options.files.empty() && options.python.empty()) {
+        usage_error("inspect: name a file, a wheel or a site-packages directory, or give --python");
+        return exit_usage;
+    }
     const Expected<std::vector<InspectTarget>> arch_targets = targets_from_arch(options.arch);
     if (!arch_targets) {
         usage_error(arch_targets.error().message);
@@ -123,10 +127,6 @@ int run_inspect(const InspectCommandOptions& options, const std::vector<std::str
         report.driver_cuda = gpus.driver_cuda;
         if (!report.targets.empty()) report.targets_from = "the GPUs of this machine";
         else report.note = "no GPU found and no --arch given: code objects listed, no verdict";
-    }
-    if (options.files.empty() && options.python.empty()) {
-        usage_error("inspect: name a file, a wheel or a site-packages directory, or give --python");
-        return exit_usage;
     }
     PackageContext packages{report.targets, report.driver_cuda, std::nullopt};
     const bool wants_python =
