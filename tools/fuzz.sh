@@ -45,7 +45,7 @@ sources_report_json=(src/report/report_json.cpp src/report/remedy.cpp src/report
 sources_policy=(src/report/policy.cpp "${sources_report_json[@]}")
 sources_python_files=(src/probes/python/build_info.cpp src/probes/python/python_packages.cpp src/probes/python/python_environments.cpp src/probes/build/torch_arch_list.cpp
                       src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/path.cpp src/util/activity.cpp src/util/environment.cpp)
-sources_python_packaging=(src/util/python_packaging.cpp)
+sources_python_packaging=(src/util/python_packaging.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
 sources_zip_archive=(src/util/zip_archive.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
 compiler=(clang++)
 command -v ccache >/dev/null && compiler=(ccache clang++)
