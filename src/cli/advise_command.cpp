@@ -15,9 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
-#include <gnu/libc-version.h>
 #include <iostream>
-#include <sys/utsname.h>
 
 namespace cudacheck {
 
@@ -38,11 +36,6 @@ std::optional<Framework> framework_of_build(std::string_view name) {
     if (name == "CuPy") return Framework::cupy;
     if (name == "TensorFlow") return Framework::tensorflow;
     return std::nullopt;
-}
-
-bool from_option(const PythonEnvironment& environment) {
-    return std::any_of(environment.found_by.begin(), environment.found_by.end(),
-                       [](const std::string& how) { return how.starts_with("--python"); });
 }
 
 }  // namespace
@@ -141,11 +134,9 @@ int run_advise(const AdviseCommandOptions& options, const std::vector<std::strin
         }
     }
     document.machine.driver_cuda = driver_cuda;
-    if (const std::optional<MajorMinor> glibc = MajorMinor::parse(::gnu_get_libc_version()))
-        document.machine.glibc = *glibc;
-    struct utsname names{};
-    if (::uname(&names) == 0)
-        if (const std::optional<Machine> machine = parse_machine(names.machine)) document.machine.machine = *machine;
+    if (const std::optional<std::pair<int, int>> glibc = this_glibc())
+        document.machine.glibc = MajorMinor{glibc->first, glibc->second};
+    if (const std::optional<Machine> machine = parse_machine(this_machine())) document.machine.machine = *machine;
     if (!driver_cuda)
         document.notes.push_back(
             "no NVIDIA driver answered: the advice assumes none (--driver-cuda X.Y advises for "
@@ -162,7 +153,7 @@ int run_advise(const AdviseCommandOptions& options, const std::vector<std::strin
     const bool chosen = !options.python.empty() || !options.python_version.empty();
     int exit_code = exit_ok;
     for (const PythonEnvironment& environment : found.environments) {
-        if (chosen && !from_option(environment)) continue;
+        if (chosen && !named_by_python_option(environment)) continue;
         const std::optional<MajorMinor> version = MajorMinor::parse(environment.python_version);
         if (!version) {
             document.notes.push_back(

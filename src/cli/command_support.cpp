@@ -4,14 +4,17 @@
 #include "isolation/supervisor.hpp"
 #include "util/system.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <gnu/libc-version.h>
 
 #include <iostream>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 namespace cudacheck {
@@ -89,6 +92,26 @@ FoundGpus find_gpus() {
     if (std::sscanf(run.facts.versions.driver_cuda.c_str(), "%d.%d", &major, &minor) == 2)
         found.driver_cuda = CudaVersion{major, minor};
     return found;
+}
+
+std::optional<std::pair<int, int>> this_glibc() {
+    const std::vector<std::string> parts = sys::split(::gnu_get_libc_version(), '.');
+    int major = 0, minor = 0;
+    if (parts.size() < 2 ||
+        std::from_chars(parts[0].data(), parts[0].data() + parts[0].size(), major).ec != std::errc{} ||
+        std::from_chars(parts[1].data(), parts[1].data() + parts[1].size(), minor).ec != std::errc{})
+        return std::nullopt;
+    return std::pair{major, minor};
+}
+
+std::string this_machine() {
+    struct utsname names{};
+    return ::uname(&names) == 0 ? std::string(names.machine) : std::string();
+}
+
+bool named_by_python_option(const PythonEnvironment& environment) {
+    return std::any_of(environment.found_by.begin(), environment.found_by.end(),
+                       [](const std::string& how) { return how.starts_with("--python"); });
 }
 
 }  // namespace cudacheck

@@ -1,8 +1,10 @@
-// What the subcommands share: how a usage error is told, whether to colour the output, and the
-// GPUs of this machine as a worker process finds them.
+// What the subcommands share: how a usage error is told, whether to colour the output, the GPUs
+// of this machine as a worker process finds them, and what `inspect` and `advise` judge Python
+// packages by (this machine's C library and architecture, the environments named by --python).
 #pragma once
 
 #include "cuda/cuda_facts.hpp"
+#include "probes/python/python_environments.hpp"
 #include "render/renderer.hpp"
 #include "report/report.hpp"
 #include "util/environment.hpp"
@@ -54,5 +56,13 @@ struct FoundGpus {
 // (a broken driver then costs a verdict, not the listing). Quick: NVML and cuDriverGetVersion,
 // no cuInit. `inspect` and `env` use it.
 [[nodiscard]] FoundGpus find_gpus();
+
+// gnu_get_libc_version() as major and minor ("2.36" -> {2, 36}): the C library this process runs
+// on, which an interpreter here runs on too; nullopt when it does not parse.
+[[nodiscard]] std::optional<std::pair<int, int>> this_glibc();
+// uname(2)'s machine ("x86_64", "aarch64"); "" when uname fails.
+[[nodiscard]] std::string this_machine();
+// Whether the environment was named on the command line (--python), not found on its own.
+[[nodiscard]] bool named_by_python_option(const PythonEnvironment& environment);
 
 }  // namespace cudacheck

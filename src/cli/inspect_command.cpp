@@ -1,6 +1,7 @@
 #include "cli/inspect_command.hpp"
 
 #include "cli/command_support.hpp"
+#include "cuda/framework_builds.hpp"
 #include "inspect/package_inspection.hpp"
 #include "render/renderer.hpp"
 #include "util/build_info.hpp"
@@ -12,9 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
-#include <gnu/libc-version.h>
 #include <iostream>
-#include <sys/utsname.h>
 
 namespace cudacheck {
 
@@ -43,32 +42,21 @@ std::vector<InspectTarget> targets_from_devices(const std::vector<DeviceInfo>& d
 
 std::optional<PackageInterpreter> package_interpreter(const PythonEnvironments& environments, bool from_option) {
     const PythonEnvironment* chosen = nullptr;
-    for (const PythonEnvironment& environment : environments.environments)
-        if (from_option && std::any_of(environment.found_by.begin(), environment.found_by.end(),
-                                       [](const std::string& how) { return how.starts_with("--python"); })) {
-            chosen = &environment;
-            break;
-        }
-    if (!chosen && !from_option && environments.bare_python3)
+    if (from_option) {
+        const auto named =
+            std::find_if(environments.environments.begin(), environments.environments.end(), named_by_python_option);
+        if (named != environments.environments.end()) chosen = &*named;
+    } else if (environments.bare_python3) {
         chosen = &environments.environments.at(*environments.bare_python3);
-    if (!chosen || chosen->python_version.empty()) return std::nullopt;
-    const std::vector<std::string> parts = sys::split(chosen->python_version, '.');
+    }
+    if (!chosen) return std::nullopt;
+    const std::optional<MajorMinor> version = MajorMinor::parse(chosen->python_version);
+    if (!version) return std::nullopt;
     PackageInterpreter interpreter;
-    try {
-        interpreter.tags.major = std::stoi(parts.at(0));
-        interpreter.tags.minor = std::stoi(parts.at(1));
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    struct utsname names{};
-    if (::uname(&names) == 0) interpreter.tags.machine = names.machine;
-    // The C library this process runs on is the one the interpreter would run on.
-    const std::vector<std::string> glibc = sys::split(::gnu_get_libc_version(), '.');
-    if (glibc.size() >= 2) {
-        try {
-            interpreter.tags.glibc = std::pair{std::stoi(glibc[0]), std::stoi(glibc[1])};
-        } catch (const std::exception&) {}
-    }
+    interpreter.tags.major = version->major;
+    interpreter.tags.minor = version->minor;
+    if (const std::string machine = this_machine(); !machine.empty()) interpreter.tags.machine = machine;
+    interpreter.tags.glibc = this_glibc();
     interpreter.python_full_version = chosen->python_version;
     interpreter.label = fmt::format("{} (Python {})", chosen->prefix, chosen->python_version);
     return interpreter;
@@ -143,9 +131,7 @@ int run_inspect(const InspectCommandOptions& options, const std::vector<std::str
         packages.interpreter = package_interpreter(found, !options.python.empty());
         if (packages.interpreter) report.interpreter = packages.interpreter->label;
         for (const PythonEnvironment& environment : found.environments)
-            if (std::any_of(environment.found_by.begin(), environment.found_by.end(),
-                            [](const std::string& how) { return how.starts_with("--python"); }))
-                environments.push_back(&environment);
+            if (named_by_python_option(environment)) environments.push_back(&environment);
     }
     const auto error_line = [](const std::string& path, const std::optional<Finding>& error) {
         if (error) std::cerr << fmt::format("cudacheck: {}: {} [{}]\n", path, error->message, error->code);
