@@ -389,9 +389,13 @@ public:
     static constexpr std::uint64_t min_interval = std::uint64_t{8} << 20;
     static constexpr std::uint64_t max_checkpoints = 64;
 
-    DeflateSource(std::shared_ptr<const File> file, MemberPlace place)
+    DeflateSource(std::shared_ptr<const File> file, MemberPlace place, InflationBudget budget)
         : file_(std::move(file)), place_(std::move(place)) {
         interval_ = std::max(min_interval, (place_.size + max_checkpoints - 1) / max_checkpoints);
+        // Saturating: a test's "unlimited" budget must not wrap around.
+        const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+        budget_ = place_.size != 0 && budget.times_size > most / place_.size ? most : place_.size * budget.times_size;
+        budget_ = budget_ > most - budget.plus_bytes ? most : budget_ + budget.plus_bytes;
         counters_.checkpoint_interval = interval_;
     }
     DeflateSource(const DeflateSource&) = delete;
@@ -510,6 +514,14 @@ private:
         const bool checkpoint_due =
             checkpoints_.size() < max_checkpoints && next_checkpoint < place_.size && next_checkpoint > cursor_;
         if (checkpoint_due) want = std::min(want, next_checkpoint - cursor_);
+        // The budget (InflationBudget): a crafted file's reads could jump back and forth for hours.
+        if (want > 0 && counters_.bytes_inflated + want > budget_) {
+            return Error{member_error(place_.name, "reading it jumps back and forth more than a scan does (" +
+                                                       std::to_string(counters_.restarts) + " restarts, " +
+                                                       std::to_string(counters_.bytes_inflated) +
+                                                       " bytes inflated for " + std::to_string(place_.size) +
+                                                       " bytes of data): a crafted or unusual file, not read further")};
+        }
         if (want > 0) {
             std::uint8_t* out = window_.data() + window_used_;
             Expected<std::size_t> produced = inflate_into(out, static_cast<std::size_t>(want));
@@ -610,6 +622,7 @@ private:
     std::size_t window_used_ = 0;  // the window holds [cursor_ - window_used_, cursor_)
     std::vector<std::uint8_t> input_;
     std::uint64_t interval_ = min_interval;
+    std::uint64_t budget_ = 0;  // the most bytes_inflated may reach
     std::vector<Checkpoint> checkpoints_;
     RunningCrc crc_;
     ZipReadCounters counters_;
@@ -668,7 +681,8 @@ const ZipMember* ZipArchive::find(std::string_view name) const {
     return nullptr;
 }
 
-Expected<std::unique_ptr<ZipMemberSource>> ZipArchive::open_member(const ZipMember& member) const {
+Expected<std::unique_ptr<ZipMemberSource>> ZipArchive::open_member(const ZipMember& member,
+                                                                    InflationBudget budget) const {
     if (member.encrypted)
         return Error{member_error(member.name, "it is encrypted, and cudacheck reads no encrypted member")};
     if (member.method != method_stored && member.method != method_deflated)
@@ -720,7 +734,7 @@ Expected<std::unique_ptr<ZipMemberSource>> ZipArchive::open_member(const ZipMemb
     const bool empty = member.compressed_size == 0 && member.uncompressed_size == 0;
     if (member.method == method_stored || empty)
         return std::unique_ptr<ZipMemberSource>(std::make_unique<StoredSource>(file_, std::move(place)));
-    auto source = std::make_unique<DeflateSource>(file_, std::move(place));
+    auto source = std::make_unique<DeflateSource>(file_, std::move(place), budget);
     if (Expected<void> started = source->start(); !started) return started.error();
     return std::unique_ptr<ZipMemberSource>(std::move(source));
 }

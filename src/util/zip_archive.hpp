@@ -53,6 +53,17 @@ struct ZipReadCounters {
     std::uint64_t checkpoint_interval = 0;  // uncompressed bytes between two checkpoints (0: stored member)
 };
 
+// How much of a deflated member's data a reader may inflate in all, restarts included: its size
+// times `times_size`, plus `plus_bytes`. A crafted file can make a reader's reads jump back and
+// forth without end, each jump behind the window re-inflating from a checkpoint; past the budget the
+// read fails with a reason. The default is for cudacheck's GPU-code scan, which inflates a member
+// about once (tests/unit/util/zip_archive_test.cpp, the scan's read pattern); random access by a
+// test asks for more.
+struct InflationBudget {
+    std::uint64_t times_size = 8;
+    std::uint64_t plus_bytes = std::uint64_t{256} << 20;
+};
+
 // Random access to one member's uncompressed bytes (util/byte_source.hpp). A read past the point
 // the member has been inflated to inflates forward; a read behind it resumes from the nearest
 // checkpoint. The read that reaches the member's end checks that the deflate stream ends there and
@@ -87,7 +98,8 @@ public:
     [[nodiscard]] Expected<std::string> read_member(const ZipMember& member, std::size_t limit) const;
     // Random access to a member (any size), or why it cannot be read: an unknown method, encryption,
     // a local header that does not match the central directory or runs past the member's space.
-    [[nodiscard]] Expected<std::unique_ptr<ZipMemberSource>> open_member(const ZipMember& member) const;
+    [[nodiscard]] Expected<std::unique_ptr<ZipMemberSource>> open_member(const ZipMember& member,
+                                                                         InflationBudget budget = {}) const;
 
     struct File;  // the open file, shared with the member sources (zip_archive.cpp)
 

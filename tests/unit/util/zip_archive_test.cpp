@@ -25,6 +25,7 @@
 #include <malloc.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <unistd.h>
 
@@ -294,7 +295,9 @@ TEST(ZipArchive, random_reads_of_a_deflated_member_give_pythons_bytes_and_resume
             if (from_hex(python["name_hex"].get<std::string>()) == name)
                 expected = file_bytes(python["data"].get<std::string>());
         ASSERT_EQ(expected.size(), member->uncompressed_size);
-        Expected<std::unique_ptr<ZipMemberSource>> source = archive.open_member(*member);
+        // 300 reads at random re-inflate more than a scan's budget allows (InflationBudget).
+        Expected<std::unique_ptr<ZipMemberSource>> source =
+            archive.open_member(*member, InflationBudget{.times_size = 1000});
         ASSERT_TRUE(source) << source.error().message;
         random_reads(**source, expected, random, 300);
         const ZipReadCounters counters = (*source)->counters();
@@ -355,6 +358,40 @@ TEST(ZipArchive, the_scans_read_pattern_inflates_the_member_about_once) {
     std::cout << "[ zip      ] scan pattern over a " << size << "-byte member: " << counters.bytes_inflated
               << " bytes inflated, " << counters.restarts << " restart(s), " << counters.checkpoints
               << " checkpoints\n";
+}
+
+// A crafted file can make the scan jump back and forth (each jump behind the window re-inflates
+// from the checkpoint before it): the member's reader gives up, with a reason, once it has inflated
+// eight times the member's size (plus 256 MiB), instead of keeping zlib busy for hours.
+TEST(ZipArchive, reads_that_jump_back_and_forth_without_end_are_refused_after_a_bounded_amount_of_work) {
+    ASSERT_EQ(fixtures().failure, "");
+    const ZipArchive archive = open_ok(archive_path("deflated.zip"));
+    const ZipMember* member = archive.find("zeros.bin");
+    ASSERT_NE(member, nullptr);
+    Expected<std::unique_ptr<ZipMemberSource>> opened = archive.open_member(*member);
+    ASSERT_TRUE(opened);
+    ZipMemberSource& source = **opened;
+    const std::uint64_t size = source.size();
+    // Just before the first checkpoint (8 MiB), then the start: no checkpoint helps either read.
+    const std::uint64_t far = (std::uint64_t{8} << 20) - 4096;
+    const std::uint64_t budget = size * 8 + (std::uint64_t{256} << 20);
+    std::optional<Error> refused;
+    int jumps = 0;
+    for (; jumps < 10000 && !refused; ++jumps) {
+        const Expected<std::span<const std::uint8_t>> read = source.read(jumps % 2 == 0 ? far : 0, 64);
+        if (!read) refused = read.error();
+    }
+    ASSERT_TRUE(refused) << "10000 jumps were all served";
+    EXPECT_TRUE(test::contains(refused->message, "jumps back and forth")) << refused->message;
+    EXPECT_TRUE(test::contains(refused->message, "zeros.bin")) << refused->message;
+    const ZipReadCounters counters = source.counters();
+    EXPECT_LE(counters.bytes_inflated, budget);
+    EXPECT_GT(counters.bytes_inflated, budget - (far + ByteSource::max_read)) << "refused before its budget";
+    EXPECT_GT(jumps, 20) << "a scan's few jumps must stay far from the limit";
+    // Once refused, the member's reads keep failing with the same reason.
+    const Expected<std::span<const std::uint8_t>> again = source.read(0, 64);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.error().message, refused->message);
 }
 
 TEST(ZipArchive, a_member_source_outlives_its_archive) {
