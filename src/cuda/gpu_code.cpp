@@ -1,16 +1,15 @@
 #include "cuda/gpu_code.hpp"
 
 #include "util/byte_view.hpp"
-#include "util/mapped_file.hpp"
-#include "util/system.hpp"
+#include "util/file_source.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <iterator>
 #include <string_view>
-#include <unistd.h>
+#include <unordered_set>
 #include <vector>
 
 namespace cudacheck {
@@ -46,6 +45,7 @@ struct Section {
     std::uint64_t offset = 0;
     std::uint64_t size = 0;
     std::uint64_t index = 0;  // in the section header table
+    std::uint64_t address = 0;  // sh_addr: where it is mapped in memory (0 in an object file)
 };
 
 // Every read of the scan goes through here: windows of at most ByteSource::max_read bytes, each
@@ -61,6 +61,7 @@ public:
         if (const auto* span = dynamic_cast<const SpanByteSource*>(&source)) memory_ = span->bytes();
     }
     [[nodiscard]] std::uint64_t size() const { return size_; }
+    [[nodiscard]] ByteSource& source() const { return source_; }
     [[nodiscard]] bool has(std::uint64_t offset, std::uint64_t length) const {
         return offset <= size_ && length <= size_ - offset;
     }
@@ -265,10 +266,11 @@ std::optional<bool> compat_says_arch_specific(Reader& reader, const Section& com
     return false;
 }
 
-// The sections whose names matter. The longest is 14 bytes: a name is told by at most its first 15
+// The sections whose names matter. The longest is 16 bytes: a name is told by at most its first 17
 // bytes (with the NUL).
-enum class Name { other, nv_fatbin, relfatbin, interp, nv_compat };
-constexpr std::size_t longest_name = 15;
+enum class Name { other, nv_fatbin, relfatbin, interp, nv_compat, fatbin_segment };
+constexpr std::size_t longest_name = 17;
+constexpr std::uint64_t held_names_limit = std::uint64_t{16} << 20;
 
 // The section header table (gABI "Sections"), read in windows: nothing is allocated per section,
 // since a file may claim 2^32 of them.
@@ -277,13 +279,16 @@ struct SectionTable {
     std::uint64_t entry_size = 0;  // e_shentsize
     std::uint64_t count = 0;
     Section names;  // the section name table
-    // Its bytes when they fit in one read (every real file: a few hundred bytes); a larger table is
-    // read a name at a time. Names are compared in place, never measured: a table may have no NUL.
+    // Its bytes up to held_names_limit (every real file: a few hundred bytes; an object built with
+    // -ffunction-sections, some megabytes); a larger table is read a name at a time. Names are compared in place, never
+    // measured: a table may have no NUL.
     std::string name_bytes;
     bool names_held = false;
 
     static Section parse(const Bytes& header, std::uint64_t at, std::uint64_t index) {
-        return {header.u32(at), header.u32(at + 4), header.u64(at + 24), header.u64(at + 32), index};
+        Section section{header.u32(at), header.u32(at + 4), header.u64(at + 24), header.u64(at + 32), index};
+        section.address = header.u64(at + 16);
+        return section;
     }
     // Which of the names that matter the section has; empty after a read error.
     [[nodiscard]] std::optional<Name> name_of(Reader& reader, const Section& section) const {
@@ -305,6 +310,7 @@ struct SectionTable {
         if (is("__nv_relfatbin")) return Name::relfatbin;
         if (is(".interp")) return Name::interp;
         if (is(".nv.compat")) return Name::nv_compat;
+        if (is(".nvFatBinSegment")) return Name::fatbin_segment;
         return Name::other;
     }
 };
@@ -344,12 +350,18 @@ std::optional<SectionTable> read_section_table(Reader& reader, const Bytes& elf_
         fail(scan, ScanError::malformed, "the section name table is missing or outside the file");
         return std::nullopt;
     }
-    if (table.names.size == 0) {
-        table.names_held = true;
-    } else if (table.names.size <= ByteSource::max_read) {
-        const std::optional<Bytes> names = reader.read(table.names.offset, table.names.size);
-        if (!names) return std::nullopt;
-        table.name_bytes = names->text(0, table.names.size);
+    // Held whole up to held_names_limit, read forward in windows: a name read one at a time between
+    // windows of section headers sends a zip member's reader back and forth (each time re-inflating
+    // from a checkpoint), which a crafted wheel could use to make a scan take hours.
+    if (table.names.size <= held_names_limit) {
+        table.name_bytes.reserve(table.names.size);
+        for (std::uint64_t done = 0; done < table.names.size;) {
+            const std::uint64_t piece = std::min<std::uint64_t>(ByteSource::max_read, table.names.size - done);
+            const std::optional<Bytes> names = reader.read(table.names.offset + done, piece);
+            if (!names) return std::nullopt;
+            table.name_bytes += names->text(0, piece);
+            done += piece;
+        }
         table.names_held = true;
     }
     return table;
@@ -482,6 +494,115 @@ bool scan_code_sections(Reader& reader, const CodeSections& gathered, GpuCodeSca
     return true;
 }
 
+// On a cold page cache each header the scan reads is a disk request of its own, and they come one
+// after the other: where the next header lies is in the one before it (libtorch_cuda.so 2.15: 476
+// fatbinaries, 2,981 entries, ~0.22 s on this project's disk for 12 MB). Before the scan, this walk
+// reads the same headers ahead in waves and hands each wave to the source at once
+// (util/file_source.hpp: ReadAheadSource::will_need), so that the disk serves a wave's requests together; the scan
+// after it then reads from memory. The first wave is every fatbinary start known: each section's start and what the
+// runtime's registration records in `.nvFatBinSegment` point at
+// (__fatBinC_Wrapper_t in the toolkit's fatbinary_section.h: magic 0x466243B1, version, then the
+// fatbinary's address; GNU ld stores the address in place, lld leaves 0 there and only a
+// relocation holds it, and then the fatbinaries are found one after the other as the scan finds
+// them). Each further wave is the next header of every chain: a fatbinary's first entry and the
+// fatbinary after it, an entry's next entry. Only a hint: the scan reads and checks every header
+// itself, so nothing here can change a listing; what the walk cannot parse it drops, a read that
+// fails ends it, and it stops at once when its first wave is already in memory (a warm cache).
+void read_ahead_code_sections(ReadAheadSource& source, const CodeSections& gathered,
+                              const std::optional<Section>& segment) {
+    constexpr std::uint32_t wrapper_magic = 0x466243B1;
+    constexpr std::uint64_t wrapper_size = 24;
+    // A bound for hostile files, on the reads and on the wrappers looked at: libcublasLt.so.13 takes 8,522.
+    constexpr std::size_t most_reads = std::size_t{1} << 18;
+    struct Header {
+        std::uint64_t offset;
+        std::uint64_t end;  // of its fatbinary (an entry) or of its section (a fatbinary)
+        bool fatbin;
+    };
+    std::vector<Header> wave;
+    std::unordered_set<std::uint64_t> fatbins_seen;
+    const auto add_fatbin = [&](std::vector<Header>& into, std::uint64_t offset, std::uint64_t section_end) {
+        if (offset + fatbin_header_size <= section_end && fatbins_seen.insert(offset).second)
+            into.push_back({offset, section_end, true});
+    };
+    for (const Section& section : gathered.sections) add_fatbin(wave, section.offset, section.offset + section.size);
+    std::vector<const Section*> by_address;  // those with an address (not an object file's), by address
+    for (const Section& section : gathered.sections)
+        if (section.address != 0) by_address.push_back(&section);
+    std::sort(by_address.begin(), by_address.end(),
+              [](const Section* a, const Section* b) { return a->address < b->address; });
+    if (segment && segment->type != sht_nobits && segment->size <= std::uint64_t{most_reads} * wrapper_size &&
+        segment->offset <= source.size() && segment->size <= source.size() - segment->offset) {
+        for (std::uint64_t at = 0; at + wrapper_size <= segment->size;) {
+            const std::uint64_t length = std::min<std::uint64_t>((segment->size - at) / wrapper_size * wrapper_size,
+                                                                 ByteSource::max_read / wrapper_size * wrapper_size);
+            const Expected<std::span<const std::uint8_t>> bytes = source.read(segment->offset + at, length);
+            if (!bytes) return;
+            const Bytes wrappers(*bytes);
+            for (std::uint64_t wrapper = 0; wrapper + wrapper_size <= length; wrapper += wrapper_size) {
+                if (wrappers.u32(wrapper) != wrapper_magic) continue;
+                const std::uint64_t address = wrappers.u64(wrapper + 8);
+                // The last section mapped at or below the address, by binary search (sections of one
+                // name do not overlap).
+                const auto after = std::upper_bound(by_address.begin(), by_address.end(), address,
+                                                    [](std::uint64_t value, const Section* section) {
+                                                        return value < section->address;
+                                                    });
+                if (after == by_address.begin()) continue;
+                const Section& section = **std::prev(after);
+                if (address - section.address < section.size)
+                    add_fatbin(wave, address - section.address + section.offset, section.offset + section.size);
+            }
+            at += length;
+        }
+    }
+    std::size_t reads = 0;
+    for (bool first = true; !wave.empty() && reads < most_reads; first = false) {
+        std::sort(wave.begin(), wave.end(), [](const Header& a, const Header& b) { return a.offset < b.offset; });
+        std::vector<DataExtent> extents;
+        extents.reserve(wave.size());
+        for (const Header& header : wave)
+            extents.push_back(
+                {header.offset, std::min(header.end, header.offset + fatbin_header_size + entry_header_min_size)});
+        if (source.will_need(extents) == 0 && first) return;  // in memory already: the scan is quick as it is
+        std::vector<Header> next;
+        for (const Header& header : wave) {
+            if (++reads > most_reads) break;
+            const std::uint64_t length = std::min<std::uint64_t>(header.end - header.offset, entry_header_min_size);
+            const Expected<std::span<const std::uint8_t>> read = source.read(header.offset, length);
+            if (!read) return;  // the scan meets it too, and says so
+            const Bytes bytes(*read);
+            if (header.fatbin) {
+                // Zero padding may come first (fatbinaries are 8-byte aligned): the header after it.
+                std::uint64_t skip = 0;
+                while (skip < length && bytes.u8(skip) == 0) ++skip;
+                if (skip > 0) {
+                    if (skip < length) add_fatbin(next, header.offset + skip, header.end);
+                    continue;
+                }
+                if (length < fatbin_header_size || bytes.u32(0) != fatbin_magic) continue;
+                const std::uint64_t header_size = bytes.u16(6), payload_size = bytes.u64(8);
+                const std::uint64_t left = header.end - header.offset;
+                if (header_size < fatbin_header_size || header_size > left || payload_size > left - header_size)
+                    continue;
+                const std::uint64_t fatbin_end = header.offset + header_size + payload_size;
+                if (fatbin_end - (header.offset + header_size) >= entry_header_min_size)
+                    next.push_back({header.offset + header_size, fatbin_end, false});
+                add_fatbin(next, fatbin_end, header.end);
+            } else {
+                if (length < entry_header_min_size) continue;
+                const std::uint64_t header_size = bytes.u32(4), entry_size = bytes.u64(8);
+                const std::uint64_t left = header.end - header.offset;
+                if (header_size < entry_header_min_size || header_size > left || entry_size > left - header_size)
+                    continue;
+                const std::uint64_t following = header.offset + header_size + entry_size;
+                if (header.end - following >= entry_header_min_size) next.push_back({following, header.end, false});
+            }
+        }
+        wave = std::move(next);
+    }
+}
+
 void scan_elf(Reader& reader, GpuCodeScan& scan) {
     constexpr std::uint8_t elf_class_64 = 2, elf_little_endian = 1;
     if (!reader.has(0, elf64_header_size)) {
@@ -504,7 +625,7 @@ void scan_elf(Reader& reader, GpuCodeScan& scan) {
     if (!table) return;
     // One pass over the table: the names that decide the kind, and the sections that may hold code.
     bool has_nv_fatbin = false, has_interpreter = false;
-    std::optional<Section> compat;
+    std::optional<Section> compat, segment;
     CodeSections linked(".nv_fatbin"), relocatable("__nv_relfatbin");
     const bool read = for_each_section(reader, *table, 0, [&](const Section& section) {
         const std::optional<Name> name = table->name_of(reader, section);
@@ -512,6 +633,7 @@ void scan_elf(Reader& reader, GpuCodeScan& scan) {
         has_nv_fatbin = has_nv_fatbin || *name == Name::nv_fatbin;
         has_interpreter = has_interpreter || *name == Name::interp;
         if (!compat && *name == Name::nv_compat) compat = section;
+        if (!segment && *name == Name::fatbin_segment) segment = section;
         if (*name == Name::nv_fatbin) linked.offer(reader, section);
         if (*name == Name::relfatbin) relocatable.offer(reader, section);
         return true;
@@ -548,6 +670,8 @@ void scan_elf(Reader& reader, GpuCodeScan& scan) {
     // executable keeps it beside the linked `.nv_fatbin` without ever loading it (cuobjdump lists
     // it only when there is no `.nv_fatbin`, and so does cudacheck).
     CodeSections gathered = has_nv_fatbin ? std::move(linked) : std::move(relocatable);
+    if (auto* file = dynamic_cast<ReadAheadSource*>(&reader.source()))
+        read_ahead_code_sections(*file, gathered, has_nv_fatbin ? segment : std::nullopt);
     while (scan_code_sections(reader, gathered, scan) && gathered.resume) {
         // More sections of the name than one batch (no real file): the next batch, from the table again.
         CodeSections next(gathered.name, gathered.claimed);
@@ -669,50 +793,16 @@ GpuCodeScan scan_gpu_code(std::span<const std::uint8_t> bytes, const FindData& f
     return scan_gpu_code(source);
 }
 
-namespace {
-
-// The stored extent at or after `offset` of an open file: SEEK_DATA, then SEEK_HOLE from there
-// (lseek(2); a file system without holes answers the whole file as data).
-DataExtent data_extent(int descriptor, std::uint64_t offset, std::uint64_t size) {
-    const off_t data = ::lseek(descriptor, static_cast<off_t>(offset), SEEK_DATA);
-    if (data < 0)
-        return errno == ENXIO ? DataExtent{size, size} : DataExtent{offset, size};  // ENXIO: only a hole is left
-    const off_t hole = ::lseek(descriptor, data, SEEK_HOLE);
-    return {static_cast<std::uint64_t>(data), hole < 0 ? size : static_cast<std::uint64_t>(hole)};
-}
-
-struct Descriptor {
-    explicit Descriptor(int descriptor) : fd(descriptor) {}
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-    ~Descriptor() {
-        if (fd >= 0) ::close(fd);
-    }
-    int fd = -1;
-};
-
-}  // namespace
-
 GpuCodeScan inspect_file(const std::string& path) {
-    GpuCodeScan scan;
-    // One open file for the holes (lseek) and the mapping, made through /proc/self/fd, so that both
-    // are of the same file even when the path is replaced in between.
-    const Expected<sys::RegularFile> opened = sys::open_regular_file(path);
-    if (!opened) {
-        fail(scan, ScanError::unreadable, opened.error().message);
+    // Mapped, read in place, with the read-ahead walk's hints (util/file_source.hpp; pread instead
+    // reads the same pages, cold, and is slower warm: docs/performance.md, "Cold first run").
+    Expected<std::unique_ptr<MappedFileSource>> source = MappedFileSource::open(path);
+    if (!source) {
+        GpuCodeScan scan;
+        fail(scan, ScanError::unreadable, source.error().message);
         return scan;
     }
-    const Descriptor file{opened->fd};
-    const std::string same_file = fmt::format("/proc/self/fd/{}", file.fd);
-    const Expected<MappedFile> mapped = MappedFile::open(sys::exists(same_file) ? same_file : path);
-    if (!mapped) {
-        fail(scan, ScanError::unreadable, mapped.error().message);
-        return scan;
-    }
-    const std::uint64_t mapped_size = mapped->bytes().size();
-    SpanByteSource source(mapped->bytes(),
-                          [&](std::uint64_t offset) { return data_extent(file.fd, offset, mapped_size); });
-    return scan_gpu_code(source);
+    return scan_gpu_code(**source);
 }
 
 }  // namespace cudacheck

@@ -12,7 +12,10 @@
 // most ByteSource::max_read bytes, mostly front to back (the section header table once, then the
 // sections in file order), and never a payload, so a member of a zip archive is read with bounded
 // memory. inspect_file adds the I/O: it memory-maps the file, so only the pages holding headers are
-// read, and tells the scan where the file's holes are. Nothing is allocated by what a header claims:
+// read, and tells the scan where the file's holes are. On a cold page cache it first walks the same
+// headers in waves, asking the kernel for each wave's pages at once (POSIX_FADV_WILLNEED), since
+// each header says where the next one is and page faults one after another wait on the disk each
+// time (docs/performance.md, "Cold first run"). Nothing is allocated by what a header claims:
 // a size or count larger than the file is a malformed file.
 #pragma once
 

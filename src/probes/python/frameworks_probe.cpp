@@ -3,6 +3,7 @@
 #include "util/atomic_file.hpp"
 #include "util/json_read.hpp"
 #include "util/path.hpp"
+#include "util/python_packaging.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <future>
 #include <set>
 #include <sys/stat.h>
+#include <system_error>
 #include <unistd.h>
 
 namespace cudacheck {
@@ -314,15 +317,19 @@ void GpuCodeCache::load() {
 
 GpuCodeSummary GpuCodeCache::summary_of(const std::string& path) {
     const std::optional<std::string> key = cache_key(path);
-    std::lock_guard lock(mutex_);
-    if (!loaded_) load();
-    if (key)
-        if (const auto found = entries_.find(*key); found != entries_.end()) {
-            GpuCodeSummary summary = found->second;
-            summary.path = path;
-            return summary;
-        }
+    {
+        std::lock_guard lock(mutex_);
+        if (!loaded_) load();
+        if (key)
+            if (const auto found = entries_.find(*key); found != entries_.end()) {
+                GpuCodeSummary summary = found->second;
+                summary.path = path;
+                return summary;
+            }
+    }
+    // Read without the lock, so that several files can be read at once (BackgroundScans below).
     GpuCodeSummary summary = summarize_gpu_code(path, inspect_file(path));
+    std::lock_guard lock(mutex_);
     // A file that cannot be read now (removed, no permission), or that changed while it was read, is
     // not remembered.
     if (key && !directory_.empty() && !refusal_ && summary.problem.empty() && cache_key(path) == key) {
@@ -497,20 +504,71 @@ std::string wheel_file(const std::string& site, std::string_view soname, Directo
     return {};
 }
 
-}  // namespace
+// The GPU code of a few libraries read at once, each on a thread of its own, so that on a cold page
+// cache the disk serves the files together, and the reading overlaps the rest of the gathering (the
+// load closure reads the CUDA libraries' headers). Each is GpuCodeCache::summary_of, started where
+// the file is first known and taken where it was read before, so the facts, and what the cache
+// keeps, are those of reading the files one after the other. At most most_started files are started
+// per environment (one or two frameworks in practice); the others are read where they are taken. A
+// result not taken is waited for as the object goes (std::async's future).
+class BackgroundScans {
+public:
+    explicit BackgroundScans(GpuCodeCache& cache) : cache_(cache) {}
+    BackgroundScans(const BackgroundScans&) = delete;
+    BackgroundScans& operator=(const BackgroundScans&) = delete;
+    ~BackgroundScans() = default;
 
-FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search,
-                                DirectoryListings& listings, GpuCodeCache& cache, const Environment& environment,
-                                const std::string& root) {
+    void start(const std::string& path) {
+        if (path.empty() || started_.size() >= most_started || started_.contains(path)) return;
+        try {
+            started_.emplace(path, std::async(std::launch::async, [this, path] { return cache_.summary_of(path); }));
+        } catch (const std::system_error&) {  // no thread to be had: read where it is taken
+        }
+    }
+    // The summary of `path`: the one started for it, else read now.
+    [[nodiscard]] GpuCodeSummary summary_of(const std::string& path) {
+        if (const auto found = started_.find(path); found != started_.end() && found->second.valid())
+            return found->second.get();
+        return cache_.summary_of(path);
+    }
+
+private:
+    static constexpr std::size_t most_started = 4;
+    GpuCodeCache& cache_;
+    std::map<std::string, std::future<GpuCodeSummary>> started_;
+};
+
+// The binaries whose GPU code gather_framework reads for this build: the one its build info names,
+// and the one its loading model's coverage rests on when that model's root exists.
+std::vector<std::string> gpu_code_files(const FrameworkBuild& build, const std::string& site_packages) {
+    std::vector<std::string> files;
+    if (!build.gpu_binary.empty()) files.push_back(build.gpu_binary);
+    if (const std::optional<LoadingModel> model = loading_model(build, site_packages);
+        model && !model->gpu_code.empty() && sys::exists(model->root))
+        files.push_back(model->gpu_code);
+    return files;
+}
+
+FrameworkFacts gather_framework_with(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search,
+                                     DirectoryListings& listings, BackgroundScans& scans,
+                                     const Environment& environment, const std::string& root) {
     FrameworkFacts facts{.build = std::move(build)};
-    if (!facts.build.gpu_binary.empty()) facts.gpu_code = cache.summary_of(facts.build.gpu_binary);
+    for (const std::string& file : gpu_code_files(facts.build, site_packages)) scans.start(file);
+    // The build's own binary decides the coverage unless the loading model names another.
+    const auto own_gpu_code = [&] {
+        if (!facts.build.gpu_binary.empty()) facts.gpu_code = scans.summary_of(facts.build.gpu_binary);
+    };
     const std::optional<LoadingModel> model = loading_model(facts.build, site_packages);
-    if (!model) return facts;
+    if (!model) {
+        own_gpu_code();
+        return facts;
+    }
     facts.loader_root = model->root;
     facts.loader_model = model->description;
     if (!sys::exists(model->root)) {
         facts.load_problems.push_back(
             fmt::format("{}: missing, though the {} build is for CUDA", model->root, facts.build.framework));
+        own_gpu_code();
         return facts;
     }
     std::vector<Preloaded> preloaded;
@@ -535,8 +593,18 @@ FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_pa
         }
         facts.libraries.push_back(std::move(library));
     }
-    if (!model->gpu_code.empty()) facts.gpu_code = cache.summary_of(model->gpu_code);
+    own_gpu_code();
+    if (!model->gpu_code.empty()) facts.gpu_code = scans.summary_of(model->gpu_code);
     return facts;
+}
+
+}  // namespace
+
+FrameworkFacts gather_framework(FrameworkBuild build, const std::string& site_packages, const LoaderSearch& search,
+                                DirectoryListings& listings, GpuCodeCache& cache, const Environment& environment,
+                                const std::string& root) {
+    BackgroundScans scans(cache);
+    return gather_framework_with(std::move(build), site_packages, search, listings, scans, environment, root);
 }
 
 std::string_view to_string(Coverage coverage) {
@@ -674,7 +742,7 @@ bool is_under(const std::string& path, const std::string& directory) {
 // The distribution of `module` among a directory's installs ("cupy" -> cupy-cuda13x).
 const InstalledDistribution* distribution_of_module(const std::vector<InstalledDistribution>& installed,
                                                     const std::string& module) {
-    const std::string name = normalise_distribution_name(module);
+    const std::string name = packaging::normalize_name(module);
     for (const InstalledDistribution& distribution : installed)
         if (distribution.name == name || sys::starts_with(distribution.name, name + "-")) return &distribution;
     return nullptr;
@@ -739,6 +807,13 @@ void gather_environment(EnvironmentFacts& facts, const std::vector<std::string>&
     // An interpreter that cannot start (PYTHONHOME without a standard library) imports nothing;
     // python_home_invalid says so once, instead of one import failure per framework.
     const bool starts = facts.path.modelled && facts.path.fatal.empty();
+    // First which install of each framework is judged, then their GPU code starts reading, all
+    // files at once (BackgroundScans), then each framework is gathered.
+    struct Chosen {
+        std::optional<ImportFacts> imported;
+        std::size_t index = 0;
+    };
+    std::vector<Chosen> choices;
     for (auto& [framework, found] : installs) {
         std::optional<ImportFacts> imported;
         std::size_t chosen = 0;
@@ -761,8 +836,19 @@ void gather_environment(EnvironmentFacts& facts, const std::vector<std::string>&
                 imported->other_version = other != nullptr ? other->version : version_of_copy(imported->location);
             }
         }
-        FrameworkFacts gathered = gather_framework(std::move(found[chosen].build), found[chosen].site, search, listings,
-                                                   cache, environment, root);
+        choices.push_back({std::move(imported), chosen});
+    }
+    BackgroundScans scans(cache);
+    for (std::size_t framework = 0; framework < installs.size(); ++framework) {
+        const FoundInstall& install = installs[framework].second[choices[framework].index];
+        for (const std::string& file : gpu_code_files(install.build, install.site)) scans.start(file);
+    }
+    for (std::size_t framework = 0; framework < installs.size(); ++framework) {
+        std::vector<FoundInstall>& found = installs[framework].second;
+        const std::size_t chosen = choices[framework].index;
+        std::optional<ImportFacts>& imported = choices[framework].imported;
+        FrameworkFacts gathered = gather_framework_with(std::move(found[chosen].build), found[chosen].site, search,
+                                                        listings, scans, environment, root);
         gathered.site_packages = found[chosen].site;
         gathered.import = std::move(imported);
         for (std::size_t index = 0; index < found.size(); ++index)

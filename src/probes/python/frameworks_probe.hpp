@@ -6,9 +6,11 @@
 // is imported, loaded or run.
 //
 // Reading the GPU code of libtorch_cuda.so (456 MB) touches the header of each of its thousands
-// of fatbinary entries, ~0.2 s cold; the summary is cached by real path, size, modification and
-// change time and inode in the user's own cache directory (GpuCodeCache), so a standard run reads
-// it once per install.
+// of fatbinary entries: about 11 MB of pages, asked of the disk in waves (inspect_file), ~0.04 s
+// cold on the project's machine (docs/performance.md, "Cold first run"); each framework's file is
+// read on its own thread. The summary is cached by real path, size, modification and change time
+// and inode in the user's own cache directory (GpuCodeCache), so a standard run reads it once per
+// install.
 #pragma once
 
 #include "cuda/arch_coverage.hpp"

@@ -5,15 +5,20 @@
 #include "support/crafted_gpu_code.hpp"
 #include "support/test_support.hpp"
 #include "util/byte_source.hpp"
+#include "util/file_source.hpp"
 #include "util/mapped_file.hpp"
 #include "util/system.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -406,8 +411,22 @@ ByteVector reorder_sections(ByteVector elf, const std::vector<std::size_t>& orde
     return elf;
 }
 
-// The scan over a source that copies each read into its own buffer, as a zip member does, lists
-// exactly what the scan over the bytes in memory lists, reading only within the ByteSource contract.
+// The scan through a FileByteSource (pread, with the read-ahead walk: cuda/gpu_code.cpp's
+// read_ahead_code_sections) of `bytes` written to a file.
+GpuCodeScan scan_through_a_file(std::span<const std::uint8_t> bytes) {
+    const test::TempDir directory;
+    const std::string path =
+        directory.write("bytes", std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    const Expected<std::unique_ptr<FileByteSource>> source = FileByteSource::open(path);
+    EXPECT_TRUE(source) << path;
+    if (!source) return {};
+    return scan_gpu_code(**source);
+}
+
+// The scan over a source that copies each read into its own buffer, as a zip member does, and over
+// the same bytes in a file read with pread (FileByteSource, which inspect_file uses for large files),
+// lists exactly what the scan over the bytes in memory lists, reading only within the ByteSource
+// contract.
 GpuCodeScan expect_same_through_a_source(std::span<const std::uint8_t> bytes, const std::string& name,
                                          fuzz::CopyingSource* counted = nullptr) {
     const GpuCodeScan in_memory = scan_gpu_code(bytes);
@@ -417,6 +436,8 @@ GpuCodeScan expect_same_through_a_source(std::span<const std::uint8_t> bytes, co
     EXPECT_TRUE(fuzz::same_listing(in_memory, through)) << name << ": " << through.error_message;
     EXPECT_EQ(source.broken_contract, 0u) << name;
     EXPECT_LE(source.largest, ByteSource::max_read) << name;
+    const GpuCodeScan from_file = scan_through_a_file(bytes);
+    EXPECT_TRUE(fuzz::same_listing(in_memory, from_file)) << name << " (FileByteSource): " << from_file.error_message;
     return through;
 }
 
@@ -476,14 +497,28 @@ TEST(GpuCodeSource, reads_a_table_and_a_name_table_larger_than_one_read) {
     EXPECT_EQ(arch_names(result), expected);
     EXPECT_EQ(result.fatbins, count);
 
-    const ByteVector long_names = make_elf(3, {{std::string(std::size_t{3} << 20, 'x'), {}},
-                                               {".nv_fatbin", make_fatbin({{2, 75}})},
-                                               {".nv_fatbin", make_fatbin({{2, 90}})}});
+    // A name table of 3 MiB (an object built with -ffunction-sections can have megabytes of names):
+    // read whole, forward, once, so that a zip member is not sent back and forth between the
+    // section headers and each name (each time re-inflating from a checkpoint).
+    const auto many_names = [](std::size_t name_bytes) {
+        return make_elf(3, {{std::string(name_bytes, 'x'), {}},
+                            {".nv_fatbin", make_fatbin({{2, 75}})},
+                            {".nv_fatbin", make_fatbin({{2, 90}})}});
+    };
+    const ByteVector long_names = many_names(std::size_t{3} << 20);
     fuzz::CopyingSource source(long_names);
     const auto named = expect_same_through_a_source(long_names, "long names", &source);
     ASSERT_EQ(named.error, ScanError::none) << named.error_message;
     EXPECT_EQ(arch_names(named), (std::vector<std::string>{"sm_75", "sm_90"}));
-    EXPECT_LT(source.bytes_read, 4096u) << "the name table is not read whole";
+    EXPECT_GE(source.bytes_read, std::uint64_t{3} << 20) << "the name table is read whole";
+    EXPECT_LE(source.backward, 2u) << "the name table, then the first section; then forward";
+    // Past 16 MiB (no real file): read a name at a time, not held in memory.
+    const ByteVector huge_names = many_names(std::size_t{17} << 20);
+    fuzz::CopyingSource huge_source(huge_names);
+    const auto huge = expect_same_through_a_source(huge_names, "huge names", &huge_source);
+    ASSERT_EQ(huge.error, ScanError::none) << huge.error_message;
+    EXPECT_EQ(arch_names(huge), (std::vector<std::string>{"sm_75", "sm_90"}));
+    EXPECT_LT(huge_source.bytes_read, 4096u) << "a name table past the limit is not read whole";
 }
 
 // The files nvcc made and the toolkit's libraries: the same listing through a source as through the
@@ -507,6 +542,9 @@ TEST(GpuCodeSource, reads_real_files_front_to_back_without_their_payloads) {
         const GpuCodeScan result = expect_same_through_a_source(mapped->bytes(), file, &source);
         EXPECT_EQ(result.error, ScanError::none) << file << ": " << result.error_message;
         EXPECT_TRUE(fuzz::same_listing(result, inspect_file(file))) << file;
+        const Expected<std::unique_ptr<FileByteSource>> read = FileByteSource::open(file);
+        ASSERT_TRUE(read) << file;
+        EXPECT_TRUE(fuzz::same_listing(result, scan_gpu_code(**read))) << file << " through FileByteSource";
         EXPECT_LE(source.backward, 2u) << file << ": the name table before the section headers, then the sections";
         code_objects += result.objects.size();
         if (mapped->bytes().size() > (std::uint64_t{64} << 20)) {
@@ -517,6 +555,82 @@ TEST(GpuCodeSource, reads_real_files_front_to_back_without_their_payloads) {
     }
     if (libraries == 0) GTEST_SKIP() << "no toolkit libraries in /usr/local/cuda/lib64; the nvcc fixtures passed";
     EXPECT_GT(code_objects, 1000u);
+}
+
+// How many pages of `path` are in the page cache: mincore(2) over a mapping that touches none.
+std::size_t resident_pages(const std::string& path) {
+    const Expected<MappedFile> mapped = MappedFile::open(path);
+    if (!mapped || mapped->bytes().empty()) return 0;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> in_core((mapped->bytes().size() + page - 1) / page);
+    void* address = const_cast<std::uint8_t*>(mapped->bytes().data());
+    if (::mincore(address, mapped->bytes().size(), in_core.data()) != 0) return 0;
+    return static_cast<std::size_t>(
+        std::count_if(in_core.begin(), in_core.end(), [](unsigned char c) { return (c & 1) != 0; }));
+}
+
+// On a cold page cache the read-ahead walk hands the headers to the disk in waves before the scan
+// reads them (FileByteSource::will_need), and on a warm one it stops after its first wave, every
+// page of which is in memory. Ground truth: posix_fadvise(POSIX_FADV_DONTNEED) drops a file's
+// clean pages that no process maps, so right after it nothing of a file this test alone maps is
+// resident; after a whole scan every header page is, unless memory is so short that the kernel
+// dropped them again (not on a test machine).
+TEST(GpuCodeSource, reads_headers_ahead_on_a_cold_cache_and_not_on_a_warm_one) {
+    // GNU ld stores .nvFatBinSegment's addresses in place: the walk's first wave is every fatbinary.
+    std::string file;
+    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcusparse.so.12"})
+        if (sys::exists(std::string("/usr/local/cuda/lib64/") + name)) {
+            file = std::string("/usr/local/cuda/lib64/") + name;
+            break;
+        }
+    if (file.empty()) GTEST_SKIP() << "no cuBLAS or cuSPARSE in /usr/local/cuda/lib64";
+    // The listing without hints, from a mapping gone before the eviction: pages a process maps stay.
+    GpuCodeScan expected;
+    {
+        const Expected<MappedFile> mapped = MappedFile::open(file);
+        ASSERT_TRUE(mapped) << file;
+        expected = scan_gpu_code(mapped->bytes());
+    }
+    ASSERT_EQ(expected.error, ScanError::none) << expected.error_message;
+    // Both sources that take hints: pread and the mapping (what inspect_file uses).
+    const auto open_file = [](const std::string& path) -> std::unique_ptr<ReadAheadSource> {
+        Expected<std::unique_ptr<FileByteSource>> source = FileByteSource::open(path);
+        return source ? std::move(*source) : nullptr;
+    };
+    const auto open_mapped = [](const std::string& path) -> std::unique_ptr<ReadAheadSource> {
+        Expected<std::unique_ptr<MappedFileSource>> source = MappedFileSource::open(path);
+        return source ? std::move(*source) : nullptr;
+    };
+    for (const auto& open_source : {std::function(open_file), std::function(open_mapped)}) {
+        const int descriptor = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+        ASSERT_GE(descriptor, 0) << file;
+        ASSERT_EQ(::posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED), 0);
+        ::close(descriptor);
+        if (resident_pages(file) != 0)  // another test maps it right now (ctest -j)
+            GTEST_SKIP() << file << " stays in memory after POSIX_FADV_DONTNEED: another process maps it";
+        const std::unique_ptr<ReadAheadSource> cold = open_source(file);
+        ASSERT_NE(cold, nullptr) << file;
+        const GpuCodeScan first = scan_gpu_code(*cold);
+        EXPECT_TRUE(fuzz::same_listing(expected, first)) << file;
+        EXPECT_GT(cold->counters().hinted, first.fatbins / 2) << file << ": most headers read ahead";
+        const std::unique_ptr<ReadAheadSource> warm = open_source(file);
+        ASSERT_NE(warm, nullptr) << file;
+        EXPECT_TRUE(fuzz::same_listing(expected, scan_gpu_code(*warm))) << file;
+        EXPECT_EQ(warm->counters().hinted, 0u) << file << ": all in memory, nothing started";
+    }
+}
+
+// A file shorter than when it was opened: the read past its new end is an error with one line.
+TEST(GpuCodeSource, a_file_source_says_when_the_file_shrank) {
+    const test::TempDir directory;
+    const std::string path = directory.write("shrinks", std::string(8192, 'x'));
+    const Expected<std::unique_ptr<FileByteSource>> source = FileByteSource::open(path);
+    ASSERT_TRUE(source);
+    ASSERT_EQ(::truncate(path.c_str(), 100), 0);
+    const Expected<std::span<const std::uint8_t>> read = (*source)->read(0, 4096);
+    ASSERT_FALSE(read);
+    EXPECT_EQ(read.error().message, "the file ended at byte 100, though it had 8192 when opened");
+    EXPECT_FALSE((*source)->read(8000, 500)) << "beyond the size it was opened with";
 }
 
 // A read that fails (a damaged zip member) ends the scan: unreadable, with the source's message, and

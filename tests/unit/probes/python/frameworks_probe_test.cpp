@@ -147,6 +147,45 @@ TEST(FrameworksProbe, the_gpu_code_cache_answers_until_the_file_changes) {
     EXPECT_FALSE(damaged.summary_of(binary).from_cache);
 }
 
+// The GPU code of every framework of an environment is read at once (frameworks_probe.cpp's
+// BackgroundScans, a thread per file): each framework gets the summary of its own file, the one
+// GpuCodeCache gives when asked alone, and the cache written keeps both, so the next run reads
+// neither file.
+TEST(FrameworksProbe, the_gpu_code_of_every_framework_is_read_at_once_each_with_its_own_summary) {
+    const H200Venv venv;
+    const std::string plugin = venv.site + "/jax_plugins/xla_cuda13/xla_cuda_plugin.so";
+    fs::copy_file(std::string(CUDACHECK_GPU_CODE_FIXTURES) + "/libsm90ptx.so", plugin);
+    const std::string torch = venv.site + "/torch/lib/libtorch_cuda.so";
+    fs::copy_file(std::string(CUDACHECK_GPU_CODE_FIXTURES) + "/libsm80.so", torch,
+                  fs::copy_options::overwrite_existing);
+    Environment environment;
+    environment.set("PATH", "/nonexistent");
+    const std::vector<std::string> extra = {venv.prefix};
+    const std::string cache = venv.tree.path() + "/cache";
+    for (const bool cached : {false, true}) {
+        const PythonFacts facts = collect_python_facts(environment, extra, "", cache);
+        ASSERT_EQ(facts.environments.size(), 1u);
+        std::size_t seen = 0;
+        for (const FrameworkFacts& framework : facts.environments[0].frameworks) {
+            const std::string file = framework.build.framework == "JAX"       ? plugin
+                                     : framework.build.framework == "PyTorch" ? torch
+                                                                              : "";
+            if (file.empty()) continue;
+            ++seen;
+            ASSERT_TRUE(framework.gpu_code) << framework.build.framework;
+            const GpuCodeSummary alone = GpuCodeCache("").summary_of(file);
+            EXPECT_EQ(framework.gpu_code->path, file);
+            EXPECT_EQ(framework.gpu_code->targets.sass, alone.targets.sass) << file;
+            EXPECT_EQ(framework.gpu_code->targets.ptx, alone.targets.ptx) << file;
+            EXPECT_EQ(framework.gpu_code->fatbins, alone.fatbins) << file;
+            EXPECT_EQ(framework.gpu_code->from_cache, cached) << file;
+        }
+        EXPECT_EQ(seen, 2u);
+    }
+    // The two fixtures differ (sm_80 SASS against sm_90 PTX): a swapped result would show.
+    EXPECT_NE(GpuCodeCache("").summary_of(plugin).targets.ptx, GpuCodeCache("").summary_of(torch).targets.ptx);
+}
+
 TEST(FrameworksProbe, targets_in_few_of_a_librarys_modules_are_partial) {
     // As libtorch_cuda.so 2.11: sm_90 in every module, sm_89 in one of four (its FP8 kernels).
     GpuCodeScan scan;
