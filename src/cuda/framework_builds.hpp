@@ -141,6 +141,14 @@ struct BuildCheck {
     std::string driver_to_install;  // and the driver that brings it: "580 (CUDA 13.0)"
 };
 [[nodiscard]] BuildCheck check_build(const FrameworkBuildRow& row, const MachineFacts& machine, MajorMinor python);
+// Whether a build that runs here has SASS for every GPU (no PTX JIT).
+[[nodiscard]] bool runs_natively(const BuildCheck& check);
+// Of two variants of one release that both run here, whether `candidate` is the better advice than
+// `chosen` (the rule advise_build and frameworks.builds share): SASS for every GPU before PTX JIT,
+// then PyPI's own build before the others; between two others, the one earlier in the table (the
+// newer CUDA) stays.
+[[nodiscard]] bool preferred_variant(const FrameworkBuildRow& candidate, const BuildCheck& candidate_check,
+                                     const FrameworkBuildRow& chosen, const BuildCheck& chosen_check);
 
 // The installed build as cudacheck's probes read it (probes/python/build_info.hpp): the framework,
 // its version ("2.11.0+cu130", "0.11.2", "14.2.0") and the distribution that carries the CUDA build

@@ -26,8 +26,11 @@ const nlohmann::json& pytorch_advice(const nlohmann::json& document) {
     throw std::runtime_error("no PyTorch advice");
 }
 
-TEST(AdviseCommand, a_blackwell_gpu_on_a_cuda_12_8_driver_gets_the_cu128_build) {
-    // sm_120 needs CUDA 12.8 or newer; a 12.8 driver cannot run the cu130 builds (driver >= 580).
+TEST(AdviseCommand, a_blackwell_gpu_on_a_cuda_12_8_driver_gets_the_newest_cuda_12_build_with_sm_120) {
+    // sm_120 needs CUDA 12.8 or newer; a 12.8 driver cannot run the CUDA 13 builds (driver >= 580).
+    // PyTorch 2.14 and 2.15 build CUDA 12 only as 12.6, without sm_120; 2.13.0's cu129 has it and
+    // runs on a 12.8 driver (minor-version compatibility). cuda/framework_builds_test.cpp holds the
+    // table to the wheels' own PYTORCH_RELEASES_CODE_CC.
     const nlohmann::json document =
         advise_json({"--arch", "sm_120", "--driver-cuda", "12.8", "--python-version", "3.12", "--framework", "torch"});
     EXPECT_EQ(document["document"], "advise");
@@ -36,9 +39,9 @@ TEST(AdviseCommand, a_blackwell_gpu_on_a_cuda_12_8_driver_gets_the_cu128_build) 
     ASSERT_EQ(document["environments"].size(), 1u);
     const nlohmann::json& advice = pytorch_advice(document);
     ASSERT_TRUE(advice["fits"].get<bool>()) << advice.dump();
-    EXPECT_EQ(advice["build"]["variant"], "cu128");
-    EXPECT_NE(advice["command"].get<std::string>().find("whl/cu128"), std::string::npos) << advice["command"];
-    EXPECT_FALSE(advice["passed_over"].empty());  // the newer cu130 builds, for the driver
+    EXPECT_EQ(advice["build"]["variant"], "cu129");
+    EXPECT_EQ(advice["command"], "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu129");
+    EXPECT_FALSE(advice["passed_over"].empty());  // the newer CUDA 13 builds, for the driver
     EXPECT_EQ(advice["runs"].at(0)["gpu"], "sm_120");
 }
 
