@@ -269,7 +269,8 @@ std::unique_ptr<Check> make_gpu_memtest_check() {
                              "on the GPU "
                              "over half the free memory (at most 64 GiB); bytes tested, GB/s, and any mismatched "
                              "address ranges "
-                             "with the bits that flipped"},
+                             "with the bits that flipped",
+                  .burn_in = true},
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_gpu_check(context, result,
                                [&](int device) { judge_memtest(run_memtest(context, device), result); });

@@ -570,7 +570,8 @@ std::unique_ptr<Check> make_gpu_stress_check() {
                  "seconds (default 20): every product compared bit for bit with the first on the GPU, the first with "
                  "a float64 reference; TFLOP/s per second of the run, SM clock, clocks-event reasons, temperature and"
                  " power from NVML; warns on thermal, power-brake or hardware slowdowns and on a rate that falls by "
-                 "more than 15%"},
+                 "more than 15%",
+             .burn_in = true},
             cuda_library::cublas),
         [](CheckContext& context, ResultBuilder& result) {
             gpu::run_cublas_check(context, result, [&](const CublasApi& api, int device) {

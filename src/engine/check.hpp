@@ -51,6 +51,13 @@ struct CheckInfo {
     // charged to a damaged file one of them would load, its own or one it loads, when there is one
     // (isolation/crash_attribution.hpp); such a check raises Code::library_damaged.
     std::vector<const LibraryFamily*> libraries = {};
+    // A burn-in: it heats the GPU or holds it for long (gpu.stress, gpu.memtest). The engine starts
+    // it on a device only once every other check of that device, and every multi-device check, has
+    // finished, so their timed figures are those of a GPU at its usual clock and temperature (at
+    // --level full, cublas.gemm measured after gpu.stress gave BF16 695 TFLOP/s at 1470-1980 MHz
+    // against 800 a minute earlier). An ordering only: whatever those checks ended with, the
+    // burn-in runs (its own depends_on still skips it). No check may depend on a burn-in.
+    bool burn_in = false;
 };
 
 // --duration: how long gpu.stress runs its GEMMs on each GPU, and after how long gpu.memtest

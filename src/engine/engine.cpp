@@ -3,6 +3,7 @@
 #include "engine/progress.hpp"
 
 #include "probes/nvml/gpu_sharing.hpp"
+#include "probes/nvml/timed_conditions.hpp"
 #include "probes/probes.hpp"
 #include "util/headline.hpp"
 #include "util/process.hpp"
@@ -100,6 +101,54 @@ void note_sharing(const std::string& check_id, const std::vector<GpuSharing>& sh
     }
 }
 
+// What NVML read of each GPU during the check's timed sections (SM clock, temperature): a
+// sampler per GPU, made on a watch's thread the first time the check times work there (the PCI bus
+// id names the GPU to NVML, which numbers GPUs otherwise), and what each section's watch read.
+class TimedConditions {
+public:
+    explicit TimedConditions(Probes& probes) : probes_(probes) {}
+    // For util/timed_windows' recording: a watch for each GPU a section opens on.
+    std::unique_ptr<SpanWatch> watch(int device) {
+        return watch_conditions([this, device] { return sampler(device); }, device,
+                                [this](SectionConditions read) {
+                                    const std::lock_guard<std::mutex> lock(mutex_);
+                                    sections_.push_back(std::move(read));
+                                });
+    }
+    // Adds the evidence of the sections to `result`, but under a key the check gave itself
+    // (gpu.stress reads NVML throughout its run): its own reading stands.
+    void add_to(CheckResult& result) {
+        std::vector<SectionConditions> sections;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            sections = sections_;
+        }
+        for (Evidence& item : describe_conditions(std::move(sections), result.device)) {
+            const bool known = std::any_of(result.evidence.begin(), result.evidence.end(),
+                                           [&](const Evidence& own) { return own.key == item.key; });
+            if (!known) result.evidence.push_back(std::move(item));
+        }
+    }
+
+private:
+    std::shared_ptr<const NvmlClockSampler> sampler(int device) {
+        const std::lock_guard<std::mutex> lock(sampler_mutex_);  // NVML opens once; the first section waits
+        auto& slot = samplers_[device];
+        if (slot) return slot;
+        const NvmlFacts& nvml = probes_.nvml();
+        if (!nvml.initialised()) return nullptr;  // no driver: no reading, and no error
+        for (const DeviceInfo& info : probes_.initialised_driver().devices)
+            if (info.ordinal == device) slot = std::make_shared<const NvmlClockSampler>(nvml, info.pci_bus_id);
+        return slot;
+    }
+
+    Probes& probes_;
+    std::mutex sampler_mutex_;
+    std::map<int, std::shared_ptr<const NvmlClockSampler>> samplers_;  // under sampler_mutex_
+    std::mutex mutex_;
+    std::vector<SectionConditions> sections_;  // under mutex_
+};
+
 // Runs one check, turning anything it throws into an `error` result.
 CheckResult run_one(const Check& check, CheckContext& context) {
     const auto start = std::chrono::steady_clock::now();
@@ -113,24 +162,28 @@ CheckResult run_one(const Check& check, CheckContext& context) {
     std::vector<GpuSharing> shared;
     std::mutex shared_mutex;  // spans end on the threads a check starts too
     std::vector<std::future<void>> asking;  // under shared_mutex; declared after what they use: joined first
-    const TimedWindowRecording timed([&](const TimedSpan& span) {
-        try {
-            std::future<void> question = std::async(std::launch::async, [&, span] {
-                try {
-                    const trace::Span asking_span(fmt::format("NVML: who else used GPU {}", span.device));
-                    std::optional<GpuSharing> found = sharing_around(context.probes, span);
-                    const std::lock_guard<std::mutex> lock(shared_mutex);
-                    if (found) merge_sharing(shared, std::move(*found));
-                } catch (...) {
-                    // Only a failed allocation gets here; the figures then go unflagged rather than the run down.
-                }
-            });
-            const std::lock_guard<std::mutex> lock(shared_mutex);
-            asking.push_back(std::move(question));
-        } catch (...) {
-            // No thread could be started: as above.
-        }
-    });
+    // The SM clock and temperature of each timed section, read by the section's own watch.
+    TimedConditions conditions(context.probes);
+    const TimedWindowRecording timed(
+        [&](const TimedSpan& span) {
+            try {
+                std::future<void> question = std::async(std::launch::async, [&, span] {
+                    try {
+                        const trace::Span asking_span(fmt::format("NVML: who else used GPU {}", span.device));
+                        std::optional<GpuSharing> found = sharing_around(context.probes, span);
+                        const std::lock_guard<std::mutex> lock(shared_mutex);
+                        if (found) merge_sharing(shared, std::move(*found));
+                    } catch (...) {
+                        // Only a failed allocation gets here; the figures then go unflagged rather than the run down.
+                    }
+                });
+                const std::lock_guard<std::mutex> lock(shared_mutex);
+                asking.push_back(std::move(question));
+            } catch (...) {
+                // No thread could be started: as above.
+            }
+        },
+        [&conditions](int device) { return conditions.watch(device); });
     context.sharing = [&] {
         std::vector<std::future<void>> pending;
         {
@@ -162,6 +215,7 @@ CheckResult run_one(const Check& check, CheckContext& context) {
     }
     context.sharing = nullptr;
     CheckResult result = std::move(builder).finish(check.info().id, context.device);
+    conditions.add_to(result);
     result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
@@ -233,23 +287,32 @@ struct Started {
 // Starts `checks` concurrently, each in its own task as soon as its dependencies have finished: a
 // dependency is another of these checks, or one of `earlier` (the host checks, for GPU checks:
 // a GPU check waits for the host checks it depends on, not for all of them). Multi-device checks
-// (device empty) get `ordinals`, less the devices a dependency failed for. `earlier` must outlive
+// (device empty) get `ordinals`, less the devices a dependency failed for. A burn-in
+// (CheckInfo::burn_in) starts once the other checks given here and `burn_in_after` (the checks of
+// its devices started elsewhere) have finished, whatever they ended with. `earlier` must outlive
 // the tasks.
 Started start_concurrently(const std::vector<const Check*>& checks, const EngineInput& input, std::optional<int> device,
-                           const Futures& earlier, const std::vector<int>& ordinals = {}) {
+                           const Futures& earlier, const std::vector<int>& ordinals = {},
+                           const std::vector<std::shared_future<CheckResult>>& burn_in_after = {}) {
     Futures futures;
-    std::vector<std::shared_future<CheckResult>> ordered;
-    for (const Check* check : checks) {
+    std::vector<std::optional<std::shared_future<CheckResult>>> in_order(checks.size());
+    std::vector<std::shared_future<CheckResult>> before_burn_in = burn_in_after;
+    const auto start = [&](std::size_t index) {
+        const Check* check = checks[index];
         std::map<std::string, std::shared_future<CheckResult>> dependencies;
         for (const std::string& id : check->info().depends_on)
             if (auto it = futures.find(id); it != futures.end()) dependencies.emplace(id, it->second);
+        std::vector<std::shared_future<CheckResult>> after;
+        if (check->info().burn_in) after = before_burn_in;
         if (input.observer != nullptr && decided_result(input, check->info().id, device) == nullptr)
             input.observer->planned(check->info().id, device);
         std::shared_future<CheckResult> future =
-            std::async(std::launch::async, [check, &input, &earlier, ordinals, device, dependencies]() {
+            std::async(std::launch::async, [check, &input, &earlier, ordinals, device, dependencies, after]() {
                 std::map<std::string, CheckResult> finished;
                 for (const auto& [id, dependency] : dependencies) finished.emplace(id, dependency.get());
                 if (const CheckResult* decided = decided_result(input, check->info().id, device)) return *decided;
+                // Waits, not depends: their results do not matter (run_one never throws).
+                for (const std::shared_future<CheckResult>& other : after) other.wait();
                 const std::function<const CheckResult*(const std::string&)> lookup =
                     [&](const std::string& id) -> const CheckResult* {
                     if (auto it = finished.find(id); it != finished.end()) return &it->second;
@@ -282,8 +345,17 @@ Started start_concurrently(const std::vector<const Check*>& checks, const Engine
                 return reported(input, run_one(*check, context));
             }).share();
         futures.emplace(check->info().id, future);
-        ordered.push_back(future);
-    }
+        if (!check->info().burn_in) before_burn_in.push_back(future);
+        in_order[index] = future;
+    };
+    // The other checks first, so that each burn-in knows every one it waits for; no check depends on
+    // a burn-in (Registry), so none misses a dependency started later.
+    for (std::size_t i = 0; i < checks.size(); ++i)
+        if (!checks[i]->info().burn_in) start(i);
+    for (std::size_t i = 0; i < checks.size(); ++i)
+        if (checks[i]->info().burn_in) start(i);
+    std::vector<std::shared_future<CheckResult>> ordered;
+    for (auto& future : in_order) ordered.push_back(std::move(*future));
     return Started{std::move(futures), std::move(ordered)};
 }
 
@@ -373,14 +445,35 @@ std::vector<CheckResult> run_in_any_order(const EngineInput& input) {
     // their GPU work per device themselves (gpu::DeviceWork), so timed sections run alone.
     // Multi-device checks start at the same time: they take the devices they time all at once or
     // not at all (gpu::time_on_devices), so they cannot deadlock with each other or with the
-    // per-device checks.
+    // per-device checks. The burn-ins come last on their devices: a per-device one after the other
+    // checks of its device and the multi-device checks, a multi-device one after every other GPU
+    // check (start_concurrently).
+    std::vector<const Check*> multi_device_burn_ins;
+    std::erase_if(multi_device_checks, [&](const Check* check) {
+        if (check->info().burn_in) multi_device_burn_ins.push_back(check);
+        return check->info().burn_in;
+    });
+    const Started multi_device = start_concurrently(multi_device_checks, input, std::nullopt, host.by_id, ordinals);
     std::vector<Started> per_device;
     if (!device_checks.empty())
         for (int ordinal : ordinals)
-            per_device.push_back(start_concurrently(device_checks, input, ordinal, host.by_id));
-    const Started multi_device = start_concurrently(multi_device_checks, input, std::nullopt, host.by_id, ordinals);
+            per_device.push_back(
+                start_concurrently(device_checks, input, ordinal, host.by_id, {}, multi_device.ordered));
+    std::vector<std::shared_future<CheckResult>> every_other = multi_device.ordered;
+    for (const Started& one_device : per_device)
+        for (const Check* check : device_checks)
+            if (!check->info().burn_in) every_other.push_back(one_device.by_id.at(check->info().id));
+    std::vector<Started> multi_device_burn_in;
+    for (const Check* check : multi_device_burn_ins) {
+        // Each after the one before: two burn-ins of the same GPUs would only queue on their locks.
+        multi_device_burn_in.push_back(
+            start_concurrently({check}, input, std::nullopt, host.by_id, ordinals, every_other));
+        every_other.push_back(multi_device_burn_in.back().ordered.front());
+    }
     std::vector<CheckResult> results = results_of(host);
     for (CheckResult& result : results_of(multi_device)) results.push_back(std::move(result));
+    for (const Started& burn_in : multi_device_burn_in)
+        for (CheckResult& result : results_of(burn_in)) results.push_back(std::move(result));
     for (auto& [id, result] : below_level) results.push_back(std::move(result));
     for (const Started& one_device : per_device)
         for (CheckResult& result : results_of(one_device)) results.push_back(std::move(result));

@@ -1,8 +1,11 @@
 // Runs a selection of checks. Host checks run first, each as soon as its dependencies finished;
 // then per-device checks, every device at once and, within a device, every check whose
 // dependencies are met (checks serialise their own GPU work: gpu::DeviceWork), and alongside them
-// the multi-device checks, once each over all selected devices. Results keep registry order: host
-// checks, then the GPU checks (a per-device check's results by device).
+// the multi-device checks, once each over all selected devices. The burn-ins (CheckInfo::burn_in)
+// start on a device only once its other checks and the multi-device checks have finished. Each
+// timed section's SM clock and temperature are read through NVML and added to the check's
+// evidence (probes/nvml/timed_conditions.hpp). Results keep registry order: host checks, then the
+// GPU checks (a per-device check's results by device).
 #pragma once
 
 #include "engine/check.hpp"

@@ -23,6 +23,11 @@ Registry::Registry(CheckList checks) : checks_(std::move(checks)) {
             if (info.scope == Scope::multi_device && checks_[at]->info().scope != Scope::host)
                 throw std::logic_error(info.id + " runs over several devices and may depend on host checks only, not " +
                                        dependency);
+            // A burn-in starts after every other GPU check of its device (engine.cpp): a check
+            // waiting for one would wait for itself.
+            if (checks_[at]->info().burn_in)
+                throw std::logic_error(info.id + " depends on " + dependency +
+                                       ", a burn-in, which runs after the other checks of its device");
         }
     }
 }

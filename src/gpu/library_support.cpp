@@ -35,7 +35,8 @@ CheckInfo library_check_info(CheckInfo check, const LibraryFamily& library) {
                          },
                      .raises = std::move(raises),
                      .answers = std::move(check.answers),
-                     .libraries = std::move(libraries)};
+                     .libraries = std::move(libraries),
+                     .burn_in = check.burn_in};
 }
 
 const LoadedLibrary* require_library(CheckContext& context, ResultBuilder& result, const LibraryFamily& family) {

@@ -16,8 +16,8 @@ std::int64_t wall_clock_us() {
     return static_cast<std::int64_t>(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
 }
 
-TimedWindowRecording::TimedWindowRecording(std::function<void(const TimedSpan&)> closed)
-    : closed_(std::move(closed)), outer_(recording) {
+TimedWindowRecording::TimedWindowRecording(std::function<void(const TimedSpan&)> closed, SpanWatcher watcher)
+    : closed_(std::move(closed)), watcher_(std::move(watcher)), outer_(recording) {
     recording = this;
 }
 
@@ -41,15 +41,27 @@ void TimedWindowRecording::close(const TimedSpan& span) {
     if (closed_) closed_(span);
 }
 
-TimedWindow::TimedWindow(std::vector<int> devices) : devices_(std::move(devices)), start_us_(wall_clock_us()) {}
+TimedWindow::TimedWindow(std::vector<int> devices) : devices_(std::move(devices)), start_us_(wall_clock_us()) {
+    if (recording == nullptr || !recording->watcher_) return;
+    for (int device : devices_) {
+        try {
+            if (std::unique_ptr<SpanWatch> watch = recording->watcher_(device)) watches_.push_back(std::move(watch));
+        } catch (...) {
+            // A watch that cannot start (no thread to be had) leaves the section unwatched, not the timing undone.
+        }
+    }
+}
 
 void TimedWindow::stop() {
-    if (end_us_ == 0) end_us_ = wall_clock_us();
+    if (end_us_ != 0) return;
+    end_us_ = wall_clock_us();
+    for (const std::unique_ptr<SpanWatch>& watch : watches_) watch->stop();
 }
 
 TimedWindow::~TimedWindow() {
-    if (recording == nullptr) return;
     stop();
+    watches_.clear();  // each hands over what it saw
+    if (recording == nullptr) return;
     for (int device : devices_) recording->close({device, start_us_, end_us_});
 }
 

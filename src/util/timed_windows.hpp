@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -22,12 +23,27 @@ struct TimedSpan {
 // Microseconds since the epoch, as NVML stamps its samples.
 [[nodiscard]] std::int64_t wall_clock_us();
 
+// Watches one GPU while a timed section runs on it: the engine reads its SM clock and temperature
+// through NVML, so that each figure says what the GPU ran at (engine/engine.cpp). Made as the
+// section opens, stopped as it ends, destroyed after the GPU's exclusive lock is released.
+class SpanWatch {
+public:
+    SpanWatch() = default;
+    SpanWatch(const SpanWatch&) = delete;
+    SpanWatch& operator=(const SpanWatch&) = delete;
+    virtual ~SpanWatch() = default;
+    // The section's end. Must return at once: it runs while the section still holds the GPU.
+    virtual void stop() = 0;
+};
+// Makes the watch of one GPU (a CUDA ordinal) for a section that opens; nullptr for none.
+using SpanWatcher = std::function<std::unique_ptr<SpanWatch>(int device)>;
+
 // Collects this thread's timed spans for its lifetime (the thread runs one check), and hands each
 // to `closed` as it ends: NVML tells only who used the GPU in its last sample period, so who shared
 // a span is asked when it ends, not when the check does.
 class TimedWindowRecording {
 public:
-    explicit TimedWindowRecording(std::function<void(const TimedSpan&)> closed = {});
+    explicit TimedWindowRecording(std::function<void(const TimedSpan&)> closed = {}, SpanWatcher watcher = {});
     TimedWindowRecording(const TimedWindowRecording&) = delete;
     TimedWindowRecording& operator=(const TimedWindowRecording&) = delete;
     ~TimedWindowRecording();
@@ -54,12 +70,14 @@ private:
     mutable std::mutex mutex_;  // spans of several threads (Join) end concurrently
     std::vector<TimedSpan> spans_;
     std::function<void(const TimedSpan&)> closed_;
+    SpanWatcher watcher_;
     TimedWindowRecording* outer_ = nullptr;
 };
 
 // A timed section on `devices`, from construction to stop() (or destruction), recorded when it is
 // destroyed; does nothing on a thread that records none. Destroyed after the GPU's exclusive lock
-// is released, the recording's NVML query does not hold the GPU from the other checks.
+// is released, the recording's NVML query does not hold the GPU from the other checks. The
+// recording's watcher watches each device from construction to stop().
 class TimedWindow {
 public:
     explicit TimedWindow(std::vector<int> devices);
@@ -70,6 +88,7 @@ public:
 
 private:
     std::vector<int> devices_;
+    std::vector<std::unique_ptr<SpanWatch>> watches_;
     std::int64_t start_us_;
     std::int64_t end_us_ = 0;
 };

@@ -21,6 +21,10 @@
 //   FAKE_NVML_REMAPPED      "corrected,uncorrected,pending,failure" (default 0s)
 //   FAKE_NVML_CLOCK_EVENTS  clocks-event reasons bit mask, e.g. 0x48 (default 0x1, idle)
 //   FAKE_NVML_PCIE          "generation,max generation,width,max width" (default 5,5,16,16)
+//   FAKE_NVML_SM_CLOCK      the SM clock in MHz nvmlDeviceGetClockInfo answers, or a comma list of
+//                           them, one per call, the last repeated ("1470,1980": a GPU that warms
+//                           up); unset: NVML_ERROR_NOT_SUPPORTED
+//   FAKE_NVML_TEMPERATURE   the temperature in C, or a comma list of them the same way (default 34)
 //   FAKE_NVML_PERSISTENCE   persistence mode, 1 or 0 (default 1)
 //   FAKE_NVML_RECOVERY_ACTION  the GPU recovery action the field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
 //                           answers through nvmlDeviceGetFieldValues (nvmlDeviceGpuRecoveryAction_t:
@@ -51,6 +55,7 @@
 // Each of these except the driver-wide ones (init result, device count) can be set per GPU through
 // FAKE_GPU_STATE (support/fake_env.hpp).
 // Only the entry points cudacheck's NVML probe calls are implemented; types as in nvml.h.
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,6 +95,24 @@ void read_numbers(unsigned int device, const char* name, unsigned long long* val
         text = *end == ',' ? end + 1 : end;
     }
 }
+
+// The next of the readings `name` lists for GPU `device` (one per call, the last repeated;
+// `fallback` when unset); -1 for none.
+long long next_reading(unsigned int device, const char* name, long long fallback, std::atomic<unsigned int>* calls) {
+    const char* text = device_text(static_cast<int>(device), name, nullptr);
+    if (text == nullptr || *text == '\0') return fallback;
+    const unsigned int wanted = calls[device % 16].fetch_add(1);
+    long long value = fallback;
+    for (unsigned int i = 0; *text != '\0' && i <= wanted; ++i) {
+        char* end = nullptr;
+        value = std::strtoll(text, &end, 0);
+        if (end == text) break;
+        text = *end == ',' ? end + 1 : end;
+    }
+    return value;
+}
+std::atomic<unsigned int> sm_clock_calls[16];
+std::atomic<unsigned int> temperature_calls[16];
 
 // One reading of FAKE_NVML_PCIE: generation, max generation, width, max width.
 unsigned int pcie_field(void* device, int index) {
@@ -344,7 +367,15 @@ int nvmlDeviceGetCurrentClocksEventReasons(void* device, unsigned long long* rea
 }
 int nvmlDeviceGetTemperature(void* device, int, unsigned int* celsius) {
     if (int answer = forced_answer(device)) return answer;
-    *celsius = 34;
+    *celsius =
+        static_cast<unsigned int>(next_reading(index_of(device), "FAKE_NVML_TEMPERATURE", 34, temperature_calls));
+    return 0;
+}
+int nvmlDeviceGetClockInfo(void* device, int type, unsigned int* clock) {
+    if (int answer = forced_answer(device)) return answer;
+    const long long mhz = next_reading(index_of(device), "FAKE_NVML_SM_CLOCK", -1, sm_clock_calls);
+    if (type != 1 || mhz < 0) return 3;  // NVML_CLOCK_SM only; NVML_ERROR_NOT_SUPPORTED
+    *clock = static_cast<unsigned int>(mhz);
     return 0;
 }
 int nvmlDeviceGetPowerUsage(void* device, unsigned int* milliwatts) {

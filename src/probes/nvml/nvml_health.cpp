@@ -494,4 +494,14 @@ NvmlClockSample NvmlClockSampler::sample(double seconds) const {
     return sample;
 }
 
+NvmlClockSample NvmlClockSampler::sm_clock_and_temperature(double seconds) const {
+    NvmlClockSample sample;
+    sample.seconds = seconds;
+    if (!api_) return sample;
+    const NvmlApi& api = api_->api;
+    sample.sm_clock_mhz = nvml_query<unsigned int>(api.device_get_clock_info, api_->device, NVML_CLOCK_SM);
+    sample.temperature_c = nvml_query<unsigned int>(api.device_get_temperature, api_->device, NVML_TEMPERATURE_GPU);
+    return sample;
+}
+
 }  // namespace cudacheck

@@ -172,6 +172,9 @@ public:
     // False when NVML is not up, or does not list the GPU: nothing can be sampled.
     [[nodiscard]] bool ok() const;
     [[nodiscard]] NvmlClockSample sample(double seconds) const;
+    // The SM clock and temperature alone: two queries rather than four, for the engine's reading of
+    // every timed section (probes/nvml/timed_conditions.hpp).
+    [[nodiscard]] NvmlClockSample sm_clock_and_temperature(double seconds) const;
 
 private:
     struct Api;
