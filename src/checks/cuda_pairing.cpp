@@ -107,6 +107,9 @@ std::unique_ptr<Check> make_cuda_pairing_check() {
             const ToolkitFacts& toolkits = context.probes.toolkits();
             if (!toolkits.path_nvcc.empty()) facts.nvcc = toolkits.nvcc_version;
             judge_pairing(facts, result);
+            // At --level quick nvcc is not run: its version is what its toolkit's files say.
+            if (facts.nvcc && !toolkits.nvcc_version_source.empty())
+                result.evidence("nvcc_source", toolkits.nvcc_version_source + ": " + toolkits.nvcc_not_run);
         });
 }
 

@@ -225,7 +225,8 @@ std::unique_ptr<Check> make_node_services_check() {
             const std::string& root = node.root;
             const KernelModuleFacts& kernel = node.kernel;
             const HostInfo& host = node.host;
-            NodeServicesOptions options{.in_container = !host.container.empty()};
+            NodeServicesOptions options{.in_container = !host.container.empty(),
+                                        .start_programs = context.options.level != Level::quick};
             // Only on the real machine (NVML describes it, not a crafted tree), where the files show
             // no NVSwitch and the driver is loaded: NVML's fabric state names NVLink fabrics whose
             // switches the nvswitch driver does not show.

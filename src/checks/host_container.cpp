@@ -191,7 +191,9 @@ std::unique_ptr<Check> make_container_check() {
             const HostInfo& host = node.host;
             const ContainerRuntimeFacts runtime =
                 collect_container_runtime(context.environment, root,
-                                          {.wsl2 = host.wsl == "WSL2", .in_container = !host.container.empty()});
+                                          {.wsl2 = host.wsl == "WSL2",
+                                           .in_container = !host.container.empty(),
+                                           .ask_versions = context.options.level != Level::quick});
             ContainerInput input{host, kernel, runtime, std::nullopt};
             if (!host.container.empty() || runtime.overlay_root) {
                 const NvmlFacts& nvml = context.probes.nvml();

@@ -18,6 +18,13 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
     if (!toolkits.cuda_symlink.empty())
         result.evidence("usr_local_cuda", "/usr/local/cuda -> " + toolkits.cuda_symlink);
     if (toolkits.path_nvcc.empty()) result.evidence("nvcc_on_path", "none");
+    else if (toolkits.path_nvcc_root.empty())
+        result.evidence("nvcc_on_path",
+                        fmt::format("{} (not a toolkit's own nvcc: the toolkit it runs is found with "
+                                    "`nvcc --dryrun`, which {})",
+                                    toolkits.path_nvcc,
+                                    toolkits.nvcc_not_run.empty() ? std::string("did not tell")
+                                                                  : "is not run: " + toolkits.nvcc_not_run));
     else if (toolkit_root_of(toolkits.path_nvcc) != toolkits.path_nvcc_root)
         result.evidence("nvcc_on_path", fmt::format("{} (a wrapper that runs {}/bin/nvcc)", toolkits.path_nvcc,
                                                     toolkits.path_nvcc_root));
@@ -43,6 +50,30 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
                                with_nvcc->nvcc),
                    fmt::format("Add it to PATH: `export PATH={}/bin:$PATH` (put the line in ~/.bashrc to keep it).",
                                with_nvcc->root));
+    }
+    // --level quick: nvcc is not run, so whether it runs (CC nvcc_unusable) is left to --level
+    // standard; its version is what its toolkit's files say, and the summary says so.
+    if (!toolkits.nvcc_not_run.empty()) {
+        result.evidence("nvcc_version",
+                        toolkits.nvcc_version
+                            ? fmt::format("{} ({}; nvcc not run: {})", toolkits.nvcc_version->full,
+                                          toolkits.nvcc_version_source, toolkits.nvcc_not_run)
+                            : "unknown: no version.json or include/cuda.h beside it, and nvcc not run: " +
+                                  toolkits.nvcc_not_run);
+        if (!toolkits.path_nvcc_root.empty() && !toolkits.cuda_symlink.empty() &&
+            toolkits.path_nvcc_root != toolkits.cuda_symlink)
+            result.add(Code::cuda_symlink_differs,
+                       fmt::format("nvcc on PATH belongs to {} but /usr/local/cuda points to {}",
+                                   toolkits.path_nvcc_root, toolkits.cuda_symlink));
+        result.summary(
+            fmt::format("nvcc {}at {}; {} toolkit(s) installed; nvcc itself not run (--level standard "
+                        "runs it)",
+                        toolkits.nvcc_version
+                            ? toolkits.nvcc_version->full + " (" +
+                                  toolkits.nvcc_version_source.substr(0, toolkits.nvcc_version_source.find(' ')) + ") "
+                            : std::string(),
+                        sys::clip_path(toolkits.used_nvcc, 48), toolkits.toolkits.size()));
+        return;
     }
     if (!toolkits.nvcc_failure.empty()) {
         result.add(Code::nvcc_unusable, fmt::format("`{} --version` {}", toolkits.used_nvcc, toolkits.nvcc_failure));

@@ -273,6 +273,7 @@ struct RunOutcome {
 RunOutcome execute_run(const RunPlan& plan, const StopSignals& signals) {
     ProbeSettings probe_settings;
     probe_settings.initialise_cuda = plan.run.level != Level::quick;
+    probe_settings.start_programs = plan.run.level != Level::quick;
     probe_settings.python = plan.run.python;
     // Under supervision this process only reads host facts; the worker probes the driver.
     Probes probes(plan.environment, probe_settings);

@@ -182,6 +182,7 @@ int run_worker() {
     const Selection selection = select_checks(registry, job->checks, {});
     ProbeSettings settings;
     settings.initialise_cuda = job->options.level != Level::quick;
+    settings.start_programs = job->options.level != Level::quick;
     settings.python = job->options.python;
     Probes probes(environment, settings);
     EventStream events(probes, environment, job->nonce);

@@ -166,13 +166,18 @@ std::string strip_root(const std::string& root, const std::string& path) {
     return !root.empty() && sys::starts_with(path, root) ? path.substr(root.size()) : path;
 }
 
-void collect_toolkit(const std::string& root, std::vector<ToolkitProgram>& programs) {
+void collect_toolkit(const std::string& root, bool ask_versions, std::vector<ToolkitProgram>& programs) {
     // /usr/local/nvidia/toolkit is where the GPU Operator's toolkit container installs them.
     for (const char* name : {"nvidia-ctk", "nvidia-container-cli"}) {
         for (const char* directory : {"/usr/bin", "/usr/local/bin", "/usr/sbin", "/usr/local/nvidia/toolkit"}) {
             const std::string path = std::string(directory) + "/" + name;
             if (!sys::is_executable_file(root + path)) continue;
             ToolkitProgram program{name, path, {}, {}};
+            if (!ask_versions) {
+                program.note = "`--version` not asked at --level quick (it starts the program)";
+                programs.push_back(std::move(program));
+                break;
+            }
             const sys::CommandResult run = sys::run_command({root + path, "--version"}, child_time_limit);
             program.version = parse_toolkit_version(run.output);
             if (!run.started) program.note = "could not start: " + run.error;
@@ -249,7 +254,7 @@ ContainerRuntimeFacts collect_container_runtime(const Environment& environment, 
                                                 const ContainerRuntimeOptions& options) {
     ContainerRuntimeFacts facts;
     facts.overlay_root = mountinfo_overlay_root(sys::read_file(root + "/proc/self/mountinfo", 4 << 20).value_or(""));
-    collect_toolkit(root, facts.toolkit);
+    collect_toolkit(root, options.ask_versions, facts.toolkit);
     collect_cdi(root, facts.cdi_specs);
     if (options.in_container || facts.overlay_root) collect_cgroup_access(root, facts);
 

@@ -89,6 +89,9 @@ struct ContainerRuntimeFacts {
 struct ContainerRuntimeOptions {
     bool wsl2 = false;  // host_probe's verdict (its kernel release); /proc/version is read besides
     bool in_container = false;  // read the cgroup's device list
+    // Whether the container toolkit's programs are asked their `--version`: `--level quick` reads
+    // files only, and leaves their versions unknown.
+    bool ask_versions = true;
 };
 
 // Reads the machine under `root` ("" for the real one); `environment` gives LD_LIBRARY_PATH for WSL's

@@ -586,6 +586,10 @@ Outcome read_syslog(const KernelLogSettings& settings, KernelLogReading& reading
 // holds the latest; turned back into the kernel's order before parsing. Only the system's own
 // journalctl (no PATH search: cudacheck often runs as root).
 Outcome read_journal(const KernelLogSettings& settings, KernelLogReading& reading, std::string& why) {
+    if (!settings.journal) {
+        why = "journalctl is a program, which --level quick does not start (--level standard asks it)";
+        return Outcome::refused;
+    }
     std::string program;
     for (const char* candidate : {"/usr/bin/journalctl", "/bin/journalctl"})
         if (sys::is_executable_file(candidate)) {

@@ -122,6 +122,8 @@ struct KernelLogSettings {
     std::size_t byte_limit = std::size_t{16} << 20;
     int time_limit_ms = 200;
     int journal_time_limit_ms = 1000;  // journalctl starts and reads an index: more than /dev/kmsg
+    // Whether journalctl may be run (the last source tried): `--level quick` reads files only.
+    bool journal = true;
 };
 
 [[nodiscard]] KernelLogReading read_kernel_log(const KernelLogSettings& settings);

@@ -229,7 +229,9 @@ std::vector<std::string> nvswitch_signs(const std::string& root) {
 
 void collect_fabric_manager(const std::string& root, const NodeServicesOptions& options, FabricManagerFacts& facts) {
     facts.binary = find_program(root, "nv-fabricmanager");
-    if (!options.in_container && !facts.binary.empty()) {
+    if (!options.in_container && !facts.binary.empty() && !options.start_programs)
+        facts.version_note = "`" + facts.binary + " --version` not run at --level quick (--level standard runs it)";
+    if (!options.in_container && !facts.binary.empty() && options.start_programs) {
         const sys::CommandResult run = sys::run_command({root + facts.binary, "--version"}, child_time_limit);
         facts.version = parse_fabric_manager_version(run.output);
         if (!facts.version.empty()) facts.version_source = "`" + facts.binary + " --version`";
@@ -244,7 +246,11 @@ void collect_fabric_manager(const std::string& root, const NodeServicesOptions& 
         }
     }
     facts.pids = fabric_manager_processes(root, facts.processes_visible);
-    if (!options.in_container && facts.pids.empty()) {
+    if (!options.in_container && facts.pids.empty() && !options.start_programs)
+        facts.unit_note =
+            "`systemctl is-active nvidia-fabricmanager.service` not run at --level quick (--level "
+            "standard runs it)";
+    if (!options.in_container && facts.pids.empty() && options.start_programs) {
         const std::string systemctl = find_program(root, "systemctl");
         if (systemctl.empty()) {
             facts.unit_note = "no systemctl";

@@ -101,6 +101,9 @@ struct NodeServicesOptions {
     // GPUs whose NVML fabric state is other than not-supported (NVSwitch systems whose switches the
     // nvswitch driver does not show, such as NVLink 5 fabrics managed through NVLSM).
     bool nvml_fabric = false;
+    // Whether `nv-fabricmanager --version` and `systemctl is-active` may be run: `--level quick`
+    // reads files only (the version then comes from the package database, if it is there).
+    bool start_programs = true;
 };
 
 // Whether NVML reports a fabric state other than not-supported for any GPU (nvmlDeviceGetGpuFabricInfo:

@@ -11,7 +11,8 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
       kernel_log_([this, &environment] {
           return read_kernel_log(KernelLogSettings{.root = settings_.root,
                                                    .path = environment.get("CUDACHECK_KERNEL_LOG").value_or(""),
-                                                   .container = host().container});
+                                                   .container = host().container,
+                                                   .journal = settings_.start_programs});
       }),
       limits_([root = settings_.root] { return collect_process_limits(root); }),
       profiling_permissions_([root = settings_.root] { return collect_profiling_permissions(root); }),
@@ -23,7 +24,8 @@ Probes::Probes(const Environment& environment, ProbeSettings settings)
                                                                 .in_container = !host().container.empty()});
       }),
       gpu_sharing_([this] { return GpuSharingProbe(nvml()); }),
-      toolkits_([&environment, root = settings_.root] { return collect_toolkits(environment, root); }),
+      toolkits_(
+          [this, &environment] { return collect_toolkits(environment, settings_.root, settings_.start_programs); }),
       build_setup_([this, &environment] { return collect_build_setup(environment, toolkits(), settings_.root); }),
       library_locations_([&environment, root = settings_.root] { return locate_libraries(environment, root); }),
       loader_search_([&environment] { return cudacheck::loader_search(environment); }),

@@ -58,6 +58,9 @@ struct ProbeSettings {
     // cuInit costs ~180 ms on an H200: `--level quick` does not initialise CUDA and lists devices
     // through NVML instead.
     bool initialise_cuda = true;
+    // Whether probes may start programs (`nvcc --version`, journalctl): `--level quick` reads files
+    // and asks NVML only, and what only a program could tell is left to `--level standard`.
+    bool start_programs = true;
     // How driver facts are gathered; tests substitute devices without a driver. Empty: collect_driver().
     std::function<DriverFacts(bool initialise)> collect_driver;
     // How prefetch_driver() creates a primary context; tests substitute one. Empty: the driver's

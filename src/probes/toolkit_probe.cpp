@@ -53,6 +53,31 @@ std::optional<NvccVersion> parse_nvcc_version(std::string_view output) {
     return std::nullopt;
 }
 
+std::optional<NvccVersion> parse_nvcc_component_version(std::string_view version_json) {
+    const auto json = nlohmann::json::parse(version_json, nullptr, /*allow_exceptions=*/false);
+    if (!json.is_object()) return std::nullopt;
+    const auto nvcc = json.find("cuda_nvcc");
+    if (nvcc == json.end() || !nvcc->is_object()) return std::nullopt;
+    const auto version = nvcc->find("version");
+    if (version == nvcc->end() || !version->is_string()) return std::nullopt;
+    const std::string full = version->get<std::string>();
+    const std::size_t release_end = numbers_end(full, 0, 2);
+    if (release_end == std::string_view::npos || numbers_end(full, 0, 3) != full.size()) return std::nullopt;
+    return NvccVersion{full.substr(0, release_end), full};
+}
+
+std::optional<NvccVersion> parse_cuda_h_version(std::string_view cuda_h) {
+    constexpr std::string_view marker = "#define CUDA_VERSION ";
+    const std::size_t at = cuda_h.find(marker);
+    if (at == std::string_view::npos) return std::nullopt;
+    const std::size_t start = at + marker.size();
+    const std::size_t end = digits_end(cuda_h, start);
+    if (end == start || end - start > 6) return std::nullopt;  // 13000: major * 1000 + minor * 10
+    const int encoded = std::stoi(std::string(cuda_h.substr(start, end - start)));
+    const std::string release = std::to_string(encoded / 1000) + "." + std::to_string(encoded % 1000 / 10);
+    return NvccVersion{release, release};
+}
+
 std::string parse_toolkit_version_file(std::string_view text) {
     const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (json.is_object()) {
@@ -144,11 +169,44 @@ void add_toolkit(ToolkitFacts& facts, const std::string& candidate_root, const s
 
 }  // namespace
 
-ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root) {
+namespace {
+
+// The toolkit a real nvcc belongs to (nvcc.profile beside it), without running it; "" for anything
+// else named nvcc (a wrapper), which only `nvcc --dryrun` sees through.
+std::string nvcc_root_from_files(const std::string& nvcc_path) {
+    const std::string real = sys::real_path(nvcc_path);
+    const std::string& path = real.empty() ? nvcc_path : real;
+    const std::size_t slash = path.rfind('/');
+    if (slash != std::string::npos && sys::read_file(path.substr(0, slash) + "/nvcc.profile"))
+        return toolkit_root_of(nvcc_path);
+    return {};
+}
+
+// nvcc's version from the files of the toolkit at `toolkit_root`, and which file said it.
+std::optional<NvccVersion> nvcc_version_from_files(const std::string& toolkit_root, std::string& source) {
+    if (toolkit_root.empty()) return std::nullopt;
+    if (const auto text = sys::read_file(toolkit_root + "/version.json", 1 << 20))
+        if (auto version = parse_nvcc_component_version(*text)) {
+            source = "version.json (cuda_nvcc)";
+            return version;
+        }
+    // CUDA_VERSION is defined near cuda.h's top (line 263 of CUDA 13.0's, 12 KB in): its first 64 KiB.
+    if (const auto text = sys::read_file(toolkit_root + "/include/cuda.h", 64 << 10))
+        if (auto version = parse_cuda_h_version(*text)) {
+            source = "include/cuda.h (CUDA_VERSION)";
+            return version;
+        }
+    return std::nullopt;
+}
+
+}  // namespace
+
+ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root, bool run_nvcc) {
     ToolkitFacts facts;
     facts.path_nvcc = sys::find_in_path("nvcc", environment.get("PATH").value_or(""));
     if (!facts.path_nvcc.empty()) {
-        facts.path_nvcc_root = resolve_nvcc_root(facts.path_nvcc, environment);
+        facts.path_nvcc_root =
+            run_nvcc ? resolve_nvcc_root(facts.path_nvcc, environment) : nvcc_root_from_files(facts.path_nvcc);
         add_toolkit(facts, facts.path_nvcc_root, "PATH");
     }
     for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
@@ -167,17 +225,24 @@ ToolkitFacts collect_toolkits(const Environment& environment, const std::string&
                 break;
             }
     if (facts.used_nvcc.empty()) return facts;
-    // nvcc --version answers in ~10 ms; the limit only guards against a broken install hanging.
-    const std::optional<std::vector<std::string>> child = environment_for_nvcc(environment);
-    const sys::CommandResult run =
-        sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10), child ? &*child : nullptr);
-    if (!run.started) facts.nvcc_failure = "could not run: " + run.error;
-    else if (run.timed_out) facts.nvcc_failure = "did not answer within 10 s";
-    else if (run.exit_status != 0)
-        facts.nvcc_failure =
-            "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));
-    else if (!(facts.nvcc_version = parse_nvcc_version(run.output)))
-        facts.nvcc_failure = "unrecognised output: " + std::string(sys::trim(run.output)).substr(0, 200);
+    if (!run_nvcc) {
+        facts.nvcc_not_run = "--level quick reads files only (--level standard runs `nvcc --version`)";
+        const std::string used_root =
+            facts.used_nvcc == facts.path_nvcc ? facts.path_nvcc_root : toolkit_root_of(facts.used_nvcc);
+        facts.nvcc_version = nvcc_version_from_files(used_root, facts.nvcc_version_source);
+    } else {
+        // nvcc --version answers in ~10 ms; the limit only guards against a broken install hanging.
+        const std::optional<std::vector<std::string>> child = environment_for_nvcc(environment);
+        const sys::CommandResult run =
+            sys::run_command({facts.used_nvcc, "--version"}, std::chrono::seconds(10), child ? &*child : nullptr);
+        if (!run.started) facts.nvcc_failure = "could not run: " + run.error;
+        else if (run.timed_out) facts.nvcc_failure = "did not answer within 10 s";
+        else if (run.exit_status != 0)
+            facts.nvcc_failure =
+                "exited with status " + std::to_string(run.exit_status) + ": " + std::string(sys::trim(run.output));
+        else if (!(facts.nvcc_version = parse_nvcc_version(run.output)))
+            facts.nvcc_failure = "unrecognised output: " + std::string(sys::trim(run.output)).substr(0, 200);
+    }
     // Toolkits without version.json (some container images) take the version of their nvcc.
     if (facts.nvcc_version) {
         const std::string used_root =

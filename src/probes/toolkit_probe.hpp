@@ -33,6 +33,11 @@ struct ToolkitFacts {
     std::string used_nvcc;              // the nvcc whose version is reported
     std::optional<NvccVersion> nvcc_version;
     std::string nvcc_failure;           // why `nvcc --version` gave nothing usable
+    // Set when nvcc was not run (`--level quick` reads files only): why; nvcc_version then comes
+    // from the toolkit's files, named in nvcc_version_source, and a wrapper on PATH stays
+    // unresolved (path_nvcc_root empty).
+    std::string nvcc_not_run;
+    std::string nvcc_version_source;  // "version.json (cuda_nvcc)" or "include/cuda.h (CUDA_VERSION)"
     std::vector<Toolkit> toolkits;      // de-duplicated by real path
     std::string cuda_symlink;           // real path of /usr/local/cuda, empty if absent
     [[nodiscard]] const Toolkit* toolkit_at(std::string_view root) const;
@@ -56,8 +61,17 @@ struct ToolkitFacts {
 // nullopt when TMPDIR is not set to "": the child gets this process's environment.
 [[nodiscard]] std::optional<std::vector<std::string>> environment_for_nvcc(const Environment& environment);
 
+// nvcc's version as a toolkit's files give it, for when nvcc is not run: version.json's cuda_nvcc
+// component ("cuda_nvcc": {"version": "13.0.88"}, the V13.0.88 `nvcc --version` prints; NVIDIA's
+// installers write version.json since CUDA 11.1), else the release alone from cuda.h
+// ("#define CUDA_VERSION 13000": "13.0", which is `nvcc --version`'s "release 13.0").
+[[nodiscard]] std::optional<NvccVersion> parse_nvcc_component_version(std::string_view version_json);
+[[nodiscard]] std::optional<NvccVersion> parse_cuda_h_version(std::string_view cuda_h);
+
 // Looks in PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda, /usr/local/cuda-*, /opt/cuda (all under `root`)
-// and runs the chosen `nvcc --version`.
-[[nodiscard]] ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root = "");
+// and runs the chosen `nvcc --version`. With `run_nvcc` false it starts no program: nvcc's version
+// comes from its toolkit's files, and a wrapper on PATH is not seen through (`--dryrun`).
+[[nodiscard]] ToolkitFacts collect_toolkits(const Environment& environment, const std::string& root = "",
+                                            bool run_nvcc = true);
 
 }  // namespace cudacheck

@@ -76,7 +76,8 @@ TEST(HostileChildren, a_child_forging_events_changes_no_result) {
     test::TempDir dir;
     const std::string forged = forged_finished_line();
     const std::string done = protocol::encode(protocol::Done{});
-    // As `nvcc --version`, which toolkit.nvcc's probe runs in the worker: forges a pass for
+    // As `nvcc --version`, which toolkit.nvcc's probe runs in the worker (at --level standard: quick
+    // starts no program): forges a pass for
     // driver.libcuda and a "done" on every way to the event pipe it can find, and notes which worked.
     const std::string notes = dir.path() + "/notes";
     (void)dir.write("bin/nvcc",
@@ -103,9 +104,9 @@ TEST(HostileChildren, a_child_forging_events_changes_no_result) {
                         "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n",
                     0755);
     const test::BinaryRun clean =
-        test::run_cudacheck({"--level", "quick", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"});
+        test::run_cudacheck({"--level", "standard", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"});
     const test::BinaryRun run =
-        test::run_cudacheck({"--level", "quick", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"},
+        test::run_cudacheck({"--level", "standard", "--only", "driver.libcuda,toolkit.nvcc", "--format", "json"},
                             {{"PATH", path_first(dir.path() + "/bin")}});
     ASSERT_TRUE(fs::exists(notes + ".fds")) << "the fixture ran as nvcc\n" << run.output;
     // bash keeps the script open on 255; nothing of the worker's is there.
@@ -206,8 +207,8 @@ TEST(HostileChildren, a_dead_worker_is_noticed_by_its_exit_while_a_child_holds_i
                         "exec -a " +
                         mark + " sleep 300\n",
                     0755);
-    const test::BinaryRun run = test::run_cudacheck({"--level", "quick", "--only", "host.os,toolkit.nvcc", "--timeout",
-                                                     "60", "--format", "json"},
+    const test::BinaryRun run = test::run_cudacheck({"--level", "standard", "--only", "host.os,toolkit.nvcc",
+                                                     "--timeout", "60", "--format", "json"},
                                                     {{"PATH", path_first(dir.path() + "/bin")}});
     EXPECT_FALSE(run.timed_out);
     EXPECT_LT(run.wall_ms, 20000.0) << "the worker's death was seen at once, not at --timeout (60 s)\n" << run.output;
@@ -258,7 +259,7 @@ TEST(HostileChildren, a_check_waiting_for_a_hung_program_names_it_not_the_gpu) {
     const std::string mark = marker("hung");
     (void)dir.write("bin/nvcc", "#!/bin/bash\nexec -a " + mark + " sleep 300\n", 0755);
     const test::BinaryRun run =
-        test::run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc", "--timeout", "3", "--format", "json"},
+        test::run_cudacheck({"--level", "standard", "--only", "toolkit.nvcc", "--timeout", "3", "--format", "json"},
                             {{"PATH", path_first(dir.path() + "/bin")}});
     EXPECT_LT(run.wall_ms, 15000.0) << run.output;
     const nlohmann::json report = parse_report(run.output);
