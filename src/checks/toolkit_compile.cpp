@@ -12,6 +12,7 @@
 #include "util/json_read.hpp"
 #include "util/path.hpp"
 #include "util/system.hpp"
+#include "util/trace.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -98,34 +99,86 @@ int main(int argc, char** argv) {
 
 constexpr std::string_view extension_marker = "CUDACHECK_EXTENSION ";
 
-// PyTorch builds, imports and runs a one-kernel extension: the path every custom op, flash-attn
-// JIT build and kernels library takes (torch.utils.cpp_extension.load_inline). argv[1] is the
-// build directory (fresh, so the build is real).
+// PyTorch builds, imports and runs a one-kernel extension with its own builder
+// (torch.utils.cpp_extension.load: ninja, the host compiler and nvcc, PyTorch's flags, the link
+// against libtorch, libc10 and libcudart): the path every custom op, flash-attn JIT build and
+// kernels library takes. argv[1] is the build directory (fresh, so the build is real).
+//
+// Two translation units, as a real extension has them, built in parallel by ninja:
+//  - probe_binding.cpp, by the host compiler: torch/python.h (ATen, Python.h, pybind11 and
+//    PyTorch's Tensor type casters) and PYBIND11_MODULE, the binding every Python-module extension
+//    has. Not torch/extension.h, which adds torch/all.h (the C++ frontend: nn, optim, data, jit,
+//    serialize) that a kernel binding does not use (docs/performance.md, "PyTorch extension build", measures both).
+//  - probe_kernel.cu, by nvcc: ATen/cuda/CUDAContext.h, which real extensions include for the
+//    current stream (it brings c10's and ATen's core headers through nvcc's front end, and the
+//    toolkit's cublas_v2.h, cublasLt.h, cusparse.h, cusolverDn.h), the kernel, and a launcher on raw
+//    pointers on PyTorch's current stream. Not torch/types.h (all of ATen's operators), which
+//    load_inline prepends and which made this file the slowest of the build.
+// load, not load_inline: load_inline without use_pch deletes torch/include/torch/extension.h.gch
+// from the user's PyTorch installation (remove_extension_h_precompiler_headers in
+// torch/utils/cpp_extension.py), and with use_pch writes it there.
+constexpr std::string_view extension_sources =
+    "probe_binding.cpp with torch/python.h and PYBIND11_MODULE (host compiler), probe_kernel.cu with "
+    "ATen/cuda/CUDAContext.h (nvcc), linked against libtorch, libc10, libtorch_python and libcudart; not "
+    "compiled: torch/extension.h's C++ frontend (torch/all.h: nn, optim, data, jit) and ATen's operator "
+    "declarations through nvcc";
 constexpr std::string_view extension_script = R"PY(
-import json, sys, time
+import json, os, re, sys, time
 start = time.time()
 R = {"stage": "import", "ran": False, "correct": False}
-try:
-    import torch
-    from torch.utils.cpp_extension import load_inline
-    R["stage"] = "build"
-    cuda_source = r'''
+BINDING = r"""#include <torch/python.h>
+
+// Launches the kernel on PyTorch's current stream; nullptr when the launch worked, else CUDA's message.
+const char* twice_plus_one_launch(const float* x, float* y, int n);
+
+torch::Tensor twice_plus_one(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda() && x.scalar_type() == torch::kFloat && x.is_contiguous(), "a contiguous float CUDA tensor");
+    auto y = torch::empty_like(x);
+    const char* error = twice_plus_one_launch(x.data_ptr<float>(), y.data_ptr<float>(), static_cast<int>(x.numel()));
+    TORCH_CHECK(error == nullptr, "CUDA error: ", error);
+    return y;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("twice_plus_one", torch::wrap_pybind_function(twice_plus_one), "twice_plus_one");
+}
+"""
+KERNEL = r"""#include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime.h>
+
 __global__ void twice_plus_one_kernel(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = 2.0f * x[i] + 1.0f;
 }
-torch::Tensor twice_plus_one(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    int n = static_cast<int>(x.numel());
-    twice_plus_one_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+
+const char* twice_plus_one_launch(const float* x, float* y, int n) {
+    twice_plus_one_kernel<<<(n + 255) / 256, 256, 0, at::cuda::getCurrentCUDAStream()>>>(x, y, n);
     // A launch without a kernel image for the GPU fails here, not at the next synchronisation.
     const cudaError_t launched = cudaGetLastError();
-    TORCH_CHECK(launched == cudaSuccess, "CUDA error: ", cudaGetErrorString(launched));
-    return y;
+    return launched == cudaSuccess ? nullptr : cudaGetErrorString(launched);
 }
-'''
-    module = load_inline(name="cudacheck_extension_probe", cpp_sources="torch::Tensor twice_plus_one(torch::Tensor x);",
-                         cuda_sources=cuda_source, functions=["twice_plus_one"], build_directory=sys.argv[1], verbose=False)
+"""
+try:
+    import torch
+    from torch.utils.cpp_extension import load
+    R["stage"] = "build"
+    if torch.cuda.device_count() == 0 and not os.environ.get("TORCH_CUDA_ARCH_LIST"):
+        # PyTorch builds for the visible GPUs and, with none and no TORCH_CUDA_ARCH_LIST, stops with
+        # "IndexError: list index out of range" (cpp_extension._get_cuda_arch_flags). Without a GPU
+        # the build is for the oldest architecture this PyTorch was built for, which an nvcc of its
+        # CUDA release knows (as the nvcc build takes the oldest nvcc lists).
+        built = sorted((int(m.group(1)), m.group(2)) for m in
+                       (re.fullmatch(r"sm_(\d+)([a-z]?)", arch) for arch in torch.cuda.get_arch_list()) if m)
+        if built:
+            number, suffix = built[0]
+            R["arch_list"] = os.environ["TORCH_CUDA_ARCH_LIST"] = f"{number // 10}.{number % 10}{suffix}"
+    directory = sys.argv[1]
+    sources = []
+    for name, text in (("probe_binding.cpp", BINDING), ("probe_kernel.cu", KERNEL)):
+        sources.append(os.path.join(directory, name))
+        with open(sources[-1], "w") as out:
+            out.write(text)
+    module = load(name="cudacheck_extension_probe", sources=sources, build_directory=directory, verbose=False)
     R["stage"] = "run"
     R["module_file"] = str(getattr(module, "__file__", "") or "")
     if torch.cuda.is_available():
@@ -232,6 +285,7 @@ std::optional<ExtensionBuild> parse_extension_result(std::string_view output) {
     build.error = document.value("error", std::string());
     build.seconds = document.value("seconds", 0.0);
     build.module_file = document.value("module_file", std::string());
+    build.arch_list = document.value("arch_list", std::string());
     return build;
 }
 
@@ -468,7 +522,7 @@ void judge_nvcc_build(const CompileOutcome& outcome, const std::vector<const Bui
     }
 }
 
-// PyTorch's load_inline build of a one-kernel extension, against what toolkit.build predicted for
+// PyTorch's build (torch.utils.cpp_extension.load) of a one-kernel extension, against what toolkit.build predicted for
 // PyTorch's side (`stops_jit`: it does not build; `kernels_fail`: its kernels do not run).
 void judge_extension_build(const ExtensionBuild& extension, const std::vector<const BuildProblem*>& stops_jit,
                            const std::vector<const BuildProblem*>& kernels_fail, ResultBuilder& result,
@@ -478,6 +532,14 @@ void judge_extension_build(const ExtensionBuild& extension, const std::vector<co
         if (!extension.skipped.empty()) result.evidence("extension", "not built: " + extension.skipped);
     } else {
         result.evidence("extension_subject", extension.subject);
+        // What the probe compiles, and what of a typical extension it leaves out.
+        result.evidence("extension_sources", std::string(extension_sources));
+        if (!extension.arch_list.empty())
+            result.evidence("extension_arch_list",
+                            fmt::format("TORCH_CUDA_ARCH_LIST={} for the build: no GPU is visible to PyTorch, and "
+                                        "without one PyTorch's builder stops with \"IndexError: list index out of "
+                                        "range\" (this PyTorch's oldest architecture)",
+                                        extension.arch_list));
         const bool built =
             extension.started && !extension.timed_out && (extension.stage == "run" || extension.stage == "done");
         const bool kernels_ran = extension.stage == "done" && (!extension.ran || extension.correct);
@@ -487,7 +549,7 @@ void judge_extension_build(const ExtensionBuild& extension, const std::vector<co
             const CompileError cause = classify_compile_error(extension.error);
             const std::string why =
                 extension.timed_out
-                    ? fmt::format("`{} -c <load_inline script>` did not finish within 100 s and was killed",
+                    ? fmt::format("`{} -c <extension build script>` did not finish within 100 s and was killed",
                                   sys::printable(extension.interpreter))
                 : !extension.started      ? extension.output_tail
                 : extension.error.empty() ? extension.output_tail
@@ -498,15 +560,15 @@ void judge_extension_build(const ExtensionBuild& extension, const std::vector<co
                                               ? std::string()
                                               : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
             Finding finding =
-                make_finding(Code::extension_build_failed,
-                             fmt::format("PyTorch's load_inline could not build a one-kernel extension ({}): {}{}",
-                                         extension.stage, why, predicted));
+                make_finding(Code::extension_build_failed, fmt::format("PyTorch's cpp_extension.load could not build a "
+                                                                       "one-kernel extension ({}): {}{}",
+                                                                       extension.stage, why, predicted));
             finding.subject = extension.subject;
             add(std::move(finding));
             if (stops_jit.empty() && !extension.timed_out)
                 add(make_finding(Code::build_prediction_mismatch,
                                  fmt::format("toolkit.build predicted that PyTorch extension builds work, but "
-                                             "load_inline failed: {}",
+                                             "cpp_extension.load failed: {}",
                                              why)));
             summary.push_back("PyTorch extension build failed");
         } else {
@@ -516,22 +578,22 @@ void judge_extension_build(const ExtensionBuild& extension, const std::vector<co
             if (!stops_jit.empty() && !empty_module)
                 add(make_finding(Code::build_prediction_mismatch,
                                  fmt::format("toolkit.build predicted that PyTorch extension builds fail ({}), but "
-                                             "load_inline built one",
+                                             "cpp_extension.load built one",
                                              codes_of(stops_jit))));
             if (empty_module) {
                 const std::string predicted =
                     stops_jit.empty() ? std::string()
                                       : fmt::format(" (toolkit.build predicted it: {})", codes_of(stops_jit));
-                Finding finding =
-                    make_finding(Code::nvcc_built_nothing, fmt::format("PyTorch's load_inline reported success, but "
-                                                                       "the module it built carries no GPU code: {}{}",
-                                                                       extension.module_problem, predicted));
+                Finding finding = make_finding(Code::nvcc_built_nothing,
+                                               fmt::format("PyTorch's cpp_extension.load reported success, but "
+                                                           "the module it built carries no GPU code: {}{}",
+                                                           extension.module_problem, predicted));
                 finding.subject = extension.subject;
                 add(std::move(finding));
                 if (stops_jit.empty())
                     add(make_finding(Code::build_prediction_mismatch,
                                      fmt::format("toolkit.build predicted that PyTorch extension builds work, but "
-                                                 "load_inline built no GPU code: {}",
+                                                 "cpp_extension.load built no GPU code: {}",
                                                  extension.module_problem)));
                 summary.push_back("PyTorch extension built without GPU code");
             } else if (!kernels_ran) {
@@ -557,7 +619,7 @@ void judge_extension_build(const ExtensionBuild& extension, const std::vector<co
                                      fmt::format("toolkit.build predicted that the extension's kernels fail here ({}), "
                                                  "but they ran",
                                                  codes_of(kernels_fail))));
-                summary.push_back(fmt::format("PyTorch built and {} a load_inline extension in {:.1f} s",
+                summary.push_back(fmt::format("PyTorch built and {} a one-kernel extension in {:.1f} s",
                                               extension.ran ? "ran" : "imported", extension.seconds));
             }
         }
@@ -572,8 +634,12 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
     std::vector<const BuildProblem*> kernels_fail;
     for (const BuildProblem& problem : prediction.problems) {
         const bool torch_side = !problem.subject || problem.subject == outcome.extension.subject;
+        // Without a GPU the probe build names its own TORCH_CUDA_ARCH_LIST (its evidence says so), so
+        // the prediction that builds without one stop (CC318, about the user's builds) is not its.
+        const bool own_arch_list =
+            problem.code == Code::torch_arch_list_unset_without_gpu && !outcome.extension.arch_list.empty();
         if (problem.stops_nvcc) stops_nvcc.push_back(&problem);
-        if (problem.stops_torch_jit && torch_side) stops_jit.push_back(&problem);
+        if (problem.stops_torch_jit && torch_side && !own_arch_list) stops_jit.push_back(&problem);
         if (problem.kernels_fail && torch_side) kernels_fail.push_back(&problem);
     }
     std::vector<std::string> summary;
@@ -586,7 +652,86 @@ void judge_compile(const CompileOutcome& outcome, const BuildPrediction& predict
 
 namespace {
 
-CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& input) {
+// PyTorch's build of the probe extension, run in the background: it takes tens of seconds (the host
+// compiler and nvcc compiling PyTorch's headers), the rest of this check a few, so it starts as soon
+// as the check does, before the check waits for the build setup, the driver and the
+// devices, none of which it needs.
+class ExtensionTask {
+public:
+    // Starts it once a scratch directory exists: for the first CUDA build of PyTorch found, in the
+    // order build_judge_input (toolkit_build.cpp) lists them for toolkit.build's prediction.
+    void start(Probes& probes, const ScratchDirectory& scratch) {
+        if (decided_ || scratch.path().empty()) return;
+        decided_ = true;
+        const auto first_cuda_torch = [&]() -> std::pair<const EnvironmentFacts*, const FrameworkFacts*> {
+            for (const EnvironmentFacts& environment : probes.python().environments)
+                for (const FrameworkFacts& framework : environment.frameworks)
+                    if (framework.build.framework == "PyTorch" && framework.build.accelerator == Accelerator::cuda &&
+                        framework.build.cuda)
+                        return {&environment, &framework};
+            return {nullptr, nullptr};
+        };
+        const auto [environment, framework] = first_cuda_torch();
+        if (environment == nullptr) {
+            build_.skipped = "no CUDA build of PyTorch is installed";
+            return;
+        }
+        if (environment->environment.interpreter.empty()) {
+            build_.skipped = framework_subject(*environment, *framework) + " has no interpreter";
+            return;
+        }
+        build_.attempted = true;
+        build_.subject = framework_subject(*environment, *framework);
+        build_.interpreter = environment->environment.interpreter;
+        const std::string directory = scratch.path() + "/extension";
+        std::error_code ignored;
+        fs::create_directory(directory, ignored);
+        running_ = std::async(std::launch::async, [build = build_, directory] { return run(build, directory); });
+    }
+    // Waits for it; what was decided without running it otherwise.
+    [[nodiscard]] ExtensionBuild result() { return running_.valid() ? running_.get() : build_; }
+
+private:
+    static ExtensionBuild run(ExtensionBuild build, const std::string& directory) {
+        const trace::Span span("toolkit.compile: PyTorch extension build");
+        const sys::CommandResult run =
+            sys::run_command({build.interpreter, "-c", std::string(extension_script), directory}, 100s);
+        build.started = run.started;
+        build.timed_out = run.timed_out;
+        const std::optional<ExtensionBuild> parsed =
+            run.started && !run.timed_out ? parse_extension_result(run.output) : std::nullopt;
+        if (!parsed) {
+            build.output_tail = run.started ? tail_lines(run.output, 3) : run.error;
+            return build;
+        }
+        build.stage = parsed->stage;
+        build.ran = parsed->ran;
+        build.correct = parsed->correct;
+        build.error = parsed->error;
+        build.seconds = parsed->seconds;
+        build.module_file = parsed->module_file;
+        build.arch_list = parsed->arch_list;
+        // The module PyTorch says it built, read back as `cudacheck inspect` reads it: a success alone
+        // may have built no GPU code.
+        if (build.stage == "run" || build.stage == "done") {
+            const GpuCodeScan scan = build.module_file.empty() ? GpuCodeScan{} : inspect_file(build.module_file);
+            if (build.module_file.empty()) build.module_problem = "PyTorch named no module file";
+            else if (scan.error != ScanError::none)
+                build.module_problem = fmt::format("{}: {}", sys::printable(build.module_file), scan.error_message);
+            else if (std::none_of(scan.objects.begin(), scan.objects.end(),
+                                  [](const CodeObject& object) { return object.kind != CodeKind::lto_ir; }))
+                build.module_problem = fmt::format("{} has no SASS or PTX", sys::printable(build.module_file));
+        }
+        return build;
+    }
+
+    bool decided_ = false;
+    ExtensionBuild build_;
+    std::future<ExtensionBuild> running_;
+};
+
+CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& input, const ScratchDirectory& scratch,
+                               ExtensionTask& extension) {
     CompileOutcome outcome;
     outcome.devices = input.devices;
     if (!context.devices.empty()) {
@@ -600,7 +745,6 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
     outcome.temporary = setup.temporary;
     outcome.nvcc_flag_variables = setup.nvcc_flags.variables;
     outcome.host_compiler = setup.nvcc_host_compiler.path;
-    ScratchDirectory scratch;
     if (scratch.path().empty()) {
         // Where nvcc would write its own files too: a finding about TMPDIR, not a prediction error.
         outcome.nvcc = setup.files.nvcc;
@@ -615,52 +759,8 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
     const std::string executable = scratch.path() + "/probe";
     std::error_code ignored;
     fs::create_directory(keep, ignored);
-
-    std::future<void> extension;
-    // PyTorch's build runs beside nvcc's: importing torch alone takes seconds.
-    const TorchBuildTarget* torch = input.torch.empty() ? nullptr : &input.torch.front();
-    std::string extension_directory = scratch.path() + "/extension";
-    if (torch == nullptr) {
-        outcome.extension.skipped = "no CUDA build of PyTorch is installed";
-    } else if (torch->interpreter.empty()) {
-        outcome.extension.skipped = torch->subject + " has no interpreter";
-    } else {
-        fs::create_directory(extension_directory, ignored);
-        outcome.extension.attempted = true;
-        outcome.extension.subject = torch->subject;
-        outcome.extension.interpreter = torch->interpreter;
-        extension = std::async(std::launch::async, [&outcome, torch, extension_directory] {
-            const sys::CommandResult run =
-                sys::run_command({torch->interpreter, "-c", std::string(extension_script), extension_directory}, 100s);
-            ExtensionBuild& build = outcome.extension;
-            build.started = run.started;
-            build.timed_out = run.timed_out;
-            if (const std::optional<ExtensionBuild> parsed =
-                    run.started && !run.timed_out ? parse_extension_result(run.output) : std::nullopt) {
-                build.stage = parsed->stage;
-                build.ran = parsed->ran;
-                build.correct = parsed->correct;
-                build.error = parsed->error;
-                build.seconds = parsed->seconds;
-                build.module_file = parsed->module_file;
-                // The module PyTorch says it built, read back as `cudacheck inspect` reads it: a success
-                // alone may have built no GPU code.
-                if (build.stage == "run" || build.stage == "done") {
-                    const GpuCodeScan scan =
-                        build.module_file.empty() ? GpuCodeScan{} : inspect_file(build.module_file);
-                    if (build.module_file.empty()) build.module_problem = "PyTorch named no module file";
-                    else if (scan.error != ScanError::none)
-                        build.module_problem =
-                            fmt::format("{}: {}", sys::printable(build.module_file), scan.error_message);
-                    else if (std::none_of(scan.objects.begin(), scan.objects.end(),
-                                          [](const CodeObject& object) { return object.kind != CodeKind::lto_ir; }))
-                        build.module_problem = fmt::format("{} has no SASS or PTX", sys::printable(build.module_file));
-                }
-            } else {
-                build.output_tail = run.started ? tail_lines(run.output, 3) : run.error;
-            }
-        });
-    }
+    // Started when the check started, unless no toolkit was found then (it runs beside nvcc's build).
+    extension.start(context.probes, scratch);
 
     // nvcc, or its host compiler, that would hang this build too is not run: toolkit.build's finding
     // names it (build/compile_plan).
@@ -717,7 +817,7 @@ CompileOutcome compile_and_run(CheckContext& context, const BuildJudgeInput& inp
             }
         }
     }
-    if (extension.valid()) extension.get();
+    outcome.extension = extension.result();
     return outcome;
 }
 
@@ -730,27 +830,37 @@ std::unique_ptr<Check> make_toolkit_compile_check() {
                   .description =
                       "Builds and runs a one-kernel program with the nvcc and host compiler a build would use (SASS "
                       "for each GPU plus PTX, "
-                      "stages kept), and a PyTorch load_inline extension; both held to toolkit.build's prediction",
+                      "stages kept), and a PyTorch extension (cpp_extension.load); both held to toolkit.build's "
+                      "prediction",
                   .min_level = Level::full,
                   .raises = {Code::compile_failed, Code::compiled_program_failed, Code::extension_build_failed,
                              Code::build_prediction_mismatch, Code::host_compiler_unsupported,
                              Code::host_compiler_missing, Code::build_toolkit_incomplete, Code::nvcc_arch_unsupported,
                              Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
-                  .answers = "at `--level full`: the compile flow for real with the nvcc and host compiler a build "
-                             "would use: a one-kernel program "
-                             "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept "
-                             "and measured, linked, run and "
-                             "verified on each GPU, its GPU code read back; with PyTorch, a `load_inline` extension "
-                             "built, imported and run by "
-                             "PyTorch itself; both held to `toolkit.build`'s prediction"},
+                  .answers =
+                      "at `--level full`: the compile flow for real with the nvcc and host compiler a build "
+                      "would use: a one-kernel program "
+                      "with `-gencode` for each visible GPU plus PTX, its stages (PTX, cubin, fatbinary) kept "
+                      "and measured, linked, run and "
+                      "verified on each GPU, its GPU code read back; with PyTorch, a `cpp_extension.load` extension "
+                      "built, imported and run by "
+                      "PyTorch itself; both held to `toolkit.build`'s prediction"},
         [](CheckContext& context, ResultBuilder& result) {
-            const BuildJudgeInput input = build_judge_input(context.probes, context.environment);
+            // PyTorch's build first, when a toolkit is there to build with (without one the check is
+            // skipped): build_judge_input waits for the build setup, cuInit and the devices.
+            const ScratchDirectory scratch;
+            ExtensionTask extension;
+            if (!context.probes.toolkits().toolkits.empty()) extension.start(context.probes, scratch);
+            const BuildJudgeInput input = [&] {
+                const trace::Span waiting("toolkit.compile: build setup, driver, devices");
+                return build_judge_input(context.probes, context.environment);
+            }();
             const BuildPrediction prediction = predict_builds(input);
             if (prediction.skip) {
                 result.skip(*prediction.skip);
                 return;
             }
-            judge_compile(compile_and_run(context, input), prediction, result);
+            judge_compile(compile_and_run(context, input, scratch, extension), prediction, result);
         });
 }
 

@@ -3,7 +3,8 @@
 // -gencode for each visible GPU (SASS) and PTX for the newest, its intermediates kept (PTX,
 // cubin, fatbinary), linked, run on each GPU and its output verified, and its GPU code read back
 // as `cudacheck inspect` reads it. With a CUDA build of PyTorch, PyTorch itself builds, imports and
-// runs a one-kernel extension (torch.utils.cpp_extension.load_inline) in a temporary directory.
+// runs a one-kernel extension (torch.utils.cpp_extension.load: a binding .cpp and a kernel .cu) in a
+// temporary directory, started when the check starts.
 // Both outcomes are held to toolkit.build's prediction (predict_builds); what nvcc is asked to
 // build, and how its errors read, is build/compile_plan's.
 #pragma once
@@ -49,11 +50,14 @@ struct ExtensionBuild {
     double seconds = 0.0;
     std::string output_tail = {};  // when no result line came
     std::string interpreter = {};  // the python that ran it, for a message when it is killed
-    // What load_inline built, read back (a build can report success without building): the
+    // What PyTorch built, read back (a build can report success without building): the
     // module's file, and why it carries no GPU code ("" when it carries some).
     // A success without a GPU to run on is only believed with it.
     std::string module_file = {};
     std::string module_problem = {};
+    // The TORCH_CUDA_ARCH_LIST the script set because PyTorch saw no GPU and none was set ("7.5");
+    // empty when PyTorch chose (the visible GPUs) or the user's was taken.
+    std::string arch_list = {};
 };
 
 struct CompileOutcome {

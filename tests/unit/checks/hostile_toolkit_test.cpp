@@ -188,7 +188,7 @@ TEST(HostileToolkit, the_judge_believes_no_success_it_could_not_read_back) {
     EXPECT_TRUE(contains(test::finding_with(unexplained, "CC334")->remediation, "is not NVIDIA's compiler driver"))
         << "no variable to blame";
     EXPECT_NE(test::finding_with(unexplained, "CC333"), nullptr) << "nothing predicted it: the prediction was wrong";
-    // PyTorch's load_inline: "imported" without a GPU is believed only with GPU code in the module.
+    // PyTorch's extension build: "imported" without a GPU is believed only with GPU code in the module.
     CompileOutcome extension;
     extension.extension =
         ExtensionBuild{.attempted = true, .subject = "/venv: PyTorch", .started = true, .stage = "done", .seconds = 30};
@@ -199,7 +199,7 @@ TEST(HostileToolkit, the_judge_believes_no_success_it_could_not_read_back) {
     });
     ASSERT_NE(test::finding_with(module, "CC334"), nullptr);
     EXPECT_TRUE(contains(test::finding_with(module, "CC334")->message,
-                         "load_inline reported success, but the module it built carries no GPU code"));
+                         "cpp_extension.load reported success, but the module it built carries no GPU code"));
     extension.extension.module_problem.clear();
     EXPECT_EQ(test::judge("toolkit.compile",
                           [&](ResultBuilder& builder) { judge_compile(extension, BuildPrediction{}, builder); })

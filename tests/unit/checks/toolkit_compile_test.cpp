@@ -6,8 +6,13 @@
 #include "support/check_judging.hpp"
 #include "support/fixtures.hpp"
 #include "support/headlines.hpp"
+#include "support/test_support.hpp"
+#include "util/system.hpp"
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -65,6 +70,14 @@ TEST(ToolkitCompile, reads_the_extension_scripts_result_line) {
     ASSERT_TRUE(failed.has_value());
     EXPECT_EQ(failed->stage, "build");
     EXPECT_TRUE(contains(failed->error, "Ninja is required"));
+    // Without a GPU the script names the architecture it built for (PyTorch's builder needs one).
+    const std::optional<ExtensionBuild> no_gpu = parse_extension_result(
+        "CUDACHECK_EXTENSION {\"stage\": \"done\", \"ran\": false, \"correct\": false, \"arch_list\": \"7.5\", "
+        "\"module_file\": \"/tmp/e/cudacheck_extension_probe.so\", \"seconds\": 20.0}");
+    ASSERT_TRUE(no_gpu.has_value());
+    EXPECT_EQ(no_gpu->arch_list, "7.5");
+    EXPECT_EQ(no_gpu->module_file, "/tmp/e/cudacheck_extension_probe.so");
+    EXPECT_TRUE(built->arch_list.empty()) << "not set when a GPU (or the user's TORCH_CUDA_ARCH_LIST) chose";
     EXPECT_FALSE(parse_extension_result("Traceback (most recent call last):\n").has_value());
     EXPECT_FALSE(parse_extension_result("CUDACHECK_EXTENSION {not json").has_value());
 }
@@ -180,6 +193,22 @@ TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
     outcome.extension.ran = outcome.extension.correct = true;
     EXPECT_NE(test::finding_with(judged(outcome, arch), "CC333"), nullptr);
     EXPECT_EQ(judged(outcome, {}).status, Status::pass);
+    // Built without a GPU for the architecture the script chose: imported, and the choice is evidence.
+    outcome.extension.ran = outcome.extension.correct = false;
+    outcome.extension.arch_list = "7.5";
+    const CheckResult imported = judged(outcome, {});
+    EXPECT_EQ(imported.status, Status::pass);
+    EXPECT_TRUE(contains(imported.message, "PyTorch built and imported a one-kernel extension")) << imported.message;
+    EXPECT_TRUE(contains(test::account(imported), "TORCH_CUDA_ARCH_LIST=7.5 for the build: no GPU is visible"))
+        << test::account(imported);
+    // What the probe compiled, and what it leaves out, is said in the report.
+    EXPECT_NE(std::find_if(imported.evidence.begin(), imported.evidence.end(),
+                           [](const Evidence& item) {
+                               return item.key == "extension_sources" && contains(item.value, "torch/python.h") &&
+                                      contains(item.value, "ATen/cuda/CUDAContext.h") &&
+                                      contains(item.value, "not compiled: torch/extension.h's C++ frontend");
+                           }),
+              imported.evidence.end());
 }
 
 // The whole check, run by the binary, with this machine's nvcc and g++.
@@ -234,6 +263,63 @@ TEST(ToolkitCompile, a_gcc_newer_than_the_toolkit_allows_is_predicted_and_refuse
     EXPECT_TRUE(contains(evidence, "unsupported GNU version! gcc versions later than")) << "nvcc's own error, quoted";
     EXPECT_TRUE(contains(evidence, "toolkit.build predicted it: CC307")) << evidence;
     EXPECT_FALSE(contains(findings, "\"CC333\"")) << "prediction and nvcc agree: " << findings;
+}
+
+// The real extension build, by a real CUDA build of PyTorch (CUDACHECK_TORCH_PYTHON names its
+// interpreter; skipped without it, so that no test downloads PyTorch): label `torch` in
+// tests/CMakeLists.txt, e.g. `CUDACHECK_TORCH_PYTHON=/work/venvs/torch/bin/python ctest -L torch`.
+// Ground truth: PyTorch's own answers from that interpreter (its version, and the architectures it
+// was built for, the oldest of which the script builds for when no GPU is visible).
+TEST(ToolkitCompileAgainstRealTorch, pytorch_builds_and_imports_the_probe_extension) {
+    const char* python = std::getenv("CUDACHECK_TORCH_PYTHON");
+    if (python == nullptr || *python == '\0') GTEST_SKIP() << "CUDACHECK_TORCH_PYTHON is not set";
+    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
+    // PyTorch's own answers: sys.prefix (the subject's), its GPU count, and the oldest architecture it
+    // was built for, written as TORCH_CUDA_ARCH_LIST writes it (sm_75 -> 7.5).
+    const sys::CommandResult asked =
+        sys::run_command({python, "-c",
+                          "import re, sys, torch; n, s = min((int(m.group(1)), m.group(2)) for m in "
+                          "(re.fullmatch(r'sm_(\\d+)([a-z]?)', "
+                          "a) for a in torch.cuda.get_arch_list()) if m); print(sys.prefix, torch.cuda.device_count(), "
+                          "f'{n // 10}.{n % 10}{s}')"},
+                         std::chrono::seconds(120));
+    ASSERT_EQ(asked.exit_status, 0) << asked.output;
+    const std::vector<std::string> answer =
+        sys::split(sys::trim(sys::split(sys::trim(asked.output), '\n').back()), ' ');
+    ASSERT_EQ(answer.size(), 3U) << asked.output;
+    const bool gpu = answer[1] != "0";
+
+    test::TempDir dir;
+    const std::string report = dir.path() + "/report.json";
+    const std::vector<std::string> environment =
+        test::environment_with({{"CUDA_HOME", test::unset_marker},
+                                {"CUDA_PATH", test::unset_marker},
+                                {"TORCH_CUDA_ARCH_LIST", test::unset_marker},
+                                {"PATH", fmt::format("{}:/usr/local/cuda/bin:/usr/bin:/bin",
+                                                     std::filesystem::path(python).parent_path().string())}});
+    const sys::CommandResult run =
+        sys::run_command({CUDACHECK_BINARY, "--level", "full", "--only", "toolkit.build,toolkit.compile", "--python",
+                          python, "-o", report, "-q"},
+                         std::chrono::seconds(300), &environment);
+    ASSERT_FALSE(run.timed_out) << run.output;
+    nlohmann::json check;
+    const nlohmann::json document = nlohmann::json::parse(test::read_text(report));
+    for (const nlohmann::json& item : document.at("checks"))
+        if (item.at("id") == "toolkit.compile") check = item;
+    ASSERT_FALSE(check.is_null()) << run.output << test::read_text(report);
+    const std::string message = check.at("message").get<std::string>();
+    const std::string evidence = check.at("evidence").dump();
+    // Built, imported (and run on a GPU when there is one), its module's GPU code read back: a module
+    // without SASS or PTX would be CC334 and no pass.
+    EXPECT_EQ(check.at("status"), "pass") << check.dump(1);
+    EXPECT_TRUE(contains(message, gpu ? "PyTorch built and ran a one-kernel extension"
+                                      : "PyTorch built and imported a one-kernel extension"))
+        << message;
+    EXPECT_TRUE(contains(evidence, fmt::format("\"{}: PyTorch\"", answer[0]))) << "the environment asked: " << evidence;
+    const std::string arch_list = fmt::format("TORCH_CUDA_ARCH_LIST={} for the build", answer[2]);
+    EXPECT_EQ(contains(evidence, arch_list), !gpu) << arch_list << " in " << evidence;
+    ASSERT_NE(check.find("metrics"), check.end()) << check.dump(1);
+    EXPECT_TRUE(contains(check.at("metrics").dump(), "extension_time")) << check.at("metrics").dump();
 }
 
 }  // namespace
