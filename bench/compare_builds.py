@@ -5,15 +5,24 @@ gone (bench/startup.py explains why), for each CUDA_VISIBLE_DEVICES value given.
 wall time of each build and B's ratio to A. Used for docs/performance.md ("several GPUs").
 
 Usage: bench/compare_builds.py [--runs N] [--gap SECONDS] [--visible 0 --visible 0,1] [--env-a NAME=VALUE]
-                               [--env-b NAME=VALUE] BINARY_A BINARY_B [-- ARGS...]
+                               [--env-b NAME=VALUE] [--args-a='ARGS'] [--args-b='ARGS'] [--json FILE]
+                               BINARY_A BINARY_B [-- ARGS...]
 --gap sleeps that long before every run, so that each program starts after the same idle time (an
 idle GPU wakes inside cuInit: docs/performance.md).
 ARGS are cudacheck's arguments (default: none, the default level). --env-a/--env-b add variables to
 A's or B's runs (repeatable): A and B may then be one binary, e.g. with CUDA_DEVICE_MAX_CONNECTIONS=8
 for A to time cudacheck's own choice (2) against CUDA's default.
+--args-a/--args-b add arguments to A's or B's runs only, after ARGS (one shell-quoted string each,
+given with '=' since it starts with --): one binary with two argument sets, e.g. --args-a='--devices 0'
+for the default run on one GPU against all (issue 41). --json FILE also writes every sample, in ms, for a later computation
+(bench/second_gpu_cost.py): {"runs", "gap_s", "a": {"binary", "arguments", "environment"}, "b": ...,
+"settings": [CUDA_VISIBLE_DEVICES or null], "samples": {"A": {setting: [ms...]}, "B": ...}} (the
+key of an inherited setting is "(inherited)").
 """
 import argparse
+import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -30,6 +39,9 @@ def main():
     parser.add_argument("--visible", action="append", help="a CUDA_VISIBLE_DEVICES value (repeatable; default: as inherited)")
     parser.add_argument("--env-a", action="append", default=[], help="NAME=VALUE added to A's environment")
     parser.add_argument("--env-b", action="append", default=[], help="NAME=VALUE added to B's environment")
+    parser.add_argument("--args-a", default="", help="arguments added to A's runs (a shell-quoted string)")
+    parser.add_argument("--args-b", default="", help="arguments added to B's runs (a shell-quoted string)")
+    parser.add_argument("--json", help="write every sample to this file")
     parser.add_argument("binary_a")
     parser.add_argument("binary_b")
     parser.add_argument("arguments", nargs="*")
@@ -38,7 +50,8 @@ def main():
     samples = {(visible, name): [] for visible in settings for name in ("A", "B")}
     for round_number in range(args.runs + 1):  # the first round is a warm-up, not counted
         for visible in settings:
-            for name, binary, extra in (("A", args.binary_a, args.env_a), ("B", args.binary_b, args.env_b)):
+            for name, binary, extra, own in (("A", args.binary_a, args.env_a, shlex.split(args.args_a)),
+                                             ("B", args.binary_b, args.env_b, shlex.split(args.args_b))):
                 environment = dict(os.environ)
                 environment.update(entry.split("=", 1) for entry in extra)
                 if visible is not None:
@@ -47,9 +60,20 @@ def main():
                 wait_for_workers(args.binary_b)
                 time.sleep(args.gap)
                 start = time.perf_counter()
-                subprocess.run([binary, *args.arguments], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+                subprocess.run([binary, *args.arguments, *own], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
                 if round_number > 0:
                     samples[(visible, name)].append((time.perf_counter() - start) * 1000.0)
+    if args.json:
+        key = lambda visible: visible if visible is not None else "(inherited)"  # noqa: E731
+        with open(args.json, "w") as out:
+            json.dump({"runs": args.runs, "gap_s": args.gap, "settings": settings,
+                       "a": {"binary": args.binary_a, "arguments": [*args.arguments, *shlex.split(args.args_a)], "environment": args.env_a},
+                       "b": {"binary": args.binary_b, "arguments": [*args.arguments, *shlex.split(args.args_b)], "environment": args.env_b},
+                       "samples": {name: {key(visible): samples[(visible, name)] for visible in settings} for name in ("A", "B")}},
+                      out, indent=1)
+    if args.args_a or args.args_b:
+        print(f"A: {' '.join([*args.arguments, *shlex.split(args.args_a)]) or '(no arguments)'}; "
+              f"B: {' '.join([*args.arguments, *shlex.split(args.args_b)]) or '(no arguments)'}\n")
     if args.gap:
         print(f"each run after {args.gap:g} s idle\n")
     print("| CUDA_VISIBLE_DEVICES | A median ms | B median ms | B - A ms | B / A | A min-max | B min-max | runs each |")

@@ -3,9 +3,10 @@
 must equal what nvidia-smi says (two readers of the same NVML counters and states): ECC, remapped
 rows, PCIe link and replays, persistence, compute and MIG modes and MIG devices, the GPU recovery
 action, the fabric state and status, power limit, temperature; and, given `nvidia-smi nvlink -s`'s
-output, the NVLink links and how many are active.
+output, the NVLink links, how many are active and (when the counts agree) which are inactive; given
+`nvidia-smi nvlink -e`'s too, each link's replay, recovery and CRC error counters.
 
-Usage: compare_health_with_nvidia_smi.py NVIDIA_SMI_Q_X.xml REPORT.json [NVLINK_STATUS.txt]
+Usage: compare_health_with_nvidia_smi.py NVIDIA_SMI_Q_X.xml REPORT.json [NVLINK_STATUS.txt [NVLINK_ERRORS.txt]]
 Exit 0 when every GPU of the XML is in the report and every compared fact agrees, 1 otherwise
 (each difference on its own line). Live readings (temperature, power draw) are compared with a
 margin: the two were read a moment apart. A fact nvidia-smi shows as N/A, or does not show (an
@@ -92,6 +93,12 @@ def cudacheck_facts(evidence, key):
     facts["pcie_replays"] = replays.group(1) if replays else None
     links = re.match(r"(\d+) links, (\d+) active", evidence.get(key + "_nvlink", ""))
     facts["nvlink"] = (links.group(1), links.group(2)) if links else ("0", "0")
+    inactive = re.search(r"\(inactive: ([0-9, ]+)\)", evidence.get(key + "_nvlink", ""))
+    facts["nvlink_inactive"] = tuple(int(link) for link in inactive.group(1).split(",")) if inactive else ()
+    facts["nvlink_counters"] = "error counters N/A" not in evidence.get(key + "_nvlink", "error counters N/A")
+    # gpuN_nvlink_errors lists only the links with a count: "link 2: replay 3, recovery 0, CRC flit 7, CRC data 1; ..."
+    facts["nvlink_errors"] = {int(link): tuple(int(count) for count in counts) for link, *counts in re.findall(
+        r"link (\d+): replay (\d+), recovery (\d+), CRC flit (\d+), CRC data (\d+)", evidence.get(key + "_nvlink_errors", ""))}
     ecc = evidence.get(key + "_ecc", "")
     facts["ecc"] = "on" if ecc.startswith("on") else "off" if ecc.startswith("off") else None
     counts = re.search(r"volatile (\d+) corrected / (\d+) uncorrected, aggregate (\d+) / (\d+)", ecc)
@@ -126,10 +133,69 @@ def nvlink_status(path):
     return {uuid: (str(count), str(active)) for uuid, (count, active) in links.items() if count > 0}
 
 
+def nvlink_inactive(path):
+    """The inactive links per GPU UUID in `nvidia-smi nvlink -s`'s output, as a tuple of link numbers."""
+    inactive = {}
+    uuid = None
+    for line in open(path):
+        gpu = re.match(r"GPU \d+: .*\(UUID: (\S+)\)", line)
+        if gpu:
+            uuid = gpu.group(1)
+            inactive[uuid] = ()
+        link = re.match(r"\s+Link (\d+):.*inactive", line)
+        if uuid and link:
+            inactive[uuid] += (int(link.group(1)),)
+    return inactive
+
+
+def nvlink_errors(path):
+    """`nvidia-smi nvlink -e`'s counters per GPU UUID: {link: {name: count}}, names "replay", "recovery",
+    "crc" (its "CRC Errors"), "crc_flit", "crc_data" (where it splits them). Lines of other counters
+    (newer drivers add "Effective Errors", "Symbol Errors", FEC lines) are not compared: NVML's
+    nvmlDeviceGetNvLinkErrorCounter, which cudacheck reads, has the four DL counters only (nvml.h,
+    nvmlNvLinkErrorCounter_t: DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA)."""
+    names = {"replay": "replay", "recovery": "recovery", "crc": "crc", "crc flit": "crc_flit", "crc data": "crc_data"}
+    counters = {}
+    uuid = None
+    for line in open(path):
+        gpu = re.match(r"GPU \d+: .*\(UUID: (\S+)\)", line)
+        if gpu:
+            uuid = gpu.group(1)
+            counters[uuid] = {}
+        counter = re.match(r"\s+Link (\d+): ([A-Za-z ]+?) Errors: (\d+)\s*$", line)
+        if uuid and counter and counter.group(2).lower() in names:
+            counters[uuid].setdefault(int(counter.group(1)), {})[names[counter.group(2).lower()]] = int(counter.group(3))
+    return counters
+
+
+def compare_nvlink_errors(uuid, shown, found):
+    """Differences between nvidia-smi's counters of one GPU (shown) and device.health's (found).
+    cudacheck lists a link's counters only when one is not 0. nvidia-smi's "CRC Errors" is compared
+    with the flit counter or with flit + data (NVIDIA does not document which it prints); split
+    counters are compared one by one."""
+    problems = []
+    if shown and not found["nvlink_counters"]:
+        problems.append(f"{uuid} nvlink_errors: nvidia-smi shows counters of {len(shown)} link(s), cudacheck 'error counters N/A'")
+        return problems
+    for link, counts in sorted(shown.items()):
+        replay, recovery, flit, data = found["nvlink_errors"].get(link, (0, 0, 0, 0))
+        ours = {"replay": (replay,), "recovery": (recovery,), "crc": (flit, flit + data), "crc_flit": (flit,), "crc_data": (data,)}
+        for name, value in counts.items():
+            if value not in ours[name]:
+                problems.append(f"{uuid} nvlink link {link} {name}: nvidia-smi {value}, cudacheck "
+                                f"{' or '.join(str(option) for option in sorted(set(ours[name])))}")
+    for link in sorted(set(found["nvlink_errors"]) - set(shown)):
+        if shown:  # nvidia-smi listed this GPU's links but not this one, which cudacheck says is erring
+            problems.append(f"{uuid} nvlink link {link}: cudacheck counts errors {found['nvlink_errors'][link]}, nvidia-smi lists no such link")
+    return problems
+
+
 def main():
     root = ET.parse(sys.argv[1]).getroot()
     report = json.load(open(sys.argv[2]))
     nvlinks = nvlink_status(sys.argv[3]) if len(sys.argv) > 3 else {}
+    inactive_links = nvlink_inactive(sys.argv[3]) if len(sys.argv) > 3 else {}
+    link_errors = nvlink_errors(sys.argv[4]) if len(sys.argv) > 4 else {}
     health = next((check for check in report["checks"] if check["id"] == "device.health"), None)
     if health is None or health["status"] in ("skip", "error", "timeout"):
         print(f"device.health did not run: {health}")
@@ -161,6 +227,13 @@ def main():
                 agrees = seen == value
             if not agrees:
                 problems.append(f"{expected['uuid']} {name}: nvidia-smi {value!r}, cudacheck {seen!r}")
+        # Which links are inactive, once how many agrees (a count that differs is one difference already).
+        if expected["uuid"] in nvlinks and found.get("nvlink") == expected["nvlink"]:
+            if found["nvlink_inactive"] != inactive_links.get(expected["uuid"], ()):
+                problems.append(f"{expected['uuid']} nvlink_inactive: nvidia-smi {inactive_links.get(expected['uuid'], ())!r}, "
+                                f"cudacheck {found['nvlink_inactive']!r}")
+        if expected["uuid"] in link_errors:
+            problems += compare_nvlink_errors(expected["uuid"], link_errors[expected["uuid"]], found)
     for problem in problems:
         print(problem)
     print(f"compared {len(gpus)} GPU(s), {len(problems)} difference(s)")
