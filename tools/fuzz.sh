@@ -43,7 +43,7 @@ sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapp
 sources_report_json=(src/report/report_json.cpp src/report/remedy.cpp src/report/legacy_metrics.cpp src/report/catalog.cpp src/report/result.cpp src/report/fleet.cpp src/report/report_query.cpp src/cuda/library_families.cpp
                      src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp src/util/units.cpp)
 sources_policy=(src/report/policy.cpp "${sources_report_json[@]}")
-sources_python_files=(src/probes/python/build_info.cpp src/probes/python/python_packages.cpp src/probes/python/python_environments.cpp src/probes/build/torch_arch_list.cpp
+sources_python_files=(src/probes/python/build_info.cpp src/probes/python/python_packages.cpp src/util/python_packaging.cpp src/probes/python/python_environments.cpp src/probes/build/torch_arch_list.cpp
                       src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/path.cpp src/util/activity.cpp src/util/environment.cpp)
 sources_python_packaging=(src/util/python_packaging.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
 sources_zip_archive=(src/util/zip_archive.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)

@@ -12,13 +12,16 @@
 #include "probes/probes.hpp"
 #include "util/headline.hpp"
 #include "util/path.hpp"
+#include "util/python_packaging.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <gnu/libc-version.h>
 #include <map>
 #include <set>
+#include <sys/utsname.h>
 
 namespace cudacheck {
 
@@ -57,6 +60,43 @@ std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> dri
     return std::nullopt;
 }
 
+ReleaseFit fit_within_release(const FrameworkBuildRow& installed, std::span<const FrameworkBuildRow> rows,
+                              const MachineFacts& machine, MajorMinor python) {
+    ReleaseFit fit;
+    fit.installed_check = check_build(installed, machine, python);
+    fit.installed_native = runs_natively(fit.installed_check);
+    if (fit.installed_check.runs)
+        for (const GpuRun& run : fit.installed_check.runs_on)
+            if (run.kind == ImageKind::ptx_jit) fit.ptx_only.push_back(run.gpu);
+    // The variant `cudacheck advise` would pick of this release (cuda/framework_builds'
+    // preferred_variant): SASS for every GPU first, then PyPI's own build, else the newer CUDA.
+    for (const FrameworkBuildRow& row : rows) {
+        if (row.framework != installed.framework || row.machine != installed.machine ||
+            row.version != installed.version)
+            continue;
+        BuildCheck check = &row == &installed ? fit.installed_check : check_build(row, machine, python);
+        if (!check.runs) continue;
+        if (fit.recommended == nullptr || preferred_variant(row, check, *fit.recommended, fit.recommended_check)) {
+            fit.recommended = &row;
+            fit.recommended_check = std::move(check);
+        }
+    }
+    fit.recommended_native = fit.recommended != nullptr && runs_natively(fit.recommended_check);
+    if (!fit.better_than(installed)) return fit;
+    const FrameworkBuildRow& best = *fit.recommended;
+    if (!fit.installed_check.runs) {
+        fit.why = fmt::format("{} {}; {} runs: {}", installed.variant, fit.installed_check.reason, best.variant,
+                              fit.recommended_check.why);
+    } else {  // better_than: PTX JIT where the recommended build has SASS for every GPU
+        std::vector<std::string> gpus;
+        for (const GpuArch& gpu : fit.ptx_only) gpus.push_back(gpu.sass_name());
+        fit.why =
+            fmt::format("{} runs on {} only through PTX compiled at first use; {} carries SASS for every GPU here ({})",
+                        installed.variant, fmt::join(gpus, ", "), best.variant, fit.recommended_check.why);
+    }
+    return fit;
+}
+
 namespace {
 
 std::string pip(const EnvironmentFacts& environment) {
@@ -83,7 +123,7 @@ std::vector<const LibraryFamily*> families_of_wheel(std::string_view distributio
     std::vector<const LibraryFamily*> families;
     for (const LibraryFamily& family : library_families()) {
         if (family.wheel.empty()) continue;
-        const std::string stem = normalise_distribution_name(family.wheel);
+        const std::string stem = packaging::normalize_name(family.wheel);
         if (!sys::starts_with(distribution, stem)) continue;
         const std::string_view rest = distribution.substr(stem.size());
         if (rest.empty() || (sys::starts_with(rest, "-cu") && rest.size() > 3 &&
@@ -101,14 +141,9 @@ std::string cuda_tag(const std::string& cuda) {
 }
 
 // Whether a torch release an extension names ("2.7", "2.7.0+cu126") is the installed one
-// ("2.7.1"), in every component it gives.
+// ("2.7.1"), in every component it gives: PEP 440's prefix match, "==2.7.*".
 bool same_release_prefix(const std::string& built, const std::string& installed) {
-    const std::vector<std::string> want = sys::split(built.substr(0, built.find('+')), '.');
-    const std::vector<std::string> have = sys::split(installed, '.');
-    if (want.size() > have.size()) return false;
-    for (std::size_t i = 0; i < want.size(); ++i)
-        if (want[i] != have[i]) return false;
-    return true;
+    return satisfies(installed, "==" + built.substr(0, built.find('+')) + ".*");
 }
 
 std::string cuda_of(const FrameworkBuild& build) {
@@ -146,6 +181,52 @@ bool is_framework(const FrameworkBuild& build) {
            build.framework == "TensorFlow";
 }
 
+// The table's framework for a build the probes read; nullopt for the extensions.
+std::optional<Framework> table_framework(const FrameworkBuild& build) {
+    for (const Framework framework : {Framework::pytorch, Framework::jax, Framework::cupy, Framework::tensorflow})
+        if (build.framework == to_string(framework)) return framework;
+    return std::nullopt;
+}
+
+// The table's command for `row` (install_command), run by the environment's own interpreter, and
+// made to replace what is installed: pip keeps an installed torch 2.11.0+cu126 for
+// "torch==2.11.0" (a local version satisfies a specifier without one, PEP 440), so torch is
+// reinstalled, with torchvision/torchaudio to follow its variant; a JAX plugin or CuPy package of
+// another CUDA major is a distribution of another name, which is uninstalled first.
+std::string environment_command(const EnvironmentFacts& environment, const FrameworkFacts& framework,
+                                const FrameworkBuildRow& row) {
+    std::string command = install_command(row);
+    constexpr std::string_view pip_install = "pip install ";
+    if (!command.starts_with(pip_install)) return command;
+    std::string rest = command.substr(pip_install.size());
+    const std::string& distribution = framework.build.distribution;
+    switch (row.framework) {
+        case Framework::pytorch: {
+            std::string packages = fmt::format("torch=={}", row.version);
+            if (const std::size_t at = rest.find(packages); at != std::string::npos)
+                for (const char* extension : {"torchaudio", "torchvision"})
+                    if (find_framework(environment, extension) != nullptr)
+                        rest.insert(at + packages.size(), std::string(" ") + extension);
+            return fmt::format("{} install --force-reinstall {}", pip(environment), rest);
+        }
+        case Framework::jax:
+            if (distribution.starts_with("jax-cuda") && distribution.find(row.variant) == std::string::npos) {
+                std::string pjrt = distribution;
+                if (pjrt.ends_with("-plugin")) pjrt.replace(pjrt.size() - 7, 7, "-pjrt");
+                return fmt::format("{} uninstall -y {} {} && {} install {}", pip(environment), distribution, pjrt,
+                                   pip(environment), rest);
+            }
+            break;
+        case Framework::cupy:
+            if (distribution != row.variant)
+                return fmt::format("{} uninstall -y {} && {} install {}", pip(environment), distribution,
+                                   pip(environment), rest);
+            break;
+        case Framework::tensorflow: break;
+    }
+    return fmt::format("{} install {}", pip(environment), rest);
+}
+
 class FrameworkJudge {
 public:
     FrameworkJudge(const FrameworkJudgeInput& input, ResultBuilder& result) : input_(input), result_(result) {}
@@ -155,14 +236,17 @@ public:
         interpreter_path(environment);
         for (const FrameworkFacts& framework : environment.frameworks) {
             subject_ = framework_subject(environment, framework);
+            raised_.clear();
             imported_copy(environment, framework);
             metadata(environment, framework);
             cpu_only(environment, framework);
             if (framework.build.accelerator != Accelerator::cuda) continue;
+            const std::optional<TableFit> fit = table_fit(environment, framework);
             const bool driver_runs_it = driver(environment, framework);
-            if (driver_runs_it) coverage(environment, framework);
+            if (driver_runs_it) coverage(environment, framework, fit);
             libraries(environment, framework);
             mixed_copies(framework);
+            if (fit) better_build(environment, framework, *fit);
         }
         subject_.clear();
         cuda_majors(environment);
@@ -174,6 +258,16 @@ private:
     ResultBuilder& result_;
     std::string subject_;
     std::set<std::string> reported_paths_;  // unreadable paths and looping pyvenv.cfg files already reported
+    std::set<Code> raised_;                 // the codes raised for the framework being judged
+
+    // An installed build judged against cudacheck's table of published builds.
+    struct TableFit {
+        Framework framework = Framework::pytorch;
+        const FrameworkBuildRow* installed = nullptr;
+        ReleaseFit release;
+        BuildAdvice newest;  // advise_build's choice, any release
+        std::string command;  // for release.recommended, in this environment
+    };
 
 public:
     std::size_t findings = 0;
@@ -181,6 +275,7 @@ public:
     void add(Code code, std::string message, std::string remediation, std::optional<int> device = std::nullopt,
              std::optional<Status> status = std::nullopt) {
         ++findings;
+        raised_.insert(code);
         // A message is a headline; one that a long path or version text makes longer is kept whole
         // in the evidence.
         if (message.size() > sys::max_headline) {
@@ -463,7 +558,8 @@ public:
         return false;
     }
 
-    void coverage(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+    void coverage(const EnvironmentFacts& environment, const FrameworkFacts& framework,
+                  const std::optional<TableFit>& fit) {
         for (const DeviceInfo& device : input_.devices) {
             const GpuCoverage verdict =
                 framework_gpu_coverage(framework, device.cc_major, device.cc_minor, input_.driver_cuda);
@@ -528,15 +624,108 @@ public:
                                                             "at first use (minutes for a "
                                                             "large framework)",
                                                             head, gpu, verdict.how));
+                // The build of the same release that carries SASS for this GPU, where the table knows one
+                // (the installed variant itself when the table says its published wheel has SASS here:
+                // these files are not that wheel's).
+                std::string build;
+                if (fit && fit->release.recommended != nullptr && fit->release.recommended_native &&
+                    !fit->command.empty())
+                    build = fmt::format(" (the {} build: `{}`)", fit->release.recommended->variant, fit->command);
                 add(Code::framework_ptx_jit,
                     fmt::format("{} runs on {} only through PTX compiled at first use", short_head, short_gpu),
-                    fmt::format("Install a build with SASS for sm_{}{}; keep the JIT cache meanwhile "
+                    fmt::format("Install a build with SASS for sm_{}{}{}; keep the JIT cache meanwhile "
                                 "(CUDA_CACHE_DISABLE unset, CUDA_CACHE_MAXSIZE "
                                 "of a few GiB).",
-                                device.cc_major, device.cc_minor),
+                                device.cc_major, device.cc_minor, build),
                     device.ordinal);
             }
         }
+    }
+
+    // The installed build's row in cudacheck's table and the build of its release that fits this
+    // driver, every visible GPU, the environment's Python and this glibc best. nullopt when there is
+    // nothing to judge: an extension, no GPU visible or no driver (no finding about GPU fit), a
+    // Python version the files do not give, or a release the table does not know (then the
+    // evidence says so, with the table's age).
+    std::optional<TableFit> table_fit(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
+        const FrameworkBuild& build = framework.build;
+        const std::optional<Framework> which = table_framework(build);
+        if (!which || input_.devices.empty() || !input_.driver_cuda) return std::nullopt;
+        const std::optional<MajorMinor> python = MajorMinor::parse(environment.environment.python_version);
+        if (!python) return std::nullopt;
+        MachineFacts machine;
+        machine.driver_cuda = input_.driver_cuda;
+        machine.pythons = {*python};
+        machine.glibc = input_.glibc;
+        machine.machine = input_.machine;
+        for (const DeviceInfo& device : input_.devices)
+            machine.gpus.push_back(GpuArch{device.cc_major * 10 + device.cc_minor, ArchVariant::generic});
+        InstalledJudgement judgement =
+            judge_installed(machine, InstalledBuild{*which, build.version, build.distribution, *python});
+        if (judgement.installed == nullptr) {
+            result_.evidence(fmt::format("{} build table", subject_),
+                             fmt::format("{} {} is {} cudacheck's table of published builds, so its fit here is not "
+                                         "judged ({})",
+                                         build.framework, build.version,
+                                         newer_than_table(*which, build.version) ? "newer than" : "not in",
+                                         describe_table_age(input_.today)));
+            return std::nullopt;
+        }
+        TableFit fit;
+        fit.framework = *which;
+        fit.installed = judgement.installed;
+        fit.release = fit_within_release(*judgement.installed, framework_build_table(), machine, *python);
+        fit.newest = std::move(judgement.best);
+        if (fit.release.recommended != nullptr)
+            fit.command = environment_command(environment, framework, *fit.release.recommended);
+        return fit;
+    }
+
+    // Whether `version` is a newer release than any of `framework`'s in the table (PEP 440 order,
+    // the local part ignored: 2.12.0+cu130 > 2.11.0).
+    static bool newer_than_table(Framework framework, const std::string& version) {
+        const Expected<packaging::Version> installed = packaging::parse_version(version);
+        if (!installed) return false;
+        for (const FrameworkBuildRow& row : framework_build_table()) {
+            if (row.framework != framework) continue;
+            const Expected<packaging::Version> known = packaging::parse_version(row.version);
+            if (known && !(installed->public_version() > *known)) return false;
+        }
+        return true;
+    }
+
+    // A build that is not the best of its release here: the CUDA variant of the release to install,
+    // why, and its command. Not where frameworks.builds already said from the binaries that the
+    // build does not run (CC620, CC621) or runs only through PTX (CC622, whose fix then names
+    // the build): one finding per fact.
+    void better_build(const EnvironmentFacts& environment, const FrameworkFacts& framework, const TableFit& fit) {
+        const FrameworkBuild& build = framework.build;
+        const ReleaseFit& release = fit.release;
+        if (!release.better_than(*fit.installed) || fit.command.empty()) return;
+        if (raised_.contains(Code::framework_driver_too_old) || raised_.contains(Code::framework_no_kernel_image) ||
+            raised_.contains(Code::framework_ptx_jit))
+            return;
+        const FrameworkBuildRow& best = *release.recommended;
+        std::string newest;
+        if (fit.newest.fits() && fit.newest.build->version != best.version)
+            newest = fmt::format(" The newest build that fits here is {}: `{}`.", fit.newest.build->name(),
+                                 environment_command(environment, framework, *fit.newest.build));
+        detail(Code::framework_better_build,
+               fmt::format("{} {} in {} is the {} build of {}; the {} build fits here better: {}", build.framework,
+                           build.version, environment.environment.prefix, fit.installed->variant,
+                           fit.installed->version, best.variant, release.why));
+        // The table says it does not run, and nothing read from its files said so (its GPU code
+        // was not read): a failure, as CC620/CC621 would have been.
+        const std::optional<Status> status =
+            release.installed_check.runs ? std::nullopt : std::optional<Status>(Status::fail);
+        add(Code::framework_better_build,
+            release.installed_check.runs
+                ? fmt::format("{} {} in {}: the {} build of {} fits here better (SASS for every GPU, not PTX JIT)",
+                              build.framework, build.version, sys::clip_path(environment.environment.prefix, 32),
+                              best.variant, best.version)
+                : fmt::format("{} {} in {} does not run here; the {} build of {} does", build.framework, build.version,
+                              sys::clip_path(environment.environment.prefix, 32), best.variant, best.version),
+            fmt::format("Install the {} build: `{}`.{}", best.variant, fit.command, newest), std::nullopt, status);
     }
 
     // A pin or minimum on a CUDA wheel, against the copy the process loads.
@@ -544,9 +733,10 @@ public:
         const FrameworkBuild& build = framework.build;
         for (const std::string& soname : framework.unresolved) {
             std::string wheel;
-            for (const Requirement& requirement : build.cuda_wheels)
-                for (const LibraryFamily* family : families_of_wheel(requirement.name))
-                    if (!family->cuda_majors_of(soname).empty()) wheel = requirement.name + requirement.specifier;
+            for (const packaging::Requirement& requirement : build.cuda_wheels)
+                for (const LibraryFamily* family : families_of_wheel(requirement.normalized_name()))
+                    if (!family->cuda_majors_of(soname).empty())
+                        wheel = requirement.name + requirement.specifier.text();
             detail(Code::framework_library_missing,
                    fmt::format("{} {} in {} needs {}, which resolves nowhere ({}; LD_LIBRARY_PATH, ld.so.cache and the "
                                "default directories): "
@@ -561,14 +751,18 @@ public:
                                   build.distribution, pip(environment), build.distribution)
                     : fmt::format("Install the wheel that carries it: `{} install \"{}\"`.", pip(environment), wheel));
         }
-        for (const Requirement& requirement : build.cuda_wheels) {
-            if (requirement.specifier.empty()) continue;
-            for (const LibraryFamily* wheel_family : families_of_wheel(requirement.name)) {
+        for (const packaging::Requirement& requirement : build.cuda_wheels) {
+            if (requirement.specifier.clauses.empty()) continue;
+            const std::string specifier = requirement.specifier.text();
+            for (const LibraryFamily* wheel_family : families_of_wheel(requirement.normalized_name())) {
                 const LibraryFamily& family = *wheel_family;
                 if (family.cudnn_sublibrary) continue;
                 const FrameworkLibrary* loaded = framework.library(family.name);
-                if (loaded == nullptr || loaded->version.empty() || satisfies(loaded->version, requirement.specifier))
-                    continue;
+                if (loaded == nullptr) continue;
+                // As `pip check` compares an installed version (pre-releases allowed); a version
+                // that is not PEP 440 claims nothing.
+                const Expected<packaging::Version> version = packaging::parse_version(loaded->version);
+                if (!version || packaging::specifier_allows(requirement.specifier, *version, true)) continue;
                 const std::string own_words =
                     build.framework == "JAX"
                         ? fmt::format(": JAX says \"Outdated {} installation found\" and runs on the CPU", family.name)
@@ -579,18 +773,18 @@ public:
                 detail(Code::framework_library_version,
                        fmt::format("{} {} in {} requires {}{} but its process loads {} {} from {} ({}){}",
                                    build.framework, build.version, environment.environment.prefix, requirement.name,
-                                   requirement.specifier, family.name, loaded->version, loaded->object.resolution.path,
+                                   specifier, family.name, loaded->version, loaded->object.resolution.path,
                                    loaded->object.resolution.rule, own_words));
                 add(Code::framework_library_version,
                     fmt::format("{} {} requires {}{} but its process loads {} {}", build.framework, build.version,
-                                requirement.name, requirement.specifier, family.name, loaded->version),
+                                requirement.name, specifier, family.name, loaded->version),
                     shadowed && sys::starts_with(loaded->object.resolution.rule, "LD_LIBRARY_PATH")
                         ? fmt::format("Take {} off LD_LIBRARY_PATH for this framework, and install the wheel it asks "
                                       "for: `{} install \"{}{}\"`.",
                                       sys::directory_of(loaded->object.resolution.path), pip(environment),
-                                      requirement.name, requirement.specifier)
+                                      requirement.name, specifier)
                         : fmt::format("Install the version it asks for: `{} install \"{}{}\"`.", pip(environment),
-                                      requirement.name, requirement.specifier));
+                                      requirement.name, specifier));
             }
         }
     }
@@ -830,6 +1024,11 @@ FrameworkJudgeInput judge_input(CheckContext& context, const PythonFacts& python
     input.devices = report_devices(context.probes, context.environment);
     const KernelModuleFacts& module = context.probes.kernel_module();
     input.gpu_present = !input.devices.empty() || !module.gpus.empty() || !module.pci_devices.empty();
+    const std::vector<std::string> glibc = sys::split(::gnu_get_libc_version(), '.');
+    if (glibc.size() >= 2) input.glibc = MajorMinor::parse(glibc[0] + "." + glibc[1]);
+    struct utsname names{};
+    if (::uname(&names) == 0) input.machine = parse_machine(names.machine).value_or(Machine::x86_64);
+    input.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     return input;
 }
 
@@ -863,7 +1062,8 @@ std::unique_ptr<Check> make_frameworks_builds_check() {
                              Code::gpu_code_cache_untrusted,
                              Code::gpu_code_cache_not_a_file,
                              Code::python_venv_home_loop,
-                             Code::python_environment_unreadable},
+                             Code::python_environment_unreadable,
+                             Code::framework_better_build},
                   .answers =
                       "for each Python environment (those on PATH, VIRTUAL_ENV, CONDA_PREFIX, conda's and pipx's, "
                       "`--python`): which copy "
@@ -873,7 +1073,9 @@ std::unique_ptr<Check> make_frameworks_builds_check() {
                       "their files, never imported), "
                       "which copy of each CUDA library their process loads (the loader's rules on their binaries), "
                       "whether the driver runs "
-                      "their CUDA and their GPU code runs on each GPU, and whether extensions match their torch"},
+                      "their CUDA and their GPU code runs on each GPU, whether extensions match their torch, and "
+                      "whether another CUDA variant of the installed release (cudacheck's table of published builds) "
+                      "fits this driver and these GPUs better"},
         [](CheckContext& context, ResultBuilder& result) {
             const PythonFacts& python = context.probes.python();
             judge_frameworks(judge_input(context, python), result);

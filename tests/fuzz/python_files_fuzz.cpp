@@ -29,17 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& [name, value] : parse_python_literals(text)) literals += name.size() + (value ? value->size() : 0);
     fuzz::require(literals <= size, "the literals are larger than the file");
 
-    if (const std::optional<DistributionMetadata> metadata = parse_metadata(text)) {
-        fuzz::require(!metadata->name.empty() && !metadata->version.empty(), "metadata without a Name or Version");
-        for (const Requirement& requirement : metadata->requires_dist) {
-            (void)requirement.extra();
-            (void)minimum_version(requirement.specifier);
-            (void)satisfies(metadata->version, requirement.specifier);
-        }
-    }
-    (void)parse_requirement(text);
+    // METADATA and requirements are util/python_packaging's (python_packaging_fuzz.cpp); here what
+    // the probes ask of them: pip check's comparison and the markers of a site-packages' interpreter.
+    (void)satisfies(text.substr(0, size / 2), text.substr(size / 2));
+    (void)marker_environment_of_site(text);
     (void)parse_dist_info_name(text);
-    (void)normalise_distribution_name(text);
     (void)cuda_of_local_version(text);
     (void)decimal_number(text);
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <span>
+#include <sys/utsname.h>
 
 namespace cudacheck {
 
@@ -55,7 +57,7 @@ std::optional<std::string> read_noted(const std::string& site_packages, const st
     return text;
 }
 
-std::optional<DistributionMetadata> metadata_noted(const InstalledDistribution& distribution, FrameworkBuild& build) {
+std::optional<packaging::Metadata> metadata_noted(const InstalledDistribution& distribution, FrameworkBuild& build) {
     const std::string path = distribution.dist_info + "/METADATA";
     const std::optional<std::string> text = sys::read_file(path, 1 << 20);
     if (!text) {
@@ -63,31 +65,45 @@ std::optional<DistributionMetadata> metadata_noted(const InstalledDistribution& 
         return std::nullopt;
     }
     build.files.push_back(path);
-    std::optional<DistributionMetadata> metadata = parse_metadata(*text);
-    if (!metadata)
-        build.problems.push_back(fmt::format("{}: no Name and Version header: not a distribution's metadata", path));
-    return metadata;
+    Expected<packaging::Metadata> metadata = packaging::parse_metadata(*text);
+    if (!metadata) {
+        build.problems.push_back(fmt::format("{}: {}", path, metadata.error().message));
+        return std::nullopt;
+    }
+    return std::move(*metadata);
+}
+
+// Whether pip installs `requirement` beside its distribution installed with `extras`: its marker
+// holds, or cannot be decided from files (a Python version Debian's dist-packages does not name),
+// which keeps it as before markers were evaluated. Only a marker that is false leaves it out.
+bool may_apply(const packaging::Requirement& requirement, const packaging::MarkerEnvironment& markers,
+               std::span<const std::string> extras = {}) {
+    const packaging::MarkerVerdict verdict = packaging::requirement_applies(requirement, markers, extras);
+    return verdict.holds || !verdict.reason.empty();
 }
 
 // The torch a torch extension's METADATA requires (outside any extra), as its requires_torch.
-void note_required_torch(const InstalledDistribution& distribution, FrameworkBuild& build) {
+void note_required_torch(const InstalledDistribution& distribution, const packaging::MarkerEnvironment& markers,
+                         FrameworkBuild& build) {
     if (const auto metadata = metadata_noted(distribution, build))
-        for (const Requirement& requirement : metadata->requires_dist)
-            if (requirement.name == "torch" && !requirement.extra()) build.requires_torch = requirement.specifier;
+        for (const packaging::Requirement& requirement : metadata->requires_dist)
+            if (requirement.normalized_name() == "torch" && may_apply(requirement, markers))
+                build.requires_torch = requirement.specifier.text();
 }
 
 // nvidia-* and cuda-toolkit requirements: the CUDA wheels a framework pins or needs, those under
-// `extra` included ("with-cuda" for the JAX plugin) and those of other extras left out.
-std::vector<Requirement> cuda_wheels_of(const DistributionMetadata& metadata,
-                                        std::optional<std::string_view> extra = std::nullopt) {
-    std::vector<Requirement> wheels;
-    for (const Requirement& requirement : metadata.requires_dist) {
-        if (!sys::starts_with(requirement.name, "nvidia-") && requirement.name != "cuda-toolkit") continue;
-        // Extras compare normalised (PEP 685): jax-cuda12-plugin 0.4.30 says 'with_cuda', 0.11 "with-cuda".
-        const std::optional<std::string> needs_extra = requirement.extra();
-        if (needs_extra && (!extra || normalise_distribution_name(*needs_extra) != normalise_distribution_name(*extra)))
-            continue;
-        wheels.push_back(requirement);
+// `extra` included ("with-cuda" for the JAX plugin; extras compare normalised, PEP 685: 0.4.30 says
+// 'with_cuda', 0.11 "with-cuda"), those of other extras and those whose marker is false here left out.
+std::vector<packaging::Requirement> cuda_wheels_of(const packaging::Metadata& metadata,
+                                                   const packaging::MarkerEnvironment& markers,
+                                                   std::optional<std::string> extra = std::nullopt) {
+    std::vector<packaging::Requirement> wheels;
+    std::vector<std::string> extras;
+    if (extra) extras.push_back(std::move(*extra));
+    for (const packaging::Requirement& requirement : metadata.requires_dist) {
+        const std::string name = requirement.normalized_name();
+        if (!sys::starts_with(name, "nvidia-") && name != "cuda-toolkit") continue;
+        if (may_apply(requirement, markers, extras)) wheels.push_back(requirement);
     }
     return wheels;
 }
@@ -114,7 +130,8 @@ std::optional<FrameworkBuild> read_torch(const std::string& site, const std::vec
                             : literals.contains("cuda") ? Accelerator::cpu
                                                         : Accelerator::unknown;
     }
-    if (const auto metadata = metadata_noted(*torch, build)) build.cuda_wheels = cuda_wheels_of(*metadata);
+    if (const auto metadata = metadata_noted(*torch, build))
+        build.cuda_wheels = cuda_wheels_of(*metadata, marker_environment_of_site(site));
     return build;
 }
 
@@ -138,7 +155,7 @@ std::optional<FrameworkBuild> read_torch_extension(const std::string& site,
                         : build.version.find("+cpu") != std::string::npos  ? Accelerator::cpu
                         : build.version.find("+rocm") != std::string::npos ? Accelerator::rocm
                                                                            : Accelerator::unknown;
-    note_required_torch(*distribution, build);
+    note_required_torch(*distribution, marker_environment_of_site(site), build);
     return build;
 }
 
@@ -172,7 +189,7 @@ std::optional<FrameworkBuild> read_jax(const std::string& site, const std::vecto
                                                  *found->second, jaxlib->version));
     }
     if (const auto metadata = metadata_noted(*plugin, build))
-        build.cuda_wheels = cuda_wheels_of(*metadata, "with-cuda");
+        build.cuda_wheels = cuda_wheels_of(*metadata, marker_environment_of_site(site), "with-cuda");
     return build;
 }
 
@@ -238,7 +255,7 @@ std::optional<FrameworkBuild> read_tensorflow(const std::string& site,
         }
     }
     if (const auto metadata = metadata_noted(*tensorflow, build))
-        build.cuda_wheels = cuda_wheels_of(*metadata, "and-cuda");
+        build.cuda_wheels = cuda_wheels_of(*metadata, marker_environment_of_site(site), "and-cuda");
     return build;
 }
 
@@ -276,7 +293,7 @@ std::optional<FrameworkBuild> read_xformers(const std::string& site,
     } else {
         build.problems.push_back(fmt::format("{}: {}", path, lib.error().message));
     }
-    note_required_torch(*xformers, build);
+    note_required_torch(*xformers, marker_environment_of_site(site), build);
     return build;
 }
 
@@ -289,13 +306,13 @@ std::optional<FrameworkBuild> read_triton(const std::vector<InstalledDistributio
 }
 
 // vLLM pins the torch its kernels were compiled against (METADATA: torch==2.7.0 for 0.9.1).
-std::optional<FrameworkBuild> read_vllm(const std::vector<InstalledDistribution>& installed) {
+std::optional<FrameworkBuild> read_vllm(const std::string& site, const std::vector<InstalledDistribution>& installed) {
     const InstalledDistribution* vllm = find(installed, "vllm");
     if (vllm == nullptr) return std::nullopt;
     FrameworkBuild build{.framework = "vLLM", .distribution = "vllm", .version = vllm->version};
     build.cuda = cuda_of_local_version(build.version);
     if (build.cuda) build.cuda_major = major_of(*build.cuda), build.accelerator = Accelerator::cuda;
-    note_required_torch(*vllm, build);
+    note_required_torch(*vllm, marker_environment_of_site(site), build);
     return build;
 }
 
@@ -349,8 +366,12 @@ std::optional<FrameworkBuild> read_bitsandbytes(const std::string& site,
         build.cuda_libraries.push_back(
             fmt::format("{}.{}", digits.substr(0, digits.size() - 1), digits.substr(digits.size() - 1)));
     }
-    std::sort(build.cuda_libraries.begin(), build.cuda_libraries.end(),
-              [](const std::string& a, const std::string& b) { return satisfies(b, ">" + a); });
+    // "12.6" < "12.10": as PEP 440 versions, not as text (every entry is digits "." digits).
+    std::sort(build.cuda_libraries.begin(), build.cuda_libraries.end(), [](const std::string& a, const std::string& b) {
+        const Expected<packaging::Version> va = packaging::parse_version(a);
+        const Expected<packaging::Version> vb = packaging::parse_version(b);
+        return va && vb ? *va < *vb : a < b;
+    });
     build.accelerator = build.cuda_libraries.empty() ? Accelerator::cpu : Accelerator::cuda;
     return build;
 }
@@ -429,6 +450,28 @@ std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view 
     return info;
 }
 
+packaging::MarkerEnvironment marker_environment_of_site(std::string_view site_packages) {
+    packaging::MarkerEnvironment markers;
+    // The last "/python3.X/" of the path: lib/python3.12/site-packages, lib64/python3.12/...
+    constexpr std::string_view stem = "/python3.";
+    for (std::size_t at = site_packages.rfind(stem); at != std::string_view::npos;
+         at = at == 0 ? std::string_view::npos : site_packages.rfind(stem, at - 1)) {
+        const std::string_view rest = site_packages.substr(at + stem.size());
+        const std::string_view digits = rest.substr(0, rest.find_first_not_of("0123456789"));
+        const std::string_view after = rest.substr(digits.size());
+        if (!(after.empty() || after.front() == '/' || after == "t" || sys::starts_with(after, "t/"))) continue;
+        if (const std::optional<long> minor = decimal_number(digits, 999)) {
+            markers.python_version = fmt::format("3.{}", *minor);
+            break;
+        }
+    }
+    markers.python_full_version.clear();   // not in the files
+    markers.implementation_version.clear();
+    struct utsname names{};
+    markers.platform_machine = ::uname(&names) == 0 ? std::string(names.machine) : std::string();
+    return markers;
+}
+
 std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packages,
                                                   const std::vector<InstalledDistribution>& installed) {
     std::vector<FrameworkBuild> builds;
@@ -443,7 +486,7 @@ std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packag
     add(read_tensorflow(site_packages, installed));
     add(read_xformers(site_packages, installed));
     add(read_triton(installed));
-    add(read_vllm(installed));
+    add(read_vllm(site_packages, installed));
     add(read_flash_attn(site_packages, installed));
     add(read_bitsandbytes(site_packages, installed));
     return builds;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "probes/python/python_packages.hpp"
+#include "util/python_packaging.hpp"
 
 #include <map>
 #include <optional>
@@ -35,9 +36,11 @@ struct FrameworkBuild {
     std::optional<int> cuda_major = {};
     std::optional<std::string> rocm = {};  // torch.version.hip
     // The CUDA wheels it pins (torch: nvidia-cudnn-cu13==9.19.0.56) or needs at least (the JAX
-    // plugin's with-cuda extra: nvidia-cudnn-cu13>=9.12.0.46).
-    std::vector<Requirement> cuda_wheels = {};
+    // plugin's with-cuda extra: nvidia-cudnn-cu13>=9.12.0.46): the Requires-Dist whose marker holds
+    // (or cannot be decided from files) for the interpreter of its site-packages and this machine.
+    std::vector<packaging::Requirement> cuda_wheels = {};
     std::optional<std::string> requires_torch = {};  // torchvision/torchaudio/xformers: the torch specifier, "==2.11.0"
+                                                     // (packaging::SpecifierSet::text)
     std::optional<std::string> built_with_torch = {};  // xformers' cpp_lib.json: the torch it was compiled against,
                                                        // "2.7.0+cu126"
     // The GPU code it says it carries: TensorFlow's cuda_compute_capabilities ("sm_80",
@@ -62,6 +65,12 @@ struct FrameworkBuild {
 // strings as they are, True/False/None as words, lists joined with ","; empty when there is no
 // such assignment.
 [[nodiscard]] std::map<std::string, std::string> parse_tensorflow_build_info(std::string_view text);
+
+// The marker values (PEP 508) of the interpreter that reads `site_packages`: its Python version
+// from the path ("lib/python3.12/site-packages"), this machine's architecture (uname), CPython on
+// Linux. A value the files do not give (the full version; the Python of Debian's
+// /usr/lib/python3/dist-packages) stays empty, and a marker that needs it is undecided.
+[[nodiscard]] packaging::MarkerEnvironment marker_environment_of_site(std::string_view site_packages);
 
 // Every framework build in `site_packages`, given its installed distributions.
 [[nodiscard]] std::vector<FrameworkBuild> read_framework_builds(const std::string& site_packages,

@@ -1,5 +1,6 @@
 #include "probes/python/python_packages.hpp"
 
+#include "util/python_packaging.hpp"
 #include "util/system.hpp"
 
 #include <algorithm>
@@ -18,19 +19,6 @@ std::optional<long> decimal_number(std::string_view digits, long limit) {
     return value;
 }
 
-std::string normalise_distribution_name(std::string_view name) {
-    std::string normal;
-    for (const char c : name) {
-        if (c == '-' || c == '_' || c == '.') {
-            if (!normal.empty() && normal.back() != '-') normal += '-';
-        } else {
-            normal += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    while (!normal.empty() && normal.back() == '-') normal.pop_back();
-    return normal;
-}
-
 std::optional<InstalledDistribution> parse_dist_info_name(std::string_view directory_name) {
     constexpr std::string_view suffix = ".dist-info";
     if (directory_name.size() <= suffix.size() ||
@@ -40,7 +28,7 @@ std::optional<InstalledDistribution> parse_dist_info_name(std::string_view direc
     // PEP 427 escapes "-" in both parts to "_", so the first "-" separates them.
     const std::size_t dash = base.find('-');
     if (dash == 0 || dash == std::string_view::npos || dash + 1 == base.size()) return std::nullopt;
-    return InstalledDistribution{normalise_distribution_name(base.substr(0, dash)),
+    return InstalledDistribution{packaging::normalize_name(base.substr(0, dash)),
                                  std::string(base.substr(dash + 1)),
                                  {}};
 }
@@ -54,69 +42,6 @@ std::vector<InstalledDistribution> installed_distributions(const std::string& si
         }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return found;
-}
-
-std::optional<std::string> Requirement::extra() const {
-    // PEP 508 markers: `extra == "with-cuda"` (quotes either way, spaces optional).
-    const std::size_t at = marker.find("extra");
-    if (at == std::string::npos) return std::nullopt;
-    const std::size_t equals = marker.find("==", at);
-    if (equals == std::string::npos) return std::nullopt;
-    const std::size_t open = marker.find_first_of("\"'", equals);
-    if (open == std::string::npos) return std::nullopt;
-    const std::size_t close = marker.find(marker[open], open + 1);
-    if (close == std::string::npos) return std::nullopt;
-    return marker.substr(open + 1, close - open - 1);
-}
-
-std::optional<Requirement> parse_requirement(std::string_view text) {
-    Requirement requirement;
-    const std::size_t semicolon = text.find(';');
-    if (semicolon != std::string_view::npos) requirement.marker = std::string(sys::trim(text.substr(semicolon + 1)));
-    std::string_view head = sys::trim(text.substr(0, semicolon));
-    std::size_t name_end = 0;
-    while (name_end < head.size() && (std::isalnum(static_cast<unsigned char>(head[name_end])) ||
-                                      head[name_end] == '-' || head[name_end] == '_' || head[name_end] == '.'))
-        ++name_end;
-    if (name_end == 0) return std::nullopt;
-    requirement.name = normalise_distribution_name(head.substr(0, name_end));
-    head = sys::trim(head.substr(name_end));
-    if (!head.empty() && head.front() == '[') {
-        const std::size_t close = head.find(']');
-        if (close == std::string_view::npos) return std::nullopt;
-        requirement.extras = std::string(sys::trim(head.substr(1, close - 1)));
-        head = sys::trim(head.substr(close + 1));
-    }
-    if (!head.empty() && head.front() == '(' && head.back() == ')') head = sys::trim(head.substr(1, head.size() - 2));
-    std::string specifier;
-    for (const char c : head)
-        if (!std::isspace(static_cast<unsigned char>(c))) specifier += c;
-    if (!specifier.empty() && specifier.find_first_of("<>=!~") != 0) return std::nullopt;
-    requirement.specifier = std::move(specifier);
-    return requirement;
-}
-
-std::optional<DistributionMetadata> parse_metadata(std::string_view text) {
-    DistributionMetadata metadata;
-    for (const std::string& raw : sys::split(text, '\n')) {
-        std::string_view line = raw;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty()) break;  // the body (the long description) follows the first blank line
-        if (line.front() == ' ' || line.front() == '\t') continue;  // a folded continuation
-        const std::size_t colon = line.find(':');
-        if (colon == std::string_view::npos) continue;
-        const std::string key = sys::to_lower(line.substr(0, colon));
-        const std::string_view value = sys::trim(line.substr(colon + 1));
-        if (key == "name") metadata.name = std::string(value);
-        else if (key == "version") metadata.version = std::string(value);
-        else if (key == "requires-dist") {
-            if (std::optional<Requirement> requirement = parse_requirement(value))
-                metadata.requires_dist.push_back(std::move(*requirement));
-            else ++metadata.unreadable_requirements;
-        }
-    }
-    if (metadata.name.empty() || metadata.version.empty()) return std::nullopt;
-    return metadata;
 }
 
 namespace {
@@ -172,74 +97,11 @@ PythonLiterals parse_python_literals(std::string_view text) {
     return literals;
 }
 
-namespace {
-
-// The release numbers of a version: "9.19.0.56" -> {9, 19, 0, 56}; "2.11.0+cu130" -> {2, 11, 0};
-// "1.0rc1" -> {1, 0}. Stops at the first part that is not a number.
-std::vector<long> release_of(std::string_view version) {
-    if (const std::size_t plus = version.find('+'); plus != std::string_view::npos) version = version.substr(0, plus);
-    std::vector<long> numbers;
-    for (const std::string& part : sys::split(version, '.')) {
-        std::size_t digits = 0;
-        while (digits < part.size() && std::isdigit(static_cast<unsigned char>(part[digits]))) ++digits;
-        const std::optional<long> number = decimal_number(std::string_view(part).substr(0, digits));
-        if (!number) break;
-        numbers.push_back(*number);
-        if (digits < part.size()) break;
-    }
-    return numbers;
-}
-
-int compare_releases(std::vector<long> a, std::vector<long> b) {
-    const std::size_t size = std::max(a.size(), b.size());
-    a.resize(size, 0);
-    b.resize(size, 0);
-    return a < b ? -1 : a > b ? 1 : 0;
-}
-
-}  // namespace
-
-std::optional<std::string> minimum_version(std::string_view specifier) {
-    for (const std::string& clause : sys::split(specifier, ','))
-        for (const std::string_view op : {">=", "==", "~="})
-            if (sys::starts_with(clause, op) && clause.find('*') == std::string::npos) return clause.substr(op.size());
-    return std::nullopt;
-}
-
 bool satisfies(std::string_view version, std::string_view specifier) {
-    const std::vector<long> have = release_of(version);
-    for (const std::string& raw : sys::split(specifier, ',')) {
-        const std::string clause(sys::trim(raw));
-        if (clause.empty()) continue;
-        std::size_t op_length = 0;
-        while (op_length < clause.size() && std::string_view("<>=!~").find(clause[op_length]) != std::string_view::npos)
-            ++op_length;
-        const std::string op = clause.substr(0, op_length);
-        std::string operand = clause.substr(op_length);
-        const bool prefix = operand.size() > 2 && operand.substr(operand.size() - 2) == ".*";
-        if (prefix) operand.resize(operand.size() - 2);
-        const std::vector<long> want = release_of(operand);
-        if (prefix) {
-            const bool matches = have.size() >= want.size() && std::equal(want.begin(), want.end(), have.begin());
-            if ((op == "==" && !matches) || (op == "!=" && matches)) return false;
-            continue;
-        }
-        const int order = compare_releases(have, want);
-        bool ok = false;
-        if (op == "==" || op == "===") ok = order == 0;
-        else if (op == "!=") ok = order != 0;
-        else if (op == ">=") ok = order >= 0;
-        else if (op == "<=") ok = order <= 0;
-        else if (op == ">") ok = order > 0;
-        else if (op == "<") ok = order < 0;
-        else if (op == "~=") {
-            // Compatible release: >= the operand and == all but its last number.
-            std::vector<long> stem(want.begin(), want.end() - (want.size() > 1 ? 1 : 0));
-            ok = order >= 0 && have.size() >= stem.size() && std::equal(stem.begin(), stem.end(), have.begin());
-        }
-        if (!ok) return false;
-    }
-    return true;
+    const Expected<packaging::Version> parsed = packaging::parse_version(version);
+    const Expected<packaging::SpecifierSet> set = packaging::parse_specifier_set(specifier);
+    if (!parsed || !set) return true;
+    return packaging::specifier_allows(*set, *parsed, true);
 }
 
 std::string extension_module(const std::string& directory, std::string_view prefix) {

@@ -1,8 +1,8 @@
 // What a site-packages directory says about the distributions installed in it, read from their
-// files: the *.dist-info directories (PEP 376, names escaped as PEP 427 says), their METADATA
-// headers (core metadata, packaging.python.org "Core metadata specifications"), the requirements
-// those name (PEP 508), and the literal assignments of generated version files such as
-// torch/version.py. Nothing is imported or executed.
+// files: the *.dist-info directories (PEP 376, names escaped as PEP 427 says) and the literal
+// assignments of generated version files such as torch/version.py. Nothing is imported or executed.
+// The packaging rules themselves (METADATA, PEP 508 requirements and markers, PEP 440 versions and
+// specifiers, name normalisation) are util/python_packaging's, held to pip and packaging by its test.
 #pragma once
 
 #include <map>
@@ -13,12 +13,8 @@
 
 namespace cudacheck {
 
-// A distribution's name normalised as PEP 503 does: lower case, runs of "-", "_" and "." as one
-// "-" ("nvidia_cudnn_cu13" -> "nvidia-cudnn-cu13").
-[[nodiscard]] std::string normalise_distribution_name(std::string_view name);
-
 struct InstalledDistribution {
-    std::string name;       // normalised
+    std::string name;       // normalised (packaging::normalize_name)
     std::string version;    // as in the directory name: "9.19.0.56"
     std::string dist_info;  // the *.dist-info directory's path
 };
@@ -26,26 +22,6 @@ struct InstalledDistribution {
 [[nodiscard]] std::optional<InstalledDistribution> parse_dist_info_name(std::string_view directory_name);
 // Every *.dist-info of a site-packages directory, sorted by name.
 [[nodiscard]] std::vector<InstalledDistribution> installed_distributions(const std::string& site_packages);
-
-// One Requires-Dist: "nvidia-cudnn-cu13<10.0,>=9.12.0.46; sys_platform == "linux" and extra == "with-cuda"".
-struct Requirement {
-    std::string name;       // normalised
-    std::string extras;     // "cublas,cudart" of "cuda-toolkit[cublas,cudart]"; "" when none
-    std::string specifier;  // "<10.0,>=9.12.0.46"; "" when any version
-    std::string marker;     // after ";", trimmed; "" when none
-    [[nodiscard]] std::optional<std::string> extra() const;  // the extra == "..." the marker requires, if any
-};
-[[nodiscard]] std::optional<Requirement> parse_requirement(std::string_view text);
-
-struct DistributionMetadata {
-    std::string name;
-    std::string version;
-    std::vector<Requirement> requires_dist;
-    std::size_t unreadable_requirements = 0;
-};
-// The header block of a METADATA file (up to the first blank line); nullopt when it has no Name
-// or no Version, which a real one always has.
-[[nodiscard]] std::optional<DistributionMetadata> parse_metadata(std::string_view text);
 
 // The module-level `name = 'value'` assignments of a generated Python file, annotations allowed
 // (`cuda: Optional[str] = '13.0'`); None as nullopt, True/False/numbers as their text. Anything
@@ -57,11 +33,12 @@ using PythonLiterals = std::map<std::string, std::optional<std::string>, std::le
 // threw from std::stoi); nullopt when `digits` is empty, holds anything else, or exceeds `limit`.
 [[nodiscard]] std::optional<long> decimal_number(std::string_view digits, long limit = 1'000'000'000L);
 
-// A specifier set's lower bound (">=9.12.0.46" -> "9.12.0.46", "==9.19.0.56" -> "9.19.0.56");
-// nullopt when it sets none.
-[[nodiscard]] std::optional<std::string> minimum_version(std::string_view specifier);
-// Whether `version` satisfies every clause of `specifier` (==, !=, >=, <=, >, <, ~= on release
-// numbers; a trailing ".*" of == matches a prefix). Local and pre-release parts are ignored.
+// Whether an installed `version` ("2.11.0+cu130", "9.19.0.56") satisfies `specifier` ("==2.11.0",
+// "<10.0,>=9.12.0.46"; "" is any version), as `pip check` asks it: packaging's
+// SpecifierSet.contains(version, prereleases=True), the rules of util/python_packaging (PEP 440:
+// a local part is ignored unless the specifier names one, "==2.11.*" matches a prefix, "~=" is a
+// compatible release). True when either does not parse as PEP 440: cudacheck does not claim a
+// mismatch it cannot show.
 [[nodiscard]] bool satisfies(std::string_view version, std::string_view specifier);
 
 // A CPython extension module of `directory` by the start of its name: its file carries the

@@ -7,6 +7,7 @@
 #include "support/fixtures.hpp"
 #include "support/framework_builds.hpp"
 #include "support/headlines.hpp"
+#include "support/test_support.hpp"
 #include "util/path.hpp"
 
 #include <gtest/gtest.h>
@@ -418,6 +419,241 @@ TEST(FrameworksBuilds, path_problems_and_a_foreign_pip_are_findings_even_without
     for (const char* code : {"CC634", "CC635", "CC636", "CC638"})
         EXPECT_NE(finding_with(result, code), nullptr) << code;
     EXPECT_NE(finding_with(result, "CC634")->remediation.find("python3 -m pip install"), std::string::npos);
+}
+
+// --- The installed build against the table of published builds (cuda/framework_builds.hpp) ----------
+// Ground truth: PyTorch 2.11.0's rows, as PYTORCH_RELEASES_CODE_CC in its torch/cuda/__init__.py
+// lists them (docs/examples/h200/frameworks/torch-cuda-cc-table.txt): cu130 SASS 7.5 8.0 8.6 9.0
+// 10.0 12.0; cu128 7.0 7.5 8.0 8.6 9.0 10.0 12.0; cu126 5.0 6.0 7.0 7.5 8.0 8.6 9.0; no PTX. CUDA 13.x
+// builds need a CUDA 13 driver (580), 12.x a CUDA 12 one (NVIDIA's CUDA Compatibility guide). The
+// assertions name the variant of release 2.11.0, so newer releases added to the table do not change
+// them: a newer release of the same variant is an upgrade, not a wrong build.
+
+// The table's command for torch 2.11.0's `variant` (how install_command spells it is the table's:
+// an --index-url, or none for the variant PyPI carries), as frameworks.builds runs it in an
+// environment: its own pip, --force-reinstall, torchvision/torchaudio after torch.
+std::string torch_command(const std::string& pip, std::string_view variant, std::string_view extensions = "") {
+    for (const FrameworkBuildRow& row : framework_build_table())
+        if (row.framework == Framework::pytorch && row.machine == Machine::x86_64 && row.version == "2.11.0" &&
+            row.variant == variant) {
+            std::string command = install_command(row);
+            const std::string_view plain = "pip install ";
+            if (!command.starts_with(plain)) return "not a pip command: " + command;
+            command.replace(0, plain.size(), pip + " install --force-reinstall ");
+            const std::size_t torch = command.find("torch==2.11.0");
+            if (torch == std::string::npos) return "no torch==2.11.0 in: " + command;
+            command.insert(torch + 13, extensions);
+            return command;
+        }
+    return "no row 2.11.0 " + std::string(variant);
+}
+
+EnvironmentFacts venv_312(std::vector<FrameworkFacts> frameworks) {
+    EnvironmentFacts environment = venv(std::move(frameworks));
+    environment.environment.python_version = "3.12";
+    return environment;
+}
+
+CheckResult judged_312(std::vector<FrameworkFacts> frameworks, std::optional<CudaVersion> driver,
+                       std::vector<DeviceInfo> devices) {
+    PythonFacts python{.environments = {venv_312(std::move(frameworks))}};
+    const FrameworkJudgeInput input{.python = python,
+                                    .driver_cuda = driver,
+                                    .devices = devices,
+                                    .gpu_present = !devices.empty(),
+                                    .glibc = MajorMinor{2, 36},
+                                    .machine = Machine::x86_64};
+    return test::judge("frameworks.builds", [&](ResultBuilder& result) { judge_frameworks(input, result); });
+}
+
+// torch 2.11.0 of another CUDA variant: its version, CUDA and the SASS its wheel carries.
+FrameworkFacts torch_2_11(std::string variant, std::string cuda, std::initializer_list<int> sass) {
+    FrameworkFacts torch = h200_torch();
+    torch.build.version = "2.11.0+" + variant;
+    torch.build.cuda = cuda;
+    torch.build.cuda_major = std::stoi(cuda);
+    torch.gpu_code = sass_of(sass);
+    return torch;
+}
+
+TEST(FrameworksBuildsFit, the_best_build_of_its_release_is_no_finding) {
+    // 2.11.0+cu130 on an H200 with driver 580 (CUDA 13.0): the newest CUDA of the release, SASS for sm_90.
+    const CheckResult result = judged_312({h200_torch()}, CudaVersion{13, 0}, {h200});
+    EXPECT_EQ(finding_with(result, "CC643"), nullptr) << test::account(result);
+    EXPECT_EQ(result.status, Status::pass) << result.message;
+}
+
+TEST(FrameworksBuildsFit, a_variant_with_sass_for_every_gpu_is_no_finding_whatever_newer_cuda_exists) {
+    // 2.11.0+cu126 carries sm_90 SASS: on the H200 it runs natively, as cu130 would. A newer CUDA
+    // alone is no reason to reinstall (other packages may be built for CUDA 12), so nothing is said,
+    // on a CUDA 13.0 driver as on a 12.8 one.
+    const FrameworkFacts cu126 = torch_2_11("cu126", "12.6", {50, 60, 70, 75, 80, 86, 90});
+    for (const CudaVersion driver : {CudaVersion{13, 0}, CudaVersion{12, 8}}) {
+        const CheckResult result = judged_312({cu126}, driver, {h200});
+        EXPECT_EQ(finding_with(result, "CC643"), nullptr) << test::account(result);
+        EXPECT_EQ(result.status, Status::pass) << result.message;
+    }
+}
+
+TEST(FrameworksBuildsFit, the_torch_extensions_follow_torch_in_the_command) {
+    // A P100 (sm_60) and 2.11.0+cu130, its GPU code unread: the table says cu126 is the variant
+    // with sm_60; torchvision is installed beside torch, so it is reinstalled with it.
+    FrameworkFacts unread = h200_torch();
+    unread.gpu_code.reset();
+    FrameworkFacts vision = framework_from(h200_site, "torchvision");
+    const CheckResult result = judged_312({unread, vision}, CudaVersion{13, 0}, {gpu(0, "Tesla P100-PCIE-16GB", 6, 0)});
+    const Finding* finding = finding_with(result, "CC643");
+    ASSERT_NE(finding, nullptr) << test::account(result);
+    EXPECT_NE(finding->remediation.find(torch_command("/venv/bin/python3 -m pip", "cu126", " torchvision")),
+              std::string::npos)
+        << finding->remediation;
+}
+
+TEST(FrameworksBuildsFit, ptx_only_where_a_native_build_exists_is_one_finding_naming_that_build) {
+    // The wheel of 2.11.0+cu126 rebuilt with compute_80 PTX alone (no SASS): on the H200 it runs
+    // through JIT (CC622, from its binary); of 2.11.0's builds with SASS for sm_90 the advice takes
+    // PyPI's, cu130, so CC622's fix names it, and no second finding repeats it.
+    FrameworkFacts jit = torch_2_11("cu126", "12.6", {});
+    jit.gpu_code = GpuCodeSummary{.path = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
+    jit.gpu_code->targets.ptx.push_back({80, ArchVariant::generic});
+    const CheckResult result = judged_312({jit}, CudaVersion{13, 0}, {h200});
+    const Finding* ptx = finding_with(result, "CC622");
+    ASSERT_NE(ptx, nullptr) << test::account(result);
+    EXPECT_NE(ptx->remediation.find("(the cu130 build: `" + torch_command("/venv/bin/python3 -m pip", "cu130") + "`)"),
+              std::string::npos)
+        << ptx->remediation;
+    EXPECT_EQ(finding_with(result, "CC643"), nullptr) << "one finding per fact";
+}
+
+TEST(FrameworksBuildsFit, a_build_the_table_says_does_not_run_fails_when_its_gpu_code_was_not_read) {
+    // A Pascal P100 (sm_60): only 2.11.0's cu126 carries sm_60 SASS. With the binary unread, nothing
+    // else says that cu130 has no code for it.
+    FrameworkFacts unread = h200_torch();
+    unread.gpu_code.reset();
+    const DeviceInfo pascal = gpu(0, "Tesla P100-PCIE-16GB", 6, 0);
+    const CheckResult result = judged_312({unread}, CudaVersion{13, 0}, {pascal});
+    const Finding* finding = finding_with(result, "CC643");
+    ASSERT_NE(finding, nullptr) << test::account(result);
+    EXPECT_EQ(finding->status, Status::fail);
+    EXPECT_NE(finding->message.find("does not run here; the cu126 build of 2.11.0 does"), std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remediation.find("`" + torch_command("/venv/bin/python3 -m pip", "cu126") + "`"),
+              std::string::npos)
+        << finding->remediation;
+    // With its binary read, CC621 says it (and names a build); CC643 does not repeat it.
+    const CheckResult read = judged_312({h200_torch()}, CudaVersion{13, 0}, {pascal});
+    EXPECT_NE(finding_with(read, "CC621"), nullptr);
+    EXPECT_EQ(finding_with(read, "CC643"), nullptr);
+}
+
+TEST(FrameworksBuildsFit, a_release_newer_than_the_table_is_not_judged_and_the_evidence_says_so) {
+    FrameworkFacts newer = torch_2_11("cu126", "12.6", {50, 60, 70, 75, 80, 86, 90});
+    newer.build.version = "2.99.0+cu126";
+    const CheckResult result = judged_312({newer}, CudaVersion{13, 0}, {h200});
+    EXPECT_EQ(finding_with(result, "CC643"), nullptr) << test::account(result);
+    EXPECT_EQ(result.status, Status::pass) << result.message;
+    EXPECT_NE(test::account(result).find("PyTorch 2.99.0+cu126 is newer than cudacheck's table of published builds"),
+              std::string::npos)
+        << test::account(result);
+    EXPECT_NE(test::account(result).find("table of framework builds as of"), std::string::npos)
+        << test::account(result);
+}
+
+TEST(FrameworksBuildsFit, without_a_gpu_or_a_driver_nothing_is_said_about_gpu_fit) {
+    const FrameworkFacts cu126 = torch_2_11("cu126", "12.6", {50, 60, 70, 75, 80, 86, 90});
+    EXPECT_EQ(finding_with(judged_312({cu126}, CudaVersion{13, 0}, {}), "CC643"), nullptr);
+    EXPECT_EQ(finding_with(judged_312({cu126}, std::nullopt, {h200}), "CC643"), nullptr);
+}
+
+// The choice within a release on rows given by hand: a hypothetical release 9.9.0 whose cu130
+// build carries sm_120 only as PTX and whose cu128 build carries its SASS. (No release in the table
+// of 2026-12-05 has such a pair; the rule is the one the check applies to any table.)
+TEST(FrameworksBuildsFit, within_a_release_native_code_wins_over_a_newer_cuda_through_ptx) {
+    const auto row = [](std::string_view version, std::string_view variant, CudaVersion cuda, std::string_view sass,
+                        std::string_view ptx) {
+        FrameworkBuildRow made;
+        made.version = version;
+        made.variant = variant;
+        made.cuda = cuda;
+        made.sass = sass;
+        made.ptx = ptx;
+        made.python_min = {3, 10};
+        made.python_max = {3, 14};
+        made.glibc = {2, 28};
+        return made;
+    };
+    const std::vector<FrameworkBuildRow> rows = {row("9.9.0", "cu130", {13, 0}, "80,90", "120"),
+                                                 row("9.9.0", "cu128", {12, 8}, "80,90,120", ""),
+                                                 row("9.8.0", "cu128", {12, 8}, "80,90,120", "")};
+    MachineFacts blackwell;
+    blackwell.driver_cuda = CudaVersion{13, 0};
+    blackwell.gpus = {GpuArch{120, ArchVariant::generic}};
+    blackwell.glibc = MajorMinor{2, 36};
+    const ReleaseFit fit = fit_within_release(rows[0], rows, blackwell, {3, 12});
+    ASSERT_TRUE(fit.installed_check.runs) << fit.installed_check.reason;
+    EXPECT_FALSE(fit.installed_native);
+    ASSERT_EQ(fit.ptx_only.size(), 1u);
+    EXPECT_EQ(fit.ptx_only[0].number, 120);
+    ASSERT_EQ(fit.recommended, &rows[1]) << "cu128 of the same release, not 9.8.0";
+    EXPECT_TRUE(fit.recommended_native);
+    EXPECT_NE(fit.why.find("cu130 runs on sm_120 only through PTX compiled at first use; cu128 carries SASS"),
+              std::string::npos)
+        << fit.why;
+    // On a GPU both carry SASS for, the newer CUDA is the one advised, and PyPI's own build where
+    // one of them is; neither is better than the other to have.
+    MachineFacts hopper = blackwell;
+    hopper.gpus = {GpuArch{90, ArchVariant::generic}};
+    const ReleaseFit on_hopper = fit_within_release(rows[1], rows, hopper, {3, 12});
+    EXPECT_EQ(on_hopper.recommended, &rows[0]);
+    EXPECT_FALSE(on_hopper.better_than(rows[1])) << "both run natively";
+    std::vector<FrameworkBuildRow> pypi = rows;
+    pypi[1].pypi_default = true;
+    EXPECT_EQ(fit_within_release(pypi[0], pypi, hopper, {3, 12}).recommended, &pypi[1]);
+    EXPECT_FALSE(fit_within_release(pypi[0], pypi, hopper, {3, 12}).better_than(pypi[0]));
+}
+
+// The binary end to end: the GPU machine's venv (torch 2.11.0+cu130; the fixture holds no
+// libtorch_cuda.so, so its GPU code is not read), a fake libcuda of driver 580 (CUDA 13.0,
+// cuDriverGetVersion 13000) with a P100 (CC 6.0). PyTorch 2.11.0's cu130 has no sm_60 code and its
+// cu126 has (the table above), so frameworks.builds fails the build and names cu126 with the
+// environment's own pip.
+TEST(FrameworksBuildsFit, the_binary_names_the_better_build_of_a_crafted_environment) {
+    test::TempDir dir;
+    const std::string venv = dir.path() + "/venv";
+    std::filesystem::copy(test::fixture_path("frameworks/h200-venv"), venv, std::filesystem::copy_options::recursive);
+    std::filesystem::create_directory(venv + "/bin");
+    std::filesystem::create_symlink("/usr/bin/python3", venv + "/bin/python3");
+    const std::string report = dir.path() + "/report.json";
+    const std::string fake_driver_dir = std::filesystem::path(CUDACHECK_FAKE_DRIVER).parent_path().string();
+    const test::BinaryRun run =
+        test::run_cudacheck({"--only", "frameworks.builds", "--python", venv, "-q", "-o", report},
+                            {{"LD_LIBRARY_PATH", fake_driver_dir},
+                             {"FAKE_CUDA_CC", "6.0"},
+                             {"FAKE_CUDA_DEVICE_NAME", "Tesla P100-PCIE-16GB"},
+                             {"FAKE_CUDA_DRIVER_VERSION", "13000"},
+                             {"CUDACHECK_CACHE_DIR", dir.path() + "/cache"}});
+    ASSERT_FALSE(run.timed_out) << run.output;
+    const nlohmann::json document = nlohmann::json::parse(test::read_text(report), nullptr, false);
+    ASSERT_TRUE(document.is_object()) << run.output;
+    const nlohmann::json* check = test::find_check(document, "frameworks.builds");
+    ASSERT_NE(check, nullptr) << run.output;
+    // JAX's cuda13 plugin of the fixture has no sm_60 either (its cuda12 plugin has): a finding of its own.
+    const nlohmann::json* better = nullptr;
+    const nlohmann::json* jax = nullptr;
+    for (const nlohmann::json& finding : (*check)["findings"]) {
+        if (finding["code"] == "CC643" && finding["subject"] == venv + ": PyTorch") better = &finding;
+        if (finding["code"] == "CC643" && finding["subject"] == venv + ": JAX") jax = &finding;
+    }
+    ASSERT_NE(jax, nullptr) << check->dump(2);
+    EXPECT_NE(std::string((*jax)["remediation"]).find("Install the cuda12 build"), std::string::npos) << check->dump(2);
+    ASSERT_NE(better, nullptr) << check->dump(2);
+    EXPECT_EQ((*better)["subject"], venv + ": PyTorch");
+    EXPECT_EQ((*better)["status"], "fail");
+    const std::string remediation = (*better)["remediation"];
+    EXPECT_NE(remediation.find("Install the cu126 build: `" +
+                               torch_command(venv + "/bin/python3 -m pip", "cu126", " torchvision") + "`"),
+              std::string::npos)
+        << remediation;
 }
 
 }  // namespace

@@ -24,9 +24,9 @@ const FrameworkBuild* find(const std::vector<FrameworkBuild>& builds, std::strin
     return nullptr;
 }
 
-const Requirement* wheel(const FrameworkBuild& build, std::string_view name) {
-    for (const Requirement& requirement : build.cuda_wheels)
-        if (requirement.name == name) return &requirement;
+const packaging::Requirement* wheel(const FrameworkBuild& build, std::string_view name) {
+    for (const packaging::Requirement& requirement : build.cuda_wheels)
+        if (requirement.normalized_name() == name) return &requirement;
     return nullptr;
 }
 
@@ -41,9 +41,9 @@ TEST(FrameworkBuilds, reads_the_cuda_builds_of_the_gpu_machines_frameworks_as_th
     EXPECT_EQ(torch->cuda_major, 13);
     EXPECT_EQ(torch->rocm, std::nullopt);
     ASSERT_NE(wheel(*torch, "nvidia-cudnn-cu13"), nullptr);
-    EXPECT_EQ(wheel(*torch, "nvidia-cudnn-cu13")->specifier, "==9.19.0.56");
-    EXPECT_EQ(wheel(*torch, "nvidia-nccl-cu13")->specifier, "==2.28.9");
-    EXPECT_EQ(wheel(*torch, "cuda-toolkit")->specifier, "==13.0.2");
+    EXPECT_EQ(wheel(*torch, "nvidia-cudnn-cu13")->specifier.text(), "==9.19.0.56");
+    EXPECT_EQ(wheel(*torch, "nvidia-nccl-cu13")->specifier.text(), "==2.28.9");
+    EXPECT_EQ(wheel(*torch, "cuda-toolkit")->specifier.text(), "==13.0.2");
     EXPECT_TRUE(torch->problems.empty()) << torch->problems.front();
 
     const FrameworkBuild* vision = find(builds, "torchvision");
@@ -58,9 +58,9 @@ TEST(FrameworkBuilds, reads_the_cuda_builds_of_the_gpu_machines_frameworks_as_th
     EXPECT_EQ(jax->version, "0.11.2");
     EXPECT_EQ(jax->cuda_major, 13);
     ASSERT_NE(wheel(*jax, "nvidia-cudnn-cu13"), nullptr);
-    EXPECT_EQ(wheel(*jax, "nvidia-cudnn-cu13")->specifier, "<10.0,>=9.12.0.46");
+    EXPECT_EQ(wheel(*jax, "nvidia-cudnn-cu13")->specifier.text(), "<10.0,>=9.12.0.46");
     ASSERT_NE(wheel(*jax, "nvidia-nvvm"), nullptr);
-    EXPECT_EQ(wheel(*jax, "nvidia-nvvm")->specifier, "") << "any version";
+    EXPECT_EQ(wheel(*jax, "nvidia-nvvm")->specifier.text(), "") << "any version";
     EXPECT_EQ(wheel(*jax, "jax-cuda13-pjrt"), nullptr) << "not a CUDA library";
     EXPECT_TRUE(jax->problems.empty()) << jax->problems.front();
 
@@ -108,6 +108,50 @@ TEST(FrameworkBuilds, tells_a_cpu_only_torch_and_a_jax_without_its_cuda_plugin) 
     EXPECT_EQ(find(builds, "JAX")->distribution, "jaxlib");
 }
 
+// The CUDA wheels of a framework are the Requires-Dist whose PEP 508 marker holds for the
+// interpreter of the site-packages (its Python from the path) on this machine, as pip decides. The
+// reader before util/python_packaging looked for `extra == "..."` in the marker's text and ignored
+// the rest: it took `"opt" == extra` for a requirement of no extra, and kept pins for another
+// machine and another Python. Ground truth, packaging 26.4 with python_version 3.12 and
+// platform_machine x86_64 or aarch64: Marker('"opt" == extra').evaluate({"extra": ""}) is False,
+// 'platform_machine == "s390x"' False, 'python_version >= "3.12"' True, 'python_version < "3.12"' False.
+TEST(FrameworkBuilds, leaves_out_cuda_wheels_whose_marker_is_false_for_the_interpreter) {
+    const std::string metadata =
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0\n"
+        "Requires-Dist: nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"\n"
+        "Requires-Dist: nvidia-nccl-cu13==2.28.9; \"opt\" == extra\n"
+        "Requires-Dist: nvidia-cublas==13.1.0.3; platform_machine == \"s390x\"\n"
+        "Requires-Dist: nvidia-cufft==12.0.0.61; python_version >= \"3.12\"\n"
+        "Requires-Dist: nvidia-curand==10.4.0.35; python_version < \"3.12\"\n";
+    const auto wheels_in = [&](const std::string& relative) {
+        test::ScratchTree tree;
+        const std::string site = tree.path() + "/" + relative;
+        std::filesystem::create_directories(std::filesystem::path(site).parent_path());
+        std::filesystem::copy(h200_site, site, std::filesystem::copy_options::recursive);
+        tree.write(relative + "/torch-2.11.0.dist-info/METADATA", metadata);
+        const std::vector<FrameworkBuild> builds = builds_in(site);
+        std::vector<std::string> names;
+        if (const FrameworkBuild* torch = find(builds, "PyTorch"); torch != nullptr)
+            for (const packaging::Requirement& requirement : torch->cuda_wheels)
+                names.push_back(requirement.normalized_name());
+        return names;
+    };
+    EXPECT_EQ(wheels_in("lib/python3.12/site-packages"),
+              (std::vector<std::string>{"nvidia-cudnn-cu13", "nvidia-cufft"}));
+    // Debian's dist-packages names no minor: a marker on the Python version is undecided, and kept.
+    EXPECT_EQ(wheels_in("lib/python3/dist-packages"),
+              (std::vector<std::string>{"nvidia-cudnn-cu13", "nvidia-cufft", "nvidia-curand"}));
+}
+
+TEST(FrameworkBuilds, takes_the_python_version_of_the_markers_from_the_site_packages_path) {
+    EXPECT_EQ(marker_environment_of_site("/opt/torch/.venv/lib/python3.12/site-packages").python_version, "3.12");
+    EXPECT_EQ(marker_environment_of_site("/usr/lib64/python3.13t/site-packages").python_version, "3.13");
+    EXPECT_EQ(marker_environment_of_site("/usr/lib/python3/dist-packages").python_version, "");
+    EXPECT_EQ(marker_environment_of_site("/home/u/python3.x/lib/python3.11/site-packages").python_version, "3.11");
+    EXPECT_EQ(marker_environment_of_site("/usr/lib/python3.12/site-packages").python_full_version, "")
+        << "not in the files";
+}
+
 TEST(FrameworkBuilds, names_each_damaged_file_and_keeps_what_it_could_read) {
     EditedSite edited;
     edited.tree.write("site-packages/torch/version.py", std::string("\x00\x01garbage\xff", 11));
@@ -128,7 +172,8 @@ TEST(FrameworkBuilds, names_each_damaged_file_and_keeps_what_it_could_read) {
     const FrameworkBuild* vision = find(builds, "torchvision");
     ASSERT_NE(vision, nullptr);
     ASSERT_EQ(vision->problems.size(), 1u);
-    EXPECT_NE(vision->problems[0].find("METADATA: no Name and Version"), std::string::npos) << vision->problems[0];
+    EXPECT_NE(vision->problems[0].find("METADATA: METADATA has no Name header"), std::string::npos)
+        << vision->problems[0];
     std::filesystem::remove(edited.site + "/torch/version.py");
     const std::vector<FrameworkBuild> without_version_file = builds_in(edited.site);
     const FrameworkBuild* without = find(without_version_file, "PyTorch");
@@ -148,7 +193,7 @@ TEST(FrameworkBuilds, reads_older_and_cpu_builds_of_torch_from_their_released_fi
     EXPECT_EQ(torch->version, "2.7.1+cu126");
     EXPECT_EQ(torch->cuda, "12.6");
     ASSERT_NE(wheel(*torch, "nvidia-cudnn-cu12"), nullptr);
-    EXPECT_EQ(wheel(*torch, "nvidia-cudnn-cu12")->specifier, "==9.5.1.17");
+    EXPECT_EQ(wheel(*torch, "nvidia-cudnn-cu12")->specifier.text(), "==9.5.1.17");
     const ReleasedWheels cu117({"torch-2.0.1"});  // version.py without annotations: cuda = '11.7'
     const std::vector<FrameworkBuild> cu117_builds = builds_in(cu117.site);
     ASSERT_NE(find(cu117_builds, "PyTorch"), nullptr);
@@ -185,7 +230,7 @@ TEST(FrameworkBuilds, reads_tensorflows_generated_build_info) {
     EXPECT_EQ(tensorflow->cudnn, "8");
     EXPECT_EQ(tensorflow->architectures, (std::vector<std::string>{"sm_60", "sm_70", "sm_80", "sm_89", "compute_90"}));
     ASSERT_NE(wheel(*tensorflow, "nvidia-cudnn-cu12"), nullptr);  // under its "and-cuda" extra
-    EXPECT_EQ(wheel(*tensorflow, "nvidia-cudnn-cu12")->specifier, "==8.9.7.29");
+    EXPECT_EQ(wheel(*tensorflow, "nvidia-cudnn-cu12")->specifier.text(), "==8.9.7.29");
     EXPECT_TRUE(parse_tensorflow_build_info("build_info = collections.OrderedDict([('a', ").empty());
     EXPECT_EQ(parse_tensorflow_build_info("x = OrderedDict([('a', 'b'), ('c', [1, 2]), ('d'").size(), 2u);
 }
@@ -197,7 +242,7 @@ TEST(FrameworkBuilds, reads_an_older_jax_plugin_whose_extra_is_spelt_with_an_und
     ASSERT_NE(jax, nullptr);
     EXPECT_EQ(jax->cuda_major, 12);
     ASSERT_NE(wheel(*jax, "nvidia-cudnn-cu12"), nullptr) << "extra == 'with_cuda' is the with-cuda extra (PEP 685)";
-    EXPECT_EQ(wheel(*jax, "nvidia-cudnn-cu12")->specifier, "<10.0,>=9.0");
+    EXPECT_EQ(wheel(*jax, "nvidia-cudnn-cu12")->specifier.text(), "<10.0,>=9.0");
     const FrameworkBuild* cupy = find(builds, "CuPy");
     ASSERT_NE(cupy, nullptr);
     EXPECT_EQ(cupy->cuda, "12.x");
