@@ -508,6 +508,7 @@ private:
 
     void torch_build(const TorchBuildTarget& torch) {
         const std::optional<std::string> subject = torch.subject;
+        torch_library_headers(torch, subject);
         // The compiler PyTorch gives nvcc, and the one it compiles the extension's C++ with.
         if (setup_.torch_host_compiler)
             judge_pick(*setup_.torch_host_compiler, chosen_->torch_pick, *chosen_, Client::torch, subject);
@@ -575,10 +576,84 @@ private:
         torch_architectures(torch, subject);
     }
 
+    // The cuBLAS, cuSPARSE and cuSOLVER headers PyTorch's ATen/cuda/CUDAContext.h includes
+    // (probes/build/build_toolkit.hpp lists them): without them an extension that includes it stops
+    // at the first one, whatever nvcc and cudart are there. Only PyTorch's builds need them.
+    void torch_library_headers(const TorchBuildTarget& torch, const std::optional<std::string>& subject) {
+        if (setup_.missing_torch_headers.empty()) return;
+        std::vector<std::string> names;
+        for (const std::string& path : setup_.missing_torch_headers)
+            names.push_back(path.substr(path.find_last_of('/') + 1));
+        const std::optional<CudaVersion> version = cuda_release_of(chosen_->version);
+        const std::string apt = version
+                                    ? fmt::format(
+                                          "`sudo apt install libcublas-dev-{0}-{1} libcusparse-dev-{0}-{1} "
+                                          "libcusolver-dev-{0}-{1}`",
+                                          version->major, version->minor)
+                                    : std::string("the toolkit's cuBLAS, cuSPARSE and cuSOLVER development packages");
+        const std::string fix = fmt::format(
+            "Install the libraries' development headers: {}, or the pip wheels nvidia-cublas, nvidia-cusparse and "
+            "nvidia-cusolver of this CUDA (-cu12 names for CUDA 12) with their include/ directories in CPATH, or "
+            "point CUDA_HOME at a complete toolkit",
+            apt);
+        problem({Code::build_toolkit_incomplete,
+                 fmt::format("the toolkit builds take ({}) lacks {}, which PyTorch {}'s ATen/cuda/CUDAContext.h "
+                             "includes: every extension that includes it (most do, for the current CUDA stream) "
+                             "stops with \"fatal error: {}: No such file or directory\"",
+                             setup_.choice.root, fmt::join(setup_.missing_torch_headers, ", "), torch.version,
+                             names.front()),
+                 fix + ".", subject, false, true, true});
+    }
+
+    // No GPU visible to CUDA (none, or CUDA_VISIBLE_DEVICES hides them all) and no list to build
+    // for: torch.utils.cpp_extension._get_cuda_arch_flags takes the list from
+    // torch.cuda.device_count(), gets an empty one, and `arch_list[-1] += '+PTX'` raises
+    // "IndexError: list index out of range" (torch/utils/cpp_extension.py; probes/build/torch_arch_list.hpp
+    // quotes the code). Every CUDA source of an extension goes through it: load/load_inline and
+    // setup.py/pip builds (BuildExtension's unix_cuda_flags) alike, so `pip install flash-attn` in a
+    // `docker build` stops there. A warning, not a failure: only builds made on this machine stop,
+    // and a machine meant to build for GPUs elsewhere needs the list anyway.
+    void no_gpu_for_default_list(const TorchBuildTarget& torch, const std::optional<std::string>& subject,
+                                 bool native) {
+        const std::string setting =
+            native ? std::string("TORCH_CUDA_ARCH_LIST=native") : std::string("TORCH_CUDA_ARCH_LIST unset");
+        if (torch.default_arch_list.raises_without_gpu == false) {
+            evidence("torch_arch_flags", fmt::format("{}: no GPU visible and {}: this PyTorch's cpp_extension.py "
+                                                     "has no `arch_list[-1] += '+PTX'`, not judged",
+                                                     torch.subject, setting));
+            return;
+        }
+        std::string supported;
+        if (torch.arch_tables) {
+            std::vector<std::string> plain;  // the entries without the arch-specific "a" forms
+            for (const std::string& entry : torch.arch_tables->supported)
+                if (!entry.ends_with('a')) plain.push_back(entry);
+            supported = fmt::format("; PyTorch {} accepts {}", torch.version, fmt::join(plain, " "));
+        }
+        problem({Code::torch_arch_list_unset_without_gpu,
+                 fmt::format("no GPU is visible to CUDA and {}: PyTorch {} builds an extension's CUDA code for the "
+                             "visible GPUs, finds none, and every extension build here (pip/setup.py, "
+                             "cpp_extension.load) stops in _get_cuda_arch_flags with \"IndexError: list index out "
+                             "of range\"{}",
+                             setting, torch.version,
+                             torch.default_arch_list.raises_without_gpu
+                                 ? std::string()
+                                 : std::string(" (its cpp_extension.py was not read; torch 1.x to 2.15 "
+                                               "do this)")),
+                 fmt::format("Set it to the GPUs the build is for: `export TORCH_CUDA_ARCH_LIST=\"9.0\"` for an "
+                             "H100/H200 (\"8.0\" A100, \"8.9\" L4/L40S, \"10.0\" B200, several with ';', the "
+                             "last with +PTX to run on newer GPUs too){}; in a Dockerfile, `ENV "
+                             "TORCH_CUDA_ARCH_LIST=...` before the build.",
+                             supported),
+                 subject, false, true, true});
+    }
+
     void torch_architectures(const TorchBuildTarget& torch, const std::optional<std::string>& subject) {
         std::vector<std::string> flags;
         std::string source;
-        if (input_.torch_cuda_arch_list && !input_.torch_cuda_arch_list->empty()) {
+        // "native" asks, where this torch knows the word, for the visible GPUs, as an unset list does.
+        const bool native = input_.torch_cuda_arch_list == "native" && torch.default_arch_list.accepts_native;
+        if (input_.torch_cuda_arch_list && !input_.torch_cuda_arch_list->empty() && !native) {
             if (!torch.arch_tables) {
                 evidence("torch_arch_list", fmt::format("{}: TORCH_CUDA_ARCH_LIST={} not judged ({})", torch.subject,
                                                         *input_.torch_cuda_arch_list, torch.arch_tables_problem));
@@ -599,9 +674,13 @@ private:
             flags = parsed.gencode_flags;
             source = fmt::format("TORCH_CUDA_ARCH_LIST=\"{}\"", *input_.torch_cuda_arch_list);
         } else {
-            if (input_.devices.empty()) return;  // torch would build for no GPU; nothing to judge
+            if (input_.devices.empty()) {
+                no_gpu_for_default_list(torch, subject, native);
+                return;
+            }
             flags = default_arch_flags(torch);
-            source = "the visible GPUs (TORCH_CUDA_ARCH_LIST unset)";
+            source = native ? "the visible GPUs (TORCH_CUDA_ARCH_LIST=native)"
+                            : "the visible GPUs (TORCH_CUDA_ARCH_LIST unset)";
         }
         prediction_.torch_arch_flags.emplace_back(torch.subject, flags);
         evidence("torch_arch_flags", fmt::format("{}: {} from {}", torch.subject, fmt::join(flags, " "), source));

@@ -29,6 +29,7 @@ struct TorchBuildTarget {
     std::string cuda = {};         // torch.version.cuda: "13.0"
     std::optional<TorchArchTables> arch_tables = {};  // from its torch/utils/cpp_extension.py
     std::string arch_tables_problem = {};             // why they could not be read
+    TorchDefaultArchList default_arch_list = {};      // what it does without TORCH_CUDA_ARCH_LIST
     std::vector<std::string> gpu_targets = {};  // its binary's SASS targets, as torch.cuda.get_arch_list(): "sm_90"
     bool ninja_in_environment = false;  // <prefix>/bin/ninja exists
 };
@@ -42,7 +43,7 @@ struct BuildJudgeInput {
 };
 
 // Which builds a problem stops: a plain nvcc build (a .cu file), a CMake project, PyTorch's
-// just-in-time extension builds (load_inline) and its setup.py/pip builds.
+// just-in-time extension builds (cpp_extension.load, load_inline) and its setup.py/pip builds.
 struct BuildProblem {
     Code code = {};
     std::string message = {};
@@ -62,7 +63,7 @@ struct BuildPrediction {
     std::string summary = {};
     std::optional<std::string> skip = {};  // nothing to build with: why
     // torch.utils.cpp_extension's -gencode flags per PyTorch subject (TORCH_CUDA_ARCH_LIST or the
-    // visible GPUs), for toolkit.compile's load_inline.
+    // visible GPUs), for toolkit.compile's cpp_extension.load.
     std::vector<std::pair<std::string, std::vector<std::string>>> torch_arch_flags = {};
 };
 

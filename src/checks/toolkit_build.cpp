@@ -68,6 +68,7 @@ BuildJudgeInput build_judge_input(Probes& probes, const Environment& environment
             InstalledTorchArchTables tables = read_installed_torch_arch_tables(build.files);
             torch.arch_tables = std::move(tables.tables);
             torch.arch_tables_problem = std::move(tables.problem);
+            torch.default_arch_list = tables.default_list;
             for (const std::string& target : framework_gpu_targets(framework))
                 if (target.starts_with("sm_")) torch.gpu_targets.push_back(target);
             torch.ninja_in_environment = sys::is_executable_file(torch.prefix + "/bin/ninja");
@@ -92,7 +93,8 @@ std::unique_ptr<Check> make_toolkit_build_check() {
                              Code::torch_arch_list_invalid, Code::torch_arch_list_misses_gpu,
                              Code::nvcc_arch_unsupported, Code::cmake_architectures_invalid,
                              Code::cmake_architectures_miss_gpu, Code::cmake_native_without_gpu,
-                             Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable},
+                             Code::nvcc_built_nothing, Code::build_tmpdir_unusable, Code::host_compiler_unusable,
+                             Code::torch_arch_list_unset_without_gpu},
                   .answers = "whether a CUDA build would work, before it runs: the toolkit a build takes (`CUDA_HOME`, "
                              "`CUDA_PATH`, nvcc on `PATH`, "
                              "`/usr/local/cuda`, as PyTorch looks) and its development files, the host compiler nvcc "

@@ -108,7 +108,8 @@ constexpr std::string_view extension_marker = "CUDACHECK_EXTENSION ";
 //  - probe_binding.cpp, by the host compiler: torch/python.h (ATen, Python.h, pybind11 and
 //    PyTorch's Tensor type casters) and PYBIND11_MODULE, the binding every Python-module extension
 //    has. Not torch/extension.h, which adds torch/all.h (the C++ frontend: nn, optim, data, jit,
-//    serialize) that a kernel binding does not use (docs/performance.md, "PyTorch extension build", measures both).
+//    serialize) that a kernel binding does not use (docs/performance.md, "PyTorch extension
+//    build", measures both).
 //  - probe_kernel.cu, by nvcc: ATen/cuda/CUDAContext.h, which real extensions include for the
 //    current stream (it brings c10's and ATen's core headers through nvcc's front end, and the
 //    toolkit's cublas_v2.h, cublasLt.h, cusparse.h, cusolverDn.h), the kernel, and a launcher on raw

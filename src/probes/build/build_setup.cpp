@@ -412,6 +412,7 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     std::future<void> nvcc;
     if (setup.choice_exists) {
         setup.files = development_files(setup.choice.root);
+        setup.missing_torch_headers = missing_torch_library_headers(setup.choice.root, environment);
         if (!setup.files.nvcc.empty())
             nvcc = std::async(std::launch::async, [&] {
                 NvccAnswers answers = ask_nvcc(setup.files.nvcc, toolkits, environment);

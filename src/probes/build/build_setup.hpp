@@ -144,6 +144,9 @@ struct BuildSetup {
     BuildToolkitChoice choice_without_variables = {};
     bool choice_without_variables_exists = false;
     DevelopmentFiles files = {};  // of choice.root
+    // The CUDA library headers PyTorch's ATen/cuda/CUDAContext.h includes that the build finds
+    // nowhere (build_toolkit.hpp: missing_torch_library_headers), as "<root>/include/cusparse.h".
+    std::vector<std::string> missing_torch_headers = {};
     std::optional<NvccVersion> nvcc_version = {};  // of choice.root's bin/nvcc
     std::string nvcc_failure = {};
     std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`: "compute_75", ...; empty when not

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cudacheck {
 
 BuildToolkitChoice torch_cuda_home(const Environment& environment, const std::string& root) {
@@ -38,6 +40,29 @@ DevelopmentFiles development_files(const std::string& toolkit_root) {
     present(files.library_directory + "/libcudart.so", files.cudart_shared);
     present(files.library_directory + "/libcudart_static.a", files.cudart_static);
     return files;
+}
+
+std::vector<std::string> missing_torch_library_headers(const std::string& toolkit_root,
+                                                       const Environment& environment) {
+    std::vector<std::string> directories{toolkit_root + "/include"};
+    if (const auto value = environment.get("CUDA_INC_PATH"); value && !value->empty()) directories.push_back(*value);
+    for (const char* variable : {"CPATH", "CPLUS_INCLUDE_PATH"}) {
+        const std::string value = environment.get(variable).value_or("");
+        for (std::size_t start = 0; start <= value.size();) {
+            const std::size_t colon = std::min(value.find(':', start), value.size());
+            // An empty element is the current directory to gcc: a build's own, unknown here.
+            if (colon > start) directories.push_back(value.substr(start, colon - start));
+            start = colon + 1;
+        }
+    }
+    std::vector<std::string> missing;
+    for (const char* header : torch_cuda_library_headers) {
+        const bool found = std::any_of(directories.begin(), directories.end(), [&](const std::string& directory) {
+            return sys::exists(directory + "/" + header);
+        });
+        if (!found) missing.push_back(toolkit_root + "/include/" + header);
+    }
+    return missing;
 }
 
 }  // namespace cudacheck

@@ -34,4 +34,20 @@ struct DevelopmentFiles {
 
 [[nodiscard]] DevelopmentFiles development_files(const std::string& toolkit_root);
 
+// The CUDA library headers that PyTorch's ATen/cuda/CUDAContext.h includes, through
+// ATen/cuda/CUDAContextLight.h (torch 2.15.0: cusparse.h, cublas_v2.h, cublasLt.h, and cusolverDn.h
+// under CUDART_VERSION, which cuda_runtime_api.h defines): an extension that includes CUDAContext.h
+// (for at::cuda::getCurrentCUDAStream, as most do) fails without them with "fatal error: cusparse.h:
+// No such file or directory". A toolkit of nvcc and cudart only (the pip nvidia-cuda-nvcc wheel, conda's
+// cuda-nvcc, apt's cuda-nvcc-X-Y with cuda-cudart-dev-X-Y) lacks them: they come with the libraries'
+// development packages (libcublas-dev, libcusparse-dev, libcusolver-dev).
+inline constexpr const char* torch_cuda_library_headers[] = {"cusparse.h", "cublas_v2.h", "cublasLt.h", "cusolverDn.h"};
+
+// Those of torch_cuda_library_headers found neither in <toolkit_root>/include nor in the other
+// directories an extension's compilers search: CUDA_INC_PATH (cpp_extension.include_paths adds it)
+// and CPATH / CPLUS_INCLUDE_PATH (gcc and clang search them, also when nvcc runs them). Each as the
+// toolkit path looked for.
+[[nodiscard]] std::vector<std::string> missing_torch_library_headers(const std::string& toolkit_root,
+                                                                     const Environment& environment);
+
 }  // namespace cudacheck

@@ -104,6 +104,16 @@ TorchArchList parse_torch_cuda_arch_list(std::string_view value, const TorchArch
     return list;
 }
 
+TorchDefaultArchList read_torch_default_arch_list(std::string_view source) {
+    TorchDefaultArchList list;
+    // Both quotings, as a reformatted file may write the literal either way.
+    list.raises_without_gpu = source.find("arch_list[-1] += '+PTX'") != std::string_view::npos ||
+                              source.find("arch_list[-1] += \"+PTX\"") != std::string_view::npos;
+    list.accepts_native = source.find("_arch_list == \"native\"") != std::string_view::npos ||
+                          source.find("_arch_list == 'native'") != std::string_view::npos;
+    return list;
+}
+
 InstalledTorchArchTables read_installed_torch_arch_tables(const std::vector<std::string>& torch_files) {
     InstalledTorchArchTables installed;
     for (const std::string& file : torch_files) {
@@ -112,6 +122,7 @@ InstalledTorchArchTables read_installed_torch_arch_tables(const std::vector<std:
         const std::string cpp_extension = file.substr(0, at) + "/torch/utils/cpp_extension.py";
         if (const auto text = sys::read_file(cpp_extension, 4 << 20)) {
             installed.tables = read_torch_arch_tables(*text);
+            installed.default_list = read_torch_default_arch_list(*text);
             if (!installed.tables)
                 installed.problem =
                     cpp_extension + " has no named_arches/supported_arches in the form PyTorch writes them";

@@ -23,12 +23,26 @@ struct TorchArchTables {
 // neither in the form torch writes them.
 [[nodiscard]] std::optional<TorchArchTables> read_torch_arch_tables(std::string_view cpp_extension_source);
 
+// What _get_cuda_arch_flags does without TORCH_CUDA_ARCH_LIST (or with "native"), from its source:
+// it builds the list from the visible GPUs (torch.cuda.device_count()) and marks the last one +PTX
+// with `arch_list[-1] += '+PTX'`, which on an empty list (no GPU visible: a `docker build`, a login
+// node, CUDA_VISIBLE_DEVICES="") raises "IndexError: list index out of range" and stops the build.
+// torch 2.15.0's torch/utils/cpp_extension.py has it (lines 2774-2792); the same statement is in the
+// 1.x and 2.x releases whose tracebacks users post (e.g. "cpp_extension.py, line 1694, in
+// _get_cuda_arch_flags: arch_list[-1] += '+PTX'" with torch 1.13/2.0). `native` (2.x) takes the same branch.
+struct TorchDefaultArchList {
+    std::optional<bool> raises_without_gpu = {};  // the statement is there; nullopt: source not read
+    bool accepts_native = false;                   // TORCH_CUDA_ARCH_LIST=native means the visible GPUs
+};
+[[nodiscard]] TorchDefaultArchList read_torch_default_arch_list(std::string_view cpp_extension_source);
+
 // The tables of an installed torch, from its torch/utils/cpp_extension.py beside the
 // torch/version.py among `torch_files` (the files a framework's build was read from); `problem`
 // says why there are none.
 struct InstalledTorchArchTables {
     std::optional<TorchArchTables> tables = {};
     std::string problem = {};
+    TorchDefaultArchList default_list = {};  // nothing known when the file cannot be read
 };
 [[nodiscard]] InstalledTorchArchTables read_installed_torch_arch_tables(const std::vector<std::string>& torch_files);
 

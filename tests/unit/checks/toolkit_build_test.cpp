@@ -3,8 +3,15 @@
 #include "checks/toolkit_build.hpp"
 #include "support/check_judging.hpp"
 #include "support/headlines.hpp"
+#include "support/test_support.hpp"
+#include "util/system.hpp"
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace cudacheck {
 namespace {
@@ -595,6 +602,219 @@ TEST(ToolkitBuild, a_cmake_toolkit_other_than_the_build_toolkit_is_judged_on_its
     cmake.files.cudart_static.clear();
     EXPECT_TRUE(contains(finding_with(machine.judged(), "CC306")->message,
                          "the toolkit CMake takes (/usr/local/cuda-12.4, by CUDACXX) lacks lib64/libcudart_static.a"));
+}
+
+// --- PyTorch's builds where no GPU is visible (issue 40) ---
+
+TEST(ToolkitBuild, no_gpu_and_no_torch_arch_list_stops_pytorchs_extension_builds) {
+    // torch.utils.cpp_extension._get_cuda_arch_flags: without TORCH_CUDA_ARCH_LIST the list is the
+    // visible GPUs, and `arch_list[-1] += '+PTX'` on an empty one raises IndexError.
+    Machine machine;
+    machine.with_torch();
+    machine.devices.clear();
+    const CheckResult result = machine.judged();
+    EXPECT_EQ(result.status, Status::warn) << result.message;
+    const Finding* finding = finding_with(result, "CC318");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_EQ(finding->subject, "/opt/torch/.venv: PyTorch");
+    EXPECT_TRUE(contains(test::account(result), "\"IndexError: list index out of range\"")) << test::account(result);
+    EXPECT_TRUE(contains(finding->remediation, "`export TORCH_CUDA_ARCH_LIST=\"9.0\"` for an H100/H200"))
+        << finding->remediation;
+    EXPECT_TRUE(contains(finding->remediation, "PyTorch 2.11.0+cu130 accepts 7.5 8.0 8.6 8.9 9.0 10.0 12.0"))
+        << "this torch's own supported list, without the arch-specific 9.0a: " << finding->remediation;
+    const BuildProblem* problem =
+        problem_with(predict_builds(machine.input()), Code::torch_arch_list_unset_without_gpu);
+    ASSERT_NE(problem, nullptr);
+    EXPECT_FALSE(problem->stops_nvcc) << "a plain nvcc build takes nvcc's default architecture";
+    EXPECT_TRUE(problem->stops_torch_jit);
+    EXPECT_TRUE(problem->stops_torch_setup);
+    // An empty value is unset to torch (`if not _arch_list`).
+    machine.arch_list = "";
+    EXPECT_NE(finding_with(machine.judged(), "CC318"), nullptr);
+    // A list, or a GPU to build for: no finding.
+    machine.arch_list = "9.0";
+    EXPECT_EQ(machine.judged().status, Status::pass);
+    machine.arch_list.reset();
+    machine.devices = Machine().devices;
+    EXPECT_EQ(finding_with(machine.judged(), "CC318"), nullptr);
+    // Without PyTorch nothing reads TORCH_CUDA_ARCH_LIST.
+    Machine bare;
+    bare.devices.clear();
+    EXPECT_EQ(finding_with(bare.judged(), "CC318"), nullptr);
+}
+
+TEST(ToolkitBuild, a_torch_whose_builder_has_no_empty_list_statement_is_not_judged) {
+    Machine machine;
+    machine.with_torch();
+    machine.devices.clear();
+    machine.torch.front().default_arch_list.raises_without_gpu = false;  // its cpp_extension.py was read
+    const CheckResult result = machine.judged();
+    EXPECT_EQ(finding_with(result, "CC318"), nullptr);
+    EXPECT_TRUE(contains(test::account(result), "has no `arch_list[-1] += '+PTX'`, not judged"))
+        << test::account(result);
+    // Read and present: the finding, without the note that the file was not read.
+    machine.torch.front().default_arch_list.raises_without_gpu = true;
+    const CheckResult read = machine.judged();
+    ASSERT_NE(finding_with(read, "CC318"), nullptr);
+    EXPECT_FALSE(contains(test::account(read), "was not read"));
+}
+
+TEST(ToolkitBuild, torch_arch_list_native_is_the_visible_gpus_where_torch_knows_the_word) {
+    Machine machine;
+    machine.with_torch();
+    machine.arch_list = "native";
+    machine.torch.front().default_arch_list.accepts_native = true;  // torch 2.15: `_arch_list == "native"`
+    const BuildPrediction prediction = predict_builds(machine.input());
+    EXPECT_EQ(problem_with(prediction, Code::torch_arch_list_invalid), nullptr);
+    ASSERT_EQ(prediction.torch_arch_flags.size(), 1U);
+    EXPECT_EQ(prediction.torch_arch_flags.front().second,
+              (std::vector<std::string>{"-gencode=arch=compute_90,code=compute_90",
+                                        "-gencode=arch=compute_90,code=sm_90"}));
+    machine.devices.clear();
+    const CheckResult none = machine.judged();
+    ASSERT_NE(finding_with(none, "CC318"), nullptr);
+    EXPECT_TRUE(contains(test::account(none), "TORCH_CUDA_ARCH_LIST=native")) << test::account(none);
+    // A torch without the word rejects it as any unknown entry.
+    machine.torch.front().default_arch_list.accepts_native = false;
+    EXPECT_NE(finding_with(machine.judged(), "CC312"), nullptr);
+}
+
+TEST(ToolkitBuild, library_headers_pytorch_includes_missing_stop_its_builds_only) {
+    Machine machine;
+    machine.setup.missing_torch_headers = {std::string(root) + "/include/cusparse.h",
+                                           std::string(root) + "/include/cusolverDn.h"};
+    EXPECT_EQ(machine.judged().status, Status::pass) << "nvcc and CMake builds do not include them";
+    machine.with_torch();
+    const CheckResult result = machine.judged();
+    const Finding* finding = finding_with(result, "CC306");
+    ASSERT_NE(finding, nullptr) << result.message;
+    EXPECT_EQ(finding->subject, "/opt/torch/.venv: PyTorch");
+    EXPECT_TRUE(contains(test::account(result),
+                         "lacks /usr/local/cuda-13.0/include/cusparse.h, "
+                         "/usr/local/cuda-13.0/include/cusolverDn.h, which PyTorch "
+                         "2.11.0+cu130's ATen/cuda/CUDAContext.h includes"))
+        << test::account(result);
+    EXPECT_TRUE(contains(test::account(result), "\"fatal error: cusparse.h: No such file or directory\""));
+    EXPECT_TRUE(contains(finding->remediation,
+                         "`sudo apt install libcublas-dev-13-0 libcusparse-dev-13-0 libcusolver-dev-13-0`"))
+        << finding->remediation;
+    const BuildProblem* problem = problem_with(predict_builds(machine.input()), Code::build_toolkit_incomplete);
+    ASSERT_NE(problem, nullptr);
+    EXPECT_FALSE(problem->stops_nvcc);
+    EXPECT_FALSE(problem->stops_cmake);
+    EXPECT_TRUE(problem->stops_torch_jit);
+    EXPECT_TRUE(problem->stops_torch_setup);
+}
+
+// PyTorch's real builder (torch.utils.cpp_extension.load) on a one-kernel .cu, where no GPU is
+// visible to it (CUDA_VISIBLE_DEVICES="" hides any), held to toolkit.build's prediction made from
+// the same facts: this machine's build setup, the installed torch's own cpp_extension.py, no
+// devices. Ground truth: what the builder does, with TORCH_CUDA_ARCH_LIST unset, "native" and "9.0".
+// Label torch (tests/CMakeLists.txt); skipped unless CUDACHECK_TORCH_PYTHON names a CUDA build's
+// interpreter, e.g. `CUDACHECK_TORCH_PYTHON=/work/venvs/torch/bin/python ctest -L torch`.
+constexpr std::string_view builder_script = R"PY(
+import json, os, sys
+import torch
+from torch.utils.cpp_extension import load
+directory = sys.argv[1]
+source = os.path.join(directory, "kernel.cu")
+with open(source, "w") as out:
+    out.write("__global__ void twice(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
+              "if (i < n) x[i] *= 2.0f; }\n")
+result = {"devices": torch.cuda.device_count(), "built": False, "error": ""}
+try:
+    load(name="cudacheck_arch_probe", sources=[source], build_directory=directory, is_python_module=False,
+         verbose=False)
+    result["built"] = True
+except BaseException as error:  # what the user sees: the exception type and its words
+    result["error"] = f"{type(error).__name__}: {error}"
+print(json.dumps(result))
+)PY";
+
+TEST(ToolkitBuildAgainstRealTorch, no_gpu_builds_fail_with_index_error_exactly_as_predicted) {
+    const char* python = std::getenv("CUDACHECK_TORCH_PYTHON");
+    if (python == nullptr || *python == '\0') GTEST_SKIP() << "CUDACHECK_TORCH_PYTHON is not set";
+    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
+    const std::string bin = std::filesystem::path(python).parent_path().string();
+    const sys::CommandResult asked = sys::run_command({python, "-c",
+                                                       "import torch, os; print(os.path.dirname(torch.__file__), "
+                                                       "torch.__version__, torch.version.cuda)"},
+                                                      std::chrono::seconds(120));
+    ASSERT_EQ(asked.exit_status, 0) << asked.output;
+    const std::vector<std::string> answer =
+        sys::split(sys::trim(sys::split(sys::trim(asked.output), '\n').back()), ' ');
+    ASSERT_EQ(answer.size(), 3U) << asked.output;
+    if (answer[2] == "None") GTEST_SKIP() << "not a CUDA build of PyTorch";
+
+    // The prediction, from the facts toolkit.build gathers, for the environment the builder runs in.
+    TorchBuildTarget torch{.subject = "real: PyTorch", .version = answer[1], .cuda = answer[2]};
+    InstalledTorchArchTables tables = read_installed_torch_arch_tables({answer[0] + "/version.py"});
+    ASSERT_TRUE(tables.tables.has_value()) << tables.problem;
+    torch.arch_tables = tables.tables;
+    torch.default_arch_list = tables.default_list;
+    const auto predicted = [&](const std::optional<std::string>& arch_list) {
+        Environment environment = Environment::from_process();
+        environment.unset("CUDA_HOME");
+        environment.unset("CUDA_PATH");
+        environment.set("PATH", bin + ":/usr/local/cuda/bin:/usr/bin:/bin");
+        const ToolkitFacts toolkits = collect_toolkits(environment);
+        const BuildSetup setup = collect_build_setup(environment, toolkits);
+        const BuildPrediction prediction = predict_builds(BuildJudgeInput{setup, toolkits, {torch}, {}, arch_list});
+        EXPECT_EQ(problem_with(prediction, Code::build_toolkit_missing), nullptr) << "builds find /usr/local/cuda";
+        return problem_with(prediction, Code::torch_arch_list_unset_without_gpu) != nullptr;
+    };
+    // The builder, with `arch_list` (nullopt: unset).
+    const auto build = [&](const std::optional<std::string>& arch_list) {
+        test::TempDir dir;
+        const std::vector<std::string> environment =
+            test::environment_with({{"CUDA_HOME", test::unset_marker},
+                                    {"CUDA_PATH", test::unset_marker},
+                                    {"CUDA_VISIBLE_DEVICES", ""},
+                                    {"TORCH_EXTENSIONS_DIR", dir.path()},
+                                    {"TORCH_CUDA_ARCH_LIST", arch_list.value_or(test::unset_marker)},
+                                    {"PATH", bin + ":/usr/local/cuda/bin:/usr/bin:/bin"}});
+        const sys::CommandResult run = sys::run_command({python, "-c", std::string(builder_script), dir.path()},
+                                                        std::chrono::seconds(300), &environment);
+        EXPECT_FALSE(run.timed_out) << run.output;
+        const std::string line(sys::trim(sys::split(sys::trim(run.output), '\n').back()));
+        const nlohmann::json result = nlohmann::json::parse(line, nullptr, false);
+        EXPECT_FALSE(result.is_discarded()) << run.output;
+        EXPECT_EQ(result.value("devices", -1), 0) << "CUDA_VISIBLE_DEVICES=\"\" hides every GPU";
+        return result;
+    };
+    for (const std::optional<std::string>& arch_list :
+         {std::optional<std::string>{}, std::optional<std::string>{"native"}, std::optional<std::string>{"9.0"}}) {
+        SCOPED_TRACE(arch_list.value_or("TORCH_CUDA_ARCH_LIST unset"));
+        const nlohmann::json result = build(arch_list);
+        const bool index_error = contains(result.value("error", std::string()), "IndexError: list index out of range");
+        EXPECT_EQ(predicted(arch_list), index_error) << result.dump();
+        EXPECT_EQ(result.value("built", false), !index_error) << "the other outcome is a build: " << result.dump();
+    }
+}
+
+// The headers toolkit.build looks for on PyTorch's behalf (probes/build/build_toolkit.hpp) are
+// the CUDA library headers the installed torch's ATen/cuda/CUDAContextLight.h includes
+// unconditionally (cudss.h only under USE_CUDSS, which extension builds do not define; hipsolver
+// is ROCm's; cuda_runtime_api.h is cudart's, looked for as cuda_runtime.h).
+TEST(ToolkitBuildAgainstRealTorch, the_library_headers_are_those_cudacontext_includes) {
+    const char* python = std::getenv("CUDACHECK_TORCH_PYTHON");
+    if (python == nullptr || *python == '\0') GTEST_SKIP() << "CUDACHECK_TORCH_PYTHON is not set";
+    const sys::CommandResult asked =
+        sys::run_command({python, "-c", "import torch, os; print(os.path.dirname(torch.__file__))"},
+                         std::chrono::seconds(120));
+    ASSERT_EQ(asked.exit_status, 0) << asked.output;
+    const std::string torch(sys::trim(sys::split(sys::trim(asked.output), '\n').back()));
+    const std::optional<std::string> light = sys::read_file(torch + "/include/ATen/cuda/CUDAContextLight.h", 1 << 20);
+    if (!light) GTEST_SKIP() << "no ATen/cuda/CUDAContextLight.h: not a CUDA build's headers";
+    std::vector<std::string> included;
+    for (const std::string& line : sys::split(*light, '\n')) {
+        const std::string text(sys::trim(line));
+        if (!text.starts_with("#include <cu") || !text.ends_with(".h>")) continue;
+        const std::string header = text.substr(10, text.size() - 11);
+        if (header != "cuda_runtime_api.h" && header != "cudss.h") included.push_back(header);
+    }
+    EXPECT_EQ(included,
+              std::vector<std::string>(std::begin(torch_cuda_library_headers), std::end(torch_cuda_library_headers)));
 }
 
 }  // namespace

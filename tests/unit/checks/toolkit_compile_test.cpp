@@ -211,6 +211,35 @@ TEST(ToolkitCompile, the_extension_outcome_is_held_to_the_prediction) {
               imported.evidence.end());
 }
 
+// No GPU and no TORCH_CUDA_ARCH_LIST: toolkit.build predicts that the user's extension builds stop
+// with IndexError (CC318); the probe build names its own list (its evidence says which), so its
+// success is no mismatch, while a probe that could not name one fails as predicted.
+TEST(ToolkitCompile, the_probes_own_arch_list_is_not_held_to_the_no_gpu_prediction) {
+    CompileOutcome outcome = compiled_and_ran();
+    outcome.extension = ExtensionBuild{};
+    outcome.extension.attempted = outcome.extension.started = true;
+    outcome.extension.subject = "/opt/torch/.venv: PyTorch";
+    outcome.extension.stage = "done";
+    outcome.extension.seconds = 30.0;
+    outcome.extension.module_file = "/tmp/x/cudacheck_extension_probe.so";
+    outcome.extension.arch_list = "7.5";
+    BuildPrediction no_gpu;
+    no_gpu.problems.push_back(BuildProblem{Code::torch_arch_list_unset_without_gpu, "x", "y",
+                                           std::string("/opt/torch/.venv: PyTorch"), false, true, true});
+    const CheckResult built = judged(outcome, no_gpu);
+    EXPECT_EQ(test::finding_with(built, "CC333"), nullptr) << test::account(built);
+    EXPECT_EQ(built.status, Status::pass) << built.message;
+    EXPECT_TRUE(contains(test::account(built), "TORCH_CUDA_ARCH_LIST=7.5 for the build")) << test::account(built);
+    // The script found no architecture to name: PyTorch's own IndexError, which was predicted.
+    outcome.extension.arch_list.clear();
+    outcome.extension.stage = "build";
+    outcome.extension.error = "IndexError: list index out of range";
+    const CheckResult failed = judged(outcome, no_gpu);
+    ASSERT_NE(test::finding_with(failed, "CC332"), nullptr);
+    EXPECT_TRUE(contains(test::account(failed), "(toolkit.build predicted it: CC318)")) << test::account(failed);
+    EXPECT_EQ(test::finding_with(failed, "CC333"), nullptr);
+}
+
 // The whole check, run by the binary, with this machine's nvcc and g++.
 struct BinaryRunResult {
     nlohmann::json check;

@@ -60,5 +60,38 @@ TEST(BuildToolkit, the_installed_toolkit_has_what_a_build_needs) {
     EXPECT_EQ(files.library_directory, "/usr/local/cuda/lib64");
 }
 
+// The headers PyTorch's ATen/cuda/CUDAContext.h includes, on a toolkit of nvcc and cudart alone
+// (what the pip nvidia-cuda-nvcc wheel or conda's cuda-nvcc gives): each missing one named, in the
+// order CUDAContextLight.h includes them, and found too where CUDA_INC_PATH, CPATH or
+// CPLUS_INCLUDE_PATH point (the directories a build's compilers search besides <toolkit>/include).
+TEST(BuildToolkit, library_headers_pytorch_includes_are_looked_for_where_its_compilers_look) {
+    test::TempDir dir;
+    (void)dir.write("cuda/bin/nvcc", "#!/bin/sh\n", 0755);
+    (void)dir.write("cuda/include/cuda_runtime.h", "");
+    const std::string toolkit = dir.path() + "/cuda";
+    Environment environment;
+    EXPECT_EQ(missing_torch_library_headers(toolkit, environment),
+              (std::vector<std::string>{toolkit + "/include/cusparse.h", toolkit + "/include/cublas_v2.h",
+                                        toolkit + "/include/cublasLt.h", toolkit + "/include/cusolverDn.h"}));
+    EXPECT_TRUE(development_files(toolkit).missing.size() == 3U) << "nvcc's own files are judged apart";
+    (void)dir.write("cuda/include/cublas_v2.h", "");
+    (void)dir.write("cuda/include/cublasLt.h", "");
+    (void)dir.write("pip/nvidia/cusparse/include/cusparse.h", "");  // a pip wheel's include/
+    (void)dir.write("inc/cusolverDn.h", "");
+    environment.set("CPATH", "::" + dir.path() + "/elsewhere:" + dir.path() + "/pip/nvidia/cusparse/include");
+    EXPECT_EQ(missing_torch_library_headers(toolkit, environment),
+              (std::vector<std::string>{toolkit + "/include/cusolverDn.h"}));
+    environment.unset("CPATH");
+    environment.set("CPLUS_INCLUDE_PATH", dir.path() + "/pip/nvidia/cusparse/include");
+    environment.set("CUDA_INC_PATH", dir.path() + "/inc");
+    EXPECT_TRUE(missing_torch_library_headers(toolkit, environment).empty());
+}
+
+TEST(BuildToolkit, the_installed_toolkit_has_the_headers_pytorch_includes) {
+    if (!std::filesystem::exists("/usr/local/cuda/include/cuda_runtime.h"))
+        GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
+    EXPECT_EQ(missing_torch_library_headers("/usr/local/cuda", Environment{}), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace cudacheck
