@@ -682,7 +682,7 @@ const ZipMember* ZipArchive::find(std::string_view name) const {
 }
 
 Expected<std::unique_ptr<ZipMemberSource>> ZipArchive::open_member(const ZipMember& member,
-                                                                    InflationBudget budget) const {
+                                                                   InflationBudget budget) const {
     if (member.encrypted)
         return Error{member_error(member.name, "it is encrypted, and cudacheck reads no encrypted member")};
     if (member.method != method_stored && member.method != method_deflated)

@@ -483,13 +483,10 @@ NvmlClockSampler::~NvmlClockSampler() = default;
 bool NvmlClockSampler::ok() const { return api_ != nullptr; }
 
 NvmlClockSample NvmlClockSampler::sample(double seconds) const {
-    NvmlClockSample sample;
-    sample.seconds = seconds;
+    NvmlClockSample sample = sm_clock_and_temperature(seconds);
     if (!api_) return sample;
     const NvmlApi& api = api_->api;
-    sample.sm_clock_mhz = nvml_query<unsigned int>(api.device_get_clock_info, api_->device, NVML_CLOCK_SM);
     sample.clocks_event_reasons = nvml_query<unsigned long long>(api.device_get_clocks_event_reasons, api_->device);
-    sample.temperature_c = nvml_query<unsigned int>(api.device_get_temperature, api_->device, NVML_TEMPERATURE_GPU);
     sample.power_mw = nvml_query<unsigned int>(api.device_get_power_usage, api_->device);
     return sample;
 }

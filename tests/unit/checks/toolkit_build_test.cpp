@@ -604,7 +604,7 @@ TEST(ToolkitBuild, a_cmake_toolkit_other_than_the_build_toolkit_is_judged_on_its
                          "the toolkit CMake takes (/usr/local/cuda-12.4, by CUDACXX) lacks lib64/libcudart_static.a"));
 }
 
-// --- PyTorch's builds where no GPU is visible (issue 40) ---
+// --- PyTorch's builds where no GPU is visible ---
 
 TEST(ToolkitBuild, no_gpu_and_no_torch_arch_list_stops_pytorchs_extension_builds) {
     // torch.utils.cpp_extension._get_cuda_arch_flags: without TORCH_CUDA_ARCH_LIST the list is the

@@ -721,8 +721,8 @@ std::vector<PublishedRelease> published_pytorch_releases() {
         std::tie(release.python_min, release.python_max) = wheel_pythons(wheels, Machine::x86_64);
         release.glibc = wheel_glibc(wheels, Machine::x86_64);
         const std::string summary = "pytorch/torch-" + version + "-cp312-x86_64.inspect-summary.json";
-        release.pypi_variant = torch_version_py_variant(
-            nlohmann::json::parse(fixture(summary)).at("version_py").get<std::string>());
+        release.pypi_variant =
+            torch_version_py_variant(nlohmann::json::parse(fixture(summary)).at("version_py").get<std::string>());
         for (const auto& [cuda, code] : variants) release.variants.insert(release.variants.begin(), {cuda, code});
         releases.push_back(release);
     };
@@ -775,8 +775,7 @@ std::string expected_pytorch(const Scenario& s) {
         }
         for (const std::vector<std::string>* fitting : {&native, &through_ptx}) {
             if (fitting->empty()) continue;
-            const bool pypi =
-                std::find(fitting->begin(), fitting->end(), release.pypi_variant) != fitting->end();
+            const bool pypi = std::find(fitting->begin(), fitting->end(), release.pypi_variant) != fitting->end();
             return release.version + "+" + (pypi ? release.pypi_variant : fitting->front());
         }
     }
