@@ -638,8 +638,7 @@ private:
                              setting, torch.version,
                              torch.default_arch_list.raises_without_gpu
                                  ? std::string()
-                                 : std::string(" (its cpp_extension.py was not read; torch 1.x to 2.15 "
-                                               "do this)")),
+                                 : std::string(" (its cpp_extension.py was not read: as PyTorch 2.15.0's does)")),
                  fmt::format("Set it to the GPUs the build is for: `export TORCH_CUDA_ARCH_LIST=\"9.0\"` for an "
                              "H100/H200 (\"8.0\" A100, \"8.9\" L4/L40S, \"10.0\" B200, several with ';', the "
                              "last with +PTX to run on newer GPUs too){}; in a Dockerfile, `ENV "
