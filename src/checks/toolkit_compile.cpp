@@ -46,6 +46,7 @@ using namespace std::chrono_literals;
 // counts), on each device named on the command line (all without one). One line per device.
 constexpr std::string_view probe_source = R"CU(#include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 #include <cuda_runtime.h>
 

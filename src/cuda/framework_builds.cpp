@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <set>
+#include <utility>
 
 namespace cudacheck {
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <iterator>
+#include <memory>
 #include <string_view>
 #include <unordered_set>
 #include <vector>

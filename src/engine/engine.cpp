@@ -17,6 +17,7 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <unistd.h>
