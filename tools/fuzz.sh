@@ -39,7 +39,7 @@ tools/deps/build.sh
 tools/deps/fuzz.sh
 
 # What each target links, compiled once for all of them (through ccache when there is one).
-sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapped_file.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
+sources_gpu_code=(src/cuda/gpu_code.cpp src/cuda/arch_coverage.cpp src/util/mapped_file.cpp src/util/file_source.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp)
 sources_report_json=(src/report/report_json.cpp src/report/remedy.cpp src/report/legacy_metrics.cpp src/report/catalog.cpp src/report/result.cpp src/report/fleet.cpp src/report/report_query.cpp src/cuda/library_families.cpp
                      src/util/json_read.cpp src/util/system.cpp src/util/process.cpp src/util/activity.cpp src/util/units.cpp)
 sources_policy=(src/report/policy.cpp "${sources_report_json[@]}")
