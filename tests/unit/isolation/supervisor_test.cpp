@@ -80,7 +80,7 @@ TEST(Supervisor, keeps_the_facts_a_worker_learnt_before_a_later_check_crashed_it
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
     const auto* nvcc = test::find_check(report, "toolkit.nvcc");
     if (nvcc->at("status") != "pass") GTEST_SKIP() << "no nvcc here";
-    EXPECT_FALSE(report.at("versions").at("nvcc").is_null());
+    EXPECT_FALSE(report.at("versions").at("nvcc").is_null()) << *nvcc << "\n" << run.output;
 }
 
 TEST(Supervisor, keeps_stdout_a_valid_document_when_a_check_prints_garbage) {
