@@ -1,5 +1,7 @@
 #include "cuda/framework_builds.hpp"
 
+#include "util/python_packaging.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
@@ -322,8 +324,14 @@ std::vector<GpuArch> parse_arch_list(std::string_view list) {
 
 std::string cc_text(const GpuArch& gpu) { return gpu.sass_name(); }
 
-// The release series "2.11" of "2.11.0+cu130", "0.11.2", "14.2.0".
-std::optional<MajorMinor> series_of(std::string_view version) { return MajorMinor::parse(version); }
+// The release series "2.11" of "2.11.0+cu130", "0.11.2", "14.2.0", read as PEP 440 reads a
+// version. None for a pre-release or a nightly ("2.12.0rc1", "2.12.0.dev20260101+cu130"): their
+// architecture lists and CUDA variants are not the release's, so no row of the table speaks for them.
+std::optional<MajorMinor> series_of(std::string_view version) {
+    const Expected<packaging::Version> parsed = packaging::parse_version(version);
+    if (!parsed || parsed->is_prerelease() || parsed->release.size() < 2) return std::nullopt;
+    return MajorMinor{static_cast<int>(parsed->release[0]), static_cast<int>(parsed->release[1])};
+}
 
 // The oldest driver a build needs on this machine, as a CUDA version and the driver that brings it.
 struct DriverNeed {
@@ -738,8 +746,12 @@ InstalledJudgement judge_installed(const MachineFacts& machine, const InstalledB
 
     if (judgement.installed == nullptr) {
         judgement.verdict = InstalledVerdict::unknown;
-        judgement.message = fmt::format("{} ({}) is not a CUDA build in cudacheck's table (as of {})", name,
-                                        installed.distribution, table_date);
+        judgement.message =
+            series || !packaging::parse_version(installed.version)
+                ? fmt::format("{} ({}) is not a CUDA build in cudacheck's table (as of {})", name,
+                              installed.distribution, table_date)
+                : fmt::format("{} ({}) is a pre-release or nightly build: cudacheck's table (as of {}) lists releases",
+                              name, installed.distribution, table_date);
         if (judgement.best.fits()) judgement.fix = fmt::format("the build that fits here is {}", best_text);
         return judgement;
     }

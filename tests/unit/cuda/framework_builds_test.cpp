@@ -392,10 +392,12 @@ TEST(FrameworkBuildTable, the_pypi_variant_of_every_release_carries_what_cudache
         ASSERT_NE(row, nullptr) << version << " " << variant;
         EXPECT_TRUE(row->pypi_default) << row->name();
         EXPECT_EQ(code_of(*row), measured_code(summary, "torch/lib/libtorch_cuda.so")) << row->name();
-        for (const FrameworkBuildRow& other : framework_build_table())
+        for (const FrameworkBuildRow& other : framework_build_table()) {
             if (other.framework == Framework::pytorch && other.version == version && other.machine == Machine::x86_64 &&
-                other.variant != variant)
+                other.variant != variant) {
                 EXPECT_FALSE(other.pypi_default) << other.name();
+            }
+        }
         // The wheel's platform tag: the glibc pip holds it to; where the libraries' symbol versions
         // need more (2.6.0's manylinux1 wheel: GLIBC_2.17), that.
         const std::vector<PypiWheel> wheels = pypi_wheels("pytorch/pypi-torch-linux-wheels.txt", "torch", version);
@@ -1015,6 +1017,28 @@ TEST(InstalledBuild, the_gpu_machines_torch_runs_and_the_newer_build_is_named) {
               InstalledVerdict::best_fit);
     EXPECT_EQ(judge_installed(h200, {Framework::cupy, "14.2.0", "cupy-cuda13x", {3, 12}}).verdict,
               InstalledVerdict::best_fit);
+}
+
+TEST(InstalledBuild, a_nightly_or_a_release_candidate_is_not_judged_by_the_releases_row) {
+    // PyTorch's nightlies are "2.12.0.dev20260101+cu130" (download.pytorch.org/whl/nightly), release
+    // candidates "2.12.0rc1": neither is 2.12.0, whose arch list the row states.
+    const MachineFacts h200 = machine_with(90, {13, 0}, {3, 12}, {2, 39});
+    for (const char* version : {"2.12.0.dev20260101+cu130", "2.12.0rc1", "2.12.0a0+git1234"}) {
+        const InstalledJudgement judgement = judge_installed(h200, {Framework::pytorch, version, "torch", {3, 12}});
+        EXPECT_EQ(judgement.verdict, InstalledVerdict::unknown) << version;
+        EXPECT_EQ(judgement.installed, nullptr) << version;
+        EXPECT_NE(judgement.message.find("pre-release or nightly"), std::string::npos) << judgement.message;
+        EXPECT_EQ(judgement.fix, "the build that fits here is PyTorch 2.15.0+cu132: pip install torch==2.15.0");
+    }
+    // A post-release and a patch release are the series' rows.
+    EXPECT_EQ(judge_installed(h200, {Framework::pytorch, "2.11.0.post1+cu130", "torch", {3, 12}}).installed,
+              row_of(Framework::pytorch, "2.11.0", "cu130"));
+    EXPECT_EQ(judge_installed(h200, {Framework::pytorch, "2.11.1+cu130", "torch", {3, 12}}).installed,
+              row_of(Framework::pytorch, "2.11.0", "cu130"));
+    // Not a version at all: not in the table, said as such.
+    const InstalledJudgement garbage = judge_installed(h200, {Framework::pytorch, "banana", "torch", {3, 12}});
+    EXPECT_EQ(garbage.verdict, InstalledVerdict::unknown);
+    EXPECT_NE(garbage.message.find("is not a CUDA build in cudacheck's table"), std::string::npos) << garbage.message;
 }
 
 TEST(InstalledBuild, a_cuda_13_build_on_a_570_driver_is_too_new_and_the_fix_says_what_to_install) {
