@@ -176,17 +176,7 @@ std::string install_command(const EnvironmentFacts& environment, const Framework
 }
 
 // The frameworks that decide which CUDA a process gets; the extensions follow torch.
-bool is_framework(const FrameworkBuild& build) {
-    return build.framework == "PyTorch" || build.framework == "JAX" || build.framework == "CuPy" ||
-           build.framework == "TensorFlow";
-}
-
-// The table's framework for a build the probes read; nullopt for the extensions.
-std::optional<Framework> table_framework(const FrameworkBuild& build) {
-    for (const Framework framework : {Framework::pytorch, Framework::jax, Framework::cupy, Framework::tensorflow})
-        if (build.framework == to_string(framework)) return framework;
-    return std::nullopt;
-}
+bool is_framework(const FrameworkBuild& build) { return framework_named(build.framework).has_value(); }
 
 // The table's command for `row` (install_command), run by the environment's own interpreter, and
 // made to replace what is installed: pip keeps an installed torch 2.11.0+cu126 for
@@ -649,7 +639,7 @@ public:
     // evidence says so, with the table's age).
     std::optional<TableFit> table_fit(const EnvironmentFacts& environment, const FrameworkFacts& framework) {
         const FrameworkBuild& build = framework.build;
-        const std::optional<Framework> which = table_framework(build);
+        const std::optional<Framework> which = framework_named(build.framework);
         if (!which || input_.devices.empty() || !input_.driver_cuda) return std::nullopt;
         const std::optional<MajorMinor> python = MajorMinor::parse(environment.environment.python_version);
         if (!python) return std::nullopt;

@@ -30,14 +30,6 @@ std::optional<Framework> framework_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-std::optional<Framework> framework_of_build(std::string_view name) {
-    if (name == "PyTorch") return Framework::pytorch;
-    if (name == "JAX") return Framework::jax;
-    if (name == "CuPy") return Framework::cupy;
-    if (name == "TensorFlow") return Framework::tensorflow;
-    return std::nullopt;
-}
-
 }  // namespace
 
 CLI::App* setup_advise(CLI::App& app, AdviseCommandOptions& options) {
@@ -169,7 +161,7 @@ int run_advise(const AdviseCommandOptions& options, const std::vector<std::strin
         for (const Framework framework : frameworks) advised.advice.push_back(advise_build(facts, framework, *version));
         for (const std::string& site : environment.site_packages)
             for (const FrameworkBuild& build : read_framework_builds(site, installed_distributions(site))) {
-                const std::optional<Framework> framework = framework_of_build(build.framework);
+                const std::optional<Framework> framework = framework_named(build.framework);
                 if (!framework || std::find(frameworks.begin(), frameworks.end(), *framework) == frameworks.end())
                     continue;
                 InstalledJudgement judgement =

@@ -366,6 +366,12 @@ std::string_view to_string(Framework framework) {
     return "unknown";
 }
 
+std::optional<Framework> framework_named(std::string_view name) {
+    for (const Framework framework : {Framework::pytorch, Framework::jax, Framework::cupy, Framework::tensorflow})
+        if (name == to_string(framework)) return framework;
+    return std::nullopt;
+}
+
 std::string MajorMinor::to_string() const { return fmt::format("{}.{}", major, minor); }
 
 std::optional<MajorMinor> MajorMinor::parse(std::string_view text) {

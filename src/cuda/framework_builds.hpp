@@ -31,6 +31,9 @@ namespace cudacheck {
 
 enum class Framework { pytorch, jax, cupy, tensorflow };
 [[nodiscard]] std::string_view to_string(Framework framework);  // "PyTorch", "JAX", "CuPy", "TensorFlow"
+// The framework named as to_string names it ("PyTorch", the probes' FrameworkBuild::framework);
+// nullopt for any other name (an extension such as "torchvision").
+[[nodiscard]] std::optional<Framework> framework_named(std::string_view name);
 
 // A two-part version: Python 3.12, glibc 2.28.
 struct MajorMinor {
