@@ -20,7 +20,8 @@ The variants (what each proves is in docs/performance.md, "PyTorch extension bui
   context_cu   as raw_cu, but the .cu includes ATen/cuda/CUDAContext.h and launches on PyTorch's
                current stream, as real extensions do (it pulls cublas_v2.h, cusparse.h,
                cusolverDn.h, cublasLt.h from the toolkit).
-  python_h     load() of two source files: the .cpp includes torch/python.h (ATen, pybind11 and
+  python_h     toolkit.compile's own build (its sources read from src/checks/toolkit_compile.cpp):
+               load() of two source files: the .cpp includes torch/python.h (ATen, pybind11 and
                PyTorch's type casters, not the C++ frontend's nn/optim/data of torch/all.h) with its
                own PYBIND11_MODULE; the .cu as context_cu.
   python_h_types  as python_h, but the .cu is today's (torch/types.h, the wrapper in the .cu).
@@ -35,6 +36,7 @@ The variants (what each proves is in docs/performance.md, "PyTorch extension bui
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -88,12 +90,17 @@ torch::Tensor twice_plus_one(torch::Tensor x) {
 }
 """
 
-# The sources toolkit.compile builds since issue 40 (its extension_script), but for whitespace.
-PYTHON_H_CPP = "#include <torch/python.h>\n" + WRAPPER + r"""
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-    m.def("twice_plus_one", torch::wrap_pybind_function(twice_plus_one), "twice_plus_one");
-}
-"""
+
+
+def product_sources():
+    """The two sources toolkit.compile builds (python_h), read from its extension_script in
+    src/checks/toolkit_compile.cpp, so that this variant is the check's build and stays so."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src", "checks", "toolkit_compile.cpp")
+    with open(path) as source:
+        script = source.read().split('extension_script = R"PY(', 1)[1].split(')PY"', 1)[0]
+    found = dict(re.findall(r'^(BINDING|KERNEL) = r"""(.*?)"""', script, re.S | re.M))
+    return found["BINDING"], found["KERNEL"]
+
 
 PYTHON_H_TYPES_CPP = r"""#include <torch/python.h>
 torch::Tensor twice_plus_one(torch::Tensor x);
@@ -179,8 +186,9 @@ def main():
                                  cuda_sources=RAW_CU if variant == "raw_cu" else CONTEXT_CU,
                                  functions=["twice_plus_one"], build_directory=directory, no_implicit_headers=True)
         elif variant == "python_h":
-            module = load(name=name, sources=[write(sources_dir, "binding.cpp", PYTHON_H_CPP),
-                                              write(sources_dir, "kernel.cu", CONTEXT_CU)], build_directory=directory)
+            binding, kernel = product_sources()
+            module = load(name=name, sources=[write(sources_dir, "probe_binding.cpp", binding),
+                                              write(sources_dir, "probe_kernel.cu", kernel)], build_directory=directory)
         elif variant == "python_h_types":
             module = load(name=name, sources=[write(sources_dir, "binding.cpp", PYTHON_H_TYPES_CPP),
                                               write(sources_dir, "kernel.cu", PYTHON_H_TYPES_CU)],
