@@ -6,6 +6,7 @@
 // proves the verdicts with each framework's own interpreter.
 #include "checks/frameworks_builds.hpp"
 
+#include "cuda/arch_coverage.hpp"
 #include "engine/check.hpp"
 #include "engine/registry.hpp"
 #include "engine/report_builder.hpp"
@@ -25,40 +26,22 @@
 
 namespace cudacheck {
 
-const std::vector<PytorchVariant>& pytorch_variants() {
-    // PYTORCH_RELEASES_CODE_CC in torch/cuda/__init__.py (2.11), the CUDA builds of the release
-    // and the compute capabilities each carries code for.
-    static const std::vector<PytorchVariant> variants = {
-        {{12, 6}, {50, 60, 70, 80, 86, 90}},
-        {{12, 8}, {70, 80, 86, 90, 100, 120}},
-        {{13, 0}, {75, 80, 86, 90, 100, 110, 120}},
-    };
-    return variants;
-}
-
 namespace {
 
-// PyTorch's _code_compatible_with_device: code for X.Y runs on devices of major X, minor >= Y.
-bool code_runs_on(int code_cc, const DeviceInfo& device) {
-    return code_cc / 10 == device.cc_major && code_cc % 10 <= device.cc_minor;
-}
-
-bool variant_covers(const PytorchVariant& variant, const std::vector<DeviceInfo>& devices) {
-    return std::all_of(devices.begin(), devices.end(), [&](const DeviceInfo& device) {
-        return std::any_of(variant.code_ccs.begin(), variant.code_ccs.end(),
-                           [&](int cc) { return code_runs_on(cc, device); });
-    });
+// The machine as cuda/framework_builds judges it: the driver's CUDA version (or the one a fix
+// aims at), every visible GPU, the environment's Python, this glibc and machine.
+MachineFacts machine_of(const FrameworkJudgeInput& input, std::optional<CudaVersion> driver_cuda, MajorMinor python) {
+    MachineFacts machine;
+    machine.driver_cuda = driver_cuda;
+    machine.pythons = {python};
+    machine.glibc = input.glibc;
+    machine.machine = input.machine;
+    for (const DeviceInfo& device : input.devices)
+        machine.gpus.push_back(GpuArch{device.cc_major * 10 + device.cc_minor, ArchVariant::generic});
+    return machine;
 }
 
 }  // namespace
-
-std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda,
-                                                  const std::vector<DeviceInfo>& devices) {
-    const std::vector<PytorchVariant>& variants = pytorch_variants();
-    for (auto it = variants.rbegin(); it != variants.rend(); ++it)
-        if ((!driver_cuda || it->cuda.major <= driver_cuda->major) && variant_covers(*it, devices)) return *it;
-    return std::nullopt;
-}
 
 ReleaseFit fit_within_release(const FrameworkBuildRow& installed, std::span<const FrameworkBuildRow> rows,
                               const MachineFacts& machine, MajorMinor python) {
@@ -150,19 +133,21 @@ std::string cuda_of(const FrameworkBuild& build) {
     return build.cuda ? *build.cuda : build.cuda_major ? std::to_string(*build.cuda_major) : std::string("?");
 }
 
-// The command that installs the framework's CUDA build for a driver of `cuda_major` (and, for
-// PyTorch, the GPUs here); "" when the framework has none.
+std::string environment_command(const EnvironmentFacts& environment, const FrameworkFacts& framework,
+                                const FrameworkBuildRow& row);
+
+// The command that installs the framework's CUDA build for a driver of `driver_cuda` (and, for
+// PyTorch, the GPUs here); "" when the framework has none. PyTorch's is the build `cudacheck advise`
+// names for that driver, every visible GPU and the environment's Python (cuda/framework_builds'
+// table), installed by the environment's own pip over the one there.
 std::string install_command(const EnvironmentFacts& environment, const FrameworkFacts& framework,
                             const FrameworkJudgeInput& input, std::optional<CudaVersion> driver_cuda) {
     const std::string& name = framework.build.framework;
     if (name == "PyTorch") {
-        const std::optional<PytorchVariant> variant = pytorch_variant_for(driver_cuda, input.devices);
-        if (!variant) return {};
-        std::string packages = "torch";
-        for (const char* extension : {"torchvision", "torchaudio"})
-            if (find_framework(environment, extension) != nullptr) packages += std::string(" ") + extension;
-        return fmt::format("{} install --force-reinstall {} --index-url https://download.pytorch.org/whl/cu{}{}",
-                           pip(environment), packages, variant->cuda.major, variant->cuda.minor);
+        const std::optional<MajorMinor> python = MajorMinor::parse(environment.environment.python_version);
+        if (!python || !driver_cuda) return {};
+        const BuildAdvice advice = advise_build(machine_of(input, driver_cuda, *python), Framework::pytorch, *python);
+        return advice.fits() ? environment_command(environment, framework, *advice.build) : std::string();
     }
     const int major = driver_cuda ? std::min(driver_cuda->major, 13) : 13;
     if (major < 12) return {};
@@ -564,21 +549,21 @@ public:
             const std::string short_gpu =
                 fmt::format("GPU {} (sm_{}{})", device.ordinal, device.cc_major, device.cc_minor);
             std::string torch_table;
-            if (framework.build.framework == "PyTorch" && framework.build.cuda) {
-                for (const PytorchVariant& variant : pytorch_variants())
-                    if (variant.cuda.to_string() == *framework.build.cuda && !variant_covers(variant, {device}))
-                        torch_table = fmt::format(
-                            "; PyTorch's own table lists no code for CC {}.{} in its CUDA {} builds, and torch warns "
-                            "\"{} with "
-                            "CUDA capability sm_{}{} is not compatible with the current PyTorch installation\"",
-                            device.cc_major, device.cc_minor, *framework.build.cuda, device.name, device.cc_major,
-                            device.cc_minor);
+            if (const FrameworkBuildRow* row = installed_row(environment, framework);
+                row != nullptr && row->framework == Framework::pytorch) {
+                const EmbeddedTargets targets = row->targets();
+                if (std::none_of(targets.sass.begin(), targets.sass.end(), [&](const GpuArch& sass) {
+                        return sass_runs_on(sass, device.cc_major, device.cc_minor);
+                    }))
+                    torch_table = fmt::format(
+                        "; PyTorch's own table lists no code for CC {}.{} in its {} build, and torch warns \"{} with "
+                        "CUDA capability sm_{}{} is not compatible with the current PyTorch installation\"",
+                        device.cc_major, device.cc_minor, row->name(), device.name, device.cc_major, device.cc_minor);
             }
             if (verdict.coverage == Coverage::none || verdict.coverage == Coverage::ptx_too_new) {
                 std::string command;
                 if (framework.build.framework == "PyTorch")
-                    if (const auto variant = pytorch_variant_for(input_.driver_cuda, {device}))
-                        command = install_command(environment, framework, input_, variant->cuda);
+                    command = install_command(environment, framework, input_, input_.driver_cuda);
                 const std::string cause = verdict.coverage == Coverage::none
                                               ? fmt::format(
                                                     "has no GPU code for {}: {}{}; its kernels fail with \"no kernel "
@@ -632,6 +617,17 @@ public:
         }
     }
 
+    // The installed build's row in cudacheck's table (its release and CUDA variant); nullptr when
+    // the table does not know it or the environment's Python version is not known.
+    const FrameworkBuildRow* installed_row(const EnvironmentFacts& environment, const FrameworkFacts& framework) const {
+        const std::optional<Framework> which = framework_named(framework.build.framework);
+        const std::optional<MajorMinor> python = MajorMinor::parse(environment.environment.python_version);
+        if (!which || !python) return nullptr;
+        return judge_installed(machine_of(input_, input_.driver_cuda, *python),
+                               InstalledBuild{*which, framework.build.version, framework.build.distribution, *python})
+            .installed;
+    }
+
     // The installed build's row in cudacheck's table and the build of its release that fits this
     // driver, every visible GPU, the environment's Python and this glibc best. nullopt when there is
     // nothing to judge: an extension, no GPU visible or no driver (no finding about GPU fit), a
@@ -643,13 +639,7 @@ public:
         if (!which || input_.devices.empty() || !input_.driver_cuda) return std::nullopt;
         const std::optional<MajorMinor> python = MajorMinor::parse(environment.environment.python_version);
         if (!python) return std::nullopt;
-        MachineFacts machine;
-        machine.driver_cuda = input_.driver_cuda;
-        machine.pythons = {*python};
-        machine.glibc = input_.glibc;
-        machine.machine = input_.machine;
-        for (const DeviceInfo& device : input_.devices)
-            machine.gpus.push_back(GpuArch{device.cc_major * 10 + device.cc_minor, ArchVariant::generic});
+        const MachineFacts machine = machine_of(input_, input_.driver_cuda, *python);
         InstalledJudgement judgement =
             judge_installed(machine, InstalledBuild{*which, build.version, build.distribution, *python});
         if (judgement.installed == nullptr) {

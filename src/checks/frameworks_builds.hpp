@@ -58,18 +58,6 @@ struct ReleaseFit {
 [[nodiscard]] ReleaseFit fit_within_release(const FrameworkBuildRow& installed, std::span<const FrameworkBuildRow> rows,
                                             const MachineFacts& machine, MajorMinor python);
 
-// PyTorch's CUDA variants and the compute capabilities each is built for (torch/cuda/__init__.py,
-// PYTORCH_RELEASES_CODE_CC, in 2.11: docs/examples/h200/frameworks/torch-cuda-cc-table.txt).
-struct PytorchVariant {
-    CudaVersion cuda;
-    std::set<int> code_ccs;  // 10 * major + minor
-};
-[[nodiscard]] const std::vector<PytorchVariant>& pytorch_variants();
-// The newest variant the driver runs (same or older major) whose code runs on every GPU given;
-// nullopt when none does.
-[[nodiscard]] std::optional<PytorchVariant> pytorch_variant_for(std::optional<CudaVersion> driver_cuda,
-                                                                const std::vector<DeviceInfo>& devices);
-
 void judge_frameworks(const FrameworkJudgeInput& input, ResultBuilder& result);
 
 }  // namespace cudacheck

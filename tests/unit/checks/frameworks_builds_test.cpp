@@ -52,6 +52,12 @@ EnvironmentFacts venv(std::vector<FrameworkFacts> frameworks) {
     return environment;
 }
 
+EnvironmentFacts venv_312(std::vector<FrameworkFacts> frameworks) {
+    EnvironmentFacts environment = venv(std::move(frameworks));
+    environment.environment.python_version = "3.12";
+    return environment;
+}
+
 CheckResult judged(const std::vector<EnvironmentFacts>& environments, std::optional<CudaVersion> driver,
                    std::vector<DeviceInfo> devices, std::string driver_version = "") {
     PythonFacts python{.environments = environments};
@@ -92,8 +98,15 @@ TEST(FrameworksBuilds, a_cuda_11_torch_runs_on_a_driver_for_12) {
     EXPECT_EQ(cu126.status, Status::pass) << cu126.message;
 }
 
-TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_the_cu128_build) {
-    const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{12, 8}, {h200}, "570.86.15");
+// The newest PyTorch release in cudacheck's table: the fixes name it, as `cudacheck advise` does.
+std::string newest_torch() {
+    for (const FrameworkBuildRow& row : framework_build_table())
+        if (row.framework == Framework::pytorch) return std::string(row.version);
+    return "none";
+}
+
+TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_a_cuda_12_build) {
+    const CheckResult result = judged({venv_312({h200_torch()})}, CudaVersion{12, 8}, {h200}, "570.86.15");
     EXPECT_EQ(result.status, Status::fail);
     const Finding* finding = finding_with(result, "CC620");
     ASSERT_NE(finding, nullptr);
@@ -102,10 +115,16 @@ TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_th
         << test::account(result);
     EXPECT_NE(test::account(result).find("(found version 12080)"), std::string::npos) << test::account(result);
     EXPECT_NE(finding->remediation.find("driver >= 580"), std::string::npos) << finding->remediation;
-    EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall torch --index-url "
-                                        "https://download.pytorch.org/whl/cu128"),
+    // The newest release's CUDA 12 build (its CUDA 13 builds need driver 580), by the table, with
+    // the environment's own pip.
+    EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall torch==" + newest_torch() +
+                                        " --index-url https://download.pytorch.org/whl/cu12"),
               std::string::npos)
         << finding->remediation;
+    // Without the environment's Python version no build is named: the table's rows differ by Python.
+    const Finding* unknown_python = finding_with(judged({venv({h200_torch()})}, CudaVersion{12, 8}, {h200}), "CC620");
+    ASSERT_NE(unknown_python, nullptr);
+    EXPECT_EQ(unknown_python->remediation.find("pip install"), std::string::npos) << unknown_python->remediation;
     EXPECT_EQ(finding->subject, "/venv: PyTorch");
     // The GPU code would run: only the driver is named, not a missing kernel image as well.
     EXPECT_EQ(finding_with(result, "CC621"), nullptr);
@@ -114,7 +133,7 @@ TEST(FrameworksBuilds, a_cuda_13_torch_on_a_driver_for_12_needs_driver_580_or_th
 TEST(FrameworksBuilds, a_torch_without_code_for_the_gpu_fails_with_the_build_that_has_it) {
     // A Pascal GPU (6.1): the cu130 build starts at 7.5; PyTorch's own table gives 12.6 for it.
     const DeviceInfo pascal = gpu(0, "Tesla P100-PCIE-16GB", 6, 0);
-    const CheckResult result = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {pascal});
+    const CheckResult result = judged({venv_312({h200_torch()})}, CudaVersion{13, 0}, {pascal});
     const Finding* finding = finding_with(result, "CC621");
     ASSERT_NE(finding, nullptr) << result.message;
     EXPECT_EQ(finding->device, 0);
@@ -123,7 +142,12 @@ TEST(FrameworksBuilds, a_torch_without_code_for_the_gpu_fails_with_the_build_tha
     EXPECT_NE(test::account(result).find("sm_60 is not compatible with the current PyTorch installation"),
               std::string::npos)
         << test::account(result);
-    EXPECT_NE(finding->remediation.find("https://download.pytorch.org/whl/cu126"), std::string::npos)
+    // The torch 2.11.0+cu130 row lists 75-120: the sentence names the installed build's own list.
+    EXPECT_NE(test::account(result).find("no code for CC 6.0 in its PyTorch 2.11.0+cu130 build"), std::string::npos)
+        << test::account(result);
+    EXPECT_NE(finding->remediation.find("torch==" + newest_torch() +
+                                        " --index-url https://download.pytorch.org/whl/cu126"),
+              std::string::npos)
         << finding->remediation;
     // The H200 beside it is fine: only GPU 0 is named.
     const CheckResult both = judged({venv({h200_torch()})}, CudaVersion{13, 0}, {pascal, gpu(1, "NVIDIA H200", 9, 0)});
@@ -155,10 +179,20 @@ TEST(FrameworksBuilds, ptx_alone_runs_through_jit_and_ptx_newer_than_the_driver_
 
 TEST(FrameworksBuilds, a_cpu_only_torch_on_a_gpu_machine_warns_with_the_cuda_build_to_install) {
     const FrameworkFacts cpu = framework_from(ReleasedWheels({"torch-2.5.1-aarch64"}).site, "PyTorch");
-    const CheckResult result = judged({venv({cpu})}, CudaVersion{13, 0}, {h200});
+    const CheckResult result = judged({venv_312({cpu})}, CudaVersion{13, 0}, {h200});
     const Finding* finding = finding_with(result, "CC623");
     ASSERT_NE(finding, nullptr) << result.message;
-    EXPECT_NE(finding->remediation.find("--index-url https://download.pytorch.org/whl/cu130"), std::string::npos)
+    // The build `cudacheck advise` names here: the newest release's PyPI wheel, a CUDA 13 build.
+    const BuildAdvice advice = advise_build(MachineFacts{.driver_cuda = CudaVersion{13, 0},
+                                                         .gpus = {GpuArch{90, ArchVariant::generic}},
+                                                         .pythons = {{3, 12}}},
+                                            Framework::pytorch, {3, 12});
+    ASSERT_TRUE(advice.fits());
+    EXPECT_EQ(advice.build->version, newest_torch());
+    EXPECT_EQ(advice.build->cuda.major, 13);
+    EXPECT_NE(finding->remediation.find("/venv/bin/python3 -m pip install --force-reinstall " +
+                                        advice.command.substr(std::string("pip install ").size())),
+              std::string::npos)
         << finding->remediation;
     // Without a GPU it is the right build.
     EXPECT_EQ(judged({venv({cpu})}, std::nullopt, {}).status, Status::pass);
@@ -305,15 +339,6 @@ TEST(FrameworksBuilds, broken_metadata_is_a_finding_naming_the_file) {
     EXPECT_NE(test::account(result).find("torch/version.py"), std::string::npos) << test::account(result);
 }
 
-TEST(FrameworksBuilds, pytorch_variant_for_follows_its_table_and_the_driver) {
-    EXPECT_EQ(pytorch_variant_for(CudaVersion{13, 0}, {h200})->cuda, (CudaVersion{13, 0}));
-    EXPECT_EQ(pytorch_variant_for(CudaVersion{12, 4}, {h200})->cuda, (CudaVersion{12, 8}));
-    EXPECT_EQ(pytorch_variant_for(CudaVersion{13, 0}, {gpu(0, "Tesla V100", 7, 0)})->cuda, (CudaVersion{12, 8}));
-    EXPECT_EQ(pytorch_variant_for(CudaVersion{13, 0}, {gpu(0, "Tesla P100", 6, 0)})->cuda, (CudaVersion{12, 6}));
-    EXPECT_FALSE(pytorch_variant_for(CudaVersion{11, 8}, {h200}).has_value());
-    EXPECT_FALSE(pytorch_variant_for(CudaVersion{13, 0}, {gpu(0, "Tesla K80", 3, 7)}).has_value());
-}
-
 TEST(FrameworksBuilds, no_framework_is_a_skip) {
     EXPECT_EQ(judged({venv({})}, CudaVersion{13, 0}, {h200}).status, Status::skip);
 }
@@ -446,12 +471,6 @@ std::string torch_command(const std::string& pip, std::string_view variant, std:
             return command;
         }
     return "no row 2.11.0 " + std::string(variant);
-}
-
-EnvironmentFacts venv_312(std::vector<FrameworkFacts> frameworks) {
-    EnvironmentFacts environment = venv(std::move(frameworks));
-    environment.environment.python_version = "3.12";
-    return environment;
 }
 
 CheckResult judged_312(std::vector<FrameworkFacts> frameworks, std::optional<CudaVersion> driver,
