@@ -11,8 +11,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace cudacheck {
@@ -276,7 +278,14 @@ private:
         for (const DeviceInfo& device : inputs_.devices)
             if (device.cc_major > 0) capabilities.insert({device.cc_major, device.cc_minor});
         if (capabilities.empty()) {
-            add(comment("no GPU is visible: TORCH_CUDA_ARCH_LIST, CUDAARCHS and NVCC_GENCODE are left as they are"));
+            const TorchBuildTarget* torch = torch_failing_without_gpu();
+            if (torch == nullptr) {
+                add(comment(
+                    "no GPU is visible: TORCH_CUDA_ARCH_LIST, CUDAARCHS and NVCC_GENCODE are left as they are"));
+                return;
+            }
+            add(comment("no GPU is visible: CUDAARCHS and NVCC_GENCODE are left as they are"));
+            torch_list_without_gpu(*torch);
             return;
         }
         std::vector<std::string> found;
@@ -315,6 +324,52 @@ private:
             add(set("CUDAARCHS", fmt::format("{}", fmt::join(cmake_entries, ";"))));
             add(set("NVCC_GENCODE", fmt::format("{}", fmt::join(gencode, " "))));
         }
+    }
+
+    // Without a GPU, PyTorch's extension builds stop in _get_cuda_arch_flags unless TORCH_CUDA_ARCH_LIST
+    // names the architectures (toolkit.build's CC318): the list the installed torch carries SASS for
+    // (its binary's targets, as torch.cuda.get_arch_list() gives them), those its cpp_extension.py
+    // accepts and the toolkit's nvcc compiles for. torch_failing_without_gpu: the torch that needs
+    // it; none where the shell has a value already (not `native`, which means the visible GPUs) or
+    // no installed torch's cpp_extension.py has that failure.
+    const TorchBuildTarget* torch_failing_without_gpu() const {
+        const std::optional<std::string> current = environment_.get("TORCH_CUDA_ARCH_LIST");
+        if (current && !current->empty() && *current != "native") return nullptr;
+        for (const TorchBuildTarget& torch : inputs_.torch)
+            if (torch.default_arch_list.raises_without_gpu != false) return &torch;
+        return nullptr;
+    }
+    void torch_list_without_gpu(const TorchBuildTarget& torch) {
+        const bool nvcc_known = toolkit_ != nullptr && setup_.choice_exists && !setup_.toolkits.empty() &&
+                                &setup_.toolkits.front() == toolkit_ && !setup_.nvcc_architectures.empty();
+        std::vector<std::string> entries;
+        for (const std::string& target : torch.gpu_targets) {
+            int number = 0;
+            const std::string_view digits = std::string_view(target).substr(target.starts_with("sm_") ? 3 : 0);
+            const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+            if (error != std::errc{} || end != digits.data() + digits.size() || number < 10) continue;
+            const std::string entry = fmt::format("{}.{}", number / 10, number % 10);
+            if (torch.arch_tables && std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(),
+                                               entry) == torch.arch_tables->supported.end())
+                continue;
+            if (nvcc_known && std::find(setup_.nvcc_architectures.begin(), setup_.nvcc_architectures.end(),
+                                        fmt::format("compute_{}", number)) == setup_.nvcc_architectures.end())
+                continue;
+            if (std::find(entries.begin(), entries.end(), entry) == entries.end()) entries.push_back(entry);
+        }
+        if (entries.empty()) {
+            add(
+                comment(fmt::format("{}: PyTorch {} stops every extension build without a GPU unless "
+                                    "TORCH_CUDA_ARCH_LIST names the GPUs the build is for (\"9.0\" for an H100/H200)",
+                                    torch.prefix, torch.version)));
+            return;
+        }
+        add(
+            comment(fmt::format("{}: PyTorch {} stops every extension build without a GPU unless "
+                                "TORCH_CUDA_ARCH_LIST is set; here, the architectures it carries code for (narrow it "
+                                "to the GPUs the build is for)",
+                                torch.prefix, torch.version)));
+        add(set("TORCH_CUDA_ARCH_LIST", fmt::format("{}", fmt::join(entries, ";"))));
     }
 
     // One GPU for dev and ci: errors and timings then concern one device, and the others stay free.

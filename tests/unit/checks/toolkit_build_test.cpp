@@ -1,6 +1,7 @@
 // toolkit.build's judge on hand-built build setups: every verdict, each with the exact fix, and
 // the prediction toolkit.compile holds real builds to.
 #include "checks/toolkit_build.hpp"
+#include "cli/env_command.hpp"
 #include "support/check_judging.hpp"
 #include "support/headlines.hpp"
 #include "support/test_support.hpp"
@@ -790,6 +791,33 @@ TEST(ToolkitBuildAgainstRealTorch, no_gpu_builds_fail_with_index_error_exactly_a
         EXPECT_EQ(predicted(arch_list), index_error) << result.dump();
         EXPECT_EQ(result.value("built", false), !index_error) << "the other outcome is a build: " << result.dump();
     }
+
+    // What `cudacheck env` sets without a GPU (build/environment_plan): the architectures this torch
+    // carries SASS for (torch._C._cuda_getArchFlags(), get_arch_list's source, which needs no GPU),
+    // those its cpp_extension.py accepts and /usr/local/cuda's nvcc compiles for. The builder takes it.
+    const sys::CommandResult flags =
+        sys::run_command({python, "-c", "import torch; print(torch._C._cuda_getArchFlags())"},
+                         std::chrono::seconds(120));
+    ASSERT_EQ(flags.exit_status, 0) << flags.output;
+    for (const std::string& target : sys::split(sys::trim(sys::split(sys::trim(flags.output), '\n').back()), ' '))
+        if (target.starts_with("sm_")) torch.gpu_targets.push_back(target);
+    ASSERT_FALSE(torch.gpu_targets.empty()) << flags.output;
+    Environment shell = Environment::from_process();
+    shell.unset("TORCH_CUDA_ARCH_LIST");
+    shell.set("PATH", bin + ":/usr/local/cuda/bin:/usr/bin:/bin");
+    const ToolkitFacts toolkits = collect_toolkits(shell);
+    const BuildSetup setup = collect_build_setup(shell, toolkits);
+    const std::vector<TorchBuildTarget> torches{torch};
+    const EnvScript script =
+        plan_environment(EnvInputs{setup, torches, {}, std::nullopt, LoaderSearch{}}, shell, Profile::none);
+    std::optional<std::string> planned;
+    for (const ShellLine& line : script.lines)
+        if (line.kind == ShellLine::Kind::set && line.name == "TORCH_CUDA_ARCH_LIST") planned = line.values.front();
+    ASSERT_TRUE(planned.has_value()) << "cudacheck env sets it where the builder would stop";
+    SCOPED_TRACE("TORCH_CUDA_ARCH_LIST=" + *planned + " (cudacheck env)");
+    EXPECT_FALSE(predicted(planned));
+    const nlohmann::json result = build(planned);
+    EXPECT_TRUE(result.value("built", false)) << result.dump();
 }
 
 // The headers toolkit.build looks for on PyTorch's behalf (probes/build/build_toolkit.hpp) are

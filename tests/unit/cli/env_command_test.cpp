@@ -261,6 +261,40 @@ TEST(EnvArchitectures, the_gpus_for_pytorch_cmake_and_nccl) {
     EXPECT_TRUE(contains(comments(none), "no GPU is visible"));
 }
 
+TEST(EnvArchitectures, without_a_gpu_pytorchs_builds_get_the_architectures_torch_carries) {
+    Machine machine;
+    machine.devices.clear();
+    TorchBuildTarget torch = torch_for("13.0");
+    torch.gpu_targets = {"sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"};
+    torch.arch_tables = TorchArchTables{{}, {"7.5", "8.0", "8.6", "9.0", "10.0"}};
+    torch.default_arch_list.raises_without_gpu = true;  // `arch_list[-1] += '+PTX'` on an empty list
+    machine.torch = {torch};
+    machine.setup.nvcc_architectures = {"compute_75", "compute_80", "compute_90", "compute_100", "compute_120"};
+    // 8.6: nvcc here does not compile for it; 12.0: this cpp_extension.py does not accept it.
+    const EnvScript script = machine.plan(plain);
+    EXPECT_EQ(assignments(script).at("TORCH_CUDA_ARCH_LIST"), "7.5;8.0;9.0;10.0");
+    EXPECT_TRUE(contains(comments(script), "stops every extension build without a GPU")) << comments(script);
+    EXPECT_EQ(assignments(script).count("CUDAARCHS"), 0u) << "CMake takes its own default without a GPU";
+    // "native" means the visible GPUs: as unset.
+    EXPECT_EQ(assignments(machine.plan(Environment(Variables{{"TORCH_CUDA_ARCH_LIST", "native"}})))
+                  .at("TORCH_CUDA_ARCH_LIST"),
+              "7.5;8.0;9.0;10.0");
+    // A list the shell has already is left as it is.
+    EXPECT_EQ(assignments(machine.plan(Environment(Variables{{"TORCH_CUDA_ARCH_LIST", "8.0"}})))
+                  .count("TORCH_CUDA_ARCH_LIST"),
+              0u);
+    // A torch whose builder does not stop without a GPU needs none.
+    machine.torch.front().default_arch_list.raises_without_gpu = false;
+    EXPECT_EQ(assignments(machine.plan(plain)).count("TORCH_CUDA_ARCH_LIST"), 0u);
+    // Its binary's targets unknown: a comment names what to set, and nothing is set.
+    machine.torch.front().default_arch_list.raises_without_gpu = true;
+    machine.torch.front().gpu_targets.clear();
+    const EnvScript unknown = machine.plan(plain);
+    EXPECT_EQ(assignments(unknown).count("TORCH_CUDA_ARCH_LIST"), 0u);
+    EXPECT_TRUE(contains(comments(unknown), "unless TORCH_CUDA_ARCH_LIST names the GPUs the build is for"))
+        << comments(unknown);
+}
+
 TEST(EnvNinja, an_environments_ninja_goes_on_path_else_pip) {
     Machine machine;
     machine.setup.ninja.clear();
