@@ -61,9 +61,9 @@ std::uint32_t u32(const std::uint8_t* p) {
 }
 std::uint64_t u64(const std::uint8_t* p) { return u32(p) | (static_cast<std::uint64_t>(u32(p + 4)) << 32); }
 
-std::string quoted(std::string_view name) { return "'" + sys::printable(name) + "'"; }
+std::string quoted_name(std::string_view name) { return "'" + sys::printable(name) + "'"; }
 std::string member_error(std::string_view name, const std::string& what) {
-    return "member " + quoted(name) + ": " + what;
+    return "member " + quoted_name(name) + ": " + what;
 }
 
 // `out.size()` bytes at `offset`, all of them or an error (a file that shrank while being read).
@@ -239,7 +239,7 @@ Expected<std::vector<ZipMember>> parse_central_directory(std::span<const std::ui
             return Error{"a member name of " + std::to_string(name_length) + " bytes, more than " +
                          std::to_string(ZipArchive::max_name_bytes)};
         if (member.name.find('\0') != std::string::npos)
-            return Error{"member " + quoted(member.name) + " has a NUL byte in its name (damaged or crafted)"};
+            return Error{"member " + quoted_name(member.name) + " has a NUL byte in its name (damaged or crafted)"};
         const std::uint16_t flags = u16(header + 8);
         member.method = u16(header + 10);
         member.crc32 = u32(header + 16);
@@ -298,7 +298,7 @@ Expected<void> check_layout(std::vector<ZipMember>& members, std::uint64_t direc
                 return Error{member_error(member.name, "it runs past the start of the central directory (offset " +
                                                            std::to_string(directory_offset) +
                                                            "): damaged or truncated")};
-            return Error{"members " + quoted(member.name) + " and " + quoted(members[order[i + 1]].name) +
+            return Error{"members " + quoted_name(member.name) + " and " + quoted_name(members[order[i + 1]].name) +
                          " overlap (a zip bomb's construction, or a damaged archive)"};
         }
         member.space_end = next;
@@ -727,7 +727,7 @@ Expected<std::unique_ptr<ZipMemberSource>> ZipArchive::open_member(const ZipMemb
         return Error{member_error(member.name, read.error().message)};
     if (local_name != member.name)
         return Error{
-            member_error(member.name, "its local header names it " + quoted(local_name) + " (damaged or crafted)")};
+            member_error(member.name, "its local header names it " + quoted_name(local_name) + " (damaged or crafted)")};
 
     MemberPlace place{member.name, data_offset, member.compressed_size, member.uncompressed_size, member.crc32};
     // An empty member "deflated" into no bytes at all (no stream): empty, as Python's zipfile reads it.
