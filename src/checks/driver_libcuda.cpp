@@ -131,12 +131,16 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
 
     if (driver.initialisation_skipped) {
         result.evidence("cuinit", "not called at --level quick (it takes ~180 ms; --level standard initialises CUDA)");
-        result.summary(
-            fmt::format("libcuda {} (CUDA {}) loaded from {}; not initialised at --level quick",
+        // A headline (util/headline.hpp): the path gets what the words leave of it.
+        const std::string words =
+            fmt::format("libcuda {} (CUDA {}) loaded from {{}}; not initialised at --level quick",
                         driver.library_file_version.empty() ? "(version not in file name)"
                                                             : driver.library_file_version,
-                        driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?",
-                        sys::clip_path(library.loaded_path(), 48)));
+                        driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?");
+        result.summary(fmt::format(fmt::runtime(words),
+                                   sys::clip_path(library.loaded_path(), words.size() + 14 < sys::max_headline
+                                                                             ? sys::max_headline + 2 - words.size()
+                                                                             : 16)));
         return;
     }
     if (!driver.initialised()) {

@@ -374,6 +374,12 @@ std::string summarize(const LibraryFacts& facts, ResultBuilder& result) {
         summary += fmt::format("; {} with several copies of one version", several.size());
         result.evidence("several_copies", fmt::format("{}", fmt::join(several, "; ")));
     }
+    // A headline (util/headline.hpp): the count by rule goes to the evidence where it does not fit.
+    if (summary.size() > sys::max_headline && !rules.empty()) {
+        result.evidence("resolved_by", fmt::format("{}", fmt::join(rules, ", ")));
+        summary = fmt::format("{} of {} libraries found resolve for C/C++ programs", resolving, found);
+        if (!several.empty()) summary += fmt::format("; {} with several copies of one version", several.size());
+    }
     return summary;
 }
 

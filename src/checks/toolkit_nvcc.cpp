@@ -66,13 +66,12 @@ void judge_toolkits(const ToolkitFacts& toolkits, ResultBuilder& result) {
                        fmt::format("nvcc on PATH belongs to {} but /usr/local/cuda points to {}",
                                    toolkits.path_nvcc_root, toolkits.cuda_symlink));
         result.summary(
-            fmt::format("nvcc {}at {}; {} toolkit(s) installed; nvcc itself not run (--level standard "
-                        "runs it)",
+            fmt::format("nvcc {}at {}; {} toolkit(s) installed; not run at --level quick",
                         toolkits.nvcc_version
                             ? toolkits.nvcc_version->full + " (" +
                                   toolkits.nvcc_version_source.substr(0, toolkits.nvcc_version_source.find(' ')) + ") "
                             : std::string(),
-                        sys::clip_path(toolkits.used_nvcc, 48), toolkits.toolkits.size()));
+                        sys::clip_path(toolkits.used_nvcc, 40), toolkits.toolkits.size()));
         return;
     }
     if (!toolkits.nvcc_failure.empty()) {
