@@ -132,15 +132,15 @@ void judge_libcuda(const DriverFacts& driver, const LibcudaContext& context, Res
     if (driver.initialisation_skipped) {
         result.evidence("cuinit", "not called at --level quick (it takes ~180 ms; --level standard initialises CUDA)");
         // A headline (util/headline.hpp): the path gets what the words leave of it.
-        const std::string words =
-            fmt::format("libcuda {} (CUDA {}) loaded from {{}}; not initialised at --level quick",
+        const std::string before =
+            fmt::format("libcuda {} (CUDA {}) loaded from ",
                         driver.library_file_version.empty() ? "(version not in file name)"
                                                             : driver.library_file_version,
                         driver.driver_version ? CudaVersion::from_encoded(*driver.driver_version).to_string() : "?");
-        result.summary(fmt::format(fmt::runtime(words),
-                                   sys::clip_path(library.loaded_path(), words.size() + 14 < sys::max_headline
-                                                                             ? sys::max_headline + 2 - words.size()
-                                                                             : 16)));
+        constexpr std::string_view after = "; not initialised at --level quick";
+        const std::size_t words = before.size() + after.size();
+        const std::size_t room = words + 16 < sys::max_headline ? sys::max_headline - words : 16;
+        result.summary(before + sys::clip_path(library.loaded_path(), room) + std::string(after));
         return;
     }
     if (!driver.initialised()) {
