@@ -726,8 +726,8 @@ Expected<std::unique_ptr<ZipMemberSource>> ZipArchive::open_member(const ZipMemb
         !read)
         return Error{member_error(member.name, read.error().message)};
     if (local_name != member.name)
-        return Error{
-            member_error(member.name, "its local header names it " + quoted_name(local_name) + " (damaged or crafted)")};
+        return Error{member_error(member.name,
+                                  "its local header names it " + quoted_name(local_name) + " (damaged or crafted)")};
 
     MemberPlace place{member.name, data_offset, member.compressed_size, member.uncompressed_size, member.crc32};
     // An empty member "deflated" into no bytes at all (no stream): empty, as Python's zipfile reads it.
