@@ -63,6 +63,29 @@ TEST(LibrariesResolutionCheck, passes_and_names_several_copies_when_their_versio
     EXPECT_NE(std::find(result.evidence.begin(), result.evidence.end(), wheel), result.evidence.end());
 }
 
+// The passing headline stays a headline (util/headline.hpp) when the count by rule grows: three
+// rules and libraries in several copies, as the H100 recording's 131 characters had it; the count by
+// rule is then evidence.
+TEST(LibrariesResolutionCheck, a_long_count_by_rule_moves_to_the_evidence) {
+    Machine machine;
+    machine.system_cudnn("9.14.0");
+    machine.library(system_directory, "libcudart.so.13.0.96", {"libcudart.so.13"});
+    machine.cache(system_directory, {"libcudart.so.13"});
+    machine.library("opt/cuda/lib", "libcudart.so.13.0.96", {"libcudart.so.13"});
+    machine.library("usr/lib", "libcufft.so.12.0.0.61", {"libcufft.so.12"});
+    machine.set("LD_LIBRARY_PATH", machine.root() + "/opt/cuda/lib");
+    const CheckResult result = machine.judge();
+    EXPECT_EQ(result.status, Status::pass) << codes_of(result) << result.message;
+    EXPECT_LE(result.message.size(), 120U) << result.message;
+    EXPECT_TRUE(contains(result.message, "libraries found resolve for C/C++ programs")) << result.message;
+    const auto by_rule = std::find_if(result.evidence.begin(), result.evidence.end(),
+                                      [](const Evidence& item) { return item.key == "resolved_by"; });
+    ASSERT_NE(by_rule, result.evidence.end()) << result.message;
+    EXPECT_TRUE(contains(by_rule->value, "1 LD_LIBRARY_PATH")) << by_rule->value;
+    EXPECT_TRUE(contains(by_rule->value, "ld.so.cache")) << by_rule->value;
+    EXPECT_TRUE(contains(by_rule->value, "default directories")) << by_rule->value;
+}
+
 // A virtual environment first on PATH, not activated (no VIRTUAL_ENV), as PyTorch's image on the GPU
 // machine has it: bin/python3 links to the base interpreter, pyvenv.cfg marks the environment, and
 // the wheels in its site-packages are found.
