@@ -549,7 +549,7 @@ public:
             const std::string short_gpu =
                 fmt::format("GPU {} (sm_{}{})", device.ordinal, device.cc_major, device.cc_minor);
             std::string torch_table;
-            if (const FrameworkBuildRow* row = installed_row(environment, framework);
+            if (const FrameworkBuildRow* row = fit ? fit->installed : nullptr;
                 row != nullptr && row->framework == Framework::pytorch) {
                 const EmbeddedTargets targets = row->targets();
                 if (std::none_of(targets.sass.begin(), targets.sass.end(), [&](const GpuArch& sass) {
@@ -615,17 +615,6 @@ public:
                     device.ordinal);
             }
         }
-    }
-
-    // The installed build's row in cudacheck's table (its release and CUDA variant); nullptr when
-    // the table does not know it or the environment's Python version is not known.
-    const FrameworkBuildRow* installed_row(const EnvironmentFacts& environment, const FrameworkFacts& framework) const {
-        const std::optional<Framework> which = framework_named(framework.build.framework);
-        const std::optional<MajorMinor> python = MajorMinor::parse(environment.environment.python_version);
-        if (!which || !python) return nullptr;
-        return judge_installed(machine_of(input_, input_.driver_cuda, *python),
-                               InstalledBuild{*which, framework.build.version, framework.build.distribution, *python})
-            .installed;
     }
 
     // The installed build's row in cudacheck's table and the build of its release that fits this
