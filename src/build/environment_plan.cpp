@@ -4,6 +4,7 @@
 // gathered by the client). Facts in, lines out; render/shell_script writes them for a shell.
 #include "build/environment_plan.hpp"
 
+#include "cuda/arch_coverage.hpp"
 #include "probes/visible_devices.hpp"
 #include "util/system.hpp"
 
@@ -11,10 +12,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 #include <set>
-#include <string_view>
 #include <tuple>
 
 namespace cudacheck {
@@ -291,16 +290,12 @@ private:
         std::vector<std::string> found;
         for (const auto& [major, minor] : capabilities) found.push_back(fmt::format("{}.{}", major, minor));
         add(comment(fmt::format("the visible GPUs: compute capability {}", fmt::join(found, ", "))));
-        // What the toolkit's nvcc compiles for (`nvcc --list-gpu-arch`), known for the toolkit builds take.
-        const bool nvcc_known = toolkit_ != nullptr && setup_.choice_exists && !setup_.toolkits.empty() &&
-                                &setup_.toolkits.front() == toolkit_ && !setup_.nvcc_architectures.empty();
         std::vector<std::string> torch_entries;
         std::vector<std::string> cmake_entries;
         std::vector<std::string> gencode;
         for (const auto& [major, minor] : capabilities) {
             const int number = major * 10 + minor;
-            if (nvcc_known && std::find(setup_.nvcc_architectures.begin(), setup_.nvcc_architectures.end(),
-                                        fmt::format("compute_{}", number)) == setup_.nvcc_architectures.end()) {
+            if (!nvcc_compiles_for(number)) {
                 add(comment(fmt::format("nvcc {} does not compile for compute capability {}.{}: left out",
                                         toolkit_->version, major, minor)));
                 continue;
@@ -309,11 +304,8 @@ private:
             gencode.push_back(fmt::format("-gencode=arch=compute_{0},code=sm_{0}", number));
             const std::string entry = fmt::format("{}.{}", major, minor);
             const auto unsupported =
-                std::find_if(inputs_.torch.begin(), inputs_.torch.end(), [&](const TorchBuildTarget& torch) {
-                    return torch.arch_tables &&
-                           std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(), entry) ==
-                               torch.arch_tables->supported.end();
-                });
+                std::find_if(inputs_.torch.begin(), inputs_.torch.end(),
+                             [&](const TorchBuildTarget& torch) { return !torch_builds_for(torch, entry); });
             if (unsupported != inputs_.torch.end())
                 add(comment(fmt::format("{} does not build for {}: left out of TORCH_CUDA_ARCH_LIST",
                                         unsupported->subject, entry)));
@@ -339,22 +331,28 @@ private:
             if (torch.default_arch_list.raises_without_gpu != false) return &torch;
         return nullptr;
     }
+    // What the toolkit's nvcc compiles for (`nvcc --list-gpu-arch`), known for the toolkit builds
+    // take: true when it is not known.
+    [[nodiscard]] bool nvcc_compiles_for(int number) const {
+        const bool known = toolkit_ != nullptr && setup_.choice_exists && !setup_.toolkits.empty() &&
+                           &setup_.toolkits.front() == toolkit_ && !setup_.nvcc_architectures.empty();
+        return !known || std::find(setup_.nvcc_architectures.begin(), setup_.nvcc_architectures.end(),
+                                   fmt::format("compute_{}", number)) != setup_.nvcc_architectures.end();
+    }
+    // Whether `torch`'s cpp_extension.py accepts the TORCH_CUDA_ARCH_LIST entry ("9.0"); true when its
+    // tables were not read.
+    [[nodiscard]] static bool torch_builds_for(const TorchBuildTarget& torch, const std::string& entry) {
+        return !torch.arch_tables || std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(),
+                                               entry) != torch.arch_tables->supported.end();
+    }
+
     void torch_list_without_gpu(const TorchBuildTarget& torch) {
-        const bool nvcc_known = toolkit_ != nullptr && setup_.choice_exists && !setup_.toolkits.empty() &&
-                                &setup_.toolkits.front() == toolkit_ && !setup_.nvcc_architectures.empty();
         std::vector<std::string> entries;
         for (const std::string& target : torch.gpu_targets) {
-            int number = 0;
-            const std::string_view digits = std::string_view(target).substr(target.starts_with("sm_") ? 3 : 0);
-            const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-            if (error != std::errc{} || end != digits.data() + digits.size() || number < 10) continue;
-            const std::string entry = fmt::format("{}.{}", number / 10, number % 10);
-            if (torch.arch_tables && std::find(torch.arch_tables->supported.begin(), torch.arch_tables->supported.end(),
-                                               entry) == torch.arch_tables->supported.end())
-                continue;
-            if (nvcc_known && std::find(setup_.nvcc_architectures.begin(), setup_.nvcc_architectures.end(),
-                                        fmt::format("compute_{}", number)) == setup_.nvcc_architectures.end())
-                continue;
+            const std::optional<GpuArch> arch = parse_gpu_arch(target);
+            if (!arch || !target.starts_with("sm_") || arch->variant != ArchVariant::generic) continue;
+            const std::string entry = fmt::format("{}.{}", arch->major(), arch->minor());
+            if (!torch_builds_for(torch, entry) || !nvcc_compiles_for(arch->number)) continue;
             if (std::find(entries.begin(), entries.end(), entry) == entries.end()) entries.push_back(entry);
         }
         if (entries.empty()) {
