@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine: builds several source trees at once, without tests, as bench/two_builds.sh
-# configures them (so that a later issueNN_on_gpu.sh finds each build up to date). A build's serial
+# On the GPU machine: builds several source trees at once, without tests (bench/two_builds.sh builds
+# its two with it, so a later issueNN_on_gpu.sh finds each build up to date). A build's serial
 # tail (the last objects, the link) leaves most of the 16 cores idle; builds side by side fill them.
 #
 # Usage: bench/build_on_gpu.sh SOURCE:BUILD_DIR...   e.g. .old/old38:build-b .:build-gpu

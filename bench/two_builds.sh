@@ -19,10 +19,9 @@ two_builds() {
     site=$venv/lib/python3.12/site-packages
     scratch=$(mktemp -d "/tmp/$name-XXXXXX")
     SECONDS=0
-    configure() { cmake -S "$1" -B "$2" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDACHECK_BUILD_TESTS=OFF; }
-    { configure "$new_source" "$new_build" && cmake --build "$new_build" -j"$(nproc)" --target cudacheck &&
-      configure "$old_source" "$old_build" && cmake --build "$old_build" -j"$(nproc)" --target cudacheck; } > "$out/build.log" 2>&1 ||
-        { tail -40 "$out/build.log"; exit 1; }
+    # Side by side, configured as bench/build_on_gpu.sh configures every tree.
+    bash "$(dirname "${BASH_SOURCE[0]}")/build_on_gpu.sh" "$new_source:$new_build" "$old_source:$old_build" \
+        > "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
     echo "built both in $SECONDS s" | tee "$out/steps.txt"
     new=$(realpath "$new_build/cudacheck")
     old=$(realpath "$old_build/cudacheck")
