@@ -1,4 +1,5 @@
 // The supervisor (isolation/supervisor.cpp) end to end: a faulty check costs only itself; signals.
+#include "support/fixtures.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -70,17 +71,26 @@ TEST(Supervisor, pins_each_fault_on_its_own_check_and_runs_every_other_check) {
 }
 
 TEST(Supervisor, keeps_the_facts_a_worker_learnt_before_a_later_check_crashed_it) {
-    test::TempDir dir;
-    const std::string path = dir.path() + "/report.json";
+    // A toolkit of its own, whose version --level quick reads from version.json: the machine's own
+    // toolkit may tell none (CI's has no version.json, and its PATH finds a wrapper first).
+    test::ScratchTree tree;
+    const std::string root = tree.path() + "/cuda-13.0";
+    tree.write("cuda-13.0/bin/nvcc", "#!/bin/sh\nexec /bin/cat '" + test::fixture_path("nvcc/nvcc-13.0.txt") + "'\n",
+               0755);
+    tree.write("cuda-13.0/bin/nvcc.profile", "TOP = $(_HERE_)/..\n");
+    tree.write("cuda-13.0/version.json", R"({"cuda":{"version":"13.0.2"},"cuda_nvcc":{"version":"13.0.88"}})");
+    const std::string path = tree.path() + "/report.json";
     // toolkit.nvcc finishes in a worker that fault.segfault then kills; the last worker runs
     // neither, yet the report keeps the nvcc version the first one found.
     const test::BinaryRun run =
-        run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc,fault.segfault", "-o", path, "-q"});
+        test::run_cudacheck({"--level", "quick", "--only", "toolkit.nvcc,fault.segfault", "-o", path, "-q"},
+                            {{"PATH", root + "/bin:/usr/bin:/bin"}, {"CUDA_HOME", root}}, test::Build::with_faults);
     EXPECT_EQ(run.exit_status, 1) << run.output;
     const nlohmann::json report = nlohmann::json::parse(test::read_text(path));
     const auto* nvcc = test::find_check(report, "toolkit.nvcc");
-    if (nvcc->at("status") != "pass") GTEST_SKIP() << "no nvcc here";
-    EXPECT_FALSE(report.at("versions").at("nvcc").is_null()) << *nvcc << "\n" << run.output;
+    ASSERT_NE(nvcc, nullptr) << report.dump(1);
+    EXPECT_NE(nvcc->at("status"), "error") << *nvcc;
+    EXPECT_EQ(report.at("versions").at("nvcc"), "13.0.88") << *nvcc << "\n" << run.output;
 }
 
 TEST(Supervisor, keeps_stdout_a_valid_document_when_a_check_prints_garbage) {
