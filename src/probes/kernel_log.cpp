@@ -286,7 +286,12 @@ void KernelLogParser::add_driver_text(std::string_view text, std::optional<doubl
     ++driver_lines_;
     KernelLogEvent event;
     event.seconds = seconds;
-    event.line = printable_line(text);
+    // The line's text is copied into the event only when it is one (keep below): most of the
+    // driver's lines are none, and an Xid storm is thousands of lines (docs/performance.md).
+    const auto keep = [&] {
+        event.line = printable_line(text);
+        events_.push_back(std::move(event));
+    };
     const std::string pending = std::exchange(pending_gpu_, {});
     const std::optional<double> pending_seconds = std::exchange(pending_seconds_, std::nullopt);
     if (!nvrm) {
@@ -302,7 +307,7 @@ void KernelLogParser::add_driver_text(std::string_view text, std::optional<doubl
         // of the same error: only the line with the severity word counts, so one error is one event.
         if (!event.fatal) return;
         event.detail = printable_line(rest);
-        events_.push_back(std::move(event));
+        keep();
         return;
     }
     std::string_view body = trim_left(text.substr(5));
@@ -327,7 +332,7 @@ void KernelLogParser::add_driver_text(std::string_view text, std::optional<doubl
         if (event.number == 154) event.recovery_action = number_after(rest, " to 0x", 16);
         // The NVLink Xids (144-150) say "Fatal" or "Nonfatal" (leptonai/gpud#1160).
         if (event.number >= 144 && event.number <= 150) event.fatal = fatality(rest);
-        events_.push_back(std::move(event));
+        keep();
         return;
     }
     if (const std::size_t uuid = body.find("GPU-", 7); body.starts_with("GPU at ") && uuid != std::string_view::npos) {
@@ -337,12 +342,18 @@ void KernelLogParser::add_driver_text(std::string_view text, std::optional<doubl
         event.pci = find_pci_address(body.substr(0, uuid));
         event.uuid = printable_line(body.substr(uuid, body.find_first_of(" ,", uuid) - uuid));
         if (event.pci.empty()) return;
-        events_.push_back(std::move(event));
+        // The driver prints it before each Xid of a GPU: one event while the GPU keeps its UUID.
+        std::string& known = identities_[event.pci];
+        if (known == event.uuid) return;
+        known = event.uuid;
+        keep();
         return;
     }
     if (contains(body, "Persistence mode is deprecated")) {
+        // A note, not a fault: the first of its lines is the one event.
+        if (std::exchange(persistence_noted_, true)) return;
         event.kind = KernelLogEventKind::persistence_deprecated;
-        events_.push_back(std::move(event));
+        keep();
         return;
     }
     // One message over three lines: "NVRM: The NVIDIA GPU 0000:b3:00.0" / "NVRM: (PCI ID: 10de:26b5)
@@ -379,7 +390,7 @@ void KernelLogParser::add_driver_text(std::string_view text, std::optional<doubl
     }
     pending_gpu_.clear();
     pending_seconds_.reset();
-    events_.push_back(std::move(event));
+    keep();
 }
 
 std::vector<KernelLogEvent> parse_kernel_log(std::string_view text) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,8 +50,10 @@ struct KernelLogEvent {
 // a dmesg line ("[  123.456789] text", "<4>[ 12.3] text", "[Tue Dec  1 10:00:00 2026] text"), a
 // journal line ("[  123.456789] host kernel: text" from `journalctl -o short-monotonic`, or
 // "Dec 03 10:00:00 host kernel: text"), or the driver's text alone; only lines carrying "NVRM" or
-// "nvidia" are looked at further. Stateful only where the driver splits one message over lines
-// ("NVRM: The NVIDIA GPU 0000:3b:00.0" then "NVRM: fallen off the bus ..."). Never throws.
+// "nvidia" are looked at further. Stateful where the driver splits one message over lines
+// ("NVRM: The NVIDIA GPU 0000:3b:00.0" then "NVRM: fallen off the bus ..."), and where it repeats a
+// line that says nothing new: a GPU's identity line (printed before each of its Xids) is an event
+// when it names a GPU's UUID for the first time or a new one, the persistence note once. Never throws.
 class KernelLogParser {
 public:
     void add_line(std::string_view line);
@@ -65,6 +68,8 @@ public:
 private:
     void add_driver_text(std::string_view text, std::optional<double> seconds);
     std::vector<KernelLogEvent> events_;
+    std::map<std::string, std::string> identities_;  // the UUID last named for each GPU address
+    bool persistence_noted_ = false;
     std::string pending_gpu_;  // from "NVRM: The NVIDIA GPU <pci>", for the lines that follow it
     std::optional<double> pending_seconds_;  // and that line's stamp
     std::size_t lines_ = 0;

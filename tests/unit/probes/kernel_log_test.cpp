@@ -7,6 +7,7 @@
 #include "cuda/xid_catalog.hpp"
 #include "probes/kernel_log.hpp"
 #include "report/catalog.hpp"
+#include "util/system.hpp"
 
 #include <fmt/format.h>
 
@@ -166,6 +167,29 @@ TEST(KernelLogParser, reads_nvlink_and_sxid_fatality) {
         only_event("nvidia-nvswitch0: SXid (PCI:0000:88:00.0): 20034, Fatal, Link 30 LTSSM Fault Up");
     EXPECT_EQ(fatal.fatal, true);
     EXPECT_EQ(fatal.number, 20034);
+}
+
+// The driver prints a GPU's identity line before each of its Xids (the GPU machine's Xid 31s): the
+// line is an event when the address names a UUID first or a new one; the persistence note once.
+TEST(KernelLogParser, keeps_one_event_for_a_line_the_driver_repeats) {
+    const std::string first = "NVRM: GPU at PCI:0000:00:06: GPU-2a36941f-5b2d-4c6e-8f1a-0123456789ab\n";
+    const std::string other = "NVRM: GPU at PCI:0000:00:06: GPU-664e5272-71cd-a82a-3b95-75d3e3d1f882\n";
+    const std::string xid = "NVRM: Xid (PCI:0000:00:06): 31, pid=4701, name=wild_pointer, ACCESS_TYPE_VIRT_WRITE\n";
+    const std::string note = "NVRM: Persistence mode is deprecated and will be removed in a future release.\n";
+    const std::vector<KernelLogEvent> events =
+        parse_kernel_log(note + first + xid + first + xid + note + other + xid + first + xid);
+    std::vector<std::string> kinds;
+    for (const KernelLogEvent& event : events)
+        kinds.push_back(event.kind == KernelLogEventKind::xid                      ? "xid"
+                        : event.kind == KernelLogEventKind::gpu_identity           ? event.uuid.substr(0, 12)
+                        : event.kind == KernelLogEventKind::persistence_deprecated ? "note"
+                                                                                   : "other");
+    EXPECT_EQ(kinds, (std::vector<std::string>{"note", "GPU-2a36941f", "xid", "xid", "GPU-664e5272", "xid",
+                                               "GPU-2a36941f", "xid"}));
+    // Every event still carries its own line; the identity line of another GPU is its own event.
+    EXPECT_EQ(events[1].line, sys::trim(first));
+    EXPECT_EQ(
+        parse_kernel_log(first + "NVRM: GPU at PCI:0000:3b:00: GPU-2a36941f-5b2d-4c6e-8f1a-0123456789ab\n").size(), 2U);
 }
 
 TEST(KernelLogParser, reads_identity_persistence_and_the_other_nvrm_lines) {
