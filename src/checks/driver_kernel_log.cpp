@@ -7,6 +7,7 @@
 #include "cuda/xid_catalog.hpp"
 #include "probes/probes.hpp"
 #include "report/report_query.hpp"
+#include "util/headline.hpp"
 #include "util/system.hpp"
 
 #include <fmt/format.h>
@@ -58,6 +59,10 @@ struct GpuName {
         if (nvml_index) return fmt::format("GPU {} ({})", *nvml_index, pci);
         return fmt::format("GPU {}", pci);
     }
+    // In a headline: the NVML index alone where NVML lists the GPU.
+    [[nodiscard]] std::string short_words() const {
+        return nvml_index ? fmt::format("GPU {}", *nvml_index) : pci.empty() ? "an unnamed GPU" : "GPU " + pci;
+    }
     // The metric's "gpu" label: the NVML index where NVML lists the GPU (result.hpp), else its address.
     [[nodiscard]] std::string label() const { return nvml_index ? std::to_string(*nvml_index) : pci; }
     [[nodiscard]] std::string reset_target() const { return pci.empty() ? "<index>" : pci; }
@@ -100,6 +105,21 @@ std::pair<Code, Remedy> recovery_step(int action) {
         case 6: return {Code::xid_reset_gpu, Remedy::bus_reset};         // BUS_RESET
         case 7: return {Code::xid_reboot, Remedy::reboot};               // SYSTEM_REBOOT
         default: return {Code::xid_unknown, Remedy::investigate};
+    }
+}
+
+// nvml.h's names of the actions (NVML_GPU_RECOVERY_ACTION_…), for a headline.
+std::string_view recovery_name(int action) {
+    switch (action) {
+        case 0: return "NONE";
+        case 1: return "GPU_RESET";
+        case 2: return "NODE_REBOOT";
+        case 3: return "DRAIN_P2P";
+        case 4: return "DRAIN_AND_RESET";
+        case 5: return "RECOVER_IMEX_DOMAIN";
+        case 6: return "BUS_RESET";
+        case 7: return "SYSTEM_REBOOT";
+        default: return "an unknown action";
     }
 }
 
@@ -227,12 +247,22 @@ std::string group_words(const Group& group) {
     return {};
 }
 
-// What one group comes to, in words.
+// What one group comes to, in words: the whole account, and shorter headlines for when it is longer
+// than a headline (sys::max_headline), each dropping more of what the evidence keeps in full.
 struct Verdict {
     std::optional<Remedy> remedy;  // where the value found names another step than the code's
     std::string message;
+    std::vector<std::string> shorter;  // longest first
     std::string remediation;
 };
+
+// The finding's message: the account itself where it fits, else the first shorter one that does.
+std::string headline_of(const Verdict& verdict) {
+    if (sys::characters(verdict.message) <= sys::max_headline) return verdict.message;
+    for (const std::string& candidate : verdict.shorter)
+        if (sys::characters(candidate) <= sys::max_headline) return candidate;
+    return sys::clip(verdict.shorter.empty() ? verdict.message : verdict.shorter.back(), sys::max_headline);
+}
 
 std::string when_words(const KernelLogReading& log, const Group& group) {
     std::optional<double> oldest, newest;
@@ -248,9 +278,19 @@ std::string when_words(const KernelLogReading& log, const Group& group) {
     return fmt::format("{} times, from {} to {} ago", group.events.size(), format_age(*oldest), format_age(*newest));
 }
 
+// In a headline: "3 min ago", or "3 times, last 10 min ago" (the oldest is in the account).
+std::string short_when_words(const KernelLogReading& log, const Group& group) {
+    if (group.events.size() == 1) return when_words(log, group);
+    std::optional<double> newest;
+    for (const KernelLogEvent* event : group.events)
+        if (const std::optional<double> age = log.age_of(*event)) newest = std::min(newest.value_or(*age), *age);
+    return newest ? fmt::format("{} times, last {} ago", group.events.size(), format_age(*newest))
+                  : fmt::format("{} times", group.events.size());
+}
+
 // "process oob (pid 4889)", "processes oob (pid 4889), 2708 and 2 more" (a pid alone where the
 // line names no process); "" when no line names one.
-std::string process_words(const Group& group) {
+std::string process_words(const Group& group, std::size_t shown = 3) {
     std::vector<std::string> names;
     for (const KernelLogEvent* event : group.events) {
         if (event->process.empty() && !event->pid) continue;
@@ -261,8 +301,8 @@ std::string process_words(const Group& group) {
     }
     if (names.empty()) return {};
     std::string text = names.size() == 1 ? "process " : "processes ";
-    for (std::size_t i = 0; i < names.size() && i < 3; ++i) text += (i == 0 ? "" : ", ") + names[i];
-    if (names.size() > 3) text += fmt::format(" and {} more", names.size() - 3);
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i) text += (i == 0 ? "" : ", ") + names[i];
+    if (names.size() > shown) text += fmt::format(" and {} more", names.size() - shown);
     return text;
 }
 
@@ -316,13 +356,29 @@ std::string ignored_words(const Group& group) {
     return info != nullptr ? catalog_words(*info) : "no action";
 }
 
-Verdict application_fault(const Group& group, const XidInfo* info, const GpuName& gpu, const std::string& when) {
+Verdict application_fault(const Group& group, const XidInfo* info, const GpuName& gpu, const std::string& when,
+                          const std::string& short_when) {
     const std::string processes = process_words(group);
     Verdict verdict;
     verdict.message =
         fmt::format("{} on {}: {} {} {}{} — an application fault, no GPU action needed", xid_title(group.number, info),
                     gpu.words(), processes.empty() ? "a process the driver did not name" : processes,
                     fault_words(group), when, caused_words(group));
+    // Shorter: the GPU by its index, one process named, then the verdict before what the process did.
+    const std::string head = fmt::format("Xid {} on {}: ", group.number, gpu.short_words());
+    std::string one = process_words(group, 1);
+    one = one.empty() ? "an unnamed process" : one.substr(one.find(' ') + 1);
+    if (std::isdigit(static_cast<unsigned char>(one.front())) != 0) one = "pid " + one;  // a line with no name
+    std::string fault = fault_words(group);
+    fault = fault.substr(0, fault.find(" ("));
+    verdict.shorter.push_back(
+        fmt::format("{}{} {} {} — an application fault, no GPU action needed", head, one, fault, short_when));
+    verdict.shorter.push_back(
+        fmt::format("{}an application fault of {} {} — no GPU action needed", head, one, short_when));
+    const std::string name = one.substr(0, one.find(" (pid"));
+    verdict.shorter.push_back(
+        fmt::format("{}an application fault of {} {} — no GPU action needed", head, name, short_when));
+    verdict.shorter.push_back(fmt::format("{}an application fault {} — no GPU action needed", head, short_when));
     verdict.remediation = fmt::format(
         "Nothing for the GPU: fix {} (run it under `compute-sanitizer` to find the bad access). If the Xid repeats "
         "with different programs on this GPU, run `dcgmi diag -r 3 -i {}` before trusting it.",
@@ -331,10 +387,12 @@ Verdict application_fault(const Group& group, const XidInfo* info, const GpuName
     return verdict;
 }
 
-Verdict xid_verdict(const Group& group, Code code, const GpuName& gpu, const std::string& when) {
+Verdict xid_verdict(const Group& group, Code code, const GpuName& gpu, const std::string& when,
+                    const std::string& short_when) {
     const XidInfo* info = find_xid(group.number);
-    if (code == Code::xid_application_fault) return application_fault(group, info, gpu, when);
+    if (code == Code::xid_application_fault) return application_fault(group, info, gpu, when, short_when);
     Verdict verdict;
+    const std::string short_head = fmt::format("Xid {} on {} {}", group.number, gpu.short_words(), short_when);
     if (group.number == 154) {
         const int action = group.events.back()->recovery_action.value_or(-1);
         verdict.remedy = recovery_step(action).second;
@@ -344,6 +402,11 @@ Verdict xid_verdict(const Group& group, Code code, const GpuName& gpu, const std
                                            gpu.words(), when)
                                      : fmt::format("Xid 154 on {} {}: the driver asks for {} (recovery action {})",
                                                    gpu.words(), when, recovery_words(action), action);
+        verdict.shorter.push_back(action < 0
+                                      ? short_head + ": the line names no action cudacheck can read"
+                                      : fmt::format("{}: the driver asks for {}", short_head, recovery_words(action)));
+        if (action >= 0)
+            verdict.shorter.push_back(fmt::format("{}: the driver asks for {}", short_head, recovery_name(action)));
         if (action < 0)
             verdict.remediation = "Read the recovery action with `nvidia-smi -q | grep -i recovery` and follow it.";
         return verdict;
@@ -353,6 +416,7 @@ Verdict xid_verdict(const Group& group, Code code, const GpuName& gpu, const std
                                          processes.empty() ? "" : ", " + processes, caused_words(group));
     if (info == nullptr) {
         verdict.message = head + ": not in the Xid catalog cudacheck carries";
+        verdict.shorter.push_back(short_head + ": not in the Xid catalog cudacheck carries");
         verdict.remediation = fmt::format(
             "Look Xid {} up in NVIDIA's Xid catalog for this driver "
             "(docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html) and follow its resolution; collect "
@@ -360,44 +424,66 @@ Verdict xid_verdict(const Group& group, Code code, const GpuName& gpu, const std
             group.number);
         return verdict;
     }
-    if (code == Code::xid_unknown)
+    if (code == Code::xid_unknown) {
         verdict.message =
             fmt::format("{}: NVIDIA's Xid catalog names no immediate action ({})", head, to_string(info->immediate));
-    else if (info->immediate == XidBucket::workflow_nvlink5)
+        verdict.shorter.push_back(fmt::format("{}{}: NVIDIA's Xid catalog names no immediate action ({})", short_head,
+                                              caused_words(group), to_string(info->immediate)));
+        verdict.shorter.push_back(fmt::format("{}: the Xid catalog names no immediate action", short_head));
+    } else if (info->immediate == XidBucket::workflow_nvlink5) {
         verdict.message =
             fmt::format("{}: a fatal NVLink error; {} (RESET_GPU for the fatal rows)", head, catalog_words(*info));
-    else verdict.message = fmt::format("{}: {}", head, catalog_words(*info));
+        verdict.shorter.push_back(fmt::format("{}{}: a fatal NVLink error; NVIDIA's Xid catalog says RESET_GPU",
+                                              short_head, caused_words(group)));
+        verdict.shorter.push_back(fmt::format("{}: a fatal NVLink error, RESET_GPU", short_head));
+    } else {
+        verdict.message = fmt::format("{}: {}", head, catalog_words(*info));
+        verdict.shorter.push_back(fmt::format("{}{}: {}", short_head, caused_words(group), catalog_words(*info)));
+        verdict.shorter.push_back(
+            fmt::format("{}: NVIDIA's Xid catalog says {}", short_head, to_string(info->immediate)));
+        verdict.shorter.push_back(fmt::format("{}: {}", short_head, to_string(info->immediate)));
+    }
     return verdict;
 }
 
-Verdict sxid_verdict(const Group& group, Code code, const std::string& when) {
+Verdict sxid_verdict(const Group& group, Code code, const std::string& when, const std::string& short_when) {
     const SxidInfo* info = find_sxid(group.number);
     const bool fatal = code == Code::sxid_fatal;
     const std::string title =
         info != nullptr ? fmt::format("SXid {} ({})", group.number, info->name) : fmt::format("SXid {}", group.number);
     Verdict verdict;
-    verdict.message = fmt::format("{} {} on {} {}", fatal ? "fatal" : "non-fatal", title,
-                                  group.pci.empty() ? "an NVSwitch" : "NVSwitch " + group.pci, when);
+    const std::string nvswitch = group.pci.empty() ? "an NVSwitch" : "NVSwitch " + group.pci;
+    verdict.message = fmt::format("{} {} on {} {}", fatal ? "fatal" : "non-fatal", title, nvswitch, when);
+    std::string shorter =
+        fmt::format("{} SXid {} on {} {}", fatal ? "fatal" : "non-fatal", group.number, nvswitch, short_when);
     if (fatal && info != nullptr && info->always_fatal) {
         verdict.remedy = Remedy::reboot;
         verdict.message += ": always fatal to the fabric, the host must restart";
+        verdict.shorter.push_back(shorter + ": always fatal to the fabric, the host must restart");
+        shorter += ": the host must restart";
         verdict.remediation = "Drain the node and reboot it; if the SXid recurs, have the baseboard serviced.";
     }
+    verdict.shorter.push_back(std::move(shorter));
     return verdict;
 }
 
 Verdict verdict_of(const Group& group, Code code, const GpuName& gpu, const KernelLogReading& log) {
     const std::string when = when_words(log, group);
+    const std::string short_when = short_when_words(log, group);
     Verdict verdict;
     switch (group.kind) {
-        case GroupKind::xid: return xid_verdict(group, code, gpu, when);
-        case GroupKind::sxid: return sxid_verdict(group, code, when);
+        case GroupKind::xid: return xid_verdict(group, code, gpu, when, short_when);
+        case GroupKind::sxid: return sxid_verdict(group, code, when, short_when);
         case GroupKind::fallen_off_bus:
             verdict.message = fmt::format("{} fell off the bus {}: it stopped answering on PCIe", gpu.words(), when);
+            verdict.shorter.push_back(fmt::format("{} fell off the bus {}", gpu.short_words(), short_when));
             break;
         case GroupKind::gsp_timeout:
             verdict.message = fmt::format("the GSP firmware of {} stopped answering the driver {} (GSP RPC timeout)",
                                           gpu.words(), when);
+            verdict.shorter.push_back(fmt::format("the GSP firmware of {} stopped answering {} (GSP RPC timeout)",
+                                                  gpu.short_words(), short_when));
+            verdict.shorter.push_back(fmt::format("GSP timeout on {} {}", gpu.short_words(), short_when));
             verdict.remediation = fmt::format(
                 "Reset the GPU when no process uses it (`sudo nvidia-smi -r -i {}`) or reboot; if it recurs, update "
                 "the "
@@ -407,6 +493,9 @@ Verdict verdict_of(const Group& group, Code code, const GpuName& gpu, const Kern
         case GroupKind::rm_init_adapter_failed:
             verdict.message =
                 fmt::format("the driver could not initialise {} {} (RmInitAdapter failed)", gpu.words(), when);
+            verdict.shorter.push_back(fmt::format("the driver could not initialise {} {} (RmInitAdapter failed)",
+                                                  gpu.short_words(), short_when));
+            verdict.shorter.push_back(fmt::format("RmInitAdapter failed for {} {}", gpu.short_words(), short_when));
             break;
     }
     return verdict;
@@ -524,14 +613,19 @@ void judge_kernel_log(const KernelLogReading& log, const std::vector<KernelLogGp
         Verdict verdict = verdict_of(group, code, gpu, log);
         if (resolved_by_nvml(code, verdict, gpu)) {
             verdict.message += "; NVML reports no recovery action pending for this GPU now";
+            for (std::string& shorter : verdict.shorter) shorter += "; NVML: no recovery action pending now";
             code = Code::xid_resolved;
             verdict.remedy = std::nullopt;
             verdict.remediation = {};
         }
         if (verdict.remediation.empty()) verdict.remediation = specific_remediation(code, gpu);
-        Finding finding = make_finding(code, sys::printable(verdict.message), verdict.remediation);
+        const std::string headline = headline_of(verdict);
+        Finding finding = make_finding(code, sys::printable(headline), verdict.remediation);
         if (verdict.remedy) finding.remedy = *verdict.remedy;
         if (group.kind != GroupKind::sxid) finding.gpu = gpu.finding_gpu();
+        // The whole account where the headline had to leave some of it out.
+        if (headline != verdict.message)
+            result.evidence(fmt::format("{} {} account", finding.code, subject), sys::printable(verdict.message));
         add_lines(log, group, fmt::format("{} {}", finding.code, subject), result);
         result.add(std::move(finding));
         ++findings;

@@ -12,6 +12,13 @@ namespace cudacheck::sys {
 
 inline constexpr std::size_t max_headline = 120;
 
+// Characters as a reader counts them, the unit of max_headline: UTF-8 code points ("…" is one).
+[[nodiscard]] inline std::size_t characters(std::string_view text) {
+    std::size_t count = 0;
+    for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+    return count;
+}
+
 // `text` cut to at most `limit` characters at the last space before the limit, with "…" (3 bytes
 // in UTF-8, counted as 3) in place of what was cut; `text` itself when it fits.
 [[nodiscard]] inline std::string clip(std::string_view text, std::size_t limit) {

@@ -44,12 +44,7 @@ using test::gpu;
 
 constexpr std::size_t max_cause = 160;
 
-// Characters as a reader counts them: UTF-8 code points ("…" is one).
-std::size_t characters(std::string_view text) {
-    std::size_t count = 0;
-    for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
-    return count;
-}
+using sys::characters;  // UTF-8 code points, as a reader counts them
 
 // Whether `text` is one sentence: it ends with a full stop, and no sentence ends before that
 // outside `code`, "quotes" and (parentheses), where error texts and examples keep their own

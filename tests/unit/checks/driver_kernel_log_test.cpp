@@ -1,9 +1,12 @@
 // driver.kernel_log (checks/driver_kernel_log.cpp): the judge on events parsed from real driver
 // lines, NVML's recovery action per GPU, and the binary end to end on a kernel-log fixture.
 #include "checks/driver_kernel_log.hpp"
+#include "cuda/xid_catalog.hpp"
 #include "report/redact.hpp"
 #include "support/test_support.hpp"
+#include "util/headline.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -71,9 +74,14 @@ TEST(KernelLogJudge, reports_an_application_fault_as_the_named_processs_bug) {
     const Finding& fault = result.findings[0];
     EXPECT_EQ(fault.code, "CC231");
     EXPECT_EQ(fault.remedy, Remedy::restart_app);
+    // The headline names the verdict and the process; the whole account is evidence.
     EXPECT_EQ(fault.message,
-              "Xid 31 (GPU memory page fault) on GPU 0000:00:06.0: process oob (pid 4889) wrote through an invalid "
-              "address 3 min ago — an application fault, no GPU action needed");
+              "Xid 31 on GPU 0000:00:06.0: an application fault of oob (pid 4889) 3 min ago — no GPU action needed");
+    EXPECT_TRUE(contains(evidence_text(result),
+                         "CC231 xid 31 0000:00:06.0 account = Xid 31 (GPU memory page fault) on GPU 0000:00:06.0: "
+                         "process oob (pid 4889) wrote through an invalid address 3 min ago — an application fault, "
+                         "no GPU action needed\n"))
+        << evidence_text(result);
     EXPECT_EQ(fault.gpu, "GPU-2a36941f-5b2d-4c6e-8f1a-0123456789ab");  // the driver's own identity line
     EXPECT_TRUE(contains(fault.remediation, "compute-sanitizer"));
     // The raw line is the evidence.
@@ -87,9 +95,12 @@ TEST(KernelLogJudge, fails_a_reset_gpu_xid_with_that_remedy_and_names_the_gpu_by
     ASSERT_NE(reset, nullptr) << evidence_text(result);
     EXPECT_EQ(reset->remedy, Remedy::reset_gpu);
     EXPECT_EQ(reset->gpu, gpu0.uuid);
-    EXPECT_TRUE(contains(reset->message, "Xid 109 (Context Switch Timeout Error) on GPU 0 (0000:3b:00.0) 2 h ago"))
+    EXPECT_TRUE(contains(reset->message, "Xid 109 on GPU 0 2 h ago: NVIDIA's Xid catalog says RESET_GPU"))
         << reset->message;
-    EXPECT_TRUE(contains(reset->message, "RESET_GPU")) << reset->message;
+    EXPECT_TRUE(contains(evidence_text(result),
+                         "account = Xid 109 (Context Switch Timeout Error) on GPU 0 (0000:3b:00.0) 2 h ago, process "
+                         "pt_main_thread (pid 1797828): NVIDIA's Xid catalog says RESET_GPU"))
+        << evidence_text(result);
     EXPECT_TRUE(contains(reset->remediation, "nvidia-smi -r -i 0000:3b:00.0")) << reset->remediation;
 }
 
@@ -101,7 +112,10 @@ TEST(KernelLogJudge, reports_a_gpu_action_nvml_no_longer_asks_for_as_resolved) {
     ASSERT_EQ(result.findings.size(), 1U);
     EXPECT_EQ(result.findings[0].code, "CC243");
     EXPECT_EQ(result.findings[0].remedy, Remedy::none);
-    EXPECT_TRUE(contains(result.findings[0].message, "NVML reports no recovery action pending"));
+    EXPECT_TRUE(contains(result.findings[0].message, "; NVML: no recovery action pending now"))
+        << result.findings[0].message;
+    EXPECT_TRUE(contains(evidence_text(result), "; NVML reports no recovery action pending for this GPU now\n"))
+        << evidence_text(result);
     // A pending action leaves the finding as it was (device.health reports the action itself).
     recovered.recovery_action = 1;
     EXPECT_EQ(judge(reading_of(xid109, 16200), {recovered}).findings[0].code, "CC233");
@@ -127,9 +141,15 @@ TEST(KernelLogJudge, collapses_one_xid_on_one_gpu_into_one_finding_with_its_coun
     const CheckResult result = judge(reading_of(log, 820));
     ASSERT_EQ(result.findings.size(), 1U);
     EXPECT_EQ(result.findings[0].code, "CC231");
-    EXPECT_TRUE(contains(result.findings[0].message, "process python (pid 77)")) << result.findings[0].message;
-    EXPECT_TRUE(contains(result.findings[0].message, "3 times, from 12 min to 10 min ago"))
-        << result.findings[0].message;
+    EXPECT_EQ(result.findings[0].message,
+              "Xid 13 on GPU 0000:cb:00.0: an application fault of python (pid 77) 3 times, last 10 min ago — no GPU "
+              "action needed");
+    // The account: the process, what it did, and the oldest of the three.
+    EXPECT_TRUE(contains(evidence_text(result),
+                         "account = Xid 13 (Graphics Engine Exception) on GPU 0000:cb:00.0: process python (pid 77) "
+                         "raised a graphics engine exception (an out-of-range access or illegal instruction) 3 times, "
+                         "from 12 min to 10 min ago — an application fault, no GPU action needed\n"))
+        << evidence_text(result);
     EXPECT_EQ(result.findings[0].gpu, "00000000:CB:00.0");  // no UUID known: NVML's spelling of the address
     // The count as a labelled figure.
     ASSERT_EQ(result.metrics.size(), 1U);
@@ -233,6 +253,41 @@ TEST(KernelLogJudge, passes_a_clean_log_and_keeps_the_persistence_note_as_eviden
     EXPECT_TRUE(contains(result.message, "no NVIDIA driver fault")) << result.message;
 }
 
+// Every Xid of the catalog and every SXid, at their longest (three processes with 15-character names
+// and 7-digit pids, a cause, ages a day apart, a GPU NVML does not list or one whose action NVML says
+// is done): each finding's message is a headline, and the account it shortens is the evidence.
+TEST(KernelLogJudge, every_finding_is_a_headline_with_its_whole_account_in_the_evidence) {
+    std::string log;
+    std::vector<int> numbers{9999};  // and one the catalog lacks
+    for (const XidInfo& info : xid_catalog()) numbers.push_back(info.xid);
+    for (const int number : numbers) {
+        const std::string rest = number == 154 ? "GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)"
+                                               : "Fatal, ACCESS_TYPE_VIRT_ATOMIC, caused by previous Xid 149";
+        for (const char* name : {"pt_main_thread1", "pt_main_thread2", "pt_main_thread3"})
+            for (const char* stamp : {"100.0", "90000.0"})
+                log += fmt::format("[ {}] NVRM: Xid (PCI:0000:3b:00): {}, pid=1797828, name={}, {}\n", stamp, number,
+                                   name, rest);
+    }
+    for (const SxidInfo& info : sxid_catalog())
+        log += fmt::format("[ 100.0] nvidia-nvswitch3: SXid (PCI:0000:c1:00.0): {}, Fatal, Link 46 error\n", info.sxid);
+    log += "[ 100.0] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x24:0x65:1185)\n";
+    KernelLogGpu done = gpu0;
+    done.recovery_action = 0;
+    for (const std::vector<KernelLogGpu>& gpus : {std::vector<KernelLogGpu>{}, std::vector<KernelLogGpu>{done}}) {
+        const CheckResult result = judge(reading_of(log, 190000), gpus);
+        EXPECT_GT(result.findings.size(), 40U);
+        const std::string evidence = evidence_text(result);
+        for (const Finding& item : result.findings) {
+            EXPECT_LE(sys::characters(item.message), sys::max_headline) << item.code << ": " << item.message;
+            EXPECT_FALSE(contains(item.message, "…")) << "shortened by its own rules, not cut: " << item.message;
+            // Every Xid's account here is longer than a headline: it is in the evidence, whole.
+            if (!item.message.starts_with("Xid ")) continue;
+            const std::string xid = item.message.substr(0, item.message.find(" on "));  // "Xid 31"
+            EXPECT_TRUE(contains(evidence, " account = " + xid + " ")) << item.message << "\n" << evidence;
+        }
+    }
+}
+
 TEST(KernelLogJudge, formats_ages) {
     EXPECT_EQ(format_age(45), "45 s");
     EXPECT_EQ(format_age(180), "3 min");
@@ -277,7 +332,7 @@ TEST(KernelLogCheck, reports_the_fixtures_xid_through_the_binary) {
     EXPECT_EQ((*check)["status"], "warn") << check->dump();
     EXPECT_EQ((*check)["code"], "CC231");
     const nlohmann::json& found = (*check)["findings"].at(0);
-    EXPECT_TRUE(contains(found["message"].get<std::string>(), "process oob (pid 4889)")) << found.dump();
+    EXPECT_TRUE(contains(found["message"].get<std::string>(), "oob (pid 4889)")) << found.dump();
     EXPECT_EQ(found["gpu"], "GPU-2a36941f-5b2d-4c6e-8f1a-0123456789ab");
     EXPECT_EQ(found["remedy"], "restart_app");
 }
