@@ -435,6 +435,20 @@ BuildSetup collect_build_setup(const Environment& environment, const ToolkitFact
     if (cmake_pick.valid()) cmake_pick.get();
     if (nvcc.valid()) nvcc.get();
     ninja.get();
+    // A header the toolkit lacks may be where the host compiler looks by default: asked only then
+    // (one compiler run, a few milliseconds).
+    if (!setup.missing_torch_headers.empty()) {
+        const HostCompilerPick& host =
+            setup.torch_host_compiler ? *setup.torch_host_compiler : setup.nvcc_host_compiler;
+        if (!host.path.empty() && host.unusable.empty()) {
+            const sys::CommandResult run = sys::run_command({host.path, "-E", "-v", "-x", "c++", "/dev/null"}, 10s);
+            if (run.started && !run.timed_out && run.exit_status == 0)
+                setup.host_include_directories = parse_include_search_list(run.output);
+            if (!setup.host_include_directories.empty())
+                setup.missing_torch_headers =
+                    missing_torch_library_headers(setup.choice.root, environment, setup.host_include_directories);
+        }
+    }
 
     if (setup.choice_exists)
         setup.toolkits.push_back(

@@ -147,6 +147,9 @@ struct BuildSetup {
     // The CUDA library headers PyTorch's ATen/cuda/CUDAContext.h includes that the build finds
     // nowhere (build_toolkit.hpp: missing_torch_library_headers), as "<root>/include/cusparse.h".
     std::vector<std::string> missing_torch_headers = {};
+    // Where the host compiler of a PyTorch .cu build (-ccbin $CC, else nvcc's) looks for `#include
+    // <...>` by default (`-E -v`): asked only when the toolkit lacks one of those headers.
+    std::vector<std::string> host_include_directories = {};
     std::optional<NvccVersion> nvcc_version = {};  // of choice.root's bin/nvcc
     std::string nvcc_failure = {};
     std::vector<std::string> nvcc_architectures = {};  // `nvcc --list-gpu-arch`: "compute_75", ...; empty when not

@@ -42,9 +42,10 @@ DevelopmentFiles development_files(const std::string& toolkit_root) {
     return files;
 }
 
-std::vector<std::string> missing_torch_library_headers(const std::string& toolkit_root,
-                                                       const Environment& environment) {
+std::vector<std::string> missing_torch_library_headers(const std::string& toolkit_root, const Environment& environment,
+                                                       const std::vector<std::string>& compiler_directories) {
     std::vector<std::string> directories{toolkit_root + "/include"};
+    directories.insert(directories.end(), compiler_directories.begin(), compiler_directories.end());
     if (const auto value = environment.get("CUDA_INC_PATH"); value && !value->empty()) directories.push_back(*value);
     for (const char* variable : {"CPATH", "CPLUS_INCLUDE_PATH"}) {
         const std::string value = environment.get(variable).value_or("");
@@ -63,6 +64,26 @@ std::vector<std::string> missing_torch_library_headers(const std::string& toolki
         if (!found) missing.push_back(toolkit_root + "/include/" + header);
     }
     return missing;
+}
+
+std::vector<std::string> parse_include_search_list(std::string_view verbose_output) {
+    std::vector<std::string> directories;
+    constexpr std::string_view start = "#include <...> search starts here:";
+    const std::size_t at = verbose_output.find(start);
+    if (at == std::string_view::npos) return directories;
+    std::string_view rest = verbose_output.substr(at + start.size());
+    while (!rest.empty()) {
+        const std::size_t end = rest.find('\n');
+        const std::string_view line = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+        if (line.starts_with("End of search list.")) break;
+        if (!line.starts_with(' ')) continue;  // the empty line after the start, and anything else
+        std::string_view directory = sys::trim(line);
+        // clang on macOS marks some "(framework directory)"; no such line names a header directory.
+        if (directory.ends_with(" (framework directory)")) continue;
+        if (!directory.empty()) directories.emplace_back(directory);
+    }
+    return directories;
 }
 
 }  // namespace cudacheck

@@ -10,6 +10,7 @@
 #include "util/environment.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudacheck {
@@ -44,10 +45,19 @@ struct DevelopmentFiles {
 inline constexpr const char* torch_cuda_library_headers[] = {"cusparse.h", "cublas_v2.h", "cublasLt.h", "cusolverDn.h"};
 
 // Those of torch_cuda_library_headers found neither in <toolkit_root>/include nor in the other
-// directories an extension's compilers search: CUDA_INC_PATH (cpp_extension.include_paths adds it)
-// and CPATH / CPLUS_INCLUDE_PATH (gcc and clang search them, also when nvcc runs them). Each as the
+// directories an extension's compilers search: CUDA_INC_PATH (cpp_extension.include_paths adds it),
+// CPATH / CPLUS_INCLUDE_PATH (gcc and clang search them, also when nvcc runs them), and the host
+// compiler's own `#include <...>` directories where known (`compiler_directories`: /usr/local/include
+// and /usr/include, where a distribution's libcusparse-dev or an image's links put them; PyTorch's
+// real builder found cusparse.h there on the build machine, whose toolkit had none). Each as the
 // toolkit path looked for.
-[[nodiscard]] std::vector<std::string> missing_torch_library_headers(const std::string& toolkit_root,
-                                                                     const Environment& environment);
+[[nodiscard]] std::vector<std::string> missing_torch_library_headers(
+    const std::string& toolkit_root, const Environment& environment,
+    const std::vector<std::string>& compiler_directories = {});
+
+// The directories `#include <...>` searches, in order, from a compiler's `-E -v` output: gcc and
+// clang list them between "#include <...> search starts here:" and "End of search list.", one a
+// line after a space. Empty when the output holds no such list.
+[[nodiscard]] std::vector<std::string> parse_include_search_list(std::string_view verbose_output);
 
 }  // namespace cudacheck

@@ -713,6 +713,7 @@ TEST(ToolkitBuild, library_headers_pytorch_includes_missing_stop_its_builds_only
 // devices. Ground truth: what the builder does, with TORCH_CUDA_ARCH_LIST unset, "native" and "9.0".
 // Label torch (tests/CMakeLists.txt); skipped unless CUDACHECK_TORCH_PYTHON names a CUDA build's
 // interpreter, e.g. `CUDACHECK_TORCH_PYTHON=/work/venvs/torch/bin/python ctest -L torch`.
+// argv[2], where given, is the kernel file's text instead of the one-kernel default.
 constexpr std::string_view builder_script = R"PY(
 import json, os, sys
 import torch
@@ -720,7 +721,8 @@ from torch.utils.cpp_extension import load
 directory = sys.argv[1]
 source = os.path.join(directory, "kernel.cu")
 with open(source, "w") as out:
-    out.write("__global__ void twice(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
+    out.write(sys.argv[2] if len(sys.argv) > 2 else
+              "__global__ void twice(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
               "if (i < n) x[i] *= 2.0f; }\n")
 result = {"devices": torch.cuda.device_count(), "built": False, "error": ""}
 try:
@@ -732,27 +734,61 @@ except BaseException as error:  # what the user sees: the exception type and its
 print(json.dumps(result))
 )PY";
 
-TEST(ToolkitBuildAgainstRealTorch, no_gpu_builds_fail_with_index_error_exactly_as_predicted) {
+// The PyTorch CUDACHECK_TORCH_PYTHON names, as toolkit.build describes it; "" in `why` when it is
+// one to build against, else why not (the test skips).
+struct RealTorch {
+    std::string python, bin;  // the interpreter, and its directory (ninja is there)
+    TorchBuildTarget target;
+};
+RealTorch real_torch(std::string& why) {
+    RealTorch torch;
     const char* python = std::getenv("CUDACHECK_TORCH_PYTHON");
-    if (python == nullptr || *python == '\0') GTEST_SKIP() << "CUDACHECK_TORCH_PYTHON is not set";
-    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
-    const std::string bin = std::filesystem::path(python).parent_path().string();
+    if (python == nullptr || *python == '\0') {
+        why = "CUDACHECK_TORCH_PYTHON is not set";
+        return torch;
+    }
+    if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) {
+        why = "no CUDA toolkit at /usr/local/cuda";
+        return torch;
+    }
+    torch.python = python;
+    torch.bin = std::filesystem::path(python).parent_path().string();
     const sys::CommandResult asked = sys::run_command({python, "-c",
                                                        "import torch, os; print(os.path.dirname(torch.__file__), "
                                                        "torch.__version__, torch.version.cuda)"},
                                                       std::chrono::seconds(120));
-    ASSERT_EQ(asked.exit_status, 0) << asked.output;
     const std::vector<std::string> answer =
         sys::split(sys::trim(sys::split(sys::trim(asked.output), '\n').back()), ' ');
-    ASSERT_EQ(answer.size(), 3U) << asked.output;
-    if (answer[2] == "None") GTEST_SKIP() << "not a CUDA build of PyTorch";
+    if (asked.exit_status != 0 || answer.size() != 3) {
+        ADD_FAILURE() << "import torch: " << asked.output;
+        why = "import torch failed";
+        return torch;
+    }
+    if (answer[2] == "None") {
+        why = "not a CUDA build of PyTorch";
+        return torch;
+    }
+    torch.target = TorchBuildTarget{.subject = "real: PyTorch", .version = answer[1], .cuda = answer[2]};
+    InstalledTorchArchTables tables = read_installed_torch_arch_tables({answer[0] + "/version.py"});
+    if (!tables.tables) {
+        ADD_FAILURE() << tables.problem;
+        why = "no arch tables";
+        return torch;
+    }
+    torch.target.arch_tables = tables.tables;
+    torch.target.default_arch_list = tables.default_list;
+    return torch;
+}
+
+TEST(ToolkitBuildAgainstRealTorch, no_gpu_builds_fail_with_index_error_exactly_as_predicted) {
+    std::string why;
+    const RealTorch real = real_torch(why);
+    if (!why.empty()) GTEST_SKIP() << why;
+    const std::string& python = real.python;
+    const std::string& bin = real.bin;
 
     // The prediction, from the facts toolkit.build gathers, for the environment the builder runs in.
-    TorchBuildTarget torch{.subject = "real: PyTorch", .version = answer[1], .cuda = answer[2]};
-    InstalledTorchArchTables tables = read_installed_torch_arch_tables({answer[0] + "/version.py"});
-    ASSERT_TRUE(tables.tables.has_value()) << tables.problem;
-    torch.arch_tables = tables.tables;
-    torch.default_arch_list = tables.default_list;
+    TorchBuildTarget torch = real.target;
     const auto predicted = [&](const std::optional<std::string>& arch_list) {
         Environment environment = Environment::from_process();
         environment.unset("CUDA_HOME");
@@ -818,6 +854,124 @@ TEST(ToolkitBuildAgainstRealTorch, no_gpu_builds_fail_with_index_error_exactly_a
     EXPECT_FALSE(predicted(planned));
     const nlohmann::json result = build(planned);
     EXPECT_TRUE(result.value("built", false)) << result.dump();
+}
+
+// The toolkit at `from` again at `to`, without the file whose real path is `left_out` ("" for
+// none): directories made anew, also those behind a symlink (targets/x86_64-linux/include ->
+// ../../include), so that the file is absent on every path into the copy; files are symlinks to
+// the originals, but those of the top bin/, hard links (else copies): nvcc takes its toolkit from
+// its own location (nvcc.profile's _HERE_), which must be the copy's.
+void mirror_toolkit(const std::filesystem::path& from, const std::filesystem::path& to,
+                    const std::filesystem::path& left_out, bool link_files = false, int depth = 0) {
+    namespace fs = std::filesystem;
+    fs::create_directories(to);
+    for (const fs::directory_entry& entry : fs::directory_iterator(from)) {
+        std::error_code error;
+        const fs::path real = fs::canonical(entry.path(), error);
+        if (error) continue;  // a dangling link
+        const fs::path target = to / entry.path().filename();
+        if (fs::is_directory(real)) {
+            if (depth < 12)
+                mirror_toolkit(real, target, left_out, depth == 0 && entry.path().filename() == "bin", depth + 1);
+        } else if (real != left_out) {
+            if (link_files) fs::create_hard_link(real, target, error);
+            if (link_files && error) fs::copy_file(real, target);
+            if (!link_files) fs::create_symlink(real, target);
+        }
+    }
+}
+
+// CC306 held to the real builder: a toolkit without cusparse.h (as the pip nvidia-cuda-nvcc
+// wheel's, or a partial package install) stops a PyTorch extension that includes
+// ATen/cuda/CUDAContext.h, unless the host compiler finds the header in its own directories. Three
+// builds with PyTorch's builder (CUDA_HOME a copy of /usr/local/cuda, no GPU,
+// TORCH_CUDA_ARCH_LIST=9.0): the copy without cusparse.h; the same with CC a gcc whose sysroot has
+// no /usr/local/include (where this machine's image links the toolkit's headers); the whole copy.
+// Each time toolkit.build's prediction from the same facts says whether the build stops, and
+// where it stops the builder says "cusparse.h: No such file or directory".
+TEST(ToolkitBuildAgainstRealTorch, a_toolkit_without_a_header_cudacontext_includes_stops_the_build_as_predicted) {
+    std::string why;
+    const RealTorch real = real_torch(why);
+    if (!why.empty()) GTEST_SKIP() << why;
+    const std::filesystem::path toolkit = std::filesystem::canonical("/usr/local/cuda");
+    if (!std::filesystem::exists(toolkit / "include/cusparse.h")) GTEST_SKIP() << "/usr/local/cuda has no cusparse.h";
+    if (!std::filesystem::exists("/usr/bin/gcc")) GTEST_SKIP() << "no /usr/bin/gcc";
+    const std::string kernel =
+        "#include <ATen/cuda/CUDAContext.h>\n"
+        "__global__ void twice(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= "
+        "2.0f; }\n"
+        "void launch(float* x, int n) { twice<<<(n + 255) / 256, 256, 0, at::cuda::getCurrentCUDAStream()>>>(x, n); "
+        "}\n";
+    test::TempDir sysroot;  // /usr/include and the libraries, no /usr/local/include
+    for (const char* part : {"usr/include", "usr/lib", "lib", "lib64"}) {
+        std::filesystem::create_directories(std::filesystem::path(sysroot.path() + "/" + part).parent_path());
+        std::filesystem::create_directory_symlink(std::string("/") + part, sysroot.path() + "/" + part);
+    }
+    const std::string gcc =
+        sysroot.write("bin/gcc", "#!/bin/sh\nexec /usr/bin/gcc --sysroot=" + sysroot.path() + " \"$@\"\n", 0755);
+
+    struct Case {
+        const char* name;
+        bool without;
+        std::string cc;  // "" for CC unset
+    };
+    std::size_t stopped = 0;
+    for (const Case& build :
+         {Case{"without cusparse.h", true, ""}, Case{"without cusparse.h, CC without /usr/local/include", true, gcc},
+          Case{"whole", false, ""}}) {
+        SCOPED_TRACE(build.name);
+        test::TempDir dir;
+        const std::string copy = dir.path() + "/cuda";
+        mirror_toolkit(toolkit, copy,
+                       build.without ? std::filesystem::canonical(toolkit / "include/cusparse.h")
+                                     : std::filesystem::path());
+        ASSERT_EQ(std::filesystem::exists(copy + "/include/cusparse.h"), !build.without);
+        const std::string path = real.bin + ":" + copy + "/bin:/usr/bin:/bin";
+
+        Environment environment = Environment::from_process();
+        for (const char* variable : {"CUDA_PATH", "CUDA_INC_PATH", "CPATH", "CPLUS_INCLUDE_PATH", "CC", "CXX"})
+            environment.unset(variable);
+        environment.set("CUDA_HOME", copy);
+        environment.set("PATH", path);
+        if (!build.cc.empty()) environment.set("CC", build.cc);
+        const ToolkitFacts toolkits = collect_toolkits(environment);
+        const BuildSetup setup = collect_build_setup(environment, toolkits);
+        ASSERT_EQ(setup.choice.root, copy) << "the build takes CUDA_HOME";
+        const BuildPrediction prediction =
+            predict_builds(BuildJudgeInput{setup, toolkits, {real.target}, {}, std::string("9.0")});
+        const BuildProblem* incomplete = problem_with(prediction, Code::build_toolkit_incomplete);
+        const bool predicted_stop = incomplete != nullptr && incomplete->stops_torch_jit;
+        if (!build.without) EXPECT_FALSE(predicted_stop);
+        if (!build.cc.empty() && !std::filesystem::exists("/usr/include/cusparse.h")) EXPECT_TRUE(predicted_stop);
+
+        const std::vector<std::string> child =
+            test::environment_with({{"CUDA_HOME", copy},
+                                    {"CUDA_PATH", test::unset_marker},
+                                    {"CUDA_INC_PATH", test::unset_marker},
+                                    {"CPATH", test::unset_marker},
+                                    {"CPLUS_INCLUDE_PATH", test::unset_marker},
+                                    {"CC", build.cc.empty() ? test::unset_marker : build.cc},
+                                    {"CXX", test::unset_marker},
+                                    {"CUDA_VISIBLE_DEVICES", ""},
+                                    {"TORCH_EXTENSIONS_DIR", dir.path()},
+                                    {"TORCH_CUDA_ARCH_LIST", "9.0"},
+                                    {"PATH", path}});
+        const sys::CommandResult run =
+            sys::run_command({real.python, "-c", std::string(builder_script), dir.path(), kernel},
+                             std::chrono::seconds(600), &child);
+        ASSERT_FALSE(run.timed_out) << run.output;
+        const nlohmann::json result =
+            nlohmann::json::parse(std::string(sys::trim(sys::split(sys::trim(run.output), '\n').back())), nullptr,
+                                  false);
+        ASSERT_FALSE(result.is_discarded()) << run.output;
+        EXPECT_EQ(result.value("built", false), !predicted_stop) << result.dump();
+        if (predicted_stop) {
+            ++stopped;
+            EXPECT_TRUE(contains(result.value("error", std::string()), "cusparse.h: No such file or directory"))
+                << result.dump();
+        }
+    }
+    EXPECT_GT(stopped, 0U) << "no build here took the path where the header is missing";
 }
 
 // The headers toolkit.build looks for on PyTorch's behalf (probes/build/build_toolkit.hpp) are
