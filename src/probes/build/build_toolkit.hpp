@@ -48,9 +48,9 @@ inline constexpr const char* torch_cuda_library_headers[] = {"cusparse.h", "cubl
 // directories an extension's compilers search: CUDA_INC_PATH (cpp_extension.include_paths adds it),
 // CPATH / CPLUS_INCLUDE_PATH (gcc and clang search them, also when nvcc runs them), and the host
 // compiler's own `#include <...>` directories where known (`compiler_directories`: /usr/local/include
-// and /usr/include, where a distribution's libcusparse-dev or an image's links put them; PyTorch's
-// real builder found cusparse.h there on the build machine, whose toolkit had none). Each as the
-// toolkit path looked for.
+// and /usr/include, where a distribution's libcusparse-dev or an image's links put them: PyTorch's
+// real builder found cusparse.h in /usr/local/include on the build machine for a copy of its
+// toolkit without it). Each as the toolkit path looked for.
 [[nodiscard]] std::vector<std::string> missing_torch_library_headers(
     const std::string& toolkit_root, const Environment& environment,
     const std::vector<std::string>& compiler_directories = {});
