@@ -367,18 +367,19 @@ std::string summarize(const LibraryFacts& facts, ResultBuilder& result) {
     if (found == 0) return "no CUDA library installed in the usual places";
     std::vector<std::string> rules;
     for (const auto& [rule, count] : by_rule) rules.push_back(fmt::format("{} {}", count, rule));
-    std::string summary = fmt::format("{} of {} libraries found resolve for C/C++ programs{}", resolving, found,
-                                      rules.empty() ? "" : fmt::format(" ({})", fmt::join(rules, ", ")));
+    const std::string head = fmt::format("{} of {} libraries found resolve for C/C++ programs", resolving, found);
+    const std::string by_rules = rules.empty() ? "" : fmt::format(" ({})", fmt::join(rules, ", "));
     // Which libraries have several copies is evidence; the headline counts them.
+    std::string tail;
     if (!several.empty()) {
-        summary += fmt::format("; {} with several copies of one version", several.size());
+        tail = fmt::format("; {} with several copies of one version", several.size());
         result.evidence("several_copies", fmt::format("{}", fmt::join(several, "; ")));
     }
+    std::string summary = head + by_rules + tail;
     // A headline (util/headline.hpp): the count by rule goes to the evidence where it does not fit.
     if (summary.size() > sys::max_headline && !rules.empty()) {
         result.evidence("resolved_by", fmt::format("{}", fmt::join(rules, ", ")));
-        summary = fmt::format("{} of {} libraries found resolve for C/C++ programs", resolving, found);
-        if (!several.empty()) summary += fmt::format("; {} with several copies of one version", several.size());
+        summary = head + tail;
     }
     return summary;
 }
