@@ -264,13 +264,22 @@ std::string headline_of(const Verdict& verdict) {
     return sys::clip(verdict.shorter.empty() ? verdict.message : verdict.shorter.back(), sys::max_headline);
 }
 
-std::string when_words(const KernelLogReading& log, const Group& group) {
+// The oldest and the newest age of a group's events, where their stamps and the clock tell.
+struct Ages {
     std::optional<double> oldest, newest;
+};
+Ages ages_of(const KernelLogReading& log, const Group& group) {
+    Ages ages;
     for (const KernelLogEvent* event : group.events)
         if (const std::optional<double> age = log.age_of(*event)) {
-            oldest = std::max(oldest.value_or(*age), *age);
-            newest = std::min(newest.value_or(*age), *age);
+            ages.oldest = std::max(ages.oldest.value_or(*age), *age);
+            ages.newest = std::min(ages.newest.value_or(*age), *age);
         }
+    return ages;
+}
+
+std::string when_words(const KernelLogReading& log, const Group& group) {
+    const auto [oldest, newest] = ages_of(log, group);
     if (group.events.size() == 1) return newest ? fmt::format("{} ago", format_age(*newest)) : "at an unknown time";
     if (!oldest || !newest) return fmt::format("{} times", group.events.size());
     if (format_age(*oldest) == format_age(*newest))
@@ -281,16 +290,14 @@ std::string when_words(const KernelLogReading& log, const Group& group) {
 // In a headline: "3 min ago", or "3 times, last 10 min ago" (the oldest is in the account).
 std::string short_when_words(const KernelLogReading& log, const Group& group) {
     if (group.events.size() == 1) return when_words(log, group);
-    std::optional<double> newest;
-    for (const KernelLogEvent* event : group.events)
-        if (const std::optional<double> age = log.age_of(*event)) newest = std::min(newest.value_or(*age), *age);
+    const std::optional<double> newest = ages_of(log, group).newest;
     return newest ? fmt::format("{} times, last {} ago", group.events.size(), format_age(*newest))
                   : fmt::format("{} times", group.events.size());
 }
 
-// "process oob (pid 4889)", "processes oob (pid 4889), 2708 and 2 more" (a pid alone where the
-// line names no process); "" when no line names one.
-std::string process_words(const Group& group, std::size_t shown = 3) {
+// The processes the group's lines name, each once, in order: "oob (pid 4889)", "2708" (a pid alone
+// where the line names no process).
+std::vector<std::string> process_names(const Group& group) {
     std::vector<std::string> names;
     for (const KernelLogEvent* event : group.events) {
         if (event->process.empty() && !event->pid) continue;
@@ -299,10 +306,16 @@ std::string process_words(const Group& group, std::size_t shown = 3) {
                                                   : event->process;
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
     }
+    return names;
+}
+
+// "process oob (pid 4889)", "processes oob (pid 4889), 2708 and 2 more"; "" when no line names one.
+std::string process_words(const Group& group) {
+    const std::vector<std::string> names = process_names(group);
     if (names.empty()) return {};
     std::string text = names.size() == 1 ? "process " : "processes ";
-    for (std::size_t i = 0; i < names.size() && i < shown; ++i) text += (i == 0 ? "" : ", ") + names[i];
-    if (names.size() > shown) text += fmt::format(" and {} more", names.size() - shown);
+    for (std::size_t i = 0; i < names.size() && i < 3; ++i) text += (i == 0 ? "" : ", ") + names[i];
+    if (names.size() > 3) text += fmt::format(" and {} more", names.size() - 3);
     return text;
 }
 
@@ -366,9 +379,10 @@ Verdict application_fault(const Group& group, const XidInfo* info, const GpuName
                     fault_words(group), when, caused_words(group));
     // Shorter: the GPU by its index, one process named, then the verdict before what the process did.
     const std::string head = fmt::format("Xid {} on {}: ", group.number, gpu.short_words());
-    std::string one = process_words(group, 1);
-    one = one.empty() ? "an unnamed process" : one.substr(one.find(' ') + 1);
+    const std::vector<std::string> names = process_names(group);
+    std::string one = names.empty() ? "an unnamed process" : names.front();
     if (std::isdigit(static_cast<unsigned char>(one.front())) != 0) one = "pid " + one;  // a line with no name
+    if (names.size() > 1) one += fmt::format(" and {} more", names.size() - 1);
     std::string fault = fault_words(group);
     fault = fault.substr(0, fault.find(" ("));
     verdict.shorter.push_back(
